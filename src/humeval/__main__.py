@@ -1,0 +1,3 @@
+from humeval.cli.app import main
+
+main()

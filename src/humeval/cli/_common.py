@@ -1,0 +1,71 @@
+"""Shared pieces of the CLI: output formats and the console."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from enum import Enum
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["Format", "emit_json", "emit_rows", "err", "out"]
+
+out = Console()
+err = Console(stderr=True)
+
+
+class Format(str, Enum):
+    """Output format of a result (results to stdout, progress to stderr)."""
+
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as JSON on stdout (plain, machine readable)."""
+    sys.stdout.write(json.dumps(data, indent=2, default=_default) + "\n")
+
+
+def _default(obj: Any) -> Any:
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    if hasattr(obj, "item"):
+        return obj.item()
+    return str(obj)
+
+
+def emit_rows(
+    rows: Sequence[Mapping[str, Any]], fmt: Format, *, title: str = "", json_data: Any = None, footer: str = ""
+) -> None:
+    """Print rows as a Rich table, CSV, or JSON (``json_data`` overrides the JSON body)."""
+    if fmt == Format.json:
+        emit_json(json_data if json_data is not None else list(rows))
+        return
+    columns = list(rows[0].keys()) if rows else []
+    if fmt == Format.csv:
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+        sys.stdout.write(buf.getvalue())
+        return
+    table = Table(title=title or None)
+    for c in columns:
+        table.add_column(str(c))
+    for r in rows:
+        table.add_row(*(_cell(r[c]) for c in columns))
+    out.print(table)
+    if footer:
+        out.print(footer)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "" if v is None else str(v)

@@ -1,0 +1,87 @@
+"""The Typer application: registers one command per module and turns user errors into exit 1."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from humeval._version import __version__
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="humeval",
+    help="Human evaluation of text-generation systems, as code: protocol, sampling, collection, stopping, analysis, report.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+
+# command name -> module in humeval.cli holding a function of the same name (dashes become underscores)
+COMMANDS = [
+    "init",
+    "schema",
+    "validate",
+    "lock",
+    "log",
+    "run",
+    "sample",
+    "design",
+    "dry-run",
+    "reproduce",
+    "simulate",
+    "plan",
+    "metrics",
+    "collate",
+    "exclude",
+    "analyze",
+    "posthoc",
+    "report",
+    "serve",
+    "export",
+    "import",
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"humeval {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """humeval: reliable, reproducible human evaluation of NLG systems."""
+
+
+def _register() -> None:
+    for name in COMMANDS:
+        attr = name.replace("-", "_")
+        try:
+            module = importlib.import_module(f"humeval.cli.{attr}_cmd" if attr in ("import",) else f"humeval.cli.{attr}")
+        except ModuleNotFoundError as exc:  # TODO(before landing): make strict once every command exists
+            if exc.name and exc.name.startswith("humeval.cli."):
+                continue
+            raise
+        app.command(name)(getattr(module, attr if attr != "import" else "import_"))
+
+
+def main() -> None:
+    """Entry point of the ``humeval`` script: user errors exit 1 without a traceback."""
+    from humeval.errors import HumevalError
+
+    _register()
+    try:
+        app()
+    except HumevalError as exc:
+        from rich.markup import escape
+
+        from humeval.cli._common import err
+
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(1)

@@ -1,0 +1,60 @@
+"""The one exception hierarchy of humeval.
+
+::
+
+    HumevalError              a user error: exit 1, one message, no traceback
+    ├── ProtocolError         humeval.yaml is malformed, inconsistent, or changed after lock
+    ├── DataError             a data file is missing, unreadable or inconsistent
+    ├── StoreError            the response store refused an operation
+    └── PlatformError         a crowd platform file or API answered something unusable
+
+A message says what went wrong, where (file, line or field path), the bad value and
+what would be valid. ``HumevalError.problems`` carries every problem found when a
+check reports several at once (``humeval validate`` prints them all).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "DataError",
+    "HumevalError",
+    "PlatformError",
+    "ProtocolError",
+    "StoreError",
+    "did_you_mean",
+]
+
+
+class HumevalError(Exception):
+    """Base class for every error humeval reports to a user."""
+
+    def __init__(self, message: str, problems: Sequence[str] | None = None) -> None:
+        self.problems: list[str] = list(problems) if problems else [message]
+        super().__init__(message)
+
+
+class ProtocolError(HumevalError):
+    """The study protocol is invalid, or changed after it was locked."""
+
+
+class DataError(HumevalError):
+    """A data file is missing, malformed or inconsistent with the protocol."""
+
+
+class StoreError(HumevalError):
+    """The response store refused an operation."""
+
+
+class PlatformError(HumevalError):
+    """A crowd-platform file or API gave something humeval cannot use."""
+
+
+def did_you_mean(value: object, valid: Iterable[str]) -> str:
+    """Return ``"Did you mean 'x'? Available: a, b, c"`` for an unknown name."""
+    options = sorted(str(v) for v in valid)
+    close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.6)
+    hint = f"Did you mean '{close[0]}'? " if close else ""
+    return f"{hint}Available: {', '.join(options)}"
