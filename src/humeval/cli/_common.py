@@ -69,3 +69,23 @@ def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return "" if v is None else str(v)
+
+
+def print_stage(result: Any) -> None:
+    """Report one :class:`~humeval.pipeline.StageResult` (to stderr: results go to stdout)."""
+    state = "unchanged, skipped" if result.skipped else "done"
+    brief = ", ".join(f"{k}={v}" for k, v in result.summary.items() if not isinstance(v, (dict, list)))
+    err.print(f"[bold]{result.stage}[/]: {state}" + (f" ({brief})" if brief else ""), highlight=False)
+    for path in result.outputs:
+        err.print(f"  {'kept' if result.skipped else 'wrote'} {path}", highlight=False, markup=False)
+    out.print(result.signature, markup=False, highlight=False)
+
+
+def run_stage_command(directory: Any, stage: str, force: bool) -> Any:
+    """Run one pipeline stage from a command and print its result."""
+    from humeval.pipeline import run_stage
+    from humeval.study import Study
+
+    result = run_stage(Study.open(directory), stage, force=force)
+    print_stage(result)
+    return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import keyword
 import sys
 
 import typer
@@ -59,16 +60,21 @@ def _root(
     """humeval: reliable, reproducible human evaluation of NLG systems."""
 
 
+def _module_name(attr: str) -> str:
+    """``import`` is a keyword: its module and function are ``import_``."""
+    return f"{attr}_" if keyword.iskeyword(attr) else attr
+
+
 def _register() -> None:
     for name in COMMANDS:
         attr = name.replace("-", "_")
         try:
-            module = importlib.import_module(f"humeval.cli.{attr}_cmd" if attr in ("import",) else f"humeval.cli.{attr}")
+            module = importlib.import_module(f"humeval.cli.{_module_name(attr)}")
         except ModuleNotFoundError as exc:  # TODO(before landing): make strict once every command exists
             if exc.name and exc.name.startswith("humeval.cli."):
                 continue
             raise
-        app.command(name)(getattr(module, attr if attr != "import" else "import_"))
+        app.command(name)(getattr(module, _module_name(attr)))
 
 
 def main() -> None:

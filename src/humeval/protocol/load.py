@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.protocol.models import Protocol
 
-__all__ = ["PROTOCOL_FILE", "format_path", "load_protocol", "parse_protocol", "read_yaml"]
+__all__ = ["PROTOCOL_FILE", "format_path", "line_of", "load_protocol", "parse_protocol", "read_yaml"]
 
 PROTOCOL_FILE = "humeval.yaml"
 
@@ -43,7 +43,7 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     return data, node
 
 
-def _line_of(node: yaml.Node | None, loc: Sequence[Any]) -> int | None:
+def line_of(node: yaml.Node | None, loc: Sequence[Any]) -> int | None:
     """Line number (1-based) of the deepest node reached by ``loc``."""
     line = None
     for part in loc:
@@ -162,7 +162,7 @@ def parse_protocol(data: Any, *, source: str = PROTOCOL_FILE, node: yaml.Node | 
         problems = []
         for err in exc.errors():
             loc, msg = _message(err)
-            line = _line_of(node, loc)
+            line = line_of(node, loc)
             where = f"{source}:{line}" if line else source
             problems.append(f"{where}: {format_path(loc)}: {msg}")
         summary = f"{len(problems)} problem(s) in {source}:\n  " + "\n  ".join(problems)

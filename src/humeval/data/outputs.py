@@ -1,0 +1,126 @@
+"""System outputs of a study as one long table: one row per (item, system)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from humeval.data.readers import read_table, require_columns
+from humeval.errors import DataError, HumevalError, did_you_mean
+from humeval.protocol.models import DataSpec, Protocol
+
+__all__ = ["OUTPUT_COLUMNS", "check_outputs", "load_outputs", "read_outputs"]
+
+#: the canonical columns of an outputs table (``input`` and ``references`` may be empty strings)
+OUTPUT_COLUMNS = ["item_id", "system", "output", "input", "references"]
+_EXAMPLES = 5
+
+
+def read_outputs(spec: DataSpec, systems: list[str], root: Path) -> tuple[pd.DataFrame, list[str]]:
+    """Read and reshape the data files; return the long table and the problems found.
+
+    Every file is read (problems of all files are collected); the table is returned
+    even when there are problems so that later checks can still run.
+    """
+    frames, problems = [], []
+    for name in spec.files:
+        path = root / name
+        try:
+            frame = read_table(path)
+        except HumevalError as exc:
+            problems.append(f"data.files: {exc}")
+            continue
+        if spec.layout == "long":
+            needed = [spec.item_id, spec.system, spec.output]
+        else:
+            needed = [spec.item_id, *systems]
+            if not systems:
+                problems.append("systems: the wide layout needs the list of system columns under `systems`")
+        needed += spec.properties
+        missing = require_columns(frame, needed, source=str(path))
+        if missing:
+            problems.extend(missing)
+            continue
+        frames.append(_to_long(frame, spec, systems))
+    if not frames:
+        return pd.DataFrame(columns=OUTPUT_COLUMNS), problems
+    return pd.concat(frames, ignore_index=True), problems
+
+
+def _to_long(frame: pd.DataFrame, spec: DataSpec, systems: list[str]) -> pd.DataFrame:
+    rename = {spec.item_id: "item_id"}
+    for src, dst in ((spec.input, "input"), (spec.references, "references")):
+        if src and src in frame.columns:
+            rename[src] = dst
+    if spec.layout == "long":
+        rename |= {spec.system: "system", spec.output: "output"}
+        long = frame.rename(columns=rename)
+    else:
+        keep = [c for c in frame.columns if c not in systems]
+        long = frame.melt(id_vars=keep, value_vars=systems, var_name="system", value_name="output")
+        long = long.rename(columns=rename)
+    for col in ("input", "references"):
+        if col not in long.columns:
+            long[col] = ""
+    long["item_id"] = long["item_id"].astype(str)
+    long["system"] = long["system"].astype(str)
+    long["output"] = long["output"].fillna("").astype(str)
+    long["input"] = long["input"].fillna("").astype(str)
+    long["references"] = long["references"].map(_reference_text)
+    rest = [c for c in long.columns if c not in OUTPUT_COLUMNS]
+    return long[OUTPUT_COLUMNS + rest]
+
+
+def _reference_text(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return "\n".join(str(v) for v in value)
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return str(value)
+
+
+def check_outputs(outputs: pd.DataFrame, protocol: Protocol) -> list[str]:
+    """Consistency problems of an outputs table (empty list: consistent).
+
+    Checks: no empty item ids; no duplicate (item, system); every item has an output of
+    every system; every system named in the protocol exists in the data.
+    """
+    problems: list[str] = []
+    if outputs.empty:
+        return ["data.files: the data has no rows"]
+    blank = outputs["item_id"].str.strip() == ""
+    if blank.any():
+        problems.append(f"data: {int(blank.sum())} row(s) with an empty item id")
+    dup = outputs.duplicated(["item_id", "system"], keep=False)
+    if dup.any():
+        pairs = outputs.loc[dup, ["item_id", "system"]].drop_duplicates().head(_EXAMPLES)
+        shown = ", ".join(f"({r.item_id}, {r.system})" for r in pairs.itertuples())
+        problems.append(f"data: {int(dup.sum())} rows repeat an (item, system) pair, e.g. {shown}")
+    present = sorted(outputs["system"].unique())
+    for i, name in enumerate(protocol.systems):
+        if name not in present:
+            problems.append(f"systems[{i}]: system '{name}' is not in the data. {did_you_mean(name, present)}")
+    if protocol.stopping is not None:
+        for i, name in enumerate(protocol.stopping.systems):
+            if name not in present:
+                problems.append(f"stopping.systems[{i}]: system '{name}' is not in the data. {did_you_mean(name, present)}")
+    counts = outputs.drop_duplicates(["item_id", "system"]).groupby("item_id")["system"].nunique()
+    incomplete = counts[counts < len(present)]
+    if len(incomplete):
+        shown = ", ".join(f"{i} ({n} of {len(present)})" for i, n in incomplete.head(_EXAMPLES).items())
+        problems.append(
+            f"data: {len(incomplete)} item(s) lack outputs of some systems, e.g. {shown}; every item needs every system"
+        )
+    return problems
+
+
+def load_outputs(protocol: Protocol, root: str | Path) -> pd.DataFrame:
+    """The study's outputs, restricted to ``protocol.systems``; :class:`DataError` on any problem."""
+    outputs, problems = read_outputs(protocol.data, protocol.systems, Path(root))
+    problems += check_outputs(outputs, protocol) if not problems else []
+    if problems:
+        raise DataError(f"{len(problems)} problem(s) in the data:\n  " + "\n  ".join(problems), problems)
+    if protocol.systems:
+        outputs = outputs[outputs["system"].isin(protocol.systems)].reset_index(drop=True)
+    return outputs

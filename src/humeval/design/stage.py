@@ -1,0 +1,44 @@
+"""The ``design`` stage: tasks and participant lists for the selected items."""
+
+from __future__ import annotations
+
+import json
+
+from humeval.data.outputs import load_outputs
+from humeval.data.readers import write_jsonl
+from humeval.design.lists import build_lists
+from humeval.design.tasks import build_tasks
+from humeval.errors import DataError
+from humeval.pipeline import StageOutput
+from humeval.study import Study
+
+__all__ = ["design_stage", "read_items"]
+
+
+def read_items(study: Study) -> list[str]:
+    """Selected item ids in selection order (from the ``sample`` stage)."""
+    if not study.items_file.is_file():
+        raise DataError(f"{study.items_file}: no selected items yet; run `humeval sample {study.root}` first")
+    with study.items_file.open(encoding="utf-8") as fh:
+        return [json.loads(line)["item_id"] for line in fh if line.strip()]
+
+
+def design_stage(study: Study) -> StageOutput:
+    """Build every task of the selected items and deal them into participant lists."""
+    protocol = study.protocol
+    outputs = load_outputs(protocol, study.root)
+    systems = protocol.systems or sorted(outputs["system"].unique())
+    items = read_items(study)
+    tasks = build_tasks(protocol, items, systems)
+    lists = build_lists(tasks, protocol, protocol.study.seed)
+    tasks_file = study.lists_dir / "tasks.jsonl"
+    lists_file = study.lists_dir / "lists.jsonl"
+    write_jsonl(tasks_file, (t.to_json() for t in tasks))
+    write_jsonl(lists_file, (pl.to_json() for pl in lists))
+    n_judged = sum(len(pl.tasks) for pl in lists)
+    return StageOutput(
+        outputs=[tasks_file, lists_file],
+        seed=protocol.study.seed,
+        parameters=protocol.design.model_dump(),
+        summary={"tasks": len(tasks), "lists": len(lists), "tasks_in_lists": n_judged, "systems": systems},
+    )

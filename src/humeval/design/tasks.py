@@ -1,0 +1,81 @@
+"""Tasks: what one participant judges in one go (an output, a pair, or all outputs of an item)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from typing import Any
+
+from humeval.protocol.models import Criterion, Protocol
+
+__all__ = ["FAMILIES", "Task", "build_tasks", "criterion_groups", "family_of"]
+
+#: how outputs are shown, by criterion type: one output, a pair, or all outputs side by side
+FAMILIES = {"likert": "single", "magnitude": "single", "slider": "single", "2afc": "pair", "rankme": "multi"}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work: an item, the systems whose outputs are shown, the criteria asked.
+
+    ``kind`` is ``task`` for a real task, ``attention`` for an attention check (with the
+    ``expected`` answer and the check ``text`` shown in place of an output), or
+    ``repeat`` for a repeated task (``repeat_of`` names the original).
+    """
+
+    task_id: str
+    item_id: str
+    systems: tuple[str, ...]
+    criteria: tuple[str, ...]
+    family: str
+    kind: str = "task"
+    expected: Any = None
+    text: str = ""
+    repeat_of: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["systems"] = list(self.systems)
+        data["criteria"] = list(self.criteria)
+        return {k: v for k, v in data.items() if v not in ("", None, {})}
+
+
+def family_of(criterion: Criterion) -> str:
+    return FAMILIES[criterion.type]
+
+
+def criterion_groups(protocol: Protocol) -> list[tuple[str, tuple[str, ...]]]:
+    """(family, criteria asked together): one group per criterion for the ``separate`` setup,
+    one group per family for ``joint`` (criteria shown the same way are asked in one task)."""
+    if protocol.presentation.setup == "separate":
+        return [(family_of(c), (c.name,)) for c in protocol.criteria]
+    groups: dict[str, list[str]] = {}
+    for c in protocol.criteria:
+        groups.setdefault(family_of(c), []).append(c.name)
+    return [(fam, tuple(names)) for fam, names in groups.items()]
+
+
+def _pairs(protocol: Protocol, systems: list[str]) -> list[tuple[str, str]]:
+    if protocol.stopping is not None and len(protocol.stopping.systems) == 2:
+        a, b = protocol.stopping.systems
+        return [(a, b)]
+    return list(combinations(systems, 2))
+
+
+def build_tasks(protocol: Protocol, items: list[str], systems: list[str]) -> list[Task]:
+    """Every task of the study, sorted by item (tasks of one item are adjacent)."""
+    groups = criterion_groups(protocol)
+    tasks = []
+    for item in items:
+        for family, criteria in groups:
+            if family == "single":
+                shown = [(s,) for s in systems]
+            elif family == "pair":
+                shown = _pairs(protocol, systems)
+            else:
+                shown = [tuple(systems)]
+            for sys_ in shown:
+                task_id = f"{item}|{'+'.join(sys_)}|{'+'.join(criteria)}"
+                tasks.append(Task(task_id, item, tuple(sys_), criteria, family))
+    return tasks

@@ -1,0 +1,156 @@
+"""Dummy responses for rehearsing a study end to end (Thomson & Belz, section 3.7).
+
+Three kinds, as in the paper's example experiment:
+
+* ``random``: every response uniform over the scale;
+* ``static``: each system always gets the same score (``dry_run.static``, by default
+  evenly spaced inside the scale: 2, 3, 4 for three systems on a 5-point scale);
+* ``normal``: normal around the static score with ``dry_run.sd`` (1.0), rounded and
+  clipped to the scale.
+
+Magnitude and RankME scores live on a log scale around the modulus (a quarter to four
+times it). Dummy participants answer attention checks correctly. Pairwise choices
+compare the two systems' dummy scores (a tie is offered only when the criterion has one).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from humeval.errors import DataError, HumevalError, did_you_mean
+from humeval.protocol.models import Criterion, Protocol
+from humeval.rng import as_generator
+
+__all__ = ["DUMMY_KINDS", "Scale", "dummy_judgements", "read_lists", "scale_of"]
+
+DUMMY_KINDS = ("random", "static", "normal")
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The numeric range a criterion's responses live on (log scale for magnitude estimation)."""
+
+    low: float
+    high: float
+    discrete: bool
+    log: bool = False
+
+
+def scale_of(criterion: Criterion) -> Scale:
+    if criterion.type == "likert":
+        return Scale(1, criterion.points, True)
+    if criterion.type == "slider":
+        return Scale(criterion.min, criterion.max, False)
+    if criterion.type in ("magnitude", "rankme"):
+        return Scale(np.log(criterion.modulus / 4), np.log(criterion.modulus * 4), False, log=True)
+    return Scale(1, 5, True)  # 2afc: latent 5-point scores decide the choice
+
+
+def read_lists(path: str | Path) -> list[dict]:
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no participant lists yet; run `humeval run` (sample and design) first")
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _rows(lists: list[dict], protocol: Protocol, rng: np.random.Generator) -> pd.DataFrame:
+    """One row per (list, task, criterion, rated system), display order randomised as on the server."""
+    families = {c.name: c.type for c in protocol.criteria}
+    rows = []
+    for pl in lists:
+        participant = pl["list_id"]
+        for task in pl["tasks"]:
+            systems = list(task["systems"])
+            if protocol.presentation.randomise_order:
+                systems = [systems[i] for i in rng.permutation(len(systems))]
+            for criterion in task["criteria"]:
+                base = {
+                    "participant_id": participant,
+                    "list_id": pl["list_id"],
+                    "task_id": task["task_id"],
+                    "kind": task.get("kind", "task"),
+                    "item_id": task["item_id"],
+                    "criterion": criterion,
+                    "expected": task.get("expected"),
+                }
+                if families[criterion] == "2afc":
+                    rows.append(base | {"system": systems[0], "system_b": systems[1], "position": 0})
+                else:
+                    rows.extend(base | {"system": s, "system_b": "", "position": p} for p, s in enumerate(systems))
+    return pd.DataFrame(rows)
+
+
+def _static_scores(protocol: Protocol, systems: list[str], criterion: Criterion) -> dict[str, float]:
+    scale = scale_of(criterion)
+    given = protocol.dry_run.static
+    if given:
+        missing = [s for s in systems if s not in given]
+        if missing:
+            raise HumevalError(f"dry_run.static: no score for system '{missing[0]}'. Give one for each of: {', '.join(systems)}")
+        if scale.log:
+            return {s: float(np.log(given[s])) for s in systems}
+        return {s: float(given[s]) for s in systems}
+    spaced = np.linspace(scale.low, scale.high, len(systems) + 2)[1:-1]
+    if scale.discrete:
+        spaced = np.round(spaced)
+    return dict(zip(systems, spaced.tolist(), strict=True))
+
+
+def _scores(kind: str, systems: np.ndarray, static: dict[str, float], scale: Scale, sd: float,
+            rng: np.random.Generator) -> np.ndarray:
+    n = len(systems)
+    if kind == "random":
+        if scale.discrete:
+            return rng.integers(int(scale.low), int(scale.high) + 1, size=n).astype(float)
+        return rng.uniform(scale.low, scale.high, size=n)
+    centre = np.array([static[s] for s in systems], dtype=float)
+    if kind == "static":
+        return centre
+    spread = sd * (scale.high - scale.low) / 4 if scale.log else sd
+    values = np.clip(centre + rng.normal(0.0, spread, size=n), scale.low, scale.high)
+    return np.round(values) if scale.discrete else values
+
+
+def dummy_judgements(lists: list[dict], protocol: Protocol, kind: str, seed: int) -> pd.DataFrame:
+    """Dummy judgements of ``kind`` for every task of every participant list."""
+    if kind not in DUMMY_KINDS:
+        raise HumevalError(f"dry-run: unknown kind '{kind}'. {did_you_mean(kind, DUMMY_KINDS)}")
+    rng = as_generator(seed)
+    frame = _rows(lists, protocol, rng)
+    if frame.empty:
+        raise DataError("dry-run: the participant lists hold no tasks")
+    systems = sorted(set(frame["system"]) | set(frame["system_b"]) - {""})
+    frame["value"] = np.nan
+    frame["choice"] = ""
+    for criterion in protocol.criteria:
+        mask = (frame["criterion"] == criterion.name).to_numpy()
+        if not mask.any():
+            continue
+        scale = scale_of(criterion)
+        static = _static_scores(protocol, systems, criterion)
+        sub = frame.loc[mask]
+        if criterion.type == "2afc":
+            a = _scores(kind, sub["system"].to_numpy(), static, scale, protocol.dry_run.sd, rng)
+            b = _scores(kind, sub["system_b"].to_numpy(), static, scale, protocol.dry_run.sd, rng)
+            coin = np.where(rng.random(len(a)) < 0.5, "A", "B")
+            choice = np.where(a > b, "A", np.where(a < b, "B", "tie" if criterion.tie else coin))
+            attention = (sub["kind"] == "attention").to_numpy()
+            choice = np.where(attention, sub["expected"].astype(str).to_numpy(), choice)
+            frame.loc[mask, "choice"] = choice
+        else:
+            values = _scores(kind, sub["system"].to_numpy(), static, scale, protocol.dry_run.sd, rng)
+            if scale.log:
+                values = np.exp(values)
+            attention = (sub["kind"] == "attention").to_numpy()
+            expected = pd.to_numeric(sub["expected"], errors="coerce").to_numpy()
+            frame.loc[mask, "value"] = np.where(attention, expected, values)
+    frame["participant_id"] = f"dummy-{kind}-" + frame["participant_id"]
+    frame["seconds"] = np.round(rng.lognormal(np.log(12.0), 0.4, size=len(frame)), 2)
+    frame["submitted_at"] = ""
+    return frame.drop(columns="expected")

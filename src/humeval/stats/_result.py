@@ -1,0 +1,69 @@
+"""The one result record of humeval.stats: :class:`Estimate`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["Estimate", "to_frame"]
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A number with its uncertainty: what every function in :mod:`humeval.stats` returns.
+
+    Fields that do not apply are ``nan`` (e.g. ``p_value`` of an agreement coefficient
+    without a test). ``extra`` holds method-specific values (test statistic, degrees of
+    freedom, seed, number of bootstrap samples, ...); it is read-only.
+    """
+
+    estimate: float
+    ci_low: float = NAN
+    ci_high: float = NAN
+    p_value: float = NAN
+    n: int = 0
+    method: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("estimate", "ci_low", "ci_high", "p_value"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+        object.__setattr__(self, "n", int(self.n))
+        object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """``(ci_low, ci_high)``."""
+        return (self.ci_low, self.ci_high)
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        """True when ``p_value < alpha`` (False when there is no p-value)."""
+        return not math.isnan(self.p_value) and self.p_value < alpha
+
+    def to_dict(self) -> dict[str, Any]:
+        """A flat, JSON-friendly dict (``extra`` keys prefixed with nothing, after the fields)."""
+        out: dict[str, Any] = {
+            "estimate": self.estimate,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "p_value": self.p_value,
+            "n": self.n,
+            "method": self.method,
+        }
+        for key, value in self.extra.items():
+            out.setdefault(key, value)
+        return out
+
+
+def to_frame(results: Iterable[Estimate] | Mapping[str, Estimate]) -> pd.DataFrame:
+    """Tabulate results (one row each; a mapping's keys become the index)."""
+    if isinstance(results, Mapping):
+        return pd.DataFrame([r.to_dict() for r in results.values()], index=list(results.keys()))
+    return pd.DataFrame([r.to_dict() for r in results])

@@ -1,0 +1,72 @@
+"""A study on disk: its folder, its protocol, and where every stage writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from humeval.protocol.load import PROTOCOL_FILE, load_protocol
+from humeval.protocol.models import Protocol
+
+__all__ = ["Study"]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study folder. Paths are fixed by convention (see DESIGN.md, "A study on disk")."""
+
+    root: Path
+
+    @classmethod
+    def open(cls, path: str | Path = ".") -> Study:
+        """The study in folder ``path`` (or the folder of protocol file ``path``)."""
+        path = Path(path)
+        return cls(path.parent if path.is_file() else path)
+
+    @cached_property
+    def protocol(self) -> Protocol:
+        return load_protocol(self.protocol_file)
+
+    @property
+    def protocol_file(self) -> Path:
+        return self.root / PROTOCOL_FILE
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / ".humeval"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.state_dir / "lock.json"
+
+    @property
+    def logbook_file(self) -> Path:
+        return self.state_dir / "logbook.jsonl"
+
+    @property
+    def items_file(self) -> Path:
+        return self.root / "items.jsonl"
+
+    @property
+    def lists_dir(self) -> Path:
+        return self.root / "lists"
+
+    @property
+    def results_dir(self) -> Path:
+        return self.root / "results"
+
+    @property
+    def db_file(self) -> Path:
+        return self.root / "study.db"
+
+    def data_files(self) -> list[Path]:
+        """The input files the protocol names (they need not exist)."""
+        return [self.root / f for f in self.protocol.data.files]
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the study folder (as recorded in the lock and logbook)."""
+        try:
+            return str(Path(path).resolve().relative_to(self.root.resolve()))
+        except ValueError:
+            return str(path)
