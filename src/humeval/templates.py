@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from humeval.data.readers import write_jsonl
 from humeval.errors import HumevalError, did_you_mean
 from humeval.protocol.load import PROTOCOL_FILE
 from humeval.rng import as_generator
@@ -205,6 +204,8 @@ def init_study(directory: str | Path, template: str = "pairwise", *, items: int 
     protocol_file = root / PROTOCOL_FILE
     if protocol_file.exists():
         raise HumevalError(f"{protocol_file}: a study already exists here; choose an empty folder")
+    from humeval.data.readers import write_jsonl
+
     description, body = TEMPLATES[template]
     root.mkdir(parents=True, exist_ok=True)
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed))

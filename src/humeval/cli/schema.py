@@ -1,12 +1,29 @@
-"""``humeval schema``: the JSON Schema of humeval.yaml."""
+"""``humeval schema``: the JSON Schema (or the Markdown field reference) of humeval.yaml."""
 
 from __future__ import annotations
+
+import sys
+from enum import Enum
+
+import typer
 
 from humeval.cli._common import emit_json
 
 
-def schema() -> None:
+class SchemaFormat(str, Enum):
+    json = "json"
+    markdown = "markdown"
+
+
+def schema(
+    fmt: SchemaFormat = typer.Option(SchemaFormat.json, "--format", "-f", help="json (JSON Schema) | markdown (field reference)"),
+) -> None:
     """Print the JSON Schema of the study protocol (for editor completion and validation)."""
+    if fmt == SchemaFormat.markdown:
+        from humeval.protocol.reference import field_reference
+
+        sys.stdout.write(field_reference())
+        return
     from humeval.protocol.models import Protocol
 
     emit_json(Protocol.model_json_schema())

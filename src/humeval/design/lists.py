@@ -1,12 +1,15 @@
 """Participant lists: every task judged ``judgements_per_item`` times, by different participants.
 
-Tasks are sorted by item, so the tasks of one item are adjacent. In each of R rounds
-(R = ``judgements_per_item``) the task sequence, rotated by the round number, is dealt
-into ``m = ceil(T / L)`` lists by striding (list j gets positions j, j+m, j+2m, ...), so
-a list holds at most one task of an item whenever an item has at most m tasks: the
-Latin-square property of the classic design (a participant sees each input once, every
-system equally often). Each list is one participant's work; within a list the order
-is rotated by list number (``latin-square``), shuffled (``random``) or kept (``none``).
+Tasks are sorted by item, so the S tasks of one item form a block. In each of R rounds
+(R = ``judgements_per_item``) the sequence is dealt into ``m = ceil(T / L)`` lists by
+striding (list j gets positions j, j+m, j+2m, ...): a list holds at most one task of an
+item whenever S <= m, and no list exceeds L tasks. Before dealing, the block of item k
+is rotated by ``c * floor(k * S / m) + round``, where c makes the per-wrap shift
+coprime to S, so that every list sees every system (position in the block) equally
+often: with m = S this is exactly the Latin square "list j shows item k with system
+(j + k) mod S" of the classic design. Each list is one participant's work; within a
+list the order is rotated by list number (``latin-square``), shuffled (``random``) or
+kept (``none``).
 Attention checks and repeated tasks are then inserted at seeded random positions.
 """
 
@@ -72,9 +75,14 @@ def build_lists(tasks: list[Task], protocol: Protocol, seed: int) -> list[Partic
         return []
     per_list = min(design.items_per_participant, n)
     m = math.ceil(n / per_list)
+    block = _block_size(tasks)
+    c = 0 if math.gcd(m, block) == 1 else (m - 1) % block
+    starts = np.arange(0, n, block)
     lists = []
     for r in range(design.judgements_per_item):
-        order = np.roll(np.arange(n), -r)
+        shift = (c * (starts // m) + r) % block
+        within = (np.arange(n) - np.repeat(starts, block)) % block
+        order = np.repeat(starts, block) + (within + np.repeat(shift, block)) % block
         for j in range(m):
             chosen = [tasks[i] for i in order[j::m]]
             k = len(lists)
@@ -86,6 +94,17 @@ def build_lists(tasks: list[Task], protocol: Protocol, seed: int) -> list[Partic
             chosen = _add_checks(chosen, protocol, rng, k)
             lists.append(ParticipantList(f"L{k + 1:04d}", r, chosen))
     return lists
+
+
+def _block_size(tasks: list[Task]) -> int:
+    """Tasks per item (the same for every item, as :func:`build_tasks` makes them)."""
+    items = [t.item_id for t in tasks]
+    size = len(items) // len(dict.fromkeys(items))
+    if size * len(dict.fromkeys(items)) != len(items) or any(
+        items[i] != items[i - i % size] for i in range(len(items))
+    ):
+        return 1
+    return size
 
 
 def _add_checks(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, k: int) -> list[Task]:

@@ -64,72 +64,61 @@ def line_of(node: yaml.Node | None, loc: Sequence[Any]) -> int | None:
     return line
 
 
-def _model_at(model: type[BaseModel], loc: Sequence[Any]) -> type[BaseModel] | None:
-    """The pydantic model class that owns the last element of ``loc``."""
-    current: Any = model
-    for part in loc[:-1]:
-        current = _unwrap(current, part)
-        if current is None:
-            return None
-        if isinstance(part, str) and isinstance(current, type) and issubclass(current, BaseModel):
-            field = current.model_fields.get(part)
-            if field is None:
-                return None
-            current = field.annotation
-            continue
-    current = _unwrap(current, None)
-    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
-
-
-def _unwrap(tp: Any, part: Any) -> Any:
-    """Strip Optional/list/Annotated/union wrappers; pick a union member by its tag."""
+def _strip(tp: Any) -> Any:
+    """Remove Annotated and Optional wrappers."""
     while True:
         origin = typing.get_origin(tp)
         if origin is typing.Annotated:
             tp = typing.get_args(tp)[0]
-        elif origin in (list, tuple, Sequence):
-            if isinstance(part, int):
-                return typing.get_args(tp)[0]
-            return tp
         elif origin in (typing.Union, types.UnionType):
             members = [a for a in typing.get_args(tp) if a is not type(None)]
-            models = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
-            for m in models:
-                tag_field = m.model_fields.get("type") or m.model_fields.get("rule")
-                if tag_field is not None and part in typing.get_args(tag_field.annotation):
-                    return m
-            if len(members) == 1:
-                tp = members[0]
-            else:
+            if len(members) != 1:
                 return tp
+            tp = members[0]
         else:
             return tp
 
 
-def _tags(model: type[BaseModel]) -> set[str]:
-    return {
-        str(a)
-        for name in ("type", "rule")
-        if (f := model.model_fields.get(name)) is not None
-        for a in typing.get_args(f.annotation)
-    }
+def _tagged_member(tp: Any, part: Any) -> type[BaseModel] | None:
+    """The member of a discriminated union whose tag (``type``/``rule``) is ``part``."""
+    if typing.get_origin(tp) not in (typing.Union, types.UnionType):
+        return None
+    for m in typing.get_args(tp):
+        if isinstance(m, type) and issubclass(m, BaseModel):
+            for name in ("type", "rule"):
+                f = m.model_fields.get(name)
+                if f is not None and part in typing.get_args(f.annotation):
+                    return m
+    return None
+
+
+def _resolve(loc: Sequence[Any]) -> tuple[list[Any], Any]:
+    """Walk ``loc`` from :class:`Protocol`: the location without union tags, and the type reached."""
+    current: Any = Protocol
+    clean: list[Any] = []
+    for part in loc:
+        tp = _strip(current)
+        member = _tagged_member(tp, part)
+        if member is not None:
+            current = member
+            continue
+        clean.append(part)
+        if typing.get_origin(tp) is list and isinstance(part, int):
+            current = typing.get_args(tp)[0]
+        elif isinstance(tp, type) and issubclass(tp, BaseModel) and part in tp.model_fields:
+            current = tp.model_fields[part].annotation
+        else:
+            current = None
+    return clean, _strip(current)
 
 
 def _message(error: dict[str, Any]) -> tuple[tuple[Any, ...], str]:
     """Turn one pydantic error into (clean location, human message)."""
-    loc = tuple(error["loc"])
     kind = error["type"]
-    # drop discriminator tags pydantic inserts into the location
-    clean: list[Any] = []
-    owner: Any = Protocol
-    for i, part in enumerate(loc):
-        if isinstance(part, str) and i > 0 and isinstance(owner, type) and issubclass(owner, BaseModel) and part in _tags(owner):
-            continue
-        clean.append(part)
-        owner = _model_at(Protocol, (*clean, "_"))
+    clean, _ = _resolve(error["loc"])
     if kind == "extra_forbidden":
-        parent = _model_at(Protocol, clean)
-        valid = sorted(parent.model_fields) if parent else []
+        _, parent = _resolve(error["loc"][:-1])
+        valid = sorted(parent.model_fields) if isinstance(parent, type) and issubclass(parent, BaseModel) else []
         return tuple(clean), f"unknown key '{clean[-1]}'. {did_you_mean(clean[-1], valid)}"
     if kind == "missing":
         return tuple(clean), "required key is missing"

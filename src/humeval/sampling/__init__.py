@@ -1,23 +1,79 @@
-"""Subset selection: which items are evaluated."""
+"""Subset selection: which items are evaluated.
+
+Samplers (``SAMPLERS``): ``all``, ``random``, ``stratified``, ``systematic``, ``heuristic``,
+``balanced``, ``casf`` and the CASF ablations ``8m``, ``sm``, ``ol``. Each is a small frozen
+dataclass with a ``choose`` step per phase; :func:`get_sampler` builds one from the
+protocol's ``sampling.method`` and ``sampling.params``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from humeval.errors import ProtocolError, did_you_mean
-from humeval.sampling.base import Sampler, Selection, sample_size
+from humeval.sampling.balanced import BalancedSampler
+from humeval.sampling.base import Sampler, SamplerBase, Selection, check_rate, run_phases, sample_size, to_selection
+from humeval.sampling.casf import CASFSampler, EightMetricSampler, OnlineSampler, SingleMetricSampler
+from humeval.sampling.heuristic import HeuristicSampler
 from humeval.sampling.simple import AllItems, RandomSampler
+from humeval.sampling.stratified import StratifiedSampler
+from humeval.sampling.systematic import SystematicSampler
+from humeval.sampling.table import ItemTable, as_item_table
 
-__all__ = ["SAMPLERS", "AllItems", "RandomSampler", "Sampler", "Selection", "get_sampler", "sample_size"]
+__all__ = [
+    "DEFAULT_METHOD",
+    "SAMPLERS",
+    "AllItems",
+    "BalancedSampler",
+    "CASFSampler",
+    "EightMetricSampler",
+    "HeuristicSampler",
+    "ItemTable",
+    "OnlineSampler",
+    "RandomSampler",
+    "Sampler",
+    "SamplerBase",
+    "Selection",
+    "SingleMetricSampler",
+    "StratifiedSampler",
+    "SystematicSampler",
+    "as_item_table",
+    "check_rate",
+    "get_sampler",
+    "run_phases",
+    "sample_size",
+    "to_selection",
+]
 
-SAMPLERS: dict[str, type] = {"all": AllItems, "random": RandomSampler}
+SAMPLERS: dict[str, type] = {
+    "all": AllItems,
+    "random": RandomSampler,
+    "stratified": StratifiedSampler,
+    "systematic": SystematicSampler,
+    "heuristic": HeuristicSampler,
+    "balanced": BalancedSampler,
+    "casf": CASFSampler,
+    "8m": EightMetricSampler,
+    "sm": SingleMetricSampler,
+    "ol": OnlineSampler,
+}
+
+#: the recommended method when metric columns (or human-score history) are available;
+#: chosen by the evaluation in docs/sampling.md ("Which method wins where")
+DEFAULT_METHOD = "balanced"
 
 
 def get_sampler(name: str, **params: Any) -> Sampler:
-    """The sampler called ``name`` built with ``params``."""
+    """The sampler called ``name`` built with ``params`` (lists become tuples)."""
     if name not in SAMPLERS:
         raise ProtocolError(f"sampling.method: unknown sampler '{name}'. {did_you_mean(name, SAMPLERS)}")
-    try:
-        return SAMPLERS[name](**params)
-    except TypeError as exc:
-        raise ProtocolError(f"sampling.params: invalid parameters for sampler '{name}': {exc}") from None
+    cls = SAMPLERS[name]
+    fields = getattr(cls, "__dataclass_fields__", {})
+    unknown = [k for k in params if k not in fields or k == "name"]
+    if unknown:
+        valid = [f for f in fields if f != "name"]
+        raise ProtocolError(
+            f"sampling.params: sampler '{name}' has no parameter '{unknown[0]}'. {did_you_mean(unknown[0], valid)}"
+        )
+    clean = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
+    return cls(**clean)

@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 
 from humeval.rng import as_generator
-from humeval.sampling.base import Selection
+from humeval.sampling.base import PhaseScores, SamplerBase
+from humeval.sampling.table import ItemTable
 
-__all__ = ["AllItems", "RandomSampler", "item_ids"]
+__all__ = ["AllItems", "RandomSampler", "item_ids", "remaining"]
 
 
 def item_ids(outputs: pd.DataFrame) -> np.ndarray:
@@ -18,24 +19,33 @@ def item_ids(outputs: pd.DataFrame) -> np.ndarray:
     return pd.unique(outputs["item_id"].astype(str))
 
 
+def remaining(n_items: int, chosen: np.ndarray) -> np.ndarray:
+    """Row positions not yet chosen, in data order."""
+    mask = np.ones(n_items, dtype=bool)
+    mask[chosen] = False
+    return np.flatnonzero(mask)
+
+
 @dataclass(frozen=True)
-class AllItems:
+class AllItems(SamplerBase):
     """Every item, in data order (no subset selection)."""
 
     name: str = "all"
 
-    def select(self, outputs: pd.DataFrame, size: int, seed: int) -> Selection:
-        ids = item_ids(outputs)[:size]
-        return Selection([str(i) for i in ids], [0] * len(ids))
+    def choose(
+        self, table: ItemTable, phase: int, n: int, chosen: np.ndarray, scores: PhaseScores | None, seed: int
+    ) -> np.ndarray:
+        return remaining(table.n_items, chosen)[:n]
 
 
 @dataclass(frozen=True)
-class RandomSampler:
+class RandomSampler(SamplerBase):
     """Simple random sampling without replacement (uniform over items)."""
 
     name: str = "random"
 
-    def select(self, outputs: pd.DataFrame, size: int, seed: int) -> Selection:
-        ids = item_ids(outputs)
-        chosen = as_generator(seed).choice(len(ids), size=size, replace=False)
-        return Selection([str(ids[i]) for i in chosen], [0] * size)
+    def choose(
+        self, table: ItemTable, phase: int, n: int, chosen: np.ndarray, scores: PhaseScores | None, seed: int
+    ) -> np.ndarray:
+        pool = remaining(table.n_items, chosen)
+        return pool[as_generator(seed).choice(len(pool), size=n, replace=False)]

@@ -332,11 +332,15 @@ def _bootstrap_alpha_loop(data: np.ndarray, stats_fn: Callable[[np.ndarray], _Su
 def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
     r"""Intraclass correlation, one of the six Shrout & Fleiss (1979) / McGraw & Wong (1996) forms.
 
-    ``scores`` is an items x participants array without missing values (column ``j`` = the
-    ``j``-th judgement of each item; with different participants per item, as on a crowd
-    platform, only the one-way forms ``1,1`` and ``1,k`` are appropriate). From the two-way
-    ANOVA mean squares (rows ``MS_R``, columns ``MS_C``, residual ``MS_E``, within-rows
-    ``MS_W``) with ``n`` items and ``k`` judgements per item:
+    ``scores`` is an items x participants array (column ``j`` = the ``j``-th judgement of
+    each item; with different participants per item, as on a crowd platform, only the
+    one-way forms ``1,1`` and ``1,k`` are appropriate). The two-way forms need complete
+    data; the one-way forms accept ``NaN`` for items with fewer judgements (unbalanced
+    one-way ANOVA, every item needs >= 2 judgements; ``k`` is then the effective group size
+    :math:`k_0 = (N - \sum_i m_i^2/N)/(n-1)` of Searle (1971), equal to ``k`` when balanced,
+    and the CI is approximate). From the ANOVA mean squares (rows ``MS_R``, columns
+    ``MS_C``, residual ``MS_E``, within-rows ``MS_W``) with ``n`` items and ``k`` judgements
+    per item:
 
     ============  ======================================================  ===================
     form          estimate                                                F test (df)
@@ -353,8 +357,8 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
     interval of McGraw & Wong (1996, Table 7) for forms 1 and 3 and the Satterthwaite
     approximation for form 2 (ICC(A,1)); the ``k`` forms apply Spearman-Brown to it.
 
-    Degenerate cases (DataError): missing values; fewer than 2 items or 2 participants; no
-    residual variation (all scores equal, or every item's scores identical): 0/0.
+    Degenerate cases (DataError): missing values in a two-way form; an item with fewer than
+    2 judgements; fewer than 2 items or 2 participants; no residual variation (all scores equal, or every item's scores identical): 0/0.
 
     References: Shrout, P. E. & Fleiss, J. L. (1979). Intraclass correlations: uses in
     assessing rater reliability. Psychological Bulletin 86(2), 420-428. McGraw, K. O. &
@@ -368,29 +372,45 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
     """
     form = check_choice(form, ICC_FORMS, "icc: form")
     alpha = check_alpha(alpha)
-    x = as_float_array(scores, "scores (items x participants)", 2, allow_nan=False)
+    model = form[0]
+    x = as_float_array(scores, "scores (items x participants)", 2, allow_nan=model == "1")
     n, k = x.shape
     if n < 2 or k < 2:
         raise DataError(f"scores: shape {x.shape}; ICC needs at least 2 items (rows) and 2 judgements (columns)")
-    grand = x.mean()
-    ss_rows = k * ((x.mean(axis=1) - grand) ** 2).sum()
-    ss_cols = n * ((x.mean(axis=0) - grand) ** 2).sum()
-    ss_total = ((x - grand) ** 2).sum()
-    ss_err = ss_total - ss_rows - ss_cols
+    judged = ~np.isnan(x)
+    m = judged.sum(axis=1)
+    if (m < 2).any():
+        bad = int(np.argmax(m < 2))
+        raise DataError(f"scores: item (row) {bad} has {int(m[bad])} judgement(s); every item needs at least 2")
+    total = int(m.sum())
+    grand = np.nanmean(x)
+    row_means = np.nansum(x, axis=1) / m
+    ss_total = float(np.nansum((x - grand) ** 2))
+    ss_rows = float((m * (row_means - grand) ** 2).sum())
+    ss_within = ss_total - ss_rows
     msr = ss_rows / (n - 1)
-    msc = ss_cols / (k - 1)
-    mse = ss_err / ((n - 1) * (k - 1))
-    msw = (ss_cols + ss_err) / (n * (k - 1))
-    model = form[0]
-    denom_ms = msw if model == "1" else mse
-    if denom_ms <= 1e-12 * max(ss_total, 1e-300) or ss_total == 0:
+    msw = ss_within / (total - n)
+    # k0: the effective number of judgements per item (= k when balanced; Searle 1971)
+    k_eff = (total - (m**2).sum() / total) / (n - 1)
+    if model == "1":
+        msc = mse = float("nan")
+        denom_ms = msw
+        df2 = total - n
+        k = k_eff
+    else:
+        ss_cols = n * ((x.mean(axis=0) - grand) ** 2).sum()
+        ss_err = ss_total - ss_rows - ss_cols
+        msc = ss_cols / (k - 1)
+        mse = ss_err / ((n - 1) * (k - 1))
+        denom_ms = mse
+        df2 = (n - 1) * (k - 1)
+    if ss_total == 0 or denom_ms <= 1e-12 * ss_total:
         raise DataError(
             f"scores: no {'within-item' if model == '1' else 'residual'} variation "
-            f"(all {x.size} scores {'equal ' + format(grand, 'g') if ss_total == 0 else 'consistent'}); "
+            f"(all {total} scores {'equal ' + format(grand, 'g') if ss_total == 0 else 'consistent'}); "
             f"ICC({form}) is undefined (0/0)"
         )
     df1 = n - 1
-    df2 = n * (k - 1) if model == "1" else (n - 1) * (k - 1)
     f_stat = msr / denom_ms
     p_value = sps.f.sf(f_stat, df1, df2)
     fl = f_stat / sps.f.ppf(1 - alpha / 2, df1, df2)
@@ -422,7 +442,8 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
         lo_1 if single else lo_k,
         hi_1 if single else hi_k,
         p_value, n, f"icc({form})",
-        {"form": form, "F": float(f_stat), "df1": int(df1), "df2": int(df2), "k": int(k),
+        {"form": form, "F": float(f_stat), "df1": int(df1), "df2": int(df2), "k": float(k),
+         "n_judgements": total,
          "ms_rows": float(msr), "ms_cols": float(msc), "ms_error": float(mse), "ms_within": float(msw),
          "ci_level": 1 - alpha},
     )

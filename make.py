@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Set-up and everyday commands that work on a fresh machine with only Python 3.11 and pip.
+
+    python3 make.py example   # install into .venv, then run the complete example study
+    python3 make.py test      # install into .venv (with test tools), then run the whole test suite
+
+Each command creates ``.venv`` (if missing), installs humeval with what it needs, and runs.
+Extra arguments after ``test`` go to pytest; after ``example``, the first is the study folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("HUMEVAL_VENV", ROOT / ".venv"))
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+
+
+def sh(*cmd: object, **kw) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def install(extras: str) -> None:
+    if not PY.exists():
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    sh(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+    sh(PY, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[{extras}]")
+
+
+def chromium() -> None:
+    """Browser tests drive Debian's Chromium; install it when it is missing and we may."""
+    if Path("/usr/bin/chromium").exists():
+        return
+    apt = shutil.which("apt-get")
+    if apt and hasattr(os, "geteuid") and os.geteuid() == 0:
+        sh(apt, "-qq", "update")
+        sh(apt, "-qq", "install", "-y", "--no-install-recommends", "chromium", env=os.environ | {"DEBIAN_FRONTEND": "noninteractive"})
+    else:
+        print("note: /usr/bin/chromium is missing; install Debian's chromium for the browser tests", file=sys.stderr)
+
+
+def example(args: list[str]) -> int:
+    install("server,metrics")
+    study = Path(args[0] if args else ROOT / "example-study")
+    if study.exists():
+        shutil.rmtree(study)
+    humeval = BIN / "humeval"
+    for step in (
+        ["init", study, "--template", "rating", "--items", "36"],
+        ["validate", study],
+        ["lock", study],
+        ["run", study],
+        ["dry-run", study],
+        ["log", study],
+    ):
+        sh(humeval, *step)
+    print(f"\nexample study in {study}; dry-run results under {study / 'results'}")
+    return 0
+
+
+def test(args: list[str]) -> int:
+    install("server,metrics,dev")
+    chromium()
+    return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
+
+
+def main() -> int:
+    commands = {"example": example, "test": test}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        print(__doc__)
+        return 2
+    return commands[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

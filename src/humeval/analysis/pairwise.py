@@ -1,0 +1,122 @@
+"""The plan for a ``2afc`` criterion: win rates with sign tests, agreement, pairwise rankings.
+
+Per pair of systems (names sorted): wins of each, ties (``tie``, ``both-good``,
+``both-bad``) and the win rate of the first system among decisive judgements with its
+exact Clopper-Pearson interval; the sign test (two-sided exact binomial test of a 0.5 win
+rate, ties left out) decides whether one system is preferred, p-values corrected over
+pairs as declared. The win-rate matrix (ties as half wins) feeds the heatmap. When the
+protocol has a stopping rule for this pair, the rule is replayed on the judgements in
+submission order and its bound recorded at every n (the decision-bound figure).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from humeval.analysis.agreement_plan import agreement
+from humeval.analysis.rankings_plan import rankings
+from humeval.judgements import winners
+from humeval.protocol.models import Analysis, Criterion, Stopping
+from humeval.rng import child_seeds
+from humeval.stats import adjust_pvalues
+
+__all__ = ["analyze_pairwise", "battles_from_choices", "stopping_path"]
+
+_TIES = {"tie": "tie", "both-good": "tie", "both-bad": "tie (bothbad)"}
+
+
+def battles_from_choices(frame: pd.DataFrame) -> pd.DataFrame:
+    """FastChat battles (model_a, model_b, winner) from ``2afc`` judgements."""
+    winner = frame["choice"].map({"A": "model_a", "B": "model_b"} | _TIES)
+    return pd.DataFrame({"model_a": frame["system"].to_numpy(), "model_b": frame["system_b"].to_numpy(),
+                         "winner": winner.to_numpy()})
+
+
+def _pair_record(first: str, second: str, won: pd.Series, alpha: float) -> dict[str, Any]:
+    a, b = int((won == first).sum()), int((won == second).sum())
+    ties = int(len(won) - a - b)
+    record: dict[str, Any] = {"a": first, "b": second, "wins_a": a, "wins_b": b, "ties": ties, "n": int(len(won)),
+                              "method": "sign_test"}
+    if a + b == 0:
+        return record | {"estimate": None, "ci_low": None, "ci_high": None, "p_value": None,
+                         "undefined": "no decisive judgements (only ties)"}
+    test = sps.binomtest(a, a + b, 0.5)
+    ci = test.proportion_ci(confidence_level=1 - alpha, method="exact")
+    return record | {"estimate": a / (a + b), "ci_low": float(ci.low), "ci_high": float(ci.high),
+                     "p_value": float(test.pvalue), "tie_rate": ties / len(won)}
+
+
+def stopping_path(frame: pd.DataFrame, stopping: Stopping) -> dict[str, Any] | None:
+    """Replay the protocol's stopping rule on the two systems' judgements (submission order)."""
+    from humeval.stopping import get_rule
+
+    if len(stopping.systems) != 2:
+        return None
+    first, second = stopping.systems
+    pair = frame[frame["system"].isin([first, second]) & frame["system_b"].isin([first, second])]
+    pair = pair.sort_values("submitted_at", kind="stable")
+    won = winners(pair)
+    outcomes = won[won.isin([first, second])]
+    if outcomes.empty:
+        return None
+    rule = get_rule(stopping.rule, stopping.delta)
+    rows, decided_at, decision = [], None, "continue"
+    for w in outcomes:
+        d = rule.update("A" if w == first else "B")
+        rows.append({"n": d.n, "estimate": d.estimate, "threshold_a": d.threshold_a, "threshold_b": d.threshold_b})
+        if d.decided and decided_at is None:
+            decided_at, decision = d.n, d.outcome
+    return {"rule": stopping.rule, "delta": stopping.delta, "a": first, "b": second, "path": rows,
+            "decided_at": decided_at, "decision": {"A": first, "B": second}.get(decision, "continue"),
+            "reason": d.reason}
+
+
+def analyze_pairwise(
+    frame: pd.DataFrame,
+    criterion: Criterion,
+    plan: Analysis,
+    systems: list[str],
+    required: int,
+    seed: int,
+    stopping: Stopping | None = None,
+) -> dict[str, Any]:
+    """Run the plan on the valid ``2afc`` judgements ``frame`` of one criterion."""
+    s_agree, s_rank = child_seeds(seed, 2)
+    won = winners(frame)
+    systems = [s for s in systems if ((frame["system"] == s) | (frame["system_b"] == s)).any()]
+    pair_key = [tuple(sorted(p)) for p in zip(frame["system"], frame["system_b"], strict=True)]
+    frame = frame.assign(won=won.to_numpy(), pair=["|".join(p) for p in pair_key])
+    pairs = []
+    for first, second in combinations(sorted(systems), 2):
+        sub = frame[frame["pair"] == f"{first}|{second}"]
+        if len(sub):
+            pairs.append(_pair_record(first, second, sub["won"], plan.alpha))
+    defined = [p for p in pairs if p.get("p_value") is not None]
+    if len(defined) > 1:
+        from humeval.analysis.ratings import CORRECTION_NAMES
+
+        adjusted = adjust_pvalues([p["p_value"] for p in defined], CORRECTION_NAMES[plan.correction])
+        for p, adj in zip(defined, adjusted, strict=True):
+            p |= {"p_unadjusted": p["p_value"], "p_value": float(adj), "correction": plan.correction}
+    matrix = {s: {t: None for t in systems} for s in systems}
+    for p in pairs:
+        half = p["ties"] / 2
+        matrix[p["a"]][p["b"]] = (p["wins_a"] + half) / p["n"]
+        matrix[p["b"]][p["a"]] = (p["wins_b"] + half) / p["n"]
+    codes = {s: float(i) for i, s in enumerate(sorted(systems))}
+    units = frame.assign(unit=frame["item_id"] + "|" + frame["pair"],
+                         code=frame["won"].map(lambda w: codes.get(w, float(len(codes)))))
+    categories = [*codes.values(), float(len(codes))]
+    out: dict[str, Any] = {"seeds": {"agreement": s_agree, "rankings": s_rank}, "pairs": pairs,
+                           "win_rates": matrix, "decision": "sign test per pair (exact binomial, ties left out)"}
+    out["agreement"] = agreement(units, "2afc", plan, required, s_agree, categories)
+    out["rankings"] = rankings(plan, [], None, battles_from_choices(frame), s_rank)
+    out["battles_from"] = "per judgement (2afc choices)"
+    if stopping is not None:
+        out["stopping"] = stopping_path(frame, stopping)
+    return out

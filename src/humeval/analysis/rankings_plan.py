@@ -1,0 +1,76 @@
+"""Rankings the plan declares: by mean, by paired bootstrap, Bradley-Terry, TrueSkill, Elo.
+
+``mean`` orders systems by mean score with t intervals; rank ranges come from
+non-overlapping intervals. ``bootstrap`` is :func:`humeval.stats.rank_by_scores` on
+per-item mean scores (items judged for every system). The pairwise models take battles:
+``2afc`` judgements directly; for ratings, outputs scored side by side by one participant
+(RankME, joint multi-output tasks) become battles per judgement, otherwise per item on
+the mean scores (higher wins, equal ties).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from humeval.analysis.records import ranking_record
+from humeval.errors import DataError
+from humeval.protocol.models import Analysis
+from humeval.stats import bradley_terry, elo, rank_by_scores, trueskill_ranking
+
+__all__ = ["mean_ranking", "rankings"]
+
+
+def mean_ranking(descriptives: list[dict[str, Any]]) -> dict[str, Any]:
+    """Systems by mean, best first; rank ranges from non-overlapping t intervals."""
+    rows = sorted((d for d in descriptives if d["estimate"] is not None), key=lambda d: -d["estimate"])
+    lo = np.array([np.nan if d["ci_low"] is None else d["ci_low"] for d in rows], dtype=float)
+    hi = np.array([np.nan if d["ci_high"] is None else d["ci_high"] for d in rows], dtype=float)
+    ahead = lo[:, None] > hi[None, :]  # i clearly above j
+    k = len(rows)
+    out = []
+    for i, d in enumerate(rows):
+        out.append({**d, "rank_low": int(1 + ahead[:, i].sum()), "rank_high": int(k - ahead[i, :].sum())})
+    label = "; ".join(f"{r['rank_low']}.{'' if r['rank_low'] == r['rank_high'] else '-' + str(r['rank_high']) + '.'} "
+                      f"{r['system']}" for r in out)
+    return {"method": "mean", "label": label, "systems": out, "extra": {"interval": "t"}}
+
+
+def rankings(
+    plan: Analysis,
+    descriptives: list[dict[str, Any]],
+    item_scores: pd.DataFrame | None,
+    battles: pd.DataFrame | None,
+    seed: int,
+) -> dict[str, Any]:
+    """Every ranking in ``plan.rankings``; a method that cannot run records why (``undefined``)."""
+    out: dict[str, Any] = {}
+    for method in plan.rankings:
+        try:
+            if method == "mean":
+                if not descriptives:
+                    raise DataError("no mean scores (pairwise criterion): use bradley-terry, trueskill or elo")
+                out[method] = mean_ranking(descriptives)
+            elif method == "bootstrap":
+                if item_scores is None:
+                    raise DataError("no per-item scores (pairwise criterion): use bradley-terry, trueskill or elo")
+                complete = item_scores.dropna()
+                rec = ranking_record(rank_by_scores(complete, n_boot=plan.bootstrap, seed=seed, alpha=plan.alpha))
+                out[method] = rec | {"items_left_out": int(len(item_scores) - len(complete))}
+            elif battles is None or battles.empty:
+                raise DataError("no battles to rank")
+            elif method == "bradley-terry":
+                out[method] = ranking_record(bradley_terry(battles, n_boot=plan.bootstrap, seed=seed,
+                                                           level=1 - plan.alpha))
+            elif method == "trueskill":
+                out[method] = ranking_record(trueskill_ranking(battles, n_boot=plan.bootstrap, seed=seed,
+                                                               level=1 - plan.alpha))
+            else:
+                out[method] = ranking_record(elo(battles, n_boot=plan.bootstrap, seed=seed, level=1 - plan.alpha))
+        except DataError as exc:
+            out[method] = {"method": method, "undefined": str(exc), "systems": []}
+        if battles is not None and method in ("bradley-terry", "trueskill", "elo"):
+            out[method]["battles"] = len(battles)
+    return out

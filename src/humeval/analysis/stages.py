@@ -1,0 +1,175 @@
+"""The back-half pipeline stages: ``collate``, ``exclude``, ``analyze`` (``report`` is in humeval.report).
+
+Each ``*_stage(study)`` is what ``humeval <stage>`` runs through
+:func:`humeval.pipeline.run_stage` (logbook, lock check, skip when unchanged). Each
+delegates to a ``*_workspace`` function that reads and writes one results folder, so a
+dry run pushes its dummy judgements through exactly the same code under
+``results/dry-run/<kind>/``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from humeval.analysis._json import read_json, write_json
+from humeval.analysis.collate import Collation, collate, rerun_lists, write_rerun
+from humeval.analysis.exclude import EXCLUDED_COLUMNS, exclusion_counts, exclusions
+from humeval.analysis.plan import analyze, write_results
+from humeval.analysis.workspace import Workspace
+from humeval.errors import DataError, ProtocolError
+from humeval.hashing import sha256_file, sha256_json
+from humeval.judgements import read_judgements
+from humeval.pipeline import StageOutput
+from humeval.protocol.lock import check_lock, read_lock
+from humeval.protocol.models import Protocol
+from humeval.study import Study
+
+__all__ = [
+    "analyze_stage",
+    "analyze_workspace",
+    "collate_stage",
+    "collate_workspace",
+    "exclude_stage",
+    "exclude_workspace",
+    "read_excluded",
+    "read_results",
+    "read_study_judgements",
+    "require_locked_section",
+    "study_workspace",
+]
+
+
+def study_workspace(study: Study) -> Workspace:
+    """The study's own results folder (``results/``)."""
+    return Workspace(study.results_dir)
+
+
+def read_study_judgements(ws: Workspace) -> pd.DataFrame:
+    """The collected judgements of ``ws``, with a message saying where they come from when missing."""
+    if not ws.judgements.is_file():
+        raise DataError(
+            f"{ws.judgements}: no collected judgements. They are written by `humeval export` (from the collection "
+            "server's store) or by a platform import; a dry run writes its own under results/dry-run/<kind>/"
+        )
+    return read_judgements(ws.judgements)
+
+
+def _read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise DataError(f"{path}: no {what} yet; run `humeval run` (sample and design) first")
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def read_excluded(ws: Workspace) -> pd.DataFrame:
+    """The exclusion table written by ``exclude`` (refuses when it is missing: run ``exclude`` first)."""
+    if not ws.excluded.is_file():
+        raise DataError(f"{ws.excluded}: no exclusion table yet; run `humeval exclude` before `humeval analyze`")
+    text = ws.excluded.read_text(encoding="utf-8").strip()
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return pd.DataFrame(rows, columns=EXCLUDED_COLUMNS).fillna("").astype(str)
+
+
+def require_locked_section(study: Study, section: str, command: str) -> None:
+    """Refuse unless the study is locked and ``section`` of the protocol is as locked."""
+    lock = check_lock(study)
+    if lock is None:
+        raise ProtocolError(
+            f"{study.root}: `humeval {command}` runs the preregistered {section} plan, but the study is not locked. "
+            "Lock it first with `humeval lock` (before any response is seen)"
+        )
+    locked = lock.data.get("sections", {}).get(section)
+    now = sha256_json(study.protocol.model_dump(mode="json")[section])
+    if locked != now:
+        raise ProtocolError(
+            f"{study.protocol_file}: section '{section}' changed after lock (locked sha256 {locked}, now {now}); "
+            f"`humeval {command}` only runs the plan as locked. Restore it, or run other analyses with `humeval posthoc`"
+        )
+
+
+# --------------------------------------------------------------------------- collate
+
+
+def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[dict], lists: list[dict],
+                      outputs: pd.DataFrame | None = None) -> tuple[Collation, list[Path]]:
+    """Collate ``ws``'s judgements; write ``collation.json`` and, when incomplete, the re-run file."""
+    result = collate(read_study_judgements(ws), tasks, protocol, lists)
+    paths = [write_json(ws.collation, result.summary() | {"platform": protocol.platform.kind})]
+    if not result.complete:
+        rerun = rerun_lists(result, tasks, protocol.design.items_per_participant)
+        paths += write_rerun(ws.rerun_dir, rerun, protocol.platform.kind, outputs)
+    return result, paths
+
+
+def collate_stage(study: Study) -> StageOutput:
+    """``humeval collate``: completeness of results/judgements.jsonl; a re-run file when short."""
+    protocol = study.protocol
+    outputs = None
+    if protocol.platform.kind == "mturk":
+        from humeval.data.outputs import load_outputs
+
+        outputs = load_outputs(protocol, study.root)
+    tasks = _read_jsonl(study.lists_dir / "tasks.jsonl", "tasks")
+    lists = _read_jsonl(study.lists_dir / "lists.jsonl", "participant lists")
+    result, paths = collate_workspace(study_workspace(study), protocol, tasks, lists, outputs)
+    summary = {k: v for k, v in result.summary().items() if k not in ("incomplete", "invalid_reasons")}
+    return StageOutput(outputs=paths, parameters={"judgements_per_item": protocol.design.judgements_per_item},
+                       summary=summary)
+
+
+# --------------------------------------------------------------------------- exclude
+
+
+def exclude_workspace(ws: Workspace, protocol: Protocol, lists: list[dict]) -> tuple[dict[str, Any], list[Path]]:
+    """Apply the exclusion rules to ``ws``'s judgements; write ``excluded.jsonl`` and ``exclusion.json``."""
+    frame = read_study_judgements(ws)
+    excluded = exclusions(frame, protocol, lists)
+    counts = exclusion_counts(frame, excluded, protocol)
+    ws.root.mkdir(parents=True, exist_ok=True)
+    tmp = ws.excluded.with_name(ws.excluded.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in excluded.to_dict(orient="records")),
+                   encoding="utf-8")
+    tmp.replace(ws.excluded)
+    return counts, [ws.excluded, write_json(ws.exclusion, counts)]
+
+
+def exclude_stage(study: Study) -> StageOutput:
+    """``humeval exclude``: the preregistered exclusion rules (requires a lock of the ``exclusion`` section)."""
+    require_locked_section(study, "exclusion", "exclude")
+    lists = _read_jsonl(study.lists_dir / "lists.jsonl", "participant lists")
+    counts, paths = exclude_workspace(study_workspace(study), study.protocol, lists)
+    summary = {k: v for k, v in counts.items() if k != "rules"}
+    return StageOutput(outputs=paths, parameters={"rules": [r.model_dump() for r in study.protocol.exclusion]},
+                       summary=summary)
+
+
+# --------------------------------------------------------------------------- analyze
+
+
+def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str) -> tuple[dict[str, Any], list[Path]]:
+    """Run the analysis plan on ``ws``; write ``results.json`` and ``tables/*.csv``."""
+    results = analyze(read_study_judgements(ws), read_excluded(ws), protocol,
+                      protocol_sha256=protocol_sha256, dry_run=ws.dry_run)
+    return results, write_results(results, ws.results, ws.tables_dir)
+
+
+def analyze_stage(study: Study) -> StageOutput:
+    """``humeval analyze``: the preregistered plan; refuses unless locked with the plan unchanged."""
+    require_locked_section(study, "analysis", "analyze")
+    results, paths = analyze_workspace(study_workspace(study), study.protocol, sha256_file(study.protocol_file))
+    summary = {"criteria": len(results["criteria"]), "judgements_analysed": results["counts"]["analysed"],
+               "signature": results["signature"]}
+    return StageOutput(outputs=paths, parameters=study.protocol.analysis.model_dump(mode="json"), summary=summary)
+
+
+def read_results(ws: Workspace) -> dict[str, Any]:
+    if not ws.results.is_file():
+        raise DataError(f"{ws.results}: no results yet; run `humeval analyze` first")
+    return read_json(ws.results)
+
+
+

@@ -1,0 +1,81 @@
+"""The field reference of humeval.yaml, generated from the models (``humeval schema --format markdown``)."""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+from humeval.protocol.models import Protocol
+
+__all__ = ["field_paths", "field_reference"]
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """Pydantic models reachable from a field annotation (through list, Optional, unions)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _models_in(typing.get_args(annotation)[0])
+    if origin in (list, tuple, dict, typing.Union, types.UnionType):
+        return [m for a in typing.get_args(annotation) for m in _models_in(a)]
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return []
+
+
+def _is_list(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _is_list(typing.get_args(annotation)[0])
+    return origin is list
+
+
+def _type_name(annotation: Any) -> str:
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _type_name(args[0])
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(_type_name(a) for a in args)
+    if origin is typing.Literal:
+        return " | ".join(repr(a) for a in args)
+    if origin is not None:
+        return f"{origin.__name__}[{', '.join(_type_name(a) for a in args)}]"
+    if annotation is type(None):
+        return "None"
+    return annotation.__name__ if isinstance(annotation, type) else str(annotation)
+
+
+def _walk(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, str, str, str, str]]:
+    """(path, type, default, description, variant) for every field, depth first."""
+    for name, field in model.model_fields.items():
+        path = f"{prefix}{name}"
+        if field.is_required():
+            default = "required"
+        elif field.default_factory is not None:
+            default = repr(field.default_factory())
+        else:
+            default = repr(field.default) if field.default is not PydanticUndefined else ""
+        yield path, _type_name(field.annotation), default, field.description or "", model.__name__
+        sub = _models_in(field.annotation)
+        child = f"{path}[]." if _is_list(field.annotation) else f"{path}."
+        for m in sub:
+            yield from _walk(m, child)
+
+
+def field_paths() -> list[tuple[str, str]]:
+    """Every (field path, owning model) of the protocol."""
+    return [(path, owner) for path, _, _, _, owner in _walk(Protocol, "")]
+
+
+def field_reference() -> str:
+    """A Markdown table of every protocol field: path, type, default, description."""
+    lines = ["| field | model | type | default | description |", "|---|---|---|---|---|"]
+    for path, tp, default, desc, owner in _walk(Protocol, ""):
+        cells = [f"`{path}`", owner, f"`{tp}`".replace("|", "\\|"), f"`{default}`" if default else "", desc]
+        lines.append("| " + " | ".join(c.replace("\n", " ") for c in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,86 @@
+"""Redundancy between items: bigram Dice similarity, found with sparse matrices.
+
+Each item is the set of word bigrams of all its outputs (lower-cased, ``\\w+`` tokens,
+bigrams never cross two outputs). The similarity of two items is the Dice coefficient
+``2 |A & B| / (|A| + |B|)`` (Kondrak 2005's bigram similarity on sets). Only pairs at or
+above a threshold matter to the constrained controller, so they are found with the
+prefix filter of set-similarity joins (Bayardo, Ma & Srikant 2007, "All-Pairs"): sort each
+set's bigrams from rarest to most common; two sets with Dice >= t share at least
+``ceil(t |A| / (2 - t))`` bigrams, so their prefixes of length ``|A| - ceil(t |A| / (2 - t)) + 1``
+must intersect. Candidate pairs come from one sparse product of the prefix matrix with
+itself and are verified exactly; no Python loop runs over pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import HashingVectorizer
+
+from humeval.errors import DataError
+
+__all__ = ["DEFAULT_THRESHOLD", "bigram_matrix", "similar_pairs"]
+
+#: Dice similarity at or above which two items count as redundant (see docs/sampling.md)
+DEFAULT_THRESHOLD = 0.5
+_FEATURES = 2**22
+_PAIR_CHUNK = 200_000
+
+
+def bigram_matrix(outputs: np.ndarray) -> sp.csr_matrix:
+    """Binary ``(n_items, 2**22)`` matrix of hashed word bigrams of each item's outputs."""
+    n, m = outputs.shape
+    vectorizer = HashingVectorizer(
+        n_features=_FEATURES,
+        ngram_range=(2, 2),
+        token_pattern=r"(?u)\b\w+\b",
+        alternate_sign=False,
+        norm=None,
+        binary=True,
+        dtype=np.float32,
+    )
+    per_output = vectorizer.transform(outputs.ravel()).tocsr()
+    pool = sp.csr_matrix(
+        (np.ones(n * m, dtype=np.float32), (np.repeat(np.arange(n), m), np.arange(n * m))), shape=(n, n * m)
+    )
+    items = (pool @ per_output).tocsr()
+    items.data[:] = 1.0
+    items.eliminate_zeros()
+    items.sort_indices()
+    return items
+
+
+def similar_pairs(bigrams: sp.csr_matrix, threshold: float = DEFAULT_THRESHOLD) -> sp.csr_matrix:
+    """Symmetric ``(n, n)`` matrix holding the Dice similarity of every pair with Dice >= ``threshold``.
+
+    Diagonal and pairs below the threshold are absent (0). Items without bigrams are
+    never redundant.
+    """
+    if not 0 < threshold <= 1:
+        raise DataError(f"sampling.params.redundancy_threshold: must be in (0, 1], got {threshold!r}")
+    x = bigrams.tocsr()
+    n = x.shape[0]
+    sizes = np.diff(x.indptr)
+    df = np.bincount(x.indices, minlength=x.shape[1])
+    rows = np.repeat(np.arange(n), sizes)
+    # within each row, order the bigrams from rarest to most common (ties by hash id)
+    order = np.lexsort((x.indices, df[x.indices], rows))
+    position = np.arange(len(order)) - x.indptr[rows]
+    min_overlap = np.ceil(threshold * sizes / (2 - threshold) - 1e-9).astype(np.int64)
+    prefix_len = np.where(sizes > 0, sizes - min_overlap + 1, 0)
+    keep = position < prefix_len[rows]
+    prefix = sp.csr_matrix(
+        (np.ones(int(keep.sum()), dtype=np.float32), (rows[keep], x.indices[order][keep])), shape=x.shape
+    )
+    candidates = sp.triu(prefix @ prefix.T, k=1).tocoo()
+    left, right = candidates.row.astype(np.int64), candidates.col.astype(np.int64)
+    dice = np.empty(len(left))
+    for lo in range(0, len(left), _PAIR_CHUNK):
+        a, b = left[lo : lo + _PAIR_CHUNK], right[lo : lo + _PAIR_CHUNK]
+        overlap = np.asarray(x[a].multiply(x[b]).sum(axis=1)).ravel()
+        dice[lo : lo + _PAIR_CHUNK] = 2 * overlap / (sizes[a] + sizes[b])
+    hit = dice >= threshold - 1e-12
+    a, b, d = left[hit], right[hit], dice[hit]
+    graph = sp.csr_matrix((np.concatenate([d, d]), (np.concatenate([a, b]), np.concatenate([b, a]))), shape=(n, n))
+    graph.sort_indices()
+    return graph

@@ -1,0 +1,47 @@
+"""Closed-form quantities of the model: expected label share and the Wald effort bound.
+
+Wald's bound: any test that decides between p > 1/2 and p < 1/2 with error <= delta needs
+on average at least ln(1/delta) / KL(p || 1/2) outcomes when the truth is p (for small
+delta; Wald 1945, Sequential analysis; lower bound of e.g. Kaufmann, Cappé, Garivier 2016
+JMLR 17, Lemma 1). KL(p || 1/2) = p ln(2p) + (1 - p) ln(2(1 - p)).
+E[clip(X, -1, 1)] for X ~ N(mu, s^2): P(X > 1) - P(X < -1) + mu (Φ(β) - Φ(α)) + s (φ(α) - φ(β)),
+α = (-1 - mu)/s, β = (1 - mu)/s.
+Checked against: Monte Carlo means in tests/unit/simulate/test_theory.py; the issue's
+bounds 271 / 1089 / 4364 at delta = 0.001.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import norm
+
+__all__ = ["expected_difficulty", "kl_half", "one_worker_share", "wald_bound"]
+
+
+def kl_half(p: float) -> float:
+    """KL(Bernoulli(p) || Bernoulli(1/2)) in nats."""
+    p = float(p)
+    if p in (0.0, 1.0):
+        return float(np.log(2.0))
+    return float(p * np.log(2 * p) + (1 - p) * np.log(2 * (1 - p)))
+
+
+def wald_bound(delta: float, p: float) -> float:
+    """ln(1/delta) / KL(p || 1/2) (inf when p = 1/2)."""
+    k = kl_half(p)
+    return float("inf") if k == 0.0 else float(np.log(1.0 / delta) / k)
+
+
+def expected_difficulty(mu: float, var: float) -> float:
+    """E[clip(d, -1, 1)] for d ~ N(mu, var)."""
+    if var <= 0:
+        return float(np.clip(mu, -1.0, 1.0))
+    s = float(np.sqrt(var))
+    a, b = (-1 - mu) / s, (1 - mu) / s
+    inside = mu * (norm.cdf(b) - norm.cdf(a)) + s * (norm.pdf(a) - norm.pdf(b))
+    return float(norm.sf(b) - norm.cdf(a) + inside)
+
+
+def one_worker_share(mean_capability: float, mu: float, var: float) -> float:
+    """p = (c̄ E[d] + 1) / 2: the share of One-Worker labels for A."""
+    return (mean_capability * expected_difficulty(mu, var) + 1.0) / 2.0

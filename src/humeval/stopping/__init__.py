@@ -1,0 +1,44 @@
+"""Sequential decision rules for pairwise comparisons (and best-of-K).
+
+Each rule consumes outcomes one at a time (``update``) or whole simulated paths
+(``decide_paths``) and returns a decision (A, B or continue) with its bound and reason.
+
+=====================  ==============================================  ==============
+name                   what                                            anytime-valid
+=====================  ==============================================  ==============
+``hoeffding``          the paper's rule as described (fixed-n bound)   no
+``hoeffding-lastrun``  the authors' code (looks ahead; tables only)    no
+``hoeffding-union``    Hoeffding with a union bound over n             yes
+``mixture``/``anytime`` beta-binomial mixture martingale (recommended)  yes
+=====================  ==============================================  ==============
+"""
+
+from humeval.stopping.base import BoundaryRule, StoppingRule, first_passage
+from humeval.stopping.best_arm import BestArmDecision, BestArmRule
+from humeval.stopping.decision import Decision, Outcome, PathDecisions
+from humeval.stopping.hoeffding import HoeffdingRule, hoeffding_radius
+from humeval.stopping.lastrun import LastRunRule
+from humeval.stopping.mixture import BetaMixtureRule, log_mixture_ratio
+from humeval.stopping.registry import ANYTIME_VALID, RULES, get_rule
+from humeval.stopping.union_hoeffding import UnionHoeffdingRule, union_radius
+
+__all__ = [
+    "ANYTIME_VALID",
+    "RULES",
+    "BestArmDecision",
+    "BestArmRule",
+    "BetaMixtureRule",
+    "BoundaryRule",
+    "Decision",
+    "HoeffdingRule",
+    "LastRunRule",
+    "Outcome",
+    "PathDecisions",
+    "StoppingRule",
+    "UnionHoeffdingRule",
+    "first_passage",
+    "get_rule",
+    "hoeffding_radius",
+    "log_mixture_ratio",
+    "union_radius",
+]

@@ -1,0 +1,93 @@
+"""What every store operation of a process needs to know: the protocol and the cached tasks.
+
+Loaded once per process from the store (not from the data files: a server process never
+imports pandas). The labelling strategy comes from :mod:`humeval.policies`, the stopping
+rule from :mod:`humeval.stopping`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, select
+
+from humeval.policies import LabellingStrategy, get_strategy
+from humeval.protocol.models import Protocol
+from humeval.store import schema as s
+from humeval.store.records import TaskInfo
+
+__all__ = ["Comparison", "StoreContext", "comparisons_of", "strategy_of"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A live pairwise comparison: one ``2afc`` criterion between two systems (A = ``system_a``)."""
+
+    criterion: str
+    system_a: str
+    system_b: str
+
+
+def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
+    """The labelling strategy of a dynamic assignment, or None for precomputed lists."""
+    a = protocol.assignment
+    if a.strategy == "list":
+        return None
+    if a.strategy == "majority":
+        return get_strategy(f"majority{a.workers}")
+    return get_strategy(a.strategy)
+
+
+def comparisons_of(protocol: Protocol, systems: list[str]) -> dict[str, Comparison]:
+    """One comparison per ``2afc`` criterion when the protocol has a stopping rule for two systems."""
+    if protocol.stopping is None:
+        return {}
+    pair = list(protocol.stopping.systems) or (systems if len(systems) == 2 else [])
+    if len(pair) != 2:
+        return {}
+    return {c.name: Comparison(c.name, pair[0], pair[1]) for c in protocol.criteria if c.type == "2afc"}
+
+
+@dataclass
+class StoreContext:
+    """Per-process state: protocol, task and output caches, the stopping rules in memory."""
+
+    protocol: Protocol
+    tasks: dict[str, TaskInfo]
+    texts: dict[tuple[str, str], tuple[str, str, str]]
+    systems: list[str]
+    comparisons: dict[str, Comparison]
+    strategy: LabellingStrategy | None
+    secret: bytes
+    last_reap: float = 0.0
+    rules: dict[str, tuple[Any, int]] = field(default_factory=dict)
+
+    @property
+    def per_participant(self) -> int:
+        return self.protocol.design.items_per_participant
+
+    @property
+    def lease_seconds(self) -> int:
+        return self.protocol.assignment.lease_seconds
+
+    @classmethod
+    def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:
+        tasks = {r.task_id: TaskInfo.from_row(r) for r in conn.execute(select(s.tasks))}
+        texts = {
+            (r.item_id, r.system): (r.output, r.input, r.references) for r in conn.execute(select(s.outputs))
+        }
+        meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).tuples().all())
+        systems = json.loads(meta.get("systems", "[]"))
+        return cls(
+            protocol=protocol,
+            tasks=tasks,
+            texts=texts,
+            systems=systems,
+            comparisons=comparisons_of(protocol, systems),
+            strategy=strategy_of(protocol),
+            secret=bytes.fromhex(meta["secret"]),
+            last_reap=time.time(),
+        )

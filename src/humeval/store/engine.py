@@ -1,0 +1,80 @@
+"""Database URLs and engines: SQLite in WAL mode (one writer at a time), or PostgreSQL.
+
+SQLite writes start with ``BEGIN IMMEDIATE`` so that a transaction takes the write lock
+up front (several server processes on one file queue on the lock instead of failing on
+an upgrade), and commits are ``synchronous=FULL``: a commit has reached the disk before
+a judgement is acknowledged. PostgreSQL URLs use the psycopg 3 driver; a
+``?options=-csearch_path%3Dname`` query selects a schema.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+from humeval.errors import StoreError
+
+__all__ = ["database_url", "is_sqlite", "make_engines"]
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def database_url(url: str | None, default_file: Path) -> str:
+    """The SQLAlchemy URL for ``--db`` (a URL, a file path, or None for ``study.db``)."""
+    if not url:
+        return f"sqlite:///{Path(default_file).resolve()}"
+    if url.startswith(("postgres://", "postgresql://")):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    if url.startswith(("sqlite:", "postgresql+psycopg:")):
+        return url
+    if "://" in url:
+        raise StoreError(
+            f"--db: unsupported database URL '{url.split('://', 1)[0]}://...'. "
+            "Use a SQLite file path, sqlite:///path, or postgresql://user@host:port/database"
+        )
+    return f"sqlite:///{Path(url).resolve()}"
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def make_engines(url: str, *, readers: int = 4) -> tuple[Engine, Engine]:
+    """(writer engine with one connection, reader engine with a small pool)."""
+    try:
+        make_url(url)
+    except Exception as exc:  # sqlalchemy raises ArgumentError for garbage
+        raise StoreError(f"--db: cannot parse database URL {url!r}: {exc}") from None
+    if is_sqlite(url):
+        return _sqlite_engine(url, writer=True), _sqlite_engine(url, writer=False, pool=readers)
+    kw: dict[str, Any] = {"pool_pre_ping": True}
+    writer = create_engine(url, pool_size=1, max_overflow=1, **kw)
+    reader = create_engine(url, pool_size=readers, max_overflow=2, **kw)
+    return writer, reader
+
+
+def _sqlite_engine(url: str, *, writer: bool, pool: int = 1) -> Engine:
+    engine = create_engine(
+        url,
+        connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+        pool_size=1 if writer else pool,
+        max_overflow=0 if writer else 2,
+    )
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (savepoints work)
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=FULL")
+        cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
+
+    return engine

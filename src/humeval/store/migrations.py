@@ -1,0 +1,51 @@
+"""Versioned migrations: each is a function applied once, recorded in ``schema_version``.
+
+Migration 1 creates every table of :mod:`humeval.store.schema`. A later change appends a
+function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
+run in one write transaction (PostgreSQL: under an advisory lock), so several processes
+starting at once apply each migration once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from sqlalchemy import Connection, inspect, select, text
+
+from humeval.errors import StoreError
+from humeval.store import schema
+
+__all__ = ["MIGRATIONS", "current_version", "migrate"]
+
+
+def _v1(conn: Connection) -> None:
+    schema.metadata.create_all(conn)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1]
+_LOCK_ID = 0x6875_6D65  # "hume"
+
+
+def current_version(conn: Connection) -> int:
+    """The highest applied migration (0 for an empty database)."""
+    if not inspect(conn).has_table("schema_version"):
+        return 0
+    value = conn.execute(select(schema.schema_version.c.version).order_by(schema.schema_version.c.version.desc()).limit(1)).scalar()
+    return int(value or 0)
+
+
+def migrate(conn: Connection) -> int:
+    """Apply missing migrations inside the caller's transaction; return the version reached."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK_ID})
+    have = current_version(conn)
+    if have > len(MIGRATIONS):
+        raise StoreError(
+            f"the store is at schema version {have} but this humeval knows versions up to {len(MIGRATIONS)}; "
+            "upgrade humeval"
+        )
+    for version in range(have + 1, len(MIGRATIONS) + 1):
+        MIGRATIONS[version - 1](conn)
+        conn.execute(schema.schema_version.insert().values(version=version, applied_at=time.time()))
+    return len(MIGRATIONS)

@@ -1,0 +1,218 @@
+"""The store's tables (SQLAlchemy Core). Times are UNIX seconds (float); JSON is stored as text.
+
+=================  ===========================================================================
+``schema_version``  applied migrations (see :mod:`humeval.store.migrations`)
+``meta``            key/value settings: the persisted session secret, the seeded protocol hash
+``outputs``         the texts shown: one row per (item, system), copied from the data files
+``tasks``           every task with its cap (judgements wanted), ``taken`` (leased + done) and
+                    ``closed`` (no longer served: the stopping rule decided)
+``lists``           participant lists (``list`` strategy) and who holds each, with a lease
+``list_tasks``      the tasks of a list in display order, with the assignment made from each
+``participants``    who entered, from which platform, with what parameters
+``sessions``        one row per entry (a token names its session)
+``assignments``     a task leased to a participant (display order of systems fixed here)
+``judgements``      append-only answers; ``idempotency_key`` is unique; an edit is a new row
+``outcomes``        aggregated pairwise outcomes in the order the stopping rule consumed them
+``stopping``        the live decision per comparison (one per ``2afc`` criterion)
+``events``          an audit trail: entries, expired leases, decisions
+=================  ===========================================================================
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+__all__ = [
+    "assignments",
+    "events",
+    "judgements",
+    "list_tasks",
+    "lists",
+    "meta",
+    "metadata",
+    "outcomes",
+    "outputs",
+    "participants",
+    "schema_version",
+    "sessions",
+    "stopping",
+    "tasks",
+]
+
+metadata = MetaData()
+
+schema_version = Table(
+    "schema_version",
+    metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("applied_at", Float, nullable=False),
+)
+
+meta = Table(
+    "meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+outputs = Table(
+    "outputs",
+    metadata,
+    Column("item_id", String(200), primary_key=True),
+    Column("system", String(200), primary_key=True),
+    Column("output", Text, nullable=False),
+    Column("input", Text, nullable=False, default=""),
+    Column("references", Text, nullable=False, default=""),
+)
+
+tasks = Table(
+    "tasks",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("task_id", String(400), nullable=False, unique=True),
+    Column("item_id", String(200), nullable=False),
+    Column("systems", Text, nullable=False),
+    Column("criteria", Text, nullable=False),
+    Column("family", String(16), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("expected", Text, nullable=False, default="null"),
+    Column("text", Text, nullable=False, default=""),
+    Column("repeat_of", String(400), nullable=False, default=""),
+    Column("cap", Integer, nullable=False),
+    Column("taken", Integer, nullable=False, default=0),
+    Column("done", Integer, nullable=False, default=0),
+    Column("open", Integer, nullable=False, default=1),
+    Column("closed", Integer, nullable=False, default=0),
+)
+Index("ix_tasks_pool", tasks.c.open, tasks.c.closed, tasks.c.seq)
+
+lists = Table(
+    "lists",
+    metadata,
+    Column("list_id", String(64), primary_key=True),
+    Column("round", Integer, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("participant_id", String(200), nullable=True),
+    Column("expires_at", Float, nullable=True),
+    Column("completed", Integer, nullable=False, default=0),
+)
+
+list_tasks = Table(
+    "list_tasks",
+    metadata,
+    Column("list_id", String(64), primary_key=True),
+    Column("position", Integer, primary_key=True, autoincrement=False),
+    Column("task_id", String(400), nullable=False),
+    Column("assignment_id", String(64), nullable=True),
+)
+
+participants = Table(
+    "participants",
+    metadata,
+    Column("participant_id", String(200), primary_key=True),
+    Column("platform", String(32), nullable=False),
+    Column("params", Text, nullable=False, default="{}"),
+    Column("list_id", String(64), nullable=True),
+    Column("created_at", Float, nullable=False),
+    Column("consented_at", Float, nullable=True),
+    Column("completed_at", Float, nullable=True),
+    Column("last_seen", Float, nullable=False),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("session_id", String(64), primary_key=True),
+    Column("participant_id", String(200), nullable=False, index=True),
+    Column("created_at", Float, nullable=False),
+    Column("user_agent", String(300), nullable=False, default=""),
+)
+
+assignments = Table(
+    "assignments",
+    metadata,
+    Column("assignment_id", String(64), primary_key=True),
+    Column("participant_id", String(200), nullable=False),
+    Column("task_id", String(400), nullable=False),
+    Column("list_id", String(64), nullable=True),
+    Column("position", Integer, nullable=True),
+    Column("display", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False),
+    Column("completed_at", Float, nullable=True),
+    UniqueConstraint("participant_id", "task_id", name="uq_assignment_participant_task"),
+)
+Index("ix_assignments_status", assignments.c.status, assignments.c.expires_at)
+Index("ix_assignments_task", assignments.c.task_id)
+
+judgements = Table(
+    "judgements",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("idempotency_key", String(128), nullable=False, unique=True),
+    Column("assignment_id", String(64), nullable=False, index=True),
+    Column("participant_id", String(200), nullable=False),
+    Column("task_id", String(400), nullable=False),
+    Column("list_id", String(64), nullable=False, default=""),
+    Column("kind", String(16), nullable=False),
+    Column("item_id", String(200), nullable=False),
+    Column("display", Text, nullable=False),
+    Column("values", Text, nullable=False),
+    Column("seconds", Float, nullable=True),
+    Column("revision", Integer, nullable=False, default=0),
+    Column("submitted_at", Float, nullable=False),
+)
+
+outcomes = Table(
+    "outcomes",
+    metadata,
+    Column("comparison", String(200), primary_key=True),
+    Column("n", Integer, primary_key=True, autoincrement=False),
+    Column("task_id", String(400), nullable=False),
+    Column("outcome", Integer, nullable=False),
+    Column("successes", Integer, nullable=False),
+    Column("estimate", Float, nullable=False),
+    Column("threshold_a", Float, nullable=False),
+    Column("threshold_b", Float, nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+stopping = Table(
+    "stopping",
+    metadata,
+    Column("comparison", String(200), primary_key=True),
+    Column("rule", String(64), nullable=False),
+    Column("delta", Float, nullable=False),
+    Column("system_a", String(200), nullable=False),
+    Column("system_b", String(200), nullable=False),
+    Column("n", Integer, nullable=False, default=0),
+    Column("successes", Integer, nullable=False, default=0),
+    Column("outcome", String(16), nullable=False, default="continue"),
+    Column("estimate", Float, nullable=True),
+    Column("threshold_a", Float, nullable=True),
+    Column("threshold_b", Float, nullable=True),
+    Column("reason", Text, nullable=False, default=""),
+    Column("decided_at", Float, nullable=True),
+    Column("logged", Integer, nullable=False, default=0),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("participant_id", String(200), nullable=True),
+    Column("data", Text, nullable=False, default="{}"),
+)

@@ -1,0 +1,139 @@
+"""Fill an empty store from the study: outputs, tasks and lists (``lists/*.jsonl``), comparisons.
+
+Run once by ``humeval serve`` before the server processes start. A store already seeded
+from the same protocol is left alone; one seeded from a different protocol is refused
+(judgements would no longer match their tasks).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections import Counter
+from typing import Any
+
+from sqlalchemy import Connection, insert, select
+
+from humeval.errors import StoreError
+from humeval.hashing import sha256_file
+from humeval.study import Study
+from humeval.store import schema as s
+from humeval.store.context import comparisons_of, strategy_of
+
+__all__ = ["seed_store"]
+
+_CHUNK = 500
+
+
+def _read_jsonl(path: Any) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
+    for i in range(0, len(rows), _CHUNK):
+        conn.execute(insert(table), rows[i : i + _CHUNK])
+
+
+def seed_store(conn: Connection, study: Study) -> bool:
+    """Seed inside the caller's transaction; True if it seeded, False if already seeded."""
+    protocol = study.protocol
+    digest = sha256_file(study.protocol_file)
+    meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).tuples().all())
+    if "secret" not in meta:
+        conn.execute(insert(s.meta).values(key="secret", value=secrets.token_hex(32)))
+    if "protocol_sha256" in meta:
+        if meta["protocol_sha256"] != digest:
+            raise StoreError(
+                f"{study.protocol_file}: the store was filled from another version of the protocol "
+                f"(sha256 {meta['protocol_sha256'][:12]}..., now {digest[:12]}...); "
+                "use a new --db or restore the protocol"
+            )
+        return False
+    tasks_file, lists_file = study.lists_dir / "tasks.jsonl", study.lists_dir / "lists.jsonl"
+    if not tasks_file.is_file() or not lists_file.is_file():
+        raise StoreError(f"{study.lists_dir}: no tasks or participant lists yet; run `humeval run {study.root}` first")
+    from humeval.data.outputs import load_outputs  # pandas: only here, never in a server process
+
+    frame = load_outputs(protocol, study.root)
+    systems = list(protocol.systems) or sorted(frame["system"].unique())
+    frame = frame.drop_duplicates(["item_id", "system"])
+    _insert(
+        conn,
+        s.outputs,
+        [
+            {"item_id": r.item_id, "system": r.system, "output": r.output, "input": r.input, "references": r.references}
+            for r in frame.itertuples(index=False)
+        ],
+    )
+    design_tasks = _read_jsonl(tasks_file)
+    lists = _read_jsonl(lists_file)
+    strategy = strategy_of(protocol)
+    by_id: dict[str, dict[str, Any]] = {t["task_id"]: t for t in design_tasks}
+    if strategy is None:
+        occurrences = Counter(t["task_id"] for pl in lists for t in pl["tasks"])
+        for pl in lists:
+            for t in pl["tasks"]:
+                by_id.setdefault(t["task_id"], t)
+        caps = {tid: occurrences.get(tid, 0) for tid in by_id}
+    else:
+        first = strategy.workers_needed([])
+        caps = {tid: first for tid in by_id}
+    rows = []
+    for seq, (tid, t) in enumerate(by_id.items()):
+        rows.append(
+            {
+                "seq": seq,
+                "task_id": tid,
+                "item_id": t["item_id"],
+                "systems": json.dumps(t["systems"]),
+                "criteria": json.dumps(t["criteria"]),
+                "family": t["family"],
+                "kind": t.get("kind", "task"),
+                "expected": json.dumps(t.get("expected")),
+                "text": t.get("text", ""),
+                "repeat_of": t.get("repeat_of", ""),
+                "cap": caps[tid],
+                "taken": 0,
+                "done": 0,
+                "open": int(caps[tid] > 0),
+                "closed": 0,
+            }
+        )
+    _insert(conn, s.tasks, rows)
+    if strategy is None:
+        _insert(
+            conn,
+            s.lists,
+            [{"list_id": pl["list_id"], "round": pl["round"], "size": len(pl["tasks"]), "completed": 0} for pl in lists],
+        )
+        _insert(
+            conn,
+            s.list_tasks,
+            [
+                {"list_id": pl["list_id"], "position": i, "task_id": t["task_id"]}
+                for pl in lists
+                for i, t in enumerate(pl["tasks"])
+            ],
+        )
+    stop = protocol.stopping
+    for comparison in comparisons_of(protocol, systems).values() if stop is not None else []:
+        conn.execute(
+            insert(s.stopping).values(
+                comparison=comparison.criterion,
+                rule=stop.rule,
+                delta=stop.delta,
+                system_a=comparison.system_a,
+                system_b=comparison.system_b,
+                n=0,
+                successes=0,
+                outcome="continue",
+                reason="no outcome yet",
+                logged=0,
+            )
+        )
+    conn.execute(
+        insert(s.meta),
+        [{"key": "protocol_sha256", "value": digest}, {"key": "systems", "value": json.dumps(systems)}],
+    )
+    return True

@@ -1,0 +1,166 @@
+"""The single writer: every write of a process runs on one thread, in one transaction per batch.
+
+Writes queue up while the previous batch commits; the next batch runs them one after the
+other, each inside its own savepoint (a refused operation rolls back alone), and one
+commit makes the whole batch durable (group commit: one fsync for many judgements).
+Futures are resolved only after the commit returned, so nothing is acknowledged before
+it is on disk. A batch that hits a lock timeout, a deadlock or a serialisation failure
+is rolled back and retried; a unique-key race (two processes storing the same
+idempotency key) re-runs the one operation, which then finds the stored row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+from humeval.errors import HumevalError, StoreError
+
+__all__ = ["Writer"]
+
+T = TypeVar("T")
+log = logging.getLogger("humeval.store")
+
+MAX_BATCH = 64
+RETRIES = 8
+
+
+class Writer:
+    """Serialises the write operations of one process (``fn(connection) -> result``)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._queue: queue.SimpleQueue[tuple[Callable[[Connection], Any], Future[Any]] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    # -- public -------------------------------------------------------------------
+    def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        self._start()
+        fut: Future[T] = Future()
+        self._queue.put((fn, fut))
+        return fut
+
+    def run(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn`` in a write transaction and return its result once committed."""
+        return self.submit(fn).result()
+
+    async def arun(self, fn: Callable[[Connection], T]) -> T:
+        return await asyncio.wrap_future(self.submit(fn))
+
+    def close(self) -> None:
+        self._closed = True
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    # -- the thread -----------------------------------------------------------------
+    def _start(self) -> None:
+        if self._thread is not None:
+            return
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="humeval-writer", daemon=True)
+                self._thread.start()
+
+    def _loop(self) -> None:
+        conn: Connection | None = None
+        while True:
+            first = self._queue.get()
+            if first is None:
+                break
+            batch = [first]
+            while len(batch) < MAX_BATCH:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._queue.put(None)
+                    break
+                batch.append(nxt)
+            try:
+                if conn is None or conn.closed or conn.invalidated:
+                    conn = self._engine.connect()
+                self._run_batch(conn, batch)
+            except Exception as exc:  # the connection itself failed: fail the batch, reconnect
+                log.exception("store writer: batch failed")
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(StoreError(f"the store could not commit: {exc}"))
+                try:
+                    if conn is not None:
+                        conn.close()
+                except Exception:  # noqa: BLE001 - closing a broken connection
+                    pass
+                conn = None
+        if conn is not None:
+            conn.close()
+
+    def _run_batch(self, conn: Connection, batch: list[tuple[Callable[[Connection], Any], Future[Any]]]) -> None:
+        for attempt in range(RETRIES):
+            results: list[tuple[Future[Any], Any, BaseException | None]] = []
+            try:
+                with conn.begin():
+                    for fn, fut in batch:
+                        results.append((fut, *self._run_one(conn, fn)))
+            except (OperationalError, DBAPIError) as exc:
+                if not _retryable(exc) or attempt == RETRIES - 1:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+                if conn.invalidated:
+                    raise
+                continue
+            for fut, value, error in results:
+                if error is not None:
+                    fut.set_exception(error)
+                else:
+                    fut.set_result(value)
+            return
+
+    @staticmethod
+    def _run_one(conn: Connection, fn: Callable[[Connection], Any]) -> tuple[Any, BaseException | None]:
+        for _ in range(3):
+            sp = conn.begin_nested()
+            try:
+                value = fn(conn)
+            except IntegrityError:
+                sp.rollback()
+                continue  # a concurrent writer stored the same key: run again, it finds the row
+            except HumevalError as exc:
+                sp.rollback()
+                return None, exc
+            except (OperationalError, DBAPIError):
+                raise
+            except Exception as exc:  # a bug in an operation must not take the batch down
+                sp.rollback()
+                log.exception("store writer: operation failed")
+                return None, exc
+            sp.commit()
+            return value, None
+        return None, StoreError("a write kept conflicting with a concurrent one; try again")
+
+
+def _retryable(exc: DBAPIError) -> bool:
+    text = str(exc.orig if exc.orig is not None else exc).lower()
+    code = getattr(exc.orig, "sqlstate", None)
+    return (
+        "locked" in text
+        or "busy" in text
+        or "deadlock" in text
+        or "could not serialize" in text
+        or code in ("40001", "40P01", "55P03")
+    )
