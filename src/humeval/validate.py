@@ -6,10 +6,10 @@ import importlib
 from collections import Counter
 from pathlib import Path
 
-from humeval.data.outputs import check_outputs, read_outputs
-from humeval.errors import HumevalError, ProtocolError, did_you_mean
 import yaml
 
+from humeval.data.outputs import check_outputs, read_outputs
+from humeval.errors import HumevalError, ProtocolError, did_you_mean
 from humeval.protocol.load import line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
 from humeval.study import Study

@@ -13,12 +13,12 @@ from humeval import (
     check_lock,
     init_study,
     lock_study,
+    logbook,
     read_lock,
     release_lock,
     run,
     run_stage,
 )
-from humeval import logbook
 from humeval.hashing import sha256_file
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -75,7 +76,7 @@ def _to_long(frame: pd.DataFrame, spec: DataSpec, systems: list[str]) -> pd.Data
 def _reference_text(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return "\n".join(str(v) for v in value)
-    if value is None or (isinstance(value, float) and value != value):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     return str(value)
 

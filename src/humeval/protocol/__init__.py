@@ -1,8 +1,61 @@
 """The study file: models, loading, lock and signature."""
 
 from humeval.protocol.load import PROTOCOL_FILE, load_protocol, parse_protocol
-from humeval.protocol.models import *  # noqa: F403
-from humeval.protocol.models import __all__ as _models
+from humeval.protocol.models import (
+    PROTOCOL_VERSION,
+    Analysis,
+    Assignment,
+    AttentionExclusion,
+    Criterion,
+    DataSpec,
+    Design,
+    DryRun,
+    ExclusionRule,
+    InconsistentExclusion,
+    Likert,
+    Magnitude,
+    MinTimeExclusion,
+    Platform,
+    Presentation,
+    Protocol,
+    RankME,
+    Sampling,
+    Slider,
+    StandardItem,
+    Stopping,
+    StraightLiningExclusion,
+    StudyInfo,
+    TwoAFC,
+)
 from humeval.protocol.signature import signature
 
-__all__ = ["PROTOCOL_FILE", "load_protocol", "parse_protocol", "signature", *_models]
+__all__ = [
+    "PROTOCOL_FILE",
+    "load_protocol",
+    "parse_protocol",
+    "signature",
+    "PROTOCOL_VERSION",
+    "Analysis",
+    "Assignment",
+    "AttentionExclusion",
+    "Criterion",
+    "DataSpec",
+    "Design",
+    "DryRun",
+    "ExclusionRule",
+    "InconsistentExclusion",
+    "Likert",
+    "Magnitude",
+    "MinTimeExclusion",
+    "Platform",
+    "Presentation",
+    "Protocol",
+    "RankME",
+    "Sampling",
+    "Slider",
+    "StandardItem",
+    "Stopping",
+    "StraightLiningExclusion",
+    "StudyInfo",
+    "TwoAFC",
+]

@@ -131,8 +131,7 @@ def _message(error: dict[str, Any]) -> tuple[tuple[Any, ...], str]:
         field = str(error.get("ctx", {}).get("discriminator", "'type'")).strip("'")
         return (*clean, field), "required key is missing"
     msg = error["msg"]
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, ") :]
+    msg = msg.removeprefix("Value error, ")
     bad = error.get("input")
     if not isinstance(bad, (dict, list)):
         msg = f"{msg} (got {bad!r})"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from humeval.protocol.reference import _walk, field_paths, field_reference
 from humeval.protocol.models import Protocol
+from humeval.protocol.reference import _walk, field_paths, field_reference
 
 from ...conftest import ROOT
 

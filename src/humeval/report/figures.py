@@ -1,0 +1,101 @@
+"""Report figures (matplotlib, Agg backend): each function returns PNG bytes.
+
+* :func:`distribution_figure`: stacked bars of the response distribution per system
+  (Thomson & Belz, Figures 2-4);
+* :func:`ranking_figure`: each system's score with its confidence interval, best first;
+* :func:`winrate_heatmap`: share of comparisons the row system wins against the column
+  system (ties as half wins);
+* :func:`decision_bound_figure`: the share of judgements for A over n with the stopping
+  rule's bounds for deciding A or B.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+__all__ = ["decision_bound_figure", "distribution_figure", "ranking_figure", "winrate_heatmap"]
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def distribution_figure(distribution: dict[str, dict[str, int]], title: str) -> bytes:
+    """Stacked bars: for each system, the count of each response level."""
+    systems = list(distribution)
+    levels = list(next(iter(distribution.values())).keys()) if systems else []
+    fig, ax = plt.subplots(figsize=(6, 0.6 * len(systems) + 1.6))
+    left = np.zeros(len(systems))
+    colours = plt.get_cmap("RdYlGn")(np.linspace(0.1, 0.9, max(len(levels), 1)))
+    for level, colour in zip(levels, colours, strict=False):
+        counts = np.array([distribution[s][level] for s in systems], dtype=float)
+        ax.barh(systems, counts, left=left, color=colour, label=level, edgecolor="white")
+        left += counts
+    ax.set_xlabel("judgements")
+    ax.set_title(title)
+    ax.invert_yaxis()
+    ax.legend(title="response", ncol=min(len(levels), 7), loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=8)
+    return _png(fig)
+
+
+def ranking_figure(systems: list[dict[str, Any]], title: str, xlabel: str) -> bytes:
+    """Point estimate and CI per system, best at the top."""
+    names = [s["system"] for s in systems]
+    est = np.array([np.nan if s.get("estimate") is None else s["estimate"] for s in systems], dtype=float)
+    lo = np.array([np.nan if s.get("ci_low") is None else s["ci_low"] for s in systems], dtype=float)
+    hi = np.array([np.nan if s.get("ci_high") is None else s["ci_high"] for s in systems], dtype=float)
+    fig, ax = plt.subplots(figsize=(6, 0.5 * len(names) + 1.2))
+    y = np.arange(len(names))
+    err = np.vstack([np.where(np.isnan(lo), 0, est - lo), np.where(np.isnan(hi), 0, hi - est)])
+    ax.errorbar(est, y, xerr=err, fmt="o", color="black", ecolor="grey", capsize=4)
+    ax.set_yticks(y, names)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    return _png(fig)
+
+
+def winrate_heatmap(matrix: dict[str, dict[str, float | None]], title: str) -> bytes:
+    """Row system's win share against the column system (ties half), NaN where not compared."""
+    names = list(matrix)
+    values = np.array([[np.nan if matrix[r][c] is None else matrix[r][c] for c in names] for r in names], dtype=float)
+    fig, ax = plt.subplots(figsize=(1.0 * len(names) + 2.5, 0.8 * len(names) + 1.8))
+    image = ax.imshow(values, vmin=0, vmax=1, cmap="RdBu")
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if not np.isnan(values[i, j]):
+                ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=9)
+    fig.colorbar(image, ax=ax, label="win rate of row over column")
+    ax.set_title(title)
+    return _png(fig)
+
+
+def decision_bound_figure(stopping: dict[str, Any], title: str) -> bytes:
+    """Share of judgements for A after n judgements, with the rule's bounds to decide A / B."""
+    path = stopping["path"]
+    n = np.array([p["n"] for p in path])
+    fig, ax = plt.subplots(figsize=(6.5, 3.5))
+    ax.plot(n, [p["estimate"] for p in path], color="black", label=f"share for {stopping['a']}")
+    ax.plot(n, [p["threshold_a"] for p in path], color="tab:green", ls="--", label=f"decide {stopping['a']}")
+    ax.plot(n, [p["threshold_b"] for p in path], color="tab:red", ls="--", label=f"decide {stopping['b']}")
+    if stopping.get("decided_at"):
+        ax.axvline(stopping["decided_at"], color="grey", lw=0.8)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("judgements n")
+    ax.set_ylabel("share")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="lower right")
+    return _png(fig)

@@ -1,0 +1,128 @@
+"""Read-only queries for the admin views and exports (run on the reader pool)."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+
+from humeval.store import schema as s
+from humeval.store.context import StoreContext
+
+__all__ = ["all_judgements", "judgement_rows", "overview", "participant_rows", "stopping_states"]
+
+
+def _iso(t: float | None) -> str:
+    return "" if t is None else datetime.fromtimestamp(t, UTC).isoformat()
+
+
+def all_judgements(conn: Connection) -> list[dict[str, Any]]:
+    """Every stored judgement (every revision), oldest first, with its display order."""
+    j = s.judgements.c
+    return [
+        {
+            "judgement_id": r.id,
+            "idempotency_key": r.idempotency_key,
+            "participant_id": r.participant_id,
+            "assignment_id": r.assignment_id,
+            "task_id": r.task_id,
+            "item_id": r.item_id,
+            "list_id": r.list_id,
+            "kind": r.kind,
+            "values": json.loads(r.values),
+            "display": json.loads(r.display),
+            "seconds": r.seconds,
+            "revision": r.revision,
+            "submitted_at": _iso(r.submitted_at),
+        }
+        for r in conn.execute(select(s.judgements).order_by(j.id))
+    ]
+
+
+def judgement_rows(conn: Connection, ctx: StoreContext) -> list[dict[str, Any]]:
+    """The canonical long table (:data:`humeval.judgements.JUDGEMENT_COLUMNS`), latest revision only."""
+    latest: dict[str, dict[str, Any]] = {}
+    for j in all_judgements(conn):
+        latest[j["assignment_id"]] = j
+    rows: list[dict[str, Any]] = []
+    for j in sorted(latest.values(), key=lambda x: x["judgement_id"]):
+        display = j["display"]
+        base = {
+            "participant_id": j["participant_id"], "list_id": j["list_id"], "task_id": j["task_id"], "kind": j["kind"],
+            "item_id": j["item_id"], "seconds": j["seconds"], "submitted_at": j["submitted_at"],
+        }
+        for name, value in j["values"].items():
+            ctype = ctx.protocol.criterion(name).type
+            if ctype == "2afc":
+                rows.append(base | {"criterion": name, "system": display[0], "system_b": display[1], "position": 0,
+                                    "value": math.nan, "choice": value})
+            elif ctype == "rankme":
+                for pos, (system, score) in enumerate(zip(display, value, strict=True)):
+                    rows.append(base | {"criterion": name, "system": system, "system_b": "", "position": pos,
+                                        "value": float(score), "choice": ""})
+            else:
+                rows.append(base | {"criterion": name, "system": display[0], "system_b": "", "position": 0,
+                                    "value": float(value), "choice": ""})
+    return rows
+
+
+def participant_rows(conn: Connection) -> list[dict[str, Any]]:
+    p, a = s.participants.c, s.assignments.c
+    done = dict(
+        conn.execute(select(a.participant_id, func.count()).where(a.status == "done").group_by(a.participant_id)).tuples().all()
+    )
+    return [
+        {"participant_id": r.participant_id, "platform": r.platform, "list_id": r.list_id or "", "done": done.get(r.participant_id, 0),
+         "entered": _iso(r.created_at), "last_seen": _iso(r.last_seen), "consented": r.consented_at is not None,
+         "completed": r.completed_at is not None}
+        for r in conn.execute(select(s.participants).order_by(p.created_at))
+    ]
+
+
+def stopping_states(conn: Connection) -> list[dict[str, Any]]:
+    """The live decision per comparison, with the bound after every outcome (for the plot)."""
+    o = s.outcomes.c
+    states = []
+    for r in conn.execute(select(s.stopping).order_by(s.stopping.c.comparison)):
+        curve = [
+            {"n": c.n, "estimate": c.estimate, "threshold_a": c.threshold_a, "threshold_b": c.threshold_b}
+            for c in conn.execute(select(o.n, o.estimate, o.threshold_a, o.threshold_b).where(o.comparison == r.comparison).order_by(o.n))
+        ]
+        states.append({
+            "comparison": r.comparison, "rule": r.rule, "delta": r.delta, "system_a": r.system_a, "system_b": r.system_b,
+            "n": r.n, "successes": r.successes, "outcome": r.outcome, "estimate": r.estimate,
+            "threshold_a": r.threshold_a, "threshold_b": r.threshold_b, "reason": r.reason,
+            "decided_at": _iso(r.decided_at), "curve": curve,
+        })
+    return states
+
+
+def overview(conn: Connection, ctx: StoreContext) -> dict[str, Any]:
+    """Progress counts per criterion and per system, and totals."""
+    t = s.tasks.c
+    per_criterion: dict[str, dict[str, int]] = {}
+    per_system: dict[str, dict[str, int]] = {}
+    items: dict[str, dict[str, int]] = {}
+    for r in conn.execute(select(t.task_id, t.cap, t.done, t.closed).where(t.kind == "task")):
+        task = ctx.tasks[r.task_id]
+        for c in task.criteria:
+            d = per_criterion.setdefault(c, {"wanted": 0, "done": 0, "closed": 0})
+            d["wanted"] += r.cap
+            d["done"] += r.done
+            d["closed"] += r.closed
+        for system in task.systems:
+            d = per_system.setdefault(system, {"wanted": 0, "done": 0})
+            d["wanted"] += r.cap
+            d["done"] += r.done
+        d = items.setdefault(task.item_id, {"wanted": 0, "done": 0})
+        d["wanted"] += r.cap
+        d["done"] += r.done
+    counts = {
+        "participants": conn.execute(select(func.count()).select_from(s.participants)).scalar_one(),
+        "judgements": conn.execute(select(func.count()).select_from(s.judgements)).scalar_one(),
+        "leased": conn.execute(select(func.count()).select_from(s.assignments).where(s.assignments.c.status == "leased")).scalar_one(),
+    }
+    return {"counts": counts, "criteria": per_criterion, "systems": per_system, "items": items}
