@@ -77,6 +77,18 @@ STAGES: dict[str, Stage] = {
         Stage("sample", "humeval.sampling.stage:sample_stage", _data_files, "select the items to evaluate"),
         Stage("design", "humeval.design.stage:design_stage", _items, "build participant lists"),
         Stage("dry-run", "humeval.simulate.dry_run:dry_run_stage", _lists, "dummy responses for a rehearsal"),
+        Stage("collate", "humeval.analysis.stages:collate_stage",
+              lambda s: [s.results_dir / "judgements.jsonl", s.lists_dir / "tasks.jsonl", s.lists_dir / "lists.jsonl"],
+              "check every task has its valid judgements; write a re-run file"),
+        Stage("exclude", "humeval.analysis.stages:exclude_stage",
+              lambda s: [s.results_dir / "judgements.jsonl", s.lists_dir / "lists.jsonl"],
+              "apply the preregistered exclusion rules"),
+        Stage("analyze", "humeval.analysis.stages:analyze_stage",
+              lambda s: [s.results_dir / "judgements.jsonl", s.results_dir / "excluded.jsonl"],
+              "run the preregistered analysis plan"),
+        Stage("report", "humeval.report.stage:report_stage",
+              lambda s: [s.results_dir / "results.json", s.results_dir / "exclusion.json", s.results_dir / "collation.json"],
+              "HTML/Markdown report, figures and HEDS datasheet"),
     )
 }
 #: the stages ``humeval run`` runs, in order

@@ -1,17 +1,170 @@
-"""``humeval sample``: select the items to evaluate."""
+"""``humeval sample``: select the items to evaluate (study or standalone file), or evaluate samplers."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from humeval.cli._common import run_stage_command
+from humeval.cli._common import Format, emit_json, emit_rows, err, run_stage_command
+
+_METHOD_HELP = "Sampler: auto (the recommended default), all, random, stratified, systematic, heuristic, balanced, casf, 8m, sm, ol."
+
+
+def _params(values: list[str] | None) -> dict[str, Any]:
+    from humeval.errors import DataError
+
+    out: dict[str, Any] = {}
+    for item in values or []:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise DataError(f"--param: expected KEY=VALUE, got {item!r}")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def _floats(text: str, what: str) -> list[float]:
+    from humeval.errors import DataError
+
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise DataError(f"{what}: expected comma-separated numbers, got {text!r}") from None
 
 
 def sample(
-    directory: Path = typer.Argument(Path("."), help="Study folder."),
+    directory: Path = typer.Argument(Path("."), help="Study folder (ignored with --data)."),
     force: bool = typer.Option(False, "--force", help="Re-run even if the inputs are unchanged."),
+    data: list[Path] = typer.Option(None, "--data", help="Standalone: a long-format file (item id = sample_id or item_id). Repeat for --evaluate."),
+    method: str = typer.Option("auto", "--method", "-m", help=_METHOD_HELP),
+    rate: float = typer.Option(0.5, "--rate", "-r", help="Share of items to select, in (0, 1]."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sampler (standalone mode)."),
+    param: list[str] = typer.Option(None, "--param", "-p", help="Sampler parameter KEY=VALUE (JSON values), repeatable."),
+    simulate_scores: bool = typer.Option(False, "--simulate-scores", help="Run every phase with the human.* scores already in the data."),
+    scores: Path = typer.Option(None, "--scores", help="Standalone: human scores collected so far (item_id, system, human.*)."),
+    metrics: str = typer.Option("auto", "--metrics", help="Metric columns: auto (stored, else computed), stored, compute."),
+    cache: Path = typer.Option(None, "--cache", help="Metric cache folder (default ~/.cache/humeval/metrics)."),
+    evaluate: bool = typer.Option(False, "--evaluate", help="Evaluate samplers against random on data with complete human scores (default: the shared CASF sets)."),
+    methods: str = typer.Option("heuristic,stratified,systematic,balanced,8m,sm,ol,casf", "--methods", help="--evaluate: comma-separated samplers."),
+    rates: str = typer.Option("0.5", "--rates", help="--evaluate: comma-separated rates."),
+    random_seeds: int = typer.Option(1000, "--random-seeds", help="--evaluate: random subsets forming the random distribution."),
+    method_seeds: int = typer.Option(5, "--method-seeds", help="--evaluate: seeds per method."),
+    plot: Path = typer.Option(None, "--plot", help="--evaluate: write a figure (PNG/PDF/SVG)."),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json | csv"),
 ) -> None:
-    """Run the protocol's sampler and write items.jsonl (selected item ids in order, with phases)."""
-    run_stage_command(directory, "sample", force)
+    """Select the items to evaluate.
+
+    Study mode (`humeval sample DIR`) runs the protocol's sampler and writes items.jsonl; a
+    phased sampler (casf) runs the next phase each time human scores of the items selected so
+    far are in DIR/human_scores.jsonl (or .csv: item_id, system, human.<aspect>). Standalone
+    mode (`--data FILE`) prints {"selected": [...], "phases": [...]}.
+    """
+    if evaluate:
+        _evaluate(data, methods, rates, random_seeds, method_seeds, seed, param, metrics, cache, plot, fmt)
+        return
+    if data:
+        _standalone(data, method, rate, seed, _params(param), simulate_scores, scores, metrics, cache, fmt)
+        return
+    _study(directory, force, simulate_scores)
+
+
+def _study(directory: Path, force: bool, simulate: bool) -> None:
+    from humeval.sampling import DEFAULT_METHOD, get_sampler
+    from humeval.sampling.stage import RESERVED_PARAMS, SIMULATE_SCORES, scores_file
+    from humeval.study import Study
+
+    study = Study.open(directory)
+    spec = study.protocol.sampling
+    method = DEFAULT_METHOD if spec.method == "auto" else spec.method
+    params = {k: v for k, v in spec.params.items() if k not in RESERVED_PARAMS}
+    phased = get_sampler(method, **params).needs_scores
+    # new human scores or a simulation change what the phases select: never skip then
+    force = force or simulate or (phased and scores_file(study) is not None)
+    token = SIMULATE_SCORES.set(simulate)
+    try:
+        result = run_stage_command(directory, "sample", force)
+    finally:
+        SIMULATE_SCORES.reset(token)
+    if result.summary.get("next"):
+        err.print(f"next: {result.summary['next']}", highlight=False, markup=False)
+
+
+def _standalone(
+    files: list[Path], method: str, rate: float, seed: int, params: dict[str, Any], simulate: bool,
+    scores: Path | None, metrics: str, cache: Path | None, fmt: Format,
+) -> None:
+    from humeval.data.readers import read_table
+    from humeval.errors import DataError
+    from humeval.sampling import DEFAULT_METHOD, check_rate, get_sampler, sample_size
+    from humeval.sampling.phases import advance, merge_scores
+    from humeval.sampling.prepare import normalise_long, prepare_table
+    from humeval.sampling.table import HUMAN
+
+    if len(files) != 1:
+        raise DataError(f"--data: give one file to sample from (got {len(files)}); several are for --evaluate")
+    check_rate(rate, where="--rate")
+    name = DEFAULT_METHOD if method == "auto" else method
+    sampler = get_sampler(name, **params)
+    frame = normalise_long(read_table(files[0]))
+    if sampler.needs_scores and not simulate:
+        frame = frame.drop(columns=[c for c in frame.columns if str(c).startswith(HUMAN)])
+        if scores is not None:
+            frame = merge_scores(frame, read_table(scores), source=str(scores))
+    table = prepare_table(frame, metrics if sampler.needs_metrics else "none", cache_dir=cache)
+    run = advance(sampler, table, sample_size(table.n_items, rate), seed)
+    selected = [str(i) for i in table.item_ids[run.rows]]
+    phases = [int(p) for p in run.phases]
+    if run.waiting:
+        err.print(
+            f"phase {run.phases_done} of {len(run.plan)} needs human scores of the {len(selected)} selected items: "
+            "pass them with --scores FILE (item_id, system, human.*) or replay the data's scores with --simulate-scores",
+            highlight=False,
+        )
+    if fmt == Format.json:
+        emit_json({"selected": selected, "phases": phases})
+        return
+    rows = [{"order": i, "item_id": s, "phase": p} for i, (s, p) in enumerate(zip(selected, phases, strict=True))]
+    emit_rows(rows, fmt, title=f"sample {name} rate {rate:g} seed {seed}")
+
+
+def _evaluate(
+    files: list[Path] | None, methods: str, rates: str, random_seeds: int, method_seeds: int, seed: int,
+    param: list[str] | None, metrics: str, cache: Path | None, plot: Path | None, fmt: Format,
+) -> None:
+    from humeval.data.casf import CASF_SETS, load_casf
+    from humeval.data.readers import read_table
+    from humeval.sampling import get_sampler
+    from humeval.sampling.evaluate import evaluate
+    from humeval.sampling.plot import plot_evaluation
+    from humeval.sampling.prepare import prepare_table
+
+    params = _params(param)
+    names = [m.strip() for m in methods.split(",") if m.strip()]
+    samplers = {"random": get_sampler("random")} | {m: get_sampler(m, **params) for m in names if m != "random"}
+    if files:
+        frames = {p.stem: read_table(p) for p in files}
+    else:
+        frames = {n: load_casf(n) for n in CASF_SETS}
+    tables = {n: prepare_table(f, metrics, cache_dir=cache) for n, f in frames.items()}
+    result = evaluate(
+        tables, samplers, _floats(rates, "--rates"), random_seeds=random_seeds, method_seeds=method_seeds,
+        seed=seed, progress=lambda msg: err.print(msg, highlight=False, markup=False),
+    )
+    if plot is not None:
+        err.print(f"wrote {plot_evaluation(result, plot)}", highlight=False, markup=False)
+    data = result.to_json()
+    rows = [
+        {"dataset": r["dataset"], "aspect": r["aspect"], "method": r["method"], "rate": r["rate"],
+         "tau_b": r["tau_b"], "top1": r["top1"],
+         "random q05-q95": f"{r['quantiles']['q05']:.2f}..{r['quantiles']['q95']:.2f}" if r["quantiles"] else "",
+         "percentile": r["percentile"], "beats_random": r["beats_random"]}
+        for r in data["rows"]
+    ]
+    emit_rows(rows, fmt, title="sampler evaluation (Kendall tau-b, subset vs full ranking)", json_data=data)
+    if fmt == Format.table:
+        emit_rows(data["summary"], fmt, title="mean over data sets")

@@ -27,13 +27,21 @@ __all__ = ["BalancedSampler", "contrasts", "imbalance"]
 _CHUNK_CELLS = 4_000_000
 
 
-def contrasts(table: ItemTable, metrics: list[str]) -> np.ndarray:
-    """``(n_items, n_systems * n_metrics)``: z-scored metric minus the item's mean over systems."""
+def contrasts(table: ItemTable, metrics: list[str], combine: str = "all") -> np.ndarray:
+    """System contrasts of the metrics: z-scored metric minus the item's mean over systems.
+
+    ``combine="mean"``: the mean over metrics, ``(n_items, n_systems)``; ``"all"``: every
+    metric, ``(n_items, n_systems * n_metrics)``.
+    """
     parts = []
     for m in metrics:
         z = zscore(table.metric(m))
         parts.append(z - z.mean(axis=1, keepdims=True))
-    return np.concatenate(parts, axis=1)
+    if combine == "mean":
+        return np.mean(parts, axis=0)
+    if combine == "all":
+        return np.concatenate(parts, axis=1)
+    raise DataError(f"sampling.params.combine: must be 'mean' or 'all', got {combine!r}")
 
 
 def imbalance(indicator: np.ndarray, features: np.ndarray, n: int) -> np.ndarray:
@@ -54,12 +62,16 @@ def imbalance(indicator: np.ndarray, features: np.ndarray, n: int) -> np.ndarray
 class BalancedSampler(SamplerBase):
     """Best of ``candidates`` random subsets by balance of the metric system contrasts.
 
-    ``features``: metric columns (default: the CASF 8 when stored, else every ``auto.*``).
+    ``features``: metric columns (default: the CASF 8 when stored, else every ``auto.*``);
+    ``combine``: balance every metric's system contrasts separately (``all``, the default:
+    better in our evaluation) or only their mean (``mean``, one value per system).
     """
 
     name: str = "balanced"
-    candidates: int = 500
+    needs_metrics: bool = True
+    candidates: int = 1000
     features: tuple[str, ...] = ()
+    combine: str = "all"
 
     def __post_init__(self) -> None:
         if isinstance(self.candidates, bool) or not isinstance(self.candidates, int) or self.candidates < 1:
@@ -71,7 +83,7 @@ class BalancedSampler(SamplerBase):
     ) -> np.ndarray:
         rng = as_generator(seed)
         pool = remaining(table.n_items, chosen)
-        feats = contrasts(table, resolve_features(table, self.features or None))[pool].astype(np.float32)
+        feats = contrasts(table, resolve_features(table, self.features or None), self.combine)[pool].astype(np.float32)
         big = len(pool)
         chunk = max(1, _CHUNK_CELLS // big)
         best_score, best_subset = np.inf, None

@@ -54,6 +54,8 @@ class Sampler(TypingProtocol):
     name: str
     #: whether phases after the first need human scores of the items chosen before
     needs_scores: bool
+    #: whether the sampler reads metric columns (``auto.*``)
+    needs_metrics: bool
 
     def plan(self, size: int, n_items: int) -> list[int]:
         """Number of items chosen in each phase (sums to ``size``)."""
@@ -134,6 +136,8 @@ class SamplerBase:
 
     name: str = "base"
     needs_scores: bool = False
+    #: whether the sampler reads metric columns (``auto.*``); they are computed when missing
+    needs_metrics: bool = False
     #: human aspects the learner uses (empty: all ``human.*`` columns); samplers with scores only
     aspects: tuple[str, ...] = ()
 

@@ -86,6 +86,7 @@ class CASFSampler(SamplerBase):
     """
 
     name: str = "casf"
+    needs_metrics: bool = True
     phases: int = 5
     metric: str | None = None
     features: tuple[str, ...] = ()

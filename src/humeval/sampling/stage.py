@@ -1,15 +1,45 @@
-"""The ``sample`` stage: select the items of a study and write ``items.jsonl``."""
+"""The ``sample`` stage: select the items of a study and write ``items.jsonl``.
+
+Reserved keys of ``sampling.params`` (not passed to the sampler): ``scores_file`` (human
+scores imported between phases; default ``human_scores.jsonl`` or ``human_scores.csv`` in
+the study folder), ``metrics`` (``auto`` | ``stored`` | ``compute``). The method ``auto``
+means :data:`humeval.sampling.DEFAULT_METHOD`.
+
+A score-driven sampler (CASF) runs phase by phase: each run replays the phases from the
+start and adds every phase whose inputs are scored (:func:`humeval.sampling.phases.advance`).
+Scores come from the scores file, or from the data's ``human.*`` columns when the run is a
+simulation (``humeval sample --simulate-scores``).
+"""
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
 from humeval.data.outputs import load_outputs
-from humeval.data.readers import write_jsonl
+from humeval.data.readers import read_table, write_jsonl
+from humeval.hashing import sha256_file
 from humeval.pipeline import StageOutput
-from humeval.sampling import get_sampler, sample_size
-from humeval.sampling.simple import item_ids
+from humeval.sampling import DEFAULT_METHOD, get_sampler, sample_size
+from humeval.sampling.phases import advance, merge_scores
+from humeval.sampling.prepare import prepare_table
+from humeval.sampling.table import HUMAN
 from humeval.study import Study
 
-__all__ = ["sample_stage"]
+__all__ = ["RESERVED_PARAMS", "SCORE_FILES", "SIMULATE_SCORES", "sample_stage", "scores_file"]
+
+#: replay human scores from the data instead of the scores file (set by ``humeval sample --simulate-scores``)
+SIMULATE_SCORES: ContextVar[bool] = ContextVar("SIMULATE_SCORES", default=False)
+SCORE_FILES = ("human_scores.jsonl", "human_scores.csv")
+RESERVED_PARAMS = ("scores_file", "metrics")
+
+
+def scores_file(study: Study) -> Path | None:
+    """The human-scores file of the study, if one exists."""
+    named = study.protocol.sampling.params.get("scores_file")
+    candidates = [study.root / named] if named else [study.root / f for f in SCORE_FILES]
+    return next((p for p in candidates if p.is_file()), None)
 
 
 def sample_stage(study: Study) -> StageOutput:
@@ -17,18 +47,44 @@ def sample_stage(study: Study) -> StageOutput:
     protocol = study.protocol
     spec = protocol.sampling
     seed = spec.seed if spec.seed is not None else protocol.study.seed
+    params = {k: v for k, v in spec.params.items() if k not in RESERVED_PARAMS}
+    method = DEFAULT_METHOD if spec.method == "auto" else spec.method
+    sampler = get_sampler(method, **params)
     outputs = load_outputs(protocol, study.root)
-    n_items = len(item_ids(outputs))
-    size = sample_size(n_items, spec.rate)
-    selection = get_sampler(spec.method, **spec.params).select(outputs, size, seed)
+    simulate = SIMULATE_SCORES.get()
+    used_scores: dict[str, Any] | None = None
+    if sampler.needs_scores and not simulate:
+        outputs = outputs.drop(columns=[c for c in outputs.columns if str(c).startswith(HUMAN)])
+        path = scores_file(study)
+        if path is not None:
+            outputs = merge_scores(outputs, read_table(path), source=str(path))
+            used_scores = {"path": study.relative(path), "sha256": sha256_file(path)}
+    mode = spec.params.get("metrics", "auto") if sampler.needs_metrics else "none"
+    table = prepare_table(outputs, mode, cache_dir=study.state_dir / "cache" / "metrics")
+    size = sample_size(table.n_items, spec.rate)
+    run = advance(sampler, table, size, seed)
     rows = [
-        {"item_id": item, "order": i, "phase": phase}
-        for i, (item, phase) in enumerate(zip(selection.item_ids, selection.phases, strict=True))
+        {"item_id": str(table.item_ids[r]), "order": i, "phase": int(p)}
+        for i, (r, p) in enumerate(zip(run.rows, run.phases, strict=True))
     ]
     write_jsonl(study.items_file, rows)
-    return StageOutput(
-        outputs=[study.items_file],
-        seed=seed,
-        parameters={"method": spec.method, "rate": spec.rate, "params": spec.params},
-        summary={"items_available": n_items, "items_selected": len(rows)},
-    )
+    phases = [
+        {"phase": k, "planned": n, "selected": int((run.phases == k).sum())} for k, n in enumerate(run.plan)
+    ]
+    summary: dict[str, Any] = {
+        "items_available": table.n_items,
+        "items_planned": size,
+        "items_selected": len(rows),
+        "phases_done": run.phases_done,
+        "phases_total": len(run.plan),
+        "phases": phases,
+    }
+    if run.waiting:
+        summary["next"] = (
+            f"collect human scores of the {len(rows)} selected items into {SCORE_FILES[0]} "
+            f"(columns item_id, system, human.<aspect>), then run `humeval sample` again for phase {run.phases_done}"
+        )
+    parameters = {"method": method, "rate": spec.rate, "params": spec.params, "simulate_scores": simulate}
+    if used_scores:
+        parameters["scores"] = used_scores
+    return StageOutput(outputs=[study.items_file], seed=seed, parameters=parameters, summary=summary)

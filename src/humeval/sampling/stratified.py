@@ -34,7 +34,7 @@ def strata_of(table: ItemTable, keys: list[str], n_bins: int) -> np.ndarray:
     """
     codes = []
     for key in keys:
-        values = item_key(table, preliminary_metric(table) if key == "quality" else key)
+        values = item_key(table, key)
         if len(np.unique(values)) > n_bins:
             codes.append(_bins(values, n_bins))
         else:
@@ -59,6 +59,10 @@ class StratifiedSampler(SamplerBase):
     by: tuple[str, ...] = ("quality",)
     allocation: Literal["proportional", "equal", "neyman"] = "proportional"
     bins: int = 5
+
+    @property
+    def needs_metrics(self) -> bool:  # type: ignore[override]
+        return self.allocation == "neyman" or "quality" in self.by
 
     def __post_init__(self) -> None:
         by = (self.by,) if isinstance(self.by, str) else tuple(self.by)

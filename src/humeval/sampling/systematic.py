@@ -10,7 +10,7 @@ import numpy as np
 from humeval.errors import DataError, did_you_mean
 from humeval.rng import as_generator
 from humeval.sampling.base import PhaseScores, SamplerBase
-from humeval.sampling.features import item_quality, mean_length
+from humeval.sampling.features import item_quality, mean_length, preliminary_metric
 from humeval.sampling.simple import remaining
 from humeval.sampling.table import AUTO, ItemTable
 
@@ -32,9 +32,12 @@ def systematic_positions(n_pool: int, n: int, start: float) -> np.ndarray:
 
 
 def item_key(table: ItemTable, key: str) -> np.ndarray:
-    """One float per item: ``length`` (mean output length), an item property, or a metric summed over systems."""
+    """One float per item: ``length`` (mean output length), ``quality`` (the preliminary metric summed
+    over systems), an item property, or a metric column summed over systems."""
     if key == "length":
         return mean_length(table)
+    if key == "quality":
+        return item_quality(table, preliminary_metric(table))
     if key in table.properties.columns:
         values = table.properties[key]
         numeric = np.asarray(np.asarray(values, dtype=object), dtype=str)
@@ -44,7 +47,7 @@ def item_key(table: ItemTable, key: str) -> np.ndarray:
             return np.unique(numeric, return_inverse=True)[1].astype(float)  # categorical: group by value
     if key in table.metrics or AUTO + key in table.metrics:
         return item_quality(table, key if key.startswith(AUTO) else AUTO + key)
-    options = ["length", *map(str, table.properties.columns), *table.metrics]
+    options = ["length", "quality", *map(str, table.properties.columns), *table.metrics]
     raise DataError(f"sampling.params.key: unknown sort key '{key}'. {did_you_mean(key, options)}")
 
 
@@ -71,6 +74,10 @@ class SystematicSampler(SamplerBase):
     name: str = "systematic"
     key: str | None = None
     start: Literal["random", "middle", "first"] = "random"
+
+    @property
+    def needs_metrics(self) -> bool:  # type: ignore[override]
+        return self.key is not None and self.key not in ("length",)
 
     def choose(
         self, table: ItemTable, phase: int, n: int, chosen: np.ndarray, scores: PhaseScores | None, seed: int

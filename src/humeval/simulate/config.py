@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from humeval._version import __version__
 from humeval.errors import HumevalError
 from humeval.stopping._validate import check_delta
+from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH
 
 __all__ = ["SimulationConfig"]
 
@@ -32,7 +33,7 @@ class SimulationConfig:
     spammer_share: float = 0.0
     adversarial_share: float = 0.0
     parity: bool = False
-    prior_strength: float = 25.0
+    prior_strength: float = DEFAULT_PRIOR_STRENGTH
 
     def __post_init__(self) -> None:
         check_delta(self.delta)

@@ -56,7 +56,7 @@ def pool_and_list(config: SimulationConfig, seed: int, key: tuple[int, ...]) -> 
     return pool.effective, None
 
 
-def _strategy(name: str, parity: bool):  # noqa: ANN202
+def _strategy(name: str, parity: bool):
     st = get_strategy(name)
     if parity and isinstance(st, MaxThree):
         return MaxThree(distinct_workers=False)  # the authors drew Max-3 workers with replacement

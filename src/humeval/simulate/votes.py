@@ -5,7 +5,9 @@ max_workers, a worker index (the same worker for a whole iteration under Fixed W
 distinct workers within a request when the strategy asks for them, drawn without
 replacement by the shift-and-insert method), and a uniform u: vote = u < P(worker,
 request). No Python loop runs over requests, labels or iterations; the only loop is over
-the k <= N votes of a request.
+the k <= N votes of a request. When workers are drawn independently with replacement
+(One Worker, Max-3 in parity mode) and there is no position bias, the worker draw is
+integrated out exactly: P(vote = 1 | d) = (c̄ d + 1) / 2 because P is linear in c.
 Checked against: tests/unit/simulate/test_votes.py (vote shares match (c̄ d + 1)/2,
 distinctness of workers, a per-label loop on a small case).
 """
@@ -64,6 +66,12 @@ def strategy_labels(
     caps = np.asarray(effective, dtype=np.float32)
     w = caps.size
     k = strategy.max_workers
+    if not strategy.same_worker and not (strategy.distinct_workers and k > 1) and not position_bias:
+        # workers drawn independently with replacement: P(vote = 1 | d) = (mean(c) d + 1) / 2
+        # exactly (P is linear in c), so the worker draw can be integrated out
+        u = rng.random((k, *shape), dtype=np.float32)
+        votes = (2 * u - 1) < np.float32(caps.mean(dtype=np.float64)) * d
+        return strategy.aggregate(votes)
     if strategy.same_worker:
         workers = np.broadcast_to(rng.integers(0, w, (1, iterations, 1)), (k, iterations, h))
     elif strategy.distinct_workers and k > 1:

@@ -15,7 +15,7 @@ __all__ = ["Estimate", "to_frame"]
 NAN = float("nan")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Estimate:
     """A number with its uncertainty: what every function in :mod:`humeval.stats` returns.
 
@@ -37,6 +37,18 @@ class Estimate:
             object.__setattr__(self, name, float(getattr(self, name)))
         object.__setattr__(self, "n", int(self.n))
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+
+    def __eq__(self, other: object) -> bool:
+        """Field-wise equality where ``nan == nan`` (so identical results compare equal)."""
+        if not isinstance(other, Estimate):
+            return NotImplemented
+        for name in ("estimate", "ci_low", "ci_high", "p_value"):
+            a, b = getattr(self, name), getattr(other, name)
+            if not (a == b or (math.isnan(a) and math.isnan(b))):
+                return False
+        return (self.n, self.method, dict(self.extra)) == (other.n, other.method, dict(other.extra))
+
+    __hash__ = None  # type: ignore[assignment]  # extra is a mapping: records are not hashable
 
     @property
     def ci(self) -> tuple[float, float]:

@@ -57,7 +57,7 @@ def fleiss_kappa(counts: object, *, n_boot: int = 1000, seed: Seed = 0, level: f
         raise DataError(f"counts: need at least 1 item and 2 categories, got shape {table.shape}")
     if (table < 0).any() or (table != np.round(table)).any():
         where = tuple(int(i) for i in np.argwhere((table < 0) | (table != np.round(table)))[0])
-        raise DataError(f"counts: cell {where} is {table[where]!r}; counts must be non-negative integers")
+        raise DataError(f"counts: cell {where} is {float(table[where]):g}; counts must be non-negative integers")
     m_per_item = table.sum(axis=1)
     m = m_per_item[0]
     if (m_per_item != m).any():
@@ -357,8 +357,12 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
     interval of McGraw & Wong (1996, Table 7) for forms 1 and 3 and the Satterthwaite
     approximation for form 2 (ICC(A,1)); the ``k`` forms apply Spearman-Brown to it.
 
+    Documented values: perfect consistency (no within-item / residual variation) gives the
+    formula's value (1 for forms 1 and 3), ``p_value`` 0, F = inf and a NaN CI.
+
     Degenerate cases (DataError): missing values in a two-way form; an item with fewer than
-    2 judgements; fewer than 2 items or 2 participants; no residual variation (all scores equal, or every item's scores identical): 0/0.
+    2 judgements; fewer than 2 items or 2 participants; constant scores; identical item
+    means (MS_R = 0) (all scores equal, or every item's scores identical): 0/0.
 
     References: Shrout, P. E. & Fleiss, J. L. (1979). Intraclass correlations: uses in
     assessing rater reliability. Psychological Bulletin 86(2), 420-428. McGraw, K. O. &
@@ -404,38 +408,31 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
         mse = ss_err / ((n - 1) * (k - 1))
         denom_ms = mse
         df2 = (n - 1) * (k - 1)
-    if ss_total == 0 or denom_ms <= 1e-12 * ss_total:
+    if ss_total == 0 or (denom_ms <= 1e-12 * ss_total and ss_rows <= 1e-12 * ss_total):
+        what = f"equal {grand:g}" if ss_total == 0 else "differ only between participants"
+        raise DataError(f"scores: all {total} scores {what}; ICC({form}) is undefined (0/0)")
+    if ss_rows <= 1e-12 * ss_total:
         raise DataError(
-            f"scores: no {'within-item' if model == '1' else 'residual'} variation "
-            f"(all {total} scores {'equal ' + format(grand, 'g') if ss_total == 0 else 'consistent'}); "
-            f"ICC({form}) is undefined (0/0)"
+            f"scores: every item has the same mean score ({grand:g}), so MS_R = 0: ICC({form}) is at or below "
+            "its minimum (-1/(k-1), or -inf for the k forms) and the F-based CI is undefined"
         )
     df1 = n - 1
-    f_stat = msr / denom_ms
-    p_value = sps.f.sf(f_stat, df1, df2)
-    fl = f_stat / sps.f.ppf(1 - alpha / 2, df1, df2)
-    fu = f_stat * sps.f.ppf(1 - alpha / 2, df2, df1)
-    if model == "1":
-        est_1 = (msr - msw) / (msr + (k - 1) * msw)
-        est_k = (msr - msw) / msr
-        lo_1, hi_1 = (fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)
-        lo_k, hi_k = 1 - 1 / fl, 1 - 1 / fu
-    elif model == "3":
-        est_1 = (msr - mse) / (msr + (k - 1) * mse)
-        est_k = (msr - mse) / msr
-        lo_1, hi_1 = (fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)
-        lo_k, hi_k = 1 - 1 / fl, 1 - 1 / fu
+    if denom_ms <= 1e-12 * ss_total:
+        # perfect consistency: the formulas hold with MS = 0, F is infinite, the CI is degenerate
+        msw = 0.0 if model == "1" else msw
+        mse = 0.0 if model != "1" else mse
+        f_stat, p_value = float("inf"), 0.0
+        if model == "2":
+            est_1 = msr / (msr + k * msc / n)
+            est_k = msr / (msr + msc / n)
+        else:
+            est_1 = est_k = 1.0
+        lo_1 = hi_1 = lo_k = hi_k = float("nan")
     else:
-        est_1 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
-        est_k = (msr - mse) / (msr + (msc - mse) / n)
-        a = k * est_1 / (n * (1 - est_1))
-        b = 1 + k * est_1 * (n - 1) / (n * (1 - est_1))
-        v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
-        f_up = sps.f.ppf(1 - alpha / 2, n - 1, v)
-        f_lo = sps.f.ppf(1 - alpha / 2, v, n - 1)
-        lo_1 = n * (msr - f_up * mse) / (f_up * (k * msc + (k * n - k - n) * mse) + n * msr)
-        hi_1 = n * (f_lo * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_lo * msr)
-        lo_k, hi_k = lo_1 * k / (1 + lo_1 * (k - 1)), hi_1 * k / (1 + hi_1 * (k - 1))
+        f_stat = msr / denom_ms
+        p_value = sps.f.sf(f_stat, df1, df2)
+        est_1, est_k, (lo_1, hi_1), (lo_k, hi_k) = _icc_with_ci(model, msr, msw, mse, msc, n, k, df1, df2,
+                                                                 f_stat, alpha)
     single = form.endswith(",1")
     return Estimate(
         est_1 if single else est_k,
@@ -447,3 +444,27 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
          "ms_rows": float(msr), "ms_cols": float(msc), "ms_error": float(mse), "ms_within": float(msw),
          "ci_level": 1 - alpha},
     )
+
+
+def _icc_with_ci(model: str, msr: float, msw: float, mse: float, msc: float, n: int, k: float, df1: int,
+                 df2: float, f_stat: float, alpha: float
+                 ) -> tuple[float, float, tuple[float, float], tuple[float, float]]:
+    """Single and average ICC of one model with their McGraw & Wong (1996) confidence intervals."""
+    fl = f_stat / sps.f.ppf(1 - alpha / 2, df1, df2)
+    fu = f_stat * sps.f.ppf(1 - alpha / 2, df2, df1)
+    if model in ("1", "3"):
+        ms = msw if model == "1" else mse
+        est_1 = (msr - ms) / (msr + (k - 1) * ms)
+        est_k = (msr - ms) / msr
+        return est_1, est_k, ((fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)), (1 - 1 / fl, 1 - 1 / fu)
+    est_1 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+    est_k = (msr - mse) / (msr + (msc - mse) / n)
+    # Satterthwaite degrees of freedom (McGraw & Wong 1996, Table 7, case 2A)
+    a = k * est_1 / (n * (1 - est_1))
+    b = 1 + k * est_1 * (n - 1) / (n * (1 - est_1))
+    v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
+    f_up = sps.f.ppf(1 - alpha / 2, n - 1, v)
+    f_lo = sps.f.ppf(1 - alpha / 2, v, n - 1)
+    lo_1 = n * (msr - f_up * mse) / (f_up * (k * msc + (k * n - k - n) * mse) + n * msr)
+    hi_1 = n * (f_lo * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_lo * msr)
+    return est_1, est_k, (lo_1, hi_1), (lo_1 * k / (1 + lo_1 * (k - 1)), hi_1 * k / (1 + hi_1 * (k - 1)))

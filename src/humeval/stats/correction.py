@@ -17,7 +17,7 @@ def _pvalues(p: object) -> np.ndarray:
     bad = (arr < 0) | (arr > 1)
     if bad.any():
         i = int(np.argmax(bad))
-        raise DataError(f"p-values: entry {i} is {arr[i]!r}; p-values must lie in [0, 1]")
+        raise DataError(f"p-values: entry {i} is {float(arr[i]):g}; p-values must lie in [0, 1]")
     return arr
 
 

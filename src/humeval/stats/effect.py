@@ -30,8 +30,9 @@ def cohens_d(x: object, y: object, *, paired: bool = False, alpha: float = 0.05)
     Unpaired: :math:`d = (\bar x - \bar y) / s_p`,
     :math:`s_p = \sqrt{((n_x-1)s_x^2 + (n_y-1)s_y^2)/(n_x+n_y-2)}`.
     Paired (``d_av``, Cumming 2012): :math:`d = \overline{x-y} / \sqrt{(s_x^2+s_y^2)/2}`.
-    CI: normal approximation with :math:`se = \sqrt{(n_x+n_y)/(n_x n_y) + d^2/(2(n_x+n_y))}`
-    (Hedges & Olkin 1985); for paired data with ``n`` pairs, :math:`se = \sqrt{1/n + d^2/(2n)}`.
+    CI: :math:`d \pm t_{1-\alpha/2, n_x+n_y-2}\, se` with
+    :math:`se = \sqrt{(n_x+n_y)/(n_x n_y) + d^2/(2(n_x+n_y))}` (Hedges & Olkin 1985); for
+    paired data with ``n`` pairs, :math:`se = \sqrt{1/n + d^2/(2n)}` and n-1 df.
 
     Degenerate case: zero standard deviation (constant scores) raises DataError.
 
@@ -54,8 +55,9 @@ def cohens_d(x: object, y: object, *, paired: bool = False, alpha: float = 0.05)
         se = np.sqrt(1.0 / a.size + d**2 / (2.0 * a.size))
     else:
         se = np.sqrt((a.size + b.size) / (a.size * b.size) + d**2 / (2.0 * (a.size + b.size)))
-    z = sps.norm.ppf(1 - alpha / 2)
-    return Estimate(d, d - z * se, d + z * se, float("nan"), a.size if paired else a.size + b.size,
+    df = a.size - 1 if paired else a.size + b.size - 2
+    q = sps.t.ppf(1 - alpha / 2, df)
+    return Estimate(d, d - q * se, d + q * se, float("nan"), a.size if paired else a.size + b.size,
                     "cohens_d_av" if paired else "cohens_d", {"se": float(se), "paired": paired})
 
 

@@ -435,7 +435,7 @@ def trueskill_ranking(
 ) -> Ranking:
     r"""TrueSkill ratings (the ``trueskill`` package) from win/loss/tie battles, with rank ranges.
 
-    Each battle is one ``rate_1vs1`` update (a tie is ``drawn=True``); battles are processed
+    Each battle is one ``trueskill.rate_1vs1`` update (a tie is ``drawn=True``); battles are processed
     in an order shuffled with ``seed`` (TrueSkill is order dependent). ``draw_probability``
     defaults to the observed share of ties (clipped to [0.01, 0.99]). Following WMT
     (Sakaguchi et al. 2014; Bojar et al. 2016), significance comes from ``n_boot`` bootstrap
@@ -473,7 +473,7 @@ def trueskill_ranking(
             i, j, s = a[t], b[t], outcome[t]
             if s == 0.0:
                 i, j = j, i
-            ratings[i], ratings[j] = env.rate_1vs1(ratings[i], ratings[j], drawn=(s == 0.5))
+            ratings[i], ratings[j] = trueskill.rate_1vs1(ratings[i], ratings[j], drawn=bool(s == 0.5), env=env)
         return np.array([r.mu for r in ratings]), np.array([r.sigma for r in ratings])
 
     mus, sigmas = run(rng.permutation(a.size))

@@ -32,7 +32,7 @@ import numpy as np
 
 from humeval.errors import HumevalError
 from humeval.stopping._validate import check_delta
-from humeval.stopping.mixture import BetaMixtureRule
+from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
 
 __all__ = ["BestArmDecision", "BestArmRule"]
 
@@ -56,7 +56,7 @@ class BestArmRule:
 
     name = "best-arm"
 
-    def __init__(self, k: int, delta: float, prior_strength: float = 25.0) -> None:
+    def __init__(self, k: int, delta: float, prior_strength: float = DEFAULT_PRIOR_STRENGTH) -> None:
         if int(k) != k or k < 2:
             raise HumevalError(f"the number of systems must be an integer >= 2, got {k!r}")
         self.k = int(k)

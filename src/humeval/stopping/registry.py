@@ -8,7 +8,7 @@ from humeval.errors import HumevalError, did_you_mean
 from humeval.stopping.base import BoundaryRule
 from humeval.stopping.hoeffding import HoeffdingRule
 from humeval.stopping.lastrun import LastRunRule
-from humeval.stopping.mixture import BetaMixtureRule
+from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
 from humeval.stopping.union_hoeffding import UnionHoeffdingRule
 
 __all__ = ["ANYTIME_VALID", "RULES", "get_rule"]
@@ -37,7 +37,7 @@ def get_rule(name: str, delta: float, **options: Any) -> BoundaryRule | LastRunR
     if cls is LastRunRule:
         return LastRunRule(delta, options.get("horizon"), two_sided=bool(options.get("two_sided", False)))
     if cls is BetaMixtureRule:
-        rule = BetaMixtureRule(delta, options.get("prior_strength", 25.0))
+        rule = BetaMixtureRule(delta, options.get("prior_strength", DEFAULT_PRIOR_STRENGTH))
         if name == "anytime":
             rule.name = "anytime"
         return rule

@@ -44,17 +44,20 @@ def after_judgement(
 ) -> list[str]:
     """Update strategies and stopping rules after a first judgement; return newly decided comparisons."""
     decided: list[str] = []
-    live = [c for c in task.criteria if c in ctx.comparisons and set(task.systems) == {ctx.comparisons[c].system_a, ctx.comparisons[c].system_b}]
-    if not live:
-        return decided
+    protocol = ctx.protocol
+    pair_criteria = [c for c in task.criteria if protocol.criterion(c).type == "2afc"]
+    live = [c for c in pair_criteria if c in ctx.comparisons and set(task.systems) == {ctx.comparisons[c].system_a, ctx.comparisons[c].system_b}]
     if ctx.strategy is None:
         for c in live:
             vote = vote_of(values[c], display, ctx.comparisons[c].system_a)
             if vote is not None and _feed(conn, ctx, c, vote, task.task_id, now):
                 decided.append(c)
         return decided
-    votes, used = _votes(conn, ctx, task, live)
-    needed = {c: ctx.strategy.workers_needed(votes[c]) for c in live}
+    if not pair_criteria:
+        return decided
+    # votes are relative to the task's first system; a label is flipped for a comparison whose A differs
+    votes, used = _votes(conn, task, pair_criteria)
+    needed = {c: ctx.strategy.workers_needed(votes[c]) for c in pair_criteria}
     more = max(needed.values())
     limit = 2 * ctx.strategy.max_workers
     if more > 0 and used < limit:
@@ -63,21 +66,24 @@ def after_judgement(
         conn.execute(update(s.tasks).where(and_(t.task_id == task.task_id, t.cap < new_cap)).values(cap=new_cap, open=1))
     for c in live:
         if needed[c] == 0 and votes[c]:
-            if _feed(conn, ctx, c, ctx.strategy.label(votes[c]), task.task_id, now):
+            label = ctx.strategy.label(votes[c])
+            if task.systems[0] != ctx.comparisons[c].system_a:
+                label = 1 - label
+            if _feed(conn, ctx, c, label, task.task_id, now):
                 decided.append(c)
     return decided
 
 
-def _votes(conn: Connection, ctx: StoreContext, task: TaskInfo, live: list[str]) -> tuple[dict[str, list[int]], int]:
+def _votes(conn: Connection, task: TaskInfo, criteria: list[str]) -> tuple[dict[str, list[int]], int]:
     j = s.judgements.c
     rows = conn.execute(
-        select(j.display, j.values).where(and_(j.task_id == task.task_id, j.revision == 0)).order_by(j.id)
+        select(j.display, j["values"]).where(and_(j.task_id == task.task_id, j.revision == 0)).order_by(j.id)
     ).all()
-    votes: dict[str, list[int]] = {c: [] for c in live}
+    votes: dict[str, list[int]] = {c: [] for c in criteria}
     for r in rows:
-        display, values = json.loads(r.display), json.loads(r.values)
-        for c in live:
-            v = vote_of(values.get(c, ""), display, ctx.comparisons[c].system_a)
+        display, values = json.loads(r.display), json.loads(r[1])
+        for c in criteria:
+            v = vote_of(values.get(c, ""), display, task.systems[0])
             if v is not None:
                 votes[c].append(v)
     return votes, len(rows)

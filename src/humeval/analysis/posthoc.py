@@ -1,0 +1,110 @@
+"""Post hoc analyses: anything beyond the preregistered plan, written apart and marked as such.
+
+``posthoc(study, name, overrides=..., correlations=...)`` re-runs the analysis with some
+plan settings changed (e.g. ``tests=parametric``, ``rankings=[trueskill]``) and/or the
+correlations between criteria, on the same judgements minus the same preregistered
+exclusions. Everything goes to ``results/posthoc/<name>/`` with ``"post_hoc": name``,
+``"preregistered": false`` and ``posthoc:<name>`` in the signature. The preregistered
+``results/results.json`` is never read for writing nor touched (Thomson & Belz, 3.6).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pydantic import ValidationError
+
+from humeval import logbook
+from humeval.analysis.exclude import valid_judgements
+from humeval.analysis.plan import analysis_signature, analyze, write_results
+from humeval.analysis.records import attempt
+from humeval.analysis.stages import read_excluded, read_study_judgements, study_workspace
+from humeval.analysis.validity import invalid_reasons
+from humeval.analysis._json import write_json
+from humeval.errors import HumevalError, ProtocolError, did_you_mean
+from humeval.hashing import sha256_file
+from humeval.protocol.lock import check_lock
+from humeval.protocol.models import Analysis, Protocol
+from humeval.stats import kendall, pearson, spearman
+from humeval.study import Study
+
+__all__ = ["CORRELATIONS", "correlations", "posthoc"]
+
+CORRELATIONS = {"spearman": spearman, "pearson": pearson, "kendall": kendall}
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+
+
+def _plan(protocol: Protocol, overrides: dict[str, Any]) -> Protocol:
+    fields = list(Analysis.model_fields)
+    for key in overrides:
+        if key not in fields:
+            raise ProtocolError(f"posthoc --set: unknown analysis setting '{key}'. {did_you_mean(key, fields)}")
+    try:
+        plan = Analysis.model_validate(protocol.analysis.model_dump() | overrides)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ProtocolError(f"posthoc --set {where}={first.get('input')!r}: {first['msg']}") from None
+    return protocol.model_copy(update={"analysis": plan})
+
+
+def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int) -> dict[str, Any]:
+    """Correlation between every two rating criteria over per-output (item, system) mean scores."""
+    if method not in CORRELATIONS:
+        raise HumevalError(f"posthoc: unknown correlation '{method}'. {did_you_mean(method, CORRELATIONS)}")
+    rating = [c.name for c in protocol.criteria if c.type != "2afc"]
+    means = frame[frame["criterion"].isin(rating)].groupby(["item_id", "system", "criterion"])["value"].mean()
+    wide = means.unstack("criterion")
+    pairs = []
+    for a, b in combinations([c for c in rating if c in wide.columns], 2):
+        both = wide[[a, b]].dropna()
+        pairs.append(attempt(method, CORRELATIONS[method], both[a].to_numpy(), both[b].to_numpy(),
+                             context={"a": a, "b": b}, seed=seed))
+    return {"method": method, "unit": "per-output mean scores", "pairs": pairs}
+
+
+def posthoc(
+    study: Study,
+    name: str,
+    *,
+    overrides: dict[str, Any] | None = None,
+    correlation: str | None = None,
+    force: bool = False,
+) -> tuple[dict[str, Any], list[Path]]:
+    """Run post hoc analysis ``name``; returns its results and the files written under results/posthoc/<name>/."""
+    if not _NAME.match(name):
+        raise HumevalError(f"posthoc: name '{name}' must be lower-case letters, digits, '-' or '_' (e.g. 'parametric')")
+    if not overrides and not correlation:
+        raise HumevalError("posthoc: nothing to do; give --set key=value (analysis settings) and/or --correlation")
+    check_lock(study)
+    ws = study_workspace(study)
+    out_dir = ws.posthoc_dir / name
+    if out_dir.exists() and not force:
+        raise HumevalError(f"{out_dir}: post hoc analysis '{name}' exists; choose another name or pass --force")
+    protocol = _plan(study.protocol, overrides or {})
+    judgements = read_study_judgements(ws)
+    excluded = read_excluded(ws)
+    sha = sha256_file(study.protocol_file)
+    if overrides:
+        results = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name)
+    else:
+        results = {"study": protocol.study.name, "criteria": {}, "preregistered": False, "post_hoc": name,
+                   "signature": analysis_signature(protocol, sha, protocol.study.seed, post_hoc=name)}
+    results["overrides"] = overrides or {}
+    if correlation:
+        kept = valid_judgements(judgements, excluded)
+        reasons = invalid_reasons(judgements, protocol).reindex(kept.index)
+        kept = kept[(kept["kind"] == "task") & (reasons == "")]
+        results["correlations"] = [correlations(kept, protocol, correlation, protocol.study.seed)]
+    if overrides:
+        paths = write_results(results, out_dir / "results.json", out_dir / "tables")
+    else:
+        paths = [write_json(out_dir / "results.json", results)]
+    logbook.append(study, {"stage": "posthoc", "outcome": "ok", "name": name, "overrides": overrides or {},
+                           "correlation": correlation, "signature": results["signature"],
+                           "outputs": [study.relative(p) for p in paths]})
+    return results, paths

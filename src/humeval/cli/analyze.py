@@ -1,0 +1,33 @@
+"""``humeval analyze``: run the preregistered analysis plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from humeval.cli._common import Format, emit_rows, err, print_stage
+
+
+def analyze(
+    directory: Path = typer.Argument(Path("."), help="Study folder (locked; `humeval exclude` run)."),
+    force: bool = typer.Option(False, "--force", help="Re-run even if the inputs are unchanged."),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json | csv"),
+) -> None:
+    """Run exactly the plan locked in the protocol; write results/results.json and results/tables/*.csv."""
+    from humeval.analysis._json import read_json
+    from humeval.analysis.plan import tidy_tables
+    from humeval.pipeline import run_stage
+    from humeval.study import Study
+
+    study = Study.open(directory)
+    result = run_stage(study, "analyze", force=force)
+    if fmt == Format.table:
+        print_stage(result)
+    else:  # stdout stays machine readable
+        err.print(f"analyze: {'unchanged, skipped' if result.skipped else 'done'}", highlight=False)
+    results = read_json(study.results_dir / "results.json")
+    tables = tidy_tables(results)
+    rows = [{k: r.get(k) for k in ("criterion", "analysis", "method", "estimate", "ci_low", "ci_high", "p_value", "n")}
+            for name in ("tests", "agreement", "pairs") for r in tables[name].to_dict(orient="records")]
+    emit_rows(rows, fmt, title="analysis (preregistered)", json_data=results, footer=results["signature"])

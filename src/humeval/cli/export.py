@@ -1,0 +1,52 @@
+"""``humeval export``: judgements from the store to CSV/JSONL/Parquet, or an MTurk batch file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from humeval.cli._common import err
+
+
+def export(
+    directory: Path = typer.Argument(Path("."), help="Study folder."),
+    output: Path = typer.Option(None, "--output", "-o", help="File to write (default: results/judgements.<format>)."),
+    fmt: str = typer.Option("jsonl", "--format", "-f", help="csv | jsonl | parquet (judgements), or mturk-batch."),
+    db: str = typer.Option("", "--db", help="Store URL or file (default: study.db)."),
+) -> None:
+    """Export the stored judgements as the canonical long table, or the tasks as an MTurk batch CSV."""
+    import json
+
+    from humeval.errors import HumevalError, did_you_mean
+    from humeval.study import Study
+
+    study = Study.open(directory)
+    formats = ("csv", "jsonl", "parquet", "mturk-batch")
+    if fmt not in formats:
+        raise HumevalError(f"--format: unknown format '{fmt}'. {did_you_mean(fmt, formats)}")
+    if fmt == "mturk-batch":
+        from humeval.data.outputs import load_outputs
+        from humeval.platforms.mturk import export_batch
+
+        frame = load_outputs(study.protocol, study.root)
+        texts = {(r.item_id, r.system): (r.output, r.input) for r in frame.itertuples(index=False)}
+        with (study.lists_dir / "tasks.jsonl").open(encoding="utf-8") as fh:
+            tasks = [json.loads(line) for line in fh if line.strip()]
+        path = export_batch(study.root, tasks, texts, output or study.results_dir / "mturk_batch.csv", study.protocol.study.seed)
+        err.print(f"wrote {path} ({len(tasks)} tasks) and {path.with_suffix('.key.json')}", highlight=False)
+        return
+    import pandas as pd
+
+    from humeval.judgements import JUDGEMENT_COLUMNS, write_judgements
+    from humeval.store import Store
+
+    if not db and not study.db_file.is_file():
+        raise HumevalError(f"{study.db_file}: no store yet; run `humeval serve {directory}` and collect judgements first")
+    store = Store.open(study, db or None)
+    try:
+        rows = store.judgement_rows()
+    finally:
+        store.close()
+    path = write_judgements(output or study.results_dir / f"judgements.{fmt}", pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS))
+    err.print(f"wrote {path} ({len(rows)} rows)", highlight=False)

@@ -1,0 +1,72 @@
+"""``humeval plan``: fit a pilot's difficulty distribution and predict effort per strategy and delta."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from humeval.cli._common import Format, emit_json, emit_rows, err
+
+__all__ = ["plan"]
+
+
+def plan(
+    pilot: Path = typer.Argument(..., help="Pilot judgements: CSV with request and choice (A/B or 1/0) columns, or an AMT batch CSV."),
+    request_col: str = typer.Option("request", "--request-col", help="Column naming the request (pair)."),
+    choice_col: str = typer.Option("choice", "--choice-col", help="Column with the preferred system (A/B or 1/0)."),
+    system_a: str = typer.Option("", "--system-a", help="AMT batch only: the model counted as A (default: first row's Input.model1)."),
+    capability: tuple[float, float] = typer.Option((0.8, 1.0), "--capability", help="Assumed capability range LOW HIGH."),
+    difficulty_var: float | None = typer.Option(None, "--difficulty-var", help="Fix the variance (needed with one judgement per request)."),
+    strategy: str = typer.Option("one,max3,majority5", "--strategy", help="Comma list of strategies."),
+    delta: str = typer.Option("0.01,0.001", "--delta", help="Comma list of error probabilities."),
+    rule: str = typer.Option("anytime", "--rule", help="Stopping rule."),
+    n_requests: int = typer.Option(5000, "--n-requests", help="Horizon of the predicted study."),
+    iterations: int = typer.Option(200, "--iterations", help="Simulated studies per prediction."),
+    seed: int = typer.Option(21, "--seed", help="Seed."),
+    fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
+    plot: Path | None = typer.Option(None, "--plot", help="Write the effort plot here."),
+) -> None:
+    """Plan a pairwise study from a pilot: fitted difficulty and predicted labelling effort."""
+    import pandas as pd
+
+    from humeval.errors import DataError, HumevalError
+    from humeval.policies.registry import parse_strategies
+    from humeval.simulate.plan import fit_pilot, predict_effort
+    from humeval.simulate.plots import plot_effort
+
+    if not pilot.is_file():
+        raise DataError(f"{pilot}: pilot file not found")
+    head = pd.read_csv(pilot, nrows=0)
+    if "Answer.Selection.label" in head.columns:
+        from humeval.data.dhe import read_amt_batch
+
+        batch = read_amt_batch(pilot)
+        a = system_a or batch.first_model1
+        if a not in batch.models:
+            raise DataError(f"--system-a {a!r} is not in {pilot.name}. Available: {', '.join(batch.models)}")
+        frame = pd.DataFrame({"request": batch.frame["pair"], "choice": (batch.frame["chosen"] == a).astype(int)})
+        request_col, choice_col = "request", "choice"
+        err.print(f"AMT batch {pilot.name}: A = {a}")
+    else:
+        frame = pd.read_csv(pilot)
+    try:
+        deltas = [float(d) for d in delta.split(",") if d.strip()]
+    except ValueError:
+        raise HumevalError(f"--delta must be a comma list of numbers in (0, 1), got {delta!r}") from None
+    fit = fit_pilot(frame, request=request_col, choice=choice_col, capability=(float(capability[0]), float(capability[1])),
+                    difficulty_var=difficulty_var, seed=seed)
+    err.print(f"fitted mu = {fit.mu:.4f} (95% CI {fit.mu_ci[0]:.4f}..{fit.mu_ci[1]:.4f}), var = {fit.difficulty_var:.4f}")
+    names = [s.name for s in parse_strategies(strategy)]
+    results = predict_effort(fit, names, deltas, rule=rule, n_requests=n_requests, iterations=iterations, seed=seed)
+    if plot is not None:
+        plot_effort(plot, results, title=f"predicted effort, mu={fit.mu:.3f}")
+    if fmt == Format.json:
+        emit_json({"fit": fit.to_dict(), "results": [r.to_dict() for r in results]})
+        return
+    rows = [{"strategy": r.strategy, "delta": r.delta, "rule": r.rule, "mean_effort": round(r.mean_effort, 1),
+             "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1), "decided_share": r.decided_share}
+            for r in results]
+    emit_rows(rows, fmt, title="predicted labelling effort (99% CI)",
+              footer=f"fit: mu={fit.mu:.4f} [{fit.mu_ci[0]:.4f}, {fit.mu_ci[1]:.4f}], var={fit.difficulty_var:.4f}, "
+                     f"capability U{fit.capability}, {fit.requests} requests / {fit.judgements} judgements")

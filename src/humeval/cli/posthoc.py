@@ -1,0 +1,51 @@
+"""``humeval posthoc``: analyses beyond the plan, written to results/posthoc/<name>/ and marked post hoc."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+import yaml
+
+from humeval.cli._common import Format, emit_rows, err
+from humeval.errors import HumevalError
+
+
+def _parse(settings: list[str]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise HumevalError(f"posthoc --set: expected key=value (e.g. tests=parametric), got '{item}'")
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+def posthoc(
+    name: str = typer.Argument(..., help="Name of this post hoc analysis (folder under results/posthoc/)."),
+    directory: Path = typer.Argument(Path("."), help="Study folder (after `humeval analyze`)."),
+    settings: list[str] = typer.Option([], "--set", help="Analysis setting to change, key=value (YAML value), e.g. --set tests=parametric --set 'rankings=[trueskill]'."),
+    correlation: str = typer.Option(None, "--correlation", help="Correlations between criteria: spearman | pearson | kendall."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing post hoc analysis of this name."),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json | csv"),
+) -> None:
+    """Run a post hoc analysis; never changes the preregistered results/results.json."""
+    from humeval.analysis.plan import tidy_tables
+    from humeval.analysis.posthoc import posthoc as run_posthoc
+    from humeval.study import Study
+
+    results, paths = run_posthoc(Study.open(directory), name, overrides=_parse(settings), correlation=correlation,
+                                 force=force)
+    for p in paths:
+        err.print(f"  wrote {p}", highlight=False, markup=False)
+    rows = []
+    if results.get("criteria"):
+        tables = tidy_tables(results)
+        rows += [{k: r.get(k) for k in ("criterion", "analysis", "method", "estimate", "ci_low", "ci_high",
+                                        "p_value", "n")} for t in ("tests", "agreement", "pairs")
+                 for r in tables[t].to_dict(orient="records")]
+    for corr in results.get("correlations", []):
+        rows += [{"criterion": f"{c['a']} ~ {c['b']}", "analysis": "correlation", "method": c["method"],
+                  "estimate": c["estimate"], "ci_low": c["ci_low"], "ci_high": c["ci_high"], "p_value": c["p_value"],
+                  "n": c["n"]} for c in corr["pairs"]]
+    emit_rows(rows, fmt, title=f"POST HOC: {name}", json_data=results, footer=results["signature"])

@@ -1,0 +1,69 @@
+"""``humeval simulate``: labelling effort of strategies under stopping rules (agent-based model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from humeval.cli._common import Format, emit_json, emit_rows, err
+
+__all__ = ["simulate"]
+
+
+def simulate(
+    mu: float = typer.Option(0.25, "--mu", help="Mean request difficulty (A better when > 0; 0 = the null)."),
+    difficulty_var: float = typer.Option(0.1, "--difficulty-var", help="Variance of the request difficulty."),
+    capability: tuple[float, float] = typer.Option((0.8, 1.0), "--capability", help="Worker capability range LOW HIGH in [0, 1]."),
+    workers: int = typer.Option(100, "--workers", help="Size of the worker pool."),
+    n_requests: int = typer.Option(3500, "--n-requests", help="Horizon: most requests per iteration."),
+    iterations: int = typer.Option(1000, "--iterations", help="Simulated studies per strategy."),
+    delta: float = typer.Option(0.001, "--delta", help="Error probability of the stopping rule, in (0, 1)."),
+    strategy: str = typer.Option("one,fixed,max3,majority5,majority7", "--strategy", help="Comma list: one, fixed, max3, majorityN (N odd)."),
+    rule: str = typer.Option("anytime", "--rule", help="Comma list: hoeffding, hoeffding-lastrun, hoeffding-union, mixture, anytime."),
+    seed: int = typer.Option(21, "--seed", help="Seed of every random draw (printed in the signature)."),
+    fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
+    parity: bool = typer.Option(False, "--parity", help="The authors' set-up: legacy RandomState(seed) pool and one shared request list."),
+    position_bias: float = typer.Option(0.0, "--position-bias", help="Shift towards the system shown first, in [-1, 1]."),
+    spammers: float = typer.Option(0.0, "--spammers", help="Share of workers answering at random."),
+    adversarial: float = typer.Option(0.0, "--adversarial", help="Share of workers answering against their judgement."),
+    prior_strength: float = typer.Option(20.0, "--prior-strength", help="Beta(a, a) prior of the mixture rule."),
+    processes: int = typer.Option(1, "--processes", help="Local processes (results do not depend on it)."),
+    address: str = typer.Option("", "--address", help="Dask scheduler address for a cluster (optional)."),
+    plot: Path | None = typer.Option(None, "--plot", help="Write the effort plot here and the bound plot (Fig. 1) next to it."),
+) -> None:
+    """Simulate labelling strategies and stopping rules; mean effort with 99% bootstrap CIs."""
+    from humeval.policies.registry import parse_strategies
+    from humeval.simulate.config import SimulationConfig
+    from humeval.simulate.plots import plot_bound, plot_effort
+    from humeval.simulate.run import simulate as run
+
+    config = SimulationConfig(
+        mu=mu, difficulty_var=difficulty_var, capability=(float(capability[0]), float(capability[1])),
+        workers=workers, n_requests=n_requests, iterations=iterations, delta=delta,
+        position_bias=position_bias, spammer_share=spammers, adversarial_share=adversarial,
+        parity=parity, prior_strength=prior_strength,
+    )
+    names = [s.name for s in parse_strategies(strategy)]
+    rules = [r.strip() for r in rule.split(",") if r.strip()]
+    err.print(f"simulating {len(names)} strategies x {len(rules)} rules x {iterations} iterations ...")
+    report = run(config, names, rules, seed, processes, address or None)
+    if plot is not None:
+        plot_effort(plot, report.results, title=f"mu={mu:g}, delta={delta:g}")
+        bound = plot.with_name(f"{plot.stem}_bound{plot.suffix or '.png'}")
+        plot_bound(bound, mu=mu, delta=delta, n_requests=n_requests, seed=seed,
+                   capability=config.capability, difficulty_var=difficulty_var)
+        err.print(f"wrote {plot} and {bound}")
+    if fmt == Format.json:
+        emit_json(report.to_json())
+        return
+    rows = [
+        {
+            "strategy": r.strategy, "rule": r.rule, "mean_effort": round(r.mean_effort, 1),
+            "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1),
+            "decided_share": r.decided_share, "wrong_share": r.wrong_share, "iterations": r.iterations,
+            "wald_bound": None if r.wald_bound is None else round(r.wald_bound, 1),
+        }
+        for r in report.results
+    ]
+    emit_rows(rows, fmt, title="labelling effort (99% bootstrap CI)", footer=report.signature)

@@ -1,0 +1,18 @@
+"""Reports: tables, figures, a self-contained HTML page, Markdown, and the HEDS 2.0 datasheet."""
+
+from humeval.report.build import build_report
+from humeval.report.document import Report, render_html, render_markdown
+from humeval.report.heds import HEDS_CRITERION_QUESTIONS, HEDS_QUESTIONS, heds_datasheet
+from humeval.report.stage import report_stage, report_workspace
+
+__all__ = [
+    "HEDS_CRITERION_QUESTIONS",
+    "HEDS_QUESTIONS",
+    "Report",
+    "build_report",
+    "heds_datasheet",
+    "render_html",
+    "render_markdown",
+    "report_stage",
+    "report_workspace",
+]

@@ -1,0 +1,159 @@
+"""Assemble the report from the protocol and the back half's outputs (no statistics computed here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from humeval.protocol.models import Protocol
+from humeval.report.document import Figure, Report, Section, Table
+from humeval.report.figures import decision_bound_figure, distribution_figure, ranking_figure, winrate_heatmap
+
+__all__ = ["build_report"]
+
+_EST = ["estimate", "ci_low", "ci_high", "p_value", "n"]
+
+
+def _summary(protocol: Protocol, results: dict[str, Any], design: dict[str, Any]) -> Section:
+    c = results["counts"]
+    paras = [protocol.study.description] if protocol.study.description else []
+    paras.append(f"Systems: {', '.join(results['systems'])}. Criteria: "
+                 + ", ".join(f"{k} ({v['type']})" for k, v in results["criteria"].items()) + ".")
+    paras.append(f"{c['judgements']} judgements from {c['participants']} participants; {c['excluded']} excluded, "
+                 f"{c['invalid']} malformed, {c['attention_or_repeat']} attention checks or repeats; "
+                 f"{c['analysed']} judgements from {c['participants_analysed']} participants analysed.")
+    rows = [[k, v] for k, v in design.items()]
+    return Section("Study", paras, [Table("Design", ["setting", "value"], rows)])
+
+
+def _collation(collation: dict[str, Any] | None) -> Section:
+    if collation is None:
+        return Section("Collation", ["Not run (no collation.json)."])
+    verdict = "complete" if collation["complete"] else (
+        f"INCOMPLETE: {collation['judgements_missing']} judgements missing in {collation['tasks_incomplete']} "
+        "tasks; a re-run file was written to rerun/")
+    rows = [[k, collation[k]] for k in ("required_per_task", "tasks", "tasks_complete", "tasks_incomplete",
+                                         "judgements_missing", "invalid_rows", "unknown_task_rows")]
+    return Section("Collation", [f"Collation: {verdict}."], [Table("", ["check", "value"], rows)])
+
+
+def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
+    if exclusion is None:
+        return Section("Exclusion", ["Not run (no exclusion.json)."])
+    if not protocol.exclusion:
+        return Section("Exclusion", ["The protocol declares no exclusion rules; nothing was excluded."])
+    rows = [[r["rule"], ", ".join(f"{k}={v}" for k, v in r["parameters"].items()), r["participants"], r["judgements"]]
+            for r in exclusion["rules"]]
+    text = (f"Preregistered rules only. {exclusion['participants_excluded']} of {exclusion['participants_total']} "
+            f"participants and {exclusion['judgements_excluded']} of {exclusion['judgements_total']} judgements "
+            "excluded (one participant can be excluded by several rules). No data were deleted: see excluded.jsonl.")
+    return Section("Exclusion", [text], [Table("", ["rule", "parameters", "participants", "judgements"], rows)])
+
+
+def _est(record: dict[str, Any]) -> list[Any]:
+    return [record.get(k) for k in _EST]
+
+
+def _criterion(name: str, res: dict[str, Any], sig: str) -> Section:
+    s = Section(f"Criterion: {name} ({res['type']})", [f"Question: {res['question']}"], level=2)
+    if res.get("undefined"):
+        s.paragraphs.append(f"Not analysed: {res['undefined']}.")
+        return s
+    if res.get("transform"):
+        s.paragraphs.append("Scores are log-transformed before averaging, tests and agreement (analysis.log_magnitude).")
+    if "descriptives" in res:
+        rows = [[d["system"], *_est(d), d.get("sd"), d.get("median"), d.get("items")] for d in res["descriptives"]]
+        s.tables.append(Table("Scores per system (mean with t interval)",
+                              ["system", "mean", "ci_low", "ci_high", "p", "n", "sd", "median", "items"], rows, sig))
+    if "pairs" in res:
+        rows = [[p["a"], p["b"], p["wins_a"], p["wins_b"], p["ties"], *_est(p)] for p in res["pairs"]]
+        s.tables.append(Table(f"Win rates and sign tests ({res['decision']})",
+                              ["a", "b", "wins a", "wins b", "ties", "win rate a", "ci_low", "ci_high", "p", "n"],
+                              rows, sig))
+    s.paragraphs.append(f"Test family: {res['decision']}.")
+    tests = []
+    for t in res.get("normality", {}).get("tests", []):
+        tests.append(["normality", t["system"], t["method"], *_est(t), t.get("undefined", "")])
+    if "omnibus" in res:
+        o = res["omnibus"]
+        tests.append(["omnibus", "all", o["method"], *_est(o), o.get("undefined", "")])
+    ph = res.get("posthoc", {})
+    for p in ph.get("pairs", []):
+        tests.append(["post hoc", f"{p['a']} vs {p['b']}", p["method"], *_est(p), p.get("undefined", "")])
+    if tests:
+        s.tables.append(Table("Significance (post hoc p-values corrected: " + str(ph.get("correction", "–")) + ")",
+                              ["step", "systems", "method", "estimate", "ci_low", "ci_high", "p", "n", "note"],
+                              tests, sig))
+    if ph.get("skipped"):
+        s.paragraphs.append(f"Post hoc tests {ph['skipped']}.")
+    elif ph.get("unit"):
+        s.paragraphs.append(f"Post hoc tests ({ph['test']}) on {ph['unit']}.")
+    agree = [[a.get("measure"), a["method"], *_est(a), a.get("verdict"), a.get("undefined", "")]
+             for a in res.get("agreement", [])]
+    if agree:
+        s.tables.append(Table("Agreement (tentative >= 0.667, reliable >= 0.8 by default; see the plan)",
+                              ["measure", "method", "estimate", "ci_low", "ci_high", "p", "n", "verdict", "note"],
+                              agree, sig))
+    for method, rk in res.get("rankings", {}).items():
+        if rk.get("undefined"):
+            s.paragraphs.append(f"Ranking '{method}' not computed: {rk['undefined']}")
+            continue
+        rows = [[r["system"], f"{r['rank_low']}-{r['rank_high']}", *_est(r)] for r in rk["systems"]]
+        s.tables.append(Table(f"Ranking: {method} ({rk['label']})",
+                              ["system", "rank", "score", "ci_low", "ci_high", "p", "n"], rows, sig))
+    _figures(name, res, s)
+    return s
+
+
+def _figures(name: str, res: dict[str, Any], s: Section) -> None:
+    if res.get("distribution"):
+        s.figures.append(Figure(f"{name}-distribution", distribution_figure(res["distribution"], f"{name}: responses"),
+                                f"{name}: distribution of responses per system"))
+    for method, rk in res.get("rankings", {}).items():
+        if rk.get("systems"):
+            s.figures.append(Figure(f"{name}-ranking-{method}",
+                                    ranking_figure(rk["systems"], f"{name}: {method}", "score"),
+                                    f"{name}: ranking by {method} with confidence intervals"))
+    if res.get("win_rates"):
+        s.figures.append(Figure(f"{name}-win-rates", winrate_heatmap(res["win_rates"], f"{name}: win rates"),
+                                f"{name}: win rate of the row system over the column system (ties count half)"))
+    if res.get("stopping") and res["stopping"].get("path"):
+        st = res["stopping"]
+        s.figures.append(Figure(f"{name}-decision-bound", decision_bound_figure(st, f"{name}: {st['rule']} rule"),
+                                f"{name}: share for {st['a']} over n with the {st['rule']} bounds (delta "
+                                f"{st['delta']}); decision: {st['decision']}"
+                                + (f" at n = {st['decided_at']}" if st.get("decided_at") else "")))
+
+
+def build_report(
+    protocol: Protocol,
+    results: dict[str, Any],
+    *,
+    design: dict[str, Any],
+    collation: dict[str, Any] | None,
+    exclusion: dict[str, Any] | None,
+    posthoc: list[dict[str, Any]] | None = None,
+) -> Report:
+    """The whole report: summary, design, collation, exclusion, one section per criterion, post hoc."""
+    sig = results["signature"]
+    banner = ""
+    if results.get("dry_run"):
+        banner = (f"DRY RUN with '{results['dry_run']}' dummy responses: these numbers rehearse the pipeline and "
+                  "say nothing about the systems.")
+    sections = [_summary(protocol, results, design), _collation(collation), _exclusion(exclusion, protocol)]
+    sections += [_criterion(name, res, sig) for name, res in results["criteria"].items()]
+    for ph in posthoc or []:
+        sec = Section(f"POST HOC: {ph['post_hoc']}", [
+            "Post hoc analysis, run after the preregistered plan and not part of it; it does not change the "
+            "preregistered results above."], level=2)
+        for name, res in ph["criteria"].items():
+            sub = _criterion(name, res, ph["signature"])
+            sec.paragraphs += sub.paragraphs
+            sec.tables += sub.tables
+        for corr in ph.get("correlations", []):
+            sec.tables.append(Table("Correlations between criteria (per-output mean scores)",
+                                    ["a", "b", "method", *_EST], [[c["a"], c["b"], c["method"], *_est(c)]
+                                                                  for c in corr["pairs"]], ph["signature"]))
+        sections.append(sec)
+    title = f"{protocol.study.name}: human evaluation report" + (f" (dry run: {results['dry_run']})"
+                                                                  if results.get("dry_run") else "")
+    return Report(title, sig, banner, sections)

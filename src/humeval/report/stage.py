@@ -1,0 +1,83 @@
+"""The ``report`` stage: ``report.html`` (self-contained), ``report.md`` + ``figures/``, ``heds.json``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from humeval.analysis._json import read_json, write_json
+from humeval.analysis.stages import read_results, study_workspace
+from humeval.analysis.workspace import Workspace
+from humeval.pipeline import StageOutput
+from humeval.protocol.lock import read_lock
+from humeval.report.build import build_report
+from humeval.report.document import render_html, render_markdown
+from humeval.report.heds import heds_datasheet
+from humeval.study import Study
+
+__all__ = ["design_summary", "report_stage", "report_workspace"]
+
+
+def _count_lines(path: Path) -> int | None:
+    if not path.is_file():
+        return None
+    with path.open(encoding="utf-8") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
+def design_summary(study: Study) -> dict[str, Any]:
+    """The design facts shown in the report (from the protocol and the design's files)."""
+    p = study.protocol
+    lock = read_lock(study)
+    return {
+        "items selected": _count_lines(study.items_file),
+        "tasks": _count_lines(study.lists_dir / "tasks.jsonl"),
+        "participant lists": _count_lines(study.lists_dir / "lists.jsonl"),
+        "judgements per task": p.design.judgements_per_item,
+        "tasks per list": p.design.items_per_participant,
+        "counterbalancing": p.design.counterbalancing,
+        "attention checks per list": p.design.attention_checks,
+        "repeated tasks per list": p.design.repeated_items,
+        "sampling": f"{p.sampling.method} (rate {p.sampling.rate:g})",
+        "platform": p.platform.kind,
+        "locked": lock.data.get("locked_at", "yes") if lock else "no",
+    }
+
+
+def _optional(path: Path) -> dict[str, Any] | None:
+    return read_json(path) if path.is_file() else None
+
+
+def _posthoc(ws: Workspace) -> list[dict[str, Any]]:
+    if not ws.posthoc_dir.is_dir():
+        return []
+    return [read_json(p) for p in sorted(ws.posthoc_dir.glob("*/results.json"))]
+
+
+def report_workspace(ws: Workspace, study: Study, results: dict[str, Any] | None = None) -> list[Path]:
+    """Write the report, its figures and the HEDS datasheet for the results in ``ws``."""
+    results = results if results is not None else read_results(ws)
+    protocol = study.protocol
+    exclusion = _optional(ws.exclusion)
+    report = build_report(protocol, results, design=design_summary(study), collation=_optional(ws.collation),
+                          exclusion=exclusion, posthoc=_posthoc(ws))
+    ws.figures_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for section in report.sections:
+        for fig in section.figures:
+            path = ws.figures_dir / f"{fig.name}.png"
+            path.write_bytes(fig.png)
+            paths.append(path)
+    ws.report_md.write_text(render_markdown(report), encoding="utf-8")
+    ws.report_html.write_text(render_html(report), encoding="utf-8")
+    lock = read_lock(study)
+    paths += [ws.report_md, ws.report_html,
+              write_json(ws.heds, heds_datasheet(protocol, results, lock.data if lock else None, exclusion))]
+    return paths
+
+
+def report_stage(study: Study) -> StageOutput:
+    """``humeval report``: the report of ``results/results.json`` (and any post hoc analyses)."""
+    ws = study_workspace(study)
+    paths = report_workspace(ws, study)
+    return StageOutput(outputs=paths, summary={"figures": sum(1 for p in paths if p.suffix == ".png")})

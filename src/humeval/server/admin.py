@@ -1,0 +1,103 @@
+"""Admin pages behind the admin token: progress, participants, live decision, agreement, export."""
+
+from __future__ import annotations
+
+import hmac
+import io
+import json
+from typing import Any
+
+from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from humeval.server.agreement import agreement_so_far
+from humeval.server.errors import ApiError
+from humeval.server.plot import bound_svg
+from humeval.server.tokens import sign
+from humeval.store.store import Store
+
+__all__ = ["admin_routes", "export_bytes"]
+
+ADMIN_COOKIE = "humeval_admin"
+FORMATS = {"csv": "text/csv", "jsonl": "application/x-ndjson", "parquet": "application/vnd.apache.parquet"}
+
+
+def _store(request: Request) -> Store:
+    return request.app.state.store
+
+
+def _cookie_value(request: Request) -> str:
+    return sign(_store(request).context.secret, "admin|" + request.app.state.config.admin_token)
+
+
+def _require(request: Request) -> None:
+    given = request.cookies.get(ADMIN_COOKIE, "")
+    if not given or not hmac.compare_digest(given, _cookie_value(request)):
+        raise ApiError("unauthorized", "Admin pages need the admin token: open /admin?token=<admin token>.", status=401)
+
+
+def export_bytes(store: Store, fmt: str) -> bytes:
+    """The canonical judgements table in ``fmt`` (csv, jsonl, parquet)."""
+    import pandas as pd
+
+    from humeval.judgements import JUDGEMENT_COLUMNS
+
+    frame = pd.DataFrame(store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
+    buf = io.BytesIO()
+    if fmt == "csv":
+        frame.to_csv(buf, index=False)
+    elif fmt == "parquet":
+        frame.to_parquet(buf, index=False)
+    else:
+        buf.write(frame.to_json(orient="records", lines=True, force_ascii=False).encode())
+    return buf.getvalue()
+
+
+async def admin_page(request: Request) -> Response:
+    token = request.query_params.get("token")
+    if token is not None:
+        if not hmac.compare_digest(token.encode(), request.app.state.config.admin_token.encode()):
+            raise ApiError("unauthorized", "wrong admin token", status=401)
+        response = RedirectResponse("/admin", status_code=303)
+        response.set_cookie(ADMIN_COOKIE, _cookie_value(request), httponly=True, samesite="strict")
+        return response
+    _require(request)
+    store = _store(request)
+
+    def gather() -> dict[str, Any]:
+        rows = store.judgement_rows()
+        stopping = store.stopping()
+        for st in stopping:
+            st["svg"] = Markup(bound_svg(st["curve"]))
+        return {"overview": store.overview(), "participants": store.participants(), "stopping": stopping,
+                "agreement": agreement_so_far(store.context.protocol, rows)}
+
+    data = await run_in_threadpool(gather)
+    return request.app.state.templates.TemplateResponse(request, "admin.html", {"study": store.context.protocol.study.name, **data})
+
+
+async def admin_export(request: Request) -> Response:
+    _require(request)
+    fmt = request.path_params["fmt"]
+    if fmt not in FORMATS:
+        raise ApiError("not_found", f"unknown export format '{fmt}'; available: {', '.join(FORMATS)}", status=404)
+    body = await run_in_threadpool(export_bytes, _store(request), fmt)
+    return Response(body, media_type=FORMATS[fmt],
+                    headers={"content-disposition": f'attachment; filename="judgements.{fmt}"'})
+
+
+async def admin_json(request: Request) -> Response:
+    _require(request)
+    rows = await run_in_threadpool(_store(request).judgements)
+    return Response(json.dumps(rows), media_type="application/json")
+
+
+def admin_routes() -> list[Route]:
+    return [
+        Route("/admin", admin_page, methods=["GET"]),
+        Route("/admin/export.{fmt}", admin_export, methods=["GET"]),
+        Route("/admin/judgements.json", admin_json, methods=["GET"]),
+    ]

@@ -1,0 +1,62 @@
+"""The Starlette application factory (nothing is created at import time).
+
+``create_app(config)`` opens the store (already migrated and seeded by ``humeval serve``)
+and mounts the JSON API, the participant pages, the admin pages and the static files.
+``app_from_env()`` is the factory uvicorn calls in each worker process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from humeval.server.admin import admin_routes
+from humeval.server.api import api_routes
+from humeval.server.config import ServerConfig
+from humeval.server.errors import install_handlers
+from humeval.server.pages import page_routes
+from humeval.server.security import SecurityMiddleware
+from humeval.study import Study
+from humeval.store.store import Store
+
+__all__ = ["app_from_env", "create_app"]
+
+HERE = Path(__file__).parent
+
+
+def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
+    """The web app for ``config``; ``store`` defaults to the study's store (must be prepared)."""
+    if not config.admin_token:
+        raise ValueError("an admin token is required")
+    study = Study.open(config.study_dir)
+    store = store or Store.open(study, config.db)
+    _ = store.context  # load protocol, tasks and texts now: the first request is not slower
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        store.close()
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    routes = [*api_routes(), *page_routes(), *admin_routes(),
+              Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(SecurityMiddleware, allowed_origins=config.allowed_origins)])
+    app.state.store = store
+    app.state.config = config
+    app.state.templates = Jinja2Templates(env=env)
+    install_handlers(app)
+    return app
+
+
+def app_from_env() -> Starlette:
+    """uvicorn's ``--factory`` entry: configuration from ``$HUMEVAL_SERVER_CONFIG``."""
+    return create_app(ServerConfig.from_env())

@@ -1,0 +1,48 @@
+"""What a participant is shown, as JSON: shared by the API and the HTML pages.
+
+System names never leave the server: outputs are texts in display order, and a ``2afc``
+answer refers to them as ``A`` (first) and ``B`` (second).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from humeval.protocol.models import Protocol
+from humeval.store.records import AssignmentView
+from humeval.store.store import Store
+
+__all__ = ["assignment_json", "criterion_json"]
+
+
+def criterion_json(protocol: Protocol, name: str) -> dict[str, Any]:
+    c = protocol.criterion(name)
+    data = c.model_dump(mode="json")
+    if c.type == "2afc":
+        data["options"] = c.options()
+    return data
+
+
+def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
+    protocol = store.context.protocol
+    task = view.task
+    pres = protocol.presentation
+    if task.kind == "attention":
+        outputs = [task.text] * len(view.display)
+        item_input, references = "", ""
+    else:
+        texts = [store.texts(task.item_id, system) for system in view.display]
+        outputs = [t[0] for t in texts]
+        item_input = texts[0][1] if texts else ""
+        references = texts[0][2] if texts else ""
+    return {
+        "assignment_id": view.assignment_id,
+        "task": {"item_id": task.item_id, "family": task.family, "kind": task.kind},  # task ids name systems
+        "criteria": [criterion_json(protocol, c) for c in task.criteria],
+        "outputs": outputs,
+        "input": item_input if pres.show_input else "",
+        "references": references if pres.show_references else "",
+        "progress": view.progress.to_json(),
+        "expires_at": datetime.fromtimestamp(view.expires_at, UTC).isoformat(),
+    }

@@ -1,0 +1,73 @@
+"""Signed tokens: a participant's session token and invite tokens, keyed by the store's secret.
+
+The secret lives in the store (``meta.secret``), so every server process accepts the
+same tokens and a token stays valid across restarts. A token is
+``v1.<participant id, base64url>.<session id>.<HMAC-SHA256>``; an invite is
+``i1.<participant id, base64url>.<HMAC>``. Verification needs no database round trip.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+__all__ = ["Session", "make_invite", "make_token", "read_invite", "read_token", "sign"]
+
+
+@dataclass(frozen=True)
+class Session:
+    participant_id: str
+    session_id: str
+
+
+def sign(secret: bytes, message: str) -> str:
+    mac = hmac.new(secret, message.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac[:24]).decode().rstrip("=")
+
+
+def _b64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def _unb64(text: str) -> str | None:
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+
+
+def make_token(secret: bytes, participant_id: str, session_id: str) -> str:
+    body = f"v1.{_b64(participant_id)}.{session_id}"
+    return f"{body}.{sign(secret, body)}"
+
+
+def read_token(secret: bytes, token: str | None) -> Session | None:
+    """The session a token names, or None if it is missing, malformed or forged."""
+    if not token or len(token) > 600:
+        return None
+    parts = token.split(".")
+    if len(parts) != 4 or parts[0] != "v1":
+        return None
+    body = ".".join(parts[:3])
+    if not hmac.compare_digest(sign(secret, body), parts[3]):
+        return None
+    pid = _unb64(parts[1])
+    return Session(pid, parts[2]) if pid else None
+
+
+def make_invite(secret: bytes, participant_id: str) -> str:
+    body = f"i1.{_b64(participant_id)}"
+    return f"{body}.{sign(secret, body)}"
+
+
+def read_invite(secret: bytes, invite: str) -> str | None:
+    """The participant id of a valid invite token, else None."""
+    parts = invite.split(".")
+    if len(invite) > 600 or len(parts) != 3 or parts[0] != "i1":
+        return None
+    if not hmac.compare_digest(sign(secret, ".".join(parts[:2])), parts[2]):
+        return None
+    return _unb64(parts[1])

@@ -1,0 +1,117 @@
+"""Planning from a pilot: fit the difficulty distribution, predict effort per strategy and delta.
+
+Estimator (method of moments on x = 2 * choice - 1, choice = 1 when A was preferred).
+Under the model P(choice = 1) = (c d + 1) / 2 with capability c independent of the
+request difficulty d:
+
+    m1 = E[x]                 = c̄ E[d]        (mean over all judgements)
+    m2 = E[x_w x_w'] (w != w') = c̄^2 E[d^2]   (pairs of different workers on the same request)
+
+so mu = m1 / c̄ and var = m2 / c̄^2 - mu^2. Capability and difficulty enter only through
+their product, so their scale is not identified from pairwise data: the capability range
+is an input (default U(0.8, 1.0) as in the paper), and the fitted difficulty is relative
+to it. m2 needs requests with >= 2 judgements; with one judgement per request only mu is
+fitted and var must be given. Clipping of d to [-1, 1] is ignored in the fit. CIs: 95%
+percentile bootstrap over requests. Effort predictions are simulations (fresh requests
+per iteration) at the point estimate.
+Checked against: recovery of mu and var from simulated pilots (tests/unit/simulate/test_plan.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from humeval.errors import DataError
+from humeval.simulate.config import SimulationConfig
+from humeval.simulate.results import StrategyResult
+from humeval.simulate.run import simulate
+
+__all__ = ["PilotFit", "fit_pilot", "predict_effort"]
+
+
+@dataclass(frozen=True)
+class PilotFit:
+    """Fitted difficulty distribution (relative to the assumed capability range)."""
+
+    mu: float
+    mu_ci: tuple[float, float]
+    difficulty_var: float
+    var_ci: tuple[float, float]
+    capability: tuple[float, float]
+    share_for_a: float
+    requests: int
+    judgements: int
+    method: str = "moments: mu = m1 / c̄, var = m2 / c̄^2 - mu^2; 95% bootstrap over requests"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _moments(s: np.ndarray, r: np.ndarray, c_mean: float) -> tuple[np.ndarray, np.ndarray]:
+    """mu and var from per-request sums s (of x) and counts r; works on (..., requests) arrays."""
+    m1 = s.sum(axis=-1) / r.sum(axis=-1)
+    pairs = r * (r - 1)
+    m2 = (s**2 - r).sum(axis=-1) / np.maximum(pairs.sum(axis=-1), 1)
+    mu = m1 / c_mean
+    var = np.maximum(m2 / c_mean**2 - mu**2, 0.0)
+    return mu, var
+
+
+def fit_pilot(frame: pd.DataFrame, *, request: str = "request", choice: str = "choice",
+              capability: tuple[float, float] = (0.8, 1.0), difficulty_var: float | None = None,
+              seed: int = 21, resamples: int = 2000) -> PilotFit:
+    """Fit mu and var of the difficulty distribution from pilot judgements (long frame)."""
+    for col in (request, choice):
+        if col not in frame.columns:
+            raise DataError(f"pilot data has no column {col!r}; columns: {', '.join(map(str, frame.columns))}")
+    ch = frame[choice]
+    if ch.dtype == object or str(ch.dtype).startswith("str"):
+        mapped = ch.map({"A": 1, "B": 0, "a": 1, "b": 0, "1": 1, "0": 0})
+    else:
+        mapped = ch
+    if mapped.isna().any() or not mapped.isin([0, 1]).all():
+        bad = ch[mapped.isna() | ~mapped.isin([0, 1])].iloc[0]
+        raise DataError(f"pilot column {choice!r} must hold A/B or 1/0, got {bad!r}")
+    lo, hi = capability
+    c_mean = (lo + hi) / 2
+    if c_mean <= 0:
+        raise DataError(f"capability range {capability!r} has mean 0: difficulty cannot be fitted")
+    x = 2 * mapped.to_numpy(dtype=float) - 1
+    g = pd.DataFrame({"r": frame[request].to_numpy(), "x": x}).groupby("r")["x"]
+    s = g.sum().to_numpy()
+    r = g.size().to_numpy().astype(float)
+    multi = (r >= 2).any()
+    if difficulty_var is None and not multi:
+        raise DataError("every request has one judgement: the difficulty variance is not identified; pass it explicitly")
+    mu, var = _moments(s, r, c_mean)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, s.size, (resamples, s.size))
+    mus, vars_ = _moments(s[idx], r[idx], c_mean)
+    if difficulty_var is not None:
+        var = float(difficulty_var)
+        vars_ = np.full_like(vars_, var)
+    q = (0.025, 0.975)
+    return PilotFit(
+        mu=float(mu), mu_ci=tuple(float(v) for v in np.quantile(mus, q)),  # type: ignore[arg-type]
+        difficulty_var=float(var), var_ci=tuple(float(v) for v in np.quantile(vars_, q)),  # type: ignore[arg-type]
+        capability=(float(lo), float(hi)), share_for_a=float((x.mean() + 1) / 2),
+        requests=int(s.size), judgements=int(x.size),
+    )
+
+
+def predict_effort(fit: PilotFit, strategies: Sequence[str], deltas: Sequence[float], *, rule: str = "anytime",
+                   n_requests: int = 5000, iterations: int = 200, workers: int = 100, seed: int = 21,
+                   processes: int = 1) -> list[StrategyResult]:
+    """Simulated effort per strategy and delta at the fitted difficulty distribution."""
+    base = SimulationConfig(mu=float(np.clip(fit.mu, -1, 1)), difficulty_var=fit.difficulty_var,
+                            capability=fit.capability, workers=workers, n_requests=n_requests,
+                            iterations=iterations, delta=float(deltas[0]))
+    out: list[StrategyResult] = []
+    for d in deltas:
+        out += simulate(replace(base, delta=float(d)), strategies, (rule,), seed, processes).results
+    return out

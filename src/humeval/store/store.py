@@ -1,0 +1,187 @@
+"""The store of a study: where participants, assignments and judgements live.
+
+::
+
+    store = Store.open(Study.open("my-study"))      # study.db, or db="postgresql://..."
+    store.prepare()                                 # migrate + seed (once, before serving)
+    await store.next_assignment("P1")               # writes go through the single writer
+
+Every write runs on the process's single writer (:class:`~humeval.store.writer.Writer`);
+reads for the admin views run on a separate pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, Engine, select, update
+
+from humeval import logbook
+from humeval.study import Study
+from humeval.store import schema as s
+from humeval.store.assign import next_assignment, progress
+from humeval.store.context import StoreContext
+from humeval.store.engine import database_url, make_engines
+from humeval.store.migrations import migrate
+from humeval.store.participants import consent, enter
+from humeval.store.reads import all_judgements, judgement_rows, overview, participant_rows, stopping_states
+from humeval.store.records import AssignmentView, Progress
+from humeval.store.seed import seed_store
+from humeval.store.submit import SubmitResult, submit_judgement
+from humeval.store.writer import Writer
+
+__all__ = ["Store"]
+
+T = TypeVar("T")
+
+
+class Store:
+    """Participants, assignments and judgements of one study in SQLite or PostgreSQL."""
+
+    def __init__(self, study: Study, url: str) -> None:
+        self.study = study
+        self.url = url
+        self.write_engine: Engine
+        self.read_engine: Engine
+        self.write_engine, self.read_engine = make_engines(url)
+        self.writer = Writer(self.write_engine)
+        self._ctx: StoreContext | None = None
+
+    @classmethod
+    def open(cls, study: Study, db: str | None = None) -> Store:
+        """The store of ``study``: ``db`` is a URL or file path; default ``study.db`` in the study."""
+        return cls(study, database_url(db, study.db_file))
+
+    # -- setup --------------------------------------------------------------------
+    def prepare(self) -> bool:
+        """Apply migrations and seed from the study (idempotent); True if it seeded now."""
+        with self.write_engine.connect() as conn, conn.begin():
+            migrate(conn)
+            seeded = seed_store(conn, self.study)
+        self.log_decisions()
+        return seeded
+
+    @property
+    def context(self) -> StoreContext:
+        if self._ctx is None:
+            with self.read_engine.connect() as conn:
+                self._ctx = StoreContext.load(conn, self.study.protocol)
+        return self._ctx
+
+    def close(self) -> None:
+        self.writer.close()
+        self.write_engine.dispose()
+        self.read_engine.dispose()
+
+    # -- writes -------------------------------------------------------------------
+    def write(self, fn: Callable[[Connection], T]) -> T:
+        return self.writer.run(fn)
+
+    async def awrite(self, fn: Callable[[Connection], T]) -> T:
+        return await self.writer.arun(fn)
+
+    async def enter(self, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "", consented: bool = False) -> str:
+        return await self.awrite(functools.partial(enter, participant_id=participant_id, platform=platform, params=params, user_agent=user_agent, consented=consented))
+
+    async def consent(self, participant_id: str) -> bool:
+        return await self.awrite(functools.partial(consent, participant_id=participant_id))
+
+    async def next_assignment(self, participant_id: str) -> AssignmentView | Progress:
+        ctx = self.context
+        return await self.awrite(lambda conn: next_assignment(conn, ctx, participant_id))
+
+    async def submit(self, participant_id: str, assignment_id: str, idempotency_key: str, values: Any, seconds: float | None = None) -> SubmitResult:
+        ctx = self.context
+        result = await self.awrite(
+            lambda conn: submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds)
+        )
+        if result.decided:
+            await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
+        return result
+
+    async def has_consented(self, participant_id: str) -> bool:
+        p = s.participants.c
+
+        def _read(conn: Connection) -> bool:
+            return conn.execute(select(p.consented_at).where(p.participant_id == participant_id)).scalar() is not None
+
+        return await asyncio.get_running_loop().run_in_executor(None, self.read, _read)
+
+    async def progress(self, participant_id: str) -> Progress:
+        """Tasks done so far; ``completed`` once the participant finished their work."""
+        ctx = self.context
+
+        def _read(conn: Connection) -> Progress:
+            prog = progress(conn, ctx, participant_id)
+            p = s.participants.c
+            completed = conn.execute(select(p.completed_at).where(p.participant_id == participant_id)).scalar()
+            return Progress(prog.done, prog.total, finished=completed is not None, completed=completed is not None)
+
+        return await asyncio.get_running_loop().run_in_executor(None, self.read, _read)
+
+    def log_decisions(self) -> list[dict[str, Any]]:
+        """Append each stored decision not yet in the logbook to it (once, across processes)."""
+        st = s.stopping.c
+        entries: list[dict[str, Any]] = []
+        with self.read_engine.connect() as conn:
+            rows = conn.execute(select(s.stopping).where(st.outcome != "continue", st.logged == 0)).all()
+        recorded = {(e.get("comparison"), e.get("n")) for e in logbook.read(self.study) if e.get("stage") == "stopping"}
+        for r in rows:
+            claimed = self.write(
+                lambda conn, c=r.comparison: conn.execute(
+                    update(s.stopping).where(st.comparison == c, st.logged == 0).values(logged=1)
+                ).rowcount
+            )
+            if claimed != 1 or (r.comparison, r.n) in recorded:
+                continue
+            entries.append(
+                logbook.append(
+                    self.study,
+                    {"stage": "stopping", "outcome": "ok", "comparison": r.comparison, "decision": r.outcome,
+                     "system_a": r.system_a, "system_b": r.system_b, "n": r.n, "successes": r.successes,
+                     "estimate": r.estimate, "threshold_a": r.threshold_a, "threshold_b": r.threshold_b,
+                     "rule": r.rule, "delta": r.delta, "reason": r.reason, "decided_at": r.decided_at},
+                )
+            )
+        return entries
+
+    # -- reads --------------------------------------------------------------------
+    def read(self, fn: Callable[[Connection], T]) -> T:
+        with self.read_engine.connect() as conn:
+            return fn(conn)
+
+    def judgements(self) -> list[dict[str, Any]]:
+        return self.read(all_judgements)
+
+    def judgement_rows(self) -> list[dict[str, Any]]:
+        ctx = self.context
+        return self.read(lambda conn: judgement_rows(conn, ctx))
+
+    def participants(self) -> list[dict[str, Any]]:
+        return self.read(participant_rows)
+
+    def stopping(self) -> list[dict[str, Any]]:
+        return self.read(stopping_states)
+
+    def overview(self) -> dict[str, Any]:
+        ctx = self.context
+        return self.read(lambda conn: overview(conn, ctx))
+
+    def texts(self, item_id: str, system: str) -> tuple[str, str, str]:
+        """(output, input, references) of one system's output for an item."""
+        return self.context.texts.get((item_id, system), ("", "", ""))
+
+    def event_count(self, kind: str) -> int:
+        from sqlalchemy import func
+
+        return self.read(lambda conn: conn.execute(select(func.count()).select_from(s.events).where(s.events.c.kind == kind)).scalar_one())
+
+    def _meta(self) -> dict[str, str]:
+        return self.read(lambda conn: dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).tuples().all()))
+
+    def systems(self) -> list[str]:
+        return list(json.loads(self._meta().get("systems", "[]")))

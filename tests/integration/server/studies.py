@@ -1,0 +1,87 @@
+"""Example studies written for the server tests (protocol YAML + generated data + lists)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from humeval.data.readers import write_jsonl
+from humeval.pipeline import run
+from humeval.study import Study
+from humeval.templates import generate_outputs, init_study
+
+ALL_TYPES = """
+version: 1
+study: {{name: all-types, description: Every response type, seed: 3}}
+data: {{files: [data/outputs.jsonl], properties: [slots]}}
+systems: [baseline, candidate, reference]
+criteria:
+  - {{name: quality, type: 2afc, question: "Which is better?", tie: true}}
+  - {{name: fluency, type: likert, question: "How fluent is it?", points: 5, labels: [bad, good]}}
+  - name: naturalness
+    type: magnitude
+    question: "How natural is it?"
+    standard: {{text: Aromi is a restaurant., input: "name[Aromi]"}}
+    modulus: 100
+  - name: overall
+    type: rankme
+    question: "How good is each output?"
+    standard: {{text: Aromi is a restaurant.}}
+    modulus: 100
+  - {{name: adequacy, type: slider, question: "How adequate is it?", min: 0, max: 100, low_label: poor, high_label: perfect}}
+presentation:
+  setup: separate
+  randomise_order: true
+  instructions: Read each output and answer the question.
+  consent: I agree that my answers are stored for research.
+design: {{judgements_per_item: 1, items_per_participant: 100, counterbalancing: none}}
+platform: {{kind: prolific, completion_code: {code}}}
+"""
+
+PAIRWISE = """
+version: 1
+study: {{name: pairwise, seed: 5}}
+data: {{files: [data/outputs.jsonl], properties: [slots]}}
+systems: [baseline, candidate]
+criteria:
+  - {{name: quality, type: 2afc, question: "Which is better?", tie: true}}
+presentation: {{setup: separate}}
+design: {{judgements_per_item: {per_item}, items_per_participant: {per_participant}, counterbalancing: latin-square}}
+assignment: {{strategy: {strategy}, workers: 3, lease_seconds: {lease}}}
+{stopping}
+platform: {{kind: local, completion_code: DONE-42}}
+"""
+
+SCRIPT = "<script>window.__pwned = 1</script><b>bold</b> & more"
+
+
+def all_types_study(root: Path, *, items: int = 2, code: str = "C0DE-777") -> Study:
+    """Every task type, one list holding every task; one output contains a script tag."""
+    rows = generate_outputs(items, seed=3)
+    rows[0]["output"] = SCRIPT
+    write_jsonl(root / "data" / "outputs.jsonl", rows)
+    (root / "humeval.yaml").write_text(ALL_TYPES.format(code=code), encoding="utf-8")
+    study = Study.open(root)
+    list(run(study))
+    return study
+
+
+def pairwise_study(
+    root: Path, *, items: int = 30, strategy: str = "list", per_item: int = 3, per_participant: int = 10,
+    stopping: bool = True, delta: float = 0.05, lease: int = 1800,
+) -> Study:
+    write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
+    stop = f"stopping: {{rule: anytime, delta: {delta}, systems: [baseline, candidate]}}" if stopping else ""
+    (root / "humeval.yaml").write_text(
+        PAIRWISE.format(strategy=strategy, per_item=per_item, per_participant=per_participant, stopping=stop, lease=lease),
+        encoding="utf-8",
+    )
+    study = Study.open(root)
+    list(run(study))
+    return study
+
+
+def template_study(root: Path, template: str, items: int) -> Study:
+    init_study(root, template, items=items)
+    study = Study.open(root)
+    list(run(study))
+    return study

@@ -1,0 +1,120 @@
+"""The back half end to end on an example study: dry run, then collate -> exclude -> analyze -> report
+through the CLI, post hoc apart, and the refusals that protect the preregistered plan."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from humeval.pipeline import run_stage
+from humeval.protocol.lock import lock_study
+from humeval.study import Study
+from humeval.templates import init_study
+
+
+def humeval(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory) -> Study:
+    root = tmp_path_factory.mktemp("study")
+    init_study(root, "rating", items=12, seed=4)
+    text = (root / "humeval.yaml").read_text()
+    (root / "humeval.yaml").write_text(text.replace("rankings: [mean, bootstrap]",
+                                                    "rankings: [mean, bootstrap, bradley-terry]\n  bootstrap: 200"))
+    study = Study.open(root)
+    for stage in ("sample", "design"):
+        run_stage(study, stage)
+    return study
+
+
+def test_dry_run_pushes_every_kind_through_the_back_half(study):
+    result = run_stage(study, "dry-run")
+    assert set(result.summary) == {"random", "static", "normal"}
+    normal = study.results_dir / "dry-run" / "normal"
+    for name in ("collation.json", "excluded.jsonl", "exclusion.json", "results.json", "report.html", "report.md",
+                 "heds.json", "tables/tests.csv"):
+        assert (normal / name).is_file(), name
+    results = json.loads((normal / "results.json").read_text())
+    assert results["dry_run"] == "normal" and "dry-run:normal" in results["signature"]
+    assert set(results["criteria"]) == {"fluency", "adequacy"}
+    html = (normal / "report.html").read_text()
+    assert "DRY RUN" in html and "data:image/png;base64," in html and 'src="figures/' not in html
+
+
+def test_analyze_refuses_an_unlocked_study(study):
+    shutil.copy(study.results_dir / "dry-run" / "normal" / "judgements.jsonl", study.results_dir / "judgements.jsonl")
+    proc = humeval("analyze", str(study.root))
+    assert proc.returncode == 1
+    assert "not locked" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_collate_exclude_analyze_report_via_the_cli(study):
+    lock_study(study)
+    for command in ("collate", "exclude", "report"):
+        if command == "report":
+            proc = humeval("analyze", str(study.root), "--format", "json")
+            assert proc.returncode == 0, proc.stderr
+            body = json.loads(proc.stdout[: proc.stdout.rindex("}") + 1])
+            assert body["preregistered"] is True and body["dry_run"] is None
+        proc = humeval(command, str(study.root))
+        assert proc.returncode == 0, proc.stderr
+    collation = json.loads((study.results_dir / "collation.json").read_text())
+    assert collation["complete"] is True
+    results = json.loads((study.results_dir / "results.json").read_text())
+    fluency = results["criteria"]["fluency"]
+    assert fluency["omnibus"]["p_value"] < 0.05 and "bradley-terry" in fluency["rankings"]
+    heds = json.loads((study.results_dir / "heds.json").read_text())
+    assert heds["heds_version"] == "2.0" and any(q["id"] == "3.3.1" for q in heds["answers"])
+    report = (study.results_dir / "report.md").read_text()
+    assert results["signature"] in report
+
+
+def test_collate_writes_a_rerun_file_when_judgements_are_missing(study, tmp_path):
+    judgements = study.results_dir / "judgements.jsonl"
+    lines = judgements.read_text().splitlines()
+    backup = tmp_path / "j.jsonl"
+    shutil.copy(judgements, backup)
+    try:
+        judgements.write_text("\n".join(lines[6:]) + "\n")
+        proc = humeval("collate", str(study.root))
+        assert proc.returncode == 0 and "incomplete" in proc.stderr
+        rerun = [json.loads(x) for x in (study.results_dir / "rerun" / "lists.jsonl").read_text().splitlines()]
+        assert rerun and all(len({t["task_id"] for t in pl["tasks"]}) == len(pl["tasks"]) for pl in rerun)
+    finally:
+        shutil.copy(backup, judgements)
+
+
+def test_posthoc_never_touches_the_preregistered_results(study):
+    before = (study.results_dir / "results.json").read_bytes()
+    proc = humeval("posthoc", "parametric", str(study.root), "--set", "tests=parametric", "--correlation", "spearman",
+                   "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert (study.results_dir / "results.json").read_bytes() == before
+    out = json.loads((study.results_dir / "posthoc" / "parametric" / "results.json").read_text())
+    assert out["preregistered"] is False and out["post_hoc"] == "parametric" and "posthoc:parametric" in out["signature"]
+    assert out["criteria"]["fluency"]["family"] == "parametric"
+    assert out["correlations"][0]["pairs"][0]["method"].startswith("spearman")
+    again = humeval("posthoc", "parametric", str(study.root), "--set", "tests=parametric")
+    assert again.returncode == 1 and "exists" in again.stderr
+    bad = humeval("posthoc", "x", str(study.root), "--set", "test=parametric")
+    assert bad.returncode == 1 and "Did you mean 'tests'" in bad.stderr
+
+
+def test_analyze_refuses_when_the_plan_changed_after_lock(study):
+    path = study.protocol_file
+    original = path.read_text()
+    try:
+        path.write_text(original.replace("correction: holm", "correction: bh"))
+        proc = humeval("analyze", str(study.root), "--force")
+        assert proc.returncode == 1
+        assert "changed after it was locked" in proc.stderr and "analysis" in proc.stderr
+    finally:
+        path.write_text(original)
+    assert Path(path).read_text() == original

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pandas as pd
+
+from humeval.analysis.exclude import exclusion_counts, exclusions, valid_judgements
+
+from .conftest import make_protocol, rows
+
+
+def test_straight_lining_excludes_only_constant_participants():
+    protocol = make_protocol(exclusion=[{"rule": "straight-lining", "min_tasks": 3}])
+    frame = rows([{"participant_id": "same", "item_id": f"i{k}", "system": "A", "value": 4.0} for k in range(3)]
+                 + [{"participant_id": "varied", "item_id": f"i{k}", "system": "A", "value": float(k + 1)}
+                    for k in range(3)]
+                 + [{"participant_id": "short", "item_id": f"i{k}", "system": "A", "value": 4.0} for k in range(2)])
+    out = exclusions(frame, protocol)
+    assert out["participant_id"].tolist() == ["same"]
+    assert out["rule"].tolist() == ["straight-lining"] and "'4' for all 3 tasks" in out["detail"].iloc[0]
+
+
+def test_attention_uses_expected_answers_from_the_lists():
+    protocol = make_protocol(exclusion=[{"rule": "attention", "max_failures": 0}])
+    lists = [{"list_id": "L1", "tasks": [{"task_id": "att-1", "kind": "attention", "expected": 1}]}]
+    frame = rows([{"participant_id": "good", "item_id": "att", "system": "A", "value": 1.0, "kind": "attention",
+                   "task_id": "att-1"},
+                  {"participant_id": "bad", "item_id": "att", "system": "A", "value": 5.0, "kind": "attention",
+                   "task_id": "att-1"}])
+    out = exclusions(frame, protocol, lists)
+    assert out["participant_id"].tolist() == ["bad"]
+
+
+def test_min_time_judgement_and_participant_scope():
+    frame = rows([{"participant_id": "p", "item_id": "i1", "system": "A", "value": 2.0, "seconds": 1.0},
+                  {"participant_id": "p", "item_id": "i2", "system": "A", "value": 2.0, "seconds": 30.0},
+                  {"participant_id": "q", "item_id": "i1", "system": "A", "value": 2.0, "seconds": None}])
+    by_judgement = exclusions(frame, make_protocol(exclusion=[{"rule": "min-time", "seconds": 5,
+                                                               "scope": "judgement"}]))
+    assert by_judgement[["scope", "participant_id", "task_id"]].values.tolist() == [["judgement", "p", "i1|A|q"]]
+    kept = valid_judgements(frame, by_judgement)
+    assert len(kept) == 2 and len(frame) == 3  # the input is not modified
+    lenient = make_protocol(exclusion=[{"rule": "min-time", "seconds": 15}])  # p's median is 15.5 s
+    counts = exclusion_counts(frame, exclusions(frame, lenient), lenient)
+    assert counts["participants_excluded"] == 0 and counts["untimed"] == 1
+    strict = make_protocol(exclusion=[{"rule": "min-time", "seconds": 16}])
+    assert exclusions(frame, strict)["participant_id"].tolist() == ["p"]
+
+
+def test_inconsistent_compares_chosen_systems_not_positions():
+    protocol = make_protocol(
+        criteria=[{"name": "q", "type": "2afc", "question": "Which?"}],
+        exclusion=[{"rule": "inconsistent", "max_failures": 0}])
+    base = {"item_id": "i1", "criterion": "q"}
+    frame = rows([
+        # consistent: chose A's output first time, then the same system shown second
+        base | {"participant_id": "ok", "task_id": "t1", "system": "X", "system_b": "Y", "choice": "A"},
+        base | {"participant_id": "ok", "task_id": "t1|repeat", "kind": "repeat", "system": "Y", "system_b": "X",
+                "choice": "B"},
+        base | {"participant_id": "flip", "task_id": "t1", "system": "X", "system_b": "Y", "choice": "A"},
+        base | {"participant_id": "flip", "task_id": "t1|repeat", "kind": "repeat", "system": "X", "system_b": "Y",
+                "choice": "B"},
+    ])
+    lists = [{"list_id": "L", "tasks": [{"task_id": "t1|repeat", "repeat_of": "t1", "kind": "repeat"}]}]
+    out = exclusions(frame, protocol, lists)
+    assert out["participant_id"].tolist() == ["flip"]
+
+
+def test_no_rules_excludes_nothing(protocol):
+    frame = rows([{"participant_id": "p", "item_id": "i1", "system": "A", "value": 2.0}])
+    out = exclusions(frame, protocol)
+    assert out.empty
+    counts = exclusion_counts(frame, out, protocol)
+    assert counts["judgements_kept"] == 1 and counts["rules"] == []
+    assert isinstance(valid_judgements(frame, out), pd.DataFrame)

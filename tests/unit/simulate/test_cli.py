@@ -1,0 +1,38 @@
+"""The simulate and plan commands: JSON shape, errors without traceback, plots."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_simulate_json_and_plot(tmp_path: Path) -> None:
+    png = tmp_path / "effort.png"
+    p = _run("simulate", "--mu", "0.3", "--n-requests", "800", "--iterations", "60", "--strategy", "one,max3",
+             "--rule", "hoeffding,anytime", "--seed", "3", "--format", "json", "--plot", str(png))
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert len(data["results"]) == 4 and "signature" in data
+    assert {r["strategy"] for r in data["results"]} == {"one", "max3"}
+    assert png.stat().st_size > 1000 and (tmp_path / "effort_bound.png").stat().st_size > 1000
+
+
+def test_simulate_user_errors() -> None:
+    for args, text in [(("--delta", "-0.5"), "-0.5"), (("--strategy", "majority4"), "N=4"),
+                       (("--capability", "0.5", "1.5"), "1.5"), (("--rule", "hoefding"), "Did you mean")]:
+        p = _run("simulate", "--iterations", "5", *args)
+        assert p.returncode == 1 and text in p.stderr and "Traceback" not in p.stderr
+
+
+def test_plan_on_amt_batch(shared_data: Path) -> None:
+    p = _run("plan", str(shared_data / "dhe" / "Batch_4483006_batch_results.csv"), "--iterations", "30",
+             "--strategy", "one", "--delta", "0.01", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert 0.1 < data["fit"]["mu"] < 0.4 and data["results"][0]["strategy"] == "one"
