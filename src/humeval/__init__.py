@@ -1,40 +1,62 @@
 """humeval: human evaluation of text-generation systems, as code.
 
-The public API. Importing humeval does nothing but define names; heavy modules
-(statistics, server, metrics) are imported from their own subpackages.
+The public API. Importing humeval does nothing but define names: each name is imported
+from its module on first use (PEP 562), so ``import humeval.store`` or ``humeval
+--version`` do not pay for pandas or SciPy.
 """
 
-from humeval._version import __version__
-from humeval.errors import DataError, HumevalError, PlatformError, ProtocolError, StoreError
-from humeval.pipeline import PRE_COLLECTION, STAGES, StageOutput, StageResult, run, run_stage
-from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
-from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
-from humeval.study import Study
-from humeval.templates import init_study
-from humeval.validate import validate_study
+from __future__ import annotations
 
-__all__ = [
-    "PRE_COLLECTION",
-    "STAGES",
-    "DataError",
-    "HumevalError",
-    "PlatformError",
-    "Protocol",
-    "ProtocolError",
-    "StageOutput",
-    "StageResult",
-    "Study",
-    "StoreError",
-    "__version__",
-    "check_lock",
-    "init_study",
-    "load_protocol",
-    "lock_study",
-    "parse_protocol",
-    "read_lock",
-    "release_lock",
-    "run",
-    "run_stage",
-    "signature",
-    "validate_study",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from humeval._version import __version__
+
+_EXPORTS = {
+    "HumevalError": "humeval.errors",
+    "ProtocolError": "humeval.errors",
+    "DataError": "humeval.errors",
+    "StoreError": "humeval.errors",
+    "PlatformError": "humeval.errors",
+    "PRE_COLLECTION": "humeval.pipeline",
+    "STAGES": "humeval.pipeline",
+    "StageOutput": "humeval.pipeline",
+    "StageResult": "humeval.pipeline",
+    "run": "humeval.pipeline",
+    "run_stage": "humeval.pipeline",
+    "Protocol": "humeval.protocol",
+    "load_protocol": "humeval.protocol",
+    "parse_protocol": "humeval.protocol",
+    "signature": "humeval.protocol",
+    "check_lock": "humeval.protocol.lock",
+    "lock_study": "humeval.protocol.lock",
+    "read_lock": "humeval.protocol.lock",
+    "release_lock": "humeval.protocol.lock",
+    "Study": "humeval.study",
+    "init_study": "humeval.templates",
+    "validate_study": "humeval.validate",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'humeval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from humeval.errors import DataError, HumevalError, PlatformError, ProtocolError, StoreError
+    from humeval.pipeline import PRE_COLLECTION, STAGES, StageOutput, StageResult, run, run_stage
+    from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
+    from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
+    from humeval.study import Study
+    from humeval.templates import init_study
+    from humeval.validate import validate_study

@@ -53,7 +53,7 @@ def test_paper_design_gives_every_output_six_judgements_from_different_lists():
 
 def test_cli_prints_paper_vs_ours_as_json():
     proc = subprocess.run([sys.executable, "-m", "humeval", "reproduce", "thomson-dummy", "--fast", "--format", "json"],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["rows"]
     assert {"key", "paper", "ours", "note"} <= set(rows[0])

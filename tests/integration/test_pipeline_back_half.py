@@ -18,7 +18,7 @@ from humeval.templates import init_study
 
 
 def humeval(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=300, check=False)
 
 
 @pytest.fixture(scope="module")

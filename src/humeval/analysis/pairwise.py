@@ -14,7 +14,6 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
@@ -40,7 +39,7 @@ def battles_from_choices(frame: pd.DataFrame) -> pd.DataFrame:
 def _pair_record(first: str, second: str, won: pd.Series, alpha: float) -> dict[str, Any]:
     a, b = int((won == first).sum()), int((won == second).sum())
     ties = int(len(won) - a - b)
-    record: dict[str, Any] = {"a": first, "b": second, "wins_a": a, "wins_b": b, "ties": ties, "n": int(len(won)),
+    record: dict[str, Any] = {"a": first, "b": second, "wins_a": a, "wins_b": b, "ties": ties, "n": len(won),
                               "method": "sign_test"}
     if a + b == 0:
         return record | {"estimate": None, "ci_low": None, "ci_high": None, "p_value": None,
@@ -69,11 +68,12 @@ def stopping_path(frame: pd.DataFrame, stopping: Stopping) -> dict[str, Any] | N
     for w in outcomes:
         d = rule.update("A" if w == first else "B")
         rows.append({"n": d.n, "estimate": d.estimate, "threshold_a": d.threshold_a, "threshold_b": d.threshold_b})
-        if d.decided and decided_at is None:
+        if d.decided:  # collection stops here; later judgements (in flight) do not change the decision
             decided_at, decision = d.n, d.outcome
+            break
     return {"rule": stopping.rule, "delta": stopping.delta, "a": first, "b": second, "path": rows,
             "decided_at": decided_at, "decision": {"A": first, "B": second}.get(decision, "continue"),
-            "reason": d.reason}
+            "reason": d.reason, "after_decision": int(len(outcomes) - len(rows))}
 
 
 def analyze_pairwise(

@@ -5,7 +5,9 @@ non-overlapping intervals. ``bootstrap`` is :func:`humeval.stats.rank_by_scores`
 per-item mean scores (items judged for every system). The pairwise models take battles:
 ``2afc`` judgements directly; for ratings, outputs scored side by side by one participant
 (RankME, joint multi-output tasks) become battles per judgement, otherwise per item on
-the mean scores (higher wins, equal ties).
+the mean scores (higher wins, equal ties). TrueSkill's rank ranges use
+``min(analysis.bootstrap, 100)`` resamples (recorded as ``n_boot``): the ``trueskill`` package
+updates one battle at a time, so 1,000 resamples of a few hundred battles take minutes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ from humeval.errors import DataError
 from humeval.protocol.models import Analysis
 from humeval.stats import bradley_terry, elo, rank_by_scores, trueskill_ranking
 
-__all__ = ["mean_ranking", "rankings"]
+__all__ = ["TRUESKILL_MAX_BOOT", "mean_ranking", "rankings"]
+
+#: TrueSkill resamples: min(analysis.bootstrap, this); each resample is a Python loop over battles
+TRUESKILL_MAX_BOOT = 100
 
 
 def mean_ranking(descriptives: list[dict[str, Any]]) -> dict[str, Any]:
@@ -65,8 +70,9 @@ def rankings(
                 out[method] = ranking_record(bradley_terry(battles, n_boot=plan.bootstrap, seed=seed,
                                                            level=1 - plan.alpha))
             elif method == "trueskill":
-                out[method] = ranking_record(trueskill_ranking(battles, n_boot=plan.bootstrap, seed=seed,
-                                                               level=1 - plan.alpha))
+                n_boot = min(plan.bootstrap, TRUESKILL_MAX_BOOT)
+                out[method] = ranking_record(trueskill_ranking(battles, n_boot=n_boot, seed=seed,
+                                                               level=1 - plan.alpha)) | {"n_boot": n_boot}
             else:
                 out[method] = ranking_record(elo(battles, n_boot=plan.bootstrap, seed=seed, level=1 - plan.alpha))
         except DataError as exc:

@@ -44,7 +44,6 @@ from humeval.stats import (
     wilcoxon,
 )
 
-
 __all__ = ["CORRECTION_NAMES", "analyze_ratings", "log_scores"]
 
 #: protocol name of a correction -> humeval.stats name

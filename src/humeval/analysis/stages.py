@@ -24,7 +24,7 @@ from humeval.errors import DataError, ProtocolError
 from humeval.hashing import sha256_file, sha256_json
 from humeval.judgements import read_judgements
 from humeval.pipeline import StageOutput
-from humeval.protocol.lock import check_lock, read_lock
+from humeval.protocol.lock import check_lock
 from humeval.protocol.models import Protocol
 from humeval.study import Study
 

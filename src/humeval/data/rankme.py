@@ -118,7 +118,7 @@ def _scores(values: pd.Series, method: str, where: str, column: str) -> np.ndarr
         valid = "a positive integer (magnitude estimate, standard = 100)"
     if bad.any():
         row = int(np.argmax(bad))
-        raise DataError(f"{where}: row {row + 2} column {column!r}: score {values.iloc[row]!r} is not {valid}")
+        raise DataError(f"{where}: row {row + 2} column {column!r}: score {str(values.iloc[row])!r} is not {valid}")
     return numeric
 
 

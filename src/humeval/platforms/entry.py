@@ -19,7 +19,7 @@ from typing import Any
 
 from humeval.store.refusal import Refusal
 
-__all__ = ["ENTRY_FIELDS", "Entry", "PARTICIPANT_ID", "resolve_entry"]
+__all__ = ["ENTRY_FIELDS", "PARTICIPANT_ID", "Entry", "resolve_entry"]
 
 PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$")
 PLATFORM_FIELDS = {

@@ -6,7 +6,12 @@ from typing import Any
 
 from humeval.protocol.models import Protocol
 from humeval.report.document import Figure, Report, Section, Table
-from humeval.report.figures import decision_bound_figure, distribution_figure, ranking_figure, winrate_heatmap
+from humeval.report.figures import (
+    decision_bound_figure,
+    distribution_figure,
+    ranking_figure,
+    winrate_heatmap,
+)
 
 __all__ = ["build_report"]
 
@@ -142,9 +147,9 @@ def build_report(
     sections = [_summary(protocol, results, design), _collation(collation), _exclusion(exclusion, protocol)]
     sections += [_criterion(name, res, sig) for name, res in results["criteria"].items()]
     for ph in posthoc or []:
-        sec = Section(f"POST HOC: {ph['post_hoc']}", [
-            "Post hoc analysis, run after the preregistered plan and not part of it; it does not change the "
-            "preregistered results above."], level=2)
+        note = ("Post hoc analysis, run after the preregistered plan and not part of it; it does not change the "
+                "preregistered results above.")
+        sec = Section(f"POST HOC: {ph['post_hoc']}", [note], level=2)
         for name, res in ph["criteria"].items():
             sub = _criterion(name, res, ph["signature"])
             sec.paragraphs += sub.paragraphs

@@ -17,8 +17,8 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
 __all__ = ["decision_bound_figure", "distribution_figure", "ranking_figure", "winrate_heatmap"]
 
@@ -56,7 +56,8 @@ def ranking_figure(systems: list[dict[str, Any]], title: str, xlabel: str) -> by
     hi = np.array([np.nan if s.get("ci_high") is None else s["ci_high"] for s in systems], dtype=float)
     fig, ax = plt.subplots(figsize=(6, 0.5 * len(names) + 1.2))
     y = np.arange(len(names))
-    err = np.vstack([np.where(np.isnan(lo), 0, est - lo), np.where(np.isnan(hi), 0, hi - est)])
+    # a bootstrap percentile interval need not contain the point estimate (e.g. TrueSkill's mu): clip at 0
+    err = np.clip(np.vstack([np.where(np.isnan(lo), 0, est - lo), np.where(np.isnan(hi), 0, hi - est)]), 0, None)
     ax.errorbar(est, y, xerr=err, fmt="o", color="black", ecolor="grey", capsize=4)
     ax.set_yticks(y, names)
     ax.invert_yaxis()

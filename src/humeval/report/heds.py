@@ -14,7 +14,7 @@ from typing import Any
 
 from humeval.protocol.models import Protocol
 
-__all__ = ["HEDS_QUESTIONS", "HEDS_CRITERION_QUESTIONS", "heds_datasheet"]
+__all__ = ["HEDS_CRITERION_QUESTIONS", "HEDS_QUESTIONS", "heds_datasheet"]
 
 HEDS_QUESTIONS: dict[str, str] = {
     "1.1": "Link to the paper reporting the experiment (or 'for preregistration')",
@@ -122,8 +122,9 @@ def _study_answers(protocol: Protocol, results: dict[str, Any], lock: dict[str, 
         known["3.2.4"] = (f"instructions shown before the first task: {protocol.presentation.instructions}",
                           "protocol: presentation.instructions")
     if lock:
-        known["3.3.1"] = (f"Yes: protocol locked at {lock.get('locked_at', '?')} (sha256 "
-                          f"{lock['protocol']['sha256']}) in .humeval/lock.json; registry not recorded", "lock")
+        locked = (f"Yes: protocol locked at {lock.get('locked_at', '?')} (sha256 {lock['protocol']['sha256']}) "
+                  "in .humeval/lock.json; registry not recorded")
+        known["3.3.1"] = (locked, "lock")
     else:
         known["3.3.1"] = ("No (the study is not locked)", "lock")
     known["3.3.2"] = (_PLATFORM[protocol.platform.kind], "protocol: platform.kind")
@@ -140,9 +141,9 @@ def _study_answers(protocol: Protocol, results: dict[str, Any], lock: dict[str, 
                   f"{exclusion['judgements_excluded']} judgements")
     known["3.3.3"] = ("; ".join(qa) or "none of the above", "protocol: design.attention_checks, exclusion")
     kinds = ", ".join(sorted({c.type for c in protocol.criteria}))
-    known["3.3.4"] = (f"{kinds} tasks ({protocol.presentation.setup} setup; input shown: "
-                      f"{protocol.presentation.show_input}; output order randomised: "
-                      f"{protocol.presentation.randomise_order}); screenshots not recorded", "protocol: presentation")
+    shown = (f"{kinds} tasks ({protocol.presentation.setup} setup; input shown: {protocol.presentation.show_input}; "
+             f"output order randomised: {protocol.presentation.randomise_order}); screenshots not recorded")
+    known["3.3.4"] = (shown, "protocol: presentation")
     if protocol.platform.kind in ("mturk", "prolific"):
         known["3.3.7"] = ("evaluation carried out by evaluators at a place of their own choosing", "protocol: platform")
         known["3.3.8"] = ("N/A (place of the evaluators' own choosing)", "protocol: platform")

@@ -256,6 +256,11 @@ def table4(data: pd.DataFrame, *, n_boot: int, trueskill_boot: int, seed: int) -
                 f"{' > '.join(SYSTEM_NAMES[s] for s in k.split(' > '))}: p={v:.3f}" for k, v in ranking.extra["pairs"].items()
             )
             note += f"; one-sided p: {pairs}"
+            close = [p for p in ranking.extra["pairs"].values() if 0.025 <= p <= 0.1]
+            if close:
+                se = max(np.sqrt(p * (1 - p) / n_boot) for p in close)
+                note += (f"; borderline: a p-value near 0.05 (Monte-Carlo SE {se:.3f} with {n_boot} samples), "
+                         "so this decision can change with the number of bootstrap samples or the seed")
         if method == "checkbox" and ours != paper:
             per_method = []
             for m in ("likert", "plainME", "rankME"):

@@ -24,7 +24,7 @@ from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
 
 from humeval.errors import DataError
 from humeval.sampling.base import PhaseScores, SamplerBase
@@ -43,6 +43,8 @@ from humeval.sampling.table import ItemTable
 
 __all__ = ["CASFSampler", "EightMetricSampler", "OnlineSampler", "SingleMetricSampler", "split_phases"]
 
+#: training rows from which the learner switches to histogram-based gradient boosting
+HIST_FROM = 1000
 _GRAPHS: weakref.WeakKeyDictionary[ItemTable, dict[float, sp.csr_matrix]] = weakref.WeakKeyDictionary()
 
 
@@ -127,14 +129,21 @@ class CASFSampler(SamplerBase):
         if scores is None or len(scores) != len(chosen):
             raise DataError(f"casf phase {phase}: human scores of the {len(chosen)} chosen items are required")
         x = feature_matrix(table, resolve_features(table, self.features or None))
-        model = GradientBoostingRegressor(
-            n_estimators=self.n_estimators,
-            learning_rate=self.learning_rate,
-            max_depth=self.max_depth,
-            random_state=seed,
-        )
+        model = self.learner(len(chosen), seed)
         model.fit(x[chosen], learner_target(scores))
         return model.predict(x)
+
+    def learner(self, n_train: int, seed: int) -> GradientBoostingRegressor | HistGradientBoostingRegressor:
+        """The GBDT regressor (least squares): exact splits below ``HIST_FROM`` training items, histograms above."""
+        if n_train < HIST_FROM:
+            return GradientBoostingRegressor(
+                n_estimators=self.n_estimators, learning_rate=self.learning_rate, max_depth=self.max_depth,
+                random_state=seed,
+            )
+        return HistGradientBoostingRegressor(
+            max_iter=self.n_estimators, learning_rate=self.learning_rate, max_depth=self.max_depth,
+            early_stopping=False, random_state=seed,
+        )
 
     def choose(
         self, table: ItemTable, phase: int, n: int, chosen: np.ndarray, scores: PhaseScores | None, seed: int

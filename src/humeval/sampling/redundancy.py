@@ -9,13 +9,19 @@ set's bigrams from rarest to most common; two sets with Dice >= t share at least
 ``ceil(t |A| / (2 - t))`` bigrams, so their prefixes of length ``|A| - ceil(t |A| / (2 - t)) + 1``
 must intersect. Candidate pairs come from one sparse product of the prefix matrix with
 itself and are verified exactly; no Python loop runs over pairs.
+
+Bigrams that occur in more than ``max(min_df_cap, max_df * n_items)`` items ("of the",
+"i am") are dropped first, like stop words in near-duplicate detection: they say nothing
+about redundancy and would make every pair a candidate.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import HashingVectorizer
 
 from humeval.errors import DataError
 
@@ -23,28 +29,41 @@ __all__ = ["DEFAULT_THRESHOLD", "bigram_matrix", "similar_pairs"]
 
 #: Dice similarity at or above which two items count as redundant (see docs/sampling.md)
 DEFAULT_THRESHOLD = 0.5
-_FEATURES = 2**22
+#: bigrams in more than max(MIN_DF_CAP, MAX_DF * n_items) items are ignored
+MAX_DF = 0.01
+MIN_DF_CAP = 100
+_SEP = "\x01"  # separates outputs in the joined text (never part of a \w token)
+_TOKEN = re.compile(r"\w+|\x01")
 _PAIR_CHUNK = 200_000
 
 
 def bigram_matrix(outputs: np.ndarray) -> sp.csr_matrix:
-    """Binary ``(n_items, 2**22)`` matrix of hashed word bigrams of each item's outputs."""
+    """Binary ``(n_items, n_bigrams)`` matrix of the word bigrams of each item's outputs (common bigrams dropped).
+
+    Vectorised: all outputs are lower-cased and tokenised in one regular-expression pass over
+    their concatenation (a control character separates outputs), tokens become integer ids, and
+    a bigram is a pair of consecutive ids inside one output.
+    """
     n, m = outputs.shape
-    vectorizer = HashingVectorizer(
-        n_features=_FEATURES,
-        ngram_range=(2, 2),
-        token_pattern=r"(?u)\b\w+\b",
-        alternate_sign=False,
-        norm=None,
-        binary=True,
-        dtype=np.float32,
+    text = _SEP.join(outputs.ravel().tolist()).lower()
+    found = _TOKEN.findall(text)
+    tokens = np.asarray(found, dtype=object)
+    is_sep = tokens == _SEP
+    owner = np.cumsum(is_sep)[~is_sep]  # index of the output each word belongs to
+    ids = pd.factorize(tokens[~is_sep])[0].astype(np.int64)
+    same = owner[1:] == owner[:-1]
+    pair = ids[:-1][same] * (int(ids.max(initial=0)) + 1) + ids[1:][same]
+    item = owner[1:][same] // m
+    codes, _ = pd.factorize(pair)
+    items = sp.csr_matrix(
+        (np.ones(len(codes), dtype=np.float32), (item, codes)), shape=(n, int(codes.max(initial=-1)) + 1)
     )
-    per_output = vectorizer.transform(outputs.ravel()).tocsr()
-    pool = sp.csr_matrix(
-        (np.ones(n * m, dtype=np.float32), (np.repeat(np.arange(n), m), np.arange(n * m))), shape=(n, n * m)
-    )
-    items = (pool @ per_output).tocsr()
+    items.sum_duplicates()
     items.data[:] = 1.0
+    df = np.diff(items.tocsc().indptr)
+    common = df > max(MIN_DF_CAP, MAX_DF * n)
+    if common.any():
+        items.data[common[items.indices]] = 0.0
     items.eliminate_zeros()
     items.sort_indices()
     return items

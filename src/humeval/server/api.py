@@ -25,8 +25,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from humeval.platforms.entry import PARTICIPANT_ID, resolve_entry
 from humeval.platforms.completion import completion_json
+from humeval.platforms.entry import PARTICIPANT_ID, resolve_entry
 from humeval.server.errors import ApiError
 from humeval.server.incoming import read_json, session_of
 from humeval.server.openapi import openapi_spec

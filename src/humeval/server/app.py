@@ -24,8 +24,8 @@ from humeval.server.config import ServerConfig
 from humeval.server.errors import install_handlers
 from humeval.server.pages import page_routes
 from humeval.server.security import SecurityMiddleware
-from humeval.study import Study
 from humeval.store.store import Store
+from humeval.study import Study
 
 __all__ = ["app_from_env", "create_app"]
 

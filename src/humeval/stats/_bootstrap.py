@@ -15,15 +15,15 @@ def resample_weights(rng: np.random.Generator, n: int, n_boot: int) -> Iterator[
     """Yield blocks of a ``(n_boot, n)`` matrix of bootstrap counts (each row sums to ``n``).
 
     Row ``b`` says how often each of the ``n`` units appears in bootstrap sample ``b``
-    (a multinomial draw, the same distribution as drawing ``n`` units with replacement).
+    (``n`` indices drawn uniformly with replacement, then counted: a multinomial draw).
     Blocks keep memory bounded; the stream is deterministic for a given generator.
     """
     rows = max(1, _MAX_CELLS // max(n, 1))
     done = 0
-    p = np.full(n, 1.0 / n)
     while done < n_boot:
         size = min(rows, n_boot - done)
-        yield rng.multinomial(n, p, size=size).astype(float)
+        draws = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+        yield np.bincount(draws.ravel(), minlength=size * n).reshape(size, n).astype(float)
         done += size
 
 

@@ -63,7 +63,7 @@ def wide_from_long(data: pd.DataFrame, index: str, columns: str, values: str) ->
         )
     dup = data.duplicated([index, columns], keep=False)
     if dup.any():
-        first = data.loc[dup, [index, columns]].iloc[0].tolist()
+        first = [v.item() if hasattr(v, "item") else v for v in data.loc[dup, [index, columns]].iloc[0].tolist()]
         raise DataError(
             f"long data: {int(dup.sum())} rows share an ({index}, {columns}) pair, first {first}; "
             "each pair must appear once (aggregate repeated judgements first)"

@@ -79,7 +79,7 @@ class StoreContext:
         texts = {
             (r.item_id, r.system): (r.output, r.input, r.references) for r in conn.execute(select(s.outputs))
         }
-        meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).tuples().all())
+        meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
         systems = json.loads(meta.get("systems", "[]"))
         return cls(
             protocol=protocol,

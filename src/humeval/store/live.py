@@ -21,7 +21,6 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, exists, insert, select, update
 
-from humeval.stopping import get_rule
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
@@ -95,6 +94,8 @@ def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
     if cached is None or cached[1] > row.n:
         stop = ctx.protocol.stopping
         horizon = stop.max_judgements if stop is not None else None
+        from humeval.stopping import get_rule  # scipy: loaded on the first outcome, not at start
+
         rule = get_rule(row.rule, row.delta, horizon=horizon)
         cached = (rule, 0)
     rule, fed = cached

@@ -72,7 +72,7 @@ def judgement_rows(conn: Connection, ctx: StoreContext) -> list[dict[str, Any]]:
 def participant_rows(conn: Connection) -> list[dict[str, Any]]:
     p, a = s.participants.c, s.assignments.c
     done = dict(
-        conn.execute(select(a.participant_id, func.count()).where(a.status == "done").group_by(a.participant_id)).tuples().all()
+        conn.execute(select(a.participant_id, func.count()).where(a.status == "done").group_by(a.participant_id)).all()
     )
     return [
         {"participant_id": r.participant_id, "platform": r.platform, "list_id": r.list_id or "", "done": done.get(r.participant_id, 0),

@@ -16,9 +16,9 @@ from sqlalchemy import Connection, insert, select
 
 from humeval.errors import StoreError
 from humeval.hashing import sha256_file
-from humeval.study import Study
 from humeval.store import schema as s
 from humeval.store.context import comparisons_of, strategy_of
+from humeval.study import Study
 
 __all__ = ["seed_store"]
 
@@ -39,7 +39,7 @@ def seed_store(conn: Connection, study: Study) -> bool:
     """Seed inside the caller's transaction; True if it seeded, False if already seeded."""
     protocol = study.protocol
     digest = sha256_file(study.protocol_file)
-    meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).tuples().all())
+    meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
     if "secret" not in meta:
         conn.execute(insert(s.meta).values(key="secret", value=secrets.token_hex(32)))
     if "protocol_sha256" in meta:

@@ -21,18 +21,24 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine, select, update
 
 from humeval import logbook
-from humeval.study import Study
 from humeval.store import schema as s
 from humeval.store.assign import next_assignment, progress
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, make_engines
 from humeval.store.migrations import migrate
 from humeval.store.participants import consent, enter
-from humeval.store.reads import all_judgements, judgement_rows, overview, participant_rows, stopping_states
+from humeval.store.reads import (
+    all_judgements,
+    judgement_rows,
+    overview,
+    participant_rows,
+    stopping_states,
+)
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.seed import seed_store
 from humeval.store.submit import SubmitResult, submit_judgement
 from humeval.store.writer import Writer
+from humeval.study import Study
 
 __all__ = ["Store"]
 
@@ -181,7 +187,7 @@ class Store:
         return self.read(lambda conn: conn.execute(select(func.count()).select_from(s.events).where(s.events.c.kind == kind)).scalar_one())
 
     def _meta(self) -> dict[str, str]:
-        return self.read(lambda conn: dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).tuples().all()))
+        return self.read(lambda conn: dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all()))
 
     def systems(self) -> list[str]:
         return list(json.loads(self._meta().get("systems", "[]")))

@@ -85,7 +85,7 @@ def test_bad_requests_get_one_error_shape_and_store_nothing(served: tuple[Server
         h2 = enter(c, "P2")
         a = c.get("/api/v1/next", headers=h).json()
         ok = {"assignment_id": a["assignment_id"], "idempotency_key": "key-00000002", "values": {"quality": "A"}}
-        post = lambda body, headers=h, **kw: c.post("/api/v1/judgements", json=body, headers=headers, **kw)  # noqa: E731
+        post = lambda body, headers=h, **kw: c.post("/api/v1/judgements", json=body, headers=headers, **kw)
         assert_error(c.post("/api/v1/judgements", content=b"{not json", headers=h | {"content-type": "application/json"}), 400, "malformed_json")
         assert_error(c.post("/api/v1/judgements", content=b"[1, 2]", headers=h | {"content-type": "application/json"}), 422, "invalid_value")
         assert_error(c.post("/api/v1/judgements", content=b"x=1", headers=h | {"content-type": "text/plain"}), 415, "unsupported_media_type")
@@ -223,8 +223,12 @@ def test_export_cli_writes_the_canonical_table(served: tuple[ServerProcess, Stud
         h = enter(c, "P1")
         a = c.get("/api/v1/next", headers=h).json()
         c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"], "idempotency_key": "key-export-1", "values": {"quality": "A"}})
-        csv_text = c.get("/admin/export.csv", cookies={"humeval_admin": "forged"}).status_code
-        assert csv_text == 401
+        c.cookies.set("humeval_admin", "forged")
+        assert c.get("/admin/export.csv").status_code == 401
+        c.cookies.clear()
+        assert c.get(f"/admin?token={ADMIN}", follow_redirects=True).status_code == 200  # sets the admin cookie
+        exported = c.get("/admin/export.csv")
+        assert exported.status_code == 200 and exported.text.splitlines()[0] == ",".join(JUDGEMENT_COLUMNS)
     db = [] if server.db is None else ["--db", server.db]
     for fmt in ("csv", "jsonl", "parquet"):
         out = tmp_path / f"j.{fmt}"

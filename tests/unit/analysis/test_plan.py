@@ -127,6 +127,7 @@ def test_stopping_rule_is_replayed_in_submission_order():
                   for k in range(120)])
     stopping = analyze(frame, NONE, protocol, protocol_sha256=SHA)["criteria"]["q"]["stopping"]
     assert stopping["decision"] == "X" and 1 < stopping["decided_at"] <= 120
-    assert [p["n"] for p in stopping["path"]] == list(range(1, 121))
+    assert [p["n"] for p in stopping["path"]] == list(range(1, stopping["decided_at"] + 1))
+    assert stopping["after_decision"] == 120 - stopping["decided_at"]
     decided = stopping["path"][stopping["decided_at"] - 1]
     assert decided["estimate"] >= decided["threshold_a"]

@@ -7,8 +7,8 @@ from humeval.analysis.exclude import EXCLUDED_COLUMNS
 from humeval.analysis.plan import analyze
 from humeval.report.build import build_report
 from humeval.report.document import fmt, render_html, render_markdown
-from humeval.report.heds import HEDS_CRITERION_QUESTIONS, HEDS_QUESTIONS, heds_datasheet
 from humeval.report.figures import decision_bound_figure, winrate_heatmap
+from humeval.report.heds import HEDS_CRITERION_QUESTIONS, HEDS_QUESTIONS, heds_datasheet
 
 from ..analysis.conftest import make_protocol, rows
 
@@ -66,3 +66,11 @@ def test_pairwise_figures_render():
 
 def test_fmt():
     assert fmt(None) == "–" and fmt(float("nan")) == "–" and fmt(0.00001) == "1.00e-05" and fmt(3239.0) == "3239"
+
+
+def test_ranking_figure_accepts_an_estimate_outside_its_bootstrap_interval():
+    from humeval.report.figures import ranking_figure
+
+    systems = [{"system": "X", "estimate": 25.0, "ci_low": 25.5, "ci_high": 27.0},
+               {"system": "Y", "estimate": 20.0, "ci_low": None, "ci_high": None}]
+    assert ranking_figure(systems, "t", "mu").startswith(PNG)

@@ -91,7 +91,7 @@ def _ratio_alpha_by_definition(data: np.ndarray) -> float:
 
 
 def test_alpha_ratio_with_many_distinct_values_uses_blocks() -> None:
-    # 3000 distinct values: more than one 2048-value block; the krippendorff package would
+    # 3000 distinct values: several 1024-value blocks; the krippendorff package would
     # allocate a (units x V x V) array here (~100 GB), so the oracle is the definition itself.
     rng = np.random.default_rng(5)
     data = np.abs(rng.normal(size=(3, 1000))) + rng.random(1000) + 0.01

@@ -1,0 +1,138 @@
+"""``humeval sample``: standalone mode, study mode with phases and imported scores, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from humeval.cli.app import _register, app
+from humeval.data.casf import load_casf
+from humeval.data.readers import write_jsonl
+
+runner = CliRunner()
+_register()
+METHODS = ["random", "stratified", "systematic", "heuristic", "balanced", "casf", "8m", "sm", "ol", "auto"]
+
+
+@pytest.fixture(scope="module")
+def newsroom(shared_data: Path) -> Path:
+    return shared_data / "casf" / "newsroom.jsonl"
+
+
+def _json(args: list[str]) -> dict:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_standalone_selects_exact_size_reproducibly(newsroom, method):
+    args = ["sample", "--data", str(newsroom), "--method", method, "--rate", "0.5", "--seed", "7", "--simulate-scores",
+            "--format", "json"]
+    first, again = _json(args), _json(args)
+    assert first == again
+    assert len(first["selected"]) == 30 == len(set(first["selected"]))
+    assert len(first["phases"]) == 30
+    ids = set(pd.read_json(newsroom, lines=True, dtype={"sample_id": str})["sample_id"])
+    assert set(first["selected"]) <= ids
+    if method == "casf":
+        assert sorted(set(first["phases"])) == [0, 1, 2, 3, 4]
+
+
+def test_standalone_without_scores_stops_after_the_preliminary_phase(newsroom):
+    result = runner.invoke(app, ["sample", "--data", str(newsroom), "--method", "casf", "--rate", "0.5", "-f", "json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["phases"] == [0] * 6
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_user_errors_exit_1_and_name_the_value(newsroom, tmp_path):
+    bad_rate = _cli("sample", "--data", str(newsroom), "--method", "random", "--rate", "1.5")
+    assert bad_rate.returncode == 1 and "got 1.5" in bad_rate.stderr and "Traceback" not in bad_rate.stderr
+    bad_metric = _cli("sample", "--data", str(newsroom), "--method", "sm", "--param", "metric=mover_scor")
+    assert bad_metric.returncode == 1 and "unknown metric column 'mover_scor'" in bad_metric.stderr
+    assert "Did you mean 'auto.mover_score'" in bad_metric.stderr
+    many_phases = _cli("sample", "--data", str(newsroom), "--method", "casf", "--rate", "0.05", "--param", "phases=5")
+    assert many_phases.returncode == 1 and "3 selected item(s) cannot be split into 5 phases" in many_phases.stderr
+    frame = load_casf("newsroom", newsroom.parent.parent)
+    frame.loc[frame.index[:3], "human.fluency"] = None
+    holes = tmp_path / "holes.jsonl"
+    write_jsonl(holes, frame.to_dict(orient="records"))
+    missing = _cli("sample", "--data", str(holes), "--method", "casf", "--simulate-scores")
+    assert missing.returncode == 1 and "aspect 'human.fluency' is missing for" in missing.stderr
+
+
+def _study(root: Path, shared_data: Path, method: str = "casf") -> pd.DataFrame:
+    frame = load_casf("newsroom", shared_data)
+    (root / "data").mkdir(parents=True)
+    write_jsonl(root / "data" / "outputs.jsonl", frame.to_dict(orient="records"))
+    (root / "humeval.yaml").write_text(
+        f"""version: 1
+study: {{name: casf-phases, seed: 5}}
+data: {{files: [data/outputs.jsonl]}}
+criteria:
+  - {{name: coherence, type: likert, question: How coherent is the summary?, points: 5}}
+sampling: {{method: {method}, rate: 0.5, params: {{phases: 3}}}}
+""",
+        encoding="utf-8",
+    )
+    return frame
+
+
+def _items(root: Path) -> list[dict]:
+    return [json.loads(line) for line in (root / "items.jsonl").read_text().splitlines()]
+
+
+def test_study_phases_advance_with_imported_scores(tmp_path, shared_data):
+    root = tmp_path / "study"
+    frame = _study(root, shared_data)
+    result = runner.invoke(app, ["sample", str(root)])
+    assert result.exit_code == 0, result.output
+    items = _items(root)
+    assert [i["phase"] for i in items] == [0] * 10
+    for done in (2, 3):
+        chosen = {i["item_id"] for i in items}
+        scores = frame[frame.item_id.isin(chosen)][["item_id", "system", "human.coherence", "human.fluency"]]
+        write_jsonl(root / "human_scores.jsonl", scores.to_dict(orient="records"))
+        assert runner.invoke(app, ["sample", str(root)]).exit_code == 0
+        items = _items(root)
+        assert sorted({i["phase"] for i in items}) == list(range(done))
+    assert len(items) == 30 == len({i["item_id"] for i in items})
+    log = [json.loads(line) for line in (root / ".humeval" / "logbook.jsonl").read_text().splitlines()]
+    runs = [e for e in log if e["stage"] == "sample" and e["outcome"] == "ok"]
+    assert [e["summary"]["phases_done"] for e in runs] == [1, 2, 3]
+    assert runs[-1]["parameters"]["scores"]["path"] == "human_scores.jsonl"
+    # the same two aspects replayed from the data give the same selection
+    replay = tmp_path / "replay"
+    _study(replay, shared_data)
+    frame[["item_id", "system", "human.coherence", "human.fluency"]].pipe(
+        lambda f: write_jsonl(replay / "human_scores.jsonl", f.to_dict(orient="records"))
+    )
+    assert runner.invoke(app, ["sample", str(replay)]).exit_code == 0
+    assert [i["item_id"] for i in _items(replay)] == [i["item_id"] for i in items]
+
+
+def test_study_simulated_scores_run_every_phase_and_log(tmp_path, shared_data):
+    root = tmp_path / "sim"
+    _study(root, shared_data)
+    assert runner.invoke(app, ["sample", str(root), "--simulate-scores"]).exit_code == 0
+    assert sorted({i["phase"] for i in _items(root)}) == [0, 1, 2]
+    log = [json.loads(line) for line in (root / ".humeval" / "logbook.jsonl").read_text().splitlines()]
+    assert log[-1]["parameters"]["simulate_scores"] is True and log[-1]["summary"]["phases_done"] == 3
+
+
+def test_run_still_writes_items(tmp_path, shared_data):
+    root = tmp_path / "run"
+    _study(root, shared_data, method="balanced")
+    result = runner.invoke(app, ["run", str(root)])
+    assert result.exit_code == 0, result.output
+    assert len(_items(root)) == 30

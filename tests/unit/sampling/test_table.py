@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from humeval.errors import DataError
+from humeval.sampling.table import ItemTable
+
+from sampling_frames import make_frame
+
+
+def test_reshape_puts_every_value_in_its_cell(frame):
+    table = ItemTable.from_long(frame.sample(frac=1.0, random_state=1))  # row order must not matter
+    assert table.n_items == 40 and table.systems == ["s0", "s1", "s2", "s3"]
+    row = frame[(frame.item_id == "i007") & (frame.system == "s2")].iloc[0]
+    i = int(np.flatnonzero(table.item_ids == "i007")[0])
+    assert table.outputs[i, 2] == row.output
+    assert table.metrics["auto.m1"][i, 2] == row["auto.m1"]
+    assert table.human["human.a0"][i, 2] == row["human.a0"]
+    assert list(table.properties["topic"][:2]) in (["news", "sport"], ["sport", "news"])
+
+
+def test_missing_system_output_is_named(frame):
+    broken = frame.drop(index=5)
+    with pytest.raises(DataError, match=r"1 item\(s\) lack outputs of some systems, e.g. 'i001' \(3 of 4\)"):
+        ItemTable.from_long(broken)
+
+
+def test_duplicate_pair_is_named(frame):
+    import pandas as pd
+
+    with pytest.raises(DataError, match="occur more than once, e.g. item 'i000' system 's0'"):
+        ItemTable.from_long(pd.concat([frame, frame.head(1)]))
+
+
+def test_unknown_metric_suggests_the_close_one(frame):
+    table = ItemTable.from_long(frame)
+    with pytest.raises(DataError, match=r"unknown metric column 'm11'. Did you mean 'auto.m1'\?"):
+        table.metric("m11")
+
+
+def test_aspect_missing_for_some_items_is_named():
+    frame = make_frame()
+    frame.loc[(frame.item_id == "i003") & (frame.system == "s1"), "human.a1"] = np.nan
+    table = ItemTable.from_long(frame)
+    with pytest.raises(DataError, match=r"aspect 'human.a1' is missing for 1 item\(s\), e.g. 'i003'"):
+        table.scores(table.aspects())

@@ -1,0 +1,107 @@
+"""The store on its own: validation, leases, caps across two writers, idempotency, tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from humeval.server.tokens import make_invite, make_token, read_invite, read_token
+from humeval.store import Progress, Refusal, Store
+from humeval.store import schema as s
+from humeval.store.assign import reap
+from humeval.store.migrations import MIGRATIONS, current_version
+from humeval.store.values import check_values
+from tests.integration.server.studies import all_types_study, pairwise_study
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    study = pairwise_study(tmp_path / "s", items=6, strategy="one", per_participant=50, stopping=False, lease=10)
+    st = Store.open(study)
+    st.prepare()
+    yield st
+    st.close()
+
+
+def test_prepare_is_idempotent_and_versioned(store: Store) -> None:
+    assert store.prepare() is False
+    with store.read_engine.connect() as conn:
+        assert current_version(conn) == len(MIGRATIONS)
+        assert conn.execute(select(s.tasks.c.cap)).scalars().all() == [1] * 6
+
+
+def test_values_are_checked_against_the_protocol(tmp_path: Path) -> None:
+    protocol = all_types_study(tmp_path / "a").protocol
+    ok = check_values(protocol, ("fluency", "adequacy"), 1, {"fluency": 5, "adequacy": 0.5})
+    assert ok == {"fluency": 5, "adequacy": 0.5}
+    bad = [
+        (("fluency",), {"fluency": 6}), (("fluency",), {"fluency": 2.5}), (("fluency",), {"fluency": True}),
+        (("adequacy",), {"adequacy": 101}), (("adequacy",), {"adequacy": float("nan")}),
+        (("naturalness",), {"naturalness": 0}), (("naturalness",), {"naturalness": -3}), (("naturalness",), {"naturalness": "9"}),
+        (("overall",), {"overall": [1, 2]}), (("overall",), {"overall": [1, 2, 0]}),
+        (("quality",), {"quality": "both-bad"}), (("quality",), {}), (("quality",), {"quality": "A", "x": 1}),
+    ]
+    for criteria, values in bad:
+        with pytest.raises(Refusal) as info:
+            check_values(protocol, criteria, 3, values)
+        assert info.value.status == 422 and info.value.field and info.value.field.startswith("values")
+
+
+def test_expired_leases_are_reclaimed(store: Store) -> None:
+    async def flow() -> None:
+        await store.enter("P1", "local", {})
+        await store.enter("P2", "local", {})
+        a = await store.next_assignment("P1")
+        assert not isinstance(a, Progress)
+        taken = {a.task.task_id}
+        for _ in range(5):
+            b = await store.next_assignment("P2")
+            assert not isinstance(b, Progress)
+            taken.add(b.task.task_id)
+            await store.submit("P2", b.assignment_id, f"key-{b.assignment_id}", {"quality": "A"})
+        assert isinstance(await store.next_assignment("P2"), Progress)  # all 6 tasks taken or done
+        store.write(lambda conn: reap(conn, time.time() + 11))  # P1's lease ran out
+        c = await store.next_assignment("P2")
+        assert not isinstance(c, Progress) and c.task.task_id == a.task.task_id
+        late = store.submit("P1", a.assignment_id, "key-late-0001", {"quality": "B"})
+        with pytest.raises(Refusal) as info:
+            await late
+        assert info.value.code == "lease_expired"
+
+    asyncio.run(flow())
+    assert store.event_count("lease_expired") == 1
+
+
+def test_caps_hold_with_two_writers_on_one_file(store: Store) -> None:
+    other = Store.open(store.study)  # a second "process": its own writer and connection
+    try:
+        async def grab(st: Store, pid: str) -> list[str]:
+            await st.enter(pid, "local", {})
+            got = []
+            while not isinstance(a := await st.next_assignment(pid), Progress):
+                got.append(a.task.task_id)
+                await st.submit(pid, a.assignment_id, f"key-{pid}-{len(got):04d}", {"quality": "A"})
+            return got
+
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(lambda i: asyncio.run(grab(store if i % 2 else other, f"W{i}")), range(8)))
+        done = [t for r in results for t in r]
+        assert sorted(done) == sorted(set(done)) and len(done) == 6
+    finally:
+        other.close()
+
+
+def test_tokens_are_signed() -> None:
+    secret = b"k" * 32
+    token = make_token(secret, "P1", "abc")
+    assert read_token(secret, token).participant_id == "P1"
+    assert read_token(b"x" * 32, token) is None
+    assert read_token(secret, token[:-2] + "AA") is None
+    assert read_token(secret, "v1.UDE.abc") is None
+    assert read_invite(secret, make_invite(secret, "P9")) == "P9"
+    assert read_invite(secret, make_invite(b"y" * 32, "P9")) is None
