@@ -15,15 +15,15 @@ os.environ.setdefault("OMP_NUM_THREADS", "2")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
 os.environ.setdefault("MKL_NUM_THREADS", "2")
 
-import argparse  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import numpy as np
+import pandas as pd
 
-import humeval.stats as hs  # noqa: E402
+import humeval.stats as hs
 
 
 def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -37,7 +37,9 @@ def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 def ratings(items: int, raters: int, seed: int = 0, missing: float = 0.2) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    data = np.exp(rng.normal(4.5, 0.3, size=items) + rng.normal(0, 0.2, size=(raters, items)))  # ME-like, continuous
+    data = np.exp(
+        rng.normal(4.5, 0.3, size=items) + rng.normal(0, 0.2, size=(raters, items))
+    )  # ME-like, continuous
     data[rng.random(data.shape) < missing] = np.nan
     return data
 
@@ -68,46 +70,83 @@ def main() -> None:
 
     data = ratings(args.items, args.raters)
     values = int((~np.isnan(data)).sum())
-    print(f"# {args.raters} participants x {args.items} items, {values} continuous values (20% missing)")
+    print(
+        f"# {args.raters} participants x {args.items} items, {values} continuous values (20% missing)"
+    )
     for level in ("interval", "ordinal", "ratio", "nominal"):
         d = np.round(data / 20) if level == "nominal" else data
-        t, res = best(lambda d=d, level=level: hs.krippendorff_alpha(d, level, n_boot=0), args.repeat)
+        t, res = best(
+            lambda d=d, level=level: hs.krippendorff_alpha(d, level, n_boot=0), args.repeat
+        )
         line = f"krippendorff_alpha[{level}] point: {t * 1000:8.1f} ms  alpha={res.estimate:.6f}"
         # the package builds a (units x V x V) array: keep it small for distinct continuous values
         m = 2000 if level == "nominal" else 100
         small = d[:, :m]
         if krippendorff is not None and level != "ratio":
-            t_small, ours = best(lambda s=small, level=level: hs.krippendorff_alpha(s, level, n_boot=0), 1)
-            t_ref, ref = best(lambda s=small, level=level: krippendorff.alpha(reliability_data=s, level_of_measurement=level), 1)
-            line += (f" | {m} items: ours {t_small * 1000:.1f} ms, krippendorff pkg {t_ref * 1000:.1f} ms, "
-                     f"|diff| {abs(ours.estimate - ref):.1e}")
+            t_small, ours = best(
+                lambda s=small, level=level: hs.krippendorff_alpha(s, level, n_boot=0), 1
+            )
+            t_ref, ref = best(
+                lambda s=small, level=level: krippendorff.alpha(
+                    reliability_data=s, level_of_measurement=level
+                ),
+                1,
+            )
+            line += (
+                f" | {m} items: ours {t_small * 1000:.1f} ms, krippendorff pkg {t_ref * 1000:.1f} ms, "
+                f"|diff| {abs(ours.estimate - ref):.1e}"
+            )
         print(line)
     for level in ("interval", "nominal", "ratio", "ordinal"):
         # ratio's bootstrap is O(n_boot V^2): run it on integer ME scores, as collected (V ~ 200)
-        d = np.round(data / 20) if level == "nominal" else np.round(data) if level == "ratio" else data
+        d = (
+            np.round(data / 20)
+            if level == "nominal"
+            else np.round(data)
+            if level == "ratio"
+            else data
+        )
         n_boot = args.boot if level != "ordinal" else max(50, args.boot // 10)
-        t, res = best(lambda d=d, level=level, b=n_boot: hs.krippendorff_alpha(d, level, n_boot=b, seed=0), 1)
+        t, res = best(
+            lambda d=d, level=level, b=n_boot: hs.krippendorff_alpha(d, level, n_boot=b, seed=0), 1
+        )
         distinct = np.unique(d[~np.isnan(d)]).size
-        print(f"krippendorff_alpha[{level}] + {n_boot} bootstrap ({distinct} distinct values): {t:6.2f} s  "
-              f"CI=({res.ci_low:.4f}, {res.ci_high:.4f})")
+        print(
+            f"krippendorff_alpha[{level}] + {n_boot} bootstrap ({distinct} distinct values): {t:6.2f} s  "
+            f"CI=({res.ci_low:.4f}, {res.ci_high:.4f})"
+        )
 
     x = np.nan_to_num(data.T, nan=100.0)
     for form in ("1,k", "2,1"):
         t, res = best(lambda form=form: hs.icc(x, form), args.repeat)
         print(f"icc({form}) {x.shape[0]} x {x.shape[1]}: {t * 1000:.1f} ms  {res.estimate:.4f}")
-    counts = np.stack([np.random.default_rng(1).multinomial(args.raters, [0.5, 0.3, 0.2]) for _ in range(args.items)])
+    counts = np.stack(
+        [
+            np.random.default_rng(1).multinomial(args.raters, [0.5, 0.3, 0.2])
+            for _ in range(args.items)
+        ]
+    )
     t, res = best(lambda: hs.fleiss_kappa(counts, n_boot=args.boot, seed=0), 1)
     print(f"fleiss_kappa {args.items} items + {args.boot} bootstrap: {t * 1000:.1f} ms")
 
-    scores = pd.DataFrame(np.random.default_rng(2).normal(size=(args.items, 10)), columns=[f"s{i}" for i in range(10)])
+    scores = pd.DataFrame(
+        np.random.default_rng(2).normal(size=(args.items, 10)), columns=[f"s{i}" for i in range(10)]
+    )
     t, _ = best(lambda: hs.rank_by_scores(scores, n_boot=args.boot, seed=0), 1)
-    print(f"rank_by_scores 10 systems x {args.items} items, {args.boot} paired-bootstrap samples: {t:.2f} s")
-    t, _ = best(lambda: hs.paired_bootstrap(scores["s0"], scores["s1"], n_boot=args.boot, seed=0), args.repeat)
+    print(
+        f"rank_by_scores 10 systems x {args.items} items, {args.boot} paired-bootstrap samples: {t:.2f} s"
+    )
+    t, _ = best(
+        lambda: hs.paired_bootstrap(scores["s0"], scores["s1"], n_boot=args.boot, seed=0),
+        args.repeat,
+    )
     print(f"paired_bootstrap {args.items} items, {args.boot} samples: {t * 1000:.1f} ms")
 
     log = battles(50_000, 20)
     t, res = best(lambda: hs.bradley_terry(log, n_boot=args.boot, seed=0), 1)
-    print(f"bradley_terry 50k battles, 20 systems, {args.boot} bootstrap: {t:.2f} s  top={res.systems[0]}")
+    print(
+        f"bradley_terry 50k battles, 20 systems, {args.boot} bootstrap: {t:.2f} s  top={res.systems[0]}"
+    )
     t, _ = best(lambda: hs.elo(log, n_boot=100, seed=0), 1)
     print(f"elo 50k battles, 100 bootstrap orders (vectorised over samples): {t:.2f} s")
     small_log = log.iloc[:900]

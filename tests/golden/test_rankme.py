@@ -32,8 +32,10 @@ KNOWN_T2 = {
     "table2/spearman/naturalness~quality/rankME/setup2": -0.099,
 }
 # Table 4 rows whose decision hinges on a one-sided bootstrap p-value near 0.05
-BORDERLINE_T4 = {"table4/plainME/informativeness/setup2": "Slug2Slug > TGen",
-                 "table4/checkbox/added/setup2": "TGen > Sheffield NLP"}
+BORDERLINE_T4 = {
+    "table4/plainME/informativeness/setup2": "Slug2Slug > TGen",
+    "table4/checkbox/added/setup2": "TGen > Sheffield NLP",
+}
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +73,12 @@ def test_importer_recovers_mr_id_and_parses_multiline_checkboxes(data) -> None:
     nat = data[data["source"].str.startswith("stp2_plainME_nat")]
     assert nat["mr_id"].notna().all() and len(nat) == 900
     # outputs are identical across files for the same (MR, system): the recovered ids line up
-    ref = data[data["source"].str.startswith("stp2_likert_nat")].drop_duplicates(["mr_id", "system"])
-    joined = nat.drop_duplicates(["mr_id", "system"]).merge(ref, on=["mr_id", "system"], suffixes=("", "_ref"))
+    ref = data[data["source"].str.startswith("stp2_likert_nat")].drop_duplicates(
+        ["mr_id", "system"]
+    )
+    joined = nat.drop_duplicates(["mr_id", "system"]).merge(
+        ref, on=["mr_id", "system"], suffixes=("", "_ref")
+    )
     assert len(joined) == 300 and (joined["output"] == joined["output_ref"]).all()
     likert_q = data[data["source"].str.startswith("stp2_likert_qual")]
     both = likert_q[(likert_q["added"] == 1) & (likert_q["missing"] == 1)]
@@ -105,7 +111,10 @@ def test_importer_errors_name_file_row_and_value(tmp_path: Path, rankme_dir: Pat
         zf.writestr(name, "\n".join(lines))
     with pytest.raises(DataError, match="sha256"):
         read_rankme_file(bad)
-    with pytest.raises(DataError, match=r"f1209030.csv: row 2 column 'naturalness': score '9' is not an integer 1-6"):
+    with pytest.raises(
+        DataError,
+        match=r"f1209030.csv: row 2 column 'naturalness': score '9' is not an integer 1-6",
+    ):
         read_rankme_file(bad, verify=False)
     with pytest.raises(DataError, match="not a RankME export"):
         read_rankme_file(tmp_path / "other.zip")
@@ -138,8 +147,10 @@ def test_table3_icc_reproduces_15_of_18_cells(reproduction) -> None:
 
 def test_table3_values_are_pinned(data) -> None:
     """Two cells recomputed here from the raw data with NumPy only (one-way ANOVA by hand)."""
-    for (method, criterion, setup), expected in [(("rankME", "naturalness", "stp2"), 0.416),
-                                                  (("likert", "quality", "stp1"), 0.013)]:
+    for (method, criterion, setup), expected in [
+        (("rankME", "naturalness", "stp2"), 0.416),
+        (("likert", "quality", "stp1"), 0.013),
+    ]:
         cell = data[(data.setup == setup) & (data.method == method) & (data.criterion == criterion)]
         y = np.log(cell["score"]) if method != "likert" else cell["score"]
         groups = y.groupby([cell["mr_id"], cell["system"]])
@@ -181,3 +192,11 @@ def test_reproduction_json_shape_and_settings(reproduction) -> None:
     assert out["settings"]["seed"] == 0 and out["settings"]["fast"] is True
     assert out["settings"]["paired_bootstrap_samples"] == 200
     assert len(out["rows"]) == 18 + 18 + 14
+
+
+def test_reproduction_input_errors(tmp_path: Path) -> None:
+    rankme = get_reproduction("rankme")
+    with pytest.raises(DataError, match="RankME data not found; set HUMEVAL_SHARED_DATA"):
+        rankme(data_dir=tmp_path)
+    with pytest.raises(DataError, match="iterations must be an integer >= 20, got 5"):
+        rankme(iterations=5, data_dir=tmp_path)

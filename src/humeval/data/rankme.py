@@ -29,7 +29,15 @@ import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 
-__all__ = ["CRITERIA", "FILES", "METHODS", "SYSTEM_NAMES", "RankmeFile", "load_rankme", "read_rankme_file"]
+__all__ = [
+    "CRITERIA",
+    "FILES",
+    "METHODS",
+    "SYSTEM_NAMES",
+    "RankmeFile",
+    "load_rankme",
+    "read_rankme_file",
+]
 
 CRITERIA = ("informativeness", "naturalness", "quality")
 METHODS = ("likert", "plainME", "rankME")
@@ -51,34 +59,124 @@ class RankmeFile:
 
 _ALL = CRITERIA
 FILES: tuple[RankmeFile, ...] = (
-    RankmeFile("stp1_likert.zip", "stp1", "likert", _ALL, _ALL,
-               "066303424e4e43cc18bd3288a141ef819415d5a92bab3fbadf0e7dbd5414d64c"),
-    RankmeFile("stp1_plainME.zip", "stp1", "plainME", _ALL, _ALL,
-               "ff237641adc66e30039f59a89182018c9eb0cc3aa8c9c6951c4b194e4bd08751"),
-    RankmeFile("stp1_rankME.zip", "stp1", "rankME", _ALL, _ALL,
-               "1b3c6d812ebb8efda2434b8cb3e72b022a96e78aa8551ea2ba58d2f136432fc1"),
-    RankmeFile("stp2_likert_inf.zip", "stp2", "likert", ("informativeness",), ("informativeness",),
-               "e767a2c8a8ba2652561242d52307d5aeeda18b7962e68c9a123c2751fa4540c3"),
-    RankmeFile("stp2_likert_nat.zip", "stp2", "likert", ("naturalness",), ("naturalness",),
-               "38a7f58eb2d2551e41ea0954f0b91e99fc0f8ada7d1dc6149f4b2aaf054a021b"),
-    RankmeFile("stp2_likert_qual.zip", "stp2", "likert", ("quality",), ("quality",),
-               "0b4f42af25a7c8bcd83f2e96054fe0111f08438ee048f89306fd3f4cb0d89f58"),
-    RankmeFile("stp2_plainME_inf.zip", "stp2", "plainME", ("informativeness",), ("informativeness",),
-               "79128a7385875347112d7b7ce191c9c501bd65210686022861ca64d667978824"),
-    RankmeFile("stp2_plainME_nat.zip", "stp2", "plainME", ("naturalness",), ("naturalness",),
-               "b4b3aaa83dbb270a46235f4844c381dd47f0e7e48be568dad6d6ddca908ccc74"),
-    RankmeFile("stp2_plainME_qual.zip", "stp2", "plainME", ("quality",), ("quality",),
-               "d1d7449c6d0081e632fef6c22bcc6ef6ee4a109da4b80d757779caa4edb839ec"),
-    RankmeFile("stp2_rankME_inf.zip", "stp2", "rankME", ("informativeness",), ("inf",),
-               "bb30864c0543270a7ad21b013e70bec852bc9e322638ca59bd587fc6a6c2f030"),
-    RankmeFile("stp2_rankME_nat.zip", "stp2", "rankME", ("naturalness",), ("naturalness",),
-               "1206a07d913e2096648aa29b76139656a002e239d3dd9ddeab764587e6d71689"),
-    RankmeFile("stp2_rankME_qual.zip", "stp2", "rankME", ("quality",), ("quality",),
-               "00189a983f14d852ae22da043adaa45ec106cdaecdc51833738281690a3ad20d"),
+    RankmeFile(
+        "stp1_likert.zip",
+        "stp1",
+        "likert",
+        _ALL,
+        _ALL,
+        "066303424e4e43cc18bd3288a141ef819415d5a92bab3fbadf0e7dbd5414d64c",
+    ),
+    RankmeFile(
+        "stp1_plainME.zip",
+        "stp1",
+        "plainME",
+        _ALL,
+        _ALL,
+        "ff237641adc66e30039f59a89182018c9eb0cc3aa8c9c6951c4b194e4bd08751",
+    ),
+    RankmeFile(
+        "stp1_rankME.zip",
+        "stp1",
+        "rankME",
+        _ALL,
+        _ALL,
+        "1b3c6d812ebb8efda2434b8cb3e72b022a96e78aa8551ea2ba58d2f136432fc1",
+    ),
+    RankmeFile(
+        "stp2_likert_inf.zip",
+        "stp2",
+        "likert",
+        ("informativeness",),
+        ("informativeness",),
+        "e767a2c8a8ba2652561242d52307d5aeeda18b7962e68c9a123c2751fa4540c3",
+    ),
+    RankmeFile(
+        "stp2_likert_nat.zip",
+        "stp2",
+        "likert",
+        ("naturalness",),
+        ("naturalness",),
+        "38a7f58eb2d2551e41ea0954f0b91e99fc0f8ada7d1dc6149f4b2aaf054a021b",
+    ),
+    RankmeFile(
+        "stp2_likert_qual.zip",
+        "stp2",
+        "likert",
+        ("quality",),
+        ("quality",),
+        "0b4f42af25a7c8bcd83f2e96054fe0111f08438ee048f89306fd3f4cb0d89f58",
+    ),
+    RankmeFile(
+        "stp2_plainME_inf.zip",
+        "stp2",
+        "plainME",
+        ("informativeness",),
+        ("informativeness",),
+        "79128a7385875347112d7b7ce191c9c501bd65210686022861ca64d667978824",
+    ),
+    RankmeFile(
+        "stp2_plainME_nat.zip",
+        "stp2",
+        "plainME",
+        ("naturalness",),
+        ("naturalness",),
+        "b4b3aaa83dbb270a46235f4844c381dd47f0e7e48be568dad6d6ddca908ccc74",
+    ),
+    RankmeFile(
+        "stp2_plainME_qual.zip",
+        "stp2",
+        "plainME",
+        ("quality",),
+        ("quality",),
+        "d1d7449c6d0081e632fef6c22bcc6ef6ee4a109da4b80d757779caa4edb839ec",
+    ),
+    RankmeFile(
+        "stp2_rankME_inf.zip",
+        "stp2",
+        "rankME",
+        ("informativeness",),
+        ("inf",),
+        "bb30864c0543270a7ad21b013e70bec852bc9e322638ca59bd587fc6a6c2f030",
+    ),
+    RankmeFile(
+        "stp2_rankME_nat.zip",
+        "stp2",
+        "rankME",
+        ("naturalness",),
+        ("naturalness",),
+        "1206a07d913e2096648aa29b76139656a002e239d3dd9ddeab764587e6d71689",
+    ),
+    RankmeFile(
+        "stp2_rankME_qual.zip",
+        "stp2",
+        "rankME",
+        ("quality",),
+        ("quality",),
+        "00189a983f14d852ae22da043adaa45ec106cdaecdc51833738281690a3ad20d",
+    ),
 )
 
-_COLUMNS = ["setup", "method", "criterion", "mr_id", "system", "judgement", "position", "worker_id",
-            "created_at", "score", "added", "missing", "ok", "mr", "output", "channel", "trust", "source"]
+_COLUMNS = [
+    "setup",
+    "method",
+    "criterion",
+    "mr_id",
+    "system",
+    "judgement",
+    "position",
+    "worker_id",
+    "created_at",
+    "score",
+    "added",
+    "missing",
+    "ok",
+    "mr",
+    "output",
+    "channel",
+    "trust",
+    "source",
+]
 
 
 def _sha256(path: Path) -> str:
@@ -93,7 +191,9 @@ def _read_csv(path: Path) -> tuple[str, pd.DataFrame]:
                 raise DataError(f"{path}: expected one CSV inside the zip, found {names or 'none'}")
             with zf.open(names[0]) as fh:
                 # the C parser handles quoted fields with embedded newlines (checkbox cells)
-                frame = pd.read_csv(fh, dtype={"_worker_id": "string"}, keep_default_na=False, na_values=[""])
+                frame = pd.read_csv(
+                    fh, dtype={"_worker_id": "string"}, keep_default_na=False, na_values=[""]
+                )
     except zipfile.BadZipFile:
         raise DataError(f"{path}: not a zip file (expected a CrowdFlower export zip)") from None
     except OSError as exc:
@@ -104,7 +204,9 @@ def _read_csv(path: Path) -> tuple[str, pd.DataFrame]:
 def _require(frame: pd.DataFrame, columns: list[str], where: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise DataError(f"{where}: missing column {missing[0]!r}. {did_you_mean(missing[0], map(str, frame.columns))}")
+        raise DataError(
+            f"{where}: missing column {missing[0]!r}. {did_you_mean(missing[0], map(str, frame.columns))}"
+        )
 
 
 def _scores(values: pd.Series, method: str, where: str, column: str) -> np.ndarray:
@@ -118,7 +220,9 @@ def _scores(values: pd.Series, method: str, where: str, column: str) -> np.ndarr
         valid = "a positive integer (magnitude estimate, standard = 100)"
     if bad.any():
         row = int(np.argmax(bad))
-        raise DataError(f"{where}: row {row + 2} column {column!r}: score {str(values.iloc[row])!r} is not {valid}")
+        raise DataError(
+            f"{where}: row {row + 2} column {column!r}: score {str(values.iloc[row])!r} is not {valid}"
+        )
     return numeric
 
 
@@ -131,12 +235,16 @@ def _checks(values: pd.Series | None, n: int, where: str, column: str) -> dict[s
     bad = unknown.map(bool).to_numpy()
     if bad.any():
         row = int(np.argmax(bad))
-        raise DataError(f"{where}: row {row + 2} column {column!r}: checkbox value {unknown.iloc[row][0]!r} "
-                        f"is not one of {', '.join(_CHECKS)}")
+        raise DataError(
+            f"{where}: row {row + 2} column {column!r}: checkbox value {unknown.iloc[row][0]!r} "
+            f"is not one of {', '.join(_CHECKS)}"
+        )
     return out
 
 
-def read_rankme_file(path: str | Path, spec: RankmeFile | None = None, *, verify: bool = True) -> pd.DataFrame:
+def read_rankme_file(
+    path: str | Path, spec: RankmeFile | None = None, *, verify: bool = True
+) -> pd.DataFrame:
     """One export as the long table described in the module docstring.
 
     ``spec`` defaults to the entry of :data:`FILES` whose name matches the zip. With
@@ -154,44 +262,66 @@ def read_rankme_file(path: str | Path, spec: RankmeFile | None = None, *, verify
     if verify:
         digest = _sha256(path)
         if digest != spec.sha256:
-            raise DataError(f"{path}: sha256 {digest} differs from the published {spec.sha256}; "
-                            "the file was changed (pass verify=False to read it anyway)")
+            raise DataError(
+                f"{path}: sha256 {digest} differs from the published {spec.sha256}; "
+                "the file was changed (pass verify=False to read it anyway)"
+            )
     source, frame = _read_csv(path)
     n = len(frame)
     ranked = spec.method == "rankME"
     positions = (1, 2, 3) if ranked else (1,)
-    _require(frame, ["_worker_id", "_created_at", "mr"] + (["team1", "team2", "team3"] if ranked else ["team"]), source)
+    _require(
+        frame,
+        ["_worker_id", "_created_at", "mr"] + (["team1", "team2", "team3"] if ranked else ["team"]),
+        source,
+    )
     pieces = []
     for criterion, stem in zip(spec.criteria, spec.rating_columns, strict=True):
         for pos in positions:
             suffix = str(pos) if ranked else ""
             column = f"{stem}{suffix}"
             _require(frame, [column], source)
-            check_col = (f"check{pos}" if ranked else "check_those_that_apply")
-            checks = _checks(frame[check_col] if check_col in frame.columns else None, n, source, check_col)
-            piece = pd.DataFrame({
-                "setup": spec.setup,
-                "method": spec.method,
-                "criterion": criterion,
-                "mr_id": pd.to_numeric(frame["mr_id"], errors="coerce") if "mr_id" in frame.columns else np.nan,
-                "system": frame[f"team{suffix}"].astype(str).to_numpy(),
-                "judgement": np.arange(n),
-                "position": pos,
-                "worker_id": frame["_worker_id"].astype(str).to_numpy(),
-                "created_at": pd.to_datetime(frame["_created_at"], format="%m/%d/%Y %H:%M:%S").to_numpy(),
-                "score": _scores(frame[column], spec.method, source, column),
-                **checks,
-                "mr": frame["mr"].astype(str).to_numpy(),
-                "output": frame[f"ref{suffix}"].astype(str).to_numpy() if f"ref{suffix}" in frame.columns else "",
-                "channel": frame["_channel"].astype(str).to_numpy() if "_channel" in frame.columns else None,
-                "trust": frame["_trust"].to_numpy(float) if "_trust" in frame.columns else np.nan,
-                "source": source,
-            })
+            check_col = f"check{pos}" if ranked else "check_those_that_apply"
+            checks = _checks(
+                frame[check_col] if check_col in frame.columns else None, n, source, check_col
+            )
+            piece = pd.DataFrame(
+                {
+                    "setup": spec.setup,
+                    "method": spec.method,
+                    "criterion": criterion,
+                    "mr_id": pd.to_numeric(frame["mr_id"], errors="coerce")
+                    if "mr_id" in frame.columns
+                    else np.nan,
+                    "system": frame[f"team{suffix}"].astype(str).to_numpy(),
+                    "judgement": np.arange(n),
+                    "position": pos,
+                    "worker_id": frame["_worker_id"].astype(str).to_numpy(),
+                    "created_at": pd.to_datetime(
+                        frame["_created_at"], format="%m/%d/%Y %H:%M:%S"
+                    ).to_numpy(),
+                    "score": _scores(frame[column], spec.method, source, column),
+                    **checks,
+                    "mr": frame["mr"].astype(str).to_numpy(),
+                    "output": frame[f"ref{suffix}"].astype(str).to_numpy()
+                    if f"ref{suffix}" in frame.columns
+                    else "",
+                    "channel": frame["_channel"].astype(str).to_numpy()
+                    if "_channel" in frame.columns
+                    else None,
+                    "trust": frame["_trust"].to_numpy(float)
+                    if "_trust" in frame.columns
+                    else np.nan,
+                    "source": source,
+                }
+            )
             pieces.append(piece)
     out = pd.concat(pieces, ignore_index=True)[_COLUMNS]
     unknown = sorted(set(out["system"]) - set(SYSTEM_NAMES))
     if unknown:
-        raise DataError(f"{source}: unknown system {unknown[0]!r}; expected one of {', '.join(SYSTEM_NAMES)}")
+        raise DataError(
+            f"{source}: unknown system {unknown[0]!r}; expected one of {', '.join(SYSTEM_NAMES)}"
+        )
     return out
 
 
@@ -203,13 +333,17 @@ def load_rankme(directory: str | Path, *, verify: bool = True) -> pd.DataFrame:
     """
     directory = Path(directory)
     if not directory.is_dir():
-        raise DataError(f"{directory}: RankME data directory not found (expected the 12 zips of jeknov/RankME data/)")
+        raise DataError(
+            f"{directory}: RankME data directory not found (expected the 12 zips of jeknov/RankME data/)"
+        )
     frames = [read_rankme_file(directory / spec.zip_name, spec, verify=verify) for spec in FILES]
     data = pd.concat(frames, ignore_index=True)
     known = data.dropna(subset=["mr_id"]).drop_duplicates("mr")
     clash = known.duplicated("mr", keep=False) | known.duplicated("mr_id", keep=False)
     if clash.any():
-        raise DataError(f"RankME: MR text and mr_id disagree across files (mr_id {known.loc[clash, 'mr_id'].iloc[0]})")
+        raise DataError(
+            f"RankME: MR text and mr_id disagree across files (mr_id {known.loc[clash, 'mr_id'].iloc[0]})"
+        )
     mapping = dict(zip(known["mr"], known["mr_id"], strict=True))
     lacking = data["mr_id"].isna()
     filled = data.loc[lacking, "mr"].map(mapping)

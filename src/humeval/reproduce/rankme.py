@@ -31,7 +31,16 @@ from humeval.errors import DataError
 from humeval.reproduce import Reproduction, Row
 from humeval.stats import battles_from_scores, icc, rank_by_scores, spearman, trueskill_ranking
 
-__all__ = ["PAPER_TABLE2", "PAPER_TABLE3", "PAPER_TABLE4", "find_data", "rankme", "table2", "table3", "table4"]
+__all__ = [
+    "PAPER_TABLE2",
+    "PAPER_TABLE3",
+    "PAPER_TABLE4",
+    "find_data",
+    "rankme",
+    "table2",
+    "table3",
+    "table4",
+]
 
 SETUPS = {"stp1": "setup1", "stp2": "setup2"}
 TOLERANCE = 0.01  # a cell "matches" when ours, rounded to the paper's 2 decimals, is within 0.01
@@ -41,24 +50,37 @@ def _matches(ours: float, paper: float) -> bool:
     """Compare at the paper's printed precision (2 decimals), allowing one unit in the last place."""
     return abs(round(ours, 2) - paper) <= TOLERANCE + 1e-9
 
+
 # Table 3 of the paper: ICC; (value, starred = p < 0.05)
 PAPER_TABLE3: dict[tuple[str, str, str], tuple[float, bool]] = {
-    ("likert", "naturalness", "stp1"): (0.07, False), ("likert", "naturalness", "stp2"): (0.12, False),
-    ("likert", "quality", "stp1"): (0.02, False), ("likert", "quality", "stp2"): (0.41, True),
-    ("likert", "informativeness", "stp1"): (0.93, True), ("likert", "informativeness", "stp2"): (0.78, True),
-    ("plainME", "naturalness", "stp1"): (-0.03, False), ("plainME", "naturalness", "stp2"): (0.27, True),
-    ("plainME", "quality", "stp1"): (0.22, True), ("plainME", "quality", "stp2"): (0.60, True),
-    ("plainME", "informativeness", "stp1"): (0.59, True), ("plainME", "informativeness", "stp2"): (0.79, True),
-    ("rankME", "naturalness", "stp1"): (0.11, False), ("rankME", "naturalness", "stp2"): (0.42, True),
-    ("rankME", "quality", "stp1"): (0.10, False), ("rankME", "quality", "stp2"): (0.68, True),
-    ("rankME", "informativeness", "stp1"): (0.72, True), ("rankME", "informativeness", "stp2"): (0.82, True),
+    ("likert", "naturalness", "stp1"): (0.07, False),
+    ("likert", "naturalness", "stp2"): (0.12, False),
+    ("likert", "quality", "stp1"): (0.02, False),
+    ("likert", "quality", "stp2"): (0.41, True),
+    ("likert", "informativeness", "stp1"): (0.93, True),
+    ("likert", "informativeness", "stp2"): (0.78, True),
+    ("plainME", "naturalness", "stp1"): (-0.03, False),
+    ("plainME", "naturalness", "stp2"): (0.27, True),
+    ("plainME", "quality", "stp1"): (0.22, True),
+    ("plainME", "quality", "stp2"): (0.60, True),
+    ("plainME", "informativeness", "stp1"): (0.59, True),
+    ("plainME", "informativeness", "stp2"): (0.79, True),
+    ("rankME", "naturalness", "stp1"): (0.11, False),
+    ("rankME", "naturalness", "stp2"): (0.42, True),
+    ("rankME", "quality", "stp1"): (0.10, False),
+    ("rankME", "quality", "stp2"): (0.68, True),
+    ("rankME", "informativeness", "stp1"): (0.72, True),
+    ("rankME", "informativeness", "stp2"): (0.82, True),
 }
 
 # Table 2: Spearman rho between criteria; (value, starred)
 PAPER_TABLE2: dict[tuple[str, str, str, str], tuple[float, bool]] = {
-    ("naturalness", "quality", "likert", "stp1"): (0.54, True), ("naturalness", "quality", "likert", "stp2"): (-0.01, False),
-    ("naturalness", "quality", "plainME", "stp1"): (0.44, True), ("naturalness", "quality", "plainME", "stp2"): (-0.03, False),
-    ("naturalness", "quality", "rankME", "stp1"): (0.28, True), ("naturalness", "quality", "rankME", "stp2"): (-0.04, False),
+    ("naturalness", "quality", "likert", "stp1"): (0.54, True),
+    ("naturalness", "quality", "likert", "stp2"): (-0.01, False),
+    ("naturalness", "quality", "plainME", "stp1"): (0.44, True),
+    ("naturalness", "quality", "plainME", "stp2"): (-0.03, False),
+    ("naturalness", "quality", "rankME", "stp1"): (0.28, True),
+    ("naturalness", "quality", "rankME", "stp2"): (-0.04, False),
     ("informativeness", "quality", "likert", "stp1"): (0.00, False),
     ("informativeness", "quality", "likert", "stp2"): (0.54, True),
     ("informativeness", "quality", "plainME", "stp1"): (0.48, True),
@@ -128,7 +150,9 @@ def find_data(data_dir: str | Path | None = None) -> Path:
 
 
 def _cell(data: pd.DataFrame, setup: str, method: str, criterion: str) -> pd.DataFrame:
-    cell = data[(data["setup"] == setup) & (data["method"] == method) & (data["criterion"] == criterion)]
+    cell = data[
+        (data["setup"] == setup) & (data["method"] == method) & (data["criterion"] == criterion)
+    ]
     if method != "likert":
         cell = cell.assign(score=np.log(cell["score"]))
     return cell
@@ -138,7 +162,11 @@ def _icc_matrix(cell: pd.DataFrame) -> np.ndarray:
     """Outputs x judgement slots (NaN-padded where an output has fewer judgements than the most)."""
     ordered = cell.sort_values(["created_at", "judgement", "position"])
     slot = ordered.groupby(["mr_id", "system"]).cumcount()
-    return ordered.assign(slot=slot).pivot(index=["mr_id", "system"], columns="slot", values="score").to_numpy()
+    return (
+        ordered.assign(slot=slot)
+        .pivot(index=["mr_id", "system"], columns="slot", values="score")
+        .to_numpy()
+    )
 
 
 def _output_means(cell: pd.DataFrame, column: str = "score") -> pd.DataFrame:
@@ -150,7 +178,9 @@ def table3(data: pd.DataFrame) -> list[Row]:
     rows = []
     raw_results = {}
     for (method, criterion, setup), (paper, star) in PAPER_TABLE3.items():
-        raw = data[(data["setup"] == setup) & (data["method"] == method) & (data["criterion"] == criterion)]
+        raw = data[
+            (data["setup"] == setup) & (data["method"] == method) & (data["criterion"] == criterion)
+        ]
         raw_results[(method, criterion, setup)] = icc(_icc_matrix(raw), "1,k").estimate
     raw_breaks = sum(
         not _matches(raw_results[key], paper) for key, (paper, _) in PAPER_TABLE3.items()
@@ -164,10 +194,14 @@ def table3(data: pd.DataFrame) -> list[Row]:
         else:
             note = f"differs by {result.estimate - paper:+.3f}"
             if (method, criterion, setup) in _KNOWN_T3:
-                note = f"{_KNOWN_T3[(method, criterion, setup)]}: {note}; " + _diagnose(data, cell, setup)
+                note = f"{_KNOWN_T3[(method, criterion, setup)]}: {note}; " + _diagnose(
+                    data, cell, setup
+                )
             if method != "likert":
-                note += (f"; raw (unlogged) scores give {raw_results[(method, criterion, setup)]:.3f}, but "
-                         f"raw scores miss {raw_breaks} of the 18 cells, so the log transform stays for all")
+                note += (
+                    f"; raw (unlogged) scores give {raw_results[(method, criterion, setup)]:.3f}, but "
+                    f"raw scores miss {raw_breaks} of the 18 cells, so the log transform stays for all"
+                )
         if (result.p_value < 0.05) != star:
             note += f"; significance differs (ours p = {result.p_value:.3g}, paper {'*' if star else 'no *'})"
         key = f"table3/icc(1,k)/{method}/{criterion}/{SETUPS[setup]}"
@@ -179,12 +213,16 @@ def _diagnose(data: pd.DataFrame, cell: pd.DataFrame, setup: str) -> str:
     """Facts about a cell's job that bear on its ICC: when it ran, how concentrated its workers are."""
     first, last = cell["created_at"].min(), cell["created_at"].max()
     others = data[(data["setup"] == setup) & (data["source"] != cell["source"].iloc[0])]
-    starts = others.groupby("source")["created_at"].min().dt.date.astype(str).value_counts().sort_index()
+    starts = (
+        others.groupby("source")["created_at"].min().dt.date.astype(str).value_counts().sort_index()
+    )
     other_dates = ", ".join(f"{day} ({count})" for day, count in starts.items())
     per_worker = cell.groupby("worker_id")["judgement"].nunique().sort_values(ascending=False)
     top3 = per_worker.iloc[:3].sum() / cell["judgement"].nunique()
-    return (f"job ran {first:%Y-%m-%d}..{last:%Y-%m-%d}; the other {SETUPS[setup]} jobs started on {other_dates}; "
-            f"{per_worker.size} workers, the top 3 gave {top3:.0%} of its judgements")
+    return (
+        f"job ran {first:%Y-%m-%d}..{last:%Y-%m-%d}; the other {SETUPS[setup]} jobs started on {other_dates}; "
+        f"{per_worker.size} workers, the top 3 gave {top3:.0%} of its judgements"
+    )
 
 
 def table2(data: pd.DataFrame) -> list[Row]:
@@ -200,12 +238,21 @@ def table2(data: pd.DataFrame) -> list[Row]:
             note = f"differs by {result.estimate - paper:+.3f}"
             if (c1, c2) == ("naturalness", "quality") and setup == "stp2":
                 alt = _judgement_pairs_rho(data, setup, method, c1, c2)
-                note += (f"; pairing individual judgements by arrival order instead of output means gives "
-                         f"{alt:+.3f}, so the paper likely used judgement-level pairs for this sub-table only "
-                         "(that choice breaks the other setup-2 cells)")
+                note += (
+                    f"; pairing individual judgements by arrival order instead of output means gives "
+                    f"{alt:+.3f}, so the paper likely used judgement-level pairs for this sub-table only "
+                    "(that choice breaks the other setup-2 cells)"
+                )
         if (result.p_value < 0.05) != star:
             note += f"; significance differs (ours p = {result.p_value:.3g}, paper {'*' if star else 'no *'})"
-        rows.append(Row(f"table2/spearman/{c1}~{c2}/{method}/{SETUPS[setup]}", paper, round(result.estimate, 3), note))
+        rows.append(
+            Row(
+                f"table2/spearman/{c1}~{c2}/{method}/{SETUPS[setup]}",
+                paper,
+                round(result.estimate, 3),
+                note,
+            )
+        )
     return rows
 
 
@@ -229,7 +276,8 @@ def _paper_label(ranks: dict[str, tuple[int, int]]) -> str:
     for name, rr in sorted(ranks.items(), key=lambda kv: (kv[1], kv[0])):
         groups.setdefault(rr, []).append(name)
     return "; ".join(
-        (f"{lo}. " if lo == hi else f"{lo}.-{hi}. ") + " + ".join(names) for (lo, hi), names in groups.items()
+        (f"{lo}. " if lo == hi else f"{lo}.-{hi}. ") + " + ".join(names)
+        for (lo, hi), names in groups.items()
     )
 
 
@@ -238,7 +286,9 @@ def table4(data: pd.DataFrame, *, n_boot: int, trueskill_boot: int, seed: int) -
     stp2 = data[data["setup"] == "stp2"]
     for (method, criterion), paper in PAPER_TABLE4.items():
         if method in ("likert", "plainME", "rankME"):
-            ranking = rank_by_scores(_output_means(_cell(data, "stp2", method, criterion)), n_boot=n_boot, seed=seed)
+            ranking = rank_by_scores(
+                _output_means(_cell(data, "stp2", method, criterion)), n_boot=n_boot, seed=seed
+            )
             how = f"paired bootstrap ({n_boot} samples, 95%)"
         elif method == "checkbox":
             quality = stp2[stp2["criterion"] == "quality"]
@@ -253,14 +303,17 @@ def table4(data: pd.DataFrame, *, n_boot: int, trueskill_boot: int, seed: int) -
         note = f"match ({how})" if ours == paper else f"differs ({how})"
         if ranking.method == "paired_bootstrap":
             pairs = ", ".join(
-                f"{' > '.join(SYSTEM_NAMES[s] for s in k.split(' > '))}: p={v:.3f}" for k, v in ranking.extra["pairs"].items()
+                f"{' > '.join(SYSTEM_NAMES[s] for s in k.split(' > '))}: p={v:.3f}"
+                for k, v in ranking.extra["pairs"].items()
             )
             note += f"; one-sided p: {pairs}"
             close = [p for p in ranking.extra["pairs"].values() if 0.025 <= p <= 0.1]
             if close:
                 se = max(np.sqrt(p * (1 - p) / n_boot) for p in close)
-                note += (f"; borderline: a p-value near 0.05 (Monte-Carlo SE {se:.3f} with {n_boot} samples), "
-                         "so this decision can change with the number of bootstrap samples or the seed")
+                note += (
+                    f"; borderline: a p-value near 0.05 (Monte-Carlo SE {se:.3f} with {n_boot} samples), "
+                    "so this decision can change with the number of bootstrap samples or the seed"
+                )
         if method == "checkbox" and ours != paper:
             per_method = []
             for m in ("likert", "plainME", "rankME"):
@@ -268,7 +321,11 @@ def table4(data: pd.DataFrame, *, n_boot: int, trueskill_boot: int, seed: int) -
                 r = rank_by_scores(-_output_means(sub, criterion), n_boot=n_boot, seed=seed)
                 per_method.append(f"{m} task alone: {_paper_label(_ranges(r))}")
             note += "; " + "; ".join(per_method)
-        rows.append(Row(f"table4/{method}/{criterion}/setup2", _paper_label(paper), _paper_label(ours), note))
+        rows.append(
+            Row(
+                f"table4/{method}/{criterion}/setup2", _paper_label(paper), _paper_label(ours), note
+            )
+        )
     return rows
 
 
@@ -289,17 +346,23 @@ def rankme(
     if iterations is None:
         iterations = 200 if fast else 1000
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 20:
-        raise DataError(f"reproduce rankme: iterations must be an integer >= 20, got {iterations!r}")
+        raise DataError(
+            f"reproduce rankme: iterations must be an integer >= 20, got {iterations!r}"
+        )
     trueskill_boot = max(20, iterations // 10)
     path = find_data(data_dir)
     data = load_rankme(path)
-    rows = table3(data) + table2(data) + table4(data, n_boot=iterations, trueskill_boot=trueskill_boot, seed=seed)
+    rows = (
+        table3(data)
+        + table2(data)
+        + table4(data, n_boot=iterations, trueskill_boot=trueskill_boot, seed=seed)
+    )
     return Reproduction(
         "rankme",
         rows,
         {
             "data": str(path),
-            "judgements": int(len(data)),
+            "judgements": len(data),
             "seed": seed,
             "paired_bootstrap_samples": iterations,
             "trueskill_bootstrap_samples": trueskill_boot,

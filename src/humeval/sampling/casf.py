@@ -25,6 +25,7 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
+from threadpoolctl import threadpool_limits
 
 from humeval.errors import DataError
 from humeval.sampling.base import PhaseScores, SamplerBase
@@ -130,8 +131,10 @@ class CASFSampler(SamplerBase):
             raise DataError(f"casf phase {phase}: human scores of the {len(chosen)} chosen items are required")
         x = feature_matrix(table, resolve_features(table, self.features or None))
         model = self.learner(len(chosen), seed)
-        model.fit(x[chosen], learner_target(scores))
-        return model.predict(x)
+        # one OpenMP thread: the trees are small, and spinning threads on a busy machine cost far more
+        with threadpool_limits(limits=1, user_api="openmp"):
+            model.fit(x[chosen], learner_target(scores))
+            return model.predict(x)
 
     def learner(self, n_train: int, seed: int) -> GradientBoostingRegressor | HistGradientBoostingRegressor:
         """The GBDT regressor (least squares): exact splits below ``HIST_FROM`` training items, histograms above."""

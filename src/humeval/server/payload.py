@@ -24,6 +24,17 @@ def criterion_json(protocol: Protocol, name: str) -> dict[str, Any]:
     return data
 
 
+# the protocol is fixed for the life of a process: each criterion is dumped once, then copied
+_CRITERIA: dict[tuple[int, str], tuple[Protocol, dict[str, Any]]] = {}
+
+
+def _criterion_cached(protocol: Protocol, name: str) -> dict[str, Any]:
+    hit = _CRITERIA.get((id(protocol), name))
+    if hit is None or hit[0] is not protocol:
+        hit = _CRITERIA[(id(protocol), name)] = (protocol, criterion_json(protocol, name))
+    return dict(hit[1])  # callers only read it (JSON, templates)
+
+
 def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
     protocol = store.context.protocol
     task = view.task
@@ -39,7 +50,7 @@ def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
     return {
         "assignment_id": view.assignment_id,
         "task": {"item_id": task.item_id, "family": task.family, "kind": task.kind},  # task ids name systems
-        "criteria": [criterion_json(protocol, c) for c in task.criteria],
+        "criteria": [_criterion_cached(protocol, c) for c in task.criteria],
         "outputs": outputs,
         "input": item_input if pres.show_input else "",
         "references": references if pres.show_references else "",

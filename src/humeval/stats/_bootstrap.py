@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-__all__ = ["resample_weights", "percentile_ci"]
+__all__ = ["percentile_ci", "resample_weights"]
 
 _MAX_CELLS = 4_000_000  # entries per weight block (32 MB of float64)
 

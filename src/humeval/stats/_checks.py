@@ -10,7 +10,7 @@ import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 
-__all__ = ["as_float_array", "check_choice", "check_alpha", "check_n_boot", "wide_from_long"]
+__all__ = ["as_float_array", "check_alpha", "check_choice", "check_n_boot", "wide_from_long"]
 
 
 def as_float_array(values: Any, name: str, ndim: int, *, allow_nan: bool) -> np.ndarray:
@@ -18,13 +18,17 @@ def as_float_array(values: Any, name: str, ndim: int, *, allow_nan: bool) -> np.
     try:
         arr = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise DataError(f"{name}: expected numbers, got values that cannot be read as floats ({exc})") from None
+        raise DataError(
+            f"{name}: expected numbers, got values that cannot be read as floats ({exc})"
+        ) from None
     if arr.ndim != ndim:
         shape = "a 1-d array" if ndim == 1 else "a 2-d array"
         raise DataError(f"{name}: expected {shape}, got shape {arr.shape}")
     if np.isinf(arr).any():
         where = tuple(int(i) for i in np.argwhere(np.isinf(arr))[0])
-        raise DataError(f"{name}: infinite value {arr[where]} at index {where}; only finite numbers are valid")
+        raise DataError(
+            f"{name}: infinite value {arr[where]} at index {where}; only finite numbers are valid"
+        )
     if not allow_nan and np.isnan(arr).any():
         where = tuple(int(i) for i in np.argwhere(np.isnan(arr))[0])
         count = int(np.isnan(arr).sum())
@@ -50,7 +54,9 @@ def check_alpha(alpha: float) -> float:
 
 def check_n_boot(n_boot: int) -> int:
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise DataError(f"n_boot: must be a non-negative integer (0 = no bootstrap), got {n_boot!r}")
+        raise DataError(
+            f"n_boot: must be a non-negative integer (0 = no bootstrap), got {n_boot!r}"
+        )
     return int(n_boot)
 
 
@@ -63,7 +69,10 @@ def wide_from_long(data: pd.DataFrame, index: str, columns: str, values: str) ->
         )
     dup = data.duplicated([index, columns], keep=False)
     if dup.any():
-        first = [v.item() if hasattr(v, "item") else v for v in data.loc[dup, [index, columns]].iloc[0].tolist()]
+        first = [
+            v.item() if hasattr(v, "item") else v
+            for v in data.loc[dup, [index, columns]].iloc[0].tolist()
+        ]
         raise DataError(
             f"long data: {int(dup.sum())} rows share an ({index}, {columns}) pair, first {first}; "
             "each pair must appear once (aggregate repeated judgements first)"

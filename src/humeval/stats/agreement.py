@@ -22,7 +22,9 @@ ICC_FORMS = ("1,1", "2,1", "3,1", "1,k", "2,k", "3,k")
 # --------------------------------------------------------------------------- Fleiss' kappa
 
 
-def fleiss_kappa(counts: object, *, n_boot: int = 1000, seed: Seed = 0, level: float = 0.95) -> Estimate:
+def fleiss_kappa(
+    counts: object, *, n_boot: int = 1000, seed: Seed = 0, level: float = 0.95
+) -> Estimate:
     r"""Fleiss' kappa for a fixed number of participants per item.
 
     ``counts`` is an items x categories table: ``counts[i, j]`` = how many participants put
@@ -57,7 +59,9 @@ def fleiss_kappa(counts: object, *, n_boot: int = 1000, seed: Seed = 0, level: f
         raise DataError(f"counts: need at least 1 item and 2 categories, got shape {table.shape}")
     if (table < 0).any() or (table != np.round(table)).any():
         where = tuple(int(i) for i in np.argwhere((table < 0) | (table != np.round(table)))[0])
-        raise DataError(f"counts: cell {where} is {float(table[where]):g}; counts must be non-negative integers")
+        raise DataError(
+            f"counts: cell {where} is {float(table[where]):g}; counts must be non-negative integers"
+        )
     m_per_item = table.sum(axis=1)
     m = m_per_item[0]
     if (m_per_item != m).any():
@@ -67,7 +71,9 @@ def fleiss_kappa(counts: object, *, n_boot: int = 1000, seed: Seed = 0, level: f
             "Fleiss' kappa needs the same number of participants per item (use krippendorff_alpha otherwise)"
         )
     if m < 2:
-        raise DataError(f"counts: each item has {m:g} judgement(s); agreement needs at least 2 per item")
+        raise DataError(
+            f"counts: each item has {m:g} judgement(s); agreement needs at least 2 per item"
+        )
     p_i = ((table**2).sum(axis=1) - m) / (m * (m - 1))
     p_j = table.sum(axis=0) / (n_items * m)
     p_e = float((p_j**2).sum())
@@ -78,21 +84,36 @@ def fleiss_kappa(counts: object, *, n_boot: int = 1000, seed: Seed = 0, level: f
         )
     kappa = (p_i.mean() - p_e) / (1.0 - p_e)
     pq = p_j * (1.0 - p_j)
-    se0 = np.sqrt(2.0) / (pq.sum() * np.sqrt(n_items * m * (m - 1))) * np.sqrt(
-        pq.sum() ** 2 - (pq * ((1.0 - p_j) - p_j)).sum()
+    se0 = (
+        np.sqrt(2.0)
+        / (pq.sum() * np.sqrt(n_items * m * (m - 1)))
+        * np.sqrt(pq.sum() ** 2 - (pq * ((1.0 - p_j) - p_j)).sum())
     )
     z = kappa / se0
     p_value = 2.0 * sps.norm.sf(abs(z))
     lo, hi, valid = _bootstrap_fleiss(table, p_i, m, n_boot, seed, level)
     return Estimate(
-        kappa, lo, hi, p_value, n_items, "fleiss_kappa",
-        {"z": float(z), "se0": float(se0), "raters_per_item": int(m), "n_boot": n_boot, "n_boot_valid": valid,
-         "seed": seed if isinstance(seed, int) else "generator", "level": level},
+        kappa,
+        lo,
+        hi,
+        p_value,
+        n_items,
+        "fleiss_kappa",
+        {
+            "z": float(z),
+            "se0": float(se0),
+            "raters_per_item": int(m),
+            "n_boot": n_boot,
+            "n_boot_valid": valid,
+            "seed": seed if isinstance(seed, int) else "generator",
+            "level": level,
+        },
     )
 
 
-def _bootstrap_fleiss(table: np.ndarray, p_i: np.ndarray, m: float, n_boot: int, seed: Seed, level: float
-                      ) -> tuple[float, float, int]:
+def _bootstrap_fleiss(
+    table: np.ndarray, p_i: np.ndarray, m: float, n_boot: int, seed: Seed, level: float
+) -> tuple[float, float, int]:
     n_boot = check_n_boot(n_boot)
     check_alpha(level)
     if n_boot == 0:
@@ -174,7 +195,9 @@ def krippendorff_alpha(
     data = data[:, pairable]
     if level == "ratio" and (data[~np.isnan(data)] < 0).any():
         bad = data[~np.isnan(data)].min()
-        raise DataError(f"ratings: negative value {bad:g} with level='ratio'; ratio data must be >= 0")
+        raise DataError(
+            f"ratings: negative value {bad:g} with level='ratio'; ratio data must be >= 0"
+        )
     stats_fn = _ALPHA_STATS[level]
     suff = stats_fn(data)
     alpha = _alpha_from_totals(suff.within.sum(), suff.n, suff.expected_total())
@@ -193,16 +216,31 @@ def krippendorff_alpha(
         if level == "ordinal":
             samples = _bootstrap_alpha_loop(data, stats_fn, rng, n_boot)
         else:
-            samples = np.concatenate([suff.bootstrap(w) for w in resample_weights(rng, data.shape[1], n_boot)])
+            samples = np.concatenate(
+                [suff.bootstrap(w) for w in resample_weights(rng, data.shape[1], n_boot)]
+            )
         lo, hi, valid = percentile_ci(samples, ci)
     return Estimate(
-        alpha, lo, hi, float("nan"), int(data.shape[1]), f"krippendorff_alpha[{level}]",
-        {"level": level, "n_values": int(suff.n), "n_boot": n_boot, "n_boot_valid": valid,
-         "seed": seed if isinstance(seed, int) else "generator", "ci_level": ci},
+        alpha,
+        lo,
+        hi,
+        float("nan"),
+        int(data.shape[1]),
+        f"krippendorff_alpha[{level}]",
+        {
+            "level": level,
+            "n_values": int(suff.n),
+            "n_boot": n_boot,
+            "n_boot_valid": valid,
+            "seed": seed if isinstance(seed, int) else "generator",
+            "ci_level": ci,
+        },
     )
 
 
-def _alpha_from_totals(within: np.ndarray | float, n: np.ndarray | float, expected: np.ndarray | float):
+def _alpha_from_totals(
+    within: np.ndarray | float, n: np.ndarray | float, expected: np.ndarray | float
+):
     with np.errstate(divide="ignore", invalid="ignore"):
         out = 1.0 - (np.asarray(n) - 1.0) * np.asarray(within) / np.asarray(expected)
     out = np.where(np.asarray(expected) <= 0, np.nan, out)
@@ -212,8 +250,13 @@ def _alpha_from_totals(within: np.ndarray | float, n: np.ndarray | float, expect
 class _Suff:
     """Per-item sufficient statistics for one alpha computation and its bootstrap."""
 
-    def __init__(self, within: np.ndarray, m: np.ndarray, expected_total: Callable[[], float],
-                 bootstrap: Callable[[np.ndarray], np.ndarray]) -> None:
+    def __init__(
+        self,
+        within: np.ndarray,
+        m: np.ndarray,
+        expected_total: Callable[[], float],
+        bootstrap: Callable[[np.ndarray], np.ndarray],
+    ) -> None:
         self.within = within
         self.m = m
         self.n = float(m.sum())
@@ -284,9 +327,9 @@ def _ratio_stats(data: np.ndarray) -> _Suff:
     within = np.empty(n_items)
     block = max(1, _BLOCK * 64 // max(data.shape[0] ** 2, 1))
     for start in range(0, n_items, block):  # blocks of items, bounded memory
-        x = data[:, start:start + block]
+        x = data[:, start : start + block]
         d = _ratio_delta(x[:, None, :], x[None, :, :])
-        within[start:start + block] = np.nansum(d, axis=(0, 1))
+        within[start : start + block] = np.nansum(d, axis=(0, 1))
     within /= m - 1.0
     values, codes = np.unique(data[judged], return_inverse=True)
     counts = np.zeros((n_items, values.size))
@@ -305,8 +348,12 @@ def _ratio_stats(data: np.ndarray) -> _Suff:
             np.multiply(num, num, out=num)
             weighted = nc[:, start:stop] @ num  # (m, V - start)
             width = stop - start
-            total += (weighted[:, :width] * nc[:, start:stop]).sum(axis=1)  # the diagonal block, both orders
-            total += 2.0 * (weighted[:, width:] * nc[:, stop:]).sum(axis=1)  # above it, counted twice
+            total += (weighted[:, :width] * nc[:, start:stop]).sum(
+                axis=1
+            )  # the diagonal block, both orders
+            total += 2.0 * (weighted[:, width:] * nc[:, stop:]).sum(
+                axis=1
+            )  # above it, counted twice
         return total
 
     def expected() -> float:
@@ -327,8 +374,9 @@ _ALPHA_STATS: dict[str, Callable[[np.ndarray], _Suff]] = {
 }
 
 
-def _bootstrap_alpha_loop(data: np.ndarray, stats_fn: Callable[[np.ndarray], _Suff],
-                          rng: np.random.Generator, n_boot: int) -> np.ndarray:
+def _bootstrap_alpha_loop(
+    data: np.ndarray, stats_fn: Callable[[np.ndarray], _Suff], rng: np.random.Generator, n_boot: int
+) -> np.ndarray:
     """Ordinal: mid-ranks depend on the sample, so each sample is re-ranked (vectorised inside)."""
     n_items = data.shape[1]
     out = np.empty(n_boot)
@@ -393,12 +441,16 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
     x = as_float_array(scores, "scores (items x participants)", 2, allow_nan=model == "1")
     n, k = x.shape
     if n < 2 or k < 2:
-        raise DataError(f"scores: shape {x.shape}; ICC needs at least 2 items (rows) and 2 judgements (columns)")
+        raise DataError(
+            f"scores: shape {x.shape}; ICC needs at least 2 items (rows) and 2 judgements (columns)"
+        )
     judged = ~np.isnan(x)
     m = judged.sum(axis=1)
     if (m < 2).any():
         bad = int(np.argmax(m < 2))
-        raise DataError(f"scores: item (row) {bad} has {int(m[bad])} judgement(s); every item needs at least 2")
+        raise DataError(
+            f"scores: item (row) {bad} has {int(m[bad])} judgement(s); every item needs at least 2"
+        )
     total = int(m.sum())
     grand = np.nanmean(x)
     row_means = np.nansum(x, axis=1) / m
@@ -444,24 +496,46 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
     else:
         f_stat = msr / denom_ms
         p_value = sps.f.sf(f_stat, df1, df2)
-        est_1, est_k, (lo_1, hi_1), (lo_k, hi_k) = _icc_with_ci(model, msr, msw, mse, msc, n, k, df1, df2,
-                                                                 f_stat, alpha)
+        est_1, est_k, (lo_1, hi_1), (lo_k, hi_k) = _icc_with_ci(
+            model, msr, msw, mse, msc, n, k, df1, df2, f_stat, alpha
+        )
     single = form.endswith(",1")
     return Estimate(
         est_1 if single else est_k,
         lo_1 if single else lo_k,
         hi_1 if single else hi_k,
-        p_value, n, f"icc({form})",
-        {"form": form, "F": float(f_stat), "df1": int(df1), "df2": int(df2), "k": float(k),
-         "n_judgements": total,
-         "ms_rows": float(msr), "ms_cols": float(msc), "ms_error": float(mse), "ms_within": float(msw),
-         "ci_level": 1 - alpha},
+        p_value,
+        n,
+        f"icc({form})",
+        {
+            "form": form,
+            "F": float(f_stat),
+            "df1": int(df1),
+            "df2": int(df2),
+            "k": float(k),
+            "n_judgements": total,
+            "ms_rows": float(msr),
+            "ms_cols": float(msc),
+            "ms_error": float(mse),
+            "ms_within": float(msw),
+            "ci_level": 1 - alpha,
+        },
     )
 
 
-def _icc_with_ci(model: str, msr: float, msw: float, mse: float, msc: float, n: int, k: float, df1: int,
-                 df2: float, f_stat: float, alpha: float
-                 ) -> tuple[float, float, tuple[float, float], tuple[float, float]]:
+def _icc_with_ci(
+    model: str,
+    msr: float,
+    msw: float,
+    mse: float,
+    msc: float,
+    n: int,
+    k: float,
+    df1: int,
+    df2: float,
+    f_stat: float,
+    alpha: float,
+) -> tuple[float, float, tuple[float, float], tuple[float, float]]:
     """Single and average ICC of one model with their McGraw & Wong (1996) confidence intervals."""
     fl = f_stat / sps.f.ppf(1 - alpha / 2, df1, df2)
     fu = f_stat * sps.f.ppf(1 - alpha / 2, df2, df1)
@@ -469,7 +543,12 @@ def _icc_with_ci(model: str, msr: float, msw: float, mse: float, msc: float, n: 
         ms = msw if model == "1" else mse
         est_1 = (msr - ms) / (msr + (k - 1) * ms)
         est_k = (msr - ms) / msr
-        return est_1, est_k, ((fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)), (1 - 1 / fl, 1 - 1 / fu)
+        return (
+            est_1,
+            est_k,
+            ((fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)),
+            (1 - 1 / fl, 1 - 1 / fu),
+        )
     est_1 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
     est_k = (msr - mse) / (msr + (msc - mse) / n)
     # Satterthwaite degrees of freedom (McGraw & Wong 1996, Table 7, case 2A)
@@ -480,4 +559,9 @@ def _icc_with_ci(model: str, msr: float, msw: float, mse: float, msc: float, n: 
     f_lo = sps.f.ppf(1 - alpha / 2, v, n - 1)
     lo_1 = n * (msr - f_up * mse) / (f_up * (k * msc + (k * n - k - n) * mse) + n * msr)
     hi_1 = n * (f_lo * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_lo * msr)
-    return est_1, est_k, (lo_1, hi_1), (lo_1 * k / (1 + lo_1 * (k - 1)), hi_1 * k / (1 + hi_1 * (k - 1)))
+    return (
+        est_1,
+        est_k,
+        (lo_1, hi_1),
+        (lo_1 * k / (1 + lo_1 * (k - 1)), hi_1 * k / (1 + hi_1 * (k - 1))),
+    )

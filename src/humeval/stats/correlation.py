@@ -20,12 +20,16 @@ def _pair(x: object, y: object, name: str) -> tuple[np.ndarray, np.ndarray]:
     a = as_float_array(x, "x", 1, allow_nan=False)
     b = as_float_array(y, "y", 1, allow_nan=False)
     if a.size != b.size:
-        raise DataError(f"{name}: x has {a.size} values but y has {b.size}; correlations need pairs")
+        raise DataError(
+            f"{name}: x has {a.size} values but y has {b.size}; correlations need pairs"
+        )
     if a.size < 4:
         raise DataError(f"{name}: {a.size} pairs; need at least 4 (Fisher z uses n - 3)")
     for label, v in (("x", a), ("y", b)):
         if np.ptp(v) == 0:
-            raise DataError(f"{name}: {label} is constant ({v[0]:g} for all {v.size} values); correlation is undefined")
+            raise DataError(
+                f"{name}: {label} is constant ({v[0]:g} for all {v.size} values); correlation is undefined"
+            )
     return a, b
 
 
@@ -44,8 +48,9 @@ def _fisher_ci(r: float, se: float, alpha: float) -> tuple[float, float]:
     return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
 
 
-def _bootstrap_ci(a: np.ndarray, b: np.ndarray, stat: str, n_boot: int, seed: Seed, alpha: float
-                  ) -> tuple[float, float, int]:
+def _bootstrap_ci(
+    a: np.ndarray, b: np.ndarray, stat: str, n_boot: int, seed: Seed, alpha: float
+) -> tuple[float, float, int]:
     rng = as_generator(seed)
     n = a.size
     block = max(1, 2_000_000 // n)
@@ -56,14 +61,27 @@ def _bootstrap_ci(a: np.ndarray, b: np.ndarray, stat: str, n_boot: int, seed: Se
         if stat == "spearman":
             xa, xb = sps.rankdata(xa, axis=1), sps.rankdata(xb, axis=1)
         if stat == "kendall":
-            out.append(np.array([sps.kendalltau(ra, rb).statistic for ra, rb in zip(xa, xb, strict=True)]))
+            out.append(
+                np.array([sps.kendalltau(ra, rb).statistic for ra, rb in zip(xa, xb, strict=True)])
+            )
         else:
             out.append(_pearson_rows(xa, xb))
     return percentile_ci(np.concatenate(out), 1 - alpha)
 
 
-def _finish(name: str, r: float, p: float, n: int, se: float, ci: str, n_boot: int, seed: Seed,
-            alpha: float, a: np.ndarray, b: np.ndarray) -> Estimate:
+def _finish(
+    name: str,
+    r: float,
+    p: float,
+    n: int,
+    se: float,
+    ci: str,
+    n_boot: int,
+    seed: Seed,
+    alpha: float,
+    a: np.ndarray,
+    b: np.ndarray,
+) -> Estimate:
     ci = check_choice(ci, CI_METHODS, f"{name}: ci")
     extra: dict[str, object] = {"ci_method": ci, "ci_level": 1 - alpha}
     if ci == "fisher":
@@ -74,12 +92,21 @@ def _finish(name: str, r: float, p: float, n: int, se: float, ci: str, n_boot: i
         if n_boot < 1:
             raise DataError(f"{name}: ci='bootstrap' needs n_boot >= 1, got {n_boot}")
         lo, hi, valid = _bootstrap_ci(a, b, name, n_boot, seed, alpha)
-        extra.update(n_boot=n_boot, n_boot_valid=valid, seed=seed if isinstance(seed, int) else "generator")
+        extra.update(
+            n_boot=n_boot, n_boot_valid=valid, seed=seed if isinstance(seed, int) else "generator"
+        )
     return Estimate(r, lo, hi, p, n, name, extra)
 
 
-def pearson(x: object, y: object, *, ci: str = "fisher", alpha: float = 0.05, n_boot: int = 1000,
-            seed: Seed = 0) -> Estimate:
+def pearson(
+    x: object,
+    y: object,
+    *,
+    ci: str = "fisher",
+    alpha: float = 0.05,
+    n_boot: int = 1000,
+    seed: Seed = 0,
+) -> Estimate:
     r"""Pearson's r with a Fisher-z (or percentile bootstrap) CI.
 
     :math:`r = \frac{\sum (x-\bar x)(y-\bar y)}{\sqrt{\sum (x-\bar x)^2 \sum (y-\bar y)^2}}`;
@@ -106,8 +133,15 @@ def _t_pvalue(r: float, n: int) -> float:
     return float(2 * sps.t.sf(abs(t), n - 2))
 
 
-def spearman(x: object, y: object, *, ci: str = "fisher", alpha: float = 0.05, n_boot: int = 1000,
-             seed: Seed = 0) -> Estimate:
+def spearman(
+    x: object,
+    y: object,
+    *,
+    ci: str = "fisher",
+    alpha: float = 0.05,
+    n_boot: int = 1000,
+    seed: Seed = 0,
+) -> Estimate:
     r"""Spearman's rho (Pearson r of mid-ranks) with a Fisher-z or bootstrap CI.
 
     p-value from the t approximation :math:`t = \rho\sqrt{(n-2)/(1-\rho^2)}` (as
@@ -125,12 +159,30 @@ def spearman(x: object, y: object, *, ci: str = "fisher", alpha: float = 0.05, n
     a, b = _pair(x, y, "spearman")
     r = float(_pearson_rows(sps.rankdata(a), sps.rankdata(b)))
     n = a.size
-    return _finish("spearman", r, _t_pvalue(r, n), n, float(np.sqrt((1 + r * r / 2) / (n - 3))),
-                   ci, n_boot, seed, alpha, a, b)
+    return _finish(
+        "spearman",
+        r,
+        _t_pvalue(r, n),
+        n,
+        float(np.sqrt((1 + r * r / 2) / (n - 3))),
+        ci,
+        n_boot,
+        seed,
+        alpha,
+        a,
+        b,
+    )
 
 
-def kendall(x: object, y: object, *, ci: str = "fisher", alpha: float = 0.05, n_boot: int = 1000,
-            seed: Seed = 0) -> Estimate:
+def kendall(
+    x: object,
+    y: object,
+    *,
+    ci: str = "fisher",
+    alpha: float = 0.05,
+    n_boot: int = 1000,
+    seed: Seed = 0,
+) -> Estimate:
     r"""Kendall's tau-b with a Fisher-z or bootstrap CI.
 
     :math:`\tau_b = (n_c - n_d)/\sqrt{(n_0 - n_1)(n_0 - n_2)}` (ties in x, y corrected),
@@ -149,5 +201,16 @@ def kendall(x: object, y: object, *, ci: str = "fisher", alpha: float = 0.05, n_
     if a.size < 5:
         raise DataError(f"kendall: {a.size} pairs; need at least 5 (Fieller's SE uses n - 4)")
     res = sps.kendalltau(a, b)
-    return _finish("kendall", float(res.statistic), float(res.pvalue), a.size, float(np.sqrt(0.437 / (a.size - 4))),
-                   ci, n_boot, seed, alpha, a, b)
+    return _finish(
+        "kendall",
+        float(res.statistic),
+        float(res.pvalue),
+        a.size,
+        float(np.sqrt(0.437 / (a.size - 4))),
+        ci,
+        n_boot,
+        seed,
+        alpha,
+        a,
+        b,
+    )

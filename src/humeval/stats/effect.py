@@ -18,7 +18,9 @@ def _pair(x: object, y: object, paired: bool) -> tuple[np.ndarray, np.ndarray]:
     a = as_float_array(x, "x", 1, allow_nan=False)
     b = as_float_array(y, "y", 1, allow_nan=False)
     if paired and a.size != b.size:
-        raise DataError(f"paired data: x has {a.size} values but y has {b.size}; pairs need equal lengths")
+        raise DataError(
+            f"paired data: x has {a.size} values but y has {b.size}; pairs need equal lengths"
+        )
     if a.size < 2 or b.size < 2:
         raise DataError(f"x and y need at least 2 values each, got {a.size} and {b.size}")
     return a, b
@@ -47,9 +49,13 @@ def cohens_d(x: object, y: object, *, paired: bool = False, alpha: float = 0.05)
     if paired:
         sd = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2.0)
     else:
-        sd = np.sqrt(((a.size - 1) * a.var(ddof=1) + (b.size - 1) * b.var(ddof=1)) / (a.size + b.size - 2))
+        sd = np.sqrt(
+            ((a.size - 1) * a.var(ddof=1) + (b.size - 1) * b.var(ddof=1)) / (a.size + b.size - 2)
+        )
     if sd == 0:
-        raise DataError(f"cohens_d: both samples are constant ({a[0]:g}, {b[0]:g}); d is undefined (0 SD)")
+        raise DataError(
+            f"cohens_d: both samples are constant ({a[0]:g}, {b[0]:g}); d is undefined (0 SD)"
+        )
     d = (a.mean() - b.mean()) / sd
     if paired:
         se = np.sqrt(1.0 / a.size + d**2 / (2.0 * a.size))
@@ -57,8 +63,15 @@ def cohens_d(x: object, y: object, *, paired: bool = False, alpha: float = 0.05)
         se = np.sqrt((a.size + b.size) / (a.size * b.size) + d**2 / (2.0 * (a.size + b.size)))
     df = a.size - 1 if paired else a.size + b.size - 2
     q = sps.t.ppf(1 - alpha / 2, df)
-    return Estimate(d, d - q * se, d + q * se, float("nan"), a.size if paired else a.size + b.size,
-                    "cohens_d_av" if paired else "cohens_d", {"se": float(se), "paired": paired})
+    return Estimate(
+        d,
+        d - q * se,
+        d + q * se,
+        float("nan"),
+        a.size if paired else a.size + b.size,
+        "cohens_d_av" if paired else "cohens_d",
+        {"se": float(se), "paired": paired},
+    )
 
 
 def rank_biserial(x: object, y: object, *, paired: bool = False) -> Estimate:
@@ -102,6 +115,8 @@ def eta_squared(groups: Sequence[object]) -> Estimate:
     allv = np.concatenate(arrays)
     ss_total = ((allv - allv.mean()) ** 2).sum()
     if ss_total == 0:
-        raise DataError(f"eta_squared: every value is {allv[0]:g}; eta squared is undefined (0 variance)")
+        raise DataError(
+            f"eta_squared: every value is {allv[0]:g}; eta squared is undefined (0 variance)"
+        )
     ss_between = sum(g.size * (g.mean() - allv.mean()) ** 2 for g in arrays)
     return Estimate(ss_between / ss_total, n=allv.size, method="eta_squared")

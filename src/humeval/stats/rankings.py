@@ -88,7 +88,9 @@ class Ranking:
 
     def to_frame(self) -> pd.DataFrame:
         rows = []
-        for name, est, lo, hi in zip(self.systems, self.scores, self.rank_low, self.rank_high, strict=True):
+        for name, est, lo, hi in zip(
+            self.systems, self.scores, self.rank_low, self.rank_high, strict=True
+        ):
             rows.append({"system": name, "rank_low": lo, "rank_high": hi, **est.to_dict()})
         return pd.DataFrame(rows)
 
@@ -106,20 +108,28 @@ def _ranges_from_wins(order: np.ndarray, beats: np.ndarray) -> tuple[np.ndarray,
 
 def _check_battles(battles: pd.DataFrame, where: str = "battles") -> pd.DataFrame:
     if not isinstance(battles, pd.DataFrame):
-        raise DataError(f"{where}: expected a DataFrame with columns model_a, model_b, winner, got {type(battles).__name__}")
+        raise DataError(
+            f"{where}: expected a DataFrame with columns model_a, model_b, winner, got {type(battles).__name__}"
+        )
     missing = [c for c in ("model_a", "model_b", "winner") if c not in battles.columns]
     if missing:
-        raise DataError(f"{where}: missing column(s) {missing}; battles need model_a, model_b, winner "
-                        f"(found: {', '.join(map(str, battles.columns))})")
+        raise DataError(
+            f"{where}: missing column(s) {missing}; battles need model_a, model_b, winner "
+            f"(found: {', '.join(map(str, battles.columns))})"
+        )
     bad = ~battles["winner"].isin(WINNERS)
     if bad.any():
         i = int(np.argmax(bad.to_numpy()))
-        raise DataError(f"{where}: row {i}: winner {battles['winner'].iloc[i]!r} is not valid; "
-                        f"valid: {', '.join(WINNERS)}")
+        raise DataError(
+            f"{where}: row {i}: winner {battles['winner'].iloc[i]!r} is not valid; "
+            f"valid: {', '.join(WINNERS)}"
+        )
     same = (battles["model_a"] == battles["model_b"]).to_numpy()
     if same.any():
         i = int(np.argmax(same))
-        raise DataError(f"{where}: row {i}: model_a and model_b are both {battles['model_a'].iloc[i]!r}")
+        raise DataError(
+            f"{where}: row {i}: model_a and model_b are both {battles['model_a'].iloc[i]!r}"
+        )
     if len(battles) == 0:
         raise DataError(f"{where}: no battles")
     return battles
@@ -148,9 +158,13 @@ def read_battles(path: str | Path) -> pd.DataFrame:
             raise DataError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
         for key in ("model_a", "model_b", "winner"):
             if key not in obj:
-                raise DataError(f"{path}:{number}: missing field {key!r} (fields: {', '.join(obj)})")
+                raise DataError(
+                    f"{path}:{number}: missing field {key!r} (fields: {', '.join(obj)})"
+                )
         if obj["winner"] not in WINNERS:
-            raise DataError(f"{path}:{number}: winner {obj['winner']!r} is not valid; valid: {', '.join(WINNERS)}")
+            raise DataError(
+                f"{path}:{number}: winner {obj['winner']!r} is not valid; valid: {', '.join(WINNERS)}"
+            )
         records.append(obj)
     if not records:
         raise DataError(f"{path}: no battles in file")
@@ -160,13 +174,19 @@ def read_battles(path: str | Path) -> pd.DataFrame:
 def write_battles(battles: pd.DataFrame, path: str | Path) -> Path:
     """Write battles as FastChat JSONL (all columns; model_a, model_b, winner first)."""
     battles = _check_battles(battles)
-    cols = ["model_a", "model_b", "winner"] + [c for c in battles.columns if c not in ("model_a", "model_b", "winner")]
+    cols = ["model_a", "model_b", "winner"] + [
+        c for c in battles.columns if c not in ("model_a", "model_b", "winner")
+    ]
     path = Path(path)
-    path.write_text(battles[cols].to_json(orient="records", lines=True, force_ascii=False), encoding="utf-8")
+    path.write_text(
+        battles[cols].to_json(orient="records", lines=True, force_ascii=False), encoding="utf-8"
+    )
     return path
 
 
-def battles_from_scores(data: pd.DataFrame, *, group: str | Sequence[str], system: str, score: str) -> pd.DataFrame:
+def battles_from_scores(
+    data: pd.DataFrame, *, group: str | Sequence[str], system: str, score: str
+) -> pd.DataFrame:
     """Win/loss/tie battles from scores given side by side (e.g. one RankME judgement).
 
     Within each ``group`` (one participant's judgement of several outputs), every pair of
@@ -176,14 +196,18 @@ def battles_from_scores(data: pd.DataFrame, *, group: str | Sequence[str], syste
     keys = [group] if isinstance(group, str) else list(group)
     missing = [c for c in [*keys, system, score] if c not in data.columns]
     if missing:
-        raise DataError(f"battles_from_scores: column(s) {missing} not found; columns: {', '.join(map(str, data.columns))}")
+        raise DataError(
+            f"battles_from_scores: column(s) {missing} not found; columns: {', '.join(map(str, data.columns))}"
+        )
     frame = data[[*keys, system, score]].copy()
     if frame[score].isna().any():
         i = int(np.argmax(frame[score].isna().to_numpy()))
         raise DataError(f"battles_from_scores: missing {score!r} in row {i}")
     if frame.duplicated([*keys, system]).any():
         row = frame.loc[frame.duplicated([*keys, system])].iloc[0]
-        raise DataError(f"battles_from_scores: system {row[system]!r} appears twice in group {row[keys].tolist()}")
+        raise DataError(
+            f"battles_from_scores: system {row[system]!r} appears twice in group {row[keys].tolist()}"
+        )
     frame["_pos"] = frame.groupby(keys, sort=False).cumcount()
     pairs = frame.merge(frame, on=keys, suffixes=("_a", "_b"))
     pairs = pairs[pairs["_pos_a"] < pairs["_pos_b"]]
@@ -210,7 +234,9 @@ def _encode(battles: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray, n
 # --------------------------------------------------------------------------- Bradley-Terry
 
 
-def _bt_fit(wins: np.ndarray, games: np.ndarray, max_iter: int = 100, tol: float = 1e-10) -> np.ndarray:
+def _bt_fit(
+    wins: np.ndarray, games: np.ndarray, max_iter: int = 100, tol: float = 1e-10
+) -> np.ndarray:
     """Batched Newton-Raphson for BT log-strengths. wins/games: (B, K, K). Returns (B, K), sum 0.
 
     ``wins[b, i, j]`` = (half-)wins of i over j, ``games`` symmetric counts. Rows whose MLE
@@ -237,7 +263,7 @@ def _bt_fit(wins: np.ndarray, games: np.ndarray, max_iter: int = 100, tol: float
 
 def _connected(wins: np.ndarray) -> bool:
     """MLE exists iff the 'beat or tied' graph is strongly connected (Zermelo/Ford)."""
-    n, labels = connected_components(wins > 0, directed=True, connection="strong")
+    n, _ = connected_components(wins > 0, directed=True, connection="strong")
     return n == 1
 
 
@@ -336,15 +362,34 @@ def bradley_terry(
     rank_low, rank_high = _ranges_from_wins(order, beats)
     n_per = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
     scores = tuple(
-        Estimate(ratings[i], lo[i], hi[i], float("nan"), int(n_per[i]), "bradley_terry",
-                 {"theta": float(theta[i])})
+        Estimate(
+            ratings[i],
+            lo[i],
+            hi[i],
+            float("nan"),
+            int(n_per[i]),
+            "bradley_terry",
+            {"theta": float(theta[i])},
+        )
         for i in order
     )
     return Ranking(
-        tuple(systems[i] for i in order), scores, tuple(int(x) for x in rank_low), tuple(int(x) for x in rank_high),
+        tuple(systems[i] for i in order),
+        scores,
+        tuple(int(x) for x in rank_low),
+        tuple(int(x) for x in rank_high),
         "bradley_terry",
-        {"n_battles": int(len(a)), "n_boot": n_boot, "n_boot_valid": valid, "seed": _seed_label(seed),
-         "scale": scale, "base": base, "init": init, "ci_level": level, "ties": "half wins"},
+        {
+            "n_battles": len(a),
+            "n_boot": n_boot,
+            "n_boot_valid": valid,
+            "seed": _seed_label(seed),
+            "scale": scale,
+            "base": base,
+            "init": init,
+            "ci_level": level,
+            "ties": "half wins",
+        },
     )
 
 
@@ -413,11 +458,25 @@ def elo(
     if not n_boot:  # plain order
         rank_low = rank_high = np.arange(1, k + 1)
     n_per = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
-    scores = tuple(Estimate(ratings[i], lo[i], hi[i], float("nan"), int(n_per[i]), "elo") for i in order)
-    return Ranking(tuple(systems[i] for i in order), scores, tuple(int(x) for x in rank_low),
-                   tuple(int(x) for x in rank_high), "elo",
-                   {"k_factor": k_factor, "scale": scale, "base": base, "init": init, "n_boot": n_boot,
-                    "seed": _seed_label(seed), "n_battles": int(a.size)})
+    scores = tuple(
+        Estimate(ratings[i], lo[i], hi[i], float("nan"), int(n_per[i]), "elo") for i in order
+    )
+    return Ranking(
+        tuple(systems[i] for i in order),
+        scores,
+        tuple(int(x) for x in rank_low),
+        tuple(int(x) for x in rank_high),
+        "elo",
+        {
+            "k_factor": k_factor,
+            "scale": scale,
+            "base": base,
+            "init": init,
+            "n_boot": n_boot,
+            "seed": _seed_label(seed),
+            "n_battles": int(a.size),
+        },
+    )
 
 
 # --------------------------------------------------------------------------- TrueSkill
@@ -462,9 +521,17 @@ def trueskill_ranking(
     if draw_probability is None:
         draw_probability = min(max(ties, 0.01), 0.99)
     if not (0.0 <= draw_probability < 1.0):
-        raise DataError(f"trueskill_ranking: draw_probability must be in [0, 1), got {draw_probability!r}")
-    env = trueskill.TrueSkill(mu=mu, sigma=sigma, beta=sigma / 2, tau=sigma / 100,
-                              draw_probability=draw_probability, backend=None)
+        raise DataError(
+            f"trueskill_ranking: draw_probability must be in [0, 1), got {draw_probability!r}"
+        )
+    env = trueskill.TrueSkill(
+        mu=mu,
+        sigma=sigma,
+        beta=sigma / 2,
+        tau=sigma / 100,
+        draw_probability=draw_probability,
+        backend=None,
+    )
     rng = as_generator(seed)
 
     def run(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -473,7 +540,9 @@ def trueskill_ranking(
             i, j, s = a[t], b[t], outcome[t]
             if s == 0.0:
                 i, j = j, i
-            ratings[i], ratings[j] = trueskill.rate_1vs1(ratings[i], ratings[j], drawn=bool(s == 0.5), env=env)
+            ratings[i], ratings[j] = trueskill.rate_1vs1(
+                ratings[i], ratings[j], drawn=bool(s == 0.5), env=env
+            )
         return np.array([r.mu for r in ratings]), np.array([r.sigma for r in ratings])
 
     mus, sigmas = run(rng.permutation(a.size))
@@ -495,12 +564,33 @@ def trueskill_ranking(
     else:
         rank_low, rank_high = rank_lo_sys[order], rank_hi_sys[order]
     n_per = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
-    scores = tuple(Estimate(mus[i], lo[i], hi[i], float("nan"), int(n_per[i]), "trueskill",
-                            {"sigma": float(sigmas[i])}) for i in order)
-    return Ranking(tuple(systems[i] for i in order), scores, tuple(int(x) for x in rank_low),
-                   tuple(int(x) for x in rank_high), "trueskill",
-                   {"n_boot": n_boot, "seed": _seed_label(seed), "draw_probability": draw_probability,
-                    "tie_share": ties, "n_battles": int(a.size), "ci_level": level})
+    scores = tuple(
+        Estimate(
+            mus[i],
+            lo[i],
+            hi[i],
+            float("nan"),
+            int(n_per[i]),
+            "trueskill",
+            {"sigma": float(sigmas[i])},
+        )
+        for i in order
+    )
+    return Ranking(
+        tuple(systems[i] for i in order),
+        scores,
+        tuple(int(x) for x in rank_low),
+        tuple(int(x) for x in rank_high),
+        "trueskill",
+        {
+            "n_boot": n_boot,
+            "seed": _seed_label(seed),
+            "draw_probability": draw_probability,
+            "tie_share": ties,
+            "n_battles": int(a.size),
+            "ci_level": level,
+        },
+    )
 
 
 # --------------------------------------------------------------------------- direct scores
@@ -555,6 +645,11 @@ def rank_by_scores(
         p = float(not_ahead[first, second]) if diff_obs[first, second] > 0 else 1.0
         pairs[f"{names[first]} > {names[second]}"] = p
     est = tuple(Estimate(means[i], lo[i], hi[i], float("nan"), n, "mean_score") for i in order)
-    return Ranking(tuple(names[i] for i in order), est, tuple(int(v) for v in rank_low),
-                   tuple(int(v) for v in rank_high), "paired_bootstrap",
-                   {"n_boot": n_boot, "seed": _seed_label(seed), "alpha": alpha, "pairs": pairs})
+    return Ranking(
+        tuple(names[i] for i in order),
+        est,
+        tuple(int(v) for v in rank_low),
+        tuple(int(v) for v in rank_high),
+        "paired_bootstrap",
+        {"n_boot": n_boot, "seed": _seed_label(seed), "alpha": alpha, "pairs": pairs},
+    )

@@ -51,7 +51,9 @@ def _groups(groups: Sequence[object], minimum: int = 2) -> list[np.ndarray]:
 def _matrix(scores: object, what: str) -> np.ndarray:
     x = as_float_array(scores, f"{what} (items x conditions)", 2, allow_nan=False)
     if x.shape[0] < 2 or x.shape[1] < 2:
-        raise DataError(f"{what}: shape {x.shape}; need at least 2 items (rows) and 2 conditions (columns)")
+        raise DataError(
+            f"{what}: shape {x.shape}; need at least 2 items (rows) and 2 conditions (columns)"
+        )
     return x
 
 
@@ -70,7 +72,9 @@ def shapiro(x: object) -> Estimate:
     if a.size < 3:
         raise DataError(f"shapiro: {a.size} value(s); the Shapiro-Wilk test needs at least 3")
     if np.ptp(a) == 0:
-        raise DataError(f"shapiro: all {a.size} values are {a[0]:g}; W is undefined for constant data")
+        raise DataError(
+            f"shapiro: all {a.size} values are {a[0]:g}; W is undefined for constant data"
+        )
     res = sps.shapiro(a)
     return Estimate(res.statistic, p_value=res.pvalue, n=a.size, method="shapiro_wilk")
 
@@ -95,10 +99,15 @@ def anova_oneway(*groups: object) -> Estimate:
     ss_b = (sizes * (means - allv.mean()) ** 2).sum()
     ss_w = sum(((g - g.mean()) ** 2).sum() for g in arrays)
     if ss_w == 0:
-        raise DataError("anova_oneway: no variation within any group (every group constant); F is undefined")
+        raise DataError(
+            "anova_oneway: no variation within any group (every group constant); F is undefined"
+        )
     f_stat = (ss_b / (k - 1)) / (ss_w / (n - k))
     return Estimate(
-        f_stat, p_value=sps.f.sf(f_stat, k - 1, n - k), n=n, method="anova_oneway",
+        f_stat,
+        p_value=sps.f.sf(f_stat, k - 1, n - k),
+        n=n,
+        method="anova_oneway",
         extra={"df1": k - 1, "df2": n - k, "eta_squared": float(ss_b / (ss_b + ss_w))},
     )
 
@@ -124,7 +133,9 @@ def rm_anova(scores: object) -> Estimate:
     ss_i = k * ((x.mean(axis=1) - grand) ** 2).sum()
     ss_e = ((x - grand) ** 2).sum() - ss_c - ss_i
     if ss_e <= 1e-12 * max(((x - grand) ** 2).sum(), 1e-300):
-        raise DataError("rm_anova: no residual variation (every item's profile is parallel); F is undefined")
+        raise DataError(
+            "rm_anova: no residual variation (every item's profile is parallel); F is undefined"
+        )
     df1, df2 = k - 1, (n - 1) * (k - 1)
     f_stat = (ss_c / df1) / (ss_e / df2)
     cov = np.cov(x, rowvar=False)
@@ -132,9 +143,17 @@ def rm_anova(scores: object) -> Estimate:
     s = centre @ cov @ centre
     eps = float(np.trace(s) ** 2 / ((k - 1) * np.trace(s @ s)))
     return Estimate(
-        f_stat, p_value=sps.f.sf(f_stat, df1, df2), n=n, method="rm_anova",
-        extra={"df1": df1, "df2": df2, "partial_eta_squared": float(ss_c / (ss_c + ss_e)),
-               "epsilon_gg": eps, "p_gg": float(sps.f.sf(f_stat, df1 * eps, df2 * eps))},
+        f_stat,
+        p_value=sps.f.sf(f_stat, df1, df2),
+        n=n,
+        method="rm_anova",
+        extra={
+            "df1": df1,
+            "df2": df2,
+            "partial_eta_squared": float(ss_c / (ss_c + ss_e)),
+            "epsilon_gg": eps,
+            "p_gg": float(sps.f.sf(f_stat, df1 * eps, df2 * eps)),
+        },
     )
 
 
@@ -164,8 +183,13 @@ def kruskal_wallis(*groups: object) -> Estimate:
         raise DataError(f"kruskal_wallis: all {n} values are {allv[0]:g}; H is undefined")
     h /= correction
     k = len(arrays)
-    return Estimate(h, p_value=sps.chi2.sf(h, k - 1), n=n, method="kruskal_wallis",
-                    extra={"df": k - 1, "epsilon_squared": float(h * (n + 1) / (n**2 - 1))})
+    return Estimate(
+        h,
+        p_value=sps.chi2.sf(h, k - 1),
+        n=n,
+        method="kruskal_wallis",
+        extra={"df": k - 1, "epsilon_squared": float(h * (n + 1) / (n**2 - 1))},
+    )
 
 
 def friedman(scores: object) -> Estimate:
@@ -191,13 +215,22 @@ def friedman(scores: object) -> Estimate:
     ties = (t**3 - t).sum()
     correction = 1.0 - ties / (n * (k**3 - k))
     if correction == 0:
-        raise DataError("friedman: every item gives all conditions the same score; the statistic is undefined")
+        raise DataError(
+            "friedman: every item gives all conditions the same score; the statistic is undefined"
+        )
     q /= correction
-    return Estimate(q, p_value=sps.chi2.sf(q, k - 1), n=n, method="friedman",
-                    extra={"df": k - 1, "kendall_w": float(q / (n * (k - 1)))})
+    return Estimate(
+        q,
+        p_value=sps.chi2.sf(q, k - 1),
+        n=n,
+        method="friedman",
+        extra={"df": k - 1, "kendall_w": float(q / (n * (k - 1)))},
+    )
 
 
-def ttest(x: object, y: object, *, paired: bool = False, equal_var: bool = False, alpha: float = 0.05) -> Estimate:
+def ttest(
+    x: object, y: object, *, paired: bool = False, equal_var: bool = False, alpha: float = 0.05
+) -> Estimate:
     r"""Two-sample t-test (Welch by default, Student with ``equal_var=True``, or paired).
 
     ``estimate`` = mean(x) - mean(y) (paired: mean of x - y) with its ``1 - alpha`` t CI.
@@ -232,7 +265,11 @@ def ttest(x: object, y: object, *, paired: bool = False, equal_var: bool = False
             method = "ttest_student"
         else:
             se = np.sqrt(va / a.size + vb / b.size)
-            df = se**4 / ((va / a.size) ** 2 / (a.size - 1) + (vb / b.size) ** 2 / (b.size - 1)) if se > 0 else 1.0
+            df = (
+                se**4 / ((va / a.size) ** 2 / (a.size - 1) + (vb / b.size) ** 2 / (b.size - 1))
+                if se > 0
+                else 1.0
+            )
             method = "ttest_welch"
         n = a.size + b.size
     if se == 0:
@@ -243,8 +280,15 @@ def ttest(x: object, y: object, *, paired: bool = False, equal_var: bool = False
         d_eff = cohens_d(a, b, paired=paired).estimate
     except DataError:
         d_eff = float("nan")
-    return Estimate(diff, diff - q * se, diff + q * se, 2 * sps.t.sf(abs(t), df), n, method,
-                    {"t": float(t), "df": float(df), "cohens_d": d_eff})
+    return Estimate(
+        diff,
+        diff - q * se,
+        diff + q * se,
+        2 * sps.t.sf(abs(t), df),
+        n,
+        method,
+        {"t": float(t), "df": float(df), "cohens_d": d_eff},
+    )
 
 
 def wilcoxon(x: object, y: object) -> Estimate:
@@ -262,11 +306,18 @@ def wilcoxon(x: object, y: object) -> Estimate:
     a = as_float_array(x, "x", 1, allow_nan=False)
     b = as_float_array(y, "y", 1, allow_nan=False)
     if a.size != b.size:
-        raise DataError(f"wilcoxon: x has {a.size} values but y has {b.size}; paired samples need equal lengths")
+        raise DataError(
+            f"wilcoxon: x has {a.size} values but y has {b.size}; paired samples need equal lengths"
+        )
     r = rank_biserial(a, b, paired=True)  # raises on all-zero differences
     res = sps.wilcoxon(a, b)
-    return Estimate(r.estimate, p_value=res.pvalue, n=a.size, method="wilcoxon_signed_rank",
-                    extra={"W": float(res.statistic), "n_nonzero": r.extra["n_nonzero"]})
+    return Estimate(
+        r.estimate,
+        p_value=res.pvalue,
+        n=a.size,
+        method="wilcoxon_signed_rank",
+        extra={"W": float(res.statistic), "n_nonzero": r.extra["n_nonzero"]},
+    )
 
 
 def mann_whitney(x: object, y: object) -> Estimate:
@@ -285,11 +336,18 @@ def mann_whitney(x: object, y: object) -> Estimate:
     if a.size < 1 or b.size < 1:
         raise DataError(f"mann_whitney: x has {a.size} and y {b.size} values; both need at least 1")
     if np.ptp(np.concatenate([a, b])) == 0:
-        raise DataError(f"mann_whitney: all values are {a[0]:g}; the test is undefined without variation")
+        raise DataError(
+            f"mann_whitney: all values are {a[0]:g}; the test is undefined without variation"
+        )
     res = sps.mannwhitneyu(a, b, alternative="two-sided")
     r = 1.0 - 2.0 * (a.size * b.size - res.statistic) / (a.size * b.size)
-    return Estimate(r, p_value=res.pvalue, n=a.size + b.size, method="mann_whitney",
-                    extra={"U": float(res.statistic)})
+    return Estimate(
+        r,
+        p_value=res.pvalue,
+        n=a.size + b.size,
+        method="mann_whitney",
+        extra={"U": float(res.statistic)},
+    )
 
 
 POSTHOC_TESTS = ("ttest_paired", "ttest_welch", "ttest_student", "wilcoxon", "mann_whitney")
@@ -331,8 +389,21 @@ def posthoc(
     adjusted = adjust_pvalues(raw, correction)
     out = {}
     for (key, r), p_adj in zip(results.items(), adjusted, strict=True):
-        out[key] = Estimate(r.estimate, r.ci_low, r.ci_high, p_adj, r.n, r.method,
-                            {**r.extra, "p_unadjusted": r.p_value, "correction": correction, "a": key[0], "b": key[1]})
+        out[key] = Estimate(
+            r.estimate,
+            r.ci_low,
+            r.ci_high,
+            p_adj,
+            r.n,
+            r.method,
+            {
+                **r.extra,
+                "p_unadjusted": r.p_value,
+                "correction": correction,
+                "a": key[0],
+                "b": key[1],
+            },
+        )
     return out
 
 
@@ -363,7 +434,9 @@ def paired_bootstrap(
     x = as_float_array(a, "a", 1, allow_nan=False)
     y = as_float_array(b, "b", 1, allow_nan=False)
     if x.size != y.size:
-        raise DataError(f"paired_bootstrap: a has {x.size} items but b has {y.size}; scores must be paired")
+        raise DataError(
+            f"paired_bootstrap: a has {x.size} items but b has {y.size}; scores must be paired"
+        )
     if x.size < 2:
         raise DataError(f"paired_bootstrap: {x.size} item(s); need at least 2")
     n_boot = check_n_boot(n_boot)
@@ -381,6 +454,17 @@ def paired_bootstrap(
     else:
         p = 1.0
     lo, hi, _ = percentile_ci(samples, level)
-    return Estimate(observed, lo, hi, p, d.size, "paired_bootstrap",
-                    {"n_boot": n_boot, "seed": seed if isinstance(seed, int) else "generator",
-                     "wins_a": float((samples > 0).mean()), "ci_level": level})
+    return Estimate(
+        observed,
+        lo,
+        hi,
+        p,
+        d.size,
+        "paired_bootstrap",
+        {
+            "n_boot": n_boot,
+            "seed": seed if isinstance(seed, int) else "generator",
+            "wins_a": float((samples > 0).mean()),
+            "ci_level": level,
+        },
+    )

@@ -16,12 +16,13 @@ import random
 import secrets
 import time
 
-from sqlalchemy import Connection, and_, case, exists, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, func, insert, select, update
 
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
+from humeval.store.sql import Sql, sql_of
 
 __all__ = ["display_order", "next_assignment", "progress", "reap", "release", "take"]
 
@@ -40,13 +41,7 @@ def display_order(ctx: StoreContext, participant_id: str, task: TaskInfo) -> tup
 
 def take(conn: Connection, task_id: str) -> bool:
     """Reserve one unit of the task's cap; False when full or closed."""
-    t = s.tasks.c
-    res = conn.execute(
-        update(s.tasks)
-        .where(and_(t.task_id == task_id, t.taken < t.cap, t.closed == 0))
-        .values(taken=t.taken + 1, open=case((t.taken + 1 >= t.cap, 0), else_=1))
-    )
-    return res.rowcount == 1
+    return sql_of(conn).run(_TAKE, {"t": task_id}) == 1
 
 
 def release(conn: Connection, task_id: str) -> None:
@@ -88,79 +83,87 @@ def reap(conn: Connection, now: float) -> int:
     return n
 
 
-def _participant(conn: Connection, participant_id: str):  # type: ignore[no-untyped-def]
-    p = s.participants.c
-    return conn.execute(select(s.participants).where(p.participant_id == participant_id).with_for_update()).first()
-
-
 def progress(conn: Connection, ctx: StoreContext, participant_id: str, *, finished: bool = False) -> Progress:
     """Tasks done by the participant out of their list (or their share of the pool)."""
     a = s.assignments.c
     done = conn.execute(
         select(func.count()).select_from(s.assignments).where(and_(a.participant_id == participant_id, a.status == "done"))
     ).scalar_one()
-    total = ctx.per_participant
+    list_id = None
     if ctx.strategy is None:
         p = s.participants.c
         list_id = conn.execute(select(p.list_id).where(p.participant_id == participant_id)).scalar()
-        if list_id is not None:
-            total = conn.execute(select(s.lists.c.size).where(s.lists.c.list_id == list_id)).scalar() or total
+    return _progress(ctx, done, list_id, finished)
+
+
+def _progress(ctx: StoreContext, done: int, list_id: str | None, finished: bool = False) -> Progress:
+    total = ctx.per_participant
+    if ctx.strategy is None and list_id is not None:
+        total = ctx.list_sizes.get(list_id) or total
     total = max(total, done)
     return Progress(done, total, finished=finished, completed=finished and done > 0)
 
 
-def _view(ctx: StoreContext, row, prog: Progress) -> AssignmentView:  # type: ignore[no-untyped-def]
-    return AssignmentView(row.assignment_id, ctx.tasks[row.task_id], tuple(json.loads(row.display)), row.expires_at, prog)
+# -- the hot path: fixed statements on the driver connection (see humeval.store.sql) --------
+_TOUCH_RETURNING = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid RETURNING consented_at, completed_at, list_id"
+_PARTICIPANT = "SELECT consented_at, completed_at, list_id FROM participants WHERE participant_id = :pid FOR UPDATE"
+_TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
+_MINE = "SELECT assignment_id, task_id, display, expires_at, status, created_at FROM assignments WHERE participant_id = :pid"
+_HOLDER = "SELECT participant_id FROM lists WHERE list_id = :l"
+_FREE = "(participant_id IS NULL OR (completed = 0 AND expires_at < :now))"
+_FREE_LISTS = f"SELECT list_id FROM lists WHERE {_FREE} ORDER BY list_id LIMIT {_CANDIDATES}"
+_CLAIM = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = :l AND {_FREE}"
+_SET_LIST = "UPDATE participants SET list_id = :l WHERE participant_id = :pid"
+_EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, :kind, :pid, :data)"
+_LIST_CANDIDATES = (
+    "SELECT lt.position, lt.task_id FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id "
+    "WHERE lt.list_id = :l AND lt.assignment_id IS NULL AND t.closed = 0 "
+    "AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid AND a.task_id = lt.task_id) "
+    f"ORDER BY lt.position LIMIT {_CANDIDATES}"
+)
+_POOL_CANDIDATES = (
+    "SELECT t.task_id FROM tasks t WHERE t.open = 1 AND t.closed = 0 AND t.kind = 'task' "
+    "AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid AND a.task_id = t.task_id) "
+    f"ORDER BY t.seq LIMIT {_CANDIDATES}"
+)
+_TAKE = (
+    "UPDATE tasks SET taken = taken + 1, open = CASE WHEN taken + 1 >= cap THEN 0 ELSE 1 END "
+    "WHERE task_id = :t AND taken < cap AND closed = 0"
+)
+_LEASE = (
+    "INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, created_at, expires_at) "
+    "VALUES (:aid, :pid, :t, :l, :pos, :display, 'leased', :now, :exp)"
+)
+_LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos"
+_LIST_LEASE = "UPDATE lists SET expires_at = :exp WHERE list_id = :l"
+_LIST_DONE = "UPDATE lists SET completed = 1 WHERE list_id = :l"
+_COMPLETED = "UPDATE participants SET completed_at = :now WHERE participant_id = :pid"
 
 
 def _create(
-    conn: Connection, ctx: StoreContext, participant_id: str, task_id: str, now: float,
+    db: Sql, ctx: StoreContext, participant_id: str, task_id: str, now: float, done: int,
     list_id: str | None = None, position: int | None = None,
 ) -> AssignmentView:
     task = ctx.tasks[task_id]
     display = display_order(ctx, participant_id, task)
     assignment_id = secrets.token_hex(12)
     expires = now + ctx.lease_seconds
-    conn.execute(
-        insert(s.assignments).values(
-            assignment_id=assignment_id, participant_id=participant_id, task_id=task_id, list_id=list_id,
-            position=position, display=json.dumps(display), status="leased", created_at=now, expires_at=expires,
-        )
-    )
+    db.run(_LEASE, {"aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id, "pos": position,
+                    "display": json.dumps(display), "now": now, "exp": expires})
     if list_id is not None:
-        lt = s.list_tasks.c
-        conn.execute(
-            update(s.list_tasks).where(and_(lt.list_id == list_id, lt.position == position)).values(assignment_id=assignment_id)
-        )
-        conn.execute(update(s.lists).where(s.lists.c.list_id == list_id).values(expires_at=expires))
-    row = conn.execute(select(s.assignments).where(s.assignments.c.assignment_id == assignment_id)).one()
-    return _view(ctx, row, progress(conn, ctx, participant_id))
+        db.run(_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position})
+        db.run(_LIST_LEASE, {"exp": expires, "l": list_id})
+    return AssignmentView(assignment_id, task, display, expires, _progress(ctx, done, list_id))
 
 
-def _not_done_by(participant_id: str, task_id_col):  # type: ignore[no-untyped-def]
-    a = s.assignments.c
-    return ~exists().where(and_(a.participant_id == participant_id, a.task_id == task_id_col))
-
-
-def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, current: str | None, now: float) -> str | None:
+def _claim_list(db: Sql, ctx: StoreContext, participant_id: str, current: str | None, now: float) -> str | None:
     """The participant's list, claiming a free (or abandoned) one when they hold none."""
-    lc = s.lists.c
-    if current is not None:
-        holder = conn.execute(select(lc.participant_id).where(lc.list_id == current)).scalar()
-        if holder == participant_id:
-            return current
-    free = or_(lc.participant_id.is_(None), and_(lc.completed == 0, lc.expires_at < now))
-    for list_id in conn.execute(select(lc.list_id).where(free).order_by(lc.list_id).limit(_CANDIDATES)).scalars():
-        res = conn.execute(
-            update(s.lists).where(and_(lc.list_id == list_id, free)).values(participant_id=participant_id, expires_at=now + ctx.lease_seconds)
-        )
-        if res.rowcount == 1:
-            conn.execute(
-                update(s.participants).where(s.participants.c.participant_id == participant_id).values(list_id=list_id)
-            )
-            conn.execute(
-                insert(s.events).values(at=now, kind="list_claimed", participant_id=participant_id, data=json.dumps({"list_id": list_id}))
-            )
+    if current is not None and db.scalar(_HOLDER, {"l": current}) == participant_id:
+        return current
+    for (list_id,) in db.all(_FREE_LISTS, {"now": now}):
+        if db.run(_CLAIM, {"pid": participant_id, "exp": now + ctx.lease_seconds, "l": list_id, "now": now}) == 1:
+            db.run(_SET_LIST, {"l": list_id, "pid": participant_id})
+            db.run(_EVENT, {"now": now, "kind": "list_claimed", "pid": participant_id, "data": json.dumps({"list_id": list_id})})
             return list_id
     return None
 
@@ -171,72 +174,61 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     if now - ctx.last_reap > REAP_EVERY:
         ctx.last_reap = now
         reap(conn, now)
-    p = _participant(conn, participant_id)
+    db = sql_of(conn)
+    key = {"pid": participant_id, "now": now}
+    if db.returning:  # one statement: last_seen, the participant's row (and its row lock on PostgreSQL)
+        p = db.one(_TOUCH_RETURNING, key)
+    else:
+        p = db.one(_PARTICIPANT, key)
     if p is None:
         raise Refusal("unknown_participant", "this token names no participant of this study; enter again", status=401)
-    if ctx.protocol.presentation.consent and p.consented_at is None:
+    consented_at, completed_at, list_id = p
+    if ctx.protocol.presentation.consent and consented_at is None:
         raise Refusal("consent_required", "the participant has not given consent yet (POST /api/v1/consent)", status=403)
-    a = s.assignments.c
-    active = conn.execute(
-        select(s.assignments)
-        .where(and_(a.participant_id == participant_id, a.status == "leased", a.expires_at >= now))
-        .order_by(a.created_at)
-        .limit(1)
-    ).first()
-    conn.execute(update(s.participants).where(s.participants.c.participant_id == participant_id).values(last_seen=now))
+    if not db.returning:
+        db.run(_TOUCH, key)
+    done = 0
+    active = None
+    for row in db.all(_MINE, key):  # the participant's few assignments: progress and the live lease
+        if row[4] == "done":
+            done += 1
+        elif row[4] == "leased" and row[3] >= now and (active is None or row[5] < active[5]):
+            active = row
     if active is not None:
-        return _view(ctx, active, progress(conn, ctx, participant_id))
+        return AssignmentView(active[0], ctx.tasks[active[1]], tuple(json.loads(active[2])), active[3],
+                              _progress(ctx, done, list_id))
     if ctx.strategy is None:
-        view = _from_list(conn, ctx, participant_id, p.list_id, now)
+        claimed = _claim_list(db, ctx, participant_id, list_id, now)
+        view = _from_list(db, ctx, participant_id, claimed, now, done) if claimed is not None else None
+        list_id = claimed or list_id
     else:
-        view = _from_pool(conn, ctx, participant_id, now)
+        view = _from_pool(conn, db, ctx, participant_id, now, done)
     if view is not None:
         return view
-    final = progress(conn, ctx, participant_id, finished=True)
-    if final.completed and p.completed_at is None:
-        conn.execute(update(s.participants).where(s.participants.c.participant_id == participant_id).values(completed_at=now))
+    final = _progress(ctx, done, list_id, finished=True)
+    if final.completed and completed_at is None:
+        db.run(_COMPLETED, key)
     return final
 
 
-def _from_list(conn: Connection, ctx: StoreContext, participant_id: str, current: str | None, now: float) -> AssignmentView | None:
-    list_id = _claim_list(conn, ctx, participant_id, current, now)
-    if list_id is None:
-        return None
-    lt, t = s.list_tasks.c, s.tasks.c
-    candidates = conn.execute(
-        select(lt.position, lt.task_id)
-        .join(s.tasks, t.task_id == lt.task_id)
-        .where(and_(lt.list_id == list_id, lt.assignment_id.is_(None), t.closed == 0, _not_done_by(participant_id, lt.task_id)))
-        .order_by(lt.position)
-        .limit(_CANDIDATES)
-    ).all()
+def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, now: float, done: int) -> AssignmentView | None:
+    candidates = db.all(_LIST_CANDIDATES, {"l": list_id, "pid": participant_id})
     for position, task_id in candidates:
-        if take(conn, task_id):
-            return _create(conn, ctx, participant_id, task_id, now, list_id, position)
+        if db.run(_TAKE, {"t": task_id}) == 1:
+            return _create(db, ctx, participant_id, task_id, now, done, list_id, position)
     if not candidates:
-        conn.execute(update(s.lists).where(s.lists.c.list_id == list_id).values(completed=1))
+        db.run(_LIST_DONE, {"l": list_id})
     return None
 
 
-def _from_pool(conn: Connection, ctx: StoreContext, participant_id: str, now: float) -> AssignmentView | None:
-    a = s.assignments.c
-    done = conn.execute(
-        select(func.count()).select_from(s.assignments).where(and_(a.participant_id == participant_id, a.status == "done"))
-    ).scalar_one()
+def _from_pool(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, now: float, done: int) -> AssignmentView | None:
     if done >= ctx.per_participant:
         return None
     if ctx.strategy is not None and ctx.strategy.same_worker and not _is_fixed_worker(conn, participant_id):
         return None
-    t = s.tasks.c
-    candidates = conn.execute(
-        select(t.task_id)
-        .where(and_(t.open == 1, t.closed == 0, t.kind == "task", _not_done_by(participant_id, t.task_id)))
-        .order_by(t.seq)
-        .limit(_CANDIDATES)
-    ).scalars().all()
-    for task_id in candidates:
-        if take(conn, task_id):
-            return _create(conn, ctx, participant_id, task_id, now)
+    for (task_id,) in db.all(_POOL_CANDIDATES, {"pid": participant_id}):
+        if db.run(_TAKE, {"t": task_id}) == 1:
+            return _create(db, ctx, participant_id, task_id, now, done)
     return None
 
 

@@ -10,14 +10,16 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, select
 
-from humeval.policies import LabellingStrategy, get_strategy
 from humeval.protocol.models import Protocol
 from humeval.store import schema as s
 from humeval.store.records import TaskInfo
+
+if TYPE_CHECKING:
+    from humeval.policies import LabellingStrategy
 
 __all__ = ["Comparison", "StoreContext", "comparisons_of", "strategy_of"]
 
@@ -36,6 +38,8 @@ def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
     a = protocol.assignment
     if a.strategy == "list":
         return None
+    from humeval.policies import get_strategy  # numpy (and the stopping rules): only for pool strategies
+
     if a.strategy == "majority":
         return get_strategy(f"majority{a.workers}")
     return get_strategy(a.strategy)
@@ -53,7 +57,7 @@ def comparisons_of(protocol: Protocol, systems: list[str]) -> dict[str, Comparis
 
 @dataclass
 class StoreContext:
-    """Per-process state: protocol, task and output caches, the stopping rules in memory."""
+    """Per-process state: protocol, task, output and list-size caches, the stopping rules in memory."""
 
     protocol: Protocol
     tasks: dict[str, TaskInfo]
@@ -62,6 +66,7 @@ class StoreContext:
     comparisons: dict[str, Comparison]
     strategy: LabellingStrategy | None
     secret: bytes
+    list_sizes: dict[str, int] = field(default_factory=dict)
     last_reap: float = 0.0
     rules: dict[str, tuple[Any, int]] = field(default_factory=dict)
 
@@ -80,6 +85,7 @@ class StoreContext:
             (r.item_id, r.system): (r.output, r.input, r.references) for r in conn.execute(select(s.outputs))
         }
         meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
+        list_sizes = {r[0]: r[1] for r in conn.execute(select(s.lists.c.list_id, s.lists.c.size))}
         systems = json.loads(meta.get("systems", "[]"))
         return cls(
             protocol=protocol,
@@ -89,5 +95,6 @@ class StoreContext:
             comparisons=comparisons_of(protocol, systems),
             strategy=strategy_of(protocol),
             secret=bytes.fromhex(meta["secret"]),
+            list_sizes=list_sizes,
             last_reap=time.time(),
         )

@@ -19,11 +19,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, exists, insert, select, update
+from sqlalchemy import Connection, and_, insert, select, update
 
+from humeval.errors import StoreError
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
+from humeval.store.sql import sql_of
 
 __all__ = ["after_judgement", "vote_of"]
 
@@ -88,6 +90,15 @@ def _votes(conn: Connection, task: TaskInfo, criteria: list[str]) -> tuple[dict[
     return votes, len(rows)
 
 
+class _Row:
+    """The columns of a ``stopping`` row that feeding an outcome needs."""
+
+    __slots__ = ("comparison", "delta", "n", "outcome", "rule")
+
+    def __init__(self, comparison: str, rule: str, delta: float, n: int, outcome: str) -> None:
+        self.comparison, self.rule, self.delta, self.n, self.outcome = comparison, rule, delta, n, outcome
+
+
 def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
     """The process's rule object for the comparison, fed every stored outcome in order."""
     cached = ctx.rules.get(row.comparison)
@@ -109,37 +120,43 @@ def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
     return rule
 
 
+_STOPPING = "SELECT rule, delta, n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
+_COUNTED = "SELECT 1 FROM outcomes WHERE comparison = :c AND task_id = :t LIMIT 1"
+_OUTCOME = (
+    "INSERT INTO outcomes (comparison, n, task_id, outcome, successes, estimate, threshold_a, threshold_b, at) "
+    "VALUES (:c, :n, :t, :outcome, :successes, :estimate, :threshold_a, :threshold_b, :now)"
+)
+_STATE = (
+    "UPDATE stopping SET n = :n, successes = :successes, estimate = :estimate, threshold_a = :threshold_a, "
+    "threshold_b = :threshold_b, outcome = :outcome, reason = :reason, decided_at = :decided_at WHERE comparison = :c"
+)
+
+
+def _float(x: Any) -> float | None:
+    return None if x is None else float(x)  # numpy scalars -> Python floats for the driver
+
+
 def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_id: str, now: float) -> bool:
-    st = s.stopping.c
-    o = s.outcomes.c
-    row = conn.execute(select(s.stopping).where(st.comparison == comparison).with_for_update()).one()
+    db = sql_of(conn)
+    found = db.one(_STOPPING, {"c": comparison})
+    if found is None:
+        raise StoreError(f"no stopping state for comparison {comparison!r}")
+    row = _Row(comparison, *found)
     if row.outcome != "continue":
         return False
-    if ctx.strategy is not None and conn.execute(
-        select(exists().where(and_(o.comparison == comparison, o.task_id == task_id)))
-    ).scalar():
+    if ctx.strategy is not None and db.one(_COUNTED, {"c": comparison, "t": task_id}) is not None:
         return False  # this task's label was already counted
     rule = _rule(conn, ctx, row)
     d = rule.update(vote)
     ctx.rules[comparison] = (rule, d.n)
-    conn.execute(
-        insert(s.outcomes).values(
-            comparison=comparison, n=d.n, task_id=task_id, outcome=vote, successes=d.successes,
-            estimate=d.estimate, threshold_a=d.threshold_a, threshold_b=d.threshold_b, at=now,
-        )
-    )
+    bounds = {"n": int(d.n), "successes": int(d.successes), "estimate": _float(d.estimate),
+              "threshold_a": _float(d.threshold_a), "threshold_b": _float(d.threshold_b), "c": comparison}
+    db.run(_OUTCOME, {**bounds, "t": task_id, "outcome": vote, "now": now})
     stop = ctx.protocol.stopping
     horizon = stop is not None and stop.max_judgements is not None and d.n >= stop.max_judgements
     outcome = d.outcome if d.decided else ("horizon" if horizon else "continue")
     reason = d.reason if d.decided or not horizon else f"{d.reason}; horizon of {d.n} outcomes reached without a decision"
-    conn.execute(
-        update(s.stopping)
-        .where(st.comparison == comparison)
-        .values(
-            n=d.n, successes=d.successes, estimate=d.estimate, threshold_a=d.threshold_a, threshold_b=d.threshold_b,
-            outcome=outcome, reason=reason, decided_at=now if outcome != "continue" else None,
-        )
-    )
+    db.run(_STATE, {**bounds, "outcome": outcome, "reason": reason, "decided_at": now if outcome != "continue" else None})
     if outcome == "continue":
         return False
     conn.execute(

@@ -13,14 +13,14 @@ import math
 import time
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, select, update
+from sqlalchemy import Connection
 
-from humeval.store import schema as s
 from humeval.store.assign import take
 from humeval.store.context import StoreContext
 from humeval.store.live import after_judgement
 from humeval.store.records import StoredJudgement
 from humeval.store.refusal import Refusal
+from humeval.store.sql import sql_of
 from humeval.store.values import check_values
 
 __all__ = ["SubmitResult", "submit_judgement"]
@@ -38,11 +38,22 @@ class SubmitResult:
         self.decided = decided
 
 
-def _stored(row: Any, created: bool) -> StoredJudgement:
-    return StoredJudgement(
-        row.id, row.idempotency_key, row.assignment_id, row.participant_id, row.task_id,
-        json.loads(row.values), row.submitted_at, row.revision, created,
-    )
+_FIND = (
+    "SELECT a.participant_id, a.task_id, a.list_id, a.position, a.display, a.status, a.created_at, "
+    "j.id, j.assignment_id, j.participant_id, j.\"values\", j.submitted_at, j.revision "
+    "FROM assignments a LEFT JOIN judgements j ON j.idempotency_key = :key WHERE a.assignment_id = :aid"
+)
+_LAST_REVISION = "SELECT max(revision) FROM judgements WHERE assignment_id = :aid"
+_STORE = (
+    "INSERT INTO judgements (idempotency_key, assignment_id, participant_id, task_id, list_id, kind, item_id, "
+    "display, \"values\", seconds, revision, submitted_at) VALUES (:key, :aid, :pid, :t, :l, :kind, :item, "
+    ":display, :values, :seconds, :revision, :now) RETURNING id"
+)
+_DONE = "UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid"
+_TASK_DONE = "UPDATE tasks SET done = done + 1 WHERE task_id = :t"
+_LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos AND assignment_id IS NULL"
+_LIST_LEASE = "UPDATE lists SET expires_at = :exp WHERE list_id = :l"
+_TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
 
 
 def submit_judgement(
@@ -55,59 +66,46 @@ def submit_judgement(
     seconds: float | None = None,
 ) -> SubmitResult:
     """Store one judgement (see the module docstring); raise :class:`Refusal` when refused."""
-    a = s.assignments.c
-    row = conn.execute(select(s.assignments).where(a.assignment_id == assignment_id)).first()
-    if row is None or row.participant_id != participant_id:
+    db = sql_of(conn)
+    # the assignment and (if the key was used before) the judgement stored under the key: one statement
+    row = db.one(_FIND, {"key": idempotency_key, "aid": assignment_id})
+    if row is None or row[0] != participant_id:
         raise Refusal("unknown_assignment", "no such assignment for this participant", status=404, field="assignment_id")
-    task = ctx.tasks[row.task_id]
-    display = json.loads(row.display)
+    _, task_id, list_id, position, display_json, status, created_at, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
+    task = ctx.tasks[task_id]
+    display = json.loads(display_json)
     clean = check_values(ctx.protocol, task.criteria, len(display), values)
-    j = s.judgements.c
-    existing = conn.execute(select(s.judgements).where(j.idempotency_key == idempotency_key)).first()
-    if existing is not None:
-        if existing.assignment_id != assignment_id or existing.participant_id != participant_id:
+    if j_id is not None:
+        if j_aid != assignment_id or j_pid != participant_id:
             raise Refusal("idempotency_conflict", "this idempotency key was used for another assignment", status=409, field="idempotency_key")
-        if json.loads(existing.values) != clean:
+        if json.loads(j_values) != clean:
             raise Refusal("idempotency_conflict", "this idempotency key was used with other values", status=409, field="idempotency_key")
-        return SubmitResult(_stored(existing, created=False), [])
+        stored = StoredJudgement(int(j_id), idempotency_key, j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
+        return SubmitResult(stored, [])
     now = time.time()
-    if row.status == "expired":
-        if not take(conn, row.task_id):
+    if status == "expired":
+        if not take(conn, task_id):
             raise Refusal("lease_expired", "this assignment expired and was given to someone else; ask for the next one", status=409, field="assignment_id")
-        row_status = "leased"
-    else:
-        row_status = row.status
+        status = "leased"
     revision = 0
-    if row_status == "done":
-        revision = 1 + int(
-            conn.execute(select(func.max(j.revision)).where(j.assignment_id == assignment_id)).scalar() or 0
-        )
+    if status == "done":
+        revision = 1 + int(db.scalar(_LAST_REVISION, {"aid": assignment_id}) or 0)
     if seconds is None or isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (0 <= seconds <= MAX_SECONDS) or math.isnan(seconds):
-        seconds = max(0.0, now - row.created_at)
-    res = conn.execute(
-        insert(s.judgements).values(
-            idempotency_key=idempotency_key, assignment_id=assignment_id, participant_id=participant_id,
-            task_id=row.task_id, list_id=row.list_id or "", kind=task.kind, item_id=task.item_id,
-            display=row.display, values=json.dumps(clean), seconds=float(seconds), revision=revision, submitted_at=now,
-        )
-    )
-    stored = StoredJudgement(
-        int(res.inserted_primary_key[0]), idempotency_key, assignment_id, participant_id, row.task_id, clean, now, revision, True
-    )
+        seconds = max(0.0, now - created_at)
+    new_id = db.insert_id(_STORE, {
+        "key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
+        "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
+        "seconds": float(seconds), "revision": revision, "now": now,
+    })
+    stored = StoredJudgement(new_id, idempotency_key, assignment_id, participant_id, task_id, clean, now, revision, True)
     decided: list[str] = []
     if revision == 0:
-        conn.execute(update(s.assignments).where(a.assignment_id == assignment_id).values(status="done", completed_at=now))
-        t = s.tasks.c
-        conn.execute(update(s.tasks).where(t.task_id == row.task_id).values(done=t.done + 1))
-        if row.list_id is not None:
-            lt = s.list_tasks.c
-            conn.execute(
-                update(s.list_tasks)
-                .where(and_(lt.list_id == row.list_id, lt.position == row.position, lt.assignment_id.is_(None)))
-                .values(assignment_id=assignment_id)
-            )
-            conn.execute(update(s.lists).where(s.lists.c.list_id == row.list_id).values(expires_at=now + ctx.lease_seconds))
+        db.run(_DONE, {"now": now, "aid": assignment_id})
+        db.run(_TASK_DONE, {"t": task_id})
+        if list_id is not None:
+            db.run(_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position})
+            db.run(_LIST_LEASE, {"exp": now + ctx.lease_seconds, "l": list_id})
         if task.family == "pair" and task.kind == "task":
             decided = after_judgement(conn, ctx, task, display, clean, now)
-    conn.execute(update(s.participants).where(s.participants.c.participant_id == participant_id).values(last_seen=now))
+    db.run(_TOUCH, {"now": now, "pid": participant_id})
     return SubmitResult(stored, decided)

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from humeval.errors import HumevalError, StoreError
+from humeval.store.sql import sql_of
 
 __all__ = ["Writer"]
 
@@ -32,6 +33,9 @@ log = logging.getLogger("humeval.store")
 
 MAX_BATCH = 64
 RETRIES = 8
+_SAVEPOINT = "SAVEPOINT humeval_op"
+_ROLLBACK_TO = "ROLLBACK TO SAVEPOINT humeval_op"
+_RELEASE = "RELEASE SAVEPOINT humeval_op"
 
 
 class Writer:
@@ -43,6 +47,8 @@ class Writer:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._closed = False
+        #: committed transactions and the operations they carried (group commit: batches < operations)
+        self.stats = {"batches": 0, "operations": 0}
 
     # -- public -------------------------------------------------------------------
     def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
@@ -124,6 +130,8 @@ class Writer:
                 if conn.invalidated:
                     raise
                 continue
+            self.stats["batches"] += 1
+            self.stats["operations"] += len(batch)
             for fut, value, error in results:
                 if error is not None:
                     fut.set_exception(error)
@@ -133,23 +141,27 @@ class Writer:
 
     @staticmethod
     def _run_one(conn: Connection, fn: Callable[[Connection], Any]) -> tuple[Any, BaseException | None]:
+        db = sql_of(conn)  # savepoints as plain statements on the driver connection (cheap)
         for _ in range(3):
-            sp = conn.begin_nested()
+            db.run(_SAVEPOINT)
             try:
                 value = fn(conn)
             except IntegrityError:
-                sp.rollback()
+                db.run(_ROLLBACK_TO)
+                db.run(_RELEASE)
                 continue  # a concurrent writer stored the same key: run again, it finds the row
             except HumevalError as exc:
-                sp.rollback()
+                db.run(_ROLLBACK_TO)
+                db.run(_RELEASE)
                 return None, exc
             except (OperationalError, DBAPIError):
                 raise
             except Exception as exc:  # a bug in an operation must not take the batch down
-                sp.rollback()
+                db.run(_ROLLBACK_TO)
+                db.run(_RELEASE)
                 log.exception("store writer: operation failed")
                 return None, exc
-            sp.commit()
+            db.run(_RELEASE)
             return value, None
         return None, StoreError("a write kept conflicting with a concurrent one; try again")
 

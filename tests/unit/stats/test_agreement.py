@@ -79,7 +79,7 @@ def test_alpha_matches_krippendorff_package(level: str, seed: int) -> None:
 
 def _ratio_alpha_by_definition(data: np.ndarray) -> float:
     """Krippendorff's definition summed over all value pairs (O(n^2) memory, test only)."""
-    delta = lambda a, b: ((a - b) / (a + b)) ** 2  # noqa: E731
+    delta = lambda a, b: ((a - b) / (a + b)) ** 2
     values = data[~np.isnan(data)]
     n = values.size
     within = 0.0
@@ -127,9 +127,13 @@ def test_alpha_invariant_under_item_permutation_and_rater_order(seed: int, level
 def test_alpha_interval_invariant_under_affine_maps_and_ordinal_under_monotone() -> None:
     data = _random_ratings(7, continuous=True)
     interval = krippendorff_alpha(data, "interval", n_boot=0).estimate
-    assert krippendorff_alpha(3 * data - 7, "interval", n_boot=0).estimate == pytest.approx(interval, abs=1e-10)
+    assert krippendorff_alpha(3 * data - 7, "interval", n_boot=0).estimate == pytest.approx(
+        interval, abs=1e-10
+    )
     ordinal = krippendorff_alpha(data, "ordinal", n_boot=0).estimate
-    assert krippendorff_alpha(np.exp(data / 10), "ordinal", n_boot=0).estimate == pytest.approx(ordinal, abs=1e-10)
+    assert krippendorff_alpha(np.exp(data / 10), "ordinal", n_boot=0).estimate == pytest.approx(
+        ordinal, abs=1e-10
+    )
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -176,7 +180,9 @@ def test_alpha_drops_unpairable_items_and_reports_counts() -> None:
     data = np.array([[1, 2, 3, 5.0], [1, 2, 4, np.nan]])
     res = krippendorff_alpha(data, "interval", n_boot=0)
     assert res.n == 3 and res.extra["n_values"] == 6
-    assert res.estimate == pytest.approx(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
+    assert res.estimate == pytest.approx(
+        krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
+    )
 
 
 # ------------------------------------------------------------------ ICC
@@ -184,20 +190,35 @@ def test_alpha_drops_unpairable_items_and_reports_counts() -> None:
 
 def _pingouin_icc(x: np.ndarray) -> pd.DataFrame:
     n, k = x.shape
-    long = pd.DataFrame({"item": np.repeat(np.arange(n), k), "rater": np.tile(np.arange(k), n), "y": x.ravel()})
+    long = pd.DataFrame(
+        {"item": np.repeat(np.arange(n), k), "rater": np.tile(np.arange(k), n), "y": x.ravel()}
+    )
     with warnings.catch_warnings():  # the oracle's own pandas deprecation warnings
         warnings.simplefilter("ignore")
-        return pg.intraclass_corr(long, targets="item", raters="rater", ratings="y").set_index("Type")
+        return pg.intraclass_corr(long, targets="item", raters="rater", ratings="y").set_index(
+            "Type"
+        )
 
 
-PG_TYPES = {"1,1": "ICC1", "2,1": "ICC2", "3,1": "ICC3", "1,k": "ICC1k", "2,k": "ICC2k", "3,k": "ICC3k"}
+PG_TYPES = {
+    "1,1": "ICC1",
+    "2,1": "ICC2",
+    "3,1": "ICC3",
+    "1,k": "ICC1k",
+    "2,k": "ICC2k",
+    "3,k": "ICC3k",
+}
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_icc_matches_pingouin_all_forms(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n, k = int(rng.integers(5, 40)), int(rng.integers(2, 6))
-    x = rng.normal(size=(n, 1)) * rng.uniform(0.2, 2) + rng.normal(size=(1, k)) * 0.5 + rng.normal(size=(n, k))
+    x = (
+        rng.normal(size=(n, 1)) * rng.uniform(0.2, 2)
+        + rng.normal(size=(1, k)) * 0.5
+        + rng.normal(size=(n, k))
+    )
     ref = _pingouin_icc(x)
     ref.index = [PG_TYPES_REV.get(i, i) for i in ref.index]
     for form in PG_TYPES:
@@ -206,12 +227,25 @@ def test_icc_matches_pingouin_all_forms(seed: int) -> None:
         assert res.estimate == pytest.approx(row["ICC"], abs=1e-9)
         assert res.extra["F"] == pytest.approx(row["F"], rel=1e-9)
         assert res.p_value == pytest.approx(row["pval"], rel=1e-6, abs=1e-15)
-        assert res.ci == pytest.approx(tuple(row["CI95%"] if "CI95%" in row else row["CI95"]), abs=5e-3 + 1e-9)
+        assert res.ci == pytest.approx(
+            tuple(row["CI95%"] if "CI95%" in row else row["CI95"]), abs=5e-3 + 1e-9
+        )
 
 
-PG_TYPES_REV = {"ICC(1,1)": "1,1", "ICC(A,1)": "2,1", "ICC(C,1)": "3,1", "ICC(1,k)": "1,k", "ICC(A,k)": "2,k",
-                "ICC(C,k)": "3,k", "ICC1": "1,1", "ICC2": "2,1", "ICC3": "3,1", "ICC1k": "1,k", "ICC2k": "2,k",
-                "ICC3k": "3,k"}
+PG_TYPES_REV = {
+    "ICC(1,1)": "1,1",
+    "ICC(A,1)": "2,1",
+    "ICC(C,1)": "3,1",
+    "ICC(1,k)": "1,k",
+    "ICC(A,k)": "2,k",
+    "ICC(C,k)": "3,k",
+    "ICC1": "1,1",
+    "ICC2": "2,1",
+    "ICC3": "3,1",
+    "ICC1k": "1,k",
+    "ICC2k": "2,k",
+    "ICC3k": "3,k",
+}
 
 
 def test_icc_ci_equals_mcgraw_wong_formulas_exactly() -> None:

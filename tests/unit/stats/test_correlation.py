@@ -35,7 +35,9 @@ def test_spearman_matches_scipy_and_bonett_wright_ci(ties: bool) -> None:
     assert (res.estimate, res.p_value) == pytest.approx((ref.statistic, ref.pvalue), rel=1e-10)
     se = np.sqrt((1 + ref.statistic**2 / 2) / (x.size - 3))
     z = np.arctanh(ref.statistic)
-    assert res.ci == pytest.approx((np.tanh(z - 1.959963984540054 * se), np.tanh(z + 1.959963984540054 * se)), rel=1e-9)
+    assert res.ci == pytest.approx(
+        (np.tanh(z - 1.959963984540054 * se), np.tanh(z + 1.959963984540054 * se)), rel=1e-9
+    )
 
 
 @pytest.mark.parametrize("ties", [False, True])

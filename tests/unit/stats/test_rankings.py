@@ -57,11 +57,18 @@ def test_bradley_terry_matches_binomial_glm(seed: int) -> None:
 
 
 def test_bradley_terry_two_systems_is_logit_of_win_share() -> None:
-    battles = pd.DataFrame({"model_a": ["a"] * 4, "model_b": ["b"] * 4,
-                            "winner": ["model_a", "model_a", "tie", "model_b"]})
+    battles = pd.DataFrame(
+        {
+            "model_a": ["a"] * 4,
+            "model_b": ["b"] * 4,
+            "winner": ["model_a", "model_a", "tie", "model_b"],
+        }
+    )
     res = bradley_terry(battles, n_boot=0, scale=1.0, base=np.e, init=0.0)
     share = 2.5 / 4  # ties as half wins
-    assert res.score("a").estimate - res.score("b").estimate == pytest.approx(np.log(share / (1 - share)), abs=1e-10)
+    assert res.score("a").estimate - res.score("b").estimate == pytest.approx(
+        np.log(share / (1 - share)), abs=1e-10
+    )
 
 
 def test_bradley_terry_bootstrap_ranks_from_non_overlapping_cis() -> None:
@@ -78,17 +85,25 @@ def test_bradley_terry_bootstrap_ranks_from_non_overlapping_cis() -> None:
 
 
 def test_bradley_terry_infinite_mle_is_an_error_naming_systems() -> None:
-    battles = pd.DataFrame({"model_a": ["a", "a", "b"], "model_b": ["b", "c", "c"],
-                            "winner": ["model_a", "model_a", "tie"]})
+    battles = pd.DataFrame(
+        {
+            "model_a": ["a", "a", "b"],
+            "model_b": ["b", "c", "c"],
+            "winner": ["model_a", "model_a", "tie"],
+        }
+    )
     with pytest.raises(DataError, match=r"never lost: \['a'\]"):
         bradley_terry(battles, n_boot=0)
 
 
-def _fastchat_online_elo(battles: pd.DataFrame, k: float = 4, scale: float = 400, base: float = 10,
-                         init: float = 1000) -> dict[str, float]:
+def _fastchat_online_elo(
+    battles: pd.DataFrame, k: float = 4, scale: float = 400, base: float = 10, init: float = 1000
+) -> dict[str, float]:
     """FastChat's compute_online_elo (fastchat/serve/monitor/elo_analysis.py), scalar loop."""
     rating: dict[str, float] = {}
-    for model_a, model_b, winner in battles[["model_a", "model_b", "winner"]].itertuples(index=False):
+    for model_a, model_b, winner in battles[["model_a", "model_b", "winner"]].itertuples(
+        index=False
+    ):
         ra, rb = rating.setdefault(model_a, init), rating.setdefault(model_b, init)
         ea = 1 / (1 + base ** ((rb - ra) / scale))
         eb = 1 / (1 + base ** ((ra - rb) / scale))
@@ -126,14 +141,18 @@ def test_elo_bootstrap_is_vectorised_equivalent_of_loop() -> None:
 def test_trueskill_matches_direct_package_loop_and_orders_known_skills() -> None:
     battles = _battles(5, n=200)
     res = trueskill_ranking(battles, n_boot=0, seed=1, draw_probability=0.2)
-    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.2, backend=None)
+    env = trueskill.TrueSkill(
+        mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.2, backend=None
+    )
     ratings = {s: env.create_rating() for s in sorted(set(battles.model_a) | set(battles.model_b))}
     order = np.random.default_rng(1).permutation(len(battles))
     for t in order:
         a, b, w = battles.iloc[t]
         if w == "model_b":
             a, b = b, a
-        ratings[a], ratings[b] = trueskill.rate_1vs1(ratings[a], ratings[b], drawn=bool(w == "tie"), env=env)
+        ratings[a], ratings[b] = trueskill.rate_1vs1(
+            ratings[a], ratings[b], drawn=bool(w == "tie"), env=env
+        )
     for name, est in zip(res.systems, res.scores, strict=True):
         assert est.estimate == pytest.approx(ratings[name].mu, abs=1e-12)
     assert res.systems[0] == "sys0"
@@ -151,9 +170,15 @@ def test_battles_jsonl_round_trip_and_errors(tmp_path: Path) -> None:
     back = read_battles(path)
     pd.testing.assert_frame_equal(back[battles.columns], battles)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"model_a": "a", "model_b": "b", "winner": "tie"}) + "\n"
-                   + json.dumps({"model_a": "a", "model_b": "b", "winner": "draw"}) + "\n")
-    with pytest.raises(DataError, match=r"bad.jsonl:2: winner 'draw' is not valid; valid: model_a, model_b, tie"):
+    bad.write_text(
+        json.dumps({"model_a": "a", "model_b": "b", "winner": "tie"})
+        + "\n"
+        + json.dumps({"model_a": "a", "model_b": "b", "winner": "draw"})
+        + "\n"
+    )
+    with pytest.raises(
+        DataError, match=r"bad.jsonl:2: winner 'draw' is not valid; valid: model_a, model_b, tie"
+    ):
         read_battles(bad)
     bad.write_text('{"model_a": "a", "winner": "tie"}\n')
     with pytest.raises(DataError, match=r":1: missing field 'model_b'"):
@@ -164,34 +189,53 @@ def test_battles_jsonl_round_trip_and_errors(tmp_path: Path) -> None:
 
 
 def test_fastchat_tie_bothbad_counts_as_tie() -> None:
-    a = pd.DataFrame({"model_a": ["x", "y", "x"], "model_b": ["y", "x", "y"],
-                      "winner": ["model_a", "model_a", "tie (bothbad)"]})
+    a = pd.DataFrame(
+        {
+            "model_a": ["x", "y", "x"],
+            "model_b": ["y", "x", "y"],
+            "winner": ["model_a", "model_a", "tie (bothbad)"],
+        }
+    )
     b = a.assign(winner=["model_a", "model_a", "tie"])
-    assert bradley_terry(a, n_boot=0).score("x").estimate == pytest.approx(bradley_terry(b, n_boot=0).score("x").estimate)
+    assert bradley_terry(a, n_boot=0).score("x").estimate == pytest.approx(
+        bradley_terry(b, n_boot=0).score("x").estimate
+    )
 
 
 def test_battles_from_scores_pairs_within_groups() -> None:
-    data = pd.DataFrame({"judgement": [0, 0, 0, 1, 1, 1], "system": list("abcabc"), "score": [3, 3, 1, 2, 5, 5]})
+    data = pd.DataFrame(
+        {"judgement": [0, 0, 0, 1, 1, 1], "system": list("abcabc"), "score": [3, 3, 1, 2, 5, 5]}
+    )
     out = battles_from_scores(data, group="judgement", system="system", score="score")
     assert out[["model_a", "model_b", "winner"]].values.tolist() == [
-        ["a", "b", "tie"], ["a", "c", "model_a"], ["b", "c", "model_a"],
-        ["a", "b", "model_b"], ["a", "c", "model_b"], ["b", "c", "tie"],
+        ["a", "b", "tie"],
+        ["a", "c", "model_a"],
+        ["b", "c", "model_a"],
+        ["a", "b", "model_b"],
+        ["a", "c", "model_b"],
+        ["b", "c", "tie"],
     ]
     with pytest.raises(DataError, match="appears twice"):
-        battles_from_scores(pd.concat([data, data.iloc[:1]]), group="judgement", system="system", score="score")
+        battles_from_scores(
+            pd.concat([data, data.iloc[:1]]), group="judgement", system="system", score="score"
+        )
 
 
 def test_rank_by_scores_clusters_and_agrees_with_paired_bootstrap() -> None:
     rng = np.random.default_rng(0)
     base = rng.normal(size=(200, 1))
-    scores = pd.DataFrame(base + rng.normal(size=(200, 3)) * 0.5 + [1.0, 0.95, 0.0], columns=["A", "B", "C"])
+    scores = pd.DataFrame(
+        base + rng.normal(size=(200, 3)) * 0.5 + [1.0, 0.95, 0.0], columns=["A", "B", "C"]
+    )
     res = rank_by_scores(scores, n_boot=1000, seed=4)
     assert res.label() == "1.-2. A + B; 3. C"
     two = rank_by_scores(scores[["A", "C"]], n_boot=1000, seed=4)
     pb = paired_bootstrap(scores["A"], scores["C"], n_boot=1000, seed=4)
     assert two.extra["pairs"]["A > C"] == pytest.approx(pb.p_value)
     ab = rank_by_scores(scores[["A", "B"]], n_boot=1000, seed=4)
-    assert ab.extra["pairs"]["A > B"] == pytest.approx(paired_bootstrap(scores["A"], scores["B"], n_boot=1000, seed=4).p_value)
+    assert ab.extra["pairs"]["A > B"] == pytest.approx(
+        paired_bootstrap(scores["A"], scores["B"], n_boot=1000, seed=4).p_value
+    )
 
 
 def test_battle_validation_errors() -> None:

@@ -25,12 +25,32 @@ def test_estimate_is_frozen_uniform_and_nan_equal() -> None:
     assert not e.significant()
     assert Estimate(1.0, p_value=0.01).significant(0.05)
     frame = to_frame({"k": e, "j": Estimate(0.1, p_value=0.2)})
-    assert list(frame.index) == ["k", "j"] and {"estimate", "ci_low", "ci_high", "p_value", "n", "method"} <= set(frame)
+    assert list(frame.index) == ["k", "j"] and {
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "n",
+        "method",
+    } <= set(frame)
 
 
 def test_public_names_are_exported() -> None:
-    for name in ("krippendorff_alpha", "fleiss_kappa", "icc", "bradley_terry", "trueskill_ranking", "elo",
-                 "rank_by_scores", "spearman", "pearson", "kendall", "posthoc", "paired_bootstrap", "holm"):
+    for name in (
+        "krippendorff_alpha",
+        "fleiss_kappa",
+        "icc",
+        "bradley_terry",
+        "trueskill_ranking",
+        "elo",
+        "rank_by_scores",
+        "spearman",
+        "pearson",
+        "kendall",
+        "posthoc",
+        "paired_bootstrap",
+        "holm",
+    ):
         assert name in hs.__all__ and callable(getattr(hs, name))
     assert sorted(hs.__all__) == sorted(set(hs.__all__))
     for name in hs.__all__:
@@ -40,14 +60,26 @@ def test_public_names_are_exported() -> None:
 def test_every_public_function_names_its_oracle() -> None:
     for name in hs.__all__:
         obj = getattr(hs, name)
-        if callable(obj) and not isinstance(obj, type) and name not in ("to_frame", "wide_from_long", "read_battles",
-                                                                         "write_battles", "battles_from_scores",
-                                                                         "adjust_pvalues"):
+        if (
+            callable(obj)
+            and not isinstance(obj, type)
+            and name
+            not in (
+                "to_frame",
+                "wide_from_long",
+                "read_battles",
+                "write_battles",
+                "battles_from_scores",
+                "adjust_pvalues",
+            )
+        ):
             assert "Checked against" in (obj.__doc__ or ""), name
 
 
 def test_wide_from_long_pivots_and_rejects_duplicates() -> None:
-    long = pd.DataFrame({"item": [1, 1, 2, 2], "rater": ["a", "b", "a", "b"], "y": [1.0, 2.0, 3.0, 4.0]})
+    long = pd.DataFrame(
+        {"item": [1, 1, 2, 2], "rater": ["a", "b", "a", "b"], "y": [1.0, 2.0, 3.0, 4.0]}
+    )
     wide = wide_from_long(long, "item", "rater", "y")
     assert wide.to_numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
     assert hs.icc(wide.to_numpy(), "1,1").n == 2

@@ -54,7 +54,9 @@ def test_anova_and_eta_match_scipy_and_pingouin(seed: int) -> None:
     ref = sps.f_oneway(*groups)
     assert res.estimate == pytest.approx(ref.statistic, rel=1e-10)
     assert res.p_value == pytest.approx(ref.pvalue, rel=1e-9)
-    long = pd.DataFrame({"y": np.concatenate(groups), "g": np.repeat(range(3), [g.size for g in groups])})
+    long = pd.DataFrame(
+        {"y": np.concatenate(groups), "g": np.repeat(range(3), [g.size for g in groups])}
+    )
     aov = _quiet(pg.anova, data=long, dv="y", between="g", detailed=True)
     assert res.extra["eta_squared"] == pytest.approx(aov["np2"].iloc[0], abs=1e-9)
     assert eta_squared(groups).estimate == pytest.approx(res.extra["eta_squared"], abs=1e-12)
@@ -63,10 +65,24 @@ def test_anova_and_eta_match_scipy_and_pingouin(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_rm_anova_matches_pingouin(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    x = rng.normal(size=(15, 1)) + rng.normal(size=(15, 4)) * rng.uniform(0.5, 2, size=4) + [0, 0.2, 0.5, 0.1]
+    x = (
+        rng.normal(size=(15, 1))
+        + rng.normal(size=(15, 4)) * rng.uniform(0.5, 2, size=4)
+        + [0, 0.2, 0.5, 0.1]
+    )
     res = rm_anova(x)
-    long = pd.DataFrame({"y": x.ravel(), "item": np.repeat(range(15), 4), "cond": np.tile(range(4), 15)})
-    ref = _quiet(pg.rm_anova, data=long, dv="y", within="cond", subject="item", correction=True, effsize="np2")
+    long = pd.DataFrame(
+        {"y": x.ravel(), "item": np.repeat(range(15), 4), "cond": np.tile(range(4), 15)}
+    )
+    ref = _quiet(
+        pg.rm_anova,
+        data=long,
+        dv="y",
+        within="cond",
+        subject="item",
+        correction=True,
+        effsize="np2",
+    )
     row = ref.iloc[0]
     assert res.estimate == pytest.approx(row["F"], rel=1e-9)
     assert res.p_value == pytest.approx(row["p_unc"] if "p_unc" in row else row["p-unc"], rel=1e-9)
@@ -91,7 +107,9 @@ def test_kruskal_and_friedman_match_scipy(ties: bool) -> None:
     ref = sps.friedmanchisquare(*x.T)
     assert fr.estimate == pytest.approx(ref.statistic, rel=1e-12)
     assert fr.p_value == pytest.approx(ref.pvalue, rel=1e-10)
-    long = pd.DataFrame({"y": x.ravel(), "item": np.repeat(range(12), 4), "cond": np.tile(range(4), 12)})
+    long = pd.DataFrame(
+        {"y": x.ravel(), "item": np.repeat(range(12), 4), "cond": np.tile(range(4), 12)}
+    )
     w = _quiet(pg.friedman, data=long, dv="y", within="cond", subject="item")["W"].iloc[0]
     assert fr.extra["kendall_w"] == pytest.approx(w, abs=1e-12)
 
@@ -144,7 +162,9 @@ def test_cohens_d_matches_pingouin() -> None:
     lo, hi = pg.compute_esci(stat=d.estimate, nx=a.size, ny=b.size, eftype="cohen", decimals=12)
     assert d.ci == pytest.approx((lo, hi), abs=1e-9)
     dp = cohens_d(a, b[:20], paired=True)
-    assert dp.estimate == pytest.approx(pg.compute_effsize(a, b[:20], paired=True, eftype="cohen"), abs=1e-12)
+    assert dp.estimate == pytest.approx(
+        pg.compute_effsize(a, b[:20], paired=True, eftype="cohen"), abs=1e-12
+    )
     with pytest.raises(DataError, match="both samples are constant"):
         cohens_d([1, 1, 1], [2, 2, 2])
 
@@ -152,9 +172,13 @@ def test_cohens_d_matches_pingouin() -> None:
 @pytest.mark.parametrize("seed", range(4))
 def test_corrections_match_statsmodels(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    arr = np.concatenate([rng.uniform(0, 0.05, 4), rng.uniform(0, 1, 8), [0.02, 0.02]])  # ties included
+    arr = np.concatenate(
+        [rng.uniform(0, 0.05, 4), rng.uniform(0, 1, 8), [0.02, 0.02]]
+    )  # ties included
     assert holm(arr) == pytest.approx(multipletests(arr, method="holm")[1], abs=1e-12)
-    assert benjamini_hochberg(arr) == pytest.approx(multipletests(arr, method="fdr_bh")[1], abs=1e-12)
+    assert benjamini_hochberg(arr) == pytest.approx(
+        multipletests(arr, method="fdr_bh")[1], abs=1e-12
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -175,11 +199,21 @@ def test_adjust_rejects_bad_p_and_method() -> None:
         adjust_pvalues([0.1], "hollm")
 
 
-@pytest.mark.parametrize("test,correction", [("ttest_paired", "holm"), ("ttest_welch", "fdr_bh"),
-                                             ("wilcoxon", "holm"), ("mann_whitney", "fdr_bh")])
+@pytest.mark.parametrize(
+    "test,correction",
+    [
+        ("ttest_paired", "holm"),
+        ("ttest_welch", "fdr_bh"),
+        ("wilcoxon", "holm"),
+        ("mann_whitney", "fdr_bh"),
+    ],
+)
 def test_posthoc_equals_pairwise_tests_plus_correction(test: str, correction: str) -> None:
     rng = np.random.default_rng(3)
-    groups = {name: rng.normal(shift, 1, 20) for name, shift in zip("abcd", [0, 0.2, 0.8, 1.0], strict=True)}
+    groups = {
+        name: rng.normal(shift, 1, 20)
+        for name, shift in zip("abcd", [0, 0.2, 0.8, 1.0], strict=True)
+    }
     res = posthoc(groups, test=test, correction=correction)
     pairs = list(itertools.combinations("abcd", 2))
     assert list(res) == pairs
@@ -202,8 +236,12 @@ def test_posthoc_equals_pairwise_tests_plus_correction(test: str, correction: st
 def test_posthoc_matches_pingouin_pairwise_tests() -> None:
     rng = np.random.default_rng(11)
     x = rng.normal(size=(18, 1)) + rng.normal(size=(18, 3)) + [0, 0.5, 1.0]
-    long = pd.DataFrame({"y": x.ravel(), "item": np.repeat(range(18), 3), "cond": np.tile(["a", "b", "c"], 18)})
-    ref = _quiet(pg.pairwise_tests, data=long, dv="y", within="cond", subject="item", padjust="holm")
+    long = pd.DataFrame(
+        {"y": x.ravel(), "item": np.repeat(range(18), 3), "cond": np.tile(["a", "b", "c"], 18)}
+    )
+    ref = _quiet(
+        pg.pairwise_tests, data=long, dv="y", within="cond", subject="item", padjust="holm"
+    )
     res = posthoc({c: x[:, i] for i, c in enumerate("abc")}, "ttest_paired", "holm")
     p_ref = ref["p_corr"] if "p_corr" in ref else ref["p-corr"]
     assert [r.p_value for r in res.values()] == pytest.approx(p_ref.to_list(), rel=1e-9)

@@ -1,0 +1,88 @@
+"""CASF (Ruan et al., AAAI 2024): data, paper constants and our evaluation, pinned to independent sources.
+
+Sources: ``shared/data/casf/README.md`` (system-level means of the full sets) and Table 1 of
+``shared/papers/casf-constrained-active-sampling.txt``; tau-b checked against scipy.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import kendalltau
+
+from humeval.data.casf import PAPER_SETS, load_casf
+from humeval.reproduce.casf import PAPER_TABLE1, casf
+from humeval.sampling import ItemTable, get_sampler, sample_size
+
+# README "System-level means of the human scores (full set)"
+README_MEANS = {
+    ("newsroom", "human.coherence"): {"lede3": 4.08, "textrank": 3.86, "pointer_s": 3.56, "abstractive": 2.50},
+    ("newsroom", "human.informativeness"): {"lede3": 3.98, "pointer_s": 3.77, "fragments": 2.91},
+    ("newstest2021_zhen", "human.mqm"): {"NiuTrans": -7.49, "Online-W": -10.18, "metricsystem5": -11.07},
+    ("usr_personachat", "human.Overall"): {"Seq2Seq": 3.47, "KV-MemNN": 3.25, "Language Model": 2.97},
+    ("thumb_mscoco", "human.human_score"): {"Human": 4.56, "VinVL-large": 4.25, "Up-Down": 3.88},
+}
+
+
+@pytest.fixture(scope="module")
+def tables(shared_data: Path) -> dict[str, ItemTable]:
+    return {n: ItemTable.from_long(load_casf(n, shared_data)) for n in PAPER_SETS}
+
+
+def test_full_set_system_means_match_the_data_card(tables):
+    for (name, aspect), expected in README_MEANS.items():
+        table = tables[name]
+        means = dict(zip(table.systems, table.human[aspect].mean(axis=0), strict=True))
+        for system, value in expected.items():
+            assert means[system] == pytest.approx(value, abs=0.005), (name, aspect, system)
+
+
+def test_table1_constants_are_the_papers(shared_data: Path):
+    text = (shared_data.parent / "papers" / "casf-constrained-active-sampling.txt").read_text(encoding="utf-8")
+    for (_, _), (label, r, h, m8, sm, ol, cs) in PAPER_TABLE1.items():
+        aspect = {"NeR18": None, "newstest": "MQM", "Persona": None, "THUMB": "overall"}
+        name = label.split(" ", 1)[1] if not label.startswith("newstest") else "MQM"
+        if label.startswith("THUMB"):
+            name = "THUMB\toverall"
+        _ = aspect
+        line = next(line for line in text.splitlines() if re.search(rf"(^|\t){re.escape(name)}\t", line)
+                    and (not label.startswith("newstest") or line.startswith("newstest 3")))
+        numbers = [float(x) for x in re.findall(r"-?\d\.\d\d", re.sub(r"</?[bu]>", "", line))]
+        assert [numbers[3], numbers[7], *numbers[8:12]] == [r, h, m8, sm, ol, cs], label
+
+
+def test_harness_tau_is_scipys_tau_b_on_the_selected_subset(tables):
+    table = tables["newsroom"]
+    sampler = get_sampler("casf")
+    selection = sampler.select(table, sample_size(table.n_items, 0.5), seed=0)
+    rows = table.index_of(selection.item_ids)
+    from humeval.sampling.evaluate import evaluate
+
+    ev = evaluate({"newsroom": table}, {"random": get_sampler("random"), "casf": sampler}, (0.5,),
+                  random_seeds=20, method_seeds=1, seed=0)
+    from humeval.rng import child_seeds
+
+    assert child_seeds(0, 1)[0] is not None
+    for row in ev.rows:
+        if row.method != "casf":
+            continue
+        scores = table.human[f"human.{row.aspect}"]
+        picked = sampler.select(table, len(rows), seed=child_seeds(0, 1)[0])
+        sub = scores[table.index_of(picked.item_ids)].mean(axis=0)
+        expected = kendalltau(sub, scores.mean(axis=0), variant="b").statistic
+        assert row.tau_b == pytest.approx(expected, abs=1e-12)
+
+
+def test_reduced_reproduction_reports_every_table1_cell():
+    result = casf(fast=True, iterations=200, seed=0)
+    table1 = [r for r in result.rows if r.paper is not None]
+    assert len(table1) == len(PAPER_TABLE1) * 6
+    assert all(-1 <= r.ours <= 1 and r.note for r in table1)
+    random_rows = [r for r in table1 if r.key.endswith("| R")]
+    assert all("5-95% range" in r.note or r.note == "same" for r in random_rows)
+    goal = [r for r in result.rows if r.paper is None]
+    assert {r.key.split(" | ")[1] for r in goal} == {"rate 0.1", "rate 0.25", "rate 0.5"}
+    assert result.settings["random_runs"] == 200 and np.isfinite([r.ours for r in goal]).all()
