@@ -64,16 +64,32 @@ class Conn:
         return status, payload
 
 
-def rss_kb(pid: int) -> int:
-    """Resident memory of a process and its children (kB)."""
-    total = 0
+def _tree(pid: int) -> list[int]:
     pids = [pid]
     try:
         kids = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
         pids += [int(k) for k in kids]
     except FileNotFoundError:
         pass
-    for p in pids:
+    return pids
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) used so far by a process and its children."""
+    total = 0
+    for p in _tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+        except (FileNotFoundError, IndexError, ValueError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kb(pid: int) -> int:
+    """Resident memory of a process and its children (kB)."""
+    total = 0
+    for p in _tree(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -81,6 +97,14 @@ def rss_kb(pid: int) -> int:
         except FileNotFoundError:
             pass
     return total
+
+
+def _loadavg() -> str:
+    """The 1/5/15-minute load average (throughput on a loaded machine is noisy: report it)."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "n/a"
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -127,10 +151,10 @@ async def run_level(port: int, annotators: int, seconds: float, pid: int) -> dic
             peak = max(peak, rss_kb(pid))
             await asyncio.sleep(0.25)
 
-    start = time.perf_counter()
+    start, cpu0 = time.perf_counter(), cpu_seconds(pid)
     await asyncio.gather(sampler(), *(annotator(i) for i in range(annotators)))
-    elapsed = time.perf_counter() - start
-    return {"annotators": annotators, "items_per_s": done / elapsed, "page_p50": pct(page, 0.5), "page_p99": pct(page, 0.99),
+    elapsed, cpu = time.perf_counter() - start, cpu_seconds(pid) - cpu0
+    return {"annotators": annotators, "items_per_s": done / elapsed, "cpu_ms_per_item": 1000 * cpu / max(done, 1), "page_p50": pct(page, 0.5), "page_p99": pct(page, 0.99),
             "submit_p50": pct(submit, 0.5), "submit_p99": pct(submit, 0.99), "peak_rss_mb": peak / 1024, "items": done}
 
 
@@ -178,18 +202,21 @@ def main() -> None:
     os.killpg(proc.pid, signal.SIGTERM)
     proc.wait()
     proc, cold = start_server(tmp / "study", port, args.workers, args.db)
+    load0 = _loadavg()
     try:
         results = [asyncio.run(run_level(port, int(n), args.seconds, proc.pid)) for n in args.levels.split(",")]
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait()
+    load1 = _loadavg()
     if args.json:
-        print(json.dumps({"cold_start_s": cold, "workers": args.workers, "levels": results}, indent=2))
+        print(json.dumps({"cold_start_s": cold, "workers": args.workers, "load_average": [load0, load1], "levels": results}, indent=2))
         return
     print(f"humeval serve: {args.workers} worker(s), {'PostgreSQL' if args.db else 'SQLite'}, cold start {cold:.2f} s (process start to first response)")
-    print(f"{'annotators':>10} {'items/s':>9} {'page p50':>9} {'page p99':>9} {'sub p50':>8} {'sub p99':>8} {'peak RSS':>9}")
+    print(f"load average before/after: {load0} / {load1}")
+    print(f"{'annotators':>10} {'items/s':>9} {'CPU/item':>9} {'page p50':>9} {'page p99':>9} {'sub p50':>8} {'sub p99':>8} {'peak RSS':>9}")
     for r in results:
-        print(f"{r['annotators']:>10} {r['items_per_s']:>9.1f} {r['page_p50']:>7.1f}ms {r['page_p99']:>7.1f}ms "
+        print(f"{r['annotators']:>10} {r['items_per_s']:>9.1f} {r['cpu_ms_per_item']:>7.2f}ms {r['page_p50']:>7.1f}ms {r['page_p99']:>7.1f}ms "
               f"{r['submit_p50']:>6.1f}ms {r['submit_p99']:>6.1f}ms {r['peak_rss_mb']:>7.1f}MB")
 
 

@@ -123,11 +123,18 @@ def table3(iterations: int | None = None, seed: int = 21, fast: bool = False, re
     return Reproduction("dhe-table3", rows, settings)
 
 
+def _binary_counts(votes: Any) -> Any:
+    """(items, raters) 0/1 votes -> the (items, 2) count table Fleiss' kappa takes."""
+    v = np.asarray(votes)
+    ones = v.sum(axis=1)
+    return np.column_stack([ones, v.shape[1] - ones])
+
+
 def table6(iterations: int | None = None, seed: int = 21, fast: bool = False,
            data_dir: str | Path | None = None) -> Reproduction:
     """Table 6 (and 7) from the AMT batches, with Fleiss' kappa on position and on chosen model."""
     from humeval.data.dhe import read_dhe_batch
-    from humeval.simulate._kappa import fleiss_kappa_binary
+    from humeval.stats import fleiss_kappa
     from humeval.simulate.resample import resample_collected
 
     iters = iterations or 100
@@ -137,8 +144,8 @@ def table6(iterations: int | None = None, seed: int = 21, fast: bool = False,
     for key in ("v1", "r1", "r2"):
         batch = read_dhe_batch(key, d)
         label = _LABEL[key]
-        k_pos = fleiss_kappa_binary(batch.position_votes())
-        k_model = fleiss_kappa_binary(batch.votes_for("CGA"))
+        k_pos = fleiss_kappa(_binary_counts(batch.position_votes()), n_boot=0).estimate
+        k_model = fleiss_kappa(_binary_counts(batch.votes_for("CGA")), n_boot=0).estimate
         rows.append(Row(f"{label}/kappa position", PAPER_KAPPA[key], round(k_pos, 3),
                         "Fleiss kappa on 'Sentence A'/'Sentence B' labels, as in the paper"))
         rows.append(Row(f"{label}/kappa chosen model", None, round(k_model, 3),

@@ -1,15 +1,12 @@
-"""Closed forms, the bootstrap and Fleiss' kappa against independent implementations."""
+"""Closed forms and the bootstrap against independent implementations."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from scipy.stats import bootstrap
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from humeval.errors import HumevalError
 from humeval.simulate._bootstrap import bootstrap_mean_ci
-from humeval.simulate._kappa import fleiss_kappa, fleiss_kappa_binary
 from humeval.simulate.theory import expected_difficulty, kl_half, wald_bound
 
 
@@ -32,15 +29,3 @@ def test_bootstrap_against_scipy() -> None:
     ref = bootstrap((x,), np.mean, confidence_level=0.99, method="percentile", n_resamples=20000, random_state=3)
     assert lo == pytest.approx(ref.confidence_interval.low, rel=0.01)
     assert hi == pytest.approx(ref.confidence_interval.high, rel=0.01)
-
-
-def test_fleiss_against_statsmodels() -> None:
-    rng = np.random.default_rng(4)
-    for k in (2, 3):
-        counts = rng.multinomial(10, np.ones(k) / k, size=50) + np.eye(k, dtype=int)[rng.integers(0, k, 50)] * 0
-        assert fleiss_kappa(counts) == pytest.approx(sm_fleiss(counts), abs=1e-12)
-    votes = np.ones((20, 5), dtype=int)
-    votes[::2] = 0
-    assert fleiss_kappa_binary(votes) == pytest.approx(1.0)
-    with pytest.raises(HumevalError):
-        fleiss_kappa(np.array([[1, 2], [3, 1]]))
