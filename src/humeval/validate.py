@@ -8,7 +8,6 @@ from pathlib import Path
 
 import yaml
 
-from humeval.data.outputs import check_outputs, read_outputs
 from humeval.errors import HumevalError, ProtocolError, did_you_mean
 from humeval.protocol.load import line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
@@ -76,6 +75,8 @@ def check_protocol(protocol: Protocol) -> list[str]:
 
 def validate_study(path: str | Path = ".") -> list[str]:
     """Run every check in :data:`CHECKS`; return all problems (empty list: the study is valid)."""
+    from humeval.data.outputs import check_outputs, read_outputs  # pandas: only when validating data
+
     study = Study.open(path)
     source = str(study.protocol_file)
     try:

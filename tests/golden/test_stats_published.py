@@ -109,3 +109,21 @@ SHROUT_FLEISS = [
 )
 def test_icc_shrout_fleiss_1979(form: str, published: float) -> None:
     assert icc(SHROUT_FLEISS, form).estimate == pytest.approx(published, abs=5e-3)
+
+
+def test_sign_test_matches_r_binom_test():
+    # R 4.x: binom.test(7, 10) -> p-value = 0.34375, 95 percent CI 0.3475471 0.9332605
+    from humeval.stats import sign_test
+
+    res = sign_test(7, 3)
+    assert res.estimate == pytest.approx(0.7)
+    assert res.p_value == pytest.approx(0.34375, abs=1e-12)
+    assert (res.ci_low, res.ci_high) == pytest.approx((0.3475471, 0.9332605), abs=1e-7)
+
+
+def test_sign_test_refuses_no_decisive_judgements():
+    from humeval.errors import DataError
+    from humeval.stats import sign_test
+
+    with pytest.raises(DataError, match="no decisive judgements"):
+        sign_test(0, 0)

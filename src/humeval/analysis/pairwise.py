@@ -15,14 +15,13 @@ from itertools import combinations
 from typing import Any
 
 import pandas as pd
-from scipy import stats as sps
 
 from humeval.analysis.agreement_plan import agreement
 from humeval.analysis.rankings_plan import rankings
 from humeval.judgements import winners
 from humeval.protocol.models import Analysis, Criterion, Stopping
 from humeval.rng import child_seeds
-from humeval.stats import adjust_pvalues
+from humeval.stats import adjust_pvalues, sign_test
 
 __all__ = ["analyze_pairwise", "battles_from_choices", "stopping_path"]
 
@@ -44,10 +43,9 @@ def _pair_record(first: str, second: str, won: pd.Series, alpha: float) -> dict[
     if a + b == 0:
         return record | {"estimate": None, "ci_low": None, "ci_high": None, "p_value": None,
                          "undefined": "no decisive judgements (only ties)"}
-    test = sps.binomtest(a, a + b, 0.5)
-    ci = test.proportion_ci(confidence_level=1 - alpha, method="exact")
-    return record | {"estimate": a / (a + b), "ci_low": float(ci.low), "ci_high": float(ci.high),
-                     "p_value": float(test.pvalue), "tie_rate": ties / len(won)}
+    test = sign_test(a, b, alpha=alpha)
+    return record | {"estimate": test.estimate, "ci_low": test.ci_low, "ci_high": test.ci_high,
+                     "p_value": test.p_value, "tie_rate": ties / len(won)}
 
 
 def stopping_path(frame: pd.DataFrame, stopping: Stopping) -> dict[str, Any] | None:

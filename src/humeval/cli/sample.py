@@ -101,7 +101,7 @@ def _standalone(
     from humeval.data.readers import read_table
     from humeval.errors import DataError
     from humeval.sampling import DEFAULT_METHOD, check_rate, get_sampler, sample_size
-    from humeval.sampling.phases import advance, merge_scores
+    from humeval.sampling.phases import advance, merge_scores, require_complete_scores
     from humeval.sampling.prepare import normalise_long, prepare_table
     from humeval.sampling.table import HUMAN
 
@@ -116,6 +116,8 @@ def _standalone(
         if scores is not None:
             frame = merge_scores(frame, read_table(scores), source=str(scores))
     table = prepare_table(frame, metrics if sampler.needs_metrics else "none", cache_dir=cache)
+    if sampler.needs_scores and simulate:
+        require_complete_scores(table)
     run = advance(sampler, table, sample_size(table.n_items, rate), seed)
     selected = [str(i) for i in table.item_ids[run.rows]]
     phases = [int(p) for p in run.phases]

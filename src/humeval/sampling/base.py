@@ -156,7 +156,9 @@ class SamplerBase:
         table = as_item_table(outputs)
         source = None
         if self.needs_scores:
-            aspects = table.aspects(list(self.aspects) or None)
+            from humeval.sampling.phases import require_complete_scores
+
+            aspects = require_complete_scores(table, list(self.aspects) or None)
             source = lambda rows: table.scores(aspects, rows)  # noqa: E731
         rows, phases = run_phases(self, table, size, seed, source)
         return to_selection(table, rows, phases)

@@ -18,7 +18,7 @@ from humeval.errors import DataError, did_you_mean
 from humeval.sampling.base import Sampler
 from humeval.sampling.table import HUMAN, ItemTable
 
-__all__ = ["PhaseRun", "advance", "merge_scores"]
+__all__ = ["PhaseRun", "advance", "merge_scores", "require_complete_scores"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +90,10 @@ def merge_scores(outputs: pd.DataFrame, scores: pd.DataFrame, *, source: str = "
     for a in aspects:
         values[a] = pd.to_numeric(values[a], errors="coerce")
     return base.merge(values, on=["item_id", "system"], how="left")
+
+
+def require_complete_scores(table: ItemTable, aspects: Sequence[str] | None = None) -> list[str]:
+    """For a replay: every item must have every aspect's score (a :class:`DataError` names the gaps)."""
+    names = table.aspects(list(aspects) if aspects else None)
+    table.scores(names)
+    return names

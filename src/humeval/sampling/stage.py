@@ -22,7 +22,7 @@ from humeval.data.readers import read_table, write_jsonl
 from humeval.hashing import sha256_file
 from humeval.pipeline import StageOutput
 from humeval.sampling import DEFAULT_METHOD, get_sampler, sample_size
-from humeval.sampling.phases import advance, merge_scores
+from humeval.sampling.phases import advance, merge_scores, require_complete_scores
 from humeval.sampling.prepare import prepare_table
 from humeval.sampling.table import HUMAN
 from humeval.study import Study
@@ -61,6 +61,8 @@ def sample_stage(study: Study) -> StageOutput:
             used_scores = {"path": study.relative(path), "sha256": sha256_file(path)}
     mode = spec.params.get("metrics", "auto") if sampler.needs_metrics else "none"
     table = prepare_table(outputs, mode, cache_dir=study.state_dir / "cache" / "metrics")
+    if sampler.needs_scores and simulate:
+        require_complete_scores(table)
     size = sample_size(table.n_items, spec.rate)
     run = advance(sampler, table, size, seed)
     rows = [

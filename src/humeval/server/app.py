@@ -37,7 +37,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     if not config.admin_token:
         raise ValueError("an admin token is required")
     study = Study.open(config.study_dir)
-    store = store or Store.open(study, config.db)
+    store = store or Store.open(study, config.db, sqlite_sync=config.sqlite_sync)
     _ = store.context  # load protocol, tasks and texts now: the first request is not slower
 
     @contextlib.asynccontextmanager

@@ -15,12 +15,14 @@ ENV = "HUMEVAL_SERVER_CONFIG"
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """``study_dir``: the study; ``db``: URL or file (default study.db); ``admin_token``: admin secret."""
+    """``study_dir``: the study; ``db``: URL or file (default study.db); ``admin_token``: admin secret;
+    ``sqlite_sync``: SQLite's ``synchronous`` setting for commits (``full`` or ``normal``)."""
 
     study_dir: str
     admin_token: str
     db: str | None = None
     allowed_origins: list[str] = field(default_factory=list)
+    sqlite_sync: str = "full"
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))

@@ -34,6 +34,7 @@ from humeval.stats.significance import (
     posthoc,
     rm_anova,
     shapiro,
+    sign_test,
     ttest,
     wilcoxon,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "read_battles",
     "rm_anova",
     "shapiro",
+    "sign_test",
     "spearman",
     "to_frame",
     "trueskill_ranking",

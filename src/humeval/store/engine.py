@@ -2,8 +2,12 @@
 
 SQLite writes start with ``BEGIN IMMEDIATE`` so that a transaction takes the write lock
 up front (several server processes on one file queue on the lock instead of failing on
-an upgrade), and commits are ``synchronous=FULL``: a commit has reached the disk before
-a judgement is acknowledged. PostgreSQL URLs use the psycopg 3 driver; a
+an upgrade), and commits are ``synchronous=FULL`` by default: a commit has reached the
+disk (the WAL is fsynced) before a judgement is acknowledged. ``sqlite_sync="normal"``
+(``humeval serve --sqlite-sync normal``) skips that fsync: in WAL mode a commit is then
+written to the WAL file (the operating system's page cache) before it returns, so it
+survives a crash or SIGKILL of the server process, but the last commits can be lost (the
+database stays consistent) when the operating system crashes or the power fails. PostgreSQL URLs use the psycopg 3 driver; a
 ``?options=-csearch_path%3Dname`` query selects a schema.
 """
 
@@ -17,9 +21,10 @@ from sqlalchemy.engine import make_url
 
 from humeval.errors import StoreError
 
-__all__ = ["database_url", "is_sqlite", "make_engines"]
+__all__ = ["SYNC_MODES", "database_url", "is_sqlite", "make_engines"]
 
 BUSY_TIMEOUT_MS = 30_000
+SYNC_MODES = ("full", "normal")
 
 
 def database_url(url: str | None, default_file: Path) -> str:
@@ -42,21 +47,24 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def make_engines(url: str, *, readers: int = 4) -> tuple[Engine, Engine]:
+def make_engines(url: str, *, readers: int = 4, sqlite_sync: str = "full") -> tuple[Engine, Engine]:
     """(writer engine with one connection, reader engine with a small pool)."""
+    if sqlite_sync not in SYNC_MODES:
+        raise StoreError(f"sqlite_sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
     try:
         make_url(url)
     except Exception as exc:  # sqlalchemy raises ArgumentError for garbage
         raise StoreError(f"--db: cannot parse database URL {url!r}: {exc}") from None
     if is_sqlite(url):
-        return _sqlite_engine(url, writer=True), _sqlite_engine(url, writer=False, pool=readers)
+        return (_sqlite_engine(url, writer=True, sync=sqlite_sync),
+                _sqlite_engine(url, writer=False, pool=readers, sync=sqlite_sync))
     kw: dict[str, Any] = {"pool_pre_ping": True}
     writer = create_engine(url, pool_size=1, max_overflow=1, **kw)
     reader = create_engine(url, pool_size=readers, max_overflow=2, **kw)
     return writer, reader
 
 
-def _sqlite_engine(url: str, *, writer: bool, pool: int = 1) -> Engine:
+def _sqlite_engine(url: str, *, writer: bool, pool: int = 1, sync: str = "full") -> Engine:
     engine = create_engine(
         url,
         connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
@@ -69,7 +77,7 @@ def _sqlite_engine(url: str, *, writer: bool, pool: int = 1) -> Engine:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (savepoints work)
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=FULL")
+        cur.execute("PRAGMA synchronous=FULL" if sync == "full" else "PRAGMA synchronous=NORMAL")
         cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cur.close()
 

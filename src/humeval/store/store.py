@@ -48,19 +48,24 @@ T = TypeVar("T")
 class Store:
     """Participants, assignments and judgements of one study in SQLite or PostgreSQL."""
 
-    def __init__(self, study: Study, url: str) -> None:
+    def __init__(self, study: Study, url: str, *, sqlite_sync: str = "full") -> None:
         self.study = study
         self.url = url
         self.write_engine: Engine
         self.read_engine: Engine
-        self.write_engine, self.read_engine = make_engines(url)
+        self.write_engine, self.read_engine = make_engines(url, sqlite_sync=sqlite_sync)
         self.writer = Writer(self.write_engine)
         self._ctx: StoreContext | None = None
 
     @classmethod
-    def open(cls, study: Study, db: str | None = None) -> Store:
-        """The store of ``study``: ``db`` is a URL or file path; default ``study.db`` in the study."""
-        return cls(study, database_url(db, study.db_file))
+    def open(cls, study: Study, db: str | None = None, *, sqlite_sync: str = "full") -> Store:
+        """The store of ``study``: ``db`` is a URL or file path; default ``study.db`` in the study.
+
+        ``sqlite_sync`` (SQLite only): ``full`` makes every commit reach the disk before a
+        judgement is acknowledged; ``normal`` (WAL) survives a crash of the process but not
+        of the operating system or the power (see :mod:`humeval.store.engine`).
+        """
+        return cls(study, database_url(db, study.db_file), sqlite_sync=sqlite_sync)
 
     # -- setup --------------------------------------------------------------------
     def prepare(self) -> bool:
