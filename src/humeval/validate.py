@@ -75,7 +75,8 @@ def check_protocol(protocol: Protocol) -> list[str]:
 
 def validate_study(path: str | Path = ".") -> list[str]:
     """Run every check in :data:`CHECKS`; return all problems (empty list: the study is valid)."""
-    from humeval.data.outputs import check_outputs, read_outputs  # pandas: only when validating data
+    # pandas: imported only when data files are validated (not by `humeval serve --help`)
+    from humeval.data.outputs import check_outputs, read_outputs
 
     study = Study.open(path)
     source = str(study.protocol_file)

@@ -52,7 +52,7 @@ def test_standalone_without_scores_stops_after_the_preliminary_phase(newsroom):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=120, check=False)
 
 
 def test_user_errors_exit_1_and_name_the_value(newsroom, tmp_path):
@@ -71,7 +71,7 @@ def test_user_errors_exit_1_and_name_the_value(newsroom, tmp_path):
     assert missing.returncode == 1 and "aspect 'human.fluency' is missing for" in missing.stderr
 
 
-def _study(root: Path, shared_data: Path, method: str = "casf") -> pd.DataFrame:
+def _study(root: Path, shared_data: Path, method: str = "casf", params: str = "{phases: 3}") -> pd.DataFrame:
     frame = load_casf("newsroom", shared_data)
     (root / "data").mkdir(parents=True)
     write_jsonl(root / "data" / "outputs.jsonl", frame.to_dict(orient="records"))
@@ -80,8 +80,8 @@ def _study(root: Path, shared_data: Path, method: str = "casf") -> pd.DataFrame:
 study: {{name: casf-phases, seed: 5}}
 data: {{files: [data/outputs.jsonl]}}
 criteria:
-  - {{name: coherence, type: likert, question: How coherent is the summary?, points: 5}}
-sampling: {{method: {method}, rate: 0.5, params: {{phases: 3}}}}
+  - {{name: coherence, type: likert, question: "How coherent is the summary?", points: 5}}
+sampling: {{method: {method}, rate: 0.5, params: {params}}}
 """,
         encoding="utf-8",
     )
@@ -132,7 +132,23 @@ def test_study_simulated_scores_run_every_phase_and_log(tmp_path, shared_data):
 
 def test_run_still_writes_items(tmp_path, shared_data):
     root = tmp_path / "run"
-    _study(root, shared_data, method="balanced")
+    _study(root, shared_data, method="balanced", params="{candidates: 50}")
     result = runner.invoke(app, ["run", str(root)])
     assert result.exit_code == 0, result.output
     assert len(_items(root)) == 30
+
+
+def test_metrics_command_writes_reference_free_features(tmp_path):
+    data = tmp_path / "outputs.jsonl"
+    write_jsonl(data, [
+        {"item_id": "a", "system": "x", "output": "the cat sat on the mat", "input": "a cat on a mat"},
+        {"item_id": "a", "system": "y", "output": "cat cat cat cat", "input": "a cat on a mat"},
+    ])
+    out = tmp_path / "scored.jsonl"
+    result = runner.invoke(app, ["metrics", str(data), "--out", str(out), "--cache", str(tmp_path / "cache"),
+                                 "--format", "json"])
+    assert result.exit_code == 0, result.output
+    summary = {r["metric"]: r for r in json.loads(result.stdout)}
+    assert set(summary) == {"auto.length", "auto.distinct2", "auto.src_copy", "auto.len_ratio"}
+    scored = pd.read_json(out, lines=True, precise_float=True)
+    assert scored["auto.length"].tolist() == [6, 4] and scored["auto.distinct2"].tolist() == [1.0, 1 / 3]

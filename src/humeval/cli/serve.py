@@ -41,7 +41,8 @@ def serve(
     study = Study.open(directory)
     _ = study.protocol
     if not (study.lists_dir / "lists.jsonl").is_file():
-        from humeval.pipeline import run as run_pipeline  # the pre-collection stages (pandas): only when needed
+        # the pre-collection stages (pandas): imported only when they have to run
+        from humeval.pipeline import run as run_pipeline
 
         err.print("no participant lists yet: running the pre-collection stages (humeval run)", highlight=False)
         list(run_pipeline(study))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 __all__ = ["meteor_like", "tokens"]
 
@@ -68,7 +69,7 @@ def _score(hyp: list[str], ref: list[str]) -> float:
         return 0.0
     precision, recall = matches / len(hyp), matches / len(ref)
     fmean = precision * recall / (ALPHA * precision + (1 - ALPHA) * recall)
-    chunks = 1 + sum(1 for (i0, j0), (i1, j1) in zip(pairs, pairs[1:]) if i1 != i0 + 1 or j1 != j0 + 1)
+    chunks = 1 + sum(1 for (i0, j0), (i1, j1) in pairwise(pairs) if i1 != i0 + 1 or j1 != j0 + 1)
     penalty = GAMMA * (chunks / matches) ** BETA
     return fmean * (1 - penalty)
 

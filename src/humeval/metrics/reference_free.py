@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from humeval.metrics.meteor import tokens
 
 __all__ = ["distinct2", "length", "length_ratio", "source_copy"]
@@ -15,7 +17,7 @@ def length(output: str) -> float:
 def distinct2(output: str) -> float:
     """Share of distinct bigrams among the output's bigrams (1 = no repetition; 1 for < 2 tokens)."""
     words = tokens(output)
-    grams = list(zip(words, words[1:]))
+    grams = list(pairwise(words))
     return len(set(grams)) / len(grams) if grams else 1.0
 
 

@@ -12,8 +12,21 @@ from typing import Any
 
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.sampling.balanced import BalancedSampler
-from humeval.sampling.base import Sampler, SamplerBase, Selection, check_rate, run_phases, sample_size, to_selection
-from humeval.sampling.casf import CASFSampler, EightMetricSampler, OnlineSampler, SingleMetricSampler
+from humeval.sampling.base import (
+    Sampler,
+    SamplerBase,
+    Selection,
+    check_rate,
+    run_phases,
+    sample_size,
+    to_selection,
+)
+from humeval.sampling.casf import (
+    CASFSampler,
+    EightMetricSampler,
+    OnlineSampler,
+    SingleMetricSampler,
+)
 from humeval.sampling.heuristic import HeuristicSampler
 from humeval.sampling.simple import AllItems, RandomSampler
 from humeval.sampling.stratified import StratifiedSampler
@@ -22,6 +35,7 @@ from humeval.sampling.table import ItemTable, as_item_table
 
 __all__ = [
     "DEFAULT_METHOD",
+    "RESERVED_PARAMS",
     "SAMPLERS",
     "AllItems",
     "BalancedSampler",
@@ -61,10 +75,17 @@ SAMPLERS: dict[str, type] = {
 #: the recommended method when metric columns (or human-score history) are available;
 #: chosen by the evaluation in docs/sampling.md ("Which method wins where")
 DEFAULT_METHOD = "balanced"
+SAMPLERS["auto"] = SAMPLERS[DEFAULT_METHOD]
+#: keys of ``sampling.params`` read by the sample stage, not by the sampler
+RESERVED_PARAMS = ("scores_file", "metrics")
 
 
 def get_sampler(name: str, **params: Any) -> Sampler:
-    """The sampler called ``name`` built with ``params`` (lists become tuples)."""
+    """The sampler called ``name`` built with ``params`` (lists become tuples).
+
+    ``auto`` is :data:`DEFAULT_METHOD`; the stage-level keys ``RESERVED_PARAMS`` are ignored.
+    """
+    params = {k: v for k, v in params.items() if k not in RESERVED_PARAMS}
     if name not in SAMPLERS:
         raise ProtocolError(f"sampling.method: unknown sampler '{name}'. {did_you_mean(name, SAMPLERS)}")
     cls = SAMPLERS[name]

@@ -12,6 +12,7 @@ in squared standardised distance. Everything is matrix algebra over all candidat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -68,7 +69,7 @@ class BalancedSampler(SamplerBase):
     """
 
     name: str = "balanced"
-    needs_metrics: bool = True
+    needs_metrics: ClassVar[bool] = True
     candidates: int = 1000
     features: tuple[str, ...] = ()
     combine: str = "all"

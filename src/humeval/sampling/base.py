@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol as TypingProtocol
+from typing import TYPE_CHECKING
+from typing import Protocol as TypingProtocol
 
 import numpy as np
 import pandas as pd
@@ -84,7 +85,7 @@ def sample_size(n_items: int, rate: float) -> int:
     check_rate(rate)
     if n_items < 1:
         raise DataError("sampling: there are no items to select from")
-    return max(1, min(n_items, int(math.floor(rate * n_items + 0.5))))
+    return max(1, min(n_items, math.floor(rate * n_items + 0.5)))
 
 
 ScoreSource = Callable[[np.ndarray], PhaseScores]
@@ -159,6 +160,6 @@ class SamplerBase:
             from humeval.sampling.phases import require_complete_scores
 
             aspects = require_complete_scores(table, list(self.aspects) or None)
-            source = lambda rows: table.scores(aspects, rows)  # noqa: E731
+            source = lambda rows: table.scores(aspects, rows)
         rows, phases = run_phases(self, table, size, seed, source)
         return to_selection(table, rows, phases)

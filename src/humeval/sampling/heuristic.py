@@ -44,7 +44,7 @@ class HeuristicSampler(SamplerBase):
         tail = int(np.floor(self.extreme_quantile * len(order)))
         extremes = np.concatenate([order[:tail], order[len(order) - tail:]]) if tail else order[:0]
         middle = order[tail: len(order) - tail]
-        n_ext = min(len(extremes), int(round(self.extreme_share * n)))
+        n_ext = min(len(extremes), round(self.extreme_share * n))
         n_ext = max(n_ext, n - len(middle))  # too few typical items: take the rest from the tails
         picks = [rng.choice(extremes, size=n_ext, replace=False), rng.choice(middle, size=n - n_ext, replace=False)]
         out = np.concatenate(picks)

@@ -37,7 +37,7 @@ def plot_evaluation(evaluation: Evaluation, path: str | Path) -> Path:
                 else:
                     i = methods.index(row.method)
                     ax.plot([row.tau_b], [y + (i - len(methods) / 2) * 0.06], markers[i % len(markers)],
-                            ms=4, label=row.method)
+                            color=f"C{i % 10}", ms=4, label=row.method)
         ax.set_yticks(range(len(keys)), [f"{d} / {a}" for d, a in keys], fontsize=7)
         ax.invert_yaxis()
         ax.set_xlabel("Kendall tau-b (subset vs full ranking)")

@@ -45,7 +45,10 @@ def bigram_matrix(outputs: np.ndarray) -> sp.csr_matrix:
     a bigram is a pair of consecutive ids inside one output.
     """
     n, m = outputs.shape
-    text = _SEP.join(outputs.ravel().tolist()).lower()
+    texts = outputs.ravel().tolist()
+    text = _SEP.join(texts).lower()
+    if text.count(_SEP) != len(texts) - 1:  # an output contains the separator itself: blank it out
+        text = _SEP.join(t.replace(_SEP, " ") for t in texts).lower()
     found = _TOKEN.findall(text)
     tokens = np.asarray(found, dtype=object)
     is_sep = tokens == _SEP

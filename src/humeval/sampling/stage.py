@@ -21,7 +21,7 @@ from humeval.data.outputs import load_outputs
 from humeval.data.readers import read_table, write_jsonl
 from humeval.hashing import sha256_file
 from humeval.pipeline import StageOutput
-from humeval.sampling import DEFAULT_METHOD, get_sampler, sample_size
+from humeval.sampling import DEFAULT_METHOD, RESERVED_PARAMS, get_sampler, sample_size
 from humeval.sampling.phases import advance, merge_scores, require_complete_scores
 from humeval.sampling.prepare import prepare_table
 from humeval.sampling.table import HUMAN
@@ -32,7 +32,6 @@ __all__ = ["RESERVED_PARAMS", "SCORE_FILES", "SIMULATE_SCORES", "sample_stage", 
 #: replay human scores from the data instead of the scores file (set by ``humeval sample --simulate-scores``)
 SIMULATE_SCORES: ContextVar[bool] = ContextVar("SIMULATE_SCORES", default=False)
 SCORE_FILES = ("human_scores.jsonl", "human_scores.csv")
-RESERVED_PARAMS = ("scores_file", "metrics")
 
 
 def scores_file(study: Study) -> Path | None:

@@ -84,7 +84,7 @@ class ItemTable:
         metrics, human = {}, {}
         for col in frame.columns:
             name = str(col)
-            if name.startswith(AUTO) or name.startswith(HUMAN):
+            if name.startswith((AUTO, HUMAN)):
                 values = np.full(n * m, np.nan)
                 values[flat] = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float)
                 (metrics if name.startswith(AUTO) else human)[name] = values.reshape(n, m)

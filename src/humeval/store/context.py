@@ -38,7 +38,8 @@ def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
     a = protocol.assignment
     if a.strategy == "list":
         return None
-    from humeval.policies import get_strategy  # numpy (and the stopping rules): only for pool strategies
+    # numpy (and the stopping rules): imported only for the pool strategies
+    from humeval.policies import get_strategy
 
     if a.strategy == "majority":
         return get_strategy(f"majority{a.workers}")

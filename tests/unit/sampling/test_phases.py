@@ -3,12 +3,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from sampling_frames import make_frame
 
 from humeval.errors import DataError
 from humeval.sampling import ItemTable, get_sampler
 from humeval.sampling.phases import advance, merge_scores
-
-from sampling_frames import make_frame
 
 
 def test_phases_advance_as_scores_arrive():

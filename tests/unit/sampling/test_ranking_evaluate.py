@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sampling_frames import make_frame
 from scipy.stats import kendalltau
 
 from humeval.rng import as_generator
@@ -9,8 +10,6 @@ from humeval.sampling import ItemTable, get_sampler
 from humeval.sampling.allocation import allocate
 from humeval.sampling.evaluate import evaluate, random_runs
 from humeval.sampling.ranking import kendall_tau_b, top1_accuracy
-
-from sampling_frames import make_frame
 
 
 def test_tau_b_matches_scipy_with_ties():

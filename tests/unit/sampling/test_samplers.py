@@ -4,13 +4,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sampling_frames import make_frame
 
 from humeval.errors import DataError, ProtocolError
 from humeval.sampling import SAMPLERS, ItemTable, check_rate, get_sampler, run_phases, sample_size
 from humeval.sampling.casf import split_phases
 from humeval.sampling.systematic import systematic_positions
-
-from sampling_frames import make_frame
 
 METHODS = sorted(SAMPLERS)
 
@@ -120,3 +119,10 @@ def test_heuristic_takes_mostly_typical_lengths():
     mixed = get_sampler("heuristic", extreme_share=0.5, extreme_quantile=0.2)
     ranks = np.array([int(i[1:]) for i in mixed.select(table, 20, seed=0).item_ids])
     assert ((ranks < 12) | (ranks >= 48)).sum() == 10
+
+
+def test_auto_is_the_default_method_and_stage_keys_are_not_sampler_params():
+    from humeval.sampling import DEFAULT_METHOD
+
+    sampler = get_sampler("auto", scores_file="scores.csv", metrics="stored", candidates=10)
+    assert sampler.name == DEFAULT_METHOD == "balanced" and sampler.candidates == 10

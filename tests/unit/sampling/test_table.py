@@ -2,11 +2,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sampling_frames import make_frame
 
 from humeval.errors import DataError
 from humeval.sampling.table import ItemTable
-
-from sampling_frames import make_frame
 
 
 def test_reshape_puts_every_value_in_its_cell(frame):
