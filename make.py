@@ -67,7 +67,7 @@ def example(args: list[str]) -> int:
 
 
 def test(args: list[str]) -> int:
-    install("server,metrics,dev")
+    install("server,postgres,metrics,dev")
     chromium()
     return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
 

@@ -68,12 +68,7 @@ def _module_name(attr: str) -> str:
 def _register() -> None:
     for name in COMMANDS:
         attr = name.replace("-", "_")
-        try:
-            module = importlib.import_module(f"humeval.cli.{_module_name(attr)}")
-        except ModuleNotFoundError as exc:  # TODO(before landing): make strict once every command exists
-            if exc.name and exc.name.startswith("humeval.cli."):
-                continue
-            raise
+        module = importlib.import_module(f"humeval.cli.{_module_name(attr)}")
         app.command(name)(getattr(module, _module_name(attr)))
 
 
