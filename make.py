@@ -59,10 +59,13 @@ def example(args: list[str]) -> int:
         ["lock", study],
         ["run", study],
         ["dry-run", study],
+        ["rehearse", study, "--kind", "normal"],
         ["log", study],
     ):
         sh(humeval, *step)
-    print(f"\nexample study in {study}; dry-run results under {study / 'results'}")
+    report = study / "results" / "rehearsal" / "report.html"
+    print(f"\nexample study in {study}: synthetic participants took part through the web app and the SQLite store")
+    print(f"report: {report} (dry runs: {study / 'results' / 'dry-run'})")
     return 0
 
 

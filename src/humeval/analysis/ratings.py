@@ -157,7 +157,8 @@ def analyze_ratings(
         battles = battles_from_scores(frame, group=["participant_id", "task_id"], system="system", score="score")
         unit = "per judgement (outputs scored side by side)"
     else:
-        means = item_scores.stack().rename("score").reset_index()
+        # an item may lack judgements of a system (exclusions, an incomplete collection)
+        means = item_scores.stack().rename("score").dropna().reset_index()
         battles = battles_from_scores(means, group="item_id", system="system", score="score")
         unit = "per item (mean scores)"
     out["rankings"] = rankings(plan, out["descriptives"], item_scores, battles, s_rank)

@@ -32,6 +32,7 @@ COMMANDS = [
     "sample",
     "design",
     "dry-run",
+    "rehearse",
     "reproduce",
     "simulate",
     "plan",

@@ -36,17 +36,8 @@ def export(
         path = export_batch(study.root, tasks, texts, output or study.results_dir / "mturk_batch.csv", study.protocol.study.seed)
         err.print(f"wrote {path} ({len(tasks)} tasks) and {path.with_suffix('.key.json')}", highlight=False)
         return
-    import pandas as pd
+    from humeval.store.export import export_judgements
 
-    from humeval.judgements import JUDGEMENT_COLUMNS, write_judgements
-    from humeval.store import Store
-
-    if not db and not study.db_file.is_file():
-        raise HumevalError(f"{study.db_file}: no store yet; run `humeval serve {directory}` and collect judgements first")
-    store = Store.open(study, db or None)
-    try:
-        rows = store.judgement_rows()
-    finally:
-        store.close()
-    path = write_judgements(output or study.results_dir / f"judgements.{fmt}", pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS))
-    err.print(f"wrote {path} ({len(rows)} rows)", highlight=False)
+    path = output or study.results_dir / f"judgements.{fmt}"
+    rows = export_judgements(study, path, db or None)
+    err.print(f"wrote {path} ({rows} rows)", highlight=False)

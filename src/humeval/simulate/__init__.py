@@ -17,6 +17,7 @@ from humeval.simulate.population import (
     legacy_parity_inputs,
     make_pool,
 )
+from humeval.simulate.rehearse import RehearsalResult, rehearse
 from humeval.simulate.resample import ResampleResult, resample_collected
 from humeval.simulate.results import SimulationReport, StrategyResult
 from humeval.simulate.run import DEFAULT_RULES, DEFAULT_STRATEGIES, simulate, simulate_many
@@ -28,6 +29,7 @@ __all__ = [
     "DUMMY_KINDS",
     "BestArmResult",
     "PilotFit",
+    "RehearsalResult",
     "ResampleResult",
     "SimulationConfig",
     "SimulationReport",
@@ -44,6 +46,7 @@ __all__ = [
     "plot_bound",
     "plot_effort",
     "predict_effort",
+    "rehearse",
     "resample_collected",
     "simulate",
     "simulate_best_arm",

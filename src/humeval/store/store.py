@@ -16,6 +16,7 @@ import asyncio
 import functools
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, select, update
@@ -24,7 +25,8 @@ from humeval import logbook
 from humeval.store import schema as s
 from humeval.store.assign import next_assignment, progress
 from humeval.store.context import StoreContext
-from humeval.store.engine import database_url, make_engines
+from humeval.store.engine import database_url, is_sqlite, make_engines
+from humeval.store.export import redact_url
 from humeval.store.migrations import migrate
 from humeval.store.participants import consent, enter
 from humeval.store.reads import (
@@ -155,7 +157,9 @@ class Store:
                     {"stage": "stopping", "outcome": "ok", "comparison": r.comparison, "decision": r.outcome,
                      "system_a": r.system_a, "system_b": r.system_b, "n": r.n, "successes": r.successes,
                      "estimate": r.estimate, "threshold_a": r.threshold_a, "threshold_b": r.threshold_b,
-                     "rule": r.rule, "delta": r.delta, "reason": r.reason, "decided_at": r.decided_at},
+                     "rule": r.rule, "delta": r.delta, "reason": r.reason, "decided_at": r.decided_at,
+                     "store": self.study.relative(Path(self.url.split("///", 1)[1])) if is_sqlite(self.url)
+                     else redact_url(self.url)},
                 )
             )
         return entries

@@ -183,6 +183,8 @@ def test_live_stopping_decides_and_stops_pair_items(tmp_path: Path, db_url: str 
             assert "decided: candidate is better" in page.text and "<svg" in page.text
         entries = [e for e in logbook.read(study) if e.get("stage") == "stopping"]
         assert len(entries) == 1 and entries[0]["decision"] == "B" and entries[0]["n"] == n
+        expected_store = "study.db" if db_url is None else db_url.split("://", 1)[1]
+        assert entries[0]["store"].endswith(expected_store)
     finally:
         server.stop()
 

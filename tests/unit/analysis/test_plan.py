@@ -131,3 +131,14 @@ def test_stopping_rule_is_replayed_in_submission_order():
     assert stopping["after_decision"] == 120 - stopping["decided_at"]
     decided = stopping["path"][stopping["decided_at"] - 1]
     assert decided["estimate"] >= decided["threshold_a"]
+
+
+def test_an_item_without_judgements_of_one_system_still_ranks():
+    # exclusions or an incomplete collection can leave an item without a system's judgements
+    frame = _ratings(lambda s, rng: np.clip(np.round({"A": 2, "B": 3, "C": 4}[s] + rng.normal(0, 1.5)), 1, 5),
+                     n_items=40, seed=2)
+    frame = frame[~((frame["item_id"] == "i0") & (frame["system"] == "A"))].reset_index(drop=True)
+    q = analyze(frame, NONE, make_protocol(analysis={"rankings": ["mean", "bradley-terry"], "bootstrap": 100}),
+                protocol_sha256=SHA)["criteria"]["q"]
+    ranking = q["rankings"]["bradley-terry"]
+    assert "undefined" not in ranking and ranking["battles"] == 40 * 3 - 2

@@ -1,0 +1,50 @@
+"""``humeval rehearse``: synthetic participants do the study through the real server and store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from humeval.cli._common import err, out
+
+
+def rehearse(
+    directory: Path = typer.Argument(Path("."), help="Study folder (run `humeval run` first)."),
+    participants: int = typer.Option(0, "--participants", "-n", min=0, show_default=False,
+                                     help="Synthetic participants to send (default: as many as the study needs)."),
+    kind: str = typer.Option("static", "--kind", "-k", help="Dummy values: random | static | normal."),
+    db: str = typer.Option("", "--db", help="An EMPTY store for the rehearsal: SQLite file or postgresql://... "
+                           "(default: results/rehearsal/study.db, recreated; never the study's study.db)."),
+    seed: int = typer.Option(-1, "--seed", show_default=False, help="Seed of the dummy values (default: study.seed)."),
+    workers: int = typer.Option(0, "--workers", "-w", min=0, max=64, show_default=False,
+                                help="Server processes, as `humeval serve --workers` (default: 1 with SQLite, 2 with PostgreSQL)."),
+    concurrency: int = typer.Option(8, "--concurrency", "-c", min=1, max=256, help="Participants at work at once."),
+    timeout: float = typer.Option(600.0, "--timeout", min=1.0, help="Seconds allowed for the collection."),
+) -> None:
+    """Rehearse the collection: start `humeval serve` on 127.0.0.1, let synthetic participants do the study through
+    the JSON API, export the store, then collate, exclude, analyze and report into results/rehearsal/."""
+    from humeval.simulate.rehearse import rehearse as run_rehearsal
+
+    result = run_rehearsal(
+        directory, participants=participants or None, kind=kind, seed=None if seed < 0 else seed, db=db or None,
+        workers=workers, concurrency=concurrency, timeout=timeout, progress=True,
+    )
+    required = f" of {result.judgements_required} required" if result.judgements_required is not None else ""
+    err.print(
+        f"[bold]rehearse[/] ({result.kind}): {result.participants_active} of {result.participants} participants "
+        f"submitted {result.judgements} judgements{required} in {result.seconds:.2f}s "
+        f"({result.items_per_second:g} items/s); store {result.store}",
+        highlight=False, soft_wrap=True,
+    )
+    err.print(f"  collation: {'complete' if result.complete else 'incomplete (see rerun/)'}; "
+              f"participants excluded: {result.participants_excluded}", highlight=False, soft_wrap=True)
+    if result.ambiguous_outputs:
+        err.print(f"  [yellow]{result.ambiguous_outputs} outputs share their text with another system's output of the "
+                  "same item; participants scored them alike[/]", highlight=False, soft_wrap=True)
+    if result.analysis_error:
+        err.print(f"[yellow]the rehearsal stopped before the analysis[/]: {result.analysis_error}", highlight=False, soft_wrap=True)
+    else:
+        err.print(f"  wrote {result.report} and {result.results} ({result.elapsed:.1f}s in all)",
+                  highlight=False, soft_wrap=True, markup=False)
+        out.print(result.signature, markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,492 @@
+"""A rehearsal: synthetic participants do the study through the real server and store.
+
+Where a dry run (:mod:`humeval.simulate.dry_run`) writes dummy judgements straight into a
+table, a rehearsal runs the collection for real:
+
+1. ``humeval serve`` starts in a subprocess on 127.0.0.1 (a free port, a generated admin
+   token) over a store of its own: ``results/rehearsal/study.db`` (recreated each time), or
+   an empty database given with ``db``; the study's own ``study.db`` is never used.
+2. Synthetic participants (``concurrency`` at a time) enter, give consent when the
+   protocol asks for it, and ``GET /api/v1/next`` / ``POST /api/v1/judgements`` until the
+   server answers 204. Values are dummy responses of ``kind`` (as in the dry run), the
+   hidden score looked up from the output *text* through an :class:`AnswerKey` the
+   researcher side builds from the study's data; attention checks are answered correctly.
+3. The server is stopped (always: also on an error, a timeout or Ctrl-C), the store's
+   judgements are exported to ``results/rehearsal/judgements.jsonl`` with the store
+   read of ``humeval export``, and collate -> exclude -> analyze -> report run on them
+   with the functions the real stages use, in ``results/rehearsal/``.
+4. One ``rehearse`` entry is appended to the logbook (also for a failed rehearsal).
+
+Nothing outside ``results/rehearsal/`` is written except that logbook line, so a rehearsal
+never touches the real study's results or store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import itertools
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from humeval import logbook
+from humeval.analysis.workspace import Workspace
+from humeval.errors import DataError, HumevalError, did_you_mean
+from humeval.hashing import sha256_file
+from humeval.protocol.lock import check_lock
+from humeval.simulate._participants import (
+    Answerer,
+    AnswerKey,
+    ApiClient,
+    RehearsalError,
+    draw_seconds,
+)
+from humeval.simulate.dummy import DUMMY_KINDS, read_lists
+from humeval.store.export import export_judgements, redact_url
+from humeval.study import Study
+
+__all__ = ["HOST", "RehearsalError", "RehearsalResult", "rehearsal_workspace", "rehearse"]
+
+HOST = "127.0.0.1"
+ADMIN_ENV = "HUMEVAL_ADMIN_TOKEN"
+_REQUEST_TIMEOUT = 30.0
+_START_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class RehearsalResult:
+    """What a rehearsal did and where it wrote."""
+
+    kind: str
+    seed: int
+    #: synthetic participants that entered / that submitted at least one judgement
+    participants: int
+    participants_active: int
+    #: judgements acknowledged by the server (201), and stored as the admin API reports them
+    judgements: int
+    #: what the participant lists require (sum of list sizes; None for the labelling strategies)
+    judgements_required: int | None
+    #: rows of the exported long table (one per criterion and rated system)
+    rows: int
+    #: collection time (first enter to last judgement) and judgements per second over it
+    seconds: float
+    items_per_second: float
+    #: whole rehearsal (server start, collection, export, back half)
+    elapsed: float
+    workspace: Path
+    store: str
+    complete: bool
+    participants_excluded: int
+    report: Path | None
+    results: Path | None
+    signature: str | None
+    analysis_error: str | None = None
+    #: outputs whose text another system of the same item also wrote (scored as their mean)
+    ambiguous_outputs: int = 0
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def rehearsal_workspace(study: Study, kind: str) -> Workspace:
+    """``results/rehearsal/``: its results are marked ``dry_run: rehearsal-<kind>`` (also in the signature)."""
+    return Workspace(study.results_dir / "rehearsal", dry_run=f"rehearsal-{kind}")
+
+
+# --------------------------------------------------------------------------- the server
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+class _Server:
+    """``humeval serve`` in its own process group on 127.0.0.1; :meth:`stop` ends the whole group."""
+
+    def __init__(self, study: Study, db: str, workers: int, log: Path) -> None:
+        self.study, self.db, self.workers, self.log = study, db, workers, log
+        self.admin_token = secrets.token_urlsafe(24)
+        self.port = 0
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, deadline: float) -> None:
+        for _attempt in range(3):  # the free port can be taken between probing and binding
+            self.port = _free_port()
+            cmd = [sys.executable, "-m", "humeval", "serve", str(self.study.root), "--host", HOST,
+                   "--port", str(self.port), "--workers", str(self.workers), "--db", self.db,
+                   "--log-level", "warning"]
+            env = {k: v for k, v in os.environ.items() if k != "HUMEVAL_SERVER_CONFIG"} | {ADMIN_ENV: self.admin_token}
+            with self.log.open("ab") as fh:
+                self.proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env,
+                                             stdin=subprocess.DEVNULL, start_new_session=True)
+            if self._wait_healthy(min(deadline, time.monotonic() + _START_TIMEOUT)):
+                return
+            tail = self._log_tail()
+            self.stop()
+            if "address already in use" not in tail.lower():
+                raise RehearsalError(f"rehearsal: `humeval serve` did not answer on {HOST}:{self.port} in time "
+                                     f"(log {self.log}):\n{tail}")
+        raise RehearsalError(f"rehearsal: no free port on {HOST} after 3 attempts (log {self.log})")
+
+    def _wait_healthy(self, until: float) -> bool:
+        assert self.proc is not None
+        while time.monotonic() < until:
+            if self.proc.poll() is not None:
+                return False
+            with contextlib.suppress(OSError, RehearsalError):
+                client = ApiClient(HOST, self.port, 2.0)
+                try:
+                    status, _ = client.request("GET", "/healthz", expect=(200, 503))
+                finally:
+                    client.close()
+                if status == 200:
+                    return True
+            time.sleep(0.05)
+        return False
+
+    def _log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def describe(self) -> dict[str, Any]:
+        """Where it listened and its process id (recorded in the logbook)."""
+        return {"url": f"http://{HOST}:{self.port}", "pid": self.proc.pid if self.proc is not None else None,
+                "workers": self.workers or "default"}
+
+    def stop(self) -> None:
+        """SIGTERM to the process group (graceful: pending commits finish), SIGKILL after 10 s."""
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+# --------------------------------------------------------------------------- the participants
+
+
+@dataclass
+class _Tally:
+    """Counts shared by the participant threads."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    entered: int = 0
+    active: int = 0
+    judgements: int = 0
+    first: float | None = None
+    last: float | None = None
+
+    def add(self, **counts: int) -> None:
+        with self.lock:
+            now = time.monotonic()
+            self.first = now if self.first is None else self.first
+            self.last = now
+            for k, v in counts.items():
+                setattr(self, k, getattr(self, k) + v)
+
+
+class _Crowd:
+    """Synthetic participants doing the study, ``concurrency`` at a time."""
+
+    def __init__(self, port: int, answerer: Answerer, kind: str, seed: int, participants: int | None,
+                 max_tasks: int, advance: Any) -> None:
+        self.port, self.answerer, self.kind, self.seed = port, answerer, kind, seed
+        self.limit, self.max_tasks, self.advance = participants, max_tasks, advance
+        self.stop = threading.Event()
+        self.tally = _Tally()
+        self._index = itertools.count()
+        self._index_lock = threading.Lock()
+
+    def _claim(self) -> int | None:
+        with self._index_lock:
+            i = next(self._index)
+        return None if self.limit is not None and i >= self.limit else i
+
+    def worker(self) -> None:
+        """Participants one after another: up to the limit, or (without one) until a new one gets nothing."""
+        client = ApiClient(HOST, self.port, _REQUEST_TIMEOUT)
+        try:
+            while not self.stop.is_set():
+                index = self._claim()
+                if index is None:
+                    return
+                done = self._participant(client, index)
+                if self.limit is None and done == 0:
+                    return
+        finally:
+            client.close()
+
+    def _participant(self, client: ApiClient, index: int) -> int:
+        pid = f"rehearsal-{self.kind}-{index + 1:05d}"
+        rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(index,)))
+        _, entered = client.request("POST", "/api/v1/enter", {"participant_id": pid})
+        token = entered["token"]
+        if entered.get("consent_required"):
+            client.request("POST", "/api/v1/consent", {}, token=token)
+        self.tally.add(entered=1)
+        done = 0
+        while not self.stop.is_set():
+            status, assignment = client.request("GET", "/api/v1/next", token=token, expect=(200, 204))
+            if status == 204:
+                break
+            if done >= self.max_tasks:
+                raise RehearsalError(f"rehearsal: participant {pid} was served more than {self.max_tasks} tasks "
+                                     "(the study's largest list); the server keeps serving work")
+            body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
+                    "values": self.answerer.values(assignment, rng), "seconds": draw_seconds(rng)}
+            status, _ = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200))
+            if status != 201:
+                raise RehearsalError(f"rehearsal: a new judgement of {pid} was answered {status}, not 201 (stored)")
+            done += 1
+            self.tally.add(judgements=1, active=int(done == 1))
+            self.advance()
+        return done
+
+    def run(self, concurrency: int, deadline: float) -> None:
+        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rehearsal")
+        futures: list[Future[None]] = [pool.submit(self.worker) for _ in range(concurrency)]
+        try:
+            done, pending = wait(futures, timeout=max(0.0, deadline - time.monotonic()), return_when=FIRST_EXCEPTION)
+            for f in done:
+                if f.exception() is not None:
+                    raise f.exception()  # type: ignore[misc]
+            if pending:
+                raise RehearsalError(
+                    f"rehearsal: timed out after {self.tally.judgements} judgements from {self.tally.entered} "
+                    "participants; give a longer timeout"
+                )
+        finally:
+            self.stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+# --------------------------------------------------------------------------- the rehearsal
+
+
+def _store_arg(study: Study, ws: Workspace, db: str | None) -> str:
+    """The ``--db`` of the rehearsal server: never the study's own store."""
+    from humeval.store.engine import database_url, is_sqlite
+
+    if not db:
+        return str(ws.root / "study.db")
+    url = database_url(db, study.db_file)
+    if is_sqlite(url) and Path(url.split("///", 1)[-1]).resolve() == study.db_file.resolve():
+        raise RehearsalError(f"--db: {db} is the study's own store ({study.db_file}); a rehearsal needs a store "
+                             "of its own. Leave --db out (results/rehearsal/study.db) or give an empty database")
+    return db
+
+
+def _prepare_store(study: Study, db: str) -> None:
+    """Migrate and seed the rehearsal store; refuse one that already holds participants."""
+    from humeval.store import Store
+
+    store = Store.open(study, db)
+    try:
+        store.prepare()
+        held = len(store.participants())
+    finally:
+        store.close()
+    if held:
+        raise RehearsalError(f"--db: {redact_url(db)} already holds {held} participant(s); a rehearsal needs an "
+                             "empty store (a new database or PostgreSQL schema)")
+
+
+def _answer_key(study: Study, lists: list[dict[str, Any]]) -> AnswerKey:
+    from humeval.data.outputs import load_outputs
+
+    frame = load_outputs(study.protocol, study.root)
+    rows = [(str(r.item_id), str(r.system), str(r.output)) for r in frame.itertuples(index=False)]
+    return AnswerKey.build(rows, lists)
+
+
+def _read_tasks(study: Study) -> list[dict[str, Any]]:
+    import json
+
+    path = study.lists_dir / "tasks.jsonl"
+    if not path.is_file():
+        raise DataError(f"{path}: no tasks yet; run `humeval run` (sample and design) first")
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@contextlib.contextmanager
+def _progress_bar(enabled: bool, total: int | None, kind: str) -> Iterator[Any]:
+    if not enabled:
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn(f"rehearsal ({kind})"), BarColumn(), MofNCompleteColumn(), TextColumn("judgements"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=False) as bar:
+        task = bar.add_task("judgements", total=total)
+        yield lambda: bar.advance(task)
+
+
+def _back_half(study: Study, ws: Workspace, tasks: list[dict[str, Any]], lists: list[dict[str, Any]]
+               ) -> tuple[dict[str, Any], list[Path]]:
+    """collate -> exclude -> analyze -> report on ``ws``, as the real stages (and the dry run) do."""
+    from humeval.analysis.stages import analyze_workspace, collate_workspace, exclude_workspace
+    from humeval.report.stage import report_workspace
+
+    protocol = study.protocol
+    outputs = None
+    if protocol.platform.kind == "mturk":
+        from humeval.data.outputs import load_outputs
+
+        outputs = load_outputs(protocol, study.root)
+    paths: list[Path] = []
+    collation, written = collate_workspace(ws, protocol, tasks, lists, outputs)
+    paths += written
+    counts, written = exclude_workspace(ws, protocol, lists)
+    paths += written
+    summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
+    try:
+        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file))
+    except DataError as exc:  # e.g. every participant excluded: the rehearsal found a problem in the design
+        summary["analysis_error"] = str(exc)
+        return summary, paths
+    paths += written
+    paths += report_workspace(ws, study, results)
+    summary["signature"] = results["signature"]
+    return summary, paths
+
+
+def _hashes(study: Study, paths: list[Path]) -> list[dict[str, str]]:
+    return [{"path": study.relative(p), "sha256": sha256_file(p) if p.is_file() else "missing"} for p in paths]
+
+
+def rehearse(
+    study: Study | str | Path,
+    *,
+    participants: int | None = None,
+    kind: str = "static",
+    seed: int | None = None,
+    db: str | None = None,
+    workers: int = 0,
+    concurrency: int = 8,
+    timeout: float = 600.0,
+    progress: bool = False,
+) -> RehearsalResult:
+    """Rehearse ``study`` with synthetic participants through the real server and store.
+
+    ``participants``: how many synthetic participants enter (default: as many as the
+    study needs: new ones keep coming until one is given no work). ``kind``: ``random``,
+    ``static`` or ``normal`` dummy values (see :mod:`humeval.simulate.dummy`). ``seed``:
+    of the values (default ``study.seed``). ``db``: an *empty* store for the rehearsal
+    (default ``results/rehearsal/study.db``, recreated). ``workers``: server processes
+    (``humeval serve --workers``; 0: its default). ``concurrency``: participants at work at
+    once. ``timeout``: seconds for the whole collection (server start included).
+    """
+    study = study if isinstance(study, Study) else Study.open(study)
+    if kind not in DUMMY_KINDS:
+        raise RehearsalError(f"rehearse: unknown kind '{kind}'. {did_you_mean(kind, DUMMY_KINDS)}")
+    if participants is not None and participants < 1:
+        raise RehearsalError(f"rehearse: participants must be at least 1, got {participants}")
+    if not 1 <= concurrency <= 256:
+        raise RehearsalError(f"rehearse: concurrency must be 1 to 256, got {concurrency}")
+    if timeout <= 0:
+        raise RehearsalError(f"rehearse: timeout must be positive, got {timeout}")
+    protocol = study.protocol
+    seed = protocol.study.seed if seed is None else seed
+    if isinstance(seed, bool) or seed < 0:
+        raise RehearsalError(f"rehearse: seed must be a non-negative integer, got {seed!r}")
+    check_lock(study)
+    for module in ("uvicorn", "starlette"):
+        if importlib.util.find_spec(module) is None:
+            raise RehearsalError(f"rehearse: needs the collection server ({module} is missing); "
+                                 "install it with `pip install 'humeval[server]'`")
+    ws = rehearsal_workspace(study, kind)
+    store = _store_arg(study, ws, db)
+    lists = read_lists(study.lists_dir / "lists.jsonl")
+    inputs = _hashes(study, [study.protocol_file, study.lists_dir / "lists.jsonl", study.lists_dir / "tasks.jsonl",
+                             *study.data_files()])
+    parameters = {"kind": kind, "participants": participants, "concurrency": concurrency, "workers": workers,
+                  "store": redact_url(str(ws.root / "study.db") if not db else db), "timeout": timeout}
+    entry: dict[str, Any] = {"stage": "rehearse", "start": logbook.now(), "seed": seed, "inputs": inputs,
+                             "parameters": parameters}
+    started = time.monotonic()
+    server: _Server | None = None
+    try:
+        tasks = _read_tasks(study)
+        key = _answer_key(study, lists)
+        systems = sorted({s for pl in lists for t in pl["tasks"] for s in t["systems"]})
+        answerer = Answerer(protocol, key, kind, systems)
+        if db:
+            _prepare_store(study, store)  # refused before anything is removed when it is not empty
+        if ws.root.exists():
+            shutil.rmtree(ws.root)  # a rehearsal starts from an empty folder (and, by default, an empty store)
+        ws.root.mkdir(parents=True)
+        if not db:
+            _prepare_store(study, store)
+        required = sum(len(pl["tasks"]) for pl in lists) if protocol.assignment.strategy == "list" else None
+        max_tasks = max((len(pl["tasks"]) for pl in lists), default=0) if required is not None else \
+            max(protocol.design.items_per_participant, 1)
+        deadline = started + timeout
+        server = _Server(study, store, workers, ws.root / "server.log")
+        server.start(deadline)
+        with _progress_bar(progress, required, kind) as advance:
+            crowd = _Crowd(server.port, answerer, kind, seed, participants, max_tasks, advance)
+            crowd.run(concurrency, deadline)
+        admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)
+        try:
+            _, stored = admin.request("GET", "/api/v1/admin/judgements", token=server.admin_token)
+        finally:
+            admin.close()
+        server.stop()
+        tally = crowd.tally
+        if len(stored) != tally.judgements:
+            raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its store "
+                                 f"holds {len(stored)}")
+        rows = export_judgements(study, ws.judgements, store)
+        summary, paths = _back_half(study, ws, tasks, lists)
+    except BaseException as exc:
+        if server is not None:
+            server.stop()
+            entry["server"] = server.describe()
+        message = str(exc) if isinstance(exc, HumevalError) else f"{type(exc).__name__}: {exc}"
+        logbook.append(study, entry | {"end": logbook.now(), "outcome": "error", "error": message})
+        raise
+    assert server is not None
+    entry["server"] = server.describe()
+    collection = (tally.last - tally.first) if tally.first is not None and tally.last is not None else 0.0
+    elapsed = time.monotonic() - started
+    summary |= {"participants": tally.entered, "participants_active": tally.active, "judgements": tally.judgements,
+                "judgements_required": required, "rows": rows, "seconds": round(collection, 3),
+                "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
+                "elapsed": round(elapsed, 3), "ambiguous_outputs": key.ambiguous}
+    outputs = [ws.judgements, *paths]
+    logbook.append(study, entry | {"end": logbook.now(), "outputs": _hashes(study, outputs), "summary": summary,
+                                   "outcome": "ok", "signature": summary.get("signature")})
+    return RehearsalResult(
+        kind=kind, seed=seed, participants=tally.entered, participants_active=tally.active,
+        judgements=tally.judgements, judgements_required=required, rows=rows, seconds=collection,
+        items_per_second=summary["items_per_second"], elapsed=elapsed, workspace=ws.root, store=redact_url(store),
+        complete=summary["complete"], participants_excluded=summary["participants_excluded"],
+        report=ws.report_html if "signature" in summary else None,
+        results=ws.results if "signature" in summary else None,
+        signature=summary.get("signature"), analysis_error=summary.get("analysis_error"),
+        ambiguous_outputs=key.ambiguous, summary=summary,
+    )

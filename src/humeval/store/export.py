@@ -1,0 +1,41 @@
+"""Judgements out of the store, as the canonical long table (``humeval export``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from humeval.errors import StoreError
+from humeval.study import Study
+
+__all__ = ["export_judgements", "redact_url"]
+
+
+def redact_url(url: str) -> str:
+    """``url`` without a password (for messages and the logbook)."""
+    if "://" in url and "@" in url.split("://", 1)[1]:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.split("@", 1)
+        return f"{scheme}://{creds.split(':', 1)[0]}@{host}"
+    return url
+
+
+def export_judgements(study: Study, path: str | Path, db: str | None = None) -> int:
+    """Write every stored judgement (latest revision of each assignment) to ``path``; return the row count.
+
+    The format follows the suffix (``.jsonl``, ``.csv``, ``.parquet``); the columns are
+    :data:`humeval.judgements.JUDGEMENT_COLUMNS`.
+    """
+    import pandas as pd
+
+    from humeval.judgements import JUDGEMENT_COLUMNS, write_judgements
+    from humeval.store.store import Store
+
+    if not db and not study.db_file.is_file():
+        raise StoreError(f"{study.db_file}: no store yet; run `humeval serve {study.root}` and collect judgements first")
+    store = Store.open(study, db or None)
+    try:
+        rows = store.judgement_rows()
+    finally:
+        store.close()
+    write_judgements(path, pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS))
+    return len(rows)
