@@ -11,7 +11,7 @@ best rank it can claim, ``rank_high`` = worst) from which clusters like "1.-2. A
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -104,6 +104,45 @@ def _ranges_from_wins(order: np.ndarray, beats: np.ndarray) -> tuple[np.ndarray,
 
 
 # --------------------------------------------------------------------------- battles
+
+
+def _ranking(
+    systems: Sequence[str],
+    order: np.ndarray,
+    values: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    n: int | np.ndarray,
+    rank_low: np.ndarray,
+    rank_high: np.ndarray,
+    method: str,
+    *,
+    estimate_method: str | None = None,
+    per_system: Callable[[int], Mapping[str, Any]] | None = None,
+    extra: Mapping[str, Any],
+) -> Ranking:
+    """A :class:`Ranking` from per-system arrays (in ``systems`` order) and the best-first ``order``."""
+    counts = np.broadcast_to(np.asarray(n), (len(systems),))
+    scores = tuple(
+        Estimate(
+            values[i],
+            lo[i],
+            hi[i],
+            float("nan"),
+            int(counts[i]),
+            estimate_method or method,
+            per_system(i) if per_system else {},
+        )
+        for i in order
+    )
+    return Ranking(
+        tuple(systems[i] for i in order),
+        scores,
+        tuple(int(x) for x in rank_low),
+        tuple(int(x) for x in rank_high),
+        method,
+        extra,
+    )
 
 
 def _check_battles(battles: pd.DataFrame, where: str = "battles") -> pd.DataFrame:
@@ -361,25 +400,18 @@ def bradley_terry(
         beats = np.zeros((k, k), bool)
     rank_low, rank_high = _ranges_from_wins(order, beats)
     n_per = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
-    scores = tuple(
-        Estimate(
-            ratings[i],
-            lo[i],
-            hi[i],
-            float("nan"),
-            int(n_per[i]),
-            "bradley_terry",
-            {"theta": float(theta[i])},
-        )
-        for i in order
-    )
-    return Ranking(
-        tuple(systems[i] for i in order),
-        scores,
-        tuple(int(x) for x in rank_low),
-        tuple(int(x) for x in rank_high),
+    return _ranking(
+        systems,
+        order,
+        ratings,
+        lo,
+        hi,
+        n_per,
+        rank_low,
+        rank_high,
         "bradley_terry",
-        {
+        per_system=lambda i: {"theta": float(theta[i])},
+        extra={
             "n_battles": len(a),
             "n_boot": n_boot,
             "n_boot_valid": valid,
@@ -458,16 +490,17 @@ def elo(
     if not n_boot:  # plain order
         rank_low = rank_high = np.arange(1, k + 1)
     n_per = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
-    scores = tuple(
-        Estimate(ratings[i], lo[i], hi[i], float("nan"), int(n_per[i]), "elo") for i in order
-    )
-    return Ranking(
-        tuple(systems[i] for i in order),
-        scores,
-        tuple(int(x) for x in rank_low),
-        tuple(int(x) for x in rank_high),
+    return _ranking(
+        systems,
+        order,
+        ratings,
+        lo,
+        hi,
+        n_per,
+        rank_low,
+        rank_high,
         "elo",
-        {
+        extra={
             "k_factor": k_factor,
             "scale": scale,
             "base": base,
@@ -564,25 +597,18 @@ def trueskill_ranking(
     else:
         rank_low, rank_high = rank_lo_sys[order], rank_hi_sys[order]
     n_per = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
-    scores = tuple(
-        Estimate(
-            mus[i],
-            lo[i],
-            hi[i],
-            float("nan"),
-            int(n_per[i]),
-            "trueskill",
-            {"sigma": float(sigmas[i])},
-        )
-        for i in order
-    )
-    return Ranking(
-        tuple(systems[i] for i in order),
-        scores,
-        tuple(int(x) for x in rank_low),
-        tuple(int(x) for x in rank_high),
+    return _ranking(
+        systems,
+        order,
+        mus,
+        lo,
+        hi,
+        n_per,
+        rank_low,
+        rank_high,
         "trueskill",
-        {
+        per_system=lambda i: {"sigma": float(sigmas[i])},
+        extra={
             "n_boot": n_boot,
             "seed": _seed_label(seed),
             "draw_probability": draw_probability,
@@ -644,12 +670,16 @@ def rank_by_scores(
         first, second = (i, j) if diff_obs[i, j] >= 0 else (j, i)
         p = float(not_ahead[first, second]) if diff_obs[first, second] > 0 else 1.0
         pairs[f"{names[first]} > {names[second]}"] = p
-    est = tuple(Estimate(means[i], lo[i], hi[i], float("nan"), n, "mean_score") for i in order)
-    return Ranking(
-        tuple(names[i] for i in order),
-        est,
-        tuple(int(v) for v in rank_low),
-        tuple(int(v) for v in rank_high),
+    return _ranking(
+        names,
+        order,
+        means,
+        lo,
+        hi,
+        n,
+        rank_low,
+        rank_high,
         "paired_bootstrap",
-        {"n_boot": n_boot, "seed": _seed_label(seed), "alpha": alpha, "pairs": pairs},
+        estimate_method="mean_score",
+        extra={"n_boot": n_boot, "seed": _seed_label(seed), "alpha": alpha, "pairs": pairs},
     )
