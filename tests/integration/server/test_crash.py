@@ -18,10 +18,11 @@ pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
 ANNOTATORS = 50
 PER_ITEM = 3
+ITEMS = 400
 
 
 def test_sigkill_loses_and_duplicates_nothing(tmp_path: Path, db_url: str | None) -> None:
-    study = pairwise_study(tmp_path / "study", items=400, per_item=PER_ITEM, per_participant=10, stopping=False)
+    study = pairwise_study(tmp_path / "study", items=ITEMS, per_item=PER_ITEM, per_participant=10, stopping=False)
     server = ServerProcess(study.root, db_url, workers=4).start()
     acked: dict[str, str] = {}
     errors: list[str] = []
@@ -65,13 +66,21 @@ def test_sigkill_loses_and_duplicates_nothing(tmp_path: Path, db_url: str | None
     threads = [threading.Thread(target=annotator) for _ in range(ANNOTATORS)]
     for t in threads:
         t.start()
+    total = ITEMS * PER_ITEM
+
+    def wait_for(count: int, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while len(acked) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+
     try:
-        time.sleep(2.5)
+        # kill at a quarter of the work, whatever the server's speed, so load runs on both sides
+        wait_for(total // 4, 30)
         before = len(acked)
         server.kill()
         time.sleep(0.3)
         server.start()
-        time.sleep(2.5)
+        wait_for(before + total // 4, 30)
     finally:
         stop.set()
         for t in threads:
