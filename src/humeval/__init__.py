@@ -37,7 +37,31 @@ _EXPORTS = {
     "validate_study": "humeval.validate",
 }
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
+__all__ = [
+    "PRE_COLLECTION",
+    "STAGES",
+    "DataError",
+    "HumevalError",
+    "PlatformError",
+    "Protocol",
+    "ProtocolError",
+    "StageOutput",
+    "StageResult",
+    "StoreError",
+    "Study",
+    "__version__",
+    "check_lock",
+    "init_study",
+    "load_protocol",
+    "lock_study",
+    "parse_protocol",
+    "read_lock",
+    "release_lock",
+    "run",
+    "run_stage",
+    "signature",
+    "validate_study",
+]
 
 
 def __getattr__(name: str) -> Any:
