@@ -67,6 +67,8 @@ def _module_name(attr: str) -> str:
 
 
 def _register() -> None:
+    if app.registered_commands:  # already registered (main() and tests may both call this)
+        return
     for name in COMMANDS:
         attr = name.replace("-", "_")
         module = importlib.import_module(f"humeval.cli.{_module_name(attr)}")
