@@ -1,6 +1,7 @@
 """Stages as plain functions with declared inputs and outputs; running them writes the logbook.
 
-A stage function takes a :class:`~humeval.study.Study` and returns a :class:`StageOutput`.
+A stage function takes a :class:`~humeval.study.Study` (and keyword options, e.g.
+``simulate_scores`` of ``sample``) and returns a :class:`StageOutput`.
 :func:`run_stage` refuses to run on a locked study whose protocol or inputs changed,
 skips a stage whose inputs, parameters and outputs are unchanged since its last
 successful run, and appends one logbook line per run (also for a failed run).
@@ -43,7 +44,7 @@ class Stage:
     inputs: Callable[[Study], list[Path]]
     description: str
 
-    def load(self) -> Callable[[Study], StageOutput]:
+    def load(self) -> Callable[..., StageOutput]:
         module, func = self.function.split(":")
         return getattr(importlib.import_module(module), func)
 
@@ -63,6 +64,14 @@ def _data_files(study: Study) -> list[Path]:
     return study.data_files()
 
 
+def _sample_inputs(study: Study) -> list[Path]:
+    """The data files, and the human scores imported between phases (when there are any)."""
+    from humeval.sampling.stage import scores_file
+
+    scores = scores_file(study)
+    return [*study.data_files(), *([scores] if scores is not None else [])]
+
+
 def _items(study: Study) -> list[Path]:
     return [*study.data_files(), study.items_file]
 
@@ -74,7 +83,7 @@ def _lists(study: Study) -> list[Path]:
 STAGES: dict[str, Stage] = {
     s.name: s
     for s in (
-        Stage("sample", "humeval.sampling.stage:sample_stage", _data_files, "select the items to evaluate"),
+        Stage("sample", "humeval.sampling.stage:sample_stage", _sample_inputs, "select the items to evaluate"),
         Stage("design", "humeval.design.stage:design_stage", _items, "build participant lists"),
         Stage("dry-run", "humeval.simulate.dry_run:dry_run_stage", _lists, "dummy responses for a rehearsal"),
         Stage("collate", "humeval.analysis.stages:collate_stage",
@@ -99,17 +108,24 @@ def _hashes(study: Study, paths: list[Path]) -> list[dict[str, str]]:
     return [{"path": study.relative(p), "sha256": sha256_file(p) if p.is_file() else "missing"} for p in paths]
 
 
-def _unchanged(study: Study, name: str, inputs: list[dict[str, str]]) -> dict[str, Any] | None:
-    """The last successful run of ``name`` if its inputs and outputs are still as recorded."""
+def _unchanged(study: Study, name: str, inputs: list[dict[str, str]], options: dict[str, Any]) -> dict[str, Any] | None:
+    """The last successful run of ``name`` if its inputs, options and outputs are still as recorded."""
     last = next((e for e in reversed(logbook.read(study)) if e.get("stage") == name), None)
     if last is None or last.get("outcome") != "ok" or last.get("inputs") != inputs:
+        return None
+    if last.get("options", {}) != options:
         return None
     outputs = [study.root / o["path"] for o in last.get("outputs", [])]
     return last if _hashes(study, outputs) == last["outputs"] else None
 
 
-def run_stage(study: Study, name: str, *, force: bool = False) -> StageResult:
-    """Run one stage (unless nothing changed since its last successful run) and log it."""
+def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str, Any] | None = None) -> StageResult:
+    """Run one stage (unless nothing changed since its last successful run) and log it.
+
+    ``options`` are keyword arguments of the stage function; they are recorded in the
+    logbook and a change of options re-runs the stage.
+    """
+    options = dict(options or {})
     if name not in STAGES:
         raise HumevalError(f"unknown stage '{name}'. {did_you_mean(name, STAGES)}")
     stage = STAGES[name]
@@ -117,12 +133,14 @@ def run_stage(study: Study, name: str, *, force: bool = False) -> StageResult:
     check_lock(study)
     inputs = _hashes(study, [study.protocol_file, *stage.inputs(study)])
     protocol_sha = inputs[0]["sha256"]
-    if not force and (last := _unchanged(study, name, inputs)) is not None:
+    if not force and (last := _unchanged(study, name, inputs, options)) is not None:
         return StageResult(name, True, [o["path"] for o in last["outputs"]], last.get("summary", {}), last["signature"])
     started = logbook.now()
     entry: dict[str, Any] = {"stage": name, "start": started, "seed": protocol.study.seed, "inputs": inputs}
+    if options:
+        entry["options"] = options
     try:
-        out = stage.load()(study)
+        out = stage.load()(study, **options)
     except HumevalError as exc:
         logbook.append(study, entry | {"end": logbook.now(), "outcome": "error", "error": str(exc)})
         raise

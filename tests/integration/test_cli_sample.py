@@ -111,6 +111,9 @@ def test_study_phases_advance_with_imported_scores(tmp_path, shared_data):
     runs = [e for e in log if e["stage"] == "sample" and e["outcome"] == "ok"]
     assert [e["summary"]["phases_done"] for e in runs] == [1, 2, 3]
     assert runs[-1]["parameters"]["scores"]["path"] == "human_scores.jsonl"
+    # unchanged scores: the stage is skipped (nothing logged)
+    assert runner.invoke(app, ["sample", str(root)]).exit_code == 0
+    assert len((root / ".humeval" / "logbook.jsonl").read_text().splitlines()) == len(log)
     # the same two aspects replayed from the data give the same selection
     replay = tmp_path / "replay"
     _study(replay, shared_data)

@@ -81,11 +81,11 @@ def print_stage(result: Any) -> None:
     out.print(result.signature, markup=False, highlight=False)
 
 
-def run_stage_command(directory: Any, stage: str, force: bool) -> Any:
+def run_stage_command(directory: Any, stage: str, force: bool, options: dict[str, Any] | None = None) -> Any:
     """Run one pipeline stage from a command and print its result."""
     from humeval.pipeline import run_stage
     from humeval.study import Study
 
-    result = run_stage(Study.open(directory), stage, force=force)
+    result = run_stage(Study.open(directory), stage, force=force, options=options)
     print_stage(result)
     return result

@@ -74,22 +74,8 @@ def sample(
 
 
 def _study(directory: Path, force: bool, simulate: bool) -> None:
-    from humeval.sampling import DEFAULT_METHOD, get_sampler
-    from humeval.sampling.stage import RESERVED_PARAMS, SIMULATE_SCORES, scores_file
-    from humeval.study import Study
-
-    study = Study.open(directory)
-    spec = study.protocol.sampling
-    method = DEFAULT_METHOD if spec.method == "auto" else spec.method
-    params = {k: v for k, v in spec.params.items() if k not in RESERVED_PARAMS}
-    phased = get_sampler(method, **params).needs_scores
-    # new human scores or a simulation change what the phases select: never skip then
-    force = force or simulate or (phased and scores_file(study) is not None)
-    token = SIMULATE_SCORES.set(simulate)
-    try:
-        result = run_stage_command(directory, "sample", force)
-    finally:
-        SIMULATE_SCORES.reset(token)
+    # imported human scores are an input of the stage: new scores run the next phase
+    result = run_stage_command(directory, "sample", force, options={"simulate_scores": simulate} if simulate else None)
     if result.summary.get("next"):
         err.print(f"next: {result.summary['next']}", highlight=False, markup=False)
 
@@ -100,25 +86,23 @@ def _standalone(
 ) -> None:
     from humeval.data.readers import read_table
     from humeval.errors import DataError
-    from humeval.sampling import DEFAULT_METHOD, check_rate, get_sampler, sample_size
-    from humeval.sampling.phases import advance, merge_scores, require_complete_scores
-    from humeval.sampling.prepare import normalise_long, prepare_table
-    from humeval.sampling.table import HUMAN
+    from humeval.sampling import DEFAULT_METHOD, check_rate, get_sampler
+    from humeval.sampling.prepare import normalise_long
+    from humeval.sampling.select import select_items
 
     if len(files) != 1:
         raise DataError(f"--data: give one file to sample from (got {len(files)}); several are for --evaluate")
     check_rate(rate, where="--rate")
     name = DEFAULT_METHOD if method == "auto" else method
     sampler = get_sampler(name, **params)
-    frame = normalise_long(read_table(files[0]))
-    if sampler.needs_scores and not simulate:
-        frame = frame.drop(columns=[c for c in frame.columns if str(c).startswith(HUMAN)])
-        if scores is not None:
-            frame = merge_scores(frame, read_table(scores), source=str(scores))
-    table = prepare_table(frame, metrics if sampler.needs_metrics else "none", cache_dir=cache)
-    if sampler.needs_scores and simulate:
-        require_complete_scores(table)
-    run = advance(sampler, table, sample_size(table.n_items, rate), seed)
+    table, run = select_items(
+        normalise_long(read_table(files[0])), sampler, rate, seed,
+        simulate_scores=simulate,
+        scores=read_table(scores) if scores is not None else None,
+        scores_source=str(scores),
+        metrics=metrics,
+        cache_dir=cache,
+    )
     selected = [str(i) for i in table.item_ids[run.rows]]
     phases = [int(p) for p in run.phases]
     if run.waiting:

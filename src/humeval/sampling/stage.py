@@ -13,7 +13,6 @@ simulation (``humeval sample --simulate-scores``).
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +20,12 @@ from humeval.data.outputs import load_outputs
 from humeval.data.readers import read_table, write_jsonl
 from humeval.hashing import sha256_file
 from humeval.pipeline import StageOutput
-from humeval.sampling import DEFAULT_METHOD, RESERVED_PARAMS, get_sampler, sample_size
-from humeval.sampling.phases import advance, merge_scores, require_complete_scores
-from humeval.sampling.prepare import prepare_table
-from humeval.sampling.table import HUMAN
+from humeval.sampling import DEFAULT_METHOD, RESERVED_PARAMS, get_sampler
+from humeval.sampling.select import select_items
 from humeval.study import Study
 
-__all__ = ["RESERVED_PARAMS", "SCORE_FILES", "SIMULATE_SCORES", "sample_stage", "scores_file"]
+__all__ = ["RESERVED_PARAMS", "SCORE_FILES", "sample_stage", "scores_file"]
 
-#: replay human scores from the data instead of the scores file (set by ``humeval sample --simulate-scores``)
-SIMULATE_SCORES: ContextVar[bool] = ContextVar("SIMULATE_SCORES", default=False)
 SCORE_FILES = ("human_scores.jsonl", "human_scores.csv")
 
 
@@ -41,8 +36,12 @@ def scores_file(study: Study) -> Path | None:
     return next((p for p in candidates if p.is_file()), None)
 
 
-def sample_stage(study: Study) -> StageOutput:
-    """Run the protocol's sampler over the study's outputs; write the selected items in order."""
+def sample_stage(study: Study, *, simulate_scores: bool = False) -> StageOutput:
+    """Run the protocol's sampler over the study's outputs; write the selected items in order.
+
+    ``simulate_scores`` replays the data's own ``human.*`` scores for every phase
+    (``humeval sample --simulate-scores``).
+    """
     protocol = study.protocol
     spec = protocol.sampling
     seed = spec.seed if spec.seed is not None else protocol.study.seed
@@ -50,20 +49,16 @@ def sample_stage(study: Study) -> StageOutput:
     method = DEFAULT_METHOD if spec.method == "auto" else spec.method
     sampler = get_sampler(method, **params)
     outputs = load_outputs(protocol, study.root)
-    simulate = SIMULATE_SCORES.get()
-    used_scores: dict[str, Any] | None = None
-    if sampler.needs_scores and not simulate:
-        outputs = outputs.drop(columns=[c for c in outputs.columns if str(c).startswith(HUMAN)])
-        path = scores_file(study)
-        if path is not None:
-            outputs = merge_scores(outputs, read_table(path), source=str(path))
-            used_scores = {"path": study.relative(path), "sha256": sha256_file(path)}
-    mode = spec.params.get("metrics", "auto") if sampler.needs_metrics else "none"
-    table = prepare_table(outputs, mode, cache_dir=study.state_dir / "cache" / "metrics")
-    if sampler.needs_scores and simulate:
-        require_complete_scores(table)
-    size = sample_size(table.n_items, spec.rate)
-    run = advance(sampler, table, size, seed)
+    path = scores_file(study) if sampler.needs_scores and not simulate_scores else None
+    table, run = select_items(
+        outputs, sampler, spec.rate, seed,
+        simulate_scores=simulate_scores,
+        scores=read_table(path) if path is not None else None,
+        scores_source=str(path),
+        metrics=spec.params.get("metrics", "auto"),
+        cache_dir=study.state_dir / "cache" / "metrics",
+    )
+    used_scores = {"path": study.relative(path), "sha256": sha256_file(path)} if path is not None else None
     rows = [
         {"item_id": str(table.item_ids[r]), "order": i, "phase": int(p)}
         for i, (r, p) in enumerate(zip(run.rows, run.phases, strict=True))
@@ -74,7 +69,7 @@ def sample_stage(study: Study) -> StageOutput:
     ]
     summary: dict[str, Any] = {
         "items_available": table.n_items,
-        "items_planned": size,
+        "items_planned": sum(run.plan),
         "items_selected": len(rows),
         "phases_done": run.phases_done,
         "phases_total": len(run.plan),
@@ -85,7 +80,7 @@ def sample_stage(study: Study) -> StageOutput:
             f"collect human scores of the {len(rows)} selected items into {SCORE_FILES[0]} "
             f"(columns item_id, system, human.<aspect>), then run `humeval sample` again for phase {run.phases_done}"
         )
-    parameters = {"method": method, "rate": spec.rate, "params": spec.params, "simulate_scores": simulate}
+    parameters = {"method": method, "rate": spec.rate, "params": spec.params, "simulate_scores": simulate_scores}
     if used_scores:
         parameters["scores"] = used_scores
     return StageOutput(outputs=[study.items_file], seed=seed, parameters=parameters, summary=summary)
