@@ -17,7 +17,7 @@ def test_cross_references(tmp_path: Path):
     init_study(tmp_path, "rating", items=5)
     p = tmp_path / "humeval.yaml"
     text = p.read_text().replace("  agreement: [krippendorff]", "  agreement: [krippendorff]\n  criteria: [fluncy]")
-    text = text.replace("method: random", "method: randm")
+    text = text.replace("method: auto", "method: randm")
     p.write_text(text)
     problems = validate_study(tmp_path)
     assert any("analysis.criteria[0]: unknown criterion 'fluncy'. Did you mean 'fluency'?" in x for x in problems)

@@ -86,14 +86,14 @@ def _standalone(
 ) -> None:
     from humeval.data.readers import read_table
     from humeval.errors import DataError
-    from humeval.sampling import DEFAULT_METHOD, check_rate, get_sampler
+    from humeval.sampling import check_rate, get_sampler, resolve_method
     from humeval.sampling.prepare import normalise_long
     from humeval.sampling.select import select_items
 
     if len(files) != 1:
         raise DataError(f"--data: give one file to sample from (got {len(files)}); several are for --evaluate")
     check_rate(rate, where="--rate")
-    name = DEFAULT_METHOD if method == "auto" else method
+    name = resolve_method(method, rate)
     sampler = get_sampler(name, **params)
     table, run = select_items(
         normalise_long(read_table(files[0])), sampler, rate, seed,

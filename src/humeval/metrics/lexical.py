@@ -10,11 +10,25 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["bleu", "chrf", "rouge"]
+__all__ = ["bleu", "chrf", "require_extra", "rouge"]
+
+
+def require_extra(module: str, metric: str) -> None:
+    """Raise a clear error when ``module`` (from the ``metrics`` extra) is not installed."""
+    import importlib.util
+
+    from humeval.errors import DataError
+
+    if importlib.util.find_spec(module) is None:
+        raise DataError(
+            f"metric '{metric}' needs the package '{module}', which is not installed; "
+            "install the metrics extra with `pip install 'humeval[metrics]'`, or use stored auto.* columns"
+        )
 
 
 @lru_cache(maxsize=1)
 def _bleu() -> Any:
+    require_extra("sacrebleu", "bleu")
     from sacrebleu.metrics import BLEU
 
     return BLEU(effective_order=True)
@@ -22,6 +36,7 @@ def _bleu() -> Any:
 
 @lru_cache(maxsize=1)
 def _chrf() -> Any:
+    require_extra("sacrebleu", "chrf")
     from sacrebleu.metrics import CHRF
 
     return CHRF()
@@ -29,6 +44,7 @@ def _chrf() -> Any:
 
 @lru_cache(maxsize=1)
 def _rouge() -> Any:
+    require_extra("rouge_score", "rouge")
     from rouge_score import rouge_scorer
 
     return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)

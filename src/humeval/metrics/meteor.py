@@ -28,6 +28,9 @@ def tokens(text: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def _porter() -> object:
+    from humeval.metrics.lexical import require_extra
+
+    require_extra("nltk", "meteor")
     from nltk.stem.porter import PorterStemmer
 
     return PorterStemmer()

@@ -171,7 +171,10 @@ class Presentation(_Model):
 class Sampling(_Model):
     """Which items are evaluated (subset selection)."""
 
-    method: str = Field("all", description="Sampler: `all`, `random`, `stratified`, `systematic`, `heuristic`, `casf`, ... (see docs/sampling.md).")
+    method: str = Field(
+        "auto",
+        description="Sampler: `auto` (every item at rate 1, else the recommended `balanced`), `all`, `random`, `stratified`, `systematic`, `heuristic`, `balanced`, `casf`, `8m`, `sm`, `ol` (see docs/sampling.md).",
+    )
     rate: float = Field(1.0, gt=0, le=1, description="Share of items to select, in (0, 1].")
     params: dict[str, Any] = Field(default_factory=dict, description="Parameters of the sampler (see its documentation).")
     seed: int | None = Field(None, ge=0, description="Seed of the sampler; default: the study seed.")

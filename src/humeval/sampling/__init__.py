@@ -54,6 +54,7 @@ __all__ = [
     "as_item_table",
     "check_rate",
     "get_sampler",
+    "resolve_method",
     "run_phases",
     "sample_size",
     "to_selection",
@@ -76,6 +77,15 @@ SAMPLERS: dict[str, type] = {
 #: chosen by the evaluation in docs/sampling.md ("Which method wins where")
 DEFAULT_METHOD = "balanced"
 SAMPLERS["auto"] = SAMPLERS[DEFAULT_METHOD]
+
+
+def resolve_method(method: str, rate: float) -> str:
+    """``auto`` is every item at rate 1 (nothing to choose) and :data:`DEFAULT_METHOD` below it."""
+    if method != "auto":
+        return method
+    return "all" if rate >= 1 else DEFAULT_METHOD
+
+
 #: keys of ``sampling.params`` read by the sample stage, not by the sampler
 RESERVED_PARAMS = ("scores_file", "metrics")
 

@@ -3,7 +3,7 @@
 Reserved keys of ``sampling.params`` (not passed to the sampler): ``scores_file`` (human
 scores imported between phases; default ``human_scores.jsonl`` or ``human_scores.csv`` in
 the study folder), ``metrics`` (``auto`` | ``stored`` | ``compute``). The method ``auto``
-means :data:`humeval.sampling.DEFAULT_METHOD`.
+means every item at rate 1 and :data:`humeval.sampling.DEFAULT_METHOD` below it.
 
 A score-driven sampler (CASF) runs phase by phase: each run replays the phases from the
 start and adds every phase whose inputs are scored (:func:`humeval.sampling.phases.advance`).
@@ -20,7 +20,7 @@ from humeval.data.outputs import load_outputs
 from humeval.data.readers import read_table, write_jsonl
 from humeval.hashing import sha256_file
 from humeval.pipeline import StageOutput
-from humeval.sampling import DEFAULT_METHOD, RESERVED_PARAMS, get_sampler
+from humeval.sampling import RESERVED_PARAMS, get_sampler, resolve_method
 from humeval.sampling.select import select_items
 from humeval.study import Study
 
@@ -46,7 +46,7 @@ def sample_stage(study: Study, *, simulate_scores: bool = False) -> StageOutput:
     spec = protocol.sampling
     seed = spec.seed if spec.seed is not None else protocol.study.seed
     params = {k: v for k, v in spec.params.items() if k not in RESERVED_PARAMS}
-    method = DEFAULT_METHOD if spec.method == "auto" else spec.method
+    method = resolve_method(spec.method, spec.rate)
     sampler = get_sampler(method, **params)
     outputs = load_outputs(protocol, study.root)
     path = scores_file(study) if sampler.needs_scores and not simulate_scores else None

@@ -99,3 +99,15 @@ def test_embedding_similarity_offline(frame, tmp_path, monkeypatch):
     values = result["auto.embed"].to_numpy()
     assert values[0] == pytest.approx(1.0, abs=1e-4)  # identical to its reference
     assert np.all((values > 0) & (values <= 1.0001)) and values[2] < values[0]
+
+
+def test_missing_metrics_extra_is_a_clear_error(monkeypatch):
+    import importlib.util
+
+    from humeval.errors import DataError
+    from humeval.metrics.lexical import require_extra
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sacrebleu" else real(name, *a))
+    with pytest.raises(DataError, match=r"metric 'bleu' needs the package 'sacrebleu'.*humeval\[metrics\]"):
+        require_extra("sacrebleu", "bleu")

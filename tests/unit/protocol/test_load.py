@@ -26,7 +26,7 @@ def _problems(data: dict) -> list[str]:
 def test_minimal_protocol_gets_defaults():
     p = parse_protocol(MINIMAL)
     assert p.version == 1
-    assert p.sampling.method == "all" and p.sampling.rate == 1.0
+    assert p.sampling.method == "auto" and p.sampling.rate == 1.0
     assert p.design.judgements_per_item == 3
     assert p.criterion("fluency").points == 5
 

@@ -126,3 +126,11 @@ def test_auto_is_the_default_method_and_stage_keys_are_not_sampler_params():
 
     sampler = get_sampler("auto", scores_file="scores.csv", metrics="stored", candidates=10)
     assert sampler.name == DEFAULT_METHOD == "balanced" and sampler.candidates == 10
+
+
+def test_auto_means_every_item_at_rate_one_and_the_default_below():
+    from humeval.sampling import DEFAULT_METHOD, resolve_method
+
+    assert resolve_method("auto", 1.0) == "all"
+    assert resolve_method("auto", 0.5) == DEFAULT_METHOD
+    assert resolve_method("casf", 0.5) == "casf"
