@@ -17,7 +17,6 @@ from typing import Any
 
 from humeval import logbook
 from humeval.errors import HumevalError, did_you_mean
-from humeval.hashing import sha256_file
 from humeval.protocol.lock import check_lock
 from humeval.protocol.signature import signature
 from humeval.study import Study
@@ -60,10 +59,6 @@ class StageResult:
     signature: str
 
 
-def _data_files(study: Study) -> list[Path]:
-    return study.data_files()
-
-
 def _sample_inputs(study: Study) -> list[Path]:
     """The data files, and the human scores imported between phases (when there are any)."""
     from humeval.sampling.stage import scores_file
@@ -77,7 +72,7 @@ def _items(study: Study) -> list[Path]:
 
 
 def _lists(study: Study) -> list[Path]:
-    return [study.lists_dir / "lists.jsonl"]
+    return [study.lists_file]
 
 
 STAGES: dict[str, Stage] = {
@@ -87,10 +82,10 @@ STAGES: dict[str, Stage] = {
         Stage("design", "humeval.design.stage:design_stage", _items, "build participant lists"),
         Stage("dry-run", "humeval.simulate.dry_run:dry_run_stage", _lists, "dummy responses for a rehearsal"),
         Stage("collate", "humeval.analysis.stages:collate_stage",
-              lambda s: [s.results_dir / "judgements.jsonl", s.lists_dir / "tasks.jsonl", s.lists_dir / "lists.jsonl"],
+              lambda s: [s.results_dir / "judgements.jsonl", s.tasks_file, s.lists_file],
               "check every task has its valid judgements; write a re-run file"),
         Stage("exclude", "humeval.analysis.stages:exclude_stage",
-              lambda s: [s.results_dir / "judgements.jsonl", s.lists_dir / "lists.jsonl"],
+              lambda s: [s.results_dir / "judgements.jsonl", s.lists_file],
               "apply the preregistered exclusion rules"),
         Stage("analyze", "humeval.analysis.stages:analyze_stage",
               lambda s: [s.results_dir / "judgements.jsonl", s.results_dir / "excluded.jsonl"],
@@ -104,10 +99,6 @@ STAGES: dict[str, Stage] = {
 PRE_COLLECTION = ["sample", "design"]
 
 
-def _hashes(study: Study, paths: list[Path]) -> list[dict[str, str]]:
-    return [{"path": study.relative(p), "sha256": sha256_file(p) if p.is_file() else "missing"} for p in paths]
-
-
 def _unchanged(study: Study, name: str, inputs: list[dict[str, str]], options: dict[str, Any]) -> dict[str, Any] | None:
     """The last successful run of ``name`` if its inputs, options and outputs are still as recorded."""
     last = next((e for e in reversed(logbook.read(study)) if e.get("stage") == name), None)
@@ -116,7 +107,7 @@ def _unchanged(study: Study, name: str, inputs: list[dict[str, str]], options: d
     if last.get("options", {}) != options:
         return None
     outputs = [study.root / o["path"] for o in last.get("outputs", [])]
-    return last if _hashes(study, outputs) == last["outputs"] else None
+    return last if study.hashes(outputs) == last["outputs"] else None
 
 
 def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str, Any] | None = None) -> StageResult:
@@ -131,7 +122,7 @@ def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str
     stage = STAGES[name]
     protocol = study.protocol
     check_lock(study)
-    inputs = _hashes(study, [study.protocol_file, *stage.inputs(study)])
+    inputs = study.hashes([study.protocol_file, *stage.inputs(study)])
     protocol_sha = inputs[0]["sha256"]
     if not force and (last := _unchanged(study, name, inputs, options)) is not None:
         return StageResult(name, True, [o["path"] for o in last["outputs"]], last.get("summary", {}), last["signature"])
@@ -149,7 +140,7 @@ def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str
         "end": logbook.now(),
         "seed": out.seed if out.seed is not None else protocol.study.seed,
         "parameters": out.parameters,
-        "outputs": _hashes(study, out.outputs),
+        "outputs": study.hashes(out.outputs),
         "summary": out.summary,
         "outcome": "ok",
         "signature": sig,

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
+
+from humeval.errors import DataError
 
 from humeval.protocol.load import PROTOCOL_FILE, load_protocol
 from humeval.protocol.models import Protocol
@@ -53,6 +57,28 @@ class Study:
         return self.root / "lists"
 
     @property
+    def tasks_file(self) -> Path:
+        return self.lists_dir / "tasks.jsonl"
+
+    @property
+    def lists_file(self) -> Path:
+        return self.lists_dir / "lists.jsonl"
+
+    def read_tasks(self) -> list[dict[str, Any]]:
+        """Every task of the design (``lists/tasks.jsonl``)."""
+        return self._read_design(self.tasks_file, "tasks")
+
+    def read_lists(self) -> list[dict[str, Any]]:
+        """The participant lists of the design (``lists/lists.jsonl``)."""
+        return self._read_design(self.lists_file, "participant lists")
+
+    def _read_design(self, path: Path, what: str) -> list[dict[str, Any]]:
+        if not path.is_file():
+            raise DataError(f"{path}: no {what} yet; run `humeval run {self.root}` (sample and design) first")
+        with path.open(encoding="utf-8") as fh:
+            return [json.loads(line) for line in fh if line.strip()]
+
+    @property
     def results_dir(self) -> Path:
         return self.root / "results"
 
@@ -63,6 +89,12 @@ class Study:
     def data_files(self) -> list[Path]:
         """The input files the protocol names (they need not exist)."""
         return [self.root / f for f in self.protocol.data.files]
+
+    def hashes(self, paths: list[Path]) -> list[dict[str, str]]:
+        """``[{"path", "sha256"}]`` of ``paths`` (relative to the folder; ``missing`` for absent files)."""
+        from humeval.hashing import sha256_file
+
+        return [{"path": self.relative(p), "sha256": sha256_file(p) if p.is_file() else "missing"} for p in paths]
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the study folder (as recorded in the lock and logbook)."""

@@ -30,11 +30,13 @@ from humeval.study import Study
 
 __all__ = [
     "analyze_stage",
+    "back_half",
     "analyze_workspace",
     "collate_stage",
     "collate_workspace",
     "exclude_stage",
     "exclude_workspace",
+    "platform_outputs",
     "read_excluded",
     "read_results",
     "read_study_judgements",
@@ -56,13 +58,6 @@ def read_study_judgements(ws: Workspace) -> pd.DataFrame:
             "server's store) or by a platform import; a dry run writes its own under results/dry-run/<kind>/"
         )
     return read_judgements(ws.judgements)
-
-
-def _read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise DataError(f"{path}: no {what} yet; run `humeval run` (sample and design) first")
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def read_excluded(ws: Workspace) -> pd.DataFrame:
@@ -105,17 +100,21 @@ def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[dict], list
     return result, paths
 
 
+def platform_outputs(study: Study) -> pd.DataFrame | None:
+    """The output texts an MTurk re-run batch carries; None for the other platforms."""
+    if study.protocol.platform.kind != "mturk":
+        return None
+    from humeval.data.outputs import load_outputs
+
+    return load_outputs(study.protocol, study.root)
+
+
 def collate_stage(study: Study) -> StageOutput:
     """``humeval collate``: completeness of results/judgements.jsonl; a re-run file when short."""
     protocol = study.protocol
-    outputs = None
-    if protocol.platform.kind == "mturk":
-        from humeval.data.outputs import load_outputs
-
-        outputs = load_outputs(protocol, study.root)
-    tasks = _read_jsonl(study.lists_dir / "tasks.jsonl", "tasks")
-    lists = _read_jsonl(study.lists_dir / "lists.jsonl", "participant lists")
-    result, paths = collate_workspace(study_workspace(study), protocol, tasks, lists, outputs)
+    result, paths = collate_workspace(
+        study_workspace(study), protocol, study.read_tasks(), study.read_lists(), platform_outputs(study)
+    )
     summary = {k: v for k, v in result.summary().items() if k not in ("incomplete", "invalid_reasons")}
     return StageOutput(outputs=paths, parameters={"judgements_per_item": protocol.design.judgements_per_item},
                        summary=summary)
@@ -140,7 +139,7 @@ def exclude_workspace(ws: Workspace, protocol: Protocol, lists: list[dict]) -> t
 def exclude_stage(study: Study) -> StageOutput:
     """``humeval exclude``: the preregistered exclusion rules (requires a lock of the ``exclusion`` section)."""
     require_locked_section(study, "exclusion", "exclude")
-    lists = _read_jsonl(study.lists_dir / "lists.jsonl", "participant lists")
+    lists = study.read_lists()
     counts, paths = exclude_workspace(study_workspace(study), study.protocol, lists)
     summary = {k: v for k, v in counts.items() if k != "rules"}
     return StageOutput(outputs=paths, parameters={"rules": [r.model_dump() for r in study.protocol.exclusion]},
@@ -172,4 +171,29 @@ def read_results(ws: Workspace) -> dict[str, Any]:
     return read_json(ws.results)
 
 
+# --------------------------------------------------------------------------- the whole back half
 
+
+def back_half(ws: Workspace, study: Study, tasks: list[dict], lists: list[dict]) -> tuple[dict[str, Any], list[Path]]:
+    """collate -> exclude -> analyze -> report on ``ws`` (a dry run or a rehearsal), as the real stages do.
+
+    Returns a summary (``complete``, ``participants_excluded``, and ``signature``, or
+    ``analysis_error`` when the analysis refused, e.g. every participant excluded: a
+    rehearsal that found a problem in the design) and the files written.
+    """
+    from humeval.report.stage import report_workspace
+
+    protocol = study.protocol
+    collation, paths = collate_workspace(ws, protocol, tasks, lists, platform_outputs(study))
+    counts, written = exclude_workspace(ws, protocol, lists)
+    paths += written
+    summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
+    try:
+        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file))
+    except DataError as exc:
+        summary["analysis_error"] = str(exc)
+        return summary, paths
+    paths += written
+    paths += report_workspace(ws, study, results)
+    summary["signature"] = results["signature"]
+    return summary, paths

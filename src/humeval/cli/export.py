@@ -16,8 +16,6 @@ def export(
     db: str = typer.Option("", "--db", help="Store URL or file (default: study.db)."),
 ) -> None:
     """Export the stored judgements as the canonical long table, or the tasks as an MTurk batch CSV."""
-    import json
-
     from humeval.errors import HumevalError, did_you_mean
     from humeval.study import Study
 
@@ -26,15 +24,10 @@ def export(
     if fmt not in formats:
         raise HumevalError(f"--format: unknown format '{fmt}'. {did_you_mean(fmt, formats)}")
     if fmt == "mturk-batch":
-        from humeval.data.outputs import load_outputs
-        from humeval.platforms.mturk import export_batch
+        from humeval.platforms.mturk import export_study_batch
 
-        frame = load_outputs(study.protocol, study.root)
-        texts = {(r.item_id, r.system): (r.output, r.input) for r in frame.itertuples(index=False)}
-        with (study.lists_dir / "tasks.jsonl").open(encoding="utf-8") as fh:
-            tasks = [json.loads(line) for line in fh if line.strip()]
-        path = export_batch(study.root, tasks, texts, output or study.results_dir / "mturk_batch.csv", study.protocol.study.seed)
-        err.print(f"wrote {path} ({len(tasks)} tasks) and {path.with_suffix('.key.json')}", highlight=False)
+        path, n_tasks = export_study_batch(study, output)
+        err.print(f"wrote {path} ({n_tasks} tasks) and {path.with_suffix('.key.json')}", highlight=False)
         return
     from humeval.store.export import export_judgements
 

@@ -40,7 +40,7 @@ def serve(
         raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
     study = Study.open(directory)
     _ = study.protocol
-    if not (study.lists_dir / "lists.jsonl").is_file():
+    if not (study.lists_file).is_file():
         # the pre-collection stages (pandas): imported only when they have to run
         from humeval.pipeline import run as run_pipeline
 

@@ -31,8 +31,8 @@ def design_stage(study: Study) -> StageOutput:
     items = read_items(study)
     tasks = build_tasks(protocol, items, systems)
     lists = build_lists(tasks, protocol, protocol.study.seed)
-    tasks_file = study.lists_dir / "tasks.jsonl"
-    lists_file = study.lists_dir / "lists.jsonl"
+    tasks_file = study.tasks_file
+    lists_file = study.lists_file
     write_jsonl(tasks_file, (t.to_json() for t in tasks))
     write_jsonl(lists_file, (pl.to_json() for pl in lists))
     n_judged = sum(len(pl.tasks) for pl in lists)

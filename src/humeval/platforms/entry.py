@@ -19,14 +19,16 @@ from typing import Any
 
 from humeval.store.refusal import Refusal
 
-__all__ = ["ENTRY_FIELDS", "PARTICIPANT_ID", "Entry", "resolve_entry"]
+__all__ = ["ENTRY_FIELDS", "LINK_FIELDS", "PARTICIPANT_ID", "Entry", "resolve_entry"]
 
 PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$")
 PLATFORM_FIELDS = {
     "prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
     "mturk": ("workerId", "assignmentId", "hitId"),
 }
-ENTRY_FIELDS = ("participant_id", "invite", "consent", *PLATFORM_FIELDS["prolific"], *PLATFORM_FIELDS["mturk"])
+#: what an entry link may carry (consent is never taken from a link: it is given on the consent page)
+LINK_FIELDS = ("participant_id", "invite", *PLATFORM_FIELDS["prolific"], *PLATFORM_FIELDS["mturk"])
+ENTRY_FIELDS = (*LINK_FIELDS, "consent")
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 
 

@@ -18,7 +18,18 @@ from typing import Any
 from humeval.errors import PlatformError
 from humeval.judgements import JUDGEMENT_COLUMNS
 
-__all__ = ["export_batch", "read_results"]
+__all__ = ["export_batch", "export_study_batch", "read_results"]
+
+
+def export_study_batch(study: Any, path: Path | None = None) -> tuple[Path, int]:
+    """The batch CSV of every task of ``study`` (default ``results/mturk_batch.csv``); (path, tasks)."""
+    from humeval.data.outputs import load_outputs
+
+    frame = load_outputs(study.protocol, study.root)
+    texts = {(r.item_id, r.system): (r.output, r.input) for r in frame.itertuples(index=False)}
+    tasks = study.read_tasks()
+    target = path or study.results_dir / "mturk_batch.csv"
+    return export_batch(study.root, tasks, texts, target, study.protocol.study.seed), len(tasks)
 
 
 def export_batch(study_root: Path, tasks: list[dict[str, Any]], texts: dict[tuple[str, str], tuple[str, str]], path: Path, seed: int) -> Path:

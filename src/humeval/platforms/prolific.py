@@ -1,4 +1,4 @@
-"""Prolific's files: the study URL to paste into Prolific, and its submissions export back."""
+"""Prolific's submissions export, read back (the study link is in docs/collection.md)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,7 @@ from typing import Any
 
 from humeval.errors import PlatformError
 
-__all__ = ["read_submissions", "study_url"]
-
-_PARAMS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
-
-
-def study_url(base_url: str) -> str:
-    """The study URL for Prolific's "study link" field (Prolific fills in the placeholders)."""
-    return f"{base_url.rstrip('/')}/?{_PARAMS}"
+__all__ = ["read_submissions"]
 
 
 def read_submissions(path: Path) -> list[dict[str, Any]]:

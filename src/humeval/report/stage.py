@@ -31,8 +31,8 @@ def design_summary(study: Study) -> dict[str, Any]:
     lock = read_lock(study)
     return {
         "items selected": _count_lines(study.items_file),
-        "tasks": _count_lines(study.lists_dir / "tasks.jsonl"),
-        "participant lists": _count_lines(study.lists_dir / "lists.jsonl"),
+        "tasks": _count_lines(study.tasks_file),
+        "participant lists": _count_lines(study.lists_file),
         "judgements per task": p.design.judgements_per_item,
         "tasks per list": p.design.items_per_participant,
         "counterbalancing": p.design.counterbalancing,

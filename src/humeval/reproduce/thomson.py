@@ -128,8 +128,8 @@ def write_study(root: Path, seed: int, bootstrap: int) -> Study:
     study = Study.open(root)
     run_stage(study, "sample")
     tasks, lists = paper_lists(seed)
-    write_jsonl(study.lists_dir / "tasks.jsonl", tasks)
-    write_jsonl(study.lists_dir / "lists.jsonl", lists)
+    write_jsonl(study.tasks_file, tasks)
+    write_jsonl(study.lists_file, lists)
     lock_study(study)
     return study
 

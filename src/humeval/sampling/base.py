@@ -29,6 +29,7 @@ __all__ = [
     "SamplerBase",
     "Selection",
     "check_rate",
+    "phase_loop",
     "run_phases",
     "sample_size",
     "to_selection",
@@ -88,7 +89,8 @@ def sample_size(n_items: int, rate: float) -> int:
     return max(1, min(n_items, math.floor(rate * n_items + 0.5)))
 
 
-ScoreSource = Callable[[np.ndarray], PhaseScores]
+#: human scores of the given rows, or None when they are not (all) collected yet
+ScoreSource = Callable[[np.ndarray], PhaseScores | None]
 
 
 def run_phases(
@@ -105,6 +107,28 @@ def run_phases(
     ``scores(rows)`` returns the human scores of ``rows`` (``n, n_systems, n_aspects``);
     it is called before every phase after the first when the sampler needs scores.
     """
+    rows, phase_of, waiting = phase_loop(sampler, table, size, seed, scores, phases=phases)
+    if waiting:
+        raise DataError(
+            f"sampler '{sampler.name}': phase {int(phase_of.max()) + 1} needs human scores of the items chosen so far"
+        )
+    return rows, phase_of
+
+
+def phase_loop(
+    sampler: Sampler,
+    table: ItemTable,
+    size: int,
+    seed: int,
+    scores: ScoreSource | None,
+    *,
+    phases: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """The one loop over phases: (rows, phase of each, whether it stopped waiting for scores).
+
+    It stops before the first phase whose scores ``scores`` cannot give (no source, or the
+    source returns None).
+    """
     if not 1 <= size <= table.n_items:
         raise DataError(f"sampling: cannot select {size} of {table.n_items} items")
     plan = sampler.plan(size, table.n_items)
@@ -113,15 +137,15 @@ def run_phases(
     for phase, n in enumerate(plan[: phases if phases is not None else len(plan)]):
         known = None
         if sampler.needs_scores and phase > 0:
-            if scores is None:
-                raise DataError(f"sampler '{sampler.name}': phase {phase} needs human scores of the items chosen so far")
-            known = scores(chosen)
+            known = scores(chosen) if scores is not None else None
+            if known is None:
+                return chosen, phase_of, True
         new = np.asarray(sampler.choose(table, phase, n, chosen, known, seed), dtype=np.int64)
         if len(new) != n or len(np.unique(new)) != n or np.isin(new, chosen).any():
             raise RuntimeError(f"sampler '{sampler.name}' phase {phase}: returned an invalid choice")  # a bug
         chosen = np.concatenate([chosen, new])
         phase_of = np.concatenate([phase_of, np.full(n, phase)])
-    return chosen, phase_of
+    return chosen, phase_of, False
 
 
 def to_selection(table: ItemTable, rows: np.ndarray, phases: np.ndarray) -> Selection:

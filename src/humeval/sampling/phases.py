@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
-from humeval.sampling.base import Sampler
+from humeval.sampling.base import Sampler, phase_loop
 from humeval.sampling.table import HUMAN, ItemTable
 
 __all__ = ["PhaseRun", "advance", "merge_scores", "require_complete_scores"]
@@ -48,21 +48,15 @@ def advance(
 ) -> PhaseRun:
     """Run every phase whose needed human scores are in ``table.human`` (NaN = not scored yet)."""
     plan = sampler.plan(size, table.n_items)
-    chosen = np.empty(0, dtype=np.int64)
-    phase_of = np.empty(0, dtype=np.int64)
     names: list[str] = []
     if sampler.needs_scores and len(plan) > 1 and table.human:
         names = table.aspects(list(aspects) if aspects else None)
-    for phase, n in enumerate(plan):
-        known = None
-        if sampler.needs_scores and phase > 0:
-            if not names or not _scored(table, names, chosen):
-                return PhaseRun(chosen, phase_of, plan, waiting=True)
-            known = table.scores(names, chosen)
-        new = np.asarray(sampler.choose(table, phase, n, chosen, known, seed), dtype=np.int64)
-        chosen = np.concatenate([chosen, new])
-        phase_of = np.concatenate([phase_of, np.full(n, phase)])
-    return PhaseRun(chosen, phase_of, plan, waiting=False)
+
+    def collected(rows: np.ndarray) -> np.ndarray | None:
+        return table.scores(names, rows) if names and _scored(table, names, rows) else None
+
+    chosen, phase_of, waiting = phase_loop(sampler, table, size, seed, collected)
+    return PhaseRun(chosen, phase_of, plan, waiting=waiting)
 
 
 def merge_scores(outputs: pd.DataFrame, scores: pd.DataFrame, *, source: str = "human scores") -> pd.DataFrame:

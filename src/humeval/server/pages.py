@@ -17,7 +17,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from humeval.platforms.completion import completion_json
-from humeval.platforms.entry import MTURK_PREVIEW, resolve_entry
+from humeval.platforms.entry import LINK_FIELDS, MTURK_PREVIEW, resolve_entry
 from humeval.server.errors import ApiError
 from humeval.server.incoming import TOKEN_COOKIE, optional_session, read_body
 from humeval.server.payload import assignment_json
@@ -28,7 +28,6 @@ from humeval.store.store import Store
 
 __all__ = ["page_routes"]
 
-_ENTRY_KEYS = ("participant_id", "invite", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "workerId", "assignmentId", "hitId")
 _MAX_FORM = 16 * 1024
 
 
@@ -76,7 +75,7 @@ async def _enter(request: Request, data: dict[str, Any]) -> Response:
 
 
 async def home(request: Request) -> Response:
-    query = {k: v for k, v in request.query_params.items() if k in _ENTRY_KEYS}
+    query = {k: v for k, v in request.query_params.items() if k in LINK_FIELDS}
     if query.get("assignmentId") == MTURK_PREVIEW:
         return _render(request, "preview.html", {})
     if query:

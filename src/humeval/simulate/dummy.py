@@ -15,9 +15,7 @@ compare the two systems' dummy scores (a tie is offered only when the criterion 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -26,7 +24,7 @@ from humeval.errors import DataError, HumevalError, did_you_mean
 from humeval.protocol.models import Criterion, Protocol
 from humeval.rng import as_generator
 
-__all__ = ["DUMMY_KINDS", "Scale", "dummy_judgements", "read_lists", "scale_of"]
+__all__ = ["DUMMY_KINDS", "Scale", "dummy_judgements", "scale_of"]
 
 DUMMY_KINDS = ("random", "static", "normal")
 
@@ -49,14 +47,6 @@ def scale_of(criterion: Criterion) -> Scale:
     if criterion.type in ("magnitude", "rankme"):
         return Scale(np.log(criterion.modulus / 4), np.log(criterion.modulus * 4), False, log=True)
     return Scale(1, 5, True)  # 2afc: latent 5-point scores decide the choice
-
-
-def read_lists(path: str | Path) -> list[dict]:
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: no participant lists yet; run `humeval run` (sample and design) first")
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def _rows(lists: list[dict], protocol: Protocol, rng: np.random.Generator) -> pd.DataFrame:

@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 
 from humeval import logbook
+from humeval.analysis.stages import back_half
 from humeval.analysis.workspace import Workspace
-from humeval.errors import DataError, HumevalError, did_you_mean
-from humeval.hashing import sha256_file
+from humeval.errors import HumevalError, did_you_mean
 from humeval.protocol.lock import check_lock
 from humeval.simulate._participants import (
     Answerer,
@@ -55,7 +55,7 @@ from humeval.simulate._participants import (
     RehearsalError,
     draw_seconds,
 )
-from humeval.simulate.dummy import DUMMY_KINDS, read_lists
+from humeval.simulate.dummy import DUMMY_KINDS
 from humeval.store.export import export_judgements, redact_url
 from humeval.study import Study
 
@@ -321,16 +321,6 @@ def _answer_key(study: Study, lists: list[dict[str, Any]]) -> AnswerKey:
     return AnswerKey.build(rows, lists)
 
 
-def _read_tasks(study: Study) -> list[dict[str, Any]]:
-    import json
-
-    path = study.lists_dir / "tasks.jsonl"
-    if not path.is_file():
-        raise DataError(f"{path}: no tasks yet; run `humeval run` (sample and design) first")
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 @contextlib.contextmanager
 def _progress_bar(enabled: bool, total: int | None, kind: str) -> Iterator[Any]:
     if not enabled:
@@ -343,39 +333,6 @@ def _progress_bar(enabled: bool, total: int | None, kind: str) -> Iterator[Any]:
                   TimeElapsedColumn(), console=Console(stderr=True), transient=False) as bar:
         task = bar.add_task("judgements", total=total)
         yield lambda: bar.advance(task)
-
-
-def _back_half(study: Study, ws: Workspace, tasks: list[dict[str, Any]], lists: list[dict[str, Any]]
-               ) -> tuple[dict[str, Any], list[Path]]:
-    """collate -> exclude -> analyze -> report on ``ws``, as the real stages (and the dry run) do."""
-    from humeval.analysis.stages import analyze_workspace, collate_workspace, exclude_workspace
-    from humeval.report.stage import report_workspace
-
-    protocol = study.protocol
-    outputs = None
-    if protocol.platform.kind == "mturk":
-        from humeval.data.outputs import load_outputs
-
-        outputs = load_outputs(protocol, study.root)
-    paths: list[Path] = []
-    collation, written = collate_workspace(ws, protocol, tasks, lists, outputs)
-    paths += written
-    counts, written = exclude_workspace(ws, protocol, lists)
-    paths += written
-    summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
-    try:
-        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file))
-    except DataError as exc:  # e.g. every participant excluded: the rehearsal found a problem in the design
-        summary["analysis_error"] = str(exc)
-        return summary, paths
-    paths += written
-    paths += report_workspace(ws, study, results)
-    summary["signature"] = results["signature"]
-    return summary, paths
-
-
-def _hashes(study: Study, paths: list[Path]) -> list[dict[str, str]]:
-    return [{"path": study.relative(p), "sha256": sha256_file(p) if p.is_file() else "missing"} for p in paths]
 
 
 def rehearse(
@@ -420,8 +377,8 @@ def rehearse(
                                  "install it with `pip install 'humeval[server]'`")
     ws = rehearsal_workspace(study, kind)
     store = _store_arg(study, ws, db)
-    lists = read_lists(study.lists_dir / "lists.jsonl")
-    inputs = _hashes(study, [study.protocol_file, study.lists_dir / "lists.jsonl", study.lists_dir / "tasks.jsonl",
+    lists = study.read_lists()
+    inputs = study.hashes([study.protocol_file, study.lists_file, study.tasks_file,
                              *study.data_files()])
     parameters = {"kind": kind, "participants": participants, "concurrency": concurrency, "workers": workers,
                   "store": redact_url(str(ws.root / "study.db") if not db else db), "timeout": timeout}
@@ -430,7 +387,7 @@ def rehearse(
     started = time.monotonic()
     server: _Server | None = None
     try:
-        tasks = _read_tasks(study)
+        tasks = study.read_tasks()
         key = _answer_key(study, lists)
         systems = sorted({s for pl in lists for t in pl["tasks"] for s in t["systems"]})
         answerer = Answerer(protocol, key, kind, systems)
@@ -461,7 +418,7 @@ def rehearse(
             raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its store "
                                  f"holds {len(stored)}")
         rows = export_judgements(study, ws.judgements, store)
-        summary, paths = _back_half(study, ws, tasks, lists)
+        summary, paths = back_half(ws, study, tasks, lists)
     except BaseException as exc:
         if server is not None:
             server.stop()
@@ -478,7 +435,7 @@ def rehearse(
                 "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
                 "elapsed": round(elapsed, 3), "ambiguous_outputs": key.ambiguous}
     outputs = [ws.judgements, *paths]
-    logbook.append(study, entry | {"end": logbook.now(), "outputs": _hashes(study, outputs), "summary": summary,
+    logbook.append(study, entry | {"end": logbook.now(), "outputs": study.hashes(outputs), "summary": summary,
                                    "outcome": "ok", "signature": summary.get("signature")})
     return RehearsalResult(
         kind=kind, seed=seed, participants=tally.entered, participants_active=tally.active,

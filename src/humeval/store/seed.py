@@ -25,11 +25,6 @@ __all__ = ["seed_store"]
 _CHUNK = 500
 
 
-def _read_jsonl(path: Any) -> list[dict[str, Any]]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
     for i in range(0, len(rows), _CHUNK):
         conn.execute(insert(table), rows[i : i + _CHUNK])
@@ -50,7 +45,7 @@ def seed_store(conn: Connection, study: Study) -> bool:
                 "use a new --db or restore the protocol"
             )
         return False
-    tasks_file, lists_file = study.lists_dir / "tasks.jsonl", study.lists_dir / "lists.jsonl"
+    tasks_file, lists_file = study.tasks_file, study.lists_file
     if not tasks_file.is_file() or not lists_file.is_file():
         raise StoreError(f"{study.lists_dir}: no tasks or participant lists yet; run `humeval run {study.root}` first")
     from humeval.data.outputs import load_outputs  # pandas: only here, never in a server process
@@ -66,8 +61,8 @@ def seed_store(conn: Connection, study: Study) -> bool:
             for r in frame.itertuples(index=False)
         ],
     )
-    design_tasks = _read_jsonl(tasks_file)
-    lists = _read_jsonl(lists_file)
+    design_tasks = study.read_tasks()
+    lists = study.read_lists()
     strategy = strategy_of(protocol)
     by_id: dict[str, dict[str, Any]] = {t["task_id"]: t for t in design_tasks}
     if strategy is None:
