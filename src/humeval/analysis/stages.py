@@ -20,6 +20,7 @@ from humeval.analysis.collate import Collation, collate, rerun_lists, write_reru
 from humeval.analysis.exclude import EXCLUDED_COLUMNS, exclusion_counts, exclusions
 from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import Workspace
+from humeval.data.readers import write_jsonl
 from humeval.errors import DataError, ProtocolError
 from humeval.hashing import sha256_file, sha256_json
 from humeval.judgements import read_judgements
@@ -128,11 +129,7 @@ def exclude_workspace(ws: Workspace, protocol: Protocol, lists: list[dict]) -> t
     frame = read_study_judgements(ws)
     excluded = exclusions(frame, protocol, lists)
     counts = exclusion_counts(frame, excluded, protocol)
-    ws.root.mkdir(parents=True, exist_ok=True)
-    tmp = ws.excluded.with_name(ws.excluded.name + ".tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in excluded.to_dict(orient="records")),
-                   encoding="utf-8")
-    tmp.replace(ws.excluded)
+    write_jsonl(ws.excluded, excluded.to_dict(orient="records"))
     return counts, [ws.excluded, write_json(ws.exclusion, counts)]
 
 
