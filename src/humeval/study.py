@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from humeval.errors import DataError
-
+from humeval.files import read_jsonl
 from humeval.protocol.load import PROTOCOL_FILE, load_protocol
 from humeval.protocol.models import Protocol
 
@@ -73,10 +71,7 @@ class Study:
         return self._read_design(self.lists_file, "participant lists")
 
     def _read_design(self, path: Path, what: str) -> list[dict[str, Any]]:
-        if not path.is_file():
-            raise DataError(f"{path}: no {what} yet; run `humeval run {self.root}` (sample and design) first")
-        with path.open(encoding="utf-8") as fh:
-            return [json.loads(line) for line in fh if line.strip()]
+        return read_jsonl(path, what=what, hint=f"run `humeval run {self.root}` (sample and design) first")
 
     @property
     def results_dir(self) -> Path:

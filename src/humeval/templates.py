@@ -204,7 +204,7 @@ def init_study(directory: str | Path, template: str = "pairwise", *, items: int 
     protocol_file = root / PROTOCOL_FILE
     if protocol_file.exists():
         raise HumevalError(f"{protocol_file}: a study already exists here; choose an empty folder")
-    from humeval.data.readers import write_jsonl
+    from humeval.files import write_jsonl
 
     description, body = TEMPLATES[template]
     root.mkdir(parents=True, exist_ok=True)

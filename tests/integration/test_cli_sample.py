@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from humeval.cli.app import _register, app
 from humeval.data.casf import load_casf
-from humeval.data.readers import write_jsonl
+from humeval.files import write_jsonl
 
 runner = CliRunner()
 _register()

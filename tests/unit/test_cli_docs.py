@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from humeval.cli.app import app, _register
+from humeval.cli.app import _register, app
 
 from ..conftest import ROOT
 

@@ -19,6 +19,7 @@ from humeval import (
     run,
     run_stage,
 )
+from humeval.errors import DataError
 from humeval.hashing import sha256_file
 
 
@@ -126,5 +127,5 @@ def test_same_seed_same_outputs(tmp_path: Path):
 def test_corrupt_logbook_line(study: Study):
     study.state_dir.mkdir()
     study.logbook_file.write_text('{"stage": "x"}\nnot json\n')
-    with pytest.raises(ProtocolError, match=r"logbook.jsonl:2: corrupt logbook line"):
+    with pytest.raises(DataError, match=r"logbook.jsonl:2: broken JSON line"):
         logbook.read(study)

@@ -25,8 +25,8 @@ import pandas as pd
 
 from humeval.analysis.exclude import exclusions
 from humeval.analysis.validity import invalid_reasons
-from humeval.data.readers import write_jsonl
 from humeval.errors import DataError
+from humeval.files import write_jsonl
 from humeval.protocol.models import Protocol
 
 __all__ = ["Collation", "collate", "rerun_lists", "write_rerun"]

@@ -16,12 +16,12 @@ from typing import Any
 import pandas as pd
 
 from humeval._version import __version__
-from humeval.analysis._json import write_json
 from humeval.analysis.exclude import valid_judgements
 from humeval.analysis.pairwise import analyze_pairwise
 from humeval.analysis.ratings import analyze_ratings
 from humeval.analysis.validity import invalid_reasons
 from humeval.errors import DataError, ProtocolError, did_you_mean
+from humeval.files import write_json
 from humeval.hashing import sha256_json
 from humeval.protocol.models import Protocol
 from humeval.protocol.signature import signature

@@ -19,13 +19,13 @@ import pandas as pd
 from pydantic import ValidationError
 
 from humeval import logbook
-from humeval.analysis._json import write_json
 from humeval.analysis.exclude import valid_judgements
 from humeval.analysis.plan import analysis_signature, analyze, write_results
 from humeval.analysis.records import attempt
 from humeval.analysis.stages import read_excluded, read_study_judgements, study_workspace
 from humeval.analysis.validity import invalid_reasons
 from humeval.errors import HumevalError, ProtocolError, did_you_mean
+from humeval.files import write_json
 from humeval.hashing import sha256_file
 from humeval.protocol.lock import check_lock
 from humeval.protocol.models import Analysis, Protocol

@@ -9,19 +9,17 @@ dry run pushes its dummy judgements through exactly the same code under
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from humeval.analysis._json import read_json, write_json
 from humeval.analysis.collate import Collation, collate, rerun_lists, write_rerun
 from humeval.analysis.exclude import EXCLUDED_COLUMNS, exclusion_counts, exclusions
 from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import Workspace
-from humeval.data.readers import write_jsonl
 from humeval.errors import DataError, ProtocolError
+from humeval.files import read_json, read_jsonl, write_json, write_jsonl
 from humeval.hashing import sha256_file, sha256_json
 from humeval.judgements import read_judgements
 from humeval.pipeline import StageOutput
@@ -63,10 +61,7 @@ def read_study_judgements(ws: Workspace) -> pd.DataFrame:
 
 def read_excluded(ws: Workspace) -> pd.DataFrame:
     """The exclusion table written by ``exclude`` (refuses when it is missing: run ``exclude`` first)."""
-    if not ws.excluded.is_file():
-        raise DataError(f"{ws.excluded}: no exclusion table yet; run `humeval exclude` before `humeval analyze`")
-    text = ws.excluded.read_text(encoding="utf-8").strip()
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    rows = read_jsonl(ws.excluded, what="exclusion table yet", hint="run `humeval exclude` before `humeval analyze`")
     return pd.DataFrame(rows, columns=EXCLUDED_COLUMNS).fillna("").astype(str)
 
 
@@ -163,9 +158,7 @@ def analyze_stage(study: Study) -> StageOutput:
 
 
 def read_results(ws: Workspace) -> dict[str, Any]:
-    if not ws.results.is_file():
-        raise DataError(f"{ws.results}: no results yet; run `humeval analyze` first")
-    return read_json(ws.results)
+    return read_json(ws.results, what="results yet", hint="run `humeval analyze` first")
 
 
 # --------------------------------------------------------------------------- the whole back half

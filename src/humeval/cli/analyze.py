@@ -15,8 +15,8 @@ def analyze(
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json | csv"),
 ) -> None:
     """Run exactly the plan locked in the protocol; write results/results.json and results/tables/*.csv."""
-    from humeval.analysis._json import read_json
     from humeval.analysis.plan import tidy_tables
+    from humeval.files import read_json
     from humeval.pipeline import run_stage
     from humeval.study import Study
 

@@ -17,8 +17,9 @@ def metrics(
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json | csv (summary per metric)."),
 ) -> None:
     """Compute BLEU, chrF, ROUGE-1/2/L, METEOR-like, length (or reference-free features; `embed` with the optional model)."""
-    from humeval.data.readers import read_table, write_jsonl
+    from humeval.data.readers import read_table
     from humeval.errors import DataError
+    from humeval.files import write_jsonl
     from humeval.metrics import compute_metrics
     from humeval.sampling.prepare import normalise_long
 

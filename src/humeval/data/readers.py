@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
+from humeval.files import read_jsonl
 
-__all__ = ["SUFFIXES", "read_table", "require_columns", "write_jsonl"]
+__all__ = ["SUFFIXES", "read_table", "require_columns"]
 
 SUFFIXES = (".jsonl", ".csv", ".parquet")
 
@@ -45,20 +45,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                snippet = line.strip()[:60]
-                raise DataError(f"{path}:{lineno}: broken JSON line ({exc.msg} at column {exc.colno}): {snippet!r}") from None
-            if not isinstance(row, dict):
-                raise DataError(f"{path}:{lineno}: each JSONL line must be an object, got {type(row).__name__}")
-            rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(read_jsonl(path))
 
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], *, source: str) -> list[str]:
@@ -67,23 +54,3 @@ def require_columns(frame: pd.DataFrame, columns: Iterable[str], *, source: str)
     return [
         f"{source}: missing column '{c}'. {did_you_mean(c, have)}" for c in columns if c not in frame.columns
     ]
-
-
-def write_jsonl(path: str | Path, rows: Iterable[dict]) -> Path:
-    """Write rows as JSON lines atomically (a crash never leaves half a file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, default=_plain) + "\n")
-    tmp.replace(path)
-    return path
-
-
-def _plain(obj: object) -> object:
-    if hasattr(obj, "item"):
-        return obj.item()  # numpy scalars
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    raise TypeError(f"cannot write {type(obj).__name__} to JSON")

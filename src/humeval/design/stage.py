@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from humeval.data.outputs import load_outputs
-from humeval.data.readers import write_jsonl
 from humeval.design.lists import build_lists
 from humeval.design.tasks import build_tasks
-from humeval.errors import DataError
+from humeval.files import read_jsonl, write_jsonl
 from humeval.pipeline import StageOutput
 from humeval.study import Study
 
@@ -17,10 +14,8 @@ __all__ = ["design_stage", "read_items"]
 
 def read_items(study: Study) -> list[str]:
     """Selected item ids in selection order (from the ``sample`` stage)."""
-    if not study.items_file.is_file():
-        raise DataError(f"{study.items_file}: no selected items yet; run `humeval sample {study.root}` first")
-    with study.items_file.open(encoding="utf-8") as fh:
-        return [json.loads(line)["item_id"] for line in fh if line.strip()]
+    rows = read_jsonl(study.items_file, what="selected items yet", hint=f"run `humeval sample {study.root}` first")
+    return [r["item_id"] for r in rows]
 
 
 def design_stage(study: Study) -> StageOutput:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from humeval._version import __version__
-from humeval.errors import ProtocolError
+from humeval.errors import DataError, ProtocolError
+from humeval.files import read_json, write_json
 from humeval.hashing import sha256_file, sha256_json
 from humeval.study import Study
 
@@ -46,9 +46,9 @@ def read_lock(study: Study) -> Lock | None:
     if not study.lock_file.is_file():
         return None
     try:
-        return Lock(json.loads(study.lock_file.read_text(encoding="utf-8")))
-    except json.JSONDecodeError as exc:
-        raise ProtocolError(f"{study.lock_file}: corrupt lock file ({exc.msg}); restore it from version control") from None
+        return Lock(read_json(study.lock_file))
+    except DataError as exc:
+        raise ProtocolError(f"{exc}: corrupt lock file; restore it from version control") from None
 
 
 def lock_study(study: Study) -> Lock:
@@ -64,10 +64,7 @@ def lock_study(study: Study) -> Lock:
         "locked_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "humeval_version": __version__,
     }
-    study.state_dir.mkdir(parents=True, exist_ok=True)
-    tmp = study.lock_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(study.lock_file)
+    write_json(study.lock_file, data)
     logbook.append(study, {"stage": "lock", "outcome": "ok", "protocol_sha256": data["protocol"]["sha256"]})
     return Lock(data)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from humeval.analysis._json import read_json, write_json
 from humeval.analysis.stages import read_results, study_workspace
 from humeval.analysis.workspace import Workspace
+from humeval.files import read_json, write_json
 from humeval.pipeline import StageOutput
 from humeval.protocol.lock import read_lock
 from humeval.report.build import build_report

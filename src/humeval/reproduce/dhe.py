@@ -134,8 +134,8 @@ def table6(iterations: int | None = None, seed: int = 21, fast: bool = False,
            data_dir: str | Path | None = None) -> Reproduction:
     """Table 6 (and 7) from the AMT batches, with Fleiss' kappa on position and on chosen model."""
     from humeval.data.dhe import read_dhe_batch
-    from humeval.stats import fleiss_kappa
     from humeval.simulate.resample import resample_collected
+    from humeval.stats import fleiss_kappa
 
     iters = iterations or 100
     d = _dhe_dir(data_dir)

@@ -22,8 +22,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from humeval.analysis._json import read_json
-from humeval.data.readers import write_jsonl
+from humeval.files import read_json, write_jsonl
 from humeval.pipeline import run_stage
 from humeval.protocol.load import PROTOCOL_FILE
 from humeval.protocol.lock import lock_study

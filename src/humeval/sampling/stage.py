@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from humeval.data.outputs import load_outputs
-from humeval.data.readers import read_table, write_jsonl
+from humeval.data.readers import read_table
+from humeval.files import write_jsonl
 from humeval.hashing import sha256_file
 from humeval.pipeline import StageOutput
 from humeval.sampling import RESERVED_PARAMS, get_sampler, resolve_method

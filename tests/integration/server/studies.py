@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from humeval.data.readers import write_jsonl
+from humeval.files import write_jsonl
 from humeval.pipeline import run
 from humeval.study import Study
 from humeval.templates import generate_outputs, init_study

@@ -1,0 +1,142 @@
+"""The one I/O module: atomic writers and readers of JSON, JSON lines and text, with errors that name the file and line.
+
+Every file humeval writes goes through :func:`write_json`, :func:`write_jsonl`,
+:func:`write_text` or :func:`write_bytes` (a temporary file renamed over the target: a
+crash never leaves half a file), or :func:`append_jsonl` for append-only logs (fsynced
+line by line). Every JSON file it reads goes through :func:`read_json` or
+:func:`read_jsonl`, whose :class:`~humeval.errors.DataError` names the file, the line and
+what was expected. Tables (CSV, Parquet, JSONL as a DataFrame) are read by
+:func:`humeval.data.readers.read_table`, which uses :func:`read_jsonl` for JSON lines.
+
+Values are written as valid JSON: NaN and infinities become ``null``, numpy scalars and
+arrays plain numbers and lists (:func:`clean`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from humeval.errors import DataError
+
+__all__ = [
+    "append_jsonl",
+    "clean",
+    "read_json",
+    "read_jsonl",
+    "write_bytes",
+    "write_json",
+    "write_jsonl",
+    "write_text",
+]
+
+
+def clean(obj: Any) -> Any:
+    """``obj`` with NaN/inf replaced by None and numpy values turned into Python ones."""
+    if isinstance(obj, dict):
+        return {str(k): clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [clean(v) for v in obj]
+    if isinstance(obj, bool) or obj is None or isinstance(obj, (int, str)):
+        return obj
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Path):
+        return str(obj)
+    if hasattr(obj, "tolist"):  # numpy arrays and scalars
+        return clean(obj.tolist())
+    if hasattr(obj, "item"):
+        return clean(obj.item())
+    return obj
+
+
+def _dumps(data: Any, indent: int | None = None) -> str:
+    return json.dumps(clean(data), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
+
+
+def _atomic(path: str | Path, write: Any) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) atomically."""
+    return _atomic(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` atomically."""
+    return _atomic(path, lambda tmp: tmp.write_bytes(data))
+
+
+def write_json(path: str | Path, data: Any) -> Path:
+    """Write ``data`` as indented JSON atomically."""
+    return write_text(path, _dumps(data, indent=2) + "\n")
+
+
+def write_jsonl(path: str | Path, rows: Iterable[Any]) -> Path:
+    """Write rows (dicts, or objects with ``to_json()``) as JSON lines atomically."""
+
+    def write(tmp: Path) -> None:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(_dumps(row.to_json() if hasattr(row, "to_json") else row) + "\n")
+
+    return _atomic(path, write)
+
+
+def append_jsonl(path: str | Path, row: Any) -> None:
+    """Append one JSON line and fsync it (append-only logs: the logbook)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(_dumps(row) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _missing(path: Path, what: str, hint: str) -> DataError:
+    return DataError(f"{path}: no {what}{'; ' + hint if hint else ''}")
+
+
+def read_json(path: str | Path, *, what: str = "file", hint: str = "") -> Any:
+    """Read a JSON file; a missing or broken file is a :class:`DataError` naming it (and the line)."""
+    path = Path(path)
+    if not path.is_file():
+        raise _missing(path, what, hint)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: broken JSON ({exc.msg} at column {exc.colno})") from None
+
+
+def read_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> list[dict[str, Any]]:
+    """Read JSON lines (one object per line, blank lines skipped) with errors that name file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise _missing(path, what, hint)
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                snippet = line.strip()[:60]
+                raise DataError(f"{path}:{lineno}: broken JSON line ({exc.msg} at column {exc.colno}): {snippet!r}") from None
+            if not isinstance(row, dict):
+                raise DataError(f"{path}:{lineno}: each JSONL line must be an object, got {type(row).__name__}")
+            rows.append(row)
+    return rows
