@@ -7,6 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from humeval.design.tasks import ParticipantList, Task
 from humeval.files import read_jsonl
 from humeval.protocol.load import PROTOCOL_FILE, load_protocol
 from humeval.protocol.models import Protocol
@@ -62,13 +63,13 @@ class Study:
     def lists_file(self) -> Path:
         return self.lists_dir / "lists.jsonl"
 
-    def read_tasks(self) -> list[dict[str, Any]]:
+    def read_tasks(self) -> list[Task]:
         """Every task of the design (``lists/tasks.jsonl``)."""
-        return self._read_design(self.tasks_file, "tasks")
+        return [Task.from_json(r) for r in self._read_design(self.tasks_file, "tasks")]
 
-    def read_lists(self) -> list[dict[str, Any]]:
+    def read_lists(self) -> list[ParticipantList]:
         """The participant lists of the design (``lists/lists.jsonl``)."""
-        return self._read_design(self.lists_file, "participant lists")
+        return [ParticipantList.from_json(r) for r in self._read_design(self.lists_file, "participant lists")]
 
     def _read_design(self, path: Path, what: str) -> list[dict[str, Any]]:
         return read_jsonl(path, what=what, hint=f"run `humeval run {self.root}` (sample and design) first")

@@ -40,14 +40,14 @@ def test_random_has_no_difference_and_no_agreement(table):
 
 def test_paper_design_gives_every_output_six_judgements_from_different_lists():
     tasks, lists = paper_lists(seed=0)
-    assert len(tasks) == 540 and len(lists) == 90 and all(len(pl["tasks"]) == 36 for pl in lists)
+    assert len(tasks) == 540 and len(lists) == 90 and all(len(pl.tasks) == 36 for pl in lists)
     seen: dict[str, set[str]] = {}
     for pl in lists:
-        items = [t["item_id"] for t in pl["tasks"]]
+        items = [t.item_id for t in pl.tasks]
         assert len(set(items)) == 36  # 36 distinct items: one per (combination, system)
-        assert sorted({t["systems"][0] for t in pl["tasks"]}) == ["A", "B", "C"]
-        for t in pl["tasks"]:
-            seen.setdefault(t["task_id"], set()).add(pl["list_id"])
+        assert sorted({t.systems[0] for t in pl.tasks}) == ["A", "B", "C"]
+        for t in pl.tasks:
+            seen.setdefault(t.task_id, set()).add(pl.list_id)
     assert {len(v) for v in seen.values()} == {6}
 
 

@@ -28,7 +28,7 @@ SYSTEMS = ["A", "B", "C"]
 @pytest.fixture(scope="module")
 def lists():
     tasks = build_tasks(P, [f"i{i}" for i in range(12)], SYSTEMS)
-    return [pl.to_json() for pl in build_lists(tasks, P, seed=2)]
+    return build_lists(tasks, P, seed=2)
 
 
 def test_static_is_evenly_spaced_and_constant(lists):

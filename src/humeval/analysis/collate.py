@@ -25,6 +25,7 @@ import pandas as pd
 
 from humeval.analysis.exclude import exclusions
 from humeval.analysis.validity import invalid_reasons
+from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
 from humeval.files import write_jsonl
 from humeval.protocol.models import Protocol
@@ -75,16 +76,16 @@ class Collation:
         }
 
 
-def _expected_rows(task: dict[str, Any]) -> int:
-    per_criterion = 1 if task.get("family") == "pair" else len(task["systems"])
-    return per_criterion * len(task["criteria"])
+def _expected_rows(task: Task) -> int:
+    per_criterion = 1 if task.family == "pair" else len(task.systems)
+    return per_criterion * len(task.criteria)
 
 
 def collate(
     judgements: pd.DataFrame,
-    tasks: list[dict[str, Any]],
+    tasks: list[Task],
     protocol: Protocol,
-    lists: list[dict[str, Any]] | None = None,
+    lists: list[ParticipantList] | None = None,
     excluded: pd.DataFrame | None = None,
 ) -> Collation:
     """Count the valid judgements of every task in ``tasks`` (the design's ``lists/tasks.jsonl``)."""
@@ -99,19 +100,19 @@ def collate(
     single = excluded[excluded["scope"] == "judgement"]
     dropped = set(zip(single["participant_id"], single["task_id"], strict=True))
     real = rows[rows["kind"] == "task"]
-    known = {t["task_id"] for t in tasks}
+    known = {t.task_id for t in tasks}
     unknown = int((~real["task_id"].isin(known)).sum())
     ok = real[(real["invalid"] == "") & ~real["participant_id"].isin(people) & real["task_id"].isin(known)]
     keep = [(p, t) not in dropped for p, t in zip(ok["participant_id"], ok["task_id"], strict=True)]
     ok = ok.loc[pd.Series(keep, index=ok.index, dtype=bool)]
     counts = ok.drop_duplicates(["participant_id", "task_id", "criterion", "system"]).groupby(
         ["task_id", "participant_id"]).size()
-    expected = pd.Series({t["task_id"]: _expected_rows(t) for t in tasks})
+    expected = pd.Series({t.task_id: _expected_rows(t) for t in tasks})
     full = counts[counts.to_numpy() >= expected.reindex(counts.index.get_level_values(0)).to_numpy()]
     valid = full.groupby(level=0).size()
     table = pd.DataFrame({
-        "task_id": [t["task_id"] for t in tasks],
-        "item_id": [t["item_id"] for t in tasks],
+        "task_id": [t.task_id for t in tasks],
+        "item_id": [t.item_id for t in tasks],
         "required": required,
     })
     table["valid"] = table["task_id"].map(valid).fillna(0).astype(int)
@@ -121,16 +122,15 @@ def collate(
                      len(judgements), int(judgements["participant_id"].nunique()))
 
 
-def rerun_lists(collation: Collation, tasks: list[dict[str, Any]], per_list: int, prefix: str = "R") -> list[dict]:
+def rerun_lists(collation: Collation, tasks: list[Task], per_list: int, prefix: str = "R") -> list[ParticipantList]:
     """New participant lists holding each short task as often as it is short (never twice in one list)."""
-    by_id = {t["task_id"]: t for t in tasks}
+    by_id = {t.task_id: t for t in tasks}
     short = collation.tasks[collation.tasks["missing"] > 0]
-    lists: list[dict] = []
+    lists: list[ParticipantList] = []
     for k in range(int(short["missing"].max()) if len(short) else 0):
         round_tasks = [by_id[t] for t in short.loc[short["missing"] > k, "task_id"]]
         for start in range(0, len(round_tasks), per_list):
-            lists.append({"list_id": f"{prefix}{len(lists) + 1:04d}", "round": k,
-                          "tasks": round_tasks[start:start + per_list]})
+            lists.append(ParticipantList(f"{prefix}{len(lists) + 1:04d}", k, round_tasks[start:start + per_list]))
     return lists
 
 
@@ -142,17 +142,17 @@ def _outputs_lookup(outputs: pd.DataFrame | None) -> dict[tuple[str, str], tuple
             zip(outputs["item_id"], outputs["system"], outputs["output"], inputs.fillna(""), strict=True)}
 
 
-def _mturk_rows(lists: list[dict], outputs: pd.DataFrame | None) -> list[dict[str, str]]:
+def _mturk_rows(lists: list[ParticipantList], outputs: pd.DataFrame | None) -> list[dict[str, str]]:
     """One row per list (one HIT); a block of columns per task (``t1_...``), as in the paper's 4.3."""
     texts = _outputs_lookup(outputs)
     rows = []
     for pl in lists:
-        row = {"list_id": pl["list_id"]}
-        for j, task in enumerate(pl["tasks"], start=1):
-            row |= {f"t{j}_task_id": task["task_id"], f"t{j}_item_id": task["item_id"],
-                    f"t{j}_criteria": "+".join(task["criteria"])}
-            for p, system in enumerate(task["systems"], start=1):
-                output, source = texts.get((task["item_id"], system), ("", ""))
+        row = {"list_id": pl.list_id}
+        for j, task in enumerate(pl.tasks, start=1):
+            row |= {f"t{j}_task_id": task.task_id, f"t{j}_item_id": task.item_id,
+                    f"t{j}_criteria": "+".join(task.criteria)}
+            for p, system in enumerate(task.systems, start=1):
+                output, source = texts.get((task.item_id, system), ("", ""))
                 row |= {f"t{j}_system{p}": system, f"t{j}_output{p}": output}
                 row.setdefault(f"t{j}_input", source)
         rows.append(row)
@@ -171,7 +171,7 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
-def write_rerun(directory: Path, lists: list[dict], platform: str, outputs: pd.DataFrame | None = None) -> list[Path]:
+def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, outputs: pd.DataFrame | None = None) -> list[Path]:
     """Write the re-run lists in ``platform``'s format into ``directory``; returns the files written.
 
     ``local``: ``lists.jsonl`` (the participant-list format the server loads);
@@ -182,7 +182,7 @@ def write_rerun(directory: Path, lists: list[dict], platform: str, outputs: pd.D
         return [write_jsonl(directory / "lists.jsonl", lists)]
     if platform == "mturk":
         return [_write_csv(directory / "batch.csv", _mturk_rows(lists, outputs))]
-    rows = [{"list_id": pl["list_id"], "position": i, "task_id": t["task_id"], "item_id": t["item_id"],
-             "systems": "+".join(t["systems"]), "criteria": "+".join(t["criteria"]), "task": json.dumps(t)}
-            for pl in lists for i, t in enumerate(pl["tasks"])]
+    rows = [{"list_id": pl.list_id, "position": i, "task_id": t.task_id, "item_id": t.item_id,
+             "systems": "+".join(t.systems), "criteria": "+".join(t.criteria), "task": json.dumps(t.to_json())}
+            for pl in lists for i, t in enumerate(pl.tasks)]
     return [_write_csv(directory / "lists.csv", rows)]

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from humeval.design.tasks import ParticipantList
 from humeval.judgements import winners
 from humeval.protocol.models import (
     AttentionExclusion,
@@ -41,9 +42,9 @@ __all__ = ["EXCLUDED_COLUMNS", "exclusion_counts", "exclusions", "expected_answe
 EXCLUDED_COLUMNS = ["scope", "participant_id", "task_id", "criterion", "system", "rule", "detail"]
 
 
-def expected_answers(lists: list[dict[str, Any]]) -> dict[str, Any]:
+def expected_answers(lists: list[ParticipantList]) -> dict[str, Any]:
     """``task_id -> expected answer`` of every attention check in the participant lists."""
-    return {t["task_id"]: t.get("expected") for pl in lists for t in pl["tasks"] if t.get("kind") == "attention"}
+    return {t.task_id: t.expected for pl in lists for t in pl.tasks if t.kind == "attention"}
 
 
 def _participant_row(pid: str, rule: str, detail: str) -> dict[str, str]:
@@ -138,7 +139,7 @@ def _inconsistent(frame: pd.DataFrame, rule: InconsistentExclusion, repeat_of: d
     return out
 
 
-def exclusions(frame: pd.DataFrame, protocol: Protocol, lists: list[dict[str, Any]] | None = None) -> pd.DataFrame:
+def exclusions(frame: pd.DataFrame, protocol: Protocol, lists: list[ParticipantList] | None = None) -> pd.DataFrame:
     """Apply the protocol's exclusion rules to judgements ``frame``; one row per (excluded unit, rule).
 
     ``lists`` (the participant lists) supply the expected answers of attention checks and
@@ -149,7 +150,7 @@ def exclusions(frame: pd.DataFrame, protocol: Protocol, lists: list[dict[str, An
 
     lists = lists or []
     rows: list[dict[str, str]] = []
-    repeat_of = {t["task_id"]: t["repeat_of"] for pl in lists for t in pl["tasks"] if t.get("repeat_of")}
+    repeat_of = {t.task_id: t.repeat_of for pl in lists for t in pl.tasks if t.repeat_of}
     for rule in protocol.exclusion:
         if isinstance(rule, StraightLiningExclusion):
             rows += _straight_lining(frame, rule)

@@ -18,6 +18,7 @@ from humeval.analysis.collate import Collation, collate, rerun_lists, write_reru
 from humeval.analysis.exclude import EXCLUDED_COLUMNS, exclusion_counts, exclusions
 from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import Workspace
+from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError, ProtocolError
 from humeval.files import read_json, read_jsonl, write_json, write_jsonl
 from humeval.hashing import sha256_file, sha256_json
@@ -85,7 +86,7 @@ def require_locked_section(study: Study, section: str, command: str) -> None:
 # --------------------------------------------------------------------------- collate
 
 
-def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[dict], lists: list[dict],
+def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], lists: list[ParticipantList],
                       outputs: pd.DataFrame | None = None) -> tuple[Collation, list[Path]]:
     """Collate ``ws``'s judgements; write ``collation.json`` and, when incomplete, the re-run file."""
     result = collate(read_study_judgements(ws), tasks, protocol, lists)
@@ -119,7 +120,7 @@ def collate_stage(study: Study) -> StageOutput:
 # --------------------------------------------------------------------------- exclude
 
 
-def exclude_workspace(ws: Workspace, protocol: Protocol, lists: list[dict]) -> tuple[dict[str, Any], list[Path]]:
+def exclude_workspace(ws: Workspace, protocol: Protocol, lists: list[ParticipantList]) -> tuple[dict[str, Any], list[Path]]:
     """Apply the exclusion rules to ``ws``'s judgements; write ``excluded.jsonl`` and ``exclusion.json``."""
     frame = read_study_judgements(ws)
     excluded = exclusions(frame, protocol, lists)
@@ -164,7 +165,7 @@ def read_results(ws: Workspace) -> dict[str, Any]:
 # --------------------------------------------------------------------------- the whole back half
 
 
-def back_half(ws: Workspace, study: Study, tasks: list[dict], lists: list[dict]) -> tuple[dict[str, Any], list[Path]]:
+def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[ParticipantList]) -> tuple[dict[str, Any], list[Path]]:
     """collate -> exclude -> analyze -> report on ``ws`` (a dry run or a rehearsal), as the real stages do.
 
     Returns a summary (``complete``, ``participants_excluded``, and ``signature``, or

@@ -16,28 +16,16 @@ Attention checks and repeated tasks are then inserted at seeded random positions
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from humeval.design.tasks import Task
+from humeval.design.tasks import ParticipantList, Task
 from humeval.protocol.models import Criterion, Design, Protocol
 from humeval.rng import as_generator
 
 __all__ = ["ParticipantList", "attention_task", "build_lists"]
-
-
-@dataclass(frozen=True)
-class ParticipantList:
-    """The tasks one participant does, in display order."""
-
-    list_id: str
-    round: int
-    tasks: list[Task]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"list_id": self.list_id, "round": self.round, "tasks": [t.to_json() for t in self.tasks]}
 
 
 def attention_task(template: Task, criterion: Criterion, index: int) -> Task:

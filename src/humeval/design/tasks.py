@@ -1,4 +1,9 @@
-"""Tasks: what one participant judges in one go (an output, a pair, or all outputs of an item)."""
+"""Tasks (what one participant judges in one go: an output, a pair, or all outputs of an item) and participant lists.
+
+Both are typed, written by the ``design`` stage (``lists/tasks.jsonl``, ``lists/lists.jsonl``) and read
+once through :meth:`humeval.study.Study.read_tasks` / :meth:`~humeval.study.Study.read_lists` by store
+seeding, collation, exclusion, dry runs, rehearsals and platforms.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 
 from humeval.protocol.models import Criterion, Protocol
 
-__all__ = ["FAMILIES", "Task", "build_tasks", "criterion_groups", "family_of"]
+__all__ = ["FAMILIES", "ParticipantList", "Task", "build_tasks", "criterion_groups", "family_of"]
 
 #: how outputs are shown, by criterion type: one output, a pair, or all outputs side by side
 FAMILIES = {"likert": "single", "magnitude": "single", "slider": "single", "2afc": "pair", "rankme": "multi"}
@@ -39,6 +44,33 @@ class Task:
         data["systems"] = list(self.systems)
         data["criteria"] = list(self.criteria)
         return {k: v for k, v in data.items() if v not in ("", None, {})}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Task:
+        """The task of one line of ``lists/tasks.jsonl`` (the inverse of :meth:`to_json`)."""
+        return cls(
+            task_id=str(data["task_id"]), item_id=str(data["item_id"]), systems=tuple(data["systems"]),
+            criteria=tuple(data["criteria"]), family=str(data["family"]), kind=data.get("kind", "task"),
+            expected=data.get("expected"), text=data.get("text", ""), repeat_of=data.get("repeat_of", ""),
+            extra=dict(data.get("extra", {})),
+        )
+
+
+@dataclass(frozen=True)
+class ParticipantList:
+    """The tasks one participant does, in display order."""
+
+    list_id: str
+    round: int
+    tasks: list[Task]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"list_id": self.list_id, "round": self.round, "tasks": [t.to_json() for t in self.tasks]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ParticipantList:
+        """The list of one line of ``lists/lists.jsonl`` (the inverse of :meth:`to_json`)."""
+        return cls(str(data["list_id"]), int(data.get("round", 0)), [Task.from_json(t) for t in data["tasks"]])
 
 
 def family_of(criterion: Criterion) -> str:

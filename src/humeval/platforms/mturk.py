@@ -15,6 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from humeval.design.tasks import Task
 from humeval.errors import PlatformError
 from humeval.judgements import JUDGEMENT_COLUMNS
 
@@ -32,22 +33,22 @@ def export_study_batch(study: Any, path: Path | None = None) -> tuple[Path, int]
     return export_batch(study.root, tasks, texts, target, study.protocol.study.seed), len(tasks)
 
 
-def export_batch(study_root: Path, tasks: list[dict[str, Any]], texts: dict[tuple[str, str], tuple[str, str]], path: Path, seed: int) -> Path:
+def export_batch(study_root: Path, tasks: list[Task], texts: dict[tuple[str, str], tuple[str, str]], path: Path, seed: int) -> Path:
     """Write the batch CSV (and its key file); ``tasks`` as in ``lists/tasks.jsonl``."""
     rng = random.Random(seed)
-    width = max((len(t["systems"]) for t in tasks), default=1)
+    width = max((len(t.systems) for t in tasks), default=1)
     key: dict[str, list[str]] = {}
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as fh:
         writer = csv.writer(fh)
         writer.writerow(["task_id", "item_id", "criteria", "input", *[f"output_{i + 1}" for i in range(width)]])
         for t in tasks:
-            order = list(t["systems"])
+            order = list(t.systems)
             rng.shuffle(order)
-            key[t["task_id"]] = order
-            outs = [texts.get((t["item_id"], s), ("", ""))[0] for s in order]
-            item_input = texts.get((t["item_id"], order[0]), ("", ""))[1] if order else ""
-            writer.writerow([t["task_id"], t["item_id"], "+".join(t["criteria"]), item_input, *outs, *[""] * (width - len(outs))])
+            key[t.task_id] = order
+            outs = [texts.get((t.item_id, s), ("", ""))[0] for s in order]
+            item_input = texts.get((t.item_id, order[0]), ("", ""))[1] if order else ""
+            writer.writerow([t.task_id, t.item_id, "+".join(t.criteria), item_input, *outs, *[""] * (width - len(outs))])
     key_file = path.with_suffix(".key.json")
     key_file.write_text(json.dumps(key, indent=0), encoding="utf-8")
     return path

@@ -22,6 +22,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from humeval.design.tasks import ParticipantList, Task
 from humeval.files import read_json, write_jsonl
 from humeval.pipeline import run_stage
 from humeval.protocol.load import PROTOCOL_FILE
@@ -90,7 +91,7 @@ def _item(combination: int, k: int) -> str:
     return f"c{combination:02d}-i{k:02d}"
 
 
-def paper_lists(seed: int) -> tuple[list[dict], list[dict]]:
+def paper_lists(seed: int) -> tuple[list[Task], list[ParticipantList]]:
     """Tasks and the 90 participant lists of section 4.1.
 
     In round r (r = 0..5) list j (j = 0..14) gets, for every property combination c and
@@ -103,15 +104,14 @@ def paper_lists(seed: int) -> tuple[list[dict], list[dict]]:
     tasks = {}
     for c, k, i in product(range(12), range(3), range(ITEMS_PER_COMBINATION)):
         item, system = _item(c, i), SYSTEMS[k]
-        tasks[(item, system)] = {"task_id": f"{item}|{system}|grammaticality", "item_id": item, "systems": [system],
-                                 "criteria": ["grammaticality"], "family": "single", "kind": "task"}
+        tasks[(item, system)] = Task(f"{item}|{system}|grammaticality", item, (system,), ("grammaticality",), "single")
     lists = []
     for r in range(JUDGEMENTS):
         for j in range(ITEMS_PER_COMBINATION):
             chosen = [tasks[(_item(c, (j + 5 * k + r) % ITEMS_PER_COMBINATION), SYSTEMS[k])]
                       for c in range(12) for k in range(3)]
             chosen = [chosen[i] for i in rng.permutation(len(chosen))]
-            lists.append({"list_id": f"L{len(lists) + 1:04d}", "round": r, "tasks": chosen})
+            lists.append(ParticipantList(f"L{len(lists) + 1:04d}", r, chosen))
     return list(tasks.values()), lists
 
 

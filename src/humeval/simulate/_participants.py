@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from humeval.design.tasks import ParticipantList
 from humeval.errors import HumevalError
 from humeval.protocol.models import Criterion, Protocol
 from humeval.simulate.dummy import Scale, _scores, _static_scores, scale_of
@@ -52,7 +53,7 @@ class AnswerKey:
     attention: dict[tuple[str, str], Any]
 
     @classmethod
-    def build(cls, outputs: list[tuple[str, str, str]], lists: list[dict[str, Any]]) -> AnswerKey:
+    def build(cls, outputs: list[tuple[str, str, str]], lists: list[ParticipantList]) -> AnswerKey:
         """From ``(item_id, system, output)`` rows of the data and the participant lists."""
         systems: dict[tuple[str, str], list[str]] = {}
         for item_id, system, text in outputs:
@@ -60,8 +61,8 @@ class AnswerKey:
             if system not in holders:
                 holders.append(system)
         attention = {
-            (t["item_id"], t.get("text", "")): t.get("expected")
-            for pl in lists for t in pl["tasks"] if t.get("kind") == "attention"
+            (t.item_id, t.text): t.expected
+            for pl in lists for t in pl.tasks if t.kind == "attention"
         }
         return cls({k: tuple(sorted(v)) for k, v in systems.items()}, attention)
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from humeval.design.tasks import ParticipantList
 from humeval.errors import DataError, HumevalError, did_you_mean
 from humeval.protocol.models import Criterion, Protocol
 from humeval.rng import as_generator
@@ -49,25 +50,25 @@ def scale_of(criterion: Criterion) -> Scale:
     return Scale(1, 5, True)  # 2afc: latent 5-point scores decide the choice
 
 
-def _rows(lists: list[dict], protocol: Protocol, rng: np.random.Generator) -> pd.DataFrame:
+def _rows(lists: list[ParticipantList], protocol: Protocol, rng: np.random.Generator) -> pd.DataFrame:
     """One row per (list, task, criterion, rated system), display order randomised as on the server."""
     families = {c.name: c.type for c in protocol.criteria}
     rows = []
     for pl in lists:
-        participant = pl["list_id"]
-        for task in pl["tasks"]:
-            systems = list(task["systems"])
+        participant = pl.list_id
+        for task in pl.tasks:
+            systems = list(task.systems)
             if protocol.presentation.randomise_order:
                 systems = [systems[i] for i in rng.permutation(len(systems))]
-            for criterion in task["criteria"]:
+            for criterion in task.criteria:
                 base = {
                     "participant_id": participant,
-                    "list_id": pl["list_id"],
-                    "task_id": task["task_id"],
-                    "kind": task.get("kind", "task"),
-                    "item_id": task["item_id"],
+                    "list_id": pl.list_id,
+                    "task_id": task.task_id,
+                    "kind": task.kind,
+                    "item_id": task.item_id,
                     "criterion": criterion,
-                    "expected": task.get("expected"),
+                    "expected": task.expected,
                 }
                 if families[criterion] == "2afc":
                     rows.append(base | {"system": systems[0], "system_b": systems[1], "position": 0})
@@ -107,7 +108,7 @@ def _scores(kind: str, systems: np.ndarray, static: dict[str, float], scale: Sca
     return np.round(values) if scale.discrete else values
 
 
-def dummy_judgements(lists: list[dict], protocol: Protocol, kind: str, seed: int) -> pd.DataFrame:
+def dummy_judgements(lists: list[ParticipantList], protocol: Protocol, kind: str, seed: int) -> pd.DataFrame:
     """Dummy judgements of ``kind`` for every task of every participant list."""
     if kind not in DUMMY_KINDS:
         raise HumevalError(f"dry-run: unknown kind '{kind}'. {did_you_mean(kind, DUMMY_KINDS)}")

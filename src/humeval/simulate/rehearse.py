@@ -46,6 +46,7 @@ import numpy as np
 from humeval import logbook
 from humeval.analysis.stages import back_half
 from humeval.analysis.workspace import Workspace
+from humeval.design.tasks import ParticipantList
 from humeval.errors import HumevalError, did_you_mean
 from humeval.protocol.lock import check_lock
 from humeval.simulate._participants import (
@@ -313,7 +314,7 @@ def _prepare_store(study: Study, db: str) -> None:
                              "empty store (a new database or PostgreSQL schema)")
 
 
-def _answer_key(study: Study, lists: list[dict[str, Any]]) -> AnswerKey:
+def _answer_key(study: Study, lists: list[ParticipantList]) -> AnswerKey:
     from humeval.data.outputs import load_outputs
 
     frame = load_outputs(study.protocol, study.root)
@@ -389,7 +390,7 @@ def rehearse(
     try:
         tasks = study.read_tasks()
         key = _answer_key(study, lists)
-        systems = sorted({s for pl in lists for t in pl["tasks"] for s in t["systems"]})
+        systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
         answerer = Answerer(protocol, key, kind, systems)
         if db:
             _prepare_store(study, store)  # refused before anything is removed when it is not empty
@@ -398,8 +399,8 @@ def rehearse(
         ws.root.mkdir(parents=True)
         if not db:
             _prepare_store(study, store)
-        required = sum(len(pl["tasks"]) for pl in lists) if protocol.assignment.strategy == "list" else None
-        max_tasks = max((len(pl["tasks"]) for pl in lists), default=0) if required is not None else \
+        required = sum(len(pl.tasks) for pl in lists) if protocol.assignment.strategy == "list" else None
+        max_tasks = max((len(pl.tasks) for pl in lists), default=0) if required is not None else \
             max(protocol.design.items_per_participant, 1)
         deadline = started + timeout
         server = _Server(study, store, workers, ws.root / "server.log")

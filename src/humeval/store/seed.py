@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
+from humeval.design.tasks import Task
 from humeval.errors import StoreError
 from humeval.hashing import sha256_file
 from humeval.store import schema as s
@@ -64,12 +65,12 @@ def seed_store(conn: Connection, study: Study) -> bool:
     design_tasks = study.read_tasks()
     lists = study.read_lists()
     strategy = strategy_of(protocol)
-    by_id: dict[str, dict[str, Any]] = {t["task_id"]: t for t in design_tasks}
+    by_id: dict[str, Task] = {t.task_id: t for t in design_tasks}
     if strategy is None:
-        occurrences = Counter(t["task_id"] for pl in lists for t in pl["tasks"])
+        occurrences = Counter(t.task_id for pl in lists for t in pl.tasks)
         for pl in lists:
-            for t in pl["tasks"]:
-                by_id.setdefault(t["task_id"], t)
+            for t in pl.tasks:
+                by_id.setdefault(t.task_id, t)
         caps = {tid: occurrences.get(tid, 0) for tid in by_id}
     else:
         first = strategy.workers_needed([])
@@ -80,14 +81,14 @@ def seed_store(conn: Connection, study: Study) -> bool:
             {
                 "seq": seq,
                 "task_id": tid,
-                "item_id": t["item_id"],
-                "systems": json.dumps(t["systems"]),
-                "criteria": json.dumps(t["criteria"]),
-                "family": t["family"],
-                "kind": t.get("kind", "task"),
-                "expected": json.dumps(t.get("expected")),
-                "text": t.get("text", ""),
-                "repeat_of": t.get("repeat_of", ""),
+                "item_id": t.item_id,
+                "systems": json.dumps(list(t.systems)),
+                "criteria": json.dumps(list(t.criteria)),
+                "family": t.family,
+                "kind": t.kind,
+                "expected": json.dumps(t.expected),
+                "text": t.text,
+                "repeat_of": t.repeat_of,
                 "cap": caps[tid],
                 "taken": 0,
                 "done": 0,
@@ -100,15 +101,15 @@ def seed_store(conn: Connection, study: Study) -> bool:
         _insert(
             conn,
             s.lists,
-            [{"list_id": pl["list_id"], "round": pl["round"], "size": len(pl["tasks"]), "completed": 0} for pl in lists],
+            [{"list_id": pl.list_id, "round": pl.round, "size": len(pl.tasks), "completed": 0} for pl in lists],
         )
         _insert(
             conn,
             s.list_tasks,
             [
-                {"list_id": pl["list_id"], "position": i, "task_id": t["task_id"]}
+                {"list_id": pl.list_id, "position": i, "task_id": t.task_id}
                 for pl in lists
-                for i, t in enumerate(pl["tasks"])
+                for i, t in enumerate(pl.tasks)
             ],
         )
     stop = protocol.stopping

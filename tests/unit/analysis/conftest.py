@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from humeval.design.tasks import Task
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.protocol.models import Protocol
 
@@ -35,9 +36,8 @@ def rows(records: list[dict[str, Any]]) -> pd.DataFrame:
     return frame.reindex(columns=JUDGEMENT_COLUMNS)
 
 
-def rating_tasks(items: list[str], systems: list[str]) -> list[dict[str, Any]]:
-    return [{"task_id": f"{i}|{s}|q", "item_id": i, "systems": [s], "criteria": ["q"], "family": "single",
-             "kind": "task"} for i in items for s in systems]
+def rating_tasks(items: list[str], systems: list[str]) -> list[Task]:
+    return [Task(f"{i}|{s}|q", i, (s,), ("q",), "single") for i in items for s in systems]
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ def test_missing_and_invalid_judgements_are_counted_and_rerun(protocol):
     assert missing == {"i1|A|q": 1, "i1|B|q": 0, "i2|A|q": 0, "i2|B|q": 1}
     assert result.invalid == {"value 9 off the scale (valid: integers 1..5)": 1}
     lists = rerun_lists(result, tasks, per_list=3)
-    assert [[t["task_id"] for t in pl["tasks"]] for pl in lists] == [["i1|A|q", "i2|B|q"]]
+    assert [[t.task_id for t in pl.tasks] for pl in lists] == [["i1|A|q", "i2|B|q"]]
 
 
 def test_attention_checks_and_excluded_participants_do_not_count():

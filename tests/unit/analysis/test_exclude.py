@@ -3,6 +3,7 @@ from __future__ import annotations
 import pandas as pd
 
 from humeval.analysis.exclude import exclusion_counts, exclusions, valid_judgements
+from humeval.design.tasks import ParticipantList, Task
 
 from .conftest import make_protocol, rows
 
@@ -20,7 +21,7 @@ def test_straight_lining_excludes_only_constant_participants():
 
 def test_attention_uses_expected_answers_from_the_lists():
     protocol = make_protocol(exclusion=[{"rule": "attention", "max_failures": 0}])
-    lists = [{"list_id": "L1", "tasks": [{"task_id": "att-1", "kind": "attention", "expected": 1}]}]
+    lists = [ParticipantList("L1", 0, [Task("att-1", "att", ("A",), ("q",), "single", kind="attention", expected=1)])]
     frame = rows([{"participant_id": "good", "item_id": "att", "system": "A", "value": 1.0, "kind": "attention",
                    "task_id": "att-1"},
                   {"participant_id": "bad", "item_id": "att", "system": "A", "value": 5.0, "kind": "attention",
@@ -59,7 +60,7 @@ def test_inconsistent_compares_chosen_systems_not_positions():
         base | {"participant_id": "flip", "task_id": "t1|repeat", "kind": "repeat", "system": "X", "system_b": "Y",
                 "choice": "B"},
     ])
-    lists = [{"list_id": "L", "tasks": [{"task_id": "t1|repeat", "repeat_of": "t1", "kind": "repeat"}]}]
+    lists = [ParticipantList("L", 0, [Task("t1|repeat", "i1", ("A",), ("q",), "single", kind="repeat", repeat_of="t1")])]
     out = exclusions(frame, protocol, lists)
     assert out["participant_id"].tolist() == ["flip"]
 
