@@ -190,12 +190,15 @@ def main() -> None:
     args = ap.parse_args()
 
     from humeval.pipeline import run
+    from humeval.protocol.lock import lock_study
     from humeval.study import Study
     from humeval.templates import init_study
 
     tmp = Path(tempfile.mkdtemp(prefix="humeval-bench-"))
     init_study(tmp / "study", "pairwise", items=args.items)
-    list(run(Study.open(tmp / "study")))
+    study = Study.open(tmp / "study")
+    list(run(study))
+    lock_study(study)  # collection refuses an unlocked study
     port = free_port()
     # first start seeds the store; the cold start is measured on the second start
     proc, _ = start_server(tmp / "study", port, args.workers, args.db)

@@ -20,7 +20,9 @@ _EXPORTS = {
     "PlatformError": "humeval.errors",
     "PRE_COLLECTION": "humeval.pipeline",
     "STAGES": "humeval.pipeline",
-    "StageOutput": "humeval.pipeline",
+    "StageOutput": "humeval.stage",
+    "prepare_collection": "humeval.pipeline",
+    "serve": "humeval.collect",
     "StageResult": "humeval.pipeline",
     "run": "humeval.pipeline",
     "run_stage": "humeval.pipeline",
@@ -55,10 +57,12 @@ __all__ = [
     "load_protocol",
     "lock_study",
     "parse_protocol",
+    "prepare_collection",
     "read_lock",
     "release_lock",
     "run",
     "run_stage",
+    "serve",
     "signature",
     "validate_study",
 ]
@@ -77,10 +81,19 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from humeval.collect import serve
     from humeval.errors import DataError, HumevalError, PlatformError, ProtocolError, StoreError
-    from humeval.pipeline import PRE_COLLECTION, STAGES, StageOutput, StageResult, run, run_stage
+    from humeval.pipeline import (
+        PRE_COLLECTION,
+        STAGES,
+        StageResult,
+        prepare_collection,
+        run,
+        run_stage,
+    )
     from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
     from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
+    from humeval.stage import StageOutput
     from humeval.study import Study
     from humeval.templates import init_study
     from humeval.validate import validate_study

@@ -1,47 +1,72 @@
-"""Stages as plain functions with declared inputs and outputs; running them writes the logbook.
+"""The pipeline: which stage runs, the lock check, input hashes and the logbook entry, for every stage.
 
-A stage function takes a :class:`~humeval.study.Study` (and keyword options, e.g.
-``simulate_scores`` of ``sample``) and returns a :class:`StageOutput`.
-:func:`run_stage` refuses to run on a locked study whose protocol or inputs changed,
-skips a stage whose inputs, parameters and outputs are unchanged since its last
-successful run, and appends one logbook line per run (also for a failed run).
+Stage modules only transform: a stage function takes a :class:`~humeval.study.Study`
+(and keyword options) and returns a :class:`~humeval.stage.StageOutput`. Everything
+around it is here, in one place:
+
+* :data:`STAGES`: the registered stages with the files each reads and what it needs of the
+  lock (``if-locked``: a locked study must be unchanged; ``required``: the study must be
+  locked, e.g. ``exclude`` and ``analyze`` run only a preregistered plan).
+* :func:`require_lock`: the one lock gate. :func:`run_stage` and every collection entry
+  point (:func:`prepare_collection`, used by ``humeval serve``, :func:`humeval.serve` and
+  rehearsals) call it, so a locked study whose protocol or inputs changed is refused by
+  all of them alike, and collection for an unlocked study needs an explicit, logged
+  ``unlocked=True`` (``--unlocked``).
+* :func:`record_run`: the one writer of a stage's logbook entry (start, end, seed, input
+  and output hashes, parameters, summary, outcome, signature), used by :func:`run_stage`,
+  collection, rehearsals and post hoc analyses.
+* :func:`back_half`: collate -> exclude -> analyze -> report on one results folder, as
+  the registered stages do (dry runs and rehearsals push their judgements through it).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from humeval import logbook
-from humeval.errors import HumevalError, did_you_mean
-from humeval.protocol.lock import check_lock
+from humeval.errors import HumevalError, ProtocolError, did_you_mean
+from humeval.protocol.lock import Lock, check_lock
 from humeval.protocol.signature import signature
+from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["PRE_COLLECTION", "STAGES", "Stage", "StageOutput", "StageResult", "run", "run_stage"]
+if TYPE_CHECKING:
+    from humeval.analysis.workspace import Workspace
+    from humeval.design.tasks import ParticipantList, Task
 
+__all__ = [
+    "PRE_COLLECTION",
+    "STAGES",
+    "Stage",
+    "StageOutput",
+    "StageResult",
+    "back_half",
+    "prepare_collection",
+    "record_run",
+    "require_lock",
+    "run",
+    "run_stage",
+]
 
-@dataclass(frozen=True)
-class StageOutput:
-    """What a stage function returns: the files it wrote and what to record about the run."""
-
-    outputs: list[Path]
-    seed: int | None = None
-    parameters: dict[str, Any] = field(default_factory=dict)
-    summary: dict[str, Any] = field(default_factory=dict)
+LockNeed = Literal["if-locked", "required"]
 
 
 @dataclass(frozen=True)
 class Stage:
-    """A pipeline stage: its function (``module:function``) and the files it reads besides the protocol."""
+    """A pipeline stage: its function (``module:function``), the files it reads besides the
+    protocol, and what it needs of the lock (``required_for``: the preregistered part it runs)."""
 
     name: str
     function: str
     inputs: Callable[[Study], list[Path]]
     description: str
+    lock: LockNeed = "if-locked"
+    required_for: str = ""
 
     def load(self) -> Callable[..., StageOutput]:
         module, func = self.function.split(":")
@@ -67,36 +92,95 @@ def _sample_inputs(study: Study) -> list[Path]:
     return [*study.data_files(), *([scores] if scores is not None else [])]
 
 
-def _items(study: Study) -> list[Path]:
-    return [*study.data_files(), study.items_file]
-
-
-def _lists(study: Study) -> list[Path]:
-    return [study.lists_file]
+def _results(*names: str) -> Callable[[Study], list[Path]]:
+    return lambda s: [s.results_dir / n for n in names]
 
 
 STAGES: dict[str, Stage] = {
     s.name: s
     for s in (
         Stage("sample", "humeval.sampling.stage:sample_stage", _sample_inputs, "select the items to evaluate"),
-        Stage("design", "humeval.design.stage:design_stage", _items, "build participant lists"),
-        Stage("dry-run", "humeval.simulate.dry_run:dry_run_stage", _lists, "dummy responses for a rehearsal"),
+        Stage("design", "humeval.design.stage:design_stage", lambda s: [*s.data_files(), s.items_file],
+              "build participant lists"),
+        Stage("dry-run", "humeval.simulate.dry_run:dry_run_stage", lambda s: [s.tasks_file, s.lists_file],
+              "dummy responses for a rehearsal"),
         Stage("collate", "humeval.analysis.stages:collate_stage",
               lambda s: [s.results_dir / "judgements.jsonl", s.tasks_file, s.lists_file],
               "check every task has its valid judgements; write a re-run file"),
         Stage("exclude", "humeval.analysis.stages:exclude_stage",
               lambda s: [s.results_dir / "judgements.jsonl", s.lists_file],
-              "apply the preregistered exclusion rules"),
-        Stage("analyze", "humeval.analysis.stages:analyze_stage",
-              lambda s: [s.results_dir / "judgements.jsonl", s.results_dir / "excluded.jsonl"],
-              "run the preregistered analysis plan"),
+              "apply the preregistered exclusion rules", lock="required", required_for="exclusion"),
+        Stage("analyze", "humeval.analysis.stages:analyze_stage", _results("judgements.jsonl", "excluded.jsonl"),
+              "run the preregistered analysis plan", lock="required", required_for="analysis"),
         Stage("report", "humeval.report.stage:report_stage",
-              lambda s: [s.results_dir / "results.json", s.results_dir / "exclusion.json", s.results_dir / "collation.json"],
+              _results("results.json", "exclusion.json", "collation.json"),
               "HTML/Markdown report, figures and HEDS datasheet"),
     )
 }
 #: the stages ``humeval run`` runs, in order
 PRE_COLLECTION = ["sample", "design"]
+
+
+# --------------------------------------------------------------------------- the lock gate
+
+
+def require_lock(study: Study, command: str, *, required: bool = False, what: str = "",
+                 unlocked: bool = False) -> Lock | None:
+    """The one lock check of every stage and collection entry point.
+
+    Refuses (:class:`ProtocolError`) a locked study whose protocol or inputs changed,
+    naming the file, the changed sections and both hashes. With ``required``, refuses an
+    unlocked study too unless ``unlocked`` (an explicit override the caller logs).
+    Returns the lock (None for an unlocked study).
+    """
+    lock = check_lock(study)
+    if lock is None and required and not unlocked:
+        raise ProtocolError(
+            f"{study.protocol_file}: `humeval {command}` {what or 'needs a locked study'}, but the study is not "
+            f"locked. Lock it first with `humeval lock {study.root}` (before any response is seen)"
+        )
+    return lock
+
+
+# --------------------------------------------------------------------------- the logbook entry
+
+
+@dataclass
+class Run:
+    """What a stage run records; :func:`record_run` writes it when the run ends."""
+
+    entry: dict[str, Any]
+
+    def finish(self, study: Study, outputs: list[Path], *, summary: dict[str, Any] | None = None,
+               parameters: dict[str, Any] | None = None, seed: int | None = None, signature: str | None = None) -> None:
+        self.entry["outputs"] = study.hashes(outputs)
+        if summary is not None:
+            self.entry["summary"] = summary
+        if parameters is not None:
+            self.entry["parameters"] = parameters
+        if seed is not None:
+            self.entry["seed"] = seed
+        if signature is not None:
+            self.entry["signature"] = signature
+
+
+@contextmanager
+def record_run(study: Study, stage: str, *, inputs: list[dict[str, str]], seed: int | None = None,
+               **fields: Any) -> Iterator[Run]:
+    """Write one logbook entry for a stage run: ``outcome: ok`` when the block ends, ``error`` (with the
+    message) when it raises. ``fields`` (parameters, options, ...) are recorded as given."""
+    run = Run({"stage": stage, "start": logbook.now(), "seed": seed, "inputs": inputs,
+               **{k: v for k, v in fields.items() if v is not None}})
+    try:
+        yield run
+    except BaseException as exc:
+        message = str(exc) if isinstance(exc, HumevalError) else f"{type(exc).__name__}: {exc}"
+        logbook.append(study, run.entry | {"end": logbook.now(), "outcome": "error", "error": message})
+        raise
+    logbook.append(study, run.entry | {"end": logbook.now(), "outcome": "ok"})
+
+
+# --------------------------------------------------------------------------- stages
 
 
 def _unchanged(study: Study, name: str, inputs: list[dict[str, str]], options: dict[str, Any]) -> dict[str, Any] | None:
@@ -121,32 +205,17 @@ def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str
         raise HumevalError(f"unknown stage '{name}'. {did_you_mean(name, STAGES)}")
     stage = STAGES[name]
     protocol = study.protocol
-    check_lock(study)
+    require_lock(study, name, required=stage.lock == "required",
+                 what=f"runs the preregistered {stage.required_for} plan" if stage.required_for else "")
     inputs = study.hashes([study.protocol_file, *stage.inputs(study)])
-    protocol_sha = inputs[0]["sha256"]
     if not force and (last := _unchanged(study, name, inputs, options)) is not None:
         return StageResult(name, True, [o["path"] for o in last["outputs"]], last.get("summary", {}), last["signature"])
-    started = logbook.now()
-    entry: dict[str, Any] = {"stage": name, "start": started, "seed": protocol.study.seed, "inputs": inputs}
-    if options:
-        entry["options"] = options
-    try:
+    with record_run(study, name, inputs=inputs, seed=protocol.study.seed, options=options or None) as rec:
         out = stage.load()(study, **options)
-    except HumevalError as exc:
-        logbook.append(study, entry | {"end": logbook.now(), "outcome": "error", "error": str(exc)})
-        raise
-    sig = signature(protocol_sha, out.seed if out.seed is not None else protocol.study.seed)
-    entry |= {
-        "end": logbook.now(),
-        "seed": out.seed if out.seed is not None else protocol.study.seed,
-        "parameters": out.parameters,
-        "outputs": study.hashes(out.outputs),
-        "summary": out.summary,
-        "outcome": "ok",
-        "signature": sig,
-    }
-    logbook.append(study, entry)
-    return StageResult(name, False, [o["path"] for o in entry["outputs"]], out.summary, sig)
+        seed = out.seed if out.seed is not None else protocol.study.seed
+        sig = signature(inputs[0]["sha256"], seed)
+        rec.finish(study, out.outputs, summary=out.summary, parameters=out.parameters, seed=seed, signature=sig)
+    return StageResult(name, False, [o["path"] for o in rec.entry["outputs"]], out.summary, sig)
 
 
 def run(study: Study, *, force: bool = False, progress: Callable[[str], None] | None = None) -> list[StageResult]:
@@ -157,3 +226,74 @@ def run(study: Study, *, force: bool = False, progress: Callable[[str], None] | 
             progress(name)
         results.append(run_stage(study, name, force=force))
     return results
+
+
+# --------------------------------------------------------------------------- collection
+
+
+def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = False,
+                       parameters: dict[str, Any] | None = None,
+                       progress: Callable[[str], None] | None = None) -> bool:
+    """Everything before a store collects: the lock gate, the pre-collection stages, the store.
+
+    Refuses a locked study whose protocol or inputs changed, and an unlocked study unless
+    ``unlocked`` (the override is written to the logbook). Runs ``sample`` and ``design``
+    when the participant lists are missing, migrates and seeds the store (``db``: URL or
+    file; default ``study.db``) and logs a ``serve`` entry with the hashes of what the
+    store was seeded from. Returns whether the store was seeded now.
+    """
+    from humeval.store import Store
+    from humeval.store.engine import redact_url
+
+    require_lock(study, "serve", required=True, unlocked=unlocked,
+                 what="collects responses for the preregistered study")
+    if not study.lists_file.is_file():
+        if progress:
+            progress("no participant lists yet: running the pre-collection stages (humeval run)")
+        run(study)
+    inputs = study.hashes([study.protocol_file, study.tasks_file, study.lists_file, *study.data_files()])
+    store = Store.open(study, db)
+    fields = {"parameters": (parameters or {}) | {"store": redact_url(store.url)}, "unlocked": True if unlocked else None}
+    try:
+        with record_run(study, "serve", inputs=inputs, seed=study.protocol.study.seed, **fields) as rec:
+            seeded = store.prepare()
+            rec.finish(study, [], summary={"seeded": seeded})
+    finally:
+        store.close()
+    return seeded
+
+
+# --------------------------------------------------------------------------- the back half of a results folder
+
+
+def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[ParticipantList]) -> tuple[dict[str, Any], list[Path]]:
+    """collate -> exclude -> analyze -> report on ``ws`` (a dry run or a rehearsal), as the real stages do.
+
+    Returns a summary (``complete``, ``participants_excluded``, and ``signature``, or
+    ``analysis_error`` when the analysis refused, e.g. every participant excluded: a
+    rehearsal that found a problem in the design) and the files written.
+    """
+    from humeval.analysis.stages import (
+        analyze_workspace,
+        collate_workspace,
+        exclude_workspace,
+        platform_outputs,
+    )
+    from humeval.errors import DataError
+    from humeval.hashing import sha256_file
+    from humeval.report.stage import report_workspace
+
+    protocol = study.protocol
+    collation, paths = collate_workspace(ws, protocol, tasks, lists, platform_outputs(study))
+    counts, written = exclude_workspace(ws, protocol, lists)
+    paths += written
+    summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
+    try:
+        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file))
+    except DataError as exc:
+        summary["analysis_error"] = str(exc)
+        return summary, paths
+    paths += written
+    paths += report_workspace(ws, study, results)
+    summary["signature"] = results["signature"]
+    return summary, paths

@@ -5,14 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from humeval.design.tasks import ParticipantList, Task
 from humeval.files import read_jsonl
 from humeval.protocol.load import PROTOCOL_FILE, load_protocol
 from humeval.protocol.models import Protocol
 
+if TYPE_CHECKING:
+    from humeval.data.outputs import Outputs
+
 __all__ = ["Study"]
+
+#: outputs loaded by this process, by content hash (see :meth:`Study.outputs`)
+_OUTPUTS: dict[str, Outputs] = {}
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,19 @@ class Study:
     @property
     def db_file(self) -> Path:
         return self.root / "study.db"
+
+    def outputs(self) -> Outputs:
+        """The study's validated outputs, loaded once per process (cached by the content hash of the
+        data files and of the protocol's ``data`` and ``systems``)."""
+        from humeval.data.outputs import Outputs  # pandas: only for the stages that need outputs
+        from humeval.hashing import sha256_json
+
+        files = self.hashes(self.data_files())
+        key = sha256_json([files, self.protocol.data.model_dump(mode="json"), self.protocol.systems])
+        if key not in _OUTPUTS:
+            _OUTPUTS.clear()  # one study's outputs at a time: a process rarely needs two
+            _OUTPUTS[key] = Outputs.load(self.protocol, self.root)
+        return _OUTPUTS[key]
 
     def data_files(self) -> list[Path]:
         """The input files the protocol names (they need not exist)."""

@@ -19,18 +19,16 @@ from humeval.analysis.exclude import EXCLUDED_COLUMNS, exclusion_counts, exclusi
 from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import Workspace
 from humeval.design.tasks import ParticipantList, Task
-from humeval.errors import DataError, ProtocolError
+from humeval.errors import DataError
 from humeval.files import read_json, read_jsonl, write_json, write_jsonl
-from humeval.hashing import sha256_file, sha256_json
+from humeval.hashing import sha256_file
 from humeval.judgements import read_judgements
-from humeval.pipeline import StageOutput
-from humeval.protocol.lock import check_lock
 from humeval.protocol.models import Protocol
+from humeval.stage import StageOutput
 from humeval.study import Study
 
 __all__ = [
     "analyze_stage",
-    "back_half",
     "analyze_workspace",
     "collate_stage",
     "collate_workspace",
@@ -40,7 +38,6 @@ __all__ = [
     "read_excluded",
     "read_results",
     "read_study_judgements",
-    "require_locked_section",
     "study_workspace",
 ]
 
@@ -66,23 +63,6 @@ def read_excluded(ws: Workspace) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=EXCLUDED_COLUMNS).fillna("").astype(str)
 
 
-def require_locked_section(study: Study, section: str, command: str) -> None:
-    """Refuse unless the study is locked and ``section`` of the protocol is as locked."""
-    lock = check_lock(study)
-    if lock is None:
-        raise ProtocolError(
-            f"{study.root}: `humeval {command}` runs the preregistered {section} plan, but the study is not locked. "
-            "Lock it first with `humeval lock` (before any response is seen)"
-        )
-    locked = lock.data.get("sections", {}).get(section)
-    now = sha256_json(study.protocol.model_dump(mode="json")[section])
-    if locked != now:
-        raise ProtocolError(
-            f"{study.protocol_file}: section '{section}' changed after lock (locked sha256 {locked}, now {now}); "
-            f"`humeval {command}` only runs the plan as locked. Restore it, or run other analyses with `humeval posthoc`"
-        )
-
-
 # --------------------------------------------------------------------------- collate
 
 
@@ -101,9 +81,7 @@ def platform_outputs(study: Study) -> pd.DataFrame | None:
     """The output texts an MTurk re-run batch carries; None for the other platforms."""
     if study.protocol.platform.kind != "mturk":
         return None
-    from humeval.data.outputs import load_outputs
-
-    return load_outputs(study.protocol, study.root)
+    return study.outputs().frame
 
 
 def collate_stage(study: Study) -> StageOutput:
@@ -131,7 +109,6 @@ def exclude_workspace(ws: Workspace, protocol: Protocol, lists: list[Participant
 
 def exclude_stage(study: Study) -> StageOutput:
     """``humeval exclude``: the preregistered exclusion rules (requires a lock of the ``exclusion`` section)."""
-    require_locked_section(study, "exclusion", "exclude")
     lists = study.read_lists()
     counts, paths = exclude_workspace(study_workspace(study), study.protocol, lists)
     summary = {k: v for k, v in counts.items() if k != "rules"}
@@ -151,7 +128,6 @@ def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str) -
 
 def analyze_stage(study: Study) -> StageOutput:
     """``humeval analyze``: the preregistered plan; refuses unless locked with the plan unchanged."""
-    require_locked_section(study, "analysis", "analyze")
     results, paths = analyze_workspace(study_workspace(study), study.protocol, sha256_file(study.protocol_file))
     summary = {"criteria": len(results["criteria"]), "judgements_analysed": results["counts"]["analysed"],
                "signature": results["signature"]}
@@ -160,31 +136,3 @@ def analyze_stage(study: Study) -> StageOutput:
 
 def read_results(ws: Workspace) -> dict[str, Any]:
     return read_json(ws.results, what="results yet", hint="run `humeval analyze` first")
-
-
-# --------------------------------------------------------------------------- the whole back half
-
-
-def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[ParticipantList]) -> tuple[dict[str, Any], list[Path]]:
-    """collate -> exclude -> analyze -> report on ``ws`` (a dry run or a rehearsal), as the real stages do.
-
-    Returns a summary (``complete``, ``participants_excluded``, and ``signature``, or
-    ``analysis_error`` when the analysis refused, e.g. every participant excluded: a
-    rehearsal that found a problem in the design) and the files written.
-    """
-    from humeval.report.stage import report_workspace
-
-    protocol = study.protocol
-    collation, paths = collate_workspace(ws, protocol, tasks, lists, platform_outputs(study))
-    counts, written = exclude_workspace(ws, protocol, lists)
-    paths += written
-    summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
-    try:
-        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file))
-    except DataError as exc:
-        summary["analysis_error"] = str(exc)
-        return summary, paths
-    paths += written
-    paths += report_workspace(ws, study, results)
-    summary["signature"] = results["signature"]
-    return summary, paths

@@ -1,9 +1,19 @@
-"""System outputs of a study as one long table: one row per (item, system)."""
+"""System outputs of a study as one long table: one row per (item, system).
+
+:class:`Outputs` is the one typed view every stage uses (sampling, design, store seeding,
+collation's re-run files, platforms, rehearsals): the validated long table and the one
+``(item, system) -> text`` lookup. :meth:`humeval.study.Study.outputs` loads it once per
+process and caches it by the content hash of the data files and the protocol's ``data``
+and ``systems`` sections.
+"""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -11,7 +21,7 @@ from humeval.data.readers import read_table, require_columns
 from humeval.errors import DataError, HumevalError, did_you_mean
 from humeval.protocol.models import DataSpec, Protocol
 
-__all__ = ["OUTPUT_COLUMNS", "check_outputs", "load_outputs", "read_outputs"]
+__all__ = ["OUTPUT_COLUMNS", "OutputText", "Outputs", "check_outputs", "load_outputs", "read_outputs"]
 
 #: the canonical columns of an outputs table (``input`` and ``references`` may be empty strings)
 OUTPUT_COLUMNS = ["item_id", "system", "output", "input", "references"]
@@ -125,3 +135,38 @@ def load_outputs(protocol: Protocol, root: str | Path) -> pd.DataFrame:
     if protocol.systems:
         outputs = outputs[outputs["system"].isin(protocol.systems)].reset_index(drop=True)
     return outputs
+
+
+class OutputText(NamedTuple):
+    """What participants are shown of one system's output for an item."""
+
+    output: str
+    input: str
+    references: str
+
+
+@dataclass(frozen=True, eq=False)
+class Outputs:
+    """The validated outputs of a study (restricted to ``protocol.systems``) and their text lookup."""
+
+    frame: pd.DataFrame
+
+    @classmethod
+    def load(cls, protocol: Protocol, root: str | Path) -> Outputs:
+        return cls(load_outputs(protocol, root))
+
+    @cached_property
+    def texts(self) -> dict[tuple[str, str], OutputText]:
+        """``(item_id, system) -> OutputText``: the one lookup of what a participant sees."""
+        f = self.frame
+        columns = [f[c].fillna("").astype(str) if c in f else pd.Series("", index=f.index) for c in OUTPUT_COLUMNS]
+        return {(i, s): OutputText(o, x, r) for i, s, o, x, r in zip(*columns, strict=True)}
+
+    def text(self, item_id: str, system: str) -> OutputText:
+        """The texts of ``system``'s output for ``item_id`` (empty texts when there is none)."""
+        return self.texts.get((item_id, system), OutputText("", "", ""))
+
+    @property
+    def systems(self) -> list[str]:
+        """The systems, sorted."""
+        return sorted(self.frame["system"].astype(str).unique())

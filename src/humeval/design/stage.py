@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from humeval.data.outputs import load_outputs
 from humeval.design.lists import build_lists
 from humeval.design.tasks import build_tasks
 from humeval.files import read_jsonl, write_jsonl
-from humeval.pipeline import StageOutput
+from humeval.stage import StageOutput
 from humeval.study import Study
 
 __all__ = ["design_stage", "read_items"]
@@ -21,8 +20,7 @@ def read_items(study: Study) -> list[str]:
 def design_stage(study: Study) -> StageOutput:
     """Build every task of the selected items and deal them into participant lists."""
     protocol = study.protocol
-    outputs = load_outputs(protocol, study.root)
-    systems = protocol.systems or sorted(outputs["system"].unique())
+    systems = protocol.systems or study.outputs().systems
     items = read_items(study)
     tasks = build_tasks(protocol, items, systems)
     lists = build_lists(tasks, protocol, protocol.study.seed)

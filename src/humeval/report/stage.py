@@ -8,11 +8,11 @@ from typing import Any
 from humeval.analysis.stages import read_results, study_workspace
 from humeval.analysis.workspace import Workspace
 from humeval.files import read_json, write_json
-from humeval.pipeline import StageOutput
 from humeval.protocol.lock import read_lock
 from humeval.report.build import build_report
 from humeval.report.document import render_html, render_markdown
 from humeval.report.heds import heds_datasheet
+from humeval.stage import StageOutput
 from humeval.study import Study
 
 __all__ = ["design_summary", "report_stage", "report_workspace"]

@@ -176,13 +176,11 @@ class SamplerBase:
 
     def select(self, outputs: pd.DataFrame | ItemTable, size: int, seed: int) -> Selection:
         """Every phase; human scores (if the sampler needs them) are replayed from ``human.*`` columns."""
-        from humeval.sampling.table import as_item_table
+        from humeval.sampling.table import as_item_table, require_complete_scores
 
         table = as_item_table(outputs)
         source = None
         if self.needs_scores:
-            from humeval.sampling.phases import require_complete_scores
-
             aspects = require_complete_scores(table, list(self.aspects) or None)
             source = lambda rows: table.scores(aspects, rows)
         rows, phases = run_phases(self, table, size, seed, source)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 from humeval.sampling.base import Sampler, phase_loop
-from humeval.sampling.table import HUMAN, ItemTable
+from humeval.sampling.table import HUMAN, ItemTable, require_complete_scores
 
 __all__ = ["PhaseRun", "advance", "merge_scores", "require_complete_scores"]
 
@@ -86,8 +86,3 @@ def merge_scores(outputs: pd.DataFrame, scores: pd.DataFrame, *, source: str = "
     return base.merge(values, on=["item_id", "system"], how="left")
 
 
-def require_complete_scores(table: ItemTable, aspects: Sequence[str] | None = None) -> list[str]:
-    """For a replay: every item must have every aspect's score (a :class:`DataError` names the gaps)."""
-    names = table.aspects(list(aspects) if aspects else None)
-    table.scores(names)
-    return names

@@ -16,13 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from humeval.data.outputs import load_outputs
 from humeval.data.readers import read_table
 from humeval.files import write_jsonl
 from humeval.hashing import sha256_file
-from humeval.pipeline import StageOutput
 from humeval.sampling import RESERVED_PARAMS, get_sampler, resolve_method
 from humeval.sampling.select import select_items
+from humeval.stage import StageOutput
 from humeval.study import Study
 
 __all__ = ["RESERVED_PARAMS", "SCORE_FILES", "sample_stage", "scores_file"]
@@ -49,7 +48,7 @@ def sample_stage(study: Study, *, simulate_scores: bool = False) -> StageOutput:
     params = {k: v for k, v in spec.params.items() if k not in RESERVED_PARAMS}
     method = resolve_method(spec.method, spec.rate)
     sampler = get_sampler(method, **params)
-    outputs = load_outputs(protocol, study.root)
+    outputs = study.outputs().frame
     path = scores_file(study) if sampler.needs_scores and not simulate_scores else None
     table, run = select_items(
         outputs, sampler, spec.rate, seed,

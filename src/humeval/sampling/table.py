@@ -16,7 +16,7 @@ import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 
-__all__ = ["AUTO", "HUMAN", "ItemTable", "as_item_table"]
+__all__ = ["AUTO", "HUMAN", "ItemTable", "as_item_table", "require_complete_scores"]
 
 AUTO = "auto."
 HUMAN = "human."
@@ -185,3 +185,10 @@ def as_item_table(data: pd.DataFrame | ItemTable) -> ItemTable:
     if isinstance(data, ItemTable):
         return data
     return ItemTable.from_long(data)
+
+
+def require_complete_scores(table: ItemTable, aspects: Sequence[str] | None = None) -> list[str]:
+    """For a replay: every item must have every aspect's score (a :class:`DataError` names the gaps)."""
+    names = table.aspects(list(aspects) if aspects else None)
+    table.scores(names)
+    return names

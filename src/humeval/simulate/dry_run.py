@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from humeval.analysis.stages import back_half
 from humeval.analysis.workspace import Workspace
 from humeval.judgements import write_judgements
-from humeval.pipeline import StageOutput
+from humeval.pipeline import back_half
 from humeval.rng import child_seeds
 from humeval.simulate.dummy import DUMMY_KINDS, dummy_judgements
+from humeval.stage import StageOutput
 from humeval.study import Study
 
 __all__ = ["dry_run_dir", "dry_run_stage", "dry_run_workspace"]

@@ -43,12 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from humeval import logbook
-from humeval.analysis.stages import back_half
 from humeval.analysis.workspace import Workspace
+from humeval.collect import ADMIN_ENV
 from humeval.design.tasks import ParticipantList
-from humeval.errors import HumevalError, did_you_mean
-from humeval.protocol.lock import check_lock
+from humeval.errors import did_you_mean
+from humeval.pipeline import back_half, record_run, require_lock
 from humeval.simulate._participants import (
     Answerer,
     AnswerKey,
@@ -57,13 +56,14 @@ from humeval.simulate._participants import (
     draw_seconds,
 )
 from humeval.simulate.dummy import DUMMY_KINDS
-from humeval.store.export import export_judgements, redact_url
+from humeval.store.engine import redact_url
+from humeval.store.export import export_judgements
 from humeval.study import Study
 
 __all__ = ["HOST", "RehearsalError", "RehearsalResult", "rehearsal_workspace", "rehearse"]
 
 HOST = "127.0.0.1"
-ADMIN_ENV = "HUMEVAL_ADMIN_TOKEN"
+
 _REQUEST_TIMEOUT = 30.0
 _START_TIMEOUT = 60.0
 
@@ -118,8 +118,9 @@ def _free_port() -> int:
 class _Server:
     """``humeval serve`` in its own process group on 127.0.0.1; :meth:`stop` ends the whole group."""
 
-    def __init__(self, study: Study, db: str, workers: int, log: Path) -> None:
+    def __init__(self, study: Study, db: str, workers: int, log: Path, *, unlocked: bool = False) -> None:
         self.study, self.db, self.workers, self.log = study, db, workers, log
+        self.unlocked = unlocked  # rehearsing an unlocked study: serve with the explicit, logged override
         self.admin_token = secrets.token_urlsafe(24)
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
@@ -129,7 +130,7 @@ class _Server:
             self.port = _free_port()
             cmd = [sys.executable, "-m", "humeval", "serve", str(self.study.root), "--host", HOST,
                    "--port", str(self.port), "--workers", str(self.workers), "--db", self.db,
-                   "--log-level", "warning"]
+                   "--log-level", "warning", *(["--unlocked"] if self.unlocked else [])]
             env = {k: v for k, v in os.environ.items() if k != "HUMEVAL_SERVER_CONFIG"} | {ADMIN_ENV: self.admin_token}
             with self.log.open("ab") as fh:
                 self.proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env,
@@ -315,9 +316,7 @@ def _prepare_store(study: Study, db: str) -> None:
 
 
 def _answer_key(study: Study, lists: list[ParticipantList]) -> AnswerKey:
-    from humeval.data.outputs import load_outputs
-
-    frame = load_outputs(study.protocol, study.root)
+    frame = study.outputs().frame
     rows = [(str(r.item_id), str(r.system), str(r.output)) for r in frame.itertuples(index=False)]
     return AnswerKey.build(rows, lists)
 
@@ -371,7 +370,7 @@ def rehearse(
     seed = protocol.study.seed if seed is None else seed
     if isinstance(seed, bool) or seed < 0:
         raise RehearsalError(f"rehearse: seed must be a non-negative integer, got {seed!r}")
-    check_lock(study)
+    lock = require_lock(study, "rehearse")
     for module in ("uvicorn", "starlette"):
         if importlib.util.find_spec(module) is None:
             raise RehearsalError(f"rehearse: needs the collection server ({module} is missing); "
@@ -383,61 +382,54 @@ def rehearse(
                              *study.data_files()])
     parameters = {"kind": kind, "participants": participants, "concurrency": concurrency, "workers": workers,
                   "store": redact_url(str(ws.root / "study.db") if not db else db), "timeout": timeout}
-    entry: dict[str, Any] = {"stage": "rehearse", "start": logbook.now(), "seed": seed, "inputs": inputs,
-                             "parameters": parameters}
     started = time.monotonic()
     server: _Server | None = None
-    try:
-        tasks = study.read_tasks()
-        key = _answer_key(study, lists)
-        systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
-        answerer = Answerer(protocol, key, kind, systems)
-        if db:
-            _prepare_store(study, store)  # refused before anything is removed when it is not empty
-        if ws.root.exists():
-            shutil.rmtree(ws.root)  # a rehearsal starts from an empty folder (and, by default, an empty store)
-        ws.root.mkdir(parents=True)
-        if not db:
-            _prepare_store(study, store)
-        required = sum(len(pl.tasks) for pl in lists) if protocol.assignment.strategy == "list" else None
-        max_tasks = max((len(pl.tasks) for pl in lists), default=0) if required is not None else \
-            max(protocol.design.items_per_participant, 1)
-        deadline = started + timeout
-        server = _Server(study, store, workers, ws.root / "server.log")
-        server.start(deadline)
-        with _progress_bar(progress, required, kind) as advance:
-            crowd = _Crowd(server.port, answerer, kind, seed, participants, max_tasks, advance)
-            crowd.run(concurrency, deadline)
-        admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)
+    with record_run(study, "rehearse", inputs=inputs, seed=seed, parameters=parameters) as run:
         try:
-            _, stored = admin.request("GET", "/api/v1/admin/judgements", token=server.admin_token)
-        finally:
-            admin.close()
-        server.stop()
-        tally = crowd.tally
-        if len(stored) != tally.judgements:
-            raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its store "
-                                 f"holds {len(stored)}")
-        rows = export_judgements(study, ws.judgements, store)
-        summary, paths = back_half(ws, study, tasks, lists)
-    except BaseException as exc:
-        if server is not None:
+            tasks = study.read_tasks()
+            key = _answer_key(study, lists)
+            systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
+            answerer = Answerer(protocol, key, kind, systems)
+            if db:
+                _prepare_store(study, store)  # refused before anything is removed when it is not empty
+            if ws.root.exists():
+                shutil.rmtree(ws.root)  # a rehearsal starts from an empty folder (and, by default, an empty store)
+            ws.root.mkdir(parents=True)
+            if not db:
+                _prepare_store(study, store)
+            required = sum(len(pl.tasks) for pl in lists) if protocol.assignment.strategy == "list" else None
+            max_tasks = max((len(pl.tasks) for pl in lists), default=0) if required is not None else \
+                max(protocol.design.items_per_participant, 1)
+            deadline = started + timeout
+            server = _Server(study, store, workers, ws.root / "server.log", unlocked=lock is None)
+            server.start(deadline)
+            with _progress_bar(progress, required, kind) as advance:
+                crowd = _Crowd(server.port, answerer, kind, seed, participants, max_tasks, advance)
+                crowd.run(concurrency, deadline)
+            admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)
+            try:
+                _, stored = admin.request("GET", "/api/v1/admin/judgements", token=server.admin_token)
+            finally:
+                admin.close()
             server.stop()
-            entry["server"] = server.describe()
-        message = str(exc) if isinstance(exc, HumevalError) else f"{type(exc).__name__}: {exc}"
-        logbook.append(study, entry | {"end": logbook.now(), "outcome": "error", "error": message})
-        raise
-    assert server is not None
-    entry["server"] = server.describe()
-    collection = (tally.last - tally.first) if tally.first is not None and tally.last is not None else 0.0
-    elapsed = time.monotonic() - started
-    summary |= {"participants": tally.entered, "participants_active": tally.active, "judgements": tally.judgements,
-                "judgements_required": required, "rows": rows, "seconds": round(collection, 3),
-                "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
-                "elapsed": round(elapsed, 3), "ambiguous_outputs": key.ambiguous}
-    outputs = [ws.judgements, *paths]
-    logbook.append(study, entry | {"end": logbook.now(), "outputs": study.hashes(outputs), "summary": summary,
-                                   "outcome": "ok", "signature": summary.get("signature")})
+            tally = crowd.tally
+            if len(stored) != tally.judgements:
+                raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its "
+                                     f"store holds {len(stored)}")
+            rows = export_judgements(study, ws.judgements, store)
+            summary, paths = back_half(ws, study, tasks, lists)
+        finally:
+            if server is not None:
+                server.stop()
+                run.entry["server"] = server.describe()
+        collection = (tally.last - tally.first) if tally.first is not None and tally.last is not None else 0.0
+        elapsed = time.monotonic() - started
+        summary |= {"participants": tally.entered, "participants_active": tally.active,
+                    "judgements": tally.judgements, "judgements_required": required, "rows": rows,
+                    "seconds": round(collection, 3),
+                    "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
+                    "elapsed": round(elapsed, 3), "ambiguous_outputs": key.ambiguous}
+        run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
     return RehearsalResult(
         kind=kind, seed=seed, participants=tally.entered, participants_active=tally.active,
         judgements=tally.judgements, judgements_required=required, rows=rows, seconds=collection,

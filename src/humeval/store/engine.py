@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 
 from humeval.errors import StoreError
 
-__all__ = ["SYNC_MODES", "database_url", "is_sqlite", "make_engines"]
+__all__ = ["SYNC_MODES", "database_url", "is_sqlite", "make_engines", "redact_url"]
 
 BUSY_TIMEOUT_MS = 30_000
 SYNC_MODES = ("full", "normal")
@@ -86,3 +86,12 @@ def _sqlite_engine(url: str, *, writer: bool, pool: int = 1, sync: str = "full")
         conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
 
     return engine
+
+
+def redact_url(url: str) -> str:
+    """``url`` without a password (for messages and the logbook)."""
+    if "://" in url and "@" in url.split("://", 1)[1]:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.split("@", 1)
+        return f"{scheme}://{creds.split(':', 1)[0]}@{host}"
+    return url

@@ -7,16 +7,7 @@ from pathlib import Path
 from humeval.errors import StoreError
 from humeval.study import Study
 
-__all__ = ["export_judgements", "redact_url"]
-
-
-def redact_url(url: str) -> str:
-    """``url`` without a password (for messages and the logbook)."""
-    if "://" in url and "@" in url.split("://", 1)[1]:
-        scheme, rest = url.split("://", 1)
-        creds, host = rest.split("@", 1)
-        return f"{scheme}://{creds.split(':', 1)[0]}@{host}"
-    return url
+__all__ = ["export_judgements"]
 
 
 def export_judgements(study: Study, path: str | Path, db: str | None = None) -> int:

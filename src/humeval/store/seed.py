@@ -49,10 +49,9 @@ def seed_store(conn: Connection, study: Study) -> bool:
     tasks_file, lists_file = study.tasks_file, study.lists_file
     if not tasks_file.is_file() or not lists_file.is_file():
         raise StoreError(f"{study.lists_dir}: no tasks or participant lists yet; run `humeval run {study.root}` first")
-    from humeval.data.outputs import load_outputs  # pandas: only here, never in a server process
-
-    frame = load_outputs(protocol, study.root)
-    systems = list(protocol.systems) or sorted(frame["system"].unique())
+    outputs = study.outputs()  # pandas: only here, never in a server process
+    frame = outputs.frame
+    systems = list(protocol.systems) or outputs.systems
     frame = frame.drop_duplicates(["item_id", "system"])
     _insert(
         conn,

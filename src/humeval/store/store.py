@@ -25,8 +25,7 @@ from humeval import logbook
 from humeval.store import schema as s
 from humeval.store.assign import next_assignment, progress
 from humeval.store.context import StoreContext
-from humeval.store.engine import database_url, is_sqlite, make_engines
-from humeval.store.export import redact_url
+from humeval.store.engine import database_url, is_sqlite, make_engines, redact_url
 from humeval.store.migrations import migrate
 from humeval.store.participants import consent, enter
 from humeval.store.reads import (

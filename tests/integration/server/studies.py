@@ -6,6 +6,7 @@ from pathlib import Path
 
 from humeval.files import write_jsonl
 from humeval.pipeline import run
+from humeval.protocol.lock import lock_study
 from humeval.study import Study
 from humeval.templates import generate_outputs, init_study
 
@@ -62,6 +63,7 @@ def all_types_study(root: Path, *, items: int = 2, code: str = "C0DE-777") -> St
     (root / "humeval.yaml").write_text(ALL_TYPES.format(code=code), encoding="utf-8")
     study = Study.open(root)
     list(run(study))
+    lock_study(study)  # collection refuses an unlocked study
     return study
 
 
@@ -77,6 +79,7 @@ def pairwise_study(
     )
     study = Study.open(root)
     list(run(study))
+    lock_study(study)  # collection refuses an unlocked study
     return study
 
 
@@ -84,4 +87,5 @@ def template_study(root: Path, template: str, items: int) -> Study:
     init_study(root, template, items=items)
     study = Study.open(root)
     list(run(study))
+    lock_study(study)  # collection refuses an unlocked study
     return study

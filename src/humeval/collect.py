@@ -1,0 +1,72 @@
+"""Collection: serve a study to participants (``humeval serve`` calls :func:`serve`).
+
+The lock gate, the pre-collection stages, seeding the store and the logbook entry are the
+pipeline's (:func:`humeval.pipeline.prepare_collection`); this module only starts the web
+server processes on top of it.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+
+from humeval.errors import HumevalError
+from humeval.pipeline import prepare_collection
+from humeval.study import Study
+
+__all__ = ["ADMIN_ENV", "serve"]
+
+#: environment variable holding the admin secret
+ADMIN_ENV = "HUMEVAL_ADMIN_TOKEN"
+
+
+def serve(
+    study: Study | str | Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 0,
+    db: str | None = None,
+    admin_token: str | None = None,
+    allow_origin: list[str] | None = None,
+    log_level: str = "warning",
+    sqlite_sync: str = "full",
+    unlocked: bool = False,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Serve ``study``: participant pages, admin pages and the JSON API, until stopped.
+
+    Refuses a locked study whose protocol or inputs changed and an unlocked study unless
+    ``unlocked`` (recorded in the logbook). ``workers``: server processes (0: 1 with
+    SQLite, which has one writer; 2 with PostgreSQL). ``db``: store URL or SQLite file
+    (default ``study.db``). ``admin_token``: the admin secret (generated when absent and
+    announced through ``say``). ``sqlite_sync``: ``full`` or ``normal`` commit durability
+    (see :mod:`humeval.store.engine`).
+    """
+    import uvicorn
+
+    from humeval.server.config import ENV, ServerConfig
+    from humeval.store.engine import SYNC_MODES, database_url, is_sqlite
+
+    study = study if isinstance(study, Study) else Study.open(study)
+    if sqlite_sync not in SYNC_MODES:
+        raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
+    if workers == 0:
+        workers = 1 if is_sqlite(database_url(db, study.db_file)) else 2
+    parameters = {"host": host, "port": port, "workers": workers, "sqlite_sync": sqlite_sync}
+    seeded = prepare_collection(study, db=db, unlocked=unlocked, parameters=parameters, progress=say)
+    token = admin_token or secrets.token_urlsafe(24)
+    config = ServerConfig(str(study.root.resolve()), token, db, list(allow_origin or []), sqlite_sync)
+    os.environ[ENV] = config.to_env()
+    where = f"http://{host}:{port}"
+    if unlocked:
+        say(f"warning: collecting for an UNLOCKED study (--unlocked, recorded in {study.relative(study.logbook_file)})")
+    say(f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)")
+    say(f"participants: {where}/   API: {where}/api/v1/openapi.json")
+    say(f"admin: {where}/admin?token={token}" if not admin_token else f"admin: {where}/admin?token=<your admin token>")
+    uvicorn.run(
+        "humeval.server.app:app_from_env", factory=True, host=host, port=port, workers=workers,
+        log_level=log_level, access_log=False, timeout_graceful_shutdown=5,
+    )
