@@ -102,7 +102,7 @@ STAGES: dict[str, Stage] = {
         Stage("sample", "humeval.sampling.stage:sample_stage", _sample_inputs, "select the items to evaluate"),
         Stage("design", "humeval.design.stage:design_stage", lambda s: [*s.data_files(), s.items_file],
               "build participant lists"),
-        Stage("dry-run", "humeval.simulate.dry_run:dry_run_stage", lambda s: [s.tasks_file, s.lists_file],
+        Stage("dry-run", "humeval.rehearsal.dry_run:dry_run_stage", lambda s: [s.tasks_file, s.lists_file],
               "dummy responses for a rehearsal"),
         Stage("collate", "humeval.analysis.stages:collate_stage",
               lambda s: [s.results_dir / "judgements.jsonl", s.tasks_file, s.lists_file],

@@ -22,8 +22,8 @@ from humeval import logbook
 from humeval.hashing import sha256_file
 from humeval.pipeline import run_stage
 from humeval.protocol.lock import lock_study
-from humeval.simulate import RehearsalResult, rehearse
-from humeval.simulate.rehearse import RehearsalError
+from humeval.rehearsal import RehearsalResult, rehearse
+from humeval.rehearsal.rehearse import RehearsalError
 from humeval.store import Store
 from humeval.study import Study
 from humeval.templates import init_study
@@ -165,7 +165,7 @@ def test_refusals_are_clear_and_logged(study: Study, tmp_path: Path):
 
 
 def test_the_server_is_stopped_when_the_rehearsal_is_interrupted(study: Study, monkeypatch: pytest.MonkeyPatch):
-    from humeval.simulate import _participants
+    from humeval.rehearsal import participants as _participants
 
     calls = {"n": 0}
     original = _participants.Answerer.values

@@ -24,7 +24,7 @@ def rehearse(
 ) -> None:
     """Rehearse the collection: start `humeval serve` on 127.0.0.1, let synthetic participants do the study through
     the JSON API, export the store, then collate, exclude, analyze and report into results/rehearsal/."""
-    from humeval.simulate.rehearse import rehearse as run_rehearsal
+    from humeval.rehearsal.rehearse import rehearse as run_rehearsal
 
     result = run_rehearsal(
         directory, participants=participants or None, kind=kind, seed=None if seed < 0 else seed, db=db or None,

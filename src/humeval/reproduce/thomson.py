@@ -27,9 +27,9 @@ from humeval.files import read_json, write_jsonl
 from humeval.pipeline import run_stage
 from humeval.protocol.load import PROTOCOL_FILE
 from humeval.protocol.lock import lock_study
+from humeval.rehearsal.dry_run import dry_run_dir
 from humeval.reproduce import Reproduction, Row
 from humeval.rng import as_generator
-from humeval.simulate.dry_run import dry_run_dir
 from humeval.study import Study
 
 __all__ = ["PAPER", "paper_lists", "thomson_dummy", "write_study"]

@@ -1,4 +1,7 @@
-"""Simulation of pairwise human evaluation: synthetic workers, labelling strategies, stopping rules.
+"""Effort simulation of pairwise human evaluation: synthetic workers, labelling strategies, stopping rules.
+
+(Rehearsals and dry runs, which push synthetic participants through the real pipeline, are
+:mod:`humeval.rehearsal`.)
 
 ``simulate(config, strategies, rules, seed)`` returns effort with 99% bootstrap CIs per
 strategy and rule; ``simulate_many`` runs a grid in parallel; ``resample_collected``
@@ -8,7 +11,6 @@ re-analyses collected judgements (the paper's Table 6); ``fit_pilot`` /
 
 from humeval.simulate.best_arm import BestArmResult, simulate_best_arm
 from humeval.simulate.config import SimulationConfig
-from humeval.simulate.dummy import DUMMY_KINDS, dummy_judgements
 from humeval.simulate.plan import PilotFit, fit_pilot, predict_effort
 from humeval.simulate.plots import plot_bound, plot_effort
 from humeval.simulate.population import (
@@ -17,7 +19,6 @@ from humeval.simulate.population import (
     legacy_parity_inputs,
     make_pool,
 )
-from humeval.simulate.rehearse import RehearsalResult, rehearse
 from humeval.simulate.resample import ResampleResult, resample_collected
 from humeval.simulate.results import SimulationReport, StrategyResult
 from humeval.simulate.run import DEFAULT_RULES, DEFAULT_STRATEGIES, simulate, simulate_many
@@ -26,17 +27,14 @@ from humeval.simulate.theory import expected_difficulty, kl_half, one_worker_sha
 __all__ = [
     "DEFAULT_RULES",
     "DEFAULT_STRATEGIES",
-    "DUMMY_KINDS",
     "BestArmResult",
     "PilotFit",
-    "RehearsalResult",
     "ResampleResult",
     "SimulationConfig",
     "SimulationReport",
     "StrategyResult",
     "WorkerPool",
     "draw_difficulties",
-    "dummy_judgements",
     "expected_difficulty",
     "fit_pilot",
     "kl_half",
@@ -46,7 +44,6 @@ __all__ = [
     "plot_bound",
     "plot_effort",
     "predict_effort",
-    "rehearse",
     "resample_collected",
     "simulate",
     "simulate_best_arm",

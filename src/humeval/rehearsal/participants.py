@@ -2,11 +2,11 @@
 
 A synthetic participant only sees what the server sends (``GET /api/v1/next``): the item
 id, the criteria and the output *texts* in display order, never system names. To answer
-like a dummy participant of :mod:`humeval.simulate.dummy` (``static``/``normal`` need the
+like a dummy participant of :mod:`humeval.rehearsal.dummy` (``static``/``normal`` need the
 hidden score of each output) it is given an :class:`AnswerKey` built by the researcher
 side from the study's own files: the data (``(item, text) -> system``) and the design
 (``attention check text -> expected answer``). Values are drawn with the very functions
-of :mod:`humeval.simulate.dummy`.
+of :mod:`humeval.rehearsal.dummy`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from humeval.design.tasks import ParticipantList
 from humeval.errors import HumevalError
 from humeval.protocol.models import Criterion, Protocol
-from humeval.simulate.dummy import Scale, _scores, _static_scores, scale_of
+from humeval.rehearsal.dummy import Scale, _scores, _static_scores, scale_of
 
 __all__ = ["AnswerKey", "Answerer", "ApiClient", "ApiRefused", "RehearsalError", "draw_seconds"]
 

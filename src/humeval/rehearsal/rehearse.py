@@ -1,6 +1,6 @@
 """A rehearsal: synthetic participants do the study through the real server and store.
 
-Where a dry run (:mod:`humeval.simulate.dry_run`) writes dummy judgements straight into a
+Where a dry run (:mod:`humeval.rehearsal.dry_run`) writes dummy judgements straight into a
 table, a rehearsal runs the collection for real:
 
 1. ``humeval serve`` starts in a subprocess on 127.0.0.1 (a free port, a generated admin
@@ -48,14 +48,14 @@ from humeval.collect import ADMIN_ENV
 from humeval.design.tasks import ParticipantList
 from humeval.errors import did_you_mean
 from humeval.pipeline import back_half, record_run, require_lock
-from humeval.simulate._participants import (
+from humeval.rehearsal.dummy import DUMMY_KINDS
+from humeval.rehearsal.participants import (
     Answerer,
     AnswerKey,
     ApiClient,
     RehearsalError,
     draw_seconds,
 )
-from humeval.simulate.dummy import DUMMY_KINDS
 from humeval.store.engine import redact_url
 from humeval.store.export import export_judgements
 from humeval.study import Study
@@ -351,7 +351,7 @@ def rehearse(
 
     ``participants``: how many synthetic participants enter (default: as many as the
     study needs: new ones keep coming until one is given no work). ``kind``: ``random``,
-    ``static`` or ``normal`` dummy values (see :mod:`humeval.simulate.dummy`). ``seed``:
+    ``static`` or ``normal`` dummy values (see :mod:`humeval.rehearsal.dummy`). ``seed``:
     of the values (default ``study.seed``). ``db``: an *empty* store for the rehearsal
     (default ``results/rehearsal/study.db``, recreated). ``workers``: server processes
     (``humeval serve --workers``; 0: its default). ``concurrency``: participants at work at
