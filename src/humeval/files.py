@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from humeval.errors import DataError
 __all__ = [
     "append_jsonl",
     "clean",
+    "iter_jsonl",
     "read_json",
     "read_jsonl",
     "write_bytes",
@@ -121,12 +122,11 @@ def read_json(path: str | Path, *, what: str = "file", hint: str = "") -> Any:
         raise DataError(f"{path}:{exc.lineno}: broken JSON ({exc.msg} at column {exc.colno})") from None
 
 
-def read_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> list[dict[str, Any]]:
-    """Read JSON lines (one object per line, blank lines skipped) with errors that name file and line."""
+def iter_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` of each JSON line (blank lines skipped), with errors that name file and line."""
     path = Path(path)
     if not path.is_file():
         raise _missing(path, what, hint)
-    rows = []
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
@@ -138,5 +138,9 @@ def read_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> list[
                 raise DataError(f"{path}:{lineno}: broken JSON line ({exc.msg} at column {exc.colno}): {snippet!r}") from None
             if not isinstance(row, dict):
                 raise DataError(f"{path}:{lineno}: each JSONL line must be an object, got {type(row).__name__}")
-            rows.append(row)
-    return rows
+            yield lineno, row
+
+
+def read_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> list[dict[str, Any]]:
+    """Read JSON lines (one object per line, blank lines skipped) with errors that name file and line."""
+    return [row for _, row in iter_jsonl(path, what=what, hint=hint)]

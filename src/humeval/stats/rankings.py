@@ -10,7 +10,6 @@ best rank it can claim, ``rank_high`` = worst) from which clusters like "1.-2. A
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -23,6 +22,7 @@ import pandas as pd
 from scipy.sparse.csgraph import connected_components
 
 from humeval.errors import DataError
+from humeval.files import iter_jsonl, write_text
 from humeval.rng import Seed, as_generator
 from humeval.stats._bootstrap import resample_weights
 from humeval.stats._checks import as_float_array, check_alpha, check_n_boot
@@ -180,21 +180,8 @@ def read_battles(path: str | Path) -> pd.DataFrame:
     Other fields (``question_id``, ``judge``, ``turn``, ``tstamp``, ...) are kept as columns.
     Bad lines raise DataError naming the file, the line number and the bad value.
     """
-    path = Path(path)
     records = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read battle log ({exc.strerror})") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number}: not valid JSON ({exc.msg}): {line[:80]!r}") from None
-        if not isinstance(obj, dict):
-            raise DataError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
+    for number, obj in iter_jsonl(path, what="battle log"):
         for key in ("model_a", "model_b", "winner"):
             if key not in obj:
                 raise DataError(
@@ -216,11 +203,7 @@ def write_battles(battles: pd.DataFrame, path: str | Path) -> Path:
     cols = ["model_a", "model_b", "winner"] + [
         c for c in battles.columns if c not in ("model_a", "model_b", "winner")
     ]
-    path = Path(path)
-    path.write_text(
-        battles[cols].to_json(orient="records", lines=True, force_ascii=False), encoding="utf-8"
-    )
-    return path
+    return write_text(path, battles[cols].to_json(orient="records", lines=True, force_ascii=False))
 
 
 def battles_from_scores(

@@ -184,7 +184,7 @@ def test_battles_jsonl_round_trip_and_errors(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r":1: missing field 'model_b'"):
         read_battles(bad)
     bad.write_text("{not json\n")
-    with pytest.raises(DataError, match=r":1: not valid JSON"):
+    with pytest.raises(DataError, match=r":1: broken JSON line"):
         read_battles(bad)
 
 
