@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from humeval.data.readers import read_table, require_columns
 from humeval.errors import DataError
 
-__all__ = ["JUDGEMENT_COLUMNS", "read_judgements", "winners", "write_judgements"]
+__all__ = ["JUDGEMENT_COLUMNS", "agreement_units", "excluded_mask", "pair_units", "read_judgements", "unit_matrix", "winners", "write_judgements"]
 
 JUDGEMENT_COLUMNS = [
     "participant_id",
@@ -79,6 +80,69 @@ def read_judgements(path: str | Path) -> pd.DataFrame:
 
 
 def winners(frame: pd.DataFrame) -> pd.Series:
-    """For ``2afc`` rows: the chosen system's name, or the choice itself (``tie``, ...) otherwise."""
+    """:meth:`humeval.protocol.models.TwoAFC.winner` for every ``2afc`` row of ``frame`` (vectorised)."""
     choice = frame["choice"]
     return choice.where(~choice.isin(["A", "B"]), frame["system"].where(choice == "A", frame["system_b"]))
+
+
+def pair_units(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[float]]:
+    """The unit x rater coding of ``2afc`` judgements for agreement, used by the report and the admin page.
+
+    A unit is an item and an unordered pair of systems (``item|a|b``, names sorted); the
+    code is the index of the chosen system among the sorted systems of ``frame``, and
+    every tie option (``tie``, ``both-good``, ``both-bad``) is one further category (no
+    preference). Returns the long units (``participant_id``, ``unit``, ``code``) and the
+    categories.
+    """
+    first, second = frame["system"].astype(str), frame["system_b"].astype(str)
+    low = first.where(first <= second, second)
+    high = second.where(first <= second, first)
+    systems = sorted(set(first) | set(second))
+    codes = {s: float(i) for i, s in enumerate(systems)}
+    won = winners(frame)
+    units = pd.DataFrame({
+        "participant_id": frame["participant_id"].to_numpy(),
+        "unit": (frame["item_id"].astype(str) + "|" + low + "|" + high).to_numpy(),
+        "code": won.map(codes).fillna(float(len(codes))).to_numpy(dtype=float),
+    }, index=frame.index)
+    return units, [*codes.values(), float(len(codes))]
+
+
+def agreement_units(frame: pd.DataFrame, criterion_type: str, *, log: bool = False,
+                    points: int | None = None) -> tuple[pd.DataFrame, list[float] | None]:
+    """The long unit x rater coding of one criterion's judgements (``participant_id``, ``unit``, ``code``).
+
+    ``2afc``: :func:`pair_units`. Ratings: a unit is an output (``item|system``), the code
+    the value (its logarithm with ``log``, as magnitude estimates are analysed). Returns the
+    units and the categories (``2afc`` choices; Likert points ``1..points``; None for
+    continuous responses). The report's agreement and the admin page's both use it.
+    """
+    if criterion_type == "2afc":
+        return pair_units(frame)
+    value = frame["value"].astype(float)
+    units = pd.DataFrame({"participant_id": frame["participant_id"].to_numpy(),
+                          "unit": (frame["item_id"].astype(str) + "|" + frame["system"].astype(str)).to_numpy(),
+                          "code": (np.log(value) if log else value).to_numpy(dtype=float)}, index=frame.index)
+    categories = [float(v) for v in range(1, points + 1)] if criterion_type == "likert" and points else None
+    return units, categories
+
+
+def unit_matrix(units: pd.DataFrame) -> np.ndarray:
+    """Raters x units (NaN where a rater did not judge a unit; a rater's repeated codes averaged)."""
+    return units.groupby(["participant_id", "unit"])["code"].mean().unstack("unit").to_numpy(dtype=float)
+
+
+def excluded_mask(frame: pd.DataFrame, excluded: pd.DataFrame) -> pd.Series:
+    """True for each row of ``frame`` that an exclusion (``results/excluded.jsonl``) removes.
+
+    Participant scope removes every row of the participant; judgement scope the rows of
+    its (participant_id, task_id, criterion, system). The one mask: collation, the analysis
+    and the stopping replay all use it.
+    """
+    mask = frame["participant_id"].isin(set(excluded.loc[excluded["scope"] == "participant", "participant_id"]))
+    single = excluded[excluded["scope"] == "judgement"]
+    if not single.empty:
+        key = ["participant_id", "task_id", "criterion", "system"]
+        rows = pd.MultiIndex.from_frame(frame[key].astype(str))
+        mask |= pd.Series(rows.isin(pd.MultiIndex.from_frame(single[key].astype(str))), index=frame.index)
+    return mask

@@ -245,8 +245,16 @@ def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = 
     from humeval.store import Store
     from humeval.store.engine import redact_url
 
-    require_lock(study, "serve", required=True, unlocked=unlocked,
-                 what="collects responses for the preregistered study")
+    if require_lock(study, "serve", required=True, unlocked=unlocked,
+                    what="collects responses for the preregistered study") is None:
+        from humeval.validate import (
+            validate_study,  # a locked study passed these checks when it was locked
+        )
+
+        problems = validate_study(study.root)
+        if problems:
+            raise ProtocolError(f"{study.root}: cannot collect: {len(problems)} problem(s):\n  " + "\n  ".join(problems),
+                                problems)
     if not study.lists_file.is_file():
         if progress:
             progress("no participant lists yet: running the pre-collection stages (humeval run)")

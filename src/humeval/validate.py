@@ -2,75 +2,124 @@
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from humeval.errors import HumevalError, ProtocolError, did_you_mean
-from humeval.protocol.load import line_of, parse_protocol, read_yaml
+from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
 from humeval.study import Study
 
-__all__ = ["CHECKS", "check_protocol", "validate_study"]
+__all__ = ["CHECKS", "check_protocol", "cross_references", "validate_study"]
 
 #: what ``validate`` checks (shown in ``humeval validate --help``)
 CHECKS = (
-    "the protocol parses: YAML syntax, known keys, types, ranges (every problem with its field path and line)",
+    "the protocol parses: YAML syntax, no key given twice, known keys, types, ranges "
+    "(every problem with its line and field path)",
     "data files exist and parse (JSONL, CSV, Parquet) and have the declared columns",
     "item ids are non-empty and consistent across systems (every item has every system)",
     "no duplicate (item, system) rows",
-    "every referenced criterion and system exists (systems, stopping, analysis, dry_run)",
-    "sampler and stopping rule names exist and their parameters are valid",
+    "every referenced criterion and system exists (systems, stopping, analysis, dry_run), with its line, "
+    "in the same pass as the schema problems",
+    "sampler, stopping rule and labelling strategy names exist and their parameters can run "
+    "(e.g. hoeffding-lastrun needs stopping.max_judgements; the stopping rule compares two named systems)",
 )
 
-
-def _registered(module: str, attr: str) -> dict | None:
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError):
-        return None
+Problem = tuple[tuple[Any, ...], str]
 
 
-def check_protocol(protocol: Protocol) -> list[str]:
-    """Cross-reference problems of a protocol that parsed (empty list: none)."""
-    problems = []
-    names = [c.name for c in protocol.criteria]
+def _get(raw: Any, *keys: str, default: Any = None) -> Any:
+    for key in keys:
+        if not isinstance(raw, dict) or key not in raw:
+            return default
+        raw = raw[key]
+    return raw
+
+
+def _names(items: Any, key: str = "name") -> list[str]:
+    return [str(c[key]) for c in items if isinstance(c, dict) and key in c] if isinstance(items, list) else []
+
+
+def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Problem]:
+    """Cross-reference problems of a protocol document, as ``(field path, message)``.
+
+    Works on the parsed YAML (plain data), so it runs in the same pass as the schema check,
+    also when the schema check failed. ``data_systems``: the systems found in the data files
+    (None when they could not be read).
+    """
+    problems: list[Problem] = []
+    criteria = _get(raw, "criteria", default=[])
+    names = _names(criteria)
     for name, count in Counter(names).items():
         if count > 1:
-            problems.append(f"criteria: criterion name '{name}' is used {count} times; names must be unique")
+            problems.append((("criteria",), f"criterion name '{name}' is used {count} times; names must be unique"))
+    pairwise = any(isinstance(c, dict) and c.get("type") == "2afc" for c in (criteria if isinstance(criteria, list) else []))
+    systems = [str(s) for s in _get(raw, "systems", default=[]) or []] or list(data_systems or [])
+    method = _get(raw, "sampling", "method", default="auto")
     from humeval.sampling import SAMPLERS, get_sampler
 
-    if protocol.sampling.method not in SAMPLERS:
-        problems.append(f"sampling.method: unknown sampler '{protocol.sampling.method}'. {did_you_mean(protocol.sampling.method, SAMPLERS)}")
+    if method not in SAMPLERS:
+        problems.append((("sampling", "method"), f"unknown sampler '{method}'. {did_you_mean(method, SAMPLERS)}"))
     else:
         try:
-            get_sampler(protocol.sampling.method, **protocol.sampling.params)
-        except HumevalError as exc:
-            problems.append(str(exc))
-    if protocol.stopping is not None:
-        if not protocol.pairwise:
-            problems.append("stopping: a stopping rule needs a 2afc criterion; none is declared under criteria")
-        rules = _registered("humeval.stopping", "RULES")
-        if rules is not None and protocol.stopping.rule not in rules:
-            problems.append(f"stopping.rule: unknown rule '{protocol.stopping.rule}'. {did_you_mean(protocol.stopping.rule, rules)}")
-        if len(protocol.stopping.systems) not in (0, 2):
-            problems.append(f"stopping.systems: name exactly two systems (or none), got {protocol.stopping.systems}")
-    for i, name in enumerate(protocol.analysis.criteria):
+            get_sampler(str(method), **(_get(raw, "sampling", "params", default={}) or {}))
+        except (HumevalError, TypeError, ValueError) as exc:
+            problems.append((("sampling", "params"), str(exc).removeprefix("sampling.params: ")))
+    stopping = _get(raw, "stopping")
+    if isinstance(stopping, dict):
+        problems += _stopping_problems(stopping, pairwise, systems, data_systems is not None or bool(_get(raw, "systems")))
+    for i, name in enumerate(_get(raw, "analysis", "criteria", default=[]) or []):
         if name not in names:
-            problems.append(f"analysis.criteria[{i}]: unknown criterion '{name}'. {did_you_mean(name, names)}")
-    if protocol.analysis.reliable_agreement < protocol.analysis.tentative_agreement:
-        problems.append("analysis.reliable_agreement: must be at least analysis.tentative_agreement")
-    if protocol.assignment.strategy != "list" and not protocol.pairwise:
-        problems.append(
-            f"assignment.strategy: '{protocol.assignment.strategy}' aggregates pairwise choices; it needs a 2afc criterion (use 'list')"
-        )
-    if protocol.systems:
-        for name in protocol.dry_run.static:
-            if name not in protocol.systems:
-                problems.append(f"dry_run.static: unknown system '{name}'. {did_you_mean(name, protocol.systems)}")
+            problems.append((("analysis", "criteria", i), f"unknown criterion '{name}'. {did_you_mean(name, names)}"))
+    tentative = _get(raw, "analysis", "tentative_agreement", default=0.667)
+    reliable = _get(raw, "analysis", "reliable_agreement", default=0.8)
+    if isinstance(tentative, (int, float)) and isinstance(reliable, (int, float)) and reliable < tentative:
+        problems.append((("analysis", "reliable_agreement"), "must be at least analysis.tentative_agreement"))
+    strategy = _get(raw, "assignment", "strategy", default="list")
+    if strategy != "list" and not pairwise:
+        problems.append((("assignment", "strategy"),
+                         f"'{strategy}' aggregates pairwise choices; it needs a 2afc criterion (use 'list')"))
+    if systems:
+        for name in _get(raw, "dry_run", "static", default={}) or {}:
+            if name not in systems:
+                problems.append((("dry_run", "static", name), f"unknown system '{name}'. {did_you_mean(name, systems)}"))
     return problems
+
+
+def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[str], known: bool) -> list[Problem]:
+    from humeval.stopping.registry import rule_problems
+
+    problems: list[Problem] = []
+    if not pairwise:
+        problems.append((("stopping",), "a stopping rule needs a 2afc criterion; none is declared under criteria"))
+    for message in rule_problems(str(stopping.get("rule", "anytime")), float(stopping.get("delta", 0.05)),
+                                 stopping.get("max_judgements")):
+        field, text = message.split(": ", 1)
+        problems.append((tuple(field.split(".")), text))
+    named = [str(s) for s in stopping.get("systems") or []]
+    if len(named) not in (0, 2):
+        problems.append((("stopping", "systems"), f"name exactly two systems (or none for a two-system study), got {named}"))
+    elif named and known:
+        for i, name in enumerate(named):
+            if name not in systems:
+                problems.append((("stopping", "systems", i), f"unknown system '{name}'. {did_you_mean(name, systems)}"))
+    elif not named and known and len(systems) != 2:
+        problems.append((("stopping", "systems"),
+                         f"empty, and the study has {len(systems)} systems ({', '.join(systems)}): name the two "
+                         "systems the rule compares (live best-of-K identification is not available)"))
+    return problems
+
+
+def check_protocol(protocol: Protocol, systems: list[str] | None = None) -> list[str]:
+    """Cross-reference problems of a parsed protocol, as ``field.path: message`` (empty list: none).
+
+    ``systems``: the systems in the data when the protocol lists none.
+    """
+    raw = protocol.model_dump(mode="json")
+    return [f"{format_path(loc)}: {msg}" for loc, msg in cross_references(raw, systems)]
 
 
 def validate_study(path: str | Path = ".") -> list[str]:
@@ -81,23 +130,29 @@ def validate_study(path: str | Path = ".") -> list[str]:
     study = Study.open(path)
     source = str(study.protocol_file)
     try:
-        raw, node = read_yaml(study.protocol_file)
+        raw, node = read_yaml(study.protocol_file, strict=False)
     except ProtocolError as exc:
         return exc.problems
+    problems = duplicate_keys(node, source)
+
+    def located(items: list[Problem]) -> list[str]:
+        out = []
+        for loc, msg in items:
+            line = line_of(node, loc)
+            out.append(f"{source}:{line}: {format_path(loc)}: {msg}" if line else f"{source}: {format_path(loc)}: {msg}")
+        return out
+
     try:
         protocol = parse_protocol(raw, source=source, node=node)
     except ProtocolError as exc:
-        return exc.problems + _raw_file_problems(raw, node, study.root, source)
-    problems = check_protocol(protocol)
+        return problems + exc.problems + _raw_file_problems(raw, node, study.root, source) + located(
+            cross_references(raw, None))
     outputs, data_problems = read_outputs(protocol.data, protocol.systems, study.root)
+    data_systems = None if data_problems else sorted(outputs["system"].astype(str).unique())
+    problems += located(cross_references(raw, data_systems))
     problems += data_problems
     if not data_problems:
         problems += check_outputs(outputs, protocol)
-    if protocol.systems and not data_problems:
-        present = set(outputs["system"])
-        for name in protocol.dry_run.static:
-            if name not in present:
-                problems.append(f"dry_run.static: unknown system '{name}'")
     return problems
 
 

@@ -36,12 +36,16 @@ def test_init_validate_lock_run_dry_run(tmp_path: Path, template: str):
     ok("validate", "s", cwd=tmp_path)
     ok("lock", "s", cwd=tmp_path)
     run = ok("run", "s", cwd=tmp_path)
-    assert run.stdout.strip().splitlines()[-1].startswith("humeval|protocol:")
+    assert [line.split("\t")[0] for line in run.stdout.strip().splitlines()] == ["sample", "design"]
+    assert all(line.split("\t")[1].startswith("humeval|protocol:") for line in run.stdout.strip().splitlines())
     ok("dry-run", "s", cwd=tmp_path)
     for kind in ("random", "static", "normal"):
         assert (tmp_path / "s/results/dry-run" / kind / "judgements.jsonl").is_file()
     log = json.loads(ok("log", "s", "--format", "json", cwd=tmp_path).stdout)
     assert [e["stage"] for e in log] == ["lock", "sample", "design", "dry-run"]
+    piped = ok("log", "s", cwd=tmp_path).stdout  # not a terminal: whole cells, never cut with an ellipsis
+    assert "…" not in piped and "..." not in piped
+    assert all(e["signature"] in piped for e in log if e.get("signature"))
 
 
 def test_tampering_after_lock_exits_1_naming_the_file(tmp_path: Path):

@@ -40,4 +40,5 @@ def test_stopping_needs_a_pair_criterion(tmp_path: Path):
     init_study(tmp_path, "rating", items=5)
     p = tmp_path / "humeval.yaml"
     p.write_text(p.read_text() + "\nstopping:\n  rule: anytime\n  delta: 0.05\n")
-    assert any(x.startswith("stopping: a stopping rule needs a 2afc criterion") for x in validate_study(tmp_path))
+    problems = validate_study(tmp_path)
+    assert any(x.startswith(f"{p}:") and ": stopping: a stopping rule needs a 2afc criterion" in x for x in problems)

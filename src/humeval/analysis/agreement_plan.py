@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.analysis.records import attempt, undefined
+from humeval.judgements import unit_matrix
 from humeval.protocol.models import Analysis
 from humeval.stats import fleiss_kappa, icc, krippendorff_alpha
 
@@ -66,9 +67,8 @@ def agreement(
     for measure in plan.agreement:
         if measure == "krippendorff":
             level = plan.agreement_level if plan.agreement_level != "auto" else auto_level(criterion_type, log_scores)
-            matrix = units.groupby(["participant_id", "unit"])["code"].mean().unstack("unit")
             out.append(_with_verdict(attempt(
-                f"krippendorff_alpha[{level}]", krippendorff_alpha, matrix.to_numpy(dtype=float), level,
+                f"krippendorff_alpha[{level}]", krippendorff_alpha, unit_matrix(units), level,
                 n_boot=plan.bootstrap, seed=seed, context={"measure": "krippendorff", "level": level}), plan))
         elif measure == "fleiss":
             out.append(_with_verdict(_fleiss(units, categories, plan, seed), plan))

@@ -28,6 +28,7 @@ from humeval.analysis.validity import invalid_reasons
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
 from humeval.files import write_jsonl
+from humeval.judgements import excluded_mask
 from humeval.protocol.models import Protocol
 
 __all__ = ["Collation", "collate", "rerun_lists", "write_rerun"]
@@ -96,15 +97,10 @@ def collate(
         excluded = exclusions(judgements, protocol, lists)
     reasons = invalid_reasons(judgements, protocol)
     rows = judgements.assign(invalid=reasons)
-    people = set(excluded.loc[excluded["scope"] == "participant", "participant_id"])
-    single = excluded[excluded["scope"] == "judgement"]
-    dropped = set(zip(single["participant_id"], single["task_id"], strict=True))
-    real = rows[rows["kind"] == "task"]
+    real = rows[(rows["kind"] == "task") & ~excluded_mask(rows, excluded)]
     known = {t.task_id for t in tasks}
-    unknown = int((~real["task_id"].isin(known)).sum())
-    ok = real[(real["invalid"] == "") & ~real["participant_id"].isin(people) & real["task_id"].isin(known)]
-    keep = [(p, t) not in dropped for p, t in zip(ok["participant_id"], ok["task_id"], strict=True)]
-    ok = ok.loc[pd.Series(keep, index=ok.index, dtype=bool)]
+    unknown = int((~rows.loc[rows["kind"] == "task", "task_id"].isin(known)).sum())
+    ok = real[(real["invalid"] == "") & real["task_id"].isin(known)]
     counts = ok.drop_duplicates(["participant_id", "task_id", "criterion", "system"]).groupby(
         ["task_id", "participant_id"]).size()
     expected = pd.Series({t.task_id: _expected_rows(t) for t in tasks})

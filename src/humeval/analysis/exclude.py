@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.design.tasks import ParticipantList
-from humeval.judgements import winners
+from humeval.judgements import excluded_mask, winners
 from humeval.protocol.models import (
     AttentionExclusion,
     InconsistentExclusion,
@@ -167,20 +167,9 @@ def exclusions(frame: pd.DataFrame, protocol: Protocol, lists: list[ParticipantL
     return pd.DataFrame(rows, columns=EXCLUDED_COLUMNS)
 
 
-def _excluded_mask(frame: pd.DataFrame, excluded: pd.DataFrame) -> pd.Series:
-    people = set(excluded.loc[excluded["scope"] == "participant", "participant_id"])
-    mask = frame["participant_id"].isin(people)
-    single = excluded[excluded["scope"] == "judgement"]
-    if not single.empty:
-        keys = set(zip(single["participant_id"], single["task_id"], single["criterion"], single["system"], strict=True))
-        row_keys = zip(frame["participant_id"], frame["task_id"], frame["criterion"], frame["system"], strict=True)
-        mask |= pd.Series([k in keys for k in row_keys], index=frame.index)
-    return mask
-
-
 def valid_judgements(frame: pd.DataFrame, excluded: pd.DataFrame) -> pd.DataFrame:
     """The judgements not excluded (a filtered copy; ``frame`` is unchanged)."""
-    return frame.loc[~_excluded_mask(frame, excluded)].copy()
+    return frame.loc[~excluded_mask(frame, excluded)].copy()
 
 
 def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Protocol) -> dict[str, Any]:
@@ -188,11 +177,11 @@ def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Prot
     per_rule = []
     for rule in protocol.exclusion:
         sub = excluded[excluded["rule"] == rule.rule]
-        rows = int(_excluded_mask(frame, sub).sum()) if not sub.empty else 0
+        rows = int(excluded_mask(frame, sub).sum()) if not sub.empty else 0
         per_rule.append({"rule": rule.rule, "parameters": rule.model_dump(exclude={"rule"}),
                          "participants": int(sub.loc[sub["scope"] == "participant", "participant_id"].nunique()),
                          "judgements": rows})
-    mask = _excluded_mask(frame, excluded)
+    mask = excluded_mask(frame, excluded)
     untimed = int(frame["seconds"].isna().sum()) if any(isinstance(r, MinTimeExclusion) for r in protocol.exclusion) else 0
     return {
         "rules": per_rule,

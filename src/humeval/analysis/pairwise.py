@@ -18,7 +18,7 @@ import pandas as pd
 
 from humeval.analysis.agreement_plan import agreement
 from humeval.analysis.rankings_plan import rankings
-from humeval.judgements import winners
+from humeval.judgements import pair_units, winners
 from humeval.protocol.models import Analysis, Criterion, Stopping
 from humeval.rng import child_seeds
 from humeval.stats import adjust_pvalues, sign_test
@@ -106,10 +106,7 @@ def analyze_pairwise(
         half = p["ties"] / 2
         matrix[p["a"]][p["b"]] = (p["wins_a"] + half) / p["n"]
         matrix[p["b"]][p["a"]] = (p["wins_b"] + half) / p["n"]
-    codes = {s: float(i) for i, s in enumerate(sorted(systems))}
-    units = frame.assign(unit=frame["item_id"] + "|" + frame["pair"],
-                         code=frame["won"].map(lambda w: codes.get(w, float(len(codes)))))
-    categories = [*codes.values(), float(len(codes))]
+    units, categories = pair_units(frame)
     out: dict[str, Any] = {"seeds": {"agreement": s_agree, "rankings": s_rank}, "pairs": pairs,
                            "win_rates": matrix, "decision": "sign test per pair (exact binomial, ties left out)"}
     out["agreement"] = agreement(units, "2afc", plan, required, s_agree, categories)

@@ -30,6 +30,7 @@ from humeval.analysis.describe import describe, distribution
 from humeval.analysis.rankings_plan import rankings
 from humeval.analysis.records import attempt, estimate_record
 from humeval.errors import DataError
+from humeval.judgements import agreement_units
 from humeval.protocol.models import Analysis, Criterion
 from humeval.rng import as_generator, child_seeds
 from humeval.stats import (
@@ -149,8 +150,7 @@ def analyze_ratings(
     else:
         why = out["omnibus"].get("undefined") or f"omnibus p = {p:.4g} >= alpha = {plan.alpha:g}"
         out["posthoc"] = {"skipped": f"not run: {why}", "pairs": []}
-    units = frame.assign(unit=frame["item_id"] + "|" + frame["system"], code=frame["score"])
-    categories = [float(v) for v in range(1, criterion.points + 1)] if criterion.type == "likert" else None
+    units, categories = agreement_units(frame, criterion.type, log=logged, points=getattr(criterion, "points", None))
     out["agreement"] = agreement(units, criterion.type, plan, required, s_agree, categories, logged)
     multi = frame.groupby(["participant_id", "task_id"])["system"].nunique().max() > 1
     if multi:

@@ -55,9 +55,15 @@ def emit_rows(
         writer.writerows(rows)
         sys.stdout.write(buf.getvalue())
         return
+    if not out.is_terminal:  # a pipe or a file: whole cells in plain columns, never cut to a width
+        cells = [[str(c) for c in columns], *[[_cell(r[c]) for c in columns] for r in rows]]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+        text = "\n".join("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells)
+        sys.stdout.write((f"{title}\n" if title else "") + text + "\n" + (f"{footer}\n" if footer else ""))
+        return
     table = Table(title=title or None)
     for c in columns:
-        table.add_column(str(c))
+        table.add_column(str(c), overflow="fold")
     for r in rows:
         table.add_row(*(_cell(r[c]) for c in columns))
     out.print(table)
@@ -78,7 +84,7 @@ def print_stage(result: Any) -> None:
     err.print(f"[bold]{result.stage}[/]: {state}" + (f" ({brief})" if brief else ""), highlight=False)
     for path in result.outputs:
         err.print(f"  {'kept' if result.skipped else 'wrote'} {path}", highlight=False, markup=False)
-    out.print(result.signature, markup=False, highlight=False)
+    sys.stdout.write(f"{result.stage}\t{result.signature}\n")  # a tab, not expanded: easy to cut
 
 
 def run_stage_command(directory: Any, stage: str, force: bool, options: dict[str, Any] | None = None) -> Any:

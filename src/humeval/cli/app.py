@@ -75,13 +75,23 @@ def _register() -> None:
         app.command(name)(getattr(module, _module_name(attr)))
 
 
+def command() -> typer.core.TyperGroup:
+    """The click command of the CLI: every command registered; flags show no type placeholder in help."""
+    _register()
+    group = typer.main.get_command(app)
+    for sub in group.commands.values():  # type: ignore[attr-defined]
+        for param in sub.params:
+            if getattr(param, "is_flag", False):
+                param.metavar = ""  # `--force` takes no value: no `<bool>` beside it
+    return group  # type: ignore[return-value]
+
+
 def main() -> None:
     """Entry point of the ``humeval`` script: user errors exit 1 without a traceback."""
     from humeval.errors import HumevalError
 
-    _register()
     try:
-        app()
+        command()(prog_name="humeval")
     except HumevalError as exc:
         from rich.markup import escape
 

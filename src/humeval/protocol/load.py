@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.protocol.models import Protocol
 
-__all__ = ["PROTOCOL_FILE", "format_path", "line_of", "load_protocol", "parse_protocol", "read_yaml"]
+__all__ = ["PROTOCOL_FILE", "duplicate_keys", "format_path", "line_of", "load_protocol", "parse_protocol", "read_yaml"]
 
 PROTOCOL_FILE = "humeval.yaml"
 
@@ -27,8 +27,12 @@ def format_path(loc: Sequence[Any]) -> str:
     return out or "(top level)"
 
 
-def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
-    """Parse a YAML file; return the data and its node tree (for line numbers)."""
+def read_yaml(path: Path, *, strict: bool = True) -> tuple[Any, yaml.Node | None]:
+    """Parse a YAML file; return the data and its node tree (for line numbers).
+
+    A key given twice in one mapping is an error (:func:`duplicate_keys`); ``strict=False``
+    leaves that check to the caller (``validate`` reports it with every other problem).
+    """
     if not path.is_file():
         raise ProtocolError(f"{path}: protocol file not found. Create one with `humeval init {path.parent}`.")
     text = path.read_text(encoding="utf-8")
@@ -40,7 +44,29 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
         problem = getattr(exc, "problem", None) or str(exc)
         raise ProtocolError(f"{where}: malformed YAML: {problem}") from None
+    duplicates = duplicate_keys(node, str(path)) if strict else []
+    if duplicates:
+        raise ProtocolError(f"{len(duplicates)} problem(s) in {path}:\n  " + "\n  ".join(duplicates), duplicates)
     return data, node
+
+
+def duplicate_keys(node: yaml.Node | None, source: str, loc: tuple[Any, ...] = ()) -> list[str]:
+    """Every key given twice in one mapping, at any depth, with both lines (YAML would keep the last)."""
+    problems: list[str] = []
+    if isinstance(node, yaml.MappingNode):
+        first: dict[str, int] = {}
+        for key, value in node.value:
+            name, line = str(key.value), key.start_mark.line + 1
+            if name in first:
+                problems.append(f"{source}:{line}: {format_path((*loc, name))}: duplicate key "
+                                f"(first at line {first[name]}); YAML would silently keep only the last")
+            else:
+                first[name] = line
+            problems += duplicate_keys(value, source, (*loc, name))
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            problems += duplicate_keys(item, source, (*loc, i))
+    return problems
 
 
 def line_of(node: yaml.Node | None, loc: Sequence[Any]) -> int | None:

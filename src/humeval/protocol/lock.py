@@ -52,13 +52,22 @@ def read_lock(study: Study) -> Lock | None:
 
 
 def lock_study(study: Study) -> Lock:
-    """Write ``.humeval/lock.json``; refuses when the study is already locked."""
+    """Write ``.humeval/lock.json`` after every ``validate`` check passed; refuses when the study is
+    already locked or any check fails (the :class:`ProtocolError` lists every problem)."""
     from humeval import logbook
+    from humeval.validate import validate_study
 
     if read_lock(study) is not None:
         raise ProtocolError(
             f"{study.lock_file}: the study is already locked. Show it with `humeval lock --show`; "
             "unlock explicitly with `humeval lock --release`."
+        )
+    problems = validate_study(study.root)
+    if problems:
+        raise ProtocolError(
+            f"cannot lock {study.root}: {len(problems)} problem(s) (as `humeval validate` reports them):\n  "
+            + "\n  ".join(problems),
+            problems,
         )
     data = fingerprint(study) | {
         "locked_at": datetime.now(UTC).isoformat(timespec="seconds"),

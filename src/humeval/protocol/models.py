@@ -99,6 +99,14 @@ class TwoAFC(_CriterionBase):
         extra = [n for n, on in (("tie", self.tie), ("both-good", self.both_good), ("both-bad", self.both_bad)) if on]
         return ["A", "B", *extra]
 
+    @staticmethod
+    def winner(choice: str, first: str, second: str) -> str:
+        """What a choice says: the system shown ``first`` for ``A``, ``second`` for ``B``, else the
+        choice itself (``tie``, ``both-good``, ``both-bad``). The one definition of the ``2afc``
+        winner: :func:`humeval.judgements.winners` is its vectorised form, and the live stopping
+        rule counts votes with it."""
+        return first if choice == "A" else second if choice == "B" else choice
+
 
 class Likert(_CriterionBase):
     """A k-point rating scale."""

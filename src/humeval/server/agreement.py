@@ -1,4 +1,4 @@
-"""Agreement so far, per criterion, for the admin page (Krippendorff's alpha from humeval.stats)."""
+"""Agreement so far, per criterion, for the admin page: the report's coding and level, on the judgements so far."""
 
 from __future__ import annotations
 
@@ -11,38 +11,34 @@ __all__ = ["agreement_so_far"]
 
 
 def agreement_so_far(protocol: Protocol, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Alpha per criterion over the judgements so far (nominal for 2afc winners, interval otherwise)."""
-    import numpy as np
+    """Krippendorff's alpha per criterion over the judgements so far (before exclusion).
 
+    Units, codes and the level are the report's (:func:`humeval.judgements.agreement_units`,
+    :func:`humeval.analysis.agreement_plan.auto_level`), so the page shows the number the
+    analysis will compute on the same judgements; 100 bootstrap rounds for its interval.
+    """
+    import pandas as pd  # only when the admin page is asked for, never at server start
+
+    from humeval.analysis.agreement_plan import auto_level
+    from humeval.analysis.ratings import log_scores
+    from humeval.judgements import JUDGEMENT_COLUMNS, agreement_units, unit_matrix
     from humeval.stats.agreement import krippendorff_alpha
 
+    frame = pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS)
+    plan = protocol.analysis
     out = []
     for c in protocol.criteria:
-        cells: dict[tuple[str, str], dict[str, float]] = {}
-        codes: dict[str, int] = {}
-        for r in rows:
-            if r["criterion"] != c.name or r["kind"] != "task":
-                continue
-            if c.type == "2afc":
-                pair = "+".join(sorted((r["system"], r["system_b"])))
-                choice = r["choice"]
-                winner = r["system"] if choice == "A" else r["system_b"] if choice == "B" else choice
-                unit, value = (r["item_id"], pair), float(codes.setdefault(winner, len(codes)))
-            else:
-                unit, value = (r["item_id"], r["system"]), float(r["value"])
-            cells.setdefault(unit, {})[r["participant_id"]] = value
-        pairable = {u: v for u, v in cells.items() if len(v) >= 2}
-        entry: dict[str, Any] = {"criterion": c.name, "units": len(pairable), "alpha": math.nan}
-        if len(pairable) >= 2:
-            people = sorted({p for v in pairable.values() for p in v})
-            index = {p: i for i, p in enumerate(people)}
-            data = np.full((len(people), len(pairable)), np.nan)
-            for j, v in enumerate(pairable.values()):
-                for p, x in v.items():
-                    data[index[p], j] = x
-            level = "nominal" if c.type == "2afc" else "interval"
+        sub = frame[(frame["criterion"] == c.name) & (frame["kind"] == "task")]
+        logged = log_scores(c, plan)
+        units, _ = agreement_units(sub, c.type, log=logged, points=getattr(c, "points", None))
+        pairable = units.groupby("unit")["participant_id"].nunique()
+        units = units[units["unit"].isin(pairable.index[pairable >= 2])]
+        level = plan.agreement_level if plan.agreement_level != "auto" else auto_level(c.type, logged)
+        entry: dict[str, Any] = {"criterion": c.name, "units": int(units["unit"].nunique()), "level": level,
+                                 "alpha": math.nan}
+        if entry["units"] >= 2:
             try:
-                entry["alpha"] = float(krippendorff_alpha(data, level, n_boot=100, seed=0).estimate)
+                entry["alpha"] = float(krippendorff_alpha(unit_matrix(units), level, n_boot=100, seed=0).estimate)
             except Exception as exc:  # noqa: BLE001 - too little data for alpha: say so on the page
                 entry["note"] = str(exc)[:200]
         out.append(entry)

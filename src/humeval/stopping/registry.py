@@ -11,7 +11,7 @@ from humeval.stopping.lastrun import LastRunRule
 from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
 from humeval.stopping.union_hoeffding import UnionHoeffdingRule
 
-__all__ = ["ANYTIME_VALID", "RULES", "get_rule"]
+__all__ = ["ANYTIME_VALID", "RULES", "get_rule", "rule_problems"]
 
 RULES: dict[str, type] = {
     "hoeffding": HoeffdingRule,
@@ -23,6 +23,28 @@ RULES: dict[str, type] = {
 
 #: rules whose probability of ever deciding wrongly is at most delta
 ANYTIME_VALID = frozenset({"hoeffding-union", "mixture", "anytime"})
+
+
+def rule_problems(name: str, delta: float, horizon: int | None) -> list[str]:
+    """What keeps rule ``name`` from deciding live, judgement by judgement (empty list: it can).
+
+    The one place that knows each rule's parameters: ``validate`` and ``lock`` report these,
+    and :func:`get_rule` refuses them, so a study never reaches collection with a rule that
+    cannot run.
+    """
+    if name not in RULES:
+        return [f"stopping.rule: unknown rule '{name}'. {did_you_mean(name, RULES)}"]
+    problems = []
+    if not 0 < delta < 0.5:
+        problems.append(f"stopping.delta: must be in (0, 0.5), got {delta!r}")
+    if RULES[name] is LastRunRule and horizon is None:
+        problems.append(
+            f"stopping.max_judgements: rule '{name}' (the authors' code) looks ahead to a fixed horizon; "
+            "set stopping.max_judgements, or use an anytime-valid rule (anytime, mixture, hoeffding-union)"
+        )
+    if horizon is not None and (int(horizon) != horizon or horizon < 1):
+        problems.append(f"stopping.max_judgements: must be a positive integer, got {horizon!r}")
+    return problems
 
 
 def get_rule(name: str, delta: float, **options: Any) -> BoundaryRule | LastRunRule:

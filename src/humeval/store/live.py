@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, insert, select, update
 
 from humeval.errors import StoreError
+from humeval.protocol.models import TwoAFC
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
@@ -36,8 +37,7 @@ def vote_of(choice: str, display: Sequence[str], system_a: str) -> int | None:
     """1 if the choice favours ``system_a``, 0 if the other system, None for tie/both-*."""
     if choice not in ("A", "B"):
         return None
-    winner = display[0] if choice == "A" else display[1]
-    return 1 if winner == system_a else 0
+    return int(TwoAFC.winner(choice, display[0], display[1]) == system_a)
 
 
 def after_judgement(

@@ -1,0 +1,79 @@
+"""Problems a protocol can have are all found by `validate`, with their lines, before lock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from humeval.errors import ProtocolError
+from humeval.protocol.load import load_protocol
+from humeval.protocol.lock import lock_study, read_lock
+from humeval.study import Study
+from humeval.templates import init_study
+from humeval.validate import validate_study
+
+
+@pytest.fixture
+def pairwise(tmp_path: Path) -> Study:
+    init_study(tmp_path / "s", "pairwise", items=8)
+    return Study.open(tmp_path / "s")
+
+
+def _edit(study: Study, old: str, new: str) -> None:
+    text = study.protocol_file.read_text()
+    assert old in text
+    study.protocol_file.write_text(text.replace(old, new, 1))
+
+
+def _line(study: Study, text: str, occurrence: int = 1) -> int:
+    lines = [i for i, line in enumerate(study.protocol_file.read_text().splitlines(), start=1) if line.startswith(text)]
+    return lines[occurrence - 1]
+
+
+def test_a_duplicated_top_level_key_is_an_error_naming_both_lines(pairwise: Study):
+    text = pairwise.protocol_file.read_text()
+    pairwise.protocol_file.write_text(text + "analysis:\n  alpha: 0.1\n")
+    first, second = _line(pairwise, "analysis:"), _line(pairwise, "analysis:", 2)
+    problems = validate_study(pairwise.root)
+    assert f"humeval.yaml:{second}: analysis: duplicate key (first at line {first})" in "\n".join(problems)
+    with pytest.raises(ProtocolError, match="duplicate key"):
+        load_protocol(pairwise.root)  # every reader of the protocol refuses it, not only validate
+
+
+def test_a_duplicated_nested_key_is_an_error(pairwise: Study):
+    _edit(pairwise, "  delta: 0.05\n", "  delta: 0.05\n  delta: 0.2\n")
+    problems = validate_study(pairwise.root)
+    assert any("stopping.delta: duplicate key (first at line" in p for p in problems), problems
+
+
+def test_lastrun_without_a_horizon_cannot_be_validated_or_locked(pairwise: Study):
+    _edit(pairwise, "rule: anytime", "rule: hoeffding-lastrun")
+    problems = validate_study(pairwise.root)
+    assert len(problems) == 1 and "stopping.max_judgements" in problems[0] and "humeval.yaml:" in problems[0]
+    with pytest.raises(ProtocolError, match="cannot lock") as exc:
+        lock_study(pairwise)
+    assert exc.value.problems == problems and read_lock(pairwise) is None
+
+
+def test_cross_references_come_with_lines_in_the_same_pass_as_schema_problems(pairwise: Study):
+    _edit(pairwise, "  alpha: 0.05\n", "  alpha: 0.05\n  criteria: [qualty]\n  bootstrap: many\n")
+    _edit(pairwise, "  systems: [baseline, candidate]", "  systems: [baseline, candiate]")
+    problems = validate_study(pairwise.root)
+    text = "\n".join(problems)
+    assert "analysis.bootstrap" in text  # the schema problem
+    assert f"humeval.yaml:{_line(pairwise, '  criteria: [qualty]')}: analysis.criteria[0]: unknown criterion 'qualty'. " \
+           "Did you mean 'quality'?" in text
+    assert "stopping.systems[1]: unknown system 'candiate'" in text
+
+
+def test_more_than_two_systems_need_the_compared_pair_named(tmp_path: Path):
+    init_study(tmp_path / "s", "pairwise", items=8)
+    study = Study.open(tmp_path / "s")
+    _edit(study, "systems: [baseline, candidate]\n", "systems: [baseline, candidate, third]\n")
+    _edit(study, "  systems: [baseline, candidate]", "  systems: []")
+    data = study.root / "data" / "outputs.jsonl"
+    lines = data.read_text().splitlines()
+    data.write_text("\n".join([*lines, *(line.replace('"baseline"', '"third"') for line in lines if '"baseline"' in line)]) + "\n")
+    problems = validate_study(study.root)
+    assert any("stopping.systems: empty, and the study has 3 systems" in p for p in problems), problems
