@@ -75,12 +75,24 @@ def _lists(study: Study) -> list[Path]:
     return [study.lists_file]
 
 
+def _import_inputs(study: Study) -> list[Path]:
+    from humeval.platforms.keys import study_key_file
+
+    return [study.tasks_file, study_key_file(study)]
+
+
 STAGES: dict[str, Stage] = {
     s.name: s
     for s in (
         Stage("sample", "humeval.sampling.stage:sample_stage", _sample_inputs, "select the items to evaluate"),
         Stage("design", "humeval.design.stage:design_stage", _items, "build participant lists"),
         Stage("dry-run", "humeval.simulate.dry_run:dry_run_stage", _lists, "dummy responses for a rehearsal"),
+        Stage("export", "humeval.store.export:export_stage", lambda s: [s.tasks_file],
+              "the store's judgements as results/sources/store.jsonl; rebuild results/judgements.jsonl"),
+        Stage("export-batch", "humeval.platforms.imports:batch_stage", lambda s: [*s.data_files(), s.tasks_file],
+              "every task as a batch CSV with opaque row keys (MTurk history, spreadsheets)"),
+        Stage("import", "humeval.platforms.imports:import_stage", _import_inputs,
+              "a platform's result file as results/sources/<platform>-<sha8>.jsonl; rebuild results/judgements.jsonl"),
         Stage("collate", "humeval.analysis.stages:collate_stage",
               lambda s: [s.results_dir / "judgements.jsonl", s.tasks_file, s.lists_file],
               "check every task has its valid judgements; write a re-run file"),

@@ -57,7 +57,7 @@ from humeval.simulate._participants import (
     draw_seconds,
 )
 from humeval.simulate.dummy import DUMMY_KINDS
-from humeval.store.export import export_judgements, redact_url
+from humeval.store.export import redact_url, write_store_judgements
 from humeval.study import Study
 
 __all__ = ["HOST", "RehearsalError", "RehearsalResult", "rehearsal_workspace", "rehearse"]
@@ -418,7 +418,7 @@ def rehearse(
         if len(stored) != tally.judgements:
             raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its store "
                                  f"holds {len(stored)}")
-        rows = export_judgements(study, ws.judgements, store)
+        rows = write_store_judgements(study, ws.judgements, store)
         summary, paths = back_half(ws, study, tasks, lists)
     except BaseException as exc:
         if server is not None:
