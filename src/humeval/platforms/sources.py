@@ -34,7 +34,16 @@ def sources_dir(results_dir: Path) -> Path:
 
 def write_source(results_dir: Path, name: str, frame: pd.DataFrame) -> Path:
     """Write one source (``results/sources/<name>.jsonl``), replacing an earlier version of it."""
+    _adopt_legacy(results_dir)
     return write_judgements(sources_dir(results_dir) / f"{name}.jsonl", frame)
+
+
+def _adopt_legacy(results_dir: Path) -> None:
+    """A judgements table from before sources existed becomes the source ``legacy.jsonl``."""
+    target, folder = results_dir / "judgements.jsonl", sources_dir(results_dir)
+    if target.is_file() and not any(folder.glob("*.jsonl")):
+        folder.mkdir(parents=True, exist_ok=True)
+        target.replace(folder / "legacy.jsonl")
 
 
 def union_sources(results_dir: Path) -> tuple[Path, dict[str, Any]]:
@@ -45,9 +54,7 @@ def union_sources(results_dir: Path) -> tuple[Path, dict[str, Any]]:
     """
     target = results_dir / "judgements.jsonl"
     folder = sources_dir(results_dir)
-    if target.is_file() and not any(folder.glob("*.jsonl")):
-        folder.mkdir(parents=True, exist_ok=True)
-        target.replace(folder / "legacy.jsonl")
+    _adopt_legacy(results_dir)
     paths = sorted(folder.glob("*.jsonl"))
     frames = [read_judgements(p).assign(_source=p.name) for p in paths]
     both = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*JUDGEMENT_COLUMNS, "_source"])
@@ -56,8 +63,8 @@ def union_sources(results_dir: Path) -> tuple[Path, dict[str, Any]]:
     if clashing.any():
         clash = both[clashing].iloc[0]
         rivals = both[(both[JUDGEMENT_KEY] == clash[JUDGEMENT_KEY]).all(axis=1)]
-        desc = "; ".join(f"{r._source}: value={r.value!r} choice={r.choice!r} system_b={r.system_b!r}"
-                         for r in rivals.drop_duplicates(["_source", *_ANSWER]).itertuples())
+        desc = "; ".join(f"{r['_source']}: value={r['value']!r} choice={r['choice']!r} system_b={r['system_b']!r}"
+                         for r in rivals.drop_duplicates(["_source", *_ANSWER]).to_dict(orient="records"))
         n = int(both[clashing].drop_duplicates(JUDGEMENT_KEY).shape[0])
         raise DataError(
             f"{folder}: {n} judgements differ between sources, e.g. participant {clash.participant_id!r}, task "
