@@ -105,3 +105,26 @@ def test_prolific_import_from_the_study_folder(study, tmp_path):
     assert proc.returncode == 0, proc.stderr
     entry = [e for e in read_jsonl(study / ".humeval" / "logbook.jsonl") if e["stage"] == "import"][-1]
     assert entry["summary"]["submissions"] == 2 and entry["summary"]["statuses"] == {"APPROVED": 1, "RETURNED": 1}
+
+
+def test_a_rerun_batch_names_no_system_and_comes_back_through_the_same_import(tmp_path):
+    root = tmp_path / "study"
+    init_study(root, "pairwise", items=4, seed=8)
+    (root / "humeval.yaml").write_text((root / "humeval.yaml").read_text().replace("kind: local", "kind: mturk"))
+    ok("run", str(root))
+    ok("lock", str(root))
+    ok("export", str(root), "--format", "mturk-batch")
+    answer_batch(root / "results" / "mturk_batch.csv", tmp_path / "first.csv", ["W1", "W2"])
+    ok("import", str(root), "mturk", str(tmp_path / "first.csv"))
+    ok("collate", str(root))
+    assert json.loads((root / "results" / "collation.json").read_text())["judgements_missing"] == 4
+    rerun = root / "results" / "rerun" / "batch.csv"
+    for handed_out in (root / "results" / "mturk_batch.csv", rerun):
+        text = handed_out.read_text()
+        assert "baseline" not in text and "candidate" not in text and "|" not in text, handed_out
+    answer_batch(rerun, tmp_path / "rerun.csv", ["W3"])
+    ok("import", str(root), "mturk", str(tmp_path / "rerun.csv"))
+    ok("collate", str(root))
+    collation = json.loads((root / "results" / "collation.json").read_text())
+    assert collation["complete"] is True and collation["judgements"] == 12
+    assert len(list((root / "results" / "sources").glob("mturk-*.jsonl"))) == 2
