@@ -26,6 +26,9 @@ _EXPORTS = {
     "StageResult": "humeval.pipeline",
     "run": "humeval.pipeline",
     "run_stage": "humeval.pipeline",
+    "export_batch": "humeval.platforms.imports",
+    "export_judgements": "humeval.store.export",
+    "import_judgements": "humeval.platforms.imports",
     "Protocol": "humeval.protocol",
     "load_protocol": "humeval.protocol",
     "parse_protocol": "humeval.protocol",
@@ -53,6 +56,9 @@ __all__ = [
     "Study",
     "__version__",
     "check_lock",
+    "export_batch",
+    "export_judgements",
+    "import_judgements",
     "init_study",
     "load_protocol",
     "lock_study",
@@ -91,9 +97,11 @@ if TYPE_CHECKING:
         run,
         run_stage,
     )
+    from humeval.platforms.imports import export_batch, import_judgements
     from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
     from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
     from humeval.stage import StageOutput
+    from humeval.store.export import export_judgements
     from humeval.study import Study
     from humeval.templates import init_study
     from humeval.validate import validate_study

@@ -96,6 +96,12 @@ def _results(*names: str) -> Callable[[Study], list[Path]]:
     return lambda s: [s.results_dir / n for n in names]
 
 
+def _import_inputs(study: Study) -> list[Path]:
+    from humeval.platforms.keys import study_key_file
+
+    return [study.tasks_file, study_key_file(study)]
+
+
 STAGES: dict[str, Stage] = {
     s.name: s
     for s in (
@@ -104,6 +110,12 @@ STAGES: dict[str, Stage] = {
               "build participant lists"),
         Stage("dry-run", "humeval.rehearsal.dry_run:dry_run_stage", lambda s: [s.tasks_file, s.lists_file],
               "dummy responses for a rehearsal"),
+        Stage("export", "humeval.store.export:export_stage", lambda s: [s.tasks_file],
+              "the store's judgements as results/sources/store.jsonl; rebuild results/judgements.jsonl"),
+        Stage("export-batch", "humeval.platforms.imports:batch_stage", lambda s: [*s.data_files(), s.tasks_file],
+              "every task as a batch CSV with opaque row keys (MTurk history, spreadsheets)"),
+        Stage("import", "humeval.platforms.imports:import_stage", _import_inputs,
+              "a platform's result file as results/sources/<platform>-<sha8>.jsonl; rebuild results/judgements.jsonl"),
         Stage("collate", "humeval.analysis.stages:collate_stage",
               lambda s: [s.results_dir / "judgements.jsonl", s.tasks_file, s.lists_file],
               "check every task has its valid judgements; write a re-run file"),
@@ -286,13 +298,15 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
         collate_workspace,
         exclude_workspace,
         platform_outputs,
+        workspace_key_file,
     )
     from humeval.errors import DataError
     from humeval.hashing import sha256_file
     from humeval.report.stage import report_workspace
 
     protocol = study.protocol
-    collation, paths = collate_workspace(ws, protocol, tasks, lists, platform_outputs(study))
+    collation, paths = collate_workspace(ws, protocol, tasks, lists, platform_outputs(study),
+                                         key_path=workspace_key_file(study, ws))
     counts, written = exclude_workspace(ws, protocol, lists)
     paths += written
     summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}

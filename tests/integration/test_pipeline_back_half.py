@@ -85,7 +85,9 @@ def test_collate_writes_a_rerun_file_when_judgements_are_missing(study, tmp_path
         judgements.write_text("\n".join(lines[6:]) + "\n")
         proc = humeval("collate", str(study.root))
         assert proc.returncode == 0 and "incomplete" in proc.stderr
-        rerun = [json.loads(x) for x in (study.results_dir / "rerun" / "lists.jsonl").read_text().splitlines()]
+        server_lists = study.root / ".humeval" / "keys" / "results.rerun-lists.jsonl"  # never handed out
+        rerun = [json.loads(x) for x in server_lists.read_text().splitlines()]
+        assert "candidate" not in (study.results_dir / "rerun" / "lists.csv").read_text()
         assert rerun and all(len({t["task_id"] for t in pl["tasks"]}) == len(pl["tasks"]) for pl in rerun)
     finally:
         shutil.copy(backup, judgements)

@@ -16,7 +16,7 @@ format of the platform that collects them. Collect them, append the new judgemen
 from __future__ import annotations
 
 import csv
-import json
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from humeval.analysis.exclude import exclusions
 from humeval.analysis.validity import invalid_reasons
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
-from humeval.files import write_jsonl
+from humeval.files import write_jsonl, write_text
 from humeval.judgements import excluded_mask
 from humeval.protocol.models import Protocol
 
@@ -130,55 +130,39 @@ def rerun_lists(collation: Collation, tasks: list[Task], per_list: int, prefix: 
     return lists
 
 
-def _outputs_lookup(outputs: pd.DataFrame | None) -> dict[tuple[str, str], tuple[str, str]]:
-    if outputs is None or outputs.empty:
-        return {}
-    inputs = outputs["input"] if "input" in outputs else pd.Series("", index=outputs.index)
-    return {(str(i), str(s)): (str(o), str(x)) for i, s, o, x in
-            zip(outputs["item_id"], outputs["system"], outputs["output"], inputs.fillna(""), strict=True)}
+def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, outputs: pd.DataFrame | None = None,
+                *, key_path: Path, seed: int = 0) -> list[Path]:
+    """Write the re-run lists in ``platform``'s format into ``directory``; returns the files written.
 
+    Nothing written into ``directory`` names a system: rows carry opaque keys whose
+    tasks and display orders are kept in ``key_path`` (under the study's ``.humeval/``).
 
-def _mturk_rows(lists: list[ParticipantList], outputs: pd.DataFrame | None) -> list[dict[str, str]]:
-    """One row per list (one HIT); a block of columns per task (``t1_...``), as in the paper's 4.3."""
-    texts = _outputs_lookup(outputs)
-    rows = []
-    for pl in lists:
-        row = {"list_id": pl.list_id}
-        for j, task in enumerate(pl.tasks, start=1):
-            row |= {f"t{j}_task_id": task.task_id, f"t{j}_item_id": task.item_id,
-                    f"t{j}_criteria": "+".join(task.criteria)}
-            for p, system in enumerate(task.systems, start=1):
-                output, source = texts.get((task.item_id, system), ("", ""))
-                row |= {f"t{j}_system{p}": system, f"t{j}_output{p}": output}
-                row.setdefault(f"t{j}_input", source)
-        rows.append(row)
-    return rows
+    ``mturk`` and ``files``: ``batch.csv``, the batch format of
+    :func:`humeval.platforms.mturk.write_batch` (one row per task, with its list and
+    texts), imported back with ``humeval import DIR mturk|files FILE``;
+    ``local`` and ``prolific``: ``lists.csv`` (list, position, key, item, criteria) for the
+    requester, and the lists the server loads next to the key file
+    (``<key file>.rerun-lists.jsonl``).
+    """
+    from humeval.platforms.keys import RowKey, append_keys, new_key
+    from humeval.platforms.mturk import texts_of, write_batch
+
+    entries = [(pl.list_id, t) for pl in lists for t in pl.tasks]
+    batch = f"rerun:{directory.name}"
+    if platform in ("mturk", "files"):
+        return [write_batch(directory / "batch.csv", entries, texts_of(outputs), key_path, batch, seed)]
+    keys = [RowKey(new_key(), t.task_id, t.systems, batch) for _, t in entries]
+    append_keys(key_path, keys)
+    positions = [i for pl in lists for i in range(len(pl.tasks))]
+    rows = [{"list_id": list_id, "position": i, "key": k.key, "item_id": t.item_id, "criteria": "+".join(t.criteria)}
+            for (list_id, t), k, i in zip(entries, keys, positions, strict=True)]
+    server = write_jsonl(key_path.with_name(key_path.stem + ".rerun-lists.jsonl"), lists)
+    return [_write_csv(directory / "lists.csv", rows), server]
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    columns: list[str] = []
-    for r in rows:
-        columns += [c for c in r if c not in columns]
-    with path.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
-
-
-def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, outputs: pd.DataFrame | None = None) -> list[Path]:
-    """Write the re-run lists in ``platform``'s format into ``directory``; returns the files written.
-
-    ``local``: ``lists.jsonl`` (the participant-list format the server loads);
-    ``mturk``: ``batch.csv`` (one HIT per list, a block of columns per task, with texts);
-    ``prolific`` and ``files``: ``lists.csv`` (one row per list position).
-    """
-    if platform == "local":
-        return [write_jsonl(directory / "lists.jsonl", lists)]
-    if platform == "mturk":
-        return [_write_csv(directory / "batch.csv", _mturk_rows(lists, outputs))]
-    rows = [{"list_id": pl.list_id, "position": i, "task_id": t.task_id, "item_id": t.item_id,
-             "systems": "+".join(t.systems), "criteria": "+".join(t.criteria), "task": json.dumps(t.to_json())}
-            for pl in lists for i, t in enumerate(pl.tasks)]
-    return [_write_csv(directory / "lists.csv", rows)]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return write_text(path, buf.getvalue())

@@ -67,19 +67,27 @@ def read_excluded(ws: Workspace) -> pd.DataFrame:
 
 
 def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], lists: list[ParticipantList],
-                      outputs: pd.DataFrame | None = None) -> tuple[Collation, list[Path]]:
+                      outputs: pd.DataFrame | None = None, *, key_path: Path) -> tuple[Collation, list[Path]]:
     """Collate ``ws``'s judgements; write ``collation.json`` and, when incomplete, the re-run file."""
     result = collate(read_study_judgements(ws), tasks, protocol, lists)
     paths = [write_json(ws.collation, result.summary() | {"platform": protocol.platform.kind})]
     if not result.complete:
         rerun = rerun_lists(result, tasks, protocol.design.items_per_participant)
-        paths += write_rerun(ws.rerun_dir, rerun, protocol.platform.kind, outputs)
+        paths += write_rerun(ws.rerun_dir, rerun, protocol.platform.kind, outputs, key_path=key_path,
+                             seed=protocol.study.seed)
     return result, paths
 
 
+def workspace_key_file(study: Study, ws: Workspace) -> Path:
+    """Where the opaque row keys of ``ws``'s participant-facing files are kept (under ``.humeval/keys/``)."""
+    from humeval.platforms.keys import key_file
+
+    return key_file(study.state_dir, ws.root, study.root)
+
+
 def platform_outputs(study: Study) -> pd.DataFrame | None:
-    """The output texts an MTurk re-run batch carries; None for the other platforms."""
-    if study.protocol.platform.kind != "mturk":
+    """The output texts a re-run batch (MTurk, files) carries; None for the other platforms."""
+    if study.protocol.platform.kind not in ("mturk", "files"):
         return None
     return study.outputs().frame
 
@@ -88,7 +96,8 @@ def collate_stage(study: Study) -> StageOutput:
     """``humeval collate``: completeness of results/judgements.jsonl; a re-run file when short."""
     protocol = study.protocol
     result, paths = collate_workspace(
-        study_workspace(study), protocol, study.read_tasks(), study.read_lists(), platform_outputs(study)
+        study_workspace(study), protocol, study.read_tasks(), study.read_lists(), platform_outputs(study),
+        key_path=workspace_key_file(study, study_workspace(study)),
     )
     summary = {k: v for k, v in result.summary().items() if k not in ("incomplete", "invalid_reasons")}
     return StageOutput(outputs=paths, parameters={"judgements_per_item": protocol.design.judgements_per_item},

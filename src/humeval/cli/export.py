@@ -1,4 +1,4 @@
-"""``humeval export``: judgements from the store to CSV/JSONL/Parquet, or an MTurk batch file."""
+"""``humeval export``: the store's judgements into results/judgements.jsonl, or the tasks as a batch CSV."""
 
 from __future__ import annotations
 
@@ -6,16 +6,20 @@ from pathlib import Path
 
 import typer
 
-from humeval.cli._common import err
+from humeval.cli._common import err, print_stage
 
 
 def export(
     directory: Path = typer.Argument(Path("."), help="Study folder."),
-    output: Path = typer.Option(None, "--output", "-o", help="File to write (default: results/judgements.<format>)."),
-    fmt: str = typer.Option("jsonl", "--format", "-f", help="csv | jsonl | parquet (judgements), or mturk-batch."),
+    fmt: str = typer.Option("jsonl", "--format", "-f",
+                            help="jsonl | csv | parquet (judgements; csv/parquet also write a copy), or mturk-batch."),
+    output: Path = typer.Option(None, "--output", "-o",
+                                help="csv/parquet: the copy to write (default results/judgements.<format>); "
+                                     "mturk-batch: the batch file (default results/mturk_batch.csv)."),
     db: str = typer.Option("", "--db", help="Store URL or file (default: study.db)."),
 ) -> None:
-    """Export the stored judgements as the canonical long table, or the tasks as an MTurk batch CSV."""
+    """Export the store's judgements (results/sources/store.jsonl, then results/judgements.jsonl as the union
+    of every source), or every task as a batch CSV with opaque row keys (`--format mturk-batch`)."""
     from humeval.errors import HumevalError, did_you_mean
     from humeval.study import Study
 
@@ -24,13 +28,19 @@ def export(
     if fmt not in formats:
         raise HumevalError(f"--format: unknown format '{fmt}'. {did_you_mean(fmt, formats)}")
     if fmt == "mturk-batch":
-        from humeval.platforms.mturk import export_study_batch
+        from humeval.platforms.imports import export_batch
 
-        path, n_tasks = export_study_batch(study, output)
-        err.print(f"wrote {path} ({n_tasks} tasks) and {path.with_suffix('.key.json')}", highlight=False)
+        print_stage(export_batch(study, output))
         return
     from humeval.store.export import export_judgements
 
-    path = output or study.results_dir / f"judgements.{fmt}"
-    rows = export_judgements(study, path, db or None)
-    err.print(f"wrote {path} ({rows} rows)", highlight=False)
+    result = export_judgements(study, db or None)
+    print_stage(result)
+    if fmt != "jsonl" or output is not None:
+        from humeval.judgements import read_judgements, write_judgements
+
+        copy = output or study.results_dir / f"judgements.{fmt}"
+        if copy.suffix != f".{fmt}":
+            copy = copy.with_suffix(f".{fmt}")
+        write_judgements(copy, read_judgements(study.results_dir / "judgements.jsonl"))
+        err.print(f"  wrote {copy}", highlight=False, markup=False)

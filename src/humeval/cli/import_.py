@@ -1,4 +1,4 @@
-"""``humeval import``: platform result files into a judgements file (MTurk) or a status table (Prolific)."""
+"""``humeval import [DIR] PLATFORM FILE``: a platform's result file into the study's judgements."""
 
 from __future__ import annotations
 
@@ -6,42 +6,39 @@ from pathlib import Path
 
 import typer
 
-from humeval.cli._common import err
+from humeval.cli._common import err, print_stage
+
+USAGE = "humeval import [DIR] PLATFORM FILE   (DIR defaults to the current folder; PLATFORM: mturk, files, prolific)"
+
+
+def _split(args: list[str]) -> tuple[Path, str, Path]:
+    from humeval.errors import HumevalError
+    from humeval.platforms.imports import IMPORT_PLATFORMS
+
+    if len(args) == 2:
+        directory, (platform, file) = Path("."), args
+    elif len(args) == 3:
+        directory, platform, file = Path(args[0]), args[1], args[2]
+    else:
+        raise HumevalError(f"import: expected 2 or 3 arguments, got {len(args)} ({' '.join(args) or 'none'}). Usage: {USAGE}")
+    if platform not in IMPORT_PLATFORMS and len(args) == 3 and args[0] in IMPORT_PLATFORMS:
+        raise HumevalError(f"import: the study folder comes first: `humeval import {args[1]} {args[0]} {args[2]}`. Usage: {USAGE}")
+    return directory, platform, Path(file)
 
 
 def import_(
-    directory: Path = typer.Argument(Path("."), help="Study folder."),
-    platform: str = typer.Argument(..., help="mturk (batch results CSV) | prolific (submissions export CSV)."),
-    file: Path = typer.Argument(..., help="The file downloaded from the platform."),
-    output: Path = typer.Option(None, "--output", "-o", help="File to write (default: results/<platform>_....jsonl/csv)."),
-    key: Path = typer.Option(None, "--key", help="MTurk: the key file written by `humeval export --format mturk-batch`."),
+    args: list[str] = typer.Argument(..., metavar="[DIR] PLATFORM FILE",
+                                     help="Study folder (optional, default .), platform (mturk | files | prolific) "
+                                          "and the file downloaded from it."),
+    force: bool = typer.Option(False, "--force", help="Import again even if nothing changed."),
 ) -> None:
-    """Turn a platform's result file into the study's canonical judgements (MTurk) or a submissions table (Prolific)."""
-    import pandas as pd
-
-    from humeval.errors import HumevalError, did_you_mean
+    """Import a platform's result file: judgements become results/sources/<platform>-<sha8>.jsonl and
+    results/judgements.jsonl is rebuilt, so collate, exclude and analyze see them."""
+    from humeval.platforms.imports import import_judgements
     from humeval.study import Study
 
-    study = Study.open(directory)
-    if not file.is_file():
-        raise HumevalError(f"{file}: no such file")
-    if platform == "mturk":
-        from humeval.judgements import JUDGEMENT_COLUMNS, write_judgements
-        from humeval.platforms.mturk import read_results
-
-        types = {c.name: c.type for c in study.protocol.criteria}
-        rows, problems = read_results(file, types, key)
-        path = write_judgements(output or study.results_dir / "judgements_mturk.jsonl", pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS))
-        err.print(f"wrote {path} ({len(rows)} rows); skipped {len(problems)} answers", highlight=False)
-        for p in problems[:20]:
-            err.print(f"  {p}", highlight=False, markup=False)
-    elif platform == "prolific":
-        from humeval.platforms.prolific import read_submissions
-
-        rows = read_submissions(file)
-        path = output or study.results_dir / "prolific_submissions.csv"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pd.DataFrame(rows).to_csv(path, index=False)
-        err.print(f"wrote {path} ({len(rows)} submissions)", highlight=False)
-    else:
-        raise HumevalError(f"import: unknown platform '{platform}'. {did_you_mean(platform, ['mturk', 'prolific'])}")
+    directory, platform, file = _split(args)
+    result = import_judgements(Study.open(directory), platform, file, force=force)
+    print_stage(result)
+    for example in result.summary.get("skipped_examples", []):
+        err.print(f"  skipped {example}", highlight=False, markup=False)

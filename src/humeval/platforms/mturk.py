@@ -1,105 +1,152 @@
-"""MTurk's file route: a batch input CSV for a HIT layout, and its batch results CSV back.
+"""The batch file route (MTurk history, and spreadsheets handed out): one writer, one reader.
 
-``export_batch`` writes one row per task with the texts in display order (``output_1``,
-``output_2``, ...) and no system names; the display order of each row is kept in a key
-file next to it (``<name>.key.json``), which ``read_results`` needs to map the answers
-(``Answer.<criterion>``: ``A``/``B``/... for 2afc, numbers otherwise) back to systems.
+A batch is a CSV with one row per task: ``key`` (opaque, see :mod:`humeval.platforms.keys`),
+``list_id``, ``item_id``, ``criteria``, ``input`` and the texts in display order
+(``output_1``, ``output_2``, ...). It never carries a system name or a task id (task ids
+name the systems). The first batch (``humeval export --format mturk-batch``) and every
+re-run batch (``humeval collate``) are written by :func:`write_batch`, and the answers to
+either come back through :func:`read_results`:
+
+* an MTurk batch results CSV: ``WorkerId``, ``HITId``, ``WorkTimeInSeconds``,
+  ``SubmitTime``, ``Input.key``, ``Answer.<criterion>``;
+* a filled-in spreadsheet: ``participant_id``, ``key``, ``<criterion>``.
+
+Answers: ``A``/``B``/``tie``/``both-good``/``both-bad`` for ``2afc``; a number for a
+rating of one output (``Answer.<criterion>``) or of output *p* of several
+(``Answer.<criterion>_<p>``, 1-based display position).
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import math
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from humeval.design.tasks import Task
 from humeval.errors import PlatformError
+from humeval.files import write_text
 from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.platforms.keys import RowKey, append_keys, new_key
 
-__all__ = ["export_batch", "export_study_batch", "read_results"]
+__all__ = ["CHOICES", "read_results", "texts_of", "write_batch"]
 
-
-def export_study_batch(study: Any, path: Path | None = None) -> tuple[Path, int]:
-    """The batch CSV of every task of ``study`` (default ``results/mturk_batch.csv``); (path, tasks)."""
-    from humeval.data.outputs import load_outputs
-
-    frame = load_outputs(study.protocol, study.root)
-    texts = {(r.item_id, r.system): (r.output, r.input) for r in frame.itertuples(index=False)}
-    tasks = study.read_tasks()
-    target = path or study.results_dir / "mturk_batch.csv"
-    return export_batch(study.root, tasks, texts, target, study.protocol.study.seed), len(tasks)
+CHOICES = ("A", "B", "tie", "both-good", "both-bad")
 
 
-def export_batch(study_root: Path, tasks: list[Task], texts: dict[tuple[str, str], tuple[str, str]], path: Path, seed: int) -> Path:
-    """Write the batch CSV (and its key file); ``tasks`` as in ``lists/tasks.jsonl``."""
-    rng = random.Random(seed)
-    width = max((len(t.systems) for t in tasks), default=1)
-    key: dict[str, list[str]] = {}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["task_id", "item_id", "criteria", "input", *[f"output_{i + 1}" for i in range(width)]])
-        for t in tasks:
-            order = list(t.systems)
-            rng.shuffle(order)
-            key[t.task_id] = order
-            outs = [texts.get((t.item_id, s), ("", ""))[0] for s in order]
-            item_input = texts.get((t.item_id, order[0]), ("", ""))[1] if order else ""
-            writer.writerow([t.task_id, t.item_id, "+".join(t.criteria), item_input, *outs, *[""] * (width - len(outs))])
-    key_file = path.with_suffix(".key.json")
-    key_file.write_text(json.dumps(key, indent=0), encoding="utf-8")
-    return path
+def texts_of(outputs: pd.DataFrame | None) -> dict[tuple[str, str], tuple[str, str]]:
+    """``(item_id, system) -> (output, input)`` from the loaded outputs (empty when there are none)."""
+    if outputs is None or outputs.empty:
+        return {}
+    inputs = outputs["input"] if "input" in outputs else pd.Series("", index=outputs.index)
+    return {(str(i), str(s)): (str(o), str(x)) for i, s, o, x in
+            zip(outputs["item_id"], outputs["system"], outputs["output"], inputs.fillna(""), strict=True)}
 
 
-def read_results(path: Path, criteria_types: dict[str, str], key_file: Path | None = None) -> tuple[list[dict[str, Any]], list[str]]:
-    """Canonical judgement rows from an MTurk batch results CSV, and the problems skipped."""
-    key_file = key_file or _default_key(path)
-    if not key_file.is_file():
-        raise PlatformError(f"{path}: the key file {key_file} (written by the export) is missing; it holds the display order")
-    key = json.loads(key_file.read_text(encoding="utf-8"))
+def write_batch(path: Path, entries: list[tuple[str, Task]], texts: dict[tuple[str, str], tuple[str, str]],
+                key_path: Path, batch: str, seed: int | random.Random) -> Path:
+    """Write ``entries`` (list id, task) as a batch CSV; record each row's key in ``key_path``."""
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+    width = max((len(t.systems) for _, t in entries), default=1)
+    lines = [["key", "list_id", "item_id", "criteria", "input", *[f"output_{i + 1}" for i in range(width)]]]
+    keys: list[RowKey] = []
+    for list_id, task in entries:
+        order = list(task.systems)
+        rng.shuffle(order)
+        key = RowKey(new_key(), task.task_id, tuple(order), batch)
+        keys.append(key)
+        if task.kind == "attention" and task.text:
+            outs = [task.text] * len(order)
+        else:
+            outs = [texts.get((task.item_id, s), ("", ""))[0] for s in order]
+        source = next((texts[(task.item_id, s)][1] for s in order if (task.item_id, s) in texts), "")
+        lines.append([key.key, list_id, task.item_id, "+".join(task.criteria), source, *outs, *[""] * (width - len(outs))])
+    append_keys(key_path, keys)
+    return write_text(path, _csv_text(lines))
+
+
+def _csv_text(lines: list[list[str]]) -> str:
+    import io
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(lines)
+    return buf.getvalue()
+
+
+def read_results(path: Path, keys: dict[str, RowKey], tasks: dict[str, Task], criteria_types: dict[str, str],
+                 ) -> tuple[pd.DataFrame, Counter[str], list[str]]:
+    """Canonical judgements from a batch's answers; the skipped answers counted by reason, with examples.
+
+    A row whose key is unknown, whose task is not in the design, or whose answer is
+    malformed is skipped and counted (never silently dropped).
+    """
     rows: list[dict[str, Any]] = []
-    problems: list[str] = []
+    skipped: Counter[str] = Counter()
+    examples: list[str] = []
+
+    def skip(reason: str, where: str) -> None:
+        skipped[reason] += 1
+        if len(examples) < 20:
+            examples.append(f"{where}: {reason}")
+
     with path.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
-        needed = {"WorkerId", "Input.task_id"}
-        if reader.fieldnames is None or not needed <= set(reader.fieldnames):
-            raise PlatformError(f"{path}: not an MTurk batch results file (needs columns {', '.join(sorted(needed))})")
+        cols = set(reader.fieldnames or [])
+        mturk = "Input.key" in cols
+        key_col, pid_col = ("Input.key", "WorkerId") if mturk else ("key", "participant_id")
+        answer = "Answer." if mturk else ""
+        if not {key_col, pid_col} <= cols:
+            found = ", ".join(sorted(cols)[:12]) or "none"
+            raise PlatformError(
+                f"{path}: not the answers to a humeval batch: needs columns WorkerId and Input.key (MTurk batch results) "
+                f"or participant_id and key (a filled-in batch); found {found}. Task ids are no longer accepted: batches "
+                "carry opaque keys"
+            )
         for lineno, rec in enumerate(reader, start=2):
-            task_id = rec["Input.task_id"]
-            if task_id not in key:
-                problems.append(f"{path}:{lineno}: unknown task {task_id!r}")
+            where = f"{path}:{lineno}"
+            row_key = keys.get(rec.get(key_col) or "")
+            if row_key is None:
+                skip(f"unknown key (not written by this study's batches): {str(rec.get(key_col))[:20]!r}", where)
                 continue
-            order = key[task_id]
-            base = {"participant_id": rec["WorkerId"], "list_id": rec.get("HITId", ""), "task_id": task_id, "kind": "task",
-                    "item_id": rec.get("Input.item_id", ""), "seconds": _float(rec.get("WorkTimeInSeconds", "")),
-                    "submitted_at": rec.get("SubmitTime", "")}
-            for name, ctype in criteria_types.items():
-                answer = rec.get(f"Answer.{name}", "")
-                if answer == "":
-                    continue
+            task = tasks.get(row_key.task_id)
+            if task is None:
+                skip(f"task not in the design: {row_key.task_id!r}", where)
+                continue
+            pid = (rec.get(pid_col) or "").strip()
+            if not pid:
+                skip(f"{pid_col}: empty", where)
+                continue
+            base = {"participant_id": pid, "list_id": rec.get("Input.list_id" if mturk else "list_id") or rec.get("HITId", ""),
+                    "task_id": task.task_id, "kind": task.kind, "item_id": task.item_id,
+                    "seconds": _float(rec.get("WorkTimeInSeconds", rec.get("seconds", ""))),
+                    "submitted_at": rec.get("SubmitTime", rec.get("submitted_at", "")) or ""}
+            order = row_key.order
+            for name in task.criteria:
+                ctype = criteria_types.get(name, "")
                 if ctype == "2afc":
-                    if len(order) != 2 or answer not in ("A", "B", "tie", "both-good", "both-bad"):
-                        problems.append(f"{path}:{lineno}: Answer.{name}: {answer!r} is not a 2afc answer")
+                    value = (rec.get(f"{answer}{name}") or "").strip()
+                    if value not in CHOICES or len(order) != 2:
+                        skip(f"{answer}{name}: {value!r} is not a 2afc answer ({', '.join(CHOICES)})", where)
                         continue
-                    rows.append(base | {"criterion": name, "system": order[0], "system_b": order[1], "position": 0, "value": math.nan, "choice": answer})
-                else:
-                    value = _float(answer)
-                    if math.isnan(value):
-                        problems.append(f"{path}:{lineno}: Answer.{name}: {answer!r} is not a number")
+                    rows.append(base | {"criterion": name, "system": order[0], "system_b": order[1], "position": 0,
+                                        "value": math.nan, "choice": value})
+                    continue
+                for p, system in enumerate(order):
+                    column = f"{answer}{name}" if len(order) == 1 else f"{answer}{name}_{p + 1}"
+                    number = _float(rec.get(column, ""))
+                    if math.isnan(number):
+                        skip(f"{column}: {str(rec.get(column, ''))[:20]!r} is not a number", where)
                         continue
-                    rows.append(base | {"criterion": name, "system": order[0], "system_b": "", "position": 0, "value": value, "choice": ""})
-    return [{c: r.get(c, "") for c in JUDGEMENT_COLUMNS} for r in rows], problems
+                    rows.append(base | {"criterion": name, "system": system, "system_b": "", "position": p,
+                                        "value": number, "choice": ""})
+    return pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS), skipped, examples
 
 
-def _default_key(path: Path) -> Path:
-    name = path.name.replace("results", "batch") if "results" in path.name else path.name
-    return path.with_name(name).with_suffix(".key.json")
-
-
-def _float(text: str) -> float:
+def _float(text: Any) -> float:
     try:
         return float(text)
     except (TypeError, ValueError):

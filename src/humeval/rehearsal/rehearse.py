@@ -57,7 +57,7 @@ from humeval.rehearsal.participants import (
     draw_seconds,
 )
 from humeval.store.engine import redact_url
-from humeval.store.export import export_judgements
+from humeval.store.export import write_store_judgements
 from humeval.study import Study
 
 __all__ = ["HOST", "RehearsalError", "RehearsalResult", "rehearsal_workspace", "rehearse"]
@@ -416,7 +416,7 @@ def rehearse(
             if len(stored) != tally.judgements:
                 raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its "
                                      f"store holds {len(stored)}")
-            rows = export_judgements(study, ws.judgements, store)
+            rows = write_store_judgements(study, ws.judgements, store)
             summary, paths = back_half(ws, study, tasks, lists)
         finally:
             if server is not None:

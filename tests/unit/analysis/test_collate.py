@@ -55,19 +55,28 @@ def test_a_task_needs_two_different_participants():
     assert result.tasks["valid"].tolist() == [1]
 
 
-def test_rerun_formats_per_platform(tmp_path, protocol):
-    tasks = rating_tasks(["i1"], ["A", "B"])
-    result = collate(_complete(items=("i1",), people=("p1",)), tasks, protocol)
-    lists = rerun_lists(result, tasks, per_list=3)
-    local = write_rerun(tmp_path / "local", lists, "local")[0]
-    assert [json.loads(line)["tasks"][0]["task_id"] for line in local.read_text().splitlines()] == ["i1|A|q"]
-    outputs = pd.DataFrame({"item_id": ["i1", "i1"], "system": ["A", "B"], "output": ["text A", "text B"],
+def test_rerun_files_name_no_system_and_keep_the_mapping_under_the_key_file(tmp_path, protocol):
+    """The MTurk re-run batch used to carry ``t1_system1``; no re-run file may name a system."""
+    systems = ["sysAlpha", "sysBeta"]
+    tasks = rating_tasks(["i1"], systems)
+    frame = rows([{"participant_id": "p1", "item_id": "i1", "system": s, "value": 3.0} for s in systems])
+    lists = rerun_lists(collate(frame, tasks, protocol), tasks, per_list=3)
+    outputs = pd.DataFrame({"item_id": ["i1", "i1"], "system": systems, "output": ["text A", "text B"],
                             "input": ["facts", "facts"]})
-    batch = write_rerun(tmp_path / "mturk", lists, "mturk", outputs)[0]
-    with batch.open() as fh:
-        hit = list(csv.DictReader(fh))
-    assert len(hit) == 1 and hit[0]["t1_output1"] == "text A" and hit[0]["t2_system1"] == "B"
-    assert hit[0]["t1_input"] == "facts"
-    prolific = write_rerun(tmp_path / "prolific", lists, "prolific")[0]
-    with prolific.open() as fh:
-        assert [r["task_id"] for r in csv.DictReader(fh)] == ["i1|A|q", "i1|B|q"]
+    for kind in ("local", "prolific", "mturk", "files"):
+        keys = tmp_path / ".humeval" / "keys" / f"{kind}.jsonl"
+        written = write_rerun(tmp_path / kind, lists, kind, outputs, key_path=keys, seed=1)
+        handed_out = sorted((tmp_path / kind).rglob("*"))
+        assert handed_out and all(p.parent == tmp_path / kind for p in handed_out)
+        for path in handed_out:
+            text = path.read_text()
+            assert not any(s in text for s in systems), (kind, path.name)
+            assert "i1|" not in text, (kind, path.name)
+        mapping = {json.loads(line)["key"]: json.loads(line) for line in keys.read_text().splitlines()}
+        with (written[0]).open() as fh:
+            rerun = list(csv.DictReader(fh))
+        assert sorted(mapping[r["key"]]["task_id"] for r in rerun) == ["i1|sysAlpha|q", "i1|sysBeta|q"]
+        if kind in ("mturk", "files"):
+            for r in rerun:
+                (shown,) = mapping[r["key"]]["order"]
+                assert r["output_1"] == {"sysAlpha": "text A", "sysBeta": "text B"}[shown] and r["input"] == "facts"
