@@ -9,8 +9,9 @@ checks and repeated tasks never count.
 
 For the tasks still short, :func:`rerun_lists` deals the missing judgements into new
 participant lists (no task twice in one list) and :func:`write_rerun` writes them in the
-format of the platform that collects them. Collect them, append the new judgements to
-``results/judgements.jsonl``, and collate again until complete (Thomson & Belz, 3.4).
+format of the platform that collects them (opaque keys, never system names). Collect them,
+bring the new judgements in with ``humeval export`` or ``humeval import``, and collate again
+until complete (Thomson & Belz, 3.4).
 """
 
 from __future__ import annotations

@@ -17,5 +17,5 @@ def collate(
     result = run_stage_command(directory, "collate", force)
     if not result.summary.get("complete", True):
         err.print(f"[yellow]incomplete[/]: {result.summary.get('judgements_missing')} judgements missing; collect the "
-                  "re-run file in results/rerun/, append the new judgements to results/judgements.jsonl and collate "
-                  "again.", highlight=False)
+                  "re-run file in results/rerun/, bring the new judgements in with `humeval export` or `humeval import` "
+                  "and collate again.", highlight=False)
