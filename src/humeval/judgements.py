@@ -16,6 +16,8 @@ One row per participant, task, criterion and (for ratings) system:
 ``choice``          ``2afc`` answer: ``A``, ``B``, ``tie``, ``both-good``, ``both-bad`` (empty otherwise)
 ``seconds``         time spent on the task
 ``submitted_at``    ISO 8601 time the judgement was stored
+``stop_seq``        ``2afc`` judgements the live stopping rule consumed: 1-based place in the
+                    comparison's outcome sequence (NaN otherwise; see docs/stopping.md)
 =================  ==========================================================================
 """
 
@@ -45,6 +47,7 @@ JUDGEMENT_COLUMNS = [
     "choice",
     "seconds",
     "submitted_at",
+    "stop_seq",
 ]
 
 
@@ -73,6 +76,7 @@ def read_judgements(path: str | Path) -> pd.DataFrame:
     frame = frame.reindex(columns=JUDGEMENT_COLUMNS)
     frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
     frame["seconds"] = pd.to_numeric(frame["seconds"], errors="coerce")
+    frame["stop_seq"] = pd.to_numeric(frame["stop_seq"], errors="coerce").astype("Int64")
     for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice"):
         frame[col] = frame[col].fillna("").astype(str)
     frame.loc[frame["kind"] == "", "kind"] = "task"

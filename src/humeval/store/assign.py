@@ -6,6 +6,10 @@ atomically, so caps hold across processes. Leases that expire are reclaimed (``t
 goes down, the list position is free again). The ``list`` strategy serves a participant's
 list in order; the labelling strategies serve the task pool in order, up to
 ``items_per_participant`` tasks per participant.
+
+With a live stopping rule, a pair task of an undecided comparison is leased only while the
+comparison has room in flight (:func:`humeval.store.live.has_room`); a participant who is
+left with nothing is settled (:func:`humeval.store.live.settle`) and gets no further task.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from sqlalchemy import Connection, and_, func, insert, select, update
 
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
+from humeval.store.live import has_room, is_settled, settle, settle_abandoned
 from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Sql, sql_of
@@ -174,6 +179,7 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     if now - ctx.last_reap > REAP_EVERY:
         ctx.last_reap = now
         reap(conn, now)
+        settle_abandoned(conn, ctx, now)
     db = sql_of(conn)
     key = {"pid": participant_id, "now": now}
     if db.returning:  # one statement: last_seen, the participant's row (and its row lock on PostgreSQL)
@@ -197,6 +203,8 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     if active is not None:
         return AssignmentView(active[0], ctx.tasks[active[1]], tuple(json.loads(active[2])), active[3],
                               _progress(ctx, done, list_id))
+    if ctx.watched and is_settled(db, participant_id):
+        return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
     if ctx.strategy is None:
         claimed = _claim_list(db, ctx, participant_id, list_id, now)
         view = _from_list(db, ctx, participant_id, claimed, now, done) if claimed is not None else None
@@ -208,12 +216,16 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     final = _progress(ctx, done, list_id, finished=True)
     if final.completed and completed_at is None:
         db.run(_COMPLETED, key)
+    if done > 0:
+        settle(conn, ctx, participant_id, now)
     return final
 
 
 def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, now: float, done: int) -> AssignmentView | None:
     candidates = db.all(_LIST_CANDIDATES, {"l": list_id, "pid": participant_id})
     for position, task_id in candidates:
+        if task_id in ctx.watched and not has_room(db, ctx, task_id, now):
+            continue
         if db.run(_TAKE, {"t": task_id}) == 1:
             return _create(db, ctx, participant_id, task_id, now, done, list_id, position)
     if not candidates:
@@ -227,6 +239,8 @@ def _from_pool(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str
     if ctx.strategy is not None and ctx.strategy.same_worker and not _is_fixed_worker(conn, participant_id):
         return None
     for (task_id,) in db.all(_POOL_CANDIDATES, {"pid": participant_id}):
+        if task_id in ctx.watched and not has_room(db, ctx, task_id, now):
+            continue
         if db.run(_TAKE, {"t": task_id}) == 1:
             return _create(db, ctx, participant_id, task_id, now, done)
     return None

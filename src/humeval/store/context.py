@@ -2,18 +2,22 @@
 
 Loaded once per process from the store (not from the data files: a server process never
 imports pandas). The labelling strategy comes from :mod:`humeval.policies`, the stopping
-rule from :mod:`humeval.stopping`.
+rule from :mod:`humeval.stopping`. The watched comparisons come from the one resolver,
+:func:`humeval.protocol.comparisons.watched_comparisons`.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, select
 
+from humeval.design.tasks import Task
+from humeval.protocol.comparisons import Comparison, watched_comparisons
 from humeval.protocol.models import Protocol
 from humeval.store import schema as s
 from humeval.store.records import TaskInfo
@@ -21,16 +25,7 @@ from humeval.store.records import TaskInfo
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
 
-__all__ = ["Comparison", "StoreContext", "comparisons_of", "strategy_of"]
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """A live pairwise comparison: one ``2afc`` criterion between two systems (A = ``system_a``)."""
-
-    criterion: str
-    system_a: str
-    system_b: str
+__all__ = ["StoreContext", "strategy_of", "watched_tasks"]
 
 
 def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
@@ -46,14 +41,18 @@ def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
     return get_strategy(a.strategy)
 
 
-def comparisons_of(protocol: Protocol, systems: list[str]) -> dict[str, Comparison]:
-    """One comparison per ``2afc`` criterion when the protocol has a stopping rule for two systems."""
-    if protocol.stopping is None:
-        return {}
-    pair = list(protocol.stopping.systems) or (systems if len(systems) == 2 else [])
-    if len(pair) != 2:
-        return {}
-    return {c.name: Comparison(c.name, pair[0], pair[1]) for c in protocol.criteria if c.type == "2afc"}
+def watched_tasks(
+    tasks: Mapping[str, TaskInfo | Task], comparisons: dict[str, Comparison]
+) -> dict[str, tuple[str, ...]]:
+    """``task_id -> watched criteria`` for every pair task (kind ``task``) between a comparison's systems."""
+    out: dict[str, tuple[str, ...]] = {}
+    for t in tasks.values():
+        if t.family != "pair" or t.kind != "task" or len(t.systems) != 2:
+            continue
+        watched = tuple(c for c in t.criteria if c in comparisons and comparisons[c].involves(*t.systems))
+        if watched:
+            out[t.task_id] = watched
+    return out
 
 
 @dataclass
@@ -70,6 +69,7 @@ class StoreContext:
     list_sizes: dict[str, int] = field(default_factory=dict)
     last_reap: float = 0.0
     rules: dict[str, tuple[Any, int]] = field(default_factory=dict)
+    watched: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def per_participant(self) -> int:
@@ -88,14 +88,16 @@ class StoreContext:
         meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
         list_sizes = {r[0]: r[1] for r in conn.execute(select(s.lists.c.list_id, s.lists.c.size))}
         systems = json.loads(meta.get("systems", "[]"))
+        comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}
         return cls(
             protocol=protocol,
             tasks=tasks,
             texts=texts,
             systems=systems,
-            comparisons=comparisons_of(protocol, systems),
+            comparisons=comparisons,
             strategy=strategy_of(protocol),
             secret=bytes.fromhex(meta["secret"]),
             list_sizes=list_sizes,
             last_reap=time.time(),
+            watched=watched_tasks(tasks, comparisons),
         )

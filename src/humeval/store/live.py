@@ -1,13 +1,33 @@
-"""Live dynamic stopping: aggregated pairwise outcomes feed the protocol's stopping rule.
+"""Live dynamic stopping: settled, non-excluded pairwise outcomes feed the protocol's stopping rule.
 
-After every judgement of a pair task between the two compared systems, the labelling
-strategy (:mod:`humeval.policies`) says whether the task needs more votes (its cap is
-raised, e.g. the third worker of ``max3``) or gives its label; with precomputed lists
-every judgement is an outcome. Each outcome (1: the judgement favoured ``system_a``)
-updates the rule (:func:`humeval.stopping.get_rule`) under the comparison's row lock, is
-appended to ``outcomes`` with the rule's bound, and once the rule decides (or the
-horizon ``max_judgements`` is reached) the decision is stored and every pair task of the
-comparison is closed: no further pair items are assigned.
+The rule is fed only outcomes that the exclude stage will keep, so the decision announced
+live is the one the analysis replay reproduces (docs/stopping.md, "Live stopping and
+exclusion"):
+
+* A participant is *settled* once they can do no more work: they asked for a task and none
+  was left for them (their list or their share of the pool is done, or the in-flight bound
+  below left them nothing), or they were inactive longer than a lease (``abandoned``). A
+  settled participant is given no further task and cannot edit a watched judgement.
+* At settlement the preregistered exclusion rules run on the participant's judgements with
+  the exclude stage's own implementation (:func:`humeval.analysis.exclude.exclusions`). An
+  excluded (or abandoned) participant's outcomes are dropped; a judgement-scope exclusion
+  drops just that judgement.
+* ``list``: each kept judgement of a watched pair task is one outcome, fed in submission
+  order at settlement. Pool strategies: a task's label (:mod:`humeval.policies`) waits in
+  ``pending`` until every participant who voted on it is settled; it is fed if none of them
+  (and none of their votes) is excluded, otherwise dropped.
+* Each consumed judgement is recorded in ``fed`` with ``seq``, its 1-based place in the
+  comparison's outcome sequence (the export's ``stop_seq``; every vote of a pool label gets
+  the label's ``seq``).
+
+Once the rule decides (or the horizon of :class:`~humeval.protocol.comparisons.Comparison`
+is reached) the decision is stored, every pair task of the comparison is closed and its
+open leases are withdrawn (a submit on one is refused with ``lease_withdrawn``).
+
+Leases in flight are bounded: a watched pair task is leased only while the comparison's
+judgements in flight (open leases plus judgements not yet fed or dropped) are fewer than
+``max(1, ceil(IN_FLIGHT_RATE * n))``, ``n`` the outcomes fed so far; so at most
+``ceil(IN_FLIGHT_RATE * n) - 1`` judgements are collected beyond the decision.
 
 A rule object is kept per process and brought up to date from ``outcomes`` when other
 processes fed it meanwhile, so every process sees the same sequence of outcomes.
@@ -16,6 +36,7 @@ processes fed it meanwhile, so every process sees the same sequence of outcomes.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,9 +47,13 @@ from humeval.protocol.models import TwoAFC
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
-from humeval.store.sql import sql_of
+from humeval.store.sql import Sql, sql_of
 
-__all__ = ["after_judgement", "vote_of"]
+__all__ = ["IN_FLIGHT_RATE", "after_judgement", "has_room", "in_flight", "is_settled", "settle", "settle_abandoned",
+           "vote_of"]
+
+#: judgements in flight per watched comparison: at most max(1, ceil(IN_FLIGHT_RATE * n))
+IN_FLIGHT_RATE = 0.05
 
 _CLOSE_CHUNK = 500
 
@@ -40,45 +65,49 @@ def vote_of(choice: str, display: Sequence[str], system_a: str) -> int | None:
     return int(TwoAFC.winner(choice, display[0], display[1]) == system_a)
 
 
-def after_judgement(
-    conn: Connection, ctx: StoreContext, task: TaskInfo, display: Sequence[str], values: dict[str, Any], now: float
-) -> list[str]:
-    """Update strategies and stopping rules after a first judgement; return newly decided comparisons."""
-    decided: list[str] = []
+def after_judgement(conn: Connection, ctx: StoreContext, task: TaskInfo, values: dict[str, Any], now: float) -> None:
+    """After a first judgement of a pair task: pool strategies raise the cap or queue the task's label."""
+    if ctx.strategy is None:
+        return  # list: the participant's outcomes are fed when they are settled
     protocol = ctx.protocol
     pair_criteria = [c for c in task.criteria if protocol.criterion(c).type == "2afc"]
-    live = [c for c in pair_criteria if c in ctx.comparisons and set(task.systems) == {ctx.comparisons[c].system_a, ctx.comparisons[c].system_b}]
-    if ctx.strategy is None:
-        for c in live:
-            vote = vote_of(values[c], display, ctx.comparisons[c].system_a)
-            if vote is not None and _feed(conn, ctx, c, vote, task.task_id, now):
-                decided.append(c)
-        return decided
     if not pair_criteria:
-        return decided
+        return
     # votes are relative to the task's first system; a label is flipped for a comparison whose A differs
-    votes, used = _votes(conn, task, pair_criteria)
+    votes, rows = _votes(conn, task, pair_criteria)
     needed = {c: ctx.strategy.workers_needed(votes[c]) for c in pair_criteria}
     more = max(needed.values())
     limit = 2 * ctx.strategy.max_workers
-    if more > 0 and used < limit:
-        new_cap = min(used + more, limit)
+    if more > 0 and len(rows) < limit:
+        new_cap = min(len(rows) + more, limit)
         t = s.tasks.c
         conn.execute(update(s.tasks).where(and_(t.task_id == task.task_id, t.cap < new_cap)).values(cap=new_cap, open=1))
-    for c in live:
-        if needed[c] == 0 and votes[c]:
-            label = ctx.strategy.label(votes[c])
-            if task.systems[0] != ctx.comparisons[c].system_a:
-                label = 1 - label
-            if _feed(conn, ctx, c, label, task.task_id, now):
-                decided.append(c)
-    return decided
+    db = sql_of(conn)
+    for c in ctx.watched.get(task.task_id, ()):
+        if needed[c] != 0 or db.one(_QUEUED, {"c": c, "t": task.task_id}) is not None:
+            continue
+        if not votes[c]:  # ties only: resolved, nothing for the rule
+            for aid, _ in rows:
+                db.run(_FED, {"c": c, "aid": aid, "seq": None, "now": now})
+            continue
+        label = ctx.strategy.label(votes[c])
+        if task.systems[0] != ctx.comparisons[c].system_a:
+            label = 1 - label
+        conn.execute(insert(s.pending).values(
+            comparison=c, task_id=task.task_id, outcome=int(label), state="pending", at=now,
+            assignments=json.dumps([aid for aid, _ in rows]), participants=json.dumps(sorted({p for _, p in rows})),
+        ))
 
 
-def _votes(conn: Connection, task: TaskInfo, criteria: list[str]) -> tuple[dict[str, list[int]], int]:
+_QUEUED = "SELECT 1 FROM pending WHERE comparison = :c AND task_id = :t"
+_FED = "INSERT INTO fed (comparison, assignment_id, seq, at) VALUES (:c, :aid, :seq, :now)"
+
+
+def _votes(conn: Connection, task: TaskInfo, criteria: list[str]) -> tuple[dict[str, list[int]], list[tuple[str, str]]]:
     j = s.judgements.c
     rows = conn.execute(
-        select(j.display, j["values"]).where(and_(j.task_id == task.task_id, j.revision == 0)).order_by(j.id)
+        select(j.display, j["values"], j.assignment_id, j.participant_id)
+        .where(and_(j.task_id == task.task_id, j.revision == 0)).order_by(j.id)
     ).all()
     votes: dict[str, list[int]] = {c: [] for c in criteria}
     for r in rows:
@@ -87,7 +116,7 @@ def _votes(conn: Connection, task: TaskInfo, criteria: list[str]) -> tuple[dict[
             v = vote_of(values.get(c, ""), display, task.systems[0])
             if v is not None:
                 votes[c].append(v)
-    return votes, len(rows)
+    return votes, [(r.assignment_id, r.participant_id) for r in rows]
 
 
 class _Row:
@@ -103,11 +132,9 @@ def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
     """The process's rule object for the comparison, fed every stored outcome in order."""
     cached = ctx.rules.get(row.comparison)
     if cached is None or cached[1] > row.n:
-        stop = ctx.protocol.stopping
-        horizon = stop.max_judgements if stop is not None else None
         from humeval.stopping import get_rule  # scipy: loaded on the first outcome, not at start
 
-        rule = get_rule(row.rule, row.delta, horizon=horizon)
+        rule = get_rule(row.rule, row.delta, horizon=ctx.comparisons[row.comparison].horizon)
         cached = (rule, 0)
     rule, fed = cached
     if fed < row.n:
@@ -121,7 +148,6 @@ def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
 
 
 _STOPPING = "SELECT rule, delta, n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
-_COUNTED = "SELECT 1 FROM outcomes WHERE comparison = :c AND task_id = :t LIMIT 1"
 _OUTCOME = (
     "INSERT INTO outcomes (comparison, n, task_id, outcome, successes, estimate, threshold_a, threshold_b, at) "
     "VALUES (:c, :n, :t, :outcome, :successes, :estimate, :threshold_a, :threshold_b, :now)"
@@ -136,29 +162,28 @@ def _float(x: Any) -> float | None:
     return None if x is None else float(x)  # numpy scalars -> Python floats for the driver
 
 
-def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_id: str, now: float) -> bool:
+def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_id: str, now: float) -> tuple[int | None, bool]:
+    """Feed one outcome: (its place in the sequence, or None when already decided; whether it decided)."""
     db = sql_of(conn)
     found = db.one(_STOPPING, {"c": comparison})
     if found is None:
         raise StoreError(f"no stopping state for comparison {comparison!r}")
     row = _Row(comparison, *found)
     if row.outcome != "continue":
-        return False
-    if ctx.strategy is not None and db.one(_COUNTED, {"c": comparison, "t": task_id}) is not None:
-        return False  # this task's label was already counted
+        return None, False
     rule = _rule(conn, ctx, row)
     d = rule.update(vote)
     ctx.rules[comparison] = (rule, d.n)
     bounds = {"n": int(d.n), "successes": int(d.successes), "estimate": _float(d.estimate),
               "threshold_a": _float(d.threshold_a), "threshold_b": _float(d.threshold_b), "c": comparison}
     db.run(_OUTCOME, {**bounds, "t": task_id, "outcome": vote, "now": now})
-    stop = ctx.protocol.stopping
-    horizon = stop is not None and stop.max_judgements is not None and d.n >= stop.max_judgements
+    limit = ctx.comparisons[comparison].horizon
+    horizon = limit is not None and d.n >= limit
     outcome = d.outcome if d.decided else ("horizon" if horizon else "continue")
     reason = d.reason if d.decided or not horizon else f"{d.reason}; horizon of {d.n} outcomes reached without a decision"
     db.run(_STATE, {**bounds, "outcome": outcome, "reason": reason, "decided_at": now if outcome != "continue" else None})
     if outcome == "continue":
-        return False
+        return int(d.n), False
     conn.execute(
         insert(s.events).values(
             at=now, kind="decision", participant_id=None,
@@ -168,20 +193,214 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
         )
     )
     _close(conn, ctx)
-    return True
+    _withdraw(db, comparison, now)
+    return int(d.n), True
 
 
 def _close(conn: Connection, ctx: StoreContext) -> None:
-    """Close every pair task whose compared criteria are all decided."""
+    """Close every pair task whose watched criteria are all decided."""
     st = s.stopping.c
     done = set(conn.execute(select(st.comparison).where(st.outcome != "continue")).scalars())
-    ids = [
-        t.task_id
-        for t in ctx.tasks.values()
-        if t.family == "pair" and t.kind != "attention"
-        and any(c in ctx.comparisons for c in t.criteria)
-        and all(c in done for c in t.criteria if c in ctx.comparisons)
-    ]
+    ids = [tid for tid, cs in ctx.watched.items() if all(c in done for c in cs)]
     t_ = s.tasks.c
     for i in range(0, len(ids), _CLOSE_CHUNK):
         conn.execute(update(s.tasks).where(t_.task_id.in_(ids[i : i + _CLOSE_CHUNK])).values(closed=1))
+
+
+_OPEN_LEASES = (
+    "SELECT a.assignment_id, a.task_id, a.list_id, a.position, a.participant_id FROM assignments a "
+    "JOIN watched_tasks w ON w.task_id = a.task_id JOIN tasks t ON t.task_id = a.task_id "
+    "WHERE w.comparison = :c AND a.status = 'leased' AND t.closed = 1"
+)
+_WITHDRAW = "UPDATE assignments SET status = 'withdrawn' WHERE assignment_id = :aid AND status = 'leased'"
+_RELEASE = "UPDATE tasks SET taken = taken - 1 WHERE task_id = :t"
+_FREE_POSITION = "UPDATE list_tasks SET assignment_id = NULL WHERE list_id = :l AND position = :pos AND assignment_id = :aid"
+_EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, :kind, :pid, :data)"
+
+
+def _withdraw(db: Sql, comparison: str, now: float) -> int:
+    """Withdraw the open leases of the comparison's closed tasks; return how many."""
+    n = 0
+    for aid, task_id, list_id, position, pid in db.all(_OPEN_LEASES, {"c": comparison}):
+        if db.run(_WITHDRAW, {"aid": aid}) != 1:
+            continue
+        n += 1
+        db.run(_RELEASE, {"t": task_id})
+        if list_id is not None:
+            db.run(_FREE_POSITION, {"l": list_id, "pos": position, "aid": aid})
+        db.run(_EVENT, {"now": now, "kind": "lease_withdrawn", "pid": pid,
+                        "data": json.dumps({"assignment_id": aid, "task_id": task_id, "comparison": comparison})})
+    return n
+
+
+# -- in flight --------------------------------------------------------------------------------
+_IN_FLIGHT = (
+    "SELECT count(*) FROM watched_tasks w JOIN assignments a ON a.task_id = w.task_id WHERE w.comparison = :c "
+    "AND ((a.status = 'leased' AND a.expires_at >= :now) OR (a.status = 'done' AND NOT EXISTS "
+    "(SELECT 1 FROM fed f WHERE f.comparison = :c AND f.assignment_id = a.assignment_id)))"
+)
+_STATE_OF = "SELECT n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
+
+
+def bound(n: int) -> int:
+    """Judgements of a comparison allowed in flight after ``n`` fed outcomes: max(1, ceil(rate * n))."""
+    return max(1, math.ceil(IN_FLIGHT_RATE * n))
+
+
+def in_flight(db: Sql, comparison: str, now: float) -> int:
+    """Open leases of the comparison's pair tasks plus their judgements not yet fed or dropped."""
+    return int(db.scalar(_IN_FLIGHT, {"c": comparison, "now": now}) or 0)
+
+
+def has_room(db: Sql, ctx: StoreContext, task_id: str, now: float) -> bool:
+    """Whether one more lease of ``task_id`` keeps every undecided watched comparison within its bound.
+
+    Takes the comparison's ``stopping`` row lock (PostgreSQL), so processes grant leases one at a time.
+    """
+    for c in ctx.watched.get(task_id, ()):
+        state = db.one(_STATE_OF, {"c": c})
+        if state is None or state[1] != "continue":
+            return False
+        if in_flight(db, c, now) >= bound(int(state[0])):
+            return False
+    return True
+
+
+# -- settling participants ----------------------------------------------------------------------
+_SETTLE = (
+    "INSERT INTO settled (participant_id, at, excluded, excluded_tasks, reason) VALUES (:pid, :now, 0, '[]', '') "
+    "ON CONFLICT (participant_id) DO NOTHING"
+)
+_SETTLED = "SELECT 1 FROM settled WHERE participant_id = :pid"
+_VERDICT = "UPDATE settled SET excluded = :x, excluded_tasks = :tasks, reason = :reason WHERE participant_id = :pid"
+_RELEASE_LIST = (
+    "UPDATE lists SET participant_id = NULL, expires_at = NULL WHERE completed = 0 AND participant_id = :pid"
+)
+_ABANDONED = (
+    "SELECT DISTINCT a.participant_id FROM assignments a JOIN watched_tasks w ON w.task_id = a.task_id "
+    "JOIN participants p ON p.participant_id = a.participant_id WHERE a.status = 'done' AND p.last_seen < :cut "
+    "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = a.participant_id) LIMIT 100"
+)
+
+
+def is_settled(db: Sql, participant_id: str) -> bool:
+    return db.one(_SETTLED, {"pid": participant_id}) is not None
+
+
+def settle_abandoned(conn: Connection, ctx: StoreContext, now: float) -> list[str]:
+    """Settle (as abandoned: outcomes dropped) participants inactive for a lease who hold watched judgements."""
+    if not ctx.watched:
+        return []
+    db = sql_of(conn)
+    decided: list[str] = []
+    for (pid,) in db.all(_ABANDONED, {"cut": now - ctx.lease_seconds}):
+        decided += settle(conn, ctx, pid, now, abandoned=True)
+    return decided
+
+
+def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float, *, abandoned: bool = False) -> list[str]:
+    """Settle the participant (once): run the exclusion rules, feed or drop their outcomes; return new decisions."""
+    if not ctx.watched:
+        return []
+    db = sql_of(conn)
+    if db.run(_SETTLE, {"pid": participant_id, "now": now}) != 1:
+        return []
+    db.run(_RELEASE_LIST, {"pid": participant_id})  # the rest of an unfinished list goes to the next participant
+    latest = _latest(conn, participant_id)
+    if abandoned:
+        excluded, keys, reason = True, set(), "abandoned: inactive for longer than a lease"
+    else:
+        excluded, keys, reason = _exclusions(ctx, latest)
+    db.run(_VERDICT, {"x": int(excluded), "tasks": json.dumps(sorted(keys)), "reason": reason, "pid": participant_id})
+    decided: list[str] = []
+    if ctx.strategy is None:
+        for j in latest:
+            for c in ctx.watched.get(j["task_id"], ()):
+                decided += _feed_judgement(conn, ctx, j, c, excluded or (j["task_id"], c) in keys, now)
+    else:
+        decided += _flush(conn, ctx, now)
+    return decided
+
+
+def _feed_judgement(conn: Connection, ctx: StoreContext, j: dict[str, Any], c: str, dropped: bool, now: float) -> list[str]:
+    db = sql_of(conn)
+    vote = None if dropped else vote_of(j["values"].get(c, ""), j["display"], ctx.comparisons[c].system_a)
+    if vote is None:  # excluded, or a tie: resolved without an outcome
+        db.run(_FED, {"c": c, "aid": j["assignment_id"], "seq": None, "now": now})
+        return []
+    seq, decided = _feed(conn, ctx, c, vote, j["task_id"], now)
+    db.run(_FED, {"c": c, "aid": j["assignment_id"], "seq": seq, "now": now})
+    return [c] if decided else []
+
+
+_PENDING = "SELECT id, comparison, task_id, outcome, assignments, participants FROM pending WHERE state = 'pending' ORDER BY id"
+_PENDING_STATE = "UPDATE pending SET state = :state WHERE id = :id"
+
+
+def _flush(conn: Connection, ctx: StoreContext, now: float) -> list[str]:
+    """Feed (or drop) every pending pool label whose voters are all settled, oldest first."""
+    db = sql_of(conn)
+    verdicts: dict[str, tuple[bool, set[tuple[str, str]]] | None] = {}
+    st = s.settled.c
+    decided: list[str] = []
+    for pid_, c, task_id, outcome, aids_json, pids_json in db.all(_PENDING):
+        pids = json.loads(pids_json)
+        for p in pids:
+            if p not in verdicts:
+                r = conn.execute(select(st.excluded, st.excluded_tasks).where(st.participant_id == p)).first()
+                verdicts[p] = None if r is None else (bool(r[0]), {tuple(k) for k in json.loads(r[1])})  # type: ignore[misc]
+        if any(verdicts[p] is None for p in pids):
+            continue
+        dropped = any(v is not None and (v[0] or (task_id, c) in v[1]) for v in (verdicts[p] for p in pids))
+        seq: int | None = None
+        if not dropped:
+            seq, now_decided = _feed(conn, ctx, c, int(outcome), task_id, now)
+            if now_decided:
+                decided.append(c)
+        db.run(_PENDING_STATE, {"state": "dropped" if dropped else "fed", "id": pid_})
+        for aid in json.loads(aids_json):
+            db.run(_FED, {"c": c, "aid": aid, "seq": seq, "now": now})
+    return decided
+
+
+_LATEST = (
+    "SELECT id, assignment_id, task_id, kind, item_id, list_id, display, \"values\", seconds, submitted_at "
+    "FROM judgements WHERE participant_id = :pid ORDER BY id"
+)
+
+
+def _latest(conn: Connection, participant_id: str) -> list[dict[str, Any]]:
+    """The participant's judgements, latest revision of each assignment, in first-submission order."""
+    latest: dict[str, dict[str, Any]] = {}
+    for id_, aid, task_id, kind, item_id, list_id, display, values, seconds, at in sql_of(conn).all(_LATEST, {"pid": participant_id}):
+        first = latest.get(aid, {}).get("first", id_)
+        latest[aid] = {"first": first, "judgement_id": id_, "assignment_id": aid, "participant_id": participant_id,
+                       "task_id": task_id, "kind": kind, "item_id": item_id, "list_id": list_id,
+                       "display": json.loads(display), "values": json.loads(values), "seconds": seconds,
+                       "submitted_at": at}
+    return sorted(latest.values(), key=lambda j: j["first"])
+
+
+def _exclusions(ctx: StoreContext, judgements: list[dict[str, Any]]) -> tuple[bool, set[tuple[str, str]], str]:
+    """The exclude stage's own rules on one participant: (participant excluded, excluded (task, criterion), why)."""
+    if not ctx.protocol.exclusion or not judgements:
+        return False, set(), ""
+    # pandas and the exclusion rules: loaded when the first participant is settled, never at start
+    import pandas as pd
+
+    from humeval.analysis.exclude import exclusions
+    from humeval.design.tasks import ParticipantList, Task
+    from humeval.judgements import JUDGEMENT_COLUMNS
+    from humeval.store.reads import long_rows
+
+    frame = pd.DataFrame(long_rows(ctx, judgements), columns=JUDGEMENT_COLUMNS)
+    done = {j["task_id"] for j in judgements}
+    checks = [ctx.tasks[t] for t in sorted(done) if ctx.tasks[t].kind != "task"]
+    lists = [ParticipantList("store", 0, [Task(t.task_id, t.item_id, t.systems, t.criteria, t.family, t.kind,
+                                                t.expected, t.text, t.repeat_of) for t in checks])]
+    found = exclusions(frame, ctx.protocol, lists)
+    people = found[found["scope"] == "participant"]
+    single = found[found["scope"] == "judgement"]
+    keys = {(str(r.task_id), str(r.criterion)) for r in single.itertuples(index=False)}
+    reason = "; ".join(f"{r.rule}: {r.detail}" for r in found.itertuples(index=False))
+    return not people.empty, keys, reason

@@ -1,6 +1,8 @@
 """Versioned migrations: each is a function applied once, recorded in ``schema_version``.
 
-Migration 1 creates every table of :mod:`humeval.store.schema`. A later change appends a
+Migration 1 creates every table of :mod:`humeval.store.schema`; migration 2 adds the
+tables of live stopping with exclusion (``watched_tasks``, ``pending``, ``settled``,
+``fed``) to a store created before them (creating only missing tables). A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
 starting at once apply each migration once.
@@ -23,7 +25,12 @@ def _v1(conn: Connection) -> None:
     schema.metadata.create_all(conn)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1]
+def _v2(conn: Connection) -> None:
+    new = [schema.watched_tasks, schema.pending, schema.settled, schema.fed]
+    schema.metadata.create_all(conn, tables=new, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2]
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 

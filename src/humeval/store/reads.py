@@ -12,7 +12,7 @@ from sqlalchemy import Connection, func, select
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 
-__all__ = ["all_judgements", "judgement_rows", "overview", "participant_rows", "stopping_states"]
+__all__ = ["all_judgements", "judgement_rows", "long_rows", "overview", "participant_rows", "stopping_states"]
 
 
 def _iso(t: float | None) -> str:
@@ -43,22 +43,38 @@ def all_judgements(conn: Connection) -> list[dict[str, Any]]:
 
 
 def judgement_rows(conn: Connection, ctx: StoreContext) -> list[dict[str, Any]]:
-    """The canonical long table (:data:`humeval.judgements.JUDGEMENT_COLUMNS`), latest revision only."""
+    """The canonical long table (:data:`humeval.judgements.JUDGEMENT_COLUMNS`), latest revision only.
+
+    ``stop_seq`` is the judgement's place in the live stopping rule's outcome sequence of its
+    comparison (the ``fed`` table); NaN for a judgement the rule did not consume.
+    """
     latest: dict[str, dict[str, Any]] = {}
     for j in all_judgements(conn):
         latest[j["assignment_id"]] = j
+    f = s.fed.c
+    seqs = {(r.comparison, r.assignment_id): r.seq for r in conn.execute(select(f.comparison, f.assignment_id, f.seq).where(f.seq.is_not(None)))}
+    return long_rows(ctx, sorted(latest.values(), key=lambda x: x["judgement_id"]), seqs)
+
+
+def long_rows(
+    ctx: StoreContext, judgements: list[dict[str, Any]], seqs: dict[tuple[str, str], int] | None = None
+) -> list[dict[str, Any]]:
+    """Judgements (as :func:`all_judgements` gives them) as rows of the long table, in the order given."""
+    seqs = seqs or {}
     rows: list[dict[str, Any]] = []
-    for j in sorted(latest.values(), key=lambda x: x["judgement_id"]):
+    for j in judgements:
         display = j["display"]
         base = {
             "participant_id": j["participant_id"], "list_id": j["list_id"], "task_id": j["task_id"], "kind": j["kind"],
-            "item_id": j["item_id"], "seconds": j["seconds"], "submitted_at": j["submitted_at"],
+            "item_id": j["item_id"], "seconds": j["seconds"], "submitted_at": j["submitted_at"], "stop_seq": math.nan,
         }
         for name, value in j["values"].items():
             ctype = ctx.protocol.criterion(name).type
             if ctype == "2afc":
+                seq = seqs.get((name, j["assignment_id"]))
                 rows.append(base | {"criterion": name, "system": display[0], "system_b": display[1], "position": 0,
-                                    "value": math.nan, "choice": value})
+                                    "value": math.nan, "choice": value,
+                                    "stop_seq": math.nan if seq is None else float(seq)})
             elif ctype == "rankme":
                 for pos, (system, score) in enumerate(zip(display, value, strict=True)):
                     rows.append(base | {"criterion": name, "system": system, "system_b": "", "position": pos,

@@ -21,6 +21,7 @@ class TaskInfo:
     kind: str
     expected: Any
     text: str
+    repeat_of: str = ""
 
     @classmethod
     def from_row(cls, row: Any) -> TaskInfo:
@@ -33,6 +34,7 @@ class TaskInfo:
             row.kind,
             json.loads(row.expected),
             row.text,
+            row.repeat_of or "",
         )
 
 

@@ -14,6 +14,12 @@
 ``judgements``      append-only answers; ``idempotency_key`` is unique; an edit is a new row
 ``outcomes``        aggregated pairwise outcomes in the order the stopping rule consumed them
 ``stopping``        the live decision per comparison (one per ``2afc`` criterion)
+``watched_tasks``   the pair tasks of each watched comparison (seeded; bounds leases in flight)
+``pending``         pool strategies: a task's label waiting until every contributor is settled
+``settled``         participants whose judgements can no longer change or be excluded, and
+                    whether the preregistered exclusion rules excluded them
+``fed``             per comparison and assignment: ``seq``, the judgement's place in the rule's
+                    outcome sequence (the export's ``stop_seq``), NULL when dropped unfed
 ``events``          an audit trail: entries, expired leases, decisions
 =================  ===========================================================================
 """
@@ -35,6 +41,7 @@ from sqlalchemy import (
 __all__ = [
     "assignments",
     "events",
+    "fed",
     "judgements",
     "list_tasks",
     "lists",
@@ -43,10 +50,13 @@ __all__ = [
     "outcomes",
     "outputs",
     "participants",
+    "pending",
     "schema_version",
     "sessions",
+    "settled",
     "stopping",
     "tasks",
+    "watched_tasks",
 ]
 
 metadata = MetaData()
@@ -215,4 +225,44 @@ events = Table(
     Column("kind", String(32), nullable=False),
     Column("participant_id", String(200), nullable=True),
     Column("data", Text, nullable=False, default="{}"),
+)
+
+watched_tasks = Table(
+    "watched_tasks",
+    metadata,
+    Column("comparison", String(200), primary_key=True),
+    Column("task_id", String(400), primary_key=True),
+)
+Index("ix_watched_tasks_task", watched_tasks.c.task_id)
+
+pending = Table(
+    "pending",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("comparison", String(200), nullable=False),
+    Column("task_id", String(400), nullable=False),
+    Column("outcome", Integer, nullable=False),
+    Column("assignments", Text, nullable=False),
+    Column("participants", Text, nullable=False),
+    Column("state", String(16), nullable=False, default="pending"),
+    Column("at", Float, nullable=False),
+)
+
+settled = Table(
+    "settled",
+    metadata,
+    Column("participant_id", String(200), primary_key=True),
+    Column("at", Float, nullable=False),
+    Column("excluded", Integer, nullable=False, default=0),
+    Column("excluded_tasks", Text, nullable=False, default="[]"),
+    Column("reason", Text, nullable=False, default=""),
+)
+
+fed = Table(
+    "fed",
+    metadata,
+    Column("comparison", String(200), primary_key=True),
+    Column("assignment_id", String(64), primary_key=True),
+    Column("seq", Integer, nullable=True),
+    Column("at", Float, nullable=False),
 )

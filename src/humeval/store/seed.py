@@ -1,5 +1,9 @@
 """Fill an empty store from the study: outputs, tasks and lists (``lists/*.jsonl``), comparisons.
 
+The watched comparisons (and so the ``stopping`` rows and ``watched_tasks``) come from
+:func:`humeval.protocol.comparisons.watched_comparisons`; a pair it cannot resolve raises
+its :class:`~humeval.errors.ProtocolError` here, before the server collects anything.
+
 Run once by ``humeval serve`` before the server processes start. A store already seeded
 from the same protocol is left alone; one seeded from a different protocol is refused
 (judgements would no longer match their tasks).
@@ -17,8 +21,9 @@ from sqlalchemy import Connection, insert, select
 from humeval.design.tasks import Task
 from humeval.errors import StoreError
 from humeval.hashing import sha256_file
+from humeval.protocol.comparisons import watched_comparisons
 from humeval.store import schema as s
-from humeval.store.context import comparisons_of, strategy_of
+from humeval.store.context import strategy_of, watched_tasks
 from humeval.study import Study
 
 __all__ = ["seed_store"]
@@ -111,13 +116,13 @@ def seed_store(conn: Connection, study: Study) -> bool:
                 for i, t in enumerate(pl.tasks)
             ],
         )
-    stop = protocol.stopping
-    for comparison in comparisons_of(protocol, systems).values() if stop is not None else []:
+    comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}  # ProtocolError: unresolvable
+    for comparison in comparisons.values():
         conn.execute(
             insert(s.stopping).values(
                 comparison=comparison.criterion,
-                rule=stop.rule,
-                delta=stop.delta,
+                rule=comparison.rule,
+                delta=comparison.delta,
                 system_a=comparison.system_a,
                 system_b=comparison.system_b,
                 n=0,
@@ -127,6 +132,11 @@ def seed_store(conn: Connection, study: Study) -> bool:
                 logged=0,
             )
         )
+    _insert(
+        conn,
+        s.watched_tasks,
+        [{"comparison": c, "task_id": tid} for tid, cs in watched_tasks(by_id, comparisons).items() for c in cs],
+    )
     conn.execute(
         insert(s.meta),
         [{"key": "protocol_sha256", "value": digest}, {"key": "systems", "value": json.dumps(systems)}],

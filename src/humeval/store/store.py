@@ -104,7 +104,10 @@ class Store:
 
     async def next_assignment(self, participant_id: str) -> AssignmentView | Progress:
         ctx = self.context
-        return await self.awrite(lambda conn: next_assignment(conn, ctx, participant_id))
+        result = await self.awrite(lambda conn: next_assignment(conn, ctx, participant_id))
+        if isinstance(result, Progress) and ctx.watched:  # settling the participant may have decided
+            await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
+        return result
 
     async def submit(self, participant_id: str, assignment_id: str, idempotency_key: str, values: Any, seconds: float | None = None) -> SubmitResult:
         ctx = self.context
@@ -141,6 +144,8 @@ class Store:
         entries: list[dict[str, Any]] = []
         with self.read_engine.connect() as conn:
             rows = conn.execute(select(s.stopping).where(st.outcome != "continue", st.logged == 0)).all()
+        if not rows:
+            return entries
         recorded = {(e.get("comparison"), e.get("n")) for e in logbook.read(self.study) if e.get("stage") == "stopping"}
         for r in rows:
             claimed = self.write(

@@ -4,6 +4,11 @@ The first submit for an assignment completes it (and may update the live stoppin
 a later submit with a new idempotency key is an edit, stored as a new row with the next
 ``revision`` (exports keep the latest). A repeated idempotency key returns the stored
 judgement unchanged; the same key with other values or for another assignment is refused.
+
+With a live stopping rule: a submit on a lease withdrawn because the comparison was decided
+is refused (``lease_withdrawn``, nothing stored); a watched pair judgement cannot be edited
+once the participant is settled (``list``) or at all (pool strategies, whose labels count
+first answers): ``judgement_final``.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from sqlalchemy import Connection
 
 from humeval.store.assign import take
 from humeval.store.context import StoreContext
-from humeval.store.live import after_judgement
+from humeval.store.live import after_judgement, is_settled
 from humeval.store.records import StoredJudgement
 from humeval.store.refusal import Refusal
 from humeval.store.sql import sql_of
@@ -83,6 +88,12 @@ def submit_judgement(
         stored = StoredJudgement(int(j_id), idempotency_key, j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
         return SubmitResult(stored, [])
     now = time.time()
+    if status == "withdrawn":
+        raise Refusal("lease_withdrawn", "the stopping rule has decided; this task is no longer needed and the "
+                      "judgement was not stored; ask for the next task (GET /api/v1/next)", status=409, field="assignment_id")
+    if status == "done" and task_id in ctx.watched and (ctx.strategy is not None or is_settled(db, participant_id)):
+        raise Refusal("judgement_final", "this judgement already counts for the live stopping rule and cannot be "
+                      "changed", status=409, field="assignment_id")
     if status == "expired":
         if not take(conn, task_id):
             raise Refusal("lease_expired", "this assignment expired and was given to someone else; ask for the next one", status=409, field="assignment_id")
@@ -106,6 +117,6 @@ def submit_judgement(
             db.run(_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position})
             db.run(_LIST_LEASE, {"exp": now + ctx.lease_seconds, "l": list_id})
         if task.family == "pair" and task.kind == "task":
-            decided = after_judgement(conn, ctx, task, display, clean, now)
+            after_judgement(conn, ctx, task, clean, now)
     db.run(_TOUCH, {"now": now, "pid": participant_id})
     return SubmitResult(stored, decided)

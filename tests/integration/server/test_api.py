@@ -21,7 +21,7 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture
 def served(tmp_path: Path, db_url: str | None) -> Iterator[tuple[ServerProcess, Study]]:
-    study = pairwise_study(tmp_path / "study", items=12, per_item=2, per_participant=4)
+    study = pairwise_study(tmp_path / "study", items=12, per_item=2, per_participant=4, stopping=False)
     server = ServerProcess(study.root, db_url).start()
     try:
         yield server, study
@@ -166,19 +166,22 @@ def test_live_stopping_decides_and_stops_pair_items(tmp_path: Path, db_url: str 
     server = ServerProcess(study.root, db_url).start()
     try:
         with httpx.Client(base_url=server.url) as c:
-            h = enter(c, "P1")
             n = 0
-            while (r := c.get("/api/v1/next", headers=h)).status_code == 200:
-                a = r.json()
-                pick = "A" if a["outputs"][0].startswith("In the") else "B"  # always the candidate
-                n += 1
-                assert c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"], "idempotency_key": f"k-{n:08d}", "values": {"quality": pick}}).status_code == 201
+            for i in range(60):  # each participant is settled (and fed) once nothing is left for them
+                h = enter(c, f"P{i}")
+                while (r := c.get("/api/v1/next", headers=h)).status_code == 200:
+                    a = r.json()
+                    pick = "A" if a["outputs"][0].startswith("In the") else "B"  # always the candidate
+                    n += 1
+                    assert c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"], "idempotency_key": f"k-{n:08d}", "values": {"quality": pick}}).status_code == 201
+                if c.get("/api/v1/admin/status", headers={"authorization": f"Bearer {ADMIN}"}).json()["stopping"][0]["outcome"] != "continue":
+                    break
             assert 3 < n < 60  # decided before the items ran out
             status = c.get("/api/v1/admin/status", headers={"authorization": f"Bearer {ADMIN}"}).json()
             st = status["stopping"][0]
             assert st["outcome"] == "B" and st["n"] == n and st["system_b"] == "candidate"
             assert len(st["curve"]) == n and st["curve"][-1]["estimate"] <= st["curve"][-1]["threshold_b"]
-            assert c.get("/api/v1/next", headers=enter(c, "P2")).status_code == 204  # no more pair items
+            assert c.get("/api/v1/next", headers=enter(c, "Q2")).status_code == 204  # no more pair items
             page = c.get(f"/admin?token={ADMIN}", follow_redirects=True)
             assert "decided: candidate is better" in page.text and "<svg" in page.text
         entries = [e for e in logbook.read(study) if e.get("stage") == "stopping"]
