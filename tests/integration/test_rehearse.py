@@ -142,7 +142,8 @@ def test_cli_rehearse_with_fewer_participants_than_lists(study: Study):
     frame = pd.read_json(ws / "judgements.jsonl", lines=True)
     assert frame["participant_id"].nunique() == 6 and len(frame) == 78
     assert frame["value"].between(1, 5).all() and (frame["value"] % 1 == 0).all()
-    assert (ws / "rerun" / "lists.jsonl").is_file()  # the missing judgements, dealt into new lists
+    handed_out = (ws / "rerun" / "lists.csv").read_text()  # the missing judgements, dealt into new lists
+    assert handed_out.count("\n") > 1 and not any(s in handed_out for s in frame["system"].unique())
     assert (ws / "report.html").is_file()
 
 
