@@ -33,6 +33,7 @@ _EXPORTS = {
     "read_lock": "humeval.protocol.lock",
     "release_lock": "humeval.protocol.lock",
     "Study": "humeval.study",
+    "Results": "humeval.results",
     "init_study": "humeval.templates",
     "validate_study": "humeval.validate",
 }
@@ -45,6 +46,7 @@ __all__ = [
     "PlatformError",
     "Protocol",
     "ProtocolError",
+    "Results",
     "StageOutput",
     "StageResult",
     "StoreError",
@@ -81,6 +83,7 @@ if TYPE_CHECKING:
     from humeval.pipeline import PRE_COLLECTION, STAGES, StageOutput, StageResult, run, run_stage
     from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
     from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
+    from humeval.results import Results
     from humeval.study import Study
     from humeval.templates import init_study
     from humeval.validate import validate_study

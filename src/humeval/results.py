@@ -29,8 +29,18 @@ if TYPE_CHECKING:
 
     from humeval.stats import Estimate
 
-__all__ = ["TABLES", "Counts", "CorrelationSet", "CriterionResult", "Normality", "PostHoc", "RankingResult",
-           "Record", "Results", "read_results"]
+__all__ = [
+    "TABLES",
+    "CorrelationSet",
+    "Counts",
+    "CriterionResult",
+    "Normality",
+    "PostHoc",
+    "RankingResult",
+    "Record",
+    "Results",
+    "read_results",
+]
 
 #: the tidy tables of every result (``correlations`` only when a post hoc analysis computed them)
 TABLES = ("descriptives", "tests", "agreement", "rankings", "pairs")
