@@ -38,6 +38,7 @@ _EXPORTS = {
     "read_lock": "humeval.protocol.lock",
     "release_lock": "humeval.protocol.lock",
     "Study": "humeval.study",
+    "Results": "humeval.results",
     "init_study": "humeval.templates",
     "validate_study": "humeval.validate",
 }
@@ -50,6 +51,7 @@ __all__ = [
     "PlatformError",
     "Protocol",
     "ProtocolError",
+    "Results",
     "StageOutput",
     "StageResult",
     "StoreError",
@@ -100,6 +102,7 @@ if TYPE_CHECKING:
     from humeval.platforms.imports import export_batch, import_judgements
     from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
     from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
+    from humeval.results import Results
     from humeval.stage import StageOutput
     from humeval.store.export import export_judgements
     from humeval.study import Study

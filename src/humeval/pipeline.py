@@ -317,5 +317,5 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
         return summary, paths
     paths += written
     paths += report_workspace(ws, study, results)
-    summary["signature"] = results["signature"]
+    summary["signature"] = results.signature
     return summary, paths

@@ -14,6 +14,7 @@ from humeval.protocol.models import Protocol
 
 if TYPE_CHECKING:
     from humeval.data.outputs import Outputs
+    from humeval.results import Results
 
 __all__ = ["Study"]
 
@@ -83,6 +84,34 @@ class Study:
     @property
     def results_dir(self) -> Path:
         return self.root / "results"
+
+    def results(self, name: str = "main") -> Results:
+        """The results called ``name``: ``main`` (``results/results.json``), ``rehearsal``,
+        ``dry-run/<kind>`` or ``posthoc/<name>`` (their folders under ``results/``)."""
+        from humeval.errors import DataError
+        from humeval.results import Results
+
+        writers = {"main": "humeval analyze", "rehearsal": "humeval rehearse", "dry-run": "humeval dry-run",
+                   "posthoc": "humeval posthoc"}
+        kind, _, sub = name.partition("/")
+        single = kind in ("main", "rehearsal") and not sub
+        nested = kind in ("dry-run", "posthoc") and sub and "/" not in sub and sub not in (".", "..")
+        if not (single or nested):
+            raise DataError(f"{self.root}: unknown results '{name}'; available: "
+                            f"{', '.join(self.available_results()) or 'none yet'} (names: main, rehearsal, "
+                            "dry-run/<kind>, posthoc/<name>)")
+        folder = self.results_dir if kind == "main" else self.results_dir / kind / sub
+        writer = writers[kind] + (f" {sub}" if kind == "posthoc" else "")
+        return Results.read(folder / "results.json", hint=f"`{writer}` writes it")
+
+    def available_results(self) -> list[str]:
+        """The names :meth:`results` can read in this study (those whose results.json exists)."""
+        out = ["main"] if (self.results_dir / "results.json").is_file() else []
+        if (self.results_dir / "rehearsal" / "results.json").is_file():
+            out.append("rehearsal")
+        for kind in ("dry-run", "posthoc"):
+            out += [f"{kind}/{p.parent.name}" for p in sorted((self.results_dir / kind).glob("*/results.json"))]
+        return out
 
     @property
     def db_file(self) -> Path:

@@ -6,7 +6,7 @@ or a platform import). See :mod:`humeval.analysis.workspace` for every file writ
 
 from humeval.analysis.collate import Collation, collate, rerun_lists, write_rerun
 from humeval.analysis.exclude import exclusion_counts, exclusions, valid_judgements
-from humeval.analysis.plan import analysis_signature, analyze, tidy_tables, write_results
+from humeval.analysis.plan import analysis_signature, analyze, write_results
 from humeval.analysis.posthoc import posthoc
 from humeval.analysis.stages import analyze_stage, collate_stage, exclude_stage
 from humeval.analysis.validity import invalid_reasons
@@ -26,7 +26,6 @@ __all__ = [
     "invalid_reasons",
     "posthoc",
     "rerun_lists",
-    "tidy_tables",
     "valid_judgements",
     "write_rerun",
     "write_results",

@@ -1,10 +1,10 @@
 """The preregistered analysis plan: run exactly what ``analysis`` in the protocol declares.
 
 :func:`analyze` takes the collected judgements and the exclusion table and returns the
-results as one JSON-ready dict; :func:`write_results` writes ``results.json`` and the tidy
-CSVs under ``tables/``. Judgements that are malformed (:mod:`.validity`), excluded
+results as a :class:`humeval.results.Results`; :func:`write_results` writes ``results.json``
+and the tidy CSVs under ``tables/`` (from :meth:`Results.tables`). Judgements that are malformed (:mod:`.validity`), excluded
 (:mod:`.exclude`), attention checks or repeats never enter the analysis; each of these
-is counted in ``results["counts"]``. Every number carries its uncertainty (CI and/or
+is counted in ``results.counts``. Every number carries its uncertainty (CI and/or
 p-value and n), every random step its seed, and the whole file the signature.
 """
 
@@ -21,13 +21,14 @@ from humeval.analysis.pairwise import analyze_pairwise
 from humeval.analysis.ratings import analyze_ratings
 from humeval.analysis.validity import invalid_reasons
 from humeval.errors import DataError, ProtocolError, did_you_mean
-from humeval.files import write_json
+from humeval.files import write_json, write_text
 from humeval.hashing import sha256_json
 from humeval.protocol.models import Protocol
 from humeval.protocol.signature import signature
+from humeval.results import Results
 from humeval.rng import child_seeds
 
-__all__ = ["analysis_signature", "analyze", "write_results"]
+__all__ = ["analysis_signature", "analyze", "counts", "write_results"]
 
 
 def analysis_signature(protocol: Protocol, protocol_sha256: str, seed: int, dry_run: str | None = None,
@@ -58,8 +59,8 @@ def analyze(
     protocol_sha256: str,
     dry_run: str | None = None,
     post_hoc: str | None = None,
-) -> dict[str, Any]:
-    """Run the protocol's analysis plan on ``judgements`` minus ``excluded``; a JSON-ready dict."""
+) -> Results:
+    """Run the protocol's analysis plan on ``judgements`` minus ``excluded``."""
     plan = protocol.analysis
     seed = protocol.study.seed
     reasons = invalid_reasons(judgements, protocol)
@@ -88,7 +89,7 @@ def analyze(
             results[criterion.name] = base | analyze_ratings(frame, criterion, plan, systems, required,
                                                              seed_of[criterion.name])
     sig = analysis_signature(protocol, protocol_sha256, seed, dry_run, post_hoc)
-    return {
+    return Results.from_json({
         "study": protocol.study.name,
         "signature": sig,
         "preregistered": post_hoc is None,
@@ -99,60 +100,33 @@ def analyze(
         "version": __version__,
         "plan": plan.model_dump(mode="json"),
         "systems": systems,
-        "counts": {
-            "judgements": len(judgements),
-            "participants": int(judgements["participant_id"].nunique()),
-            "excluded": int(len(judgements) - len(kept)),
-            "invalid": int((reasons != "").sum()),
-            "attention_or_repeat": int((kept["kind"] != "task").sum()),
-            "analysed": len(analysed),
-            "participants_analysed": int(analysed["participant_id"].nunique()),
-        },
+        "counts": counts(judgements, kept, reasons, analysed),
         "criteria": results,
+    }, "analysis")
+
+
+def counts(judgements: pd.DataFrame, kept: pd.DataFrame, reasons: pd.Series, analysed: pd.DataFrame) -> dict[str, int]:
+    """What went in, what was left out (excluded, malformed, attention checks/repeats) and what was analysed."""
+    return {
+        "judgements": len(judgements),
+        "participants": int(judgements["participant_id"].nunique()),
+        "excluded": int(len(judgements) - len(kept)),
+        "invalid": int((reasons != "").sum()),
+        "attention_or_repeat": int((kept["kind"] != "task").sum()),
+        "analysed": len(analysed),
+        "participants_analysed": int(analysed["participant_id"].nunique()),
     }
 
 
-# --------------------------------------------------------------------------- tidy tables
-
-_FIELDS = ["estimate", "ci_low", "ci_high", "p_value", "n", "method"]
+# --------------------------------------------------------------------------- writing
 
 
-def _row(criterion: str, analysis: str, record: dict[str, Any], sig: str, **extra: Any) -> dict[str, Any]:
-    row = {"criterion": criterion, "analysis": analysis, **extra}
-    row |= {k: record.get(k) for k in _FIELDS}
-    row |= {k: v for k, v in record.items() if k not in row and not isinstance(v, (dict, list))}
-    return row | {"signature": sig}
-
-
-def tidy_tables(results: dict[str, Any]) -> dict[str, pd.DataFrame]:
-    """The results as tidy tables: descriptives, tests, agreement, rankings, pairs."""
-    sig = results["signature"]
-    tables: dict[str, list[dict[str, Any]]] = {k: [] for k in ("descriptives", "tests", "agreement", "rankings", "pairs")}
-    for name, res in results["criteria"].items():
-        for d in res.get("descriptives", []):
-            tables["descriptives"].append(_row(name, "mean", d, sig))
-        for t in res.get("normality", {}).get("tests", []):
-            tables["tests"].append(_row(name, "normality", t, sig))
-        if "omnibus" in res:
-            tables["tests"].append(_row(name, "omnibus", res["omnibus"], sig))
-        for p in res.get("posthoc", {}).get("pairs", []):
-            tables["tests"].append(_row(name, "posthoc", p, sig))
-        for p in res.get("pairs", []):
-            tables["pairs"].append(_row(name, "sign_test", p, sig))
-        for a in res.get("agreement", []):
-            tables["agreement"].append(_row(name, a.get("measure", ""), a, sig))
-        for method, rk in res.get("rankings", {}).items():
-            for s in rk.get("systems", []):
-                tables["rankings"].append(_row(name, method, s, sig, label=rk.get("label", "")))
-    return {k: pd.DataFrame(v) for k, v in tables.items()}
-
-
-def write_results(results: dict[str, Any], results_file: Path, tables_dir: Path) -> list[Path]:
-    """Write ``results.json`` and the tidy CSVs; returns the paths written."""
-    paths = [write_json(results_file, results)]
+def write_results(results: Results, results_file: Path, tables_dir: Path) -> list[Path]:
+    """Write ``results.json`` and one CSV per table of :meth:`Results.tables`; returns the paths written."""
+    paths = [write_json(results_file, results.to_json())]
     tables_dir.mkdir(parents=True, exist_ok=True)
-    for name, table in tidy_tables(results).items():
+    for name, table in results.tables().items():
         path = tables_dir / f"{name}.csv"
-        table.to_csv(path, index=False)
+        write_text(path, table.to_csv(index=False))
         paths.append(path)
     return paths

@@ -19,16 +19,17 @@ import pandas as pd
 from pydantic import ValidationError
 
 from humeval import logbook
+from humeval._version import __version__
 from humeval.analysis.exclude import valid_judgements
-from humeval.analysis.plan import analysis_signature, analyze, write_results
+from humeval.analysis.plan import analysis_signature, analyze, counts, write_results
 from humeval.analysis.records import attempt
 from humeval.analysis.stages import read_excluded, read_study_judgements, study_workspace
 from humeval.analysis.validity import invalid_reasons
 from humeval.errors import HumevalError, ProtocolError, did_you_mean
-from humeval.files import write_json
 from humeval.hashing import sha256_file
 from humeval.protocol.lock import check_lock
 from humeval.protocol.models import Analysis, Protocol
+from humeval.results import Results
 from humeval.stats import kendall, pearson, spearman
 from humeval.study import Study
 
@@ -74,7 +75,7 @@ def posthoc(
     overrides: dict[str, Any] | None = None,
     correlation: str | None = None,
     force: bool = False,
-) -> tuple[dict[str, Any], list[Path]]:
+) -> tuple[Results, list[Path]]:
     """Run post hoc analysis ``name``; returns its results and the files written under results/posthoc/<name>/."""
     if not _NAME.match(name):
         raise HumevalError(f"posthoc: name '{name}' must be lower-case letters, digits, '-' or '_' (e.g. 'parametric')")
@@ -89,22 +90,25 @@ def posthoc(
     judgements = read_study_judgements(ws)
     excluded = read_excluded(ws)
     sha = sha256_file(study.protocol_file)
+    kept = valid_judgements(judgements, excluded)
+    reasons = invalid_reasons(judgements, protocol)
+    analysed = kept[(kept["kind"] == "task") & (reasons.reindex(kept.index) == "")]
     if overrides:
-        results = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name)
-    else:
-        results = {"study": protocol.study.name, "criteria": {}, "preregistered": False, "post_hoc": name,
-                   "signature": analysis_signature(protocol, sha, protocol.study.seed, post_hoc=name)}
-    results["overrides"] = overrides or {}
+        data = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name).to_json()
+    else:  # correlations only: the same header, no criteria re-analysed
+        data = {"study": protocol.study.name,
+                "signature": analysis_signature(protocol, sha, protocol.study.seed, post_hoc=name),
+                "preregistered": False, "post_hoc": name, "dry_run": None, "protocol_sha256": sha,
+                "seed": protocol.study.seed, "version": __version__,
+                "plan": protocol.analysis.model_dump(mode="json"),
+                "systems": protocol.systems or sorted((set(analysed["system"]) | set(analysed["system_b"])) - {""}),
+                "counts": counts(judgements, kept, reasons, analysed), "criteria": {}}
+    data["overrides"] = overrides or {}
     if correlation:
-        kept = valid_judgements(judgements, excluded)
-        reasons = invalid_reasons(judgements, protocol).reindex(kept.index)
-        kept = kept[(kept["kind"] == "task") & (reasons == "")]
-        results["correlations"] = [correlations(kept, protocol, correlation, protocol.study.seed)]
-    if overrides:
-        paths = write_results(results, out_dir / "results.json", out_dir / "tables")
-    else:
-        paths = [write_json(out_dir / "results.json", results)]
+        data["correlations"] = [correlations(analysed, protocol, correlation, protocol.study.seed)]
+    results = Results.from_json(data, f"posthoc {name}")
+    paths = write_results(results, out_dir / "results.json", out_dir / "tables")
     logbook.append(study, {"stage": "posthoc", "outcome": "ok", "name": name, "overrides": overrides or {},
-                           "correlation": correlation, "signature": results["signature"],
+                           "correlation": correlation, "signature": results.signature,
                            "outputs": [study.relative(p) for p in paths]})
     return results, paths

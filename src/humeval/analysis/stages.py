@@ -20,10 +20,11 @@ from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import Workspace
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
-from humeval.files import read_json, read_jsonl, write_json, write_jsonl
+from humeval.files import read_jsonl, write_json, write_jsonl
 from humeval.hashing import sha256_file
 from humeval.judgements import read_judgements
 from humeval.protocol.models import Protocol
+from humeval.results import Results
 from humeval.stage import StageOutput
 from humeval.study import Study
 
@@ -128,7 +129,7 @@ def exclude_stage(study: Study) -> StageOutput:
 # --------------------------------------------------------------------------- analyze
 
 
-def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str) -> tuple[dict[str, Any], list[Path]]:
+def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str) -> tuple[Results, list[Path]]:
     """Run the analysis plan on ``ws``; write ``results.json`` and ``tables/*.csv``."""
     results = analyze(read_study_judgements(ws), read_excluded(ws), protocol,
                       protocol_sha256=protocol_sha256, dry_run=ws.dry_run)
@@ -138,10 +139,10 @@ def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str) -
 def analyze_stage(study: Study) -> StageOutput:
     """``humeval analyze``: the preregistered plan; refuses unless locked with the plan unchanged."""
     results, paths = analyze_workspace(study_workspace(study), study.protocol, sha256_file(study.protocol_file))
-    summary = {"criteria": len(results["criteria"]), "judgements_analysed": results["counts"]["analysed"],
-               "signature": results["signature"]}
+    summary = {"criteria": len(results.criteria), "judgements_analysed": results.counts.analysed,
+               "signature": results.signature}
     return StageOutput(outputs=paths, parameters=study.protocol.analysis.model_dump(mode="json"), summary=summary)
 
 
-def read_results(ws: Workspace) -> dict[str, Any]:
-    return read_json(ws.results, what="results yet", hint="run `humeval analyze` first")
+def read_results(ws: Workspace) -> Results:
+    return Results.read(ws.results, hint="run `humeval analyze` first")

@@ -15,8 +15,6 @@ def analyze(
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json | csv"),
 ) -> None:
     """Run exactly the plan locked in the protocol; write results/results.json and results/tables/*.csv."""
-    from humeval.analysis.plan import tidy_tables
-    from humeval.files import read_json
     from humeval.pipeline import run_stage
     from humeval.study import Study
 
@@ -26,8 +24,6 @@ def analyze(
         print_stage(result)
     else:  # stdout stays machine readable
         err.print(f"analyze: {'unchanged, skipped' if result.skipped else 'done'}", highlight=False)
-    results = read_json(study.results_dir / "results.json")
-    tables = tidy_tables(results)
-    rows = [{k: r.get(k) for k in ("criterion", "analysis", "method", "estimate", "ci_low", "ci_high", "p_value", "n")}
-            for name in ("tests", "agreement", "pairs") for r in tables[name].to_dict(orient="records")]
-    emit_rows(rows, fmt, title="analysis (preregistered)", json_data=results, footer=results["signature"])
+    results = study.results("main")
+    emit_rows(results.summary_rows(), fmt, title="analysis (preregistered)", json_data=results.to_json(),
+              footer=results.signature)

@@ -30,7 +30,6 @@ def posthoc(
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json | csv"),
 ) -> None:
     """Run a post hoc analysis; never changes the preregistered results/results.json."""
-    from humeval.analysis.plan import tidy_tables
     from humeval.analysis.posthoc import posthoc as run_posthoc
     from humeval.study import Study
 
@@ -38,14 +37,5 @@ def posthoc(
                                  force=force)
     for p in paths:
         err.print(f"  wrote {p}", highlight=False, markup=False)
-    rows = []
-    if results.get("criteria"):
-        tables = tidy_tables(results)
-        rows += [{k: r.get(k) for k in ("criterion", "analysis", "method", "estimate", "ci_low", "ci_high",
-                                        "p_value", "n")} for t in ("tests", "agreement", "pairs")
-                 for r in tables[t].to_dict(orient="records")]
-    for corr in results.get("correlations", []):
-        rows += [{"criterion": f"{c['a']} ~ {c['b']}", "analysis": "correlation", "method": c["method"],
-                  "estimate": c["estimate"], "ci_low": c["ci_low"], "ci_high": c["ci_high"], "p_value": c["p_value"],
-                  "n": c["n"]} for c in corr["pairs"]]
-    emit_rows(rows, fmt, title=f"POST HOC: {name}", json_data=results, footer=results["signature"])
+    emit_rows(results.summary_rows(), fmt, title=f"POST HOC: {name}", json_data=results.to_json(),
+              footer=results.signature)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from humeval.protocol.models import Protocol
 from humeval.report.document import Figure, Report, Section, Table
@@ -13,19 +13,22 @@ from humeval.report.figures import (
     winrate_heatmap,
 )
 
+if TYPE_CHECKING:
+    from humeval.results import CriterionResult, Results
+
 __all__ = ["build_report"]
 
 _EST = ["estimate", "ci_low", "ci_high", "p_value", "n"]
 
 
-def _summary(protocol: Protocol, results: dict[str, Any], design: dict[str, Any]) -> Section:
-    c = results["counts"]
+def _summary(protocol: Protocol, results: Results, design: dict[str, Any]) -> Section:
+    c = results.counts
     paras = [protocol.study.description] if protocol.study.description else []
-    paras.append(f"Systems: {', '.join(results['systems'])}. Criteria: "
-                 + ", ".join(f"{k} ({v['type']})" for k, v in results["criteria"].items()) + ".")
-    paras.append(f"{c['judgements']} judgements from {c['participants']} participants; {c['excluded']} excluded, "
-                 f"{c['invalid']} malformed, {c['attention_or_repeat']} attention checks or repeats; "
-                 f"{c['analysed']} judgements from {c['participants_analysed']} participants analysed.")
+    paras.append(f"Systems: {', '.join(results.systems)}. Criteria: "
+                 + ", ".join(f"{k} ({v.type})" for k, v in results.criteria.items()) + ".")
+    paras.append(f"{c.judgements} judgements from {c.participants} participants; {c.excluded} excluded, "
+                 f"{c.invalid} malformed, {c.attention_or_repeat} attention checks or repeats; "
+                 f"{c.analysed} judgements from {c.participants_analysed} participants analysed.")
     rows = [[k, v] for k, v in design.items()]
     return Section("Study", paras, [Table("Design", ["setting", "value"], rows)])
 
@@ -54,75 +57,75 @@ def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
     return Section("Exclusion", [text], [Table("", ["rule", "parameters", "participants", "judgements"], rows)])
 
 
-def _est(record: dict[str, Any]) -> list[Any]:
+def _est(record: Any) -> list[Any]:
     return [record.get(k) for k in _EST]
 
 
-def _criterion(name: str, res: dict[str, Any], sig: str) -> Section:
-    s = Section(f"Criterion: {name} ({res['type']})", [f"Question: {res['question']}"], level=2)
-    if res.get("undefined"):
-        s.paragraphs.append(f"Not analysed: {res['undefined']}.")
+def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
+    s = Section(f"Criterion: {name} ({res.type})", [f"Question: {res.question}"], level=2)
+    if res.undefined:
+        s.paragraphs.append(f"Not analysed: {res.undefined}.")
         return s
-    if res.get("transform"):
+    if res.transform:
         s.paragraphs.append("Scores are log-transformed before averaging, tests and agreement (analysis.log_magnitude).")
-    if "descriptives" in res:
-        rows = [[d["system"], *_est(d), d.get("sd"), d.get("median"), d.get("items")] for d in res["descriptives"]]
+    if res.descriptives:
+        rows = [[d["system"], *_est(d), d.get("sd"), d.get("median"), d.get("items")] for d in res.descriptives]
         s.tables.append(Table("Scores per system (mean with t interval)",
                               ["system", "mean", "ci_low", "ci_high", "p", "n", "sd", "median", "items"], rows, sig))
-    if "pairs" in res:
-        rows = [[p["a"], p["b"], p["wins_a"], p["wins_b"], p["ties"], *_est(p)] for p in res["pairs"]]
-        s.tables.append(Table(f"Win rates and sign tests ({res['decision']})",
+    if res.type == "2afc":
+        rows = [[p["a"], p["b"], p["wins_a"], p["wins_b"], p["ties"], *_est(p)] for p in res.pairs]
+        s.tables.append(Table(f"Win rates and sign tests ({res.decision})",
                               ["a", "b", "wins a", "wins b", "ties", "win rate a", "ci_low", "ci_high", "p", "n"],
                               rows, sig))
-    s.paragraphs.append(f"Test family: {res['decision']}.")
+    s.paragraphs.append(f"Test family: {res.decision}.")
     tests = []
-    for t in res.get("normality", {}).get("tests", []):
+    for t in res.normality.tests if res.normality else ():
         tests.append(["normality", t["system"], t["method"], *_est(t), t.get("undefined", "")])
-    if "omnibus" in res:
-        o = res["omnibus"]
+    if res.omnibus is not None:
+        o = res.omnibus
         tests.append(["omnibus", "all", o["method"], *_est(o), o.get("undefined", "")])
-    ph = res.get("posthoc", {})
-    for p in ph.get("pairs", []):
+    ph = res.posthoc
+    for p in ph.pairs if ph else ():
         tests.append(["post hoc", f"{p['a']} vs {p['b']}", p["method"], *_est(p), p.get("undefined", "")])
     if tests:
-        s.tables.append(Table("Significance (post hoc p-values corrected: " + str(ph.get("correction", "–")) + ")",
+        s.tables.append(Table("Significance (post hoc p-values corrected: " + str((ph and ph.correction) or "–") + ")",
                               ["step", "systems", "method", "estimate", "ci_low", "ci_high", "p", "n", "note"],
                               tests, sig))
-    if ph.get("skipped"):
-        s.paragraphs.append(f"Post hoc tests {ph['skipped']}.")
-    elif ph.get("unit"):
-        s.paragraphs.append(f"Post hoc tests ({ph['test']}) on {ph['unit']}.")
+    if ph and ph.skipped:
+        s.paragraphs.append(f"Post hoc tests {ph.skipped}.")
+    elif ph and ph.unit:
+        s.paragraphs.append(f"Post hoc tests ({ph.test}) on {ph.unit}.")
     agree = [[a.get("measure"), a["method"], *_est(a), a.get("verdict"), a.get("undefined", "")]
-             for a in res.get("agreement", [])]
+             for a in res.agreement]
     if agree:
         s.tables.append(Table("Agreement (tentative >= 0.667, reliable >= 0.8 by default; see the plan)",
                               ["measure", "method", "estimate", "ci_low", "ci_high", "p", "n", "verdict", "note"],
                               agree, sig))
-    for method, rk in res.get("rankings", {}).items():
-        if rk.get("undefined"):
-            s.paragraphs.append(f"Ranking '{method}' not computed: {rk['undefined']}")
+    for method, rk in res.rankings.items():
+        if rk.undefined:
+            s.paragraphs.append(f"Ranking '{method}' not computed: {rk.undefined}")
             continue
-        rows = [[r["system"], f"{r['rank_low']}-{r['rank_high']}", *_est(r)] for r in rk["systems"]]
-        s.tables.append(Table(f"Ranking: {method} ({rk['label']})",
+        rows = [[r["system"], f"{r['rank_low']}-{r['rank_high']}", *_est(r)] for r in rk.systems]
+        s.tables.append(Table(f"Ranking: {method} ({rk.label})",
                               ["system", "rank", "score", "ci_low", "ci_high", "p", "n"], rows, sig))
     _figures(name, res, s)
     return s
 
 
-def _figures(name: str, res: dict[str, Any], s: Section) -> None:
-    if res.get("distribution"):
-        s.figures.append(Figure(f"{name}-distribution", distribution_figure(res["distribution"], f"{name}: responses"),
+def _figures(name: str, res: CriterionResult, s: Section) -> None:
+    if res.distribution:
+        s.figures.append(Figure(f"{name}-distribution", distribution_figure(res.distribution, f"{name}: responses"),
                                 f"{name}: distribution of responses per system"))
-    for method, rk in res.get("rankings", {}).items():
-        if rk.get("systems"):
+    for method, rk in res.rankings.items():
+        if rk.systems:
             s.figures.append(Figure(f"{name}-ranking-{method}",
-                                    ranking_figure(rk["systems"], f"{name}: {method}", "score"),
+                                    ranking_figure([r.to_json() for r in rk.systems], f"{name}: {method}", "score"),
                                     f"{name}: ranking by {method} with confidence intervals"))
-    if res.get("win_rates"):
-        s.figures.append(Figure(f"{name}-win-rates", winrate_heatmap(res["win_rates"], f"{name}: win rates"),
+    if res.win_rates:
+        s.figures.append(Figure(f"{name}-win-rates", winrate_heatmap(res.win_rates, f"{name}: win rates"),
                                 f"{name}: win rate of the row system over the column system (ties count half)"))
-    if res.get("stopping") and res["stopping"].get("path"):
-        st = res["stopping"]
+    if res.stopping and res.stopping.get("path"):
+        st = res.stopping
         s.figures.append(Figure(f"{name}-decision-bound", decision_bound_figure(st, f"{name}: {st['rule']} rule"),
                                 f"{name}: share for {st['a']} over n with the {st['rule']} bounds (delta "
                                 f"{st['delta']}); decision: {st['decision']}"
@@ -131,34 +134,34 @@ def _figures(name: str, res: dict[str, Any], s: Section) -> None:
 
 def build_report(
     protocol: Protocol,
-    results: dict[str, Any],
+    results: Results,
     *,
     design: dict[str, Any],
     collation: dict[str, Any] | None,
     exclusion: dict[str, Any] | None,
-    posthoc: list[dict[str, Any]] | None = None,
+    posthoc: list[Results] | None = None,
 ) -> Report:
     """The whole report: summary, design, collation, exclusion, one section per criterion, post hoc."""
-    sig = results["signature"]
+    sig = results.signature
     banner = ""
-    if results.get("dry_run"):
-        banner = (f"DRY RUN with '{results['dry_run']}' dummy responses: these numbers rehearse the pipeline and "
+    if results.dry_run:
+        banner = (f"DRY RUN with '{results.dry_run}' dummy responses: these numbers rehearse the pipeline and "
                   "say nothing about the systems.")
     sections = [_summary(protocol, results, design), _collation(collation), _exclusion(exclusion, protocol)]
-    sections += [_criterion(name, res, sig) for name, res in results["criteria"].items()]
+    sections += [_criterion(name, res, sig) for name, res in results.criteria.items()]
     for ph in posthoc or []:
         note = ("Post hoc analysis, run after the preregistered plan and not part of it; it does not change the "
                 "preregistered results above.")
-        sec = Section(f"POST HOC: {ph['post_hoc']}", [note], level=2)
-        for name, res in ph["criteria"].items():
-            sub = _criterion(name, res, ph["signature"])
+        sec = Section(f"POST HOC: {ph.post_hoc}", [note], level=2)
+        for name, res in ph.criteria.items():
+            sub = _criterion(name, res, ph.signature)
             sec.paragraphs += sub.paragraphs
             sec.tables += sub.tables
-        for corr in ph.get("correlations", []):
+        for corr in ph.correlations or ():
             sec.tables.append(Table("Correlations between criteria (per-output mean scores)",
                                     ["a", "b", "method", *_EST], [[c["a"], c["b"], c["method"], *_est(c)]
-                                                                  for c in corr["pairs"]], ph["signature"]))
+                                                                  for c in corr.pairs], ph.signature))
         sections.append(sec)
-    title = f"{protocol.study.name}: human evaluation report" + (f" (dry run: {results['dry_run']})"
-                                                                  if results.get("dry_run") else "")
+    title = f"{protocol.study.name}: human evaluation report" + (f" (dry run: {results.dry_run})"
+                                                                  if results.dry_run else "")
     return Report(title, sig, banner, sections)

@@ -10,9 +10,12 @@ and their options are in the HEDS template (github.com/Shimorina/human-evaluatio
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from humeval.protocol.models import Protocol
+
+if TYPE_CHECKING:
+    from humeval.results import CriterionResult, Results
 
 __all__ = ["HEDS_CRITERION_QUESTIONS", "HEDS_QUESTIONS", "heds_datasheet"]
 
@@ -102,17 +105,17 @@ def _answer(qid: str, question: str, answer: Any, source: str) -> dict[str, Any]
     return {"id": qid, "question": question, "answer": answer, "source": source}
 
 
-def _study_answers(protocol: Protocol, results: dict[str, Any], lock: dict[str, Any] | None,
+def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | None,
                    exclusion: dict[str, Any] | None) -> tuple[list[dict], list[dict]]:
     answers, unanswered = [], []
     known: dict[str, tuple[Any, str]] = {}
-    items = max((c.get("items", 0) for c in results["criteria"].values()), default=0)
+    items = max((c.items for c in results.criteria.values()), default=0)
     known["3.1.1"] = (items, "results: items with valid judgements")
     method = protocol.sampling.method
     known["3.1.2"] = (_SELECTION.get(method, f"Other: humeval sampler '{method}' (rate {protocol.sampling.rate:g}, "
                                              f"params {protocol.sampling.params})"), "protocol: sampling")
-    known["3.2.1"] = (results["counts"]["participants_analysed"],
-                      f"results: participants analysed ({results['counts']['participants']} took part)")
+    known["3.2.1"] = (results.counts.participants_analysed,
+                      f"results: participants analysed ({results.counts.participants} took part)")
     if protocol.platform.reward > 0:
         known["3.2.2"] = ("paid (further kinds not recorded)", "protocol: platform.reward")
     rules = ", ".join(r.rule for r in protocol.exclusion) or "none"
@@ -167,21 +170,21 @@ def _scale(c: Any) -> tuple[Any, str, str]:
     return "continuous", f"positive numbers relative to a standard scored {c.modulus:g}", "Other: a number entry box"
 
 
-def _criterion_answers(c: Any, res: dict[str, Any]) -> tuple[list[dict], list[dict]]:
+def _criterion_answers(c: Any, res: CriterionResult) -> tuple[list[dict], list[dict]]:
     size, values, shown = _scale(c)
     relative = c.type in ("2afc", "rankme")
     agg = ("win rates per pair (ties as half wins) and pairwise ranking models" if c.type == "2afc" else
-           "mean per system" + (" of log-transformed scores" if res.get("transform") == "log" else ""))
-    methods = [res.get("decision", "")]
-    if res.get("omnibus"):
-        methods.append(f"omnibus: {res['omnibus']['method']}")
-    if res.get("posthoc", {}).get("test"):
-        methods.append(f"post hoc: {res['posthoc']['test']} with {res['posthoc']['correction']} correction")
+           "mean per system" + (" of log-transformed scores" if res.transform == "log" else ""))
+    methods = [res.decision]
+    if res.omnibus is not None:
+        methods.append(f"omnibus: {res.omnibus.method}")
+    if res.posthoc and res.posthoc.test:
+        methods.append(f"post hoc: {res.posthoc.test} with {res.posthoc.correction} correction")
     agreement = "; ".join(
         f"{a['method']} = {a['estimate']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] ({a['verdict']})"
         if a.get("estimate") is not None and a.get("ci_low") is not None else
         f"{a['method']} = {a['estimate']:.3f} ({a['verdict']})" if a.get("estimate") is not None else
-        f"{a['method']}: undefined ({a.get('undefined', '')})" for a in res.get("agreement", []))
+        f"{a['method']}: undefined ({a.get('undefined', '')})" for a in res.agreement)
     known = {
         "4.2.1": ("Subjective", "protocol: criterion type (ratings and preferences)"),
         "4.2.2": ("Relative" if relative else "Absolute", f"protocol: criterion type {c.type}"),
@@ -209,13 +212,13 @@ def _criterion_answers(c: Any, res: dict[str, Any]) -> tuple[list[dict], list[di
     return answers, unanswered
 
 
-def heds_datasheet(protocol: Protocol, results: dict[str, Any], lock: dict[str, Any] | None = None,
+def heds_datasheet(protocol: Protocol, results: Results, lock: dict[str, Any] | None = None,
                    exclusion: dict[str, Any] | None = None) -> dict[str, Any]:
     """The HEDS 2.0 datasheet as a JSON-ready dict: answers with sources, and what stays unanswered."""
     answers, unanswered = _study_answers(protocol, results, lock, exclusion)
     criteria = {}
     for c in protocol.criteria:
-        res = results["criteria"].get(c.name)
+        res = results.criteria.get(c.name)
         if res is None:
             continue
         crit_answers, crit_unanswered = _criterion_answers(c, res)
@@ -224,8 +227,8 @@ def heds_datasheet(protocol: Protocol, results: dict[str, Any], lock: dict[str, 
         "heds_version": "2.0",
         "reference": "Shimorina, A. & Belz, A. (2022). The Human Evaluation Datasheet. HumEval 2022, 54-75.",
         "study": protocol.study.name,
-        "signature": results["signature"],
-        "dry_run": results.get("dry_run"),
+        "signature": results.signature,
+        "dry_run": results.dry_run,
         "answers": answers,
         "criteria": criteria,
         "unanswered": unanswered,

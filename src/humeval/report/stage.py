@@ -7,11 +7,12 @@ from typing import Any
 
 from humeval.analysis.stages import read_results, study_workspace
 from humeval.analysis.workspace import Workspace
-from humeval.files import read_json, write_json
+from humeval.files import read_json, write_bytes, write_json, write_text
 from humeval.protocol.lock import read_lock
 from humeval.report.build import build_report
 from humeval.report.document import render_html, render_markdown
 from humeval.report.heds import heds_datasheet
+from humeval.results import Results
 from humeval.stage import StageOutput
 from humeval.study import Study
 
@@ -48,13 +49,13 @@ def _optional(path: Path) -> dict[str, Any] | None:
     return read_json(path) if path.is_file() else None
 
 
-def _posthoc(ws: Workspace) -> list[dict[str, Any]]:
+def _posthoc(ws: Workspace) -> list[Results]:
     if not ws.posthoc_dir.is_dir():
         return []
-    return [read_json(p) for p in sorted(ws.posthoc_dir.glob("*/results.json"))]
+    return [Results.read(p) for p in sorted(ws.posthoc_dir.glob("*/results.json"))]
 
 
-def report_workspace(ws: Workspace, study: Study, results: dict[str, Any] | None = None) -> list[Path]:
+def report_workspace(ws: Workspace, study: Study, results: Results | None = None) -> list[Path]:
     """Write the report, its figures and the HEDS datasheet for the results in ``ws``."""
     results = results if results is not None else read_results(ws)
     protocol = study.protocol
@@ -65,11 +66,9 @@ def report_workspace(ws: Workspace, study: Study, results: dict[str, Any] | None
     paths = []
     for section in report.sections:
         for fig in section.figures:
-            path = ws.figures_dir / f"{fig.name}.png"
-            path.write_bytes(fig.png)
-            paths.append(path)
-    ws.report_md.write_text(render_markdown(report), encoding="utf-8")
-    ws.report_html.write_text(render_html(report), encoding="utf-8")
+            paths.append(write_bytes(ws.figures_dir / f"{fig.name}.png", fig.png))
+    write_text(ws.report_md, render_markdown(report))
+    write_text(ws.report_html, render_html(report))
     lock = read_lock(study)
     paths += [ws.report_md, ws.report_html,
               write_json(ws.heds, heds_datasheet(protocol, results, lock.data if lock else None, exclusion))]

@@ -139,14 +139,14 @@ def _run(seed: int, bootstrap: int) -> dict[str, dict[str, Any]]:
         run_stage(study, "dry-run")
         out = {}
         for kind in PAPER:
-            results = read_json(dry_run_dir(study, kind) / "results.json")
+            results = study.results(f"dry-run/{kind}")
             exclusion = read_json(dry_run_dir(study, kind) / "exclusion.json")
-            g = results["criteria"]["grammaticality"]
-            alpha = next(a for a in g["agreement"] if a["measure"] == "krippendorff")
-            out[kind] = {"H": g["omnibus"]["estimate"], "p": g["omnibus"]["p_value"], "alpha": alpha["estimate"],
-                         "alpha_ci": (alpha["ci_low"], alpha["ci_high"]), "test": g["omnibus"]["method"],
-                         "family": g["family"], "n": g["judgements"],
-                         "excluded": exclusion["participants_excluded"], "signature": results["signature"]}
+            g = results.criteria["grammaticality"]
+            alpha = next(a for a in g.agreement if a["measure"] == "krippendorff")
+            out[kind] = {"H": g.omnibus.estimate, "p": g.omnibus.p_value, "alpha": alpha.estimate,
+                         "alpha_ci": (alpha.ci_low, alpha.ci_high), "test": g.omnibus.method,
+                         "family": g.family, "n": g.judgements,
+                         "excluded": exclusion["participants_excluded"], "signature": results.signature}
         return out
 
 

@@ -7,7 +7,7 @@ from scipy import stats as sps
 
 from humeval.analysis.agreement_plan import verdict
 from humeval.analysis.exclude import EXCLUDED_COLUMNS
-from humeval.analysis.plan import analyze, tidy_tables
+from humeval.analysis.plan import analyze
 from humeval.errors import DataError
 from humeval.protocol.models import Analysis
 
@@ -26,17 +26,17 @@ def _ratings(score, n_items=12, people=3, systems=("A", "B", "C"), criterion="q"
 def test_static_scores_give_h_equal_n_minus_1_alpha_1_and_post_hoc():
     frame = _ratings(lambda s, rng: {"A": 2, "B": 3, "C": 4}[s])
     res = analyze(frame, NONE, make_protocol(), protocol_sha256=SHA)
-    q = res["criteria"]["q"]
-    assert q["family"] == "nonparametric"  # constant groups: Shapiro-Wilk undefined -> non-parametric
-    assert all(t.get("undefined") for t in q["normality"]["tests"])
-    assert q["omnibus"]["method"] == "kruskal_wallis"
-    assert q["omnibus"]["estimate"] == pytest.approx(len(frame) - 1)
-    alpha = q["agreement"][0]
+    q = res.criteria["q"]
+    assert q.family == "nonparametric"  # constant groups: Shapiro-Wilk undefined -> non-parametric
+    assert all(t.get("undefined") for t in q.normality.tests)
+    assert q.omnibus["method"] == "kruskal_wallis"
+    assert q.omnibus["estimate"] == pytest.approx(len(frame) - 1)
+    alpha = q.agreement[0]
     assert alpha["estimate"] == pytest.approx(1.0) and alpha["verdict"] == "reliable"
-    assert q["posthoc"]["test"] == "wilcoxon" and len(q["posthoc"]["pairs"]) == 3
-    assert q["rankings"]["mean"]["label"] == "1. C; 2. B; 3. A"
-    assert res["signature"].startswith("humeval|protocol:abababab|seed:3|plan:")
-    assert res["preregistered"] is True
+    assert q.posthoc.test == "wilcoxon" and len(q.posthoc.pairs) == 3
+    assert q.rankings["mean"].label == "1. C; 2. B; 3. A"
+    assert res.signature.startswith("humeval|protocol:abababab|seed:3|plan:")
+    assert res.preregistered is True
 
 
 def test_normal_scores_choose_anova_and_holm_adjusted_t_tests():
@@ -44,36 +44,36 @@ def test_normal_scores_choose_anova_and_holm_adjusted_t_tests():
                      systems=("A", "B", "C"))
     protocol = make_protocol(criteria=[{"name": "q", "type": "slider", "question": "How good?", "min": -10,
                                         "max": 10}])
-    q = analyze(frame, NONE, protocol, protocol_sha256=SHA)["criteria"]["q"]
-    assert q["family"] == "parametric" and q["omnibus"]["method"] == "anova_oneway"
+    q = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"]
+    assert q.family == "parametric" and q.omnibus["method"] == "anova_oneway"
     groups = [frame.loc[frame["system"] == s, "value"] for s in ("A", "B", "C")]
-    assert q["omnibus"]["estimate"] == pytest.approx(sps.f_oneway(*groups).statistic, rel=1e-9)
-    pairs = q["posthoc"]["pairs"]
-    assert q["posthoc"]["test"] == "ttest_paired" and q["posthoc"]["correction"] == "holm"
+    assert q.omnibus["estimate"] == pytest.approx(sps.f_oneway(*groups).statistic, rel=1e-9)
+    pairs = q.posthoc.pairs
+    assert q.posthoc.test == "ttest_paired" and q.posthoc.correction == "holm"
     raw = sorted(p["p_unadjusted"] for p in pairs)
     assert min(p["p_value"] for p in pairs) == pytest.approx(min(1.0, raw[0] * 3))
-    assert q["agreement"][0]["level"] == "interval"
+    assert q.agreement[0]["level"] == "interval"
 
 
 def test_no_significant_omnibus_skips_post_hoc_and_fixed_family_is_used():
     frame = _ratings(lambda s, rng: rng.integers(1, 6), n_items=20, seed=5)
     protocol = make_protocol(analysis={"tests": "parametric", "bootstrap": 100, "alpha": 1e-6})
-    q = analyze(frame, NONE, protocol, protocol_sha256=SHA)["criteria"]["q"]
-    assert "normality" not in q and q["omnibus"]["method"] == "anova_oneway"
-    assert q["posthoc"]["pairs"] == [] and "not run" in q["posthoc"]["skipped"]
+    q = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"]
+    assert q.normality is None and q.omnibus["method"] == "anova_oneway"
+    assert q.posthoc.pairs == () and "not run" in q.posthoc.skipped
 
 
 def test_magnitude_scores_are_logged_unless_the_plan_says_otherwise():
     frame = _ratings(lambda s, rng: {"A": 50, "B": 100, "C": 200}[s] * np.exp(rng.normal(0, 0.3)), n_items=10)
     me = {"name": "q", "type": "magnitude", "question": "How good?", "standard": {"text": "std"}}
-    logged = analyze(frame, NONE, make_protocol(criteria=[me]), protocol_sha256=SHA)["criteria"]["q"]
+    logged = analyze(frame, NONE, make_protocol(criteria=[me]), protocol_sha256=SHA).criteria["q"]
     raw = analyze(frame, NONE, make_protocol(criteria=[me], analysis={"log_magnitude": False, "bootstrap": 100}),
-                  protocol_sha256=SHA)["criteria"]["q"]
+                  protocol_sha256=SHA).criteria["q"]
     a = frame.loc[frame["system"] == "A", "value"]
-    assert logged["transform"] == "log" and raw["transform"] is None
-    assert logged["descriptives"][0]["estimate"] == pytest.approx(np.log(a).mean())
-    assert raw["descriptives"][0]["estimate"] == pytest.approx(a.mean())
-    assert raw["agreement"][0]["level"] == "ratio"
+    assert logged.transform == "log" and raw.transform is None
+    assert logged.descriptives[0]["estimate"] == pytest.approx(np.log(a).mean())
+    assert raw.descriptives[0]["estimate"] == pytest.approx(a.mean())
+    assert raw.agreement[0]["level"] == "ratio"
 
 
 def test_pairwise_win_rates_sign_test_and_bradley_terry():
@@ -84,24 +84,24 @@ def test_pairwise_win_rates_sign_test_and_bradley_terry():
     choices = ["A"] * 14 + ["B"] * 4 + ["tie"] * 2
     frame = rows([{"participant_id": f"p{k % 4}", "item_id": f"i{k // 4}", "system": "X" if k % 2 else "Y",
                    "system_b": "Y" if k % 2 else "X", "choice": c} for k, c in enumerate(choices)])
-    q = analyze(frame, NONE, protocol, protocol_sha256=SHA)["criteria"]["q"]
-    pair = q["pairs"][0]
+    q = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"]
+    pair = q.pairs[0]
     wins_x = sum(1 for k, c in enumerate(choices) if (c == "A") == bool(k % 2) and c != "tie")
     assert (pair["a"], pair["wins_a"], pair["ties"]) == ("X", wins_x, 2)
     expected = sps.binomtest(wins_x, 18, 0.5)
     assert pair["p_value"] == pytest.approx(expected.pvalue)
     assert pair["ci_low"] == pytest.approx(expected.proportion_ci(0.95, "exact").low)
-    assert q["win_rates"]["X"]["Y"] == pytest.approx((wins_x + 1) / 20)
-    assert q["rankings"]["bradley-terry"]["systems"][0]["system"] in ("X", "Y")
-    assert {a["measure"] for a in q["agreement"]} == {"krippendorff", "fleiss"}
+    assert q.win_rates["X"]["Y"] == pytest.approx((wins_x + 1) / 20)
+    assert q.rankings["bradley-terry"].systems[0]["system"] in ("X", "Y")
+    assert {a["measure"] for a in q.agreement} == {"krippendorff", "fleiss"}
 
 
 def test_tidy_tables_carry_the_signature():
     frame = _ratings(lambda s, rng: {"A": 2, "B": 3, "C": 4}[s])
     res = analyze(frame, NONE, make_protocol(), protocol_sha256=SHA)
-    tables = tidy_tables(res)
+    tables = res.tables()
     assert set(tables["tests"]["analysis"]) == {"normality", "omnibus", "posthoc"}
-    assert (tables["descriptives"]["signature"] == res["signature"]).all()
+    assert (tables["descriptives"]["signature"] == res.signature).all()
 
 
 def test_everything_excluded_is_a_clear_error():
@@ -125,7 +125,7 @@ def test_stopping_rule_is_replayed_in_submission_order():
     frame = rows([{"participant_id": f"p{k}", "item_id": f"i{k}", "system": "X", "system_b": "Y",
                    "choice": "A" if k % 10 else "B", "submitted_at": f"2025-01-01T00:{k // 60:02d}:{k % 60:02d}"}
                   for k in range(120)])
-    stopping = analyze(frame, NONE, protocol, protocol_sha256=SHA)["criteria"]["q"]["stopping"]
+    stopping = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"].stopping
     assert stopping["decision"] == "X" and 1 < stopping["decided_at"] <= 120
     assert [p["n"] for p in stopping["path"]] == list(range(1, stopping["decided_at"] + 1))
     assert stopping["after_decision"] == 120 - stopping["decided_at"]
@@ -139,6 +139,6 @@ def test_an_item_without_judgements_of_one_system_still_ranks():
                      n_items=40, seed=2)
     frame = frame[~((frame["item_id"] == "i0") & (frame["system"] == "A"))].reset_index(drop=True)
     q = analyze(frame, NONE, make_protocol(analysis={"rankings": ["mean", "bradley-terry"], "bootstrap": 100}),
-                protocol_sha256=SHA)["criteria"]["q"]
-    ranking = q["rankings"]["bradley-terry"]
-    assert "undefined" not in ranking and ranking["battles"] == 40 * 3 - 2
+                protocol_sha256=SHA).criteria["q"]
+    ranking = q.rankings["bradley-terry"]
+    assert ranking.undefined is None and ranking.get("battles") == 40 * 3 - 2

@@ -30,8 +30,8 @@ def test_report_html_is_self_contained_and_markdown_links_figures():
     html = render_html(report)
     md = render_markdown(report)
     assert html.count("data:image/png;base64,") == 2  # distribution + mean ranking
-    assert "<script" not in html and results["signature"] in html
-    assert "](figures/q-distribution.png)" in md and f"`{results['signature']}`" in md
+    assert "<script" not in html and results.signature in html
+    assert "](figures/q-distribution.png)" in md and f"`{results.signature}`" in md
     assert all(f.png.startswith(PNG) for s in report.sections for f in s.figures)
 
 

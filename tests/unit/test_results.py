@@ -1,0 +1,173 @@
+"""Results: one typed tree read from results.json, its exact round trip, its tables, and who reads it."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from humeval.errors import DataError
+from humeval.pipeline import run_stage
+from humeval.protocol.lock import lock_study
+from humeval.results import Counts, CriterionResult, Record, Results
+from humeval.study import Study
+from humeval.templates import init_study
+
+KINDS = ("normal", "random", "static")
+
+
+@pytest.fixture(scope="module", params=["rating", "pairwise", "rankme"])
+def dry_run_study(request, tmp_path_factory) -> Study:
+    root = tmp_path_factory.mktemp(request.param)
+    init_study(root, request.param, items=8, seed=2)
+    study = Study.open(root)
+    for stage in ("sample", "design", "dry-run"):
+        run_stage(study, stage)
+    return study
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    text = path.read_text(encoding="utf-8")
+    return pd.read_csv(io.StringIO(text)) if text.strip() else pd.DataFrame()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_round_trip_is_exact_on_every_dry_run_kind(dry_run_study, kind):
+    path = dry_run_study.results_dir / "dry-run" / kind / "results.json"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    results = Results.from_json(stored, str(path))
+    assert results.to_json() == stored
+    # same keys in the same order: the file written from the tree is the file read
+    assert json.dumps(results.to_json()) == json.dumps(stored)
+    assert Results.from_json(results.to_json()) == results
+    assert dry_run_study.results(f"dry-run/{kind}") == results
+    assert results.dry_run == kind and results.preregistered is True and results.post_hoc is None
+    assert isinstance(results.counts, Counts) and results.counts.judgements == stored["counts"]["judgements"]
+    assert all(isinstance(c, CriterionResult) for c in results.criteria.values())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tables_are_what_write_results_wrote_and_count_every_record(dry_run_study, kind):
+    folder = dry_run_study.results_dir / "dry-run" / kind
+    results = dry_run_study.results(f"dry-run/{kind}")
+    tables = results.tables()
+    assert sorted(tables) == sorted(p.stem for p in (folder / "tables").glob("*.csv"))
+    stored = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    for name, table in tables.items():
+        assert isinstance(table, pd.DataFrame)
+        on_disk = _read_csv(folder / "tables" / f"{name}.csv")
+        pd.testing.assert_frame_equal(on_disk, _read_csv_text(table.to_csv(index=False)))
+        if len(table):
+            assert (table["signature"] == stored["signature"]).all()
+    # row counts from the JSON itself (an independent walk of the file)
+    crits = stored["criteria"].values()
+    expected = {
+        "descriptives": sum(len(c.get("descriptives", [])) for c in crits),
+        "tests": sum(len(c.get("normality", {}).get("tests", [])) + ("omnibus" in c)
+                     + len(c.get("posthoc", {}).get("pairs", [])) for c in crits),
+        "agreement": sum(len(c.get("agreement", [])) for c in crits),
+        "rankings": sum(len(r.get("systems", [])) for c in crits for r in c.get("rankings", {}).values()),
+        "pairs": sum(len(c.get("pairs", [])) for c in crits),
+    }
+    assert {k: len(v) for k, v in tables.items()} == expected
+
+
+def _read_csv_text(text: str) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(text)) if text.strip() else pd.DataFrame()
+
+
+def test_study_results_names_and_errors(dry_run_study):
+    frames = dry_run_study.results("dry-run/normal").tables()
+    assert frames and all(isinstance(f, pd.DataFrame) for f in frames.values())
+    assert dry_run_study.available_results() == [f"dry-run/{k}" for k in sorted(KINDS)]
+    with pytest.raises(DataError, match=r"unknown results 'final'; available: dry-run/normal, dry-run/random"):
+        dry_run_study.results("final")
+    with pytest.raises(DataError, match=r"unknown results 'dry-run/\.\.'"):
+        dry_run_study.results("dry-run/..")
+    with pytest.raises(DataError, match=r"posthoc/nope/results\.json: no results; `humeval posthoc nope` writes it"):
+        dry_run_study.results("posthoc/nope")
+    with pytest.raises(DataError, match=r"results\.json: no results; `humeval analyze` writes it"):
+        dry_run_study.results()
+    with pytest.raises(DataError, match="`humeval rehearse` writes it"):
+        dry_run_study.results("rehearsal")
+
+
+def test_a_broken_field_is_named_by_its_path():
+    good = {"signature": "s", "criteria": {"q": {"type": "likert", "omnibus": {"estimate": 1.0}}}}
+    assert Results.from_json(good).criteria["q"].omnibus.estimate == 1.0
+    bad = {"signature": "s", "criteria": {"q": {"type": "likert", "omnibus": [1, 2]}}}
+    with pytest.raises(DataError, match=r"^r\.json\.criteria\.q\.omnibus: expected an object, got list"):
+        Results.from_json(bad, "r.json")
+    with pytest.raises(DataError, match=r"r\.json\.counts\.analysed: expected a whole number, got '3'"):
+        Results.from_json({"signature": "s", "criteria": {}, "counts": {
+            "judgements": 1, "participants": 1, "excluded": 0, "invalid": 0, "attention_or_repeat": 0,
+            "analysed": "3", "participants_analysed": 1}}, "r.json")
+    with pytest.raises(DataError, match=r"r\.json: missing 'signature'"):
+        Results.from_json({"criteria": {}}, "r.json")
+
+
+def test_a_record_is_an_estimate_with_context():
+    rec = Record.from_json({"system": "A", "estimate": 2.5, "ci_low": float("nan"), "ci_high": None, "p_value": None,
+                            "n": 4, "method": "mean_t_interval", "sd": 0.5})
+    assert rec["system"] == "A" and rec.ci_low is None  # nan is stored as null, as in the file
+    est = rec.to_estimate()
+    assert est.estimate == 2.5 and math.isnan(est.ci_low) and est.n == 4 and est.extra["sd"] == 0.5
+    assert est.extra["system"] == "A"
+
+
+def test_importing_the_study_module_does_not_load_results_or_pandas():
+    code = ("import sys, humeval, humeval.study; "
+            "print('humeval.results' in sys.modules, 'pandas' in sys.modules, humeval.Results.__module__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.split()[:1] == ["False"] and out.stdout.split()[-1] == "humeval.results"
+
+
+@pytest.fixture(scope="module")
+def analysed_study(tmp_path_factory) -> Study:
+    root = tmp_path_factory.mktemp("analysed")
+    init_study(root, "rating", items=8, seed=3)
+    study = Study.open(root)
+    for stage in ("sample", "design", "dry-run"):
+        run_stage(study, stage)
+    shutil.copy(study.results_dir / "dry-run" / "normal" / "judgements.jsonl", study.results_dir / "judgements.jsonl")
+    lock_study(study)
+    for stage in ("collate", "exclude"):
+        run_stage(study, stage)
+    return study
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
+def test_cli_analyze_json_is_results_to_json(analysed_study):
+    proc = _cli("analyze", str(analysed_study.root), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    printed = json.loads(proc.stdout)
+    results = analysed_study.results()
+    assert printed == results.to_json()
+    assert Results.from_json(printed) == results
+    assert results.preregistered and results.dry_run is None and list(results.criteria) == ["fluency", "adequacy"]
+
+
+def test_posthoc_correlations_alone_carry_counts_and_a_correlations_table(analysed_study):
+    proc = _cli("posthoc", "corr", str(analysed_study.root), "--correlation", "spearman", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    results = analysed_study.results("posthoc/corr")
+    assert json.loads(proc.stdout) == results.to_json()
+    assert results.post_hoc == "corr" and results.preregistered is False and results.criteria == {}
+    main = analysed_study.results()
+    assert results.counts == main.counts  # the same judgements minus the same exclusions
+    table = results.tables()["correlations"]
+    assert list(table["criterion"]) == ["fluency ~ adequacy"] and table["method"].iloc[0].startswith("spearman")
+    on_disk = _read_csv(analysed_study.results_dir / "posthoc" / "corr" / "tables" / "correlations.csv")
+    assert on_disk["estimate"].iloc[0] == pytest.approx(table["estimate"].iloc[0])
+    assert "posthoc/corr" in analysed_study.available_results()
