@@ -1,11 +1,13 @@
 """Over-collection after a live stopping decision: N concurrent annotators, in-process server, SQLite.
 
-    PYTHONPATH=src python benchmarks/bench_overcollection.py --annotators 50 --runs 3
+    PYTHONPATH=src python benchmarks/bench_overcollection.py --annotators 50 --runs 3 --min-in-flight 1,50
 
 Each annotator enters as a new participant, works until the server has nothing for them
-(204), and enters again, until the comparison is decided. Printed per run: the decision's
-n, the watched pair judgements stored beyond n (in flight at the decision, or accepted
-after it) and their share of n. Bounded: at most ``--max-participants`` entries per run.
+(204), and enters again, until the comparison is decided. Printed per run and per
+``stopping.min_in_flight`` (side by side: the default 1, and e.g. 50 = one judgement in
+flight per annotator): the decision's n, the watched pair judgements stored beyond n (in
+flight at the decision, or accepted after it), their share of n, and how many participants
+had to enter. Bounded: at most ``--max-participants`` entries per run.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.integration.server.test_live_stopping import Client, make_study  # noqa: E402
 
 
-async def one_run(root: Path, annotators: int, max_participants: int) -> dict[str, float]:
-    study = make_study(root, strategy="one", per_participant=5, checks=0, items=400)
+async def one_run(root: Path, annotators: int, max_participants: int, min_in_flight: int) -> dict[str, float]:
+    study = make_study(root, strategy="one", per_participant=5, checks=0, items=400, min_in_flight=min_in_flight)
     c = Client(study)
     entered = 0
     t0 = time.perf_counter()
@@ -55,11 +57,13 @@ def main() -> None:
     ap.add_argument("--annotators", type=int, default=50)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--max-participants", type=int, default=2000)
+    ap.add_argument("--min-in-flight", default="1,50", help="stopping.min_in_flight values, comma-separated")
     args = ap.parse_args()
-    for i in range(args.runs):
-        with tempfile.TemporaryDirectory() as tmp:
-            r = asyncio.run(one_run(Path(tmp) / f"s{i}", args.annotators, args.max_participants))
-        print(json.dumps({"annotators": args.annotators, **r}))
+    for floor in (int(x) for x in args.min_in_flight.split(",")):
+        for i in range(args.runs):
+            with tempfile.TemporaryDirectory() as tmp:
+                r = asyncio.run(one_run(Path(tmp) / f"s{i}", args.annotators, args.max_participants, floor))
+            print(json.dumps({"annotators": args.annotators, "min_in_flight": floor, **r}))
 
 
 if __name__ == "__main__":

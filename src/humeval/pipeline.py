@@ -311,7 +311,7 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
     paths += written
     summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
     try:
-        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file))
+        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file), tasks)
     except DataError as exc:
         summary["analysis_error"] = str(exc)
         return summary, paths

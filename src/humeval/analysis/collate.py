@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from humeval.analysis.decisions import DECIDED
 from humeval.analysis.exclude import exclusions
 from humeval.analysis.validity import invalid_reasons
 from humeval.design.tasks import ParticipantList, Task
@@ -40,9 +41,10 @@ class Collation:
     """Completeness of the collected judgements.
 
     ``tasks`` has one row per task: ``task_id``, ``item_id``, ``required``, ``valid``
-    (participants with a complete, valid, non-excluded judgement) and ``missing``.
-    ``invalid`` counts malformed rows by reason; ``unknown_tasks`` counts rows whose task
-    is not in the design.
+    (participants with a complete, valid, non-excluded judgement), ``decided`` (how the
+    stopping rule closed the task; empty when it did not) and ``missing``. ``invalid``
+    counts malformed rows by reason; ``unknown_tasks`` counts rows whose task is not in
+    the design; ``decisions`` are the stopping rule's replayed decisions.
     """
 
     tasks: pd.DataFrame
@@ -51,6 +53,7 @@ class Collation:
     unknown_tasks: int = 0
     judgements: int = 0
     participants: int = 0
+    decisions: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -74,6 +77,8 @@ class Collation:
             "invalid_rows": int(sum(self.invalid.values())),
             "invalid_reasons": self.invalid,
             "unknown_task_rows": self.unknown_tasks,
+            "tasks_decided": int((self.tasks["decided"] != "").sum()),
+            "decisions": [{k: v for k, v in d.items() if k != "path"} for d in self.decisions],
             "incomplete": short[["task_id", "item_id", "valid", "missing"]].to_dict(orient="records"),
         }
 
@@ -89,8 +94,14 @@ def collate(
     protocol: Protocol,
     lists: list[ParticipantList] | None = None,
     excluded: pd.DataFrame | None = None,
+    decisions: list[dict[str, Any]] | None = None,
 ) -> Collation:
-    """Count the valid judgements of every task in ``tasks`` (the design's ``lists/tasks.jsonl``)."""
+    """Count the valid judgements of every task in ``tasks`` (the design's ``lists/tasks.jsonl``).
+
+    ``decisions`` (:func:`humeval.analysis.decisions.replay_decisions`): the pair tasks of a
+    comparison the stopping rule decided (or whose horizon was reached) are complete by
+    design, whatever they hold; the table says so in ``decided``.
+    """
     if not tasks:
         raise DataError("collate: the design holds no tasks (lists/tasks.jsonl is empty); run `humeval design` first")
     required = protocol.design.judgements_per_item
@@ -113,10 +124,20 @@ def collate(
         "required": required,
     })
     table["valid"] = table["task_id"].map(valid).fillna(0).astype(int)
-    table["missing"] = (required - table["valid"]).clip(lower=0)
+    table["decided"] = [_decided_by(t, decisions or []) for t in tasks]
+    table["missing"] = (required - table["valid"]).clip(lower=0).where(table["decided"] == "", 0)
     invalid = rows.loc[rows["invalid"] != "", "invalid"].value_counts().to_dict()
     return Collation(table, required, {str(k): int(v) for k, v in invalid.items()}, unknown,
-                     len(judgements), int(judgements["participant_id"].nunique()))
+                     len(judgements), int(judgements["participant_id"].nunique()), list(decisions or []))
+
+
+def _decided_by(task: Task, decisions: list[dict[str, Any]]) -> str:
+    """How the stopping rule closed ``task`` (empty when it did not)."""
+    for d in decisions:
+        if (d["outcome"] in DECIDED and d["criterion"] in task.criteria and len(task.systems) == 2
+                and {d["a"], d["b"]} == set(task.systems)):
+            return f"{d['criterion']}: {d['decision']} at n = {d['n']} ({d['rule']}, delta {d['delta']:g})"
+    return ""
 
 
 def rerun_lists(collation: Collation, tasks: list[Task], per_list: int, prefix: str = "R") -> list[ParticipantList]:

@@ -5,8 +5,8 @@ Per pair of systems (names sorted): wins of each, ties (``tie``, ``both-good``,
 exact Clopper-Pearson interval; the sign test (two-sided exact binomial test of a 0.5 win
 rate, ties left out) decides whether one system is preferred, p-values corrected over
 pairs as declared. The win-rate matrix (ties as half wins) feeds the heatmap. When the
-protocol has a stopping rule for this pair, the rule is replayed on the judgements in
-submission order and its bound recorded at every n (the decision-bound figure).
+protocol has a stopping rule, its replayed decision (:mod:`humeval.analysis.decisions`) is
+reported with the criterion (the decision-bound figure).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import pandas as pd
 from humeval.analysis.agreement_plan import agreement
 from humeval.analysis.rankings_plan import rankings
 from humeval.judgements import pair_units, winners
-from humeval.protocol.models import Analysis, Criterion, Stopping
+from humeval.protocol.models import Analysis, Criterion
 from humeval.rng import child_seeds
 from humeval.stats import adjust_pvalues, sign_test
 
-__all__ = ["analyze_pairwise", "battles_from_choices", "stopping_path"]
+__all__ = ["analyze_pairwise", "battles_from_choices"]
 
 _TIES = {"tie": "tie", "both-good": "tie", "both-bad": "tie (bothbad)"}
 
@@ -48,32 +48,6 @@ def _pair_record(first: str, second: str, won: pd.Series, alpha: float) -> dict[
                      "p_value": test.p_value, "tie_rate": ties / len(won)}
 
 
-def stopping_path(frame: pd.DataFrame, stopping: Stopping) -> dict[str, Any] | None:
-    """Replay the protocol's stopping rule on the two systems' judgements (submission order)."""
-    from humeval.stopping import get_rule
-
-    if len(stopping.systems) != 2:
-        return None
-    first, second = stopping.systems
-    pair = frame[frame["system"].isin([first, second]) & frame["system_b"].isin([first, second])]
-    pair = pair.sort_values("submitted_at", kind="stable")
-    won = winners(pair)
-    outcomes = won[won.isin([first, second])]
-    if outcomes.empty:
-        return None
-    rule = get_rule(stopping.rule, stopping.delta)
-    rows, decided_at, decision = [], None, "continue"
-    for w in outcomes:
-        d = rule.update("A" if w == first else "B")
-        rows.append({"n": d.n, "estimate": d.estimate, "threshold_a": d.threshold_a, "threshold_b": d.threshold_b})
-        if d.decided:  # collection stops here; later judgements (in flight) do not change the decision
-            decided_at, decision = d.n, d.outcome
-            break
-    return {"rule": stopping.rule, "delta": stopping.delta, "a": first, "b": second, "path": rows,
-            "decided_at": decided_at, "decision": {"A": first, "B": second}.get(decision, "continue"),
-            "reason": d.reason, "after_decision": int(len(outcomes) - len(rows))}
-
-
 def analyze_pairwise(
     frame: pd.DataFrame,
     criterion: Criterion,
@@ -81,9 +55,13 @@ def analyze_pairwise(
     systems: list[str],
     required: int,
     seed: int,
-    stopping: Stopping | None = None,
+    decision: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run the plan on the valid ``2afc`` judgements ``frame`` of one criterion."""
+    """Run the plan on the valid ``2afc`` judgements ``frame`` of one criterion.
+
+    ``decision``: the stopping rule's replayed decision for this criterion
+    (:func:`humeval.analysis.decisions.replay_decisions`), reported as ``stopping``.
+    """
     s_agree, s_rank = child_seeds(seed, 2)
     won = winners(frame)
     systems = [s for s in systems if ((frame["system"] == s) | (frame["system_b"] == s)).any()]
@@ -112,6 +90,6 @@ def analyze_pairwise(
     out["agreement"] = agreement(units, "2afc", plan, required, s_agree, categories)
     out["rankings"] = rankings(plan, [], None, battles_from_choices(frame), s_rank)
     out["battles_from"] = "per judgement (2afc choices)"
-    if stopping is not None:
-        out["stopping"] = stopping_path(frame, stopping)
+    if decision is not None:
+        out["stopping"] = decision
     return out

@@ -10,16 +10,19 @@ p-value and n), every random step its seed, and the whole file the signature.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from humeval._version import __version__
+from humeval.analysis.decisions import replay_decisions
 from humeval.analysis.exclude import valid_judgements
 from humeval.analysis.pairwise import analyze_pairwise
 from humeval.analysis.ratings import analyze_ratings
 from humeval.analysis.validity import invalid_reasons
+from humeval.design.tasks import Task
 from humeval.errors import DataError, ProtocolError, did_you_mean
 from humeval.files import write_json, write_text
 from humeval.hashing import sha256_json
@@ -59,8 +62,13 @@ def analyze(
     protocol_sha256: str,
     dry_run: str | None = None,
     post_hoc: str | None = None,
+    tasks: Sequence[Task] | None = None,
 ) -> Results:
-    """Run the protocol's analysis plan on ``judgements`` minus ``excluded``."""
+    """Run the protocol's analysis plan on ``judgements`` minus ``excluded``.
+
+    ``tasks`` (the design's) give each stopping decision the judgements the fixed design
+    would have collected (:func:`humeval.analysis.decisions.replay_decisions`).
+    """
     plan = protocol.analysis
     seed = protocol.study.seed
     reasons = invalid_reasons(judgements, protocol)
@@ -71,6 +79,7 @@ def analyze(
                         f"({len(judgements)} judgements, {len(judgements) - len(kept)} excluded)")
     systems = protocol.systems or sorted((set(analysed["system"]) | set(analysed["system_b"])) - {""})
     criteria = _criteria(protocol)
+    decisions = {d["criterion"]: d for d in replay_decisions(analysed, protocol, systems, tasks)}
     seeds = child_seeds(seed, len(protocol.criteria))
     seed_of = {c.name: s for c, s in zip(protocol.criteria, seeds, strict=True)}
     required = protocol.design.judgements_per_item
@@ -84,7 +93,7 @@ def analyze(
             results[criterion.name] = base | {"undefined": "no valid judgements for this criterion"}
         elif criterion.type == "2afc":
             results[criterion.name] = base | analyze_pairwise(frame, criterion, plan, systems, required,
-                                                              seed_of[criterion.name], protocol.stopping)
+                                                              seed_of[criterion.name], decisions.get(criterion.name))
         else:
             results[criterion.name] = base | analyze_ratings(frame, criterion, plan, systems, required,
                                                              seed_of[criterion.name])

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from humeval.analysis.collate import Collation, collate, rerun_lists, write_rerun
+from humeval.analysis.decisions import replay_decisions
 from humeval.analysis.exclude import EXCLUDED_COLUMNS, exclusion_counts, exclusions
 from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import Workspace
@@ -22,7 +23,7 @@ from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
 from humeval.files import read_jsonl, write_json, write_jsonl
 from humeval.hashing import sha256_file
-from humeval.judgements import read_judgements
+from humeval.judgements import excluded_mask, read_judgements
 from humeval.protocol.models import Protocol
 from humeval.results import Results
 from humeval.stage import StageOutput
@@ -69,8 +70,16 @@ def read_excluded(ws: Workspace) -> pd.DataFrame:
 
 def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], lists: list[ParticipantList],
                       outputs: pd.DataFrame | None = None, *, key_path: Path) -> tuple[Collation, list[Path]]:
-    """Collate ``ws``'s judgements; write ``collation.json`` and, when incomplete, the re-run file."""
-    result = collate(read_study_judgements(ws), tasks, protocol, lists)
+    """Collate ``ws``'s judgements; write ``collation.json`` and, when incomplete, the re-run file.
+
+    Comparisons the stopping rule decided (replayed on the judgements the exclusion rules
+    keep) are complete by design: their pair tasks are never re-run.
+    """
+    judgements = read_study_judgements(ws)
+    excluded = exclusions(judgements, protocol, lists)
+    systems = protocol.systems or sorted({s for t in tasks for s in t.systems})
+    decisions = replay_decisions(judgements[~excluded_mask(judgements, excluded)], protocol, systems, tasks)
+    result = collate(judgements, tasks, protocol, lists, excluded, decisions)
     paths = [write_json(ws.collation, result.summary() | {"platform": protocol.platform.kind})]
     if not result.complete:
         rerun = rerun_lists(result, tasks, protocol.design.items_per_participant)
@@ -129,16 +138,18 @@ def exclude_stage(study: Study) -> StageOutput:
 # --------------------------------------------------------------------------- analyze
 
 
-def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str) -> tuple[Results, list[Path]]:
+def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str,
+                      tasks: list[Task] | None = None) -> tuple[Results, list[Path]]:
     """Run the analysis plan on ``ws``; write ``results.json`` and ``tables/*.csv``."""
     results = analyze(read_study_judgements(ws), read_excluded(ws), protocol,
-                      protocol_sha256=protocol_sha256, dry_run=ws.dry_run)
+                      protocol_sha256=protocol_sha256, dry_run=ws.dry_run, tasks=tasks)
     return results, write_results(results, ws.results, ws.tables_dir)
 
 
 def analyze_stage(study: Study) -> StageOutput:
     """``humeval analyze``: the preregistered plan; refuses unless locked with the plan unchanged."""
-    results, paths = analyze_workspace(study_workspace(study), study.protocol, sha256_file(study.protocol_file))
+    results, paths = analyze_workspace(study_workspace(study), study.protocol, sha256_file(study.protocol_file),
+                                       study.read_tasks())
     summary = {"criteria": len(results.criteria), "judgements_analysed": results.counts.analysed,
                "signature": results.signature}
     return StageOutput(outputs=paths, parameters=study.protocol.analysis.model_dump(mode="json"), summary=summary)

@@ -13,6 +13,7 @@ list (best-of-K) is refused: live best-of-K identification does not exist yet, a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,7 +28,8 @@ class Comparison:
     """One watched comparison: a ``2afc`` criterion between ``system_a`` and ``system_b``.
 
     ``horizon`` is the largest number of aggregated outcomes collected without a decision
-    (``stopping.max_judgements``; None: no horizon).
+    (``stopping.max_judgements``; None: no horizon). ``in_flight_share`` and
+    ``min_in_flight`` bound the judgements in flight (:meth:`in_flight_bound`).
     """
 
     criterion: str
@@ -36,6 +38,12 @@ class Comparison:
     rule: str
     delta: float
     horizon: int | None = None
+    in_flight_share: float = 0.05
+    min_in_flight: int = 1
+
+    def in_flight_bound(self, n: int) -> int:
+        """Judgements allowed in flight after ``n`` fed outcomes: ``max(min_in_flight, ceil(in_flight_share * n))``."""
+        return max(self.min_in_flight, math.ceil(self.in_flight_share * n))
 
     @property
     def systems(self) -> tuple[str, str]:
@@ -67,7 +75,8 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
     if unknown:
         raise ProtocolError(f"stopping.systems: unknown system '{unknown[0]}'. Available: {', '.join(systems)}")
     return [
-        Comparison(c.name, pair[0], pair[1], stop.rule, stop.delta, stop.max_judgements)
+        Comparison(c.name, pair[0], pair[1], stop.rule, stop.delta, stop.max_judgements, stop.in_flight_share,
+                   stop.min_in_flight)
         for c in protocol.criteria
         if c.type == "2afc"
     ]

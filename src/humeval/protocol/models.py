@@ -224,7 +224,9 @@ class Stopping(_Model):
     rule: str = Field("anytime", description="Stopping rule: `anytime` (recommended), `hoeffding`, ... (see docs/stopping.md).")
     delta: float = Field(0.05, gt=0, lt=0.5, description="Error probability the rule controls, in (0, 0.5).")
     max_judgements: int | None = Field(None, ge=1, description="Horizon: stop collecting after this many aggregated outcomes even without a decision.")
-    systems: list[str] = Field(default_factory=list, description="The two systems compared (empty: all systems, best-of-K identification).")
+    systems: list[str] = Field(default_factory=list, description="The two systems compared (empty: the study's two systems; live best-of-K identification is not available).")
+    in_flight_share: float = Field(0.05, gt=0, le=1, description="Judgements of a watched comparison in flight (leased, or held until their participant is settled) are at most max(min_in_flight, ceil(in_flight_share * n)), n the outcomes fed so far: it bounds what is collected beyond the decision (see docs/stopping.md).")
+    min_in_flight: int = Field(1, ge=1, le=10000, description="The floor of that bound: how many judgements of a watched comparison may be in flight at the start. Higher collects faster with more participants at once, at the price of more judgements collected but unused at the decision.")
 
 
 class StraightLiningExclusion(_Model):

@@ -65,6 +65,8 @@ __all__ = ["HOST", "RehearsalError", "RehearsalResult", "rehearsal_workspace", "
 HOST = "127.0.0.1"
 
 _REQUEST_TIMEOUT = 30.0
+#: seconds a synthetic participant waits before the next one enters when work is held back by the in-flight bound
+_HELD_BACK_PAUSE = 0.02
 _START_TIMEOUT = 60.0
 
 
@@ -213,8 +215,9 @@ class _Crowd:
     """Synthetic participants doing the study, ``concurrency`` at a time."""
 
     def __init__(self, port: int, answerer: Answerer, kind: str, seed: int, participants: int | None,
-                 max_tasks: int, advance: Any) -> None:
+                 max_tasks: int, advance: Any, admin_token: str = "") -> None:
         self.port, self.answerer, self.kind, self.seed = port, answerer, kind, seed
+        self.admin_token = admin_token
         self.limit, self.max_tasks, self.advance = participants, max_tasks, advance
         self.stop = threading.Event()
         self.tally = _Tally()
@@ -227,7 +230,8 @@ class _Crowd:
         return None if self.limit is not None and i >= self.limit else i
 
     def worker(self) -> None:
-        """Participants one after another: up to the limit, or (without one) until a new one gets nothing."""
+        """Participants one after another: up to the limit, or (without one) until a new one gets nothing
+        and nothing is held back for later (:meth:`_held_back`)."""
         client = ApiClient(HOST, self.port, _REQUEST_TIMEOUT)
         try:
             while not self.stop.is_set():
@@ -236,9 +240,22 @@ class _Crowd:
                     return
                 done = self._participant(client, index)
                 if self.limit is None and done == 0:
-                    return
+                    if not self._held_back(client):
+                        return
+                    time.sleep(_HELD_BACK_PAUSE)
         finally:
             client.close()
+
+    def _held_back(self, client: ApiClient) -> bool:
+        """Whether work of an undecided watched comparison remains: a new participant got nothing only because
+        the store bounds the judgements in flight (docs/stopping.md), so more participants are still needed."""
+        if not self.admin_token:
+            return False
+        _, body = client.request("GET", "/api/v1/admin/status", token=self.admin_token)
+        criteria = body["overview"]["criteria"]
+        return any(st["outcome"] == "continue"
+                   and criteria.get(st["comparison"], {}).get("wanted", 0) > criteria.get(st["comparison"], {}).get("done", 0)
+                   for st in body["stopping"])
 
     def _participant(self, client: ApiClient, index: int) -> int:
         pid = f"rehearsal-{self.kind}-{index + 1:05d}"
@@ -404,7 +421,7 @@ def rehearse(
             server = _Server(study, store, workers, ws.root / "server.log", unlocked=lock is None)
             server.start(deadline)
             with _progress_bar(progress, required, kind) as advance:
-                crowd = _Crowd(server.port, answerer, kind, seed, participants, max_tasks, advance)
+                crowd = _Crowd(server.port, answerer, kind, seed, participants, max_tasks, advance, server.admin_token)
                 crowd.run(concurrency, deadline)
             admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)
             try:

@@ -39,9 +39,45 @@ def _collation(collation: dict[str, Any] | None) -> Section:
     verdict = "complete" if collation["complete"] else (
         f"INCOMPLETE: {collation['judgements_missing']} judgements missing in {collation['tasks_incomplete']} "
         "tasks; a re-run file was written to rerun/")
-    rows = [[k, collation[k]] for k in ("required_per_task", "tasks", "tasks_complete", "tasks_incomplete",
-                                         "judgements_missing", "invalid_rows", "unknown_task_rows")]
-    return Section("Collation", [f"Collation: {verdict}."], [Table("", ["check", "value"], rows)])
+    rows = [[k, collation[k]] for k in ("required_per_task", "tasks", "tasks_complete", "tasks_decided",
+                                         "tasks_incomplete", "judgements_missing", "invalid_rows",
+                                         "unknown_task_rows") if k in collation]
+    paras = [f"Collation: {verdict}."]
+    if collation.get("tasks_decided"):
+        paras.append(f"{collation['tasks_decided']} pair tasks are complete by design: the stopping rule decided their "
+                     "comparison, so they need no further judgements and are never re-run (see Dynamic stopping).")
+    return Section("Collation", paras, [Table("", ["check", "value"], rows)])
+
+
+def _stopping(results: Results) -> Section | None:
+    """The stopping rule's decisions, stated in words and a table (not only in a figure caption)."""
+    decisions = [res.stopping for res in results.criteria.values() if res.stopping]
+    if not decisions:
+        return None
+    paras, rows = [], []
+    for d in decisions:
+        guarantee = (f"anytime-valid: the probability that it ever decides wrongly is at most {d['delta']:g}"
+                     if d["anytime_valid"] else f"not anytime-valid: delta {d['delta']:g} holds only for a fixed n")
+        if d["outcome"] in ("A", "B"):
+            said = f"decided for {d['decision']} after n = {d['n']} decisive judgements"
+        elif d["outcome"] == "horizon":
+            said = f"reached its horizon of {d['horizon']} outcomes without a decision"
+        else:
+            said = f"has not decided after n = {d['n']} decisive judgements"
+        text = f"{d['criterion']} ({d['a']} vs {d['b']}): the {d['rule']} rule ({guarantee}) {said}."
+        if d.get("fixed_design") and d.get("saved") is not None:
+            text += (f" It used {d['collected']} judgements of this comparison where the fixed design would have "
+                     f"collected {d['fixed_design']}: {d['saved']} saved ({100 * d['saved'] / d['fixed_design']:.0f}%).")
+        if d.get("live_n") is not None:
+            text += (f" The live rule decided at n = {d['live_n']}; the replay on the exported, excluded judgements "
+                     + ("agrees." if d["agrees_with_live"] else f"reaches n = {d['n']}: THEY DISAGREE."))
+        paras.append(text)
+        rows.append([d["criterion"], f"{d['a']} vs {d['b']}", d["rule"], d["delta"], d["anytime_valid"], d["decision"],
+                     d["n"], d["collected"], d.get("fixed_design"), d.get("saved"), d.get("live_n")])
+    table = Table("Decisions of the stopping rule (replayed on the valid judgements in the live rule's order)",
+                  ["criterion", "comparison", "rule", "delta", "anytime-valid", "decision", "n", "judgements",
+                   "fixed design", "saved", "live n"], rows, results.signature)
+    return Section("Dynamic stopping", paras, [table])
 
 
 def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
@@ -127,9 +163,9 @@ def _figures(name: str, res: CriterionResult, s: Section) -> None:
     if res.stopping and res.stopping.get("path"):
         st = res.stopping
         s.figures.append(Figure(f"{name}-decision-bound", decision_bound_figure(st, f"{name}: {st['rule']} rule"),
-                                f"{name}: share for {st['a']} over n with the {st['rule']} bounds (delta "
-                                f"{st['delta']}); decision: {st['decision']}"
-                                + (f" at n = {st['decided_at']}" if st.get("decided_at") else "")))
+                                f"{name}: win rate of {st['a']} over {st['b']} after each decisive judgement, with "
+                                f"the win rates at which the {st['rule']} rule (delta {st['delta']:g}) decides; "
+                                f"decision: {st['decision']} at n = {st['n']}"))
 
 
 def build_report(
@@ -148,6 +184,8 @@ def build_report(
         banner = (f"DRY RUN with '{results.dry_run}' dummy responses: these numbers rehearse the pipeline and "
                   "say nothing about the systems.")
     sections = [_summary(protocol, results, design), _collation(collation), _exclusion(exclusion, protocol)]
+    if (stopping := _stopping(results)) is not None:
+        sections.insert(1, stopping)
     sections += [_criterion(name, res, sig) for name, res in results.criteria.items()]
     for ph in posthoc or []:
         note = ("Post hoc analysis, run after the preregistered plan and not part of it; it does not change the "

@@ -5,8 +5,8 @@
 * :func:`ranking_figure`: each system's score with its confidence interval, best first;
 * :func:`winrate_heatmap`: share of comparisons the row system wins against the column
   system (ties as half wins);
-* :func:`decision_bound_figure`: the share of judgements for A over n with the stopping
-  rule's bounds for deciding A or B.
+* :func:`decision_bound_figure`: the win rate of A over n with the win rates at which the
+  stopping rule decides A or B (dotted where no decision is possible yet).
 """
 
 from __future__ import annotations
@@ -85,18 +85,31 @@ def winrate_heatmap(matrix: dict[str, dict[str, float | None]], title: str) -> b
 
 
 def decision_bound_figure(stopping: dict[str, Any], title: str) -> bytes:
-    """Share of judgements for A after n judgements, with the rule's bounds to decide A / B."""
+    """Win rate of A after each decisive judgement, with the win rates at which the rule decides A / B.
+
+    ``stopping`` is a replayed decision (:func:`humeval.analysis.decisions.replay_decisions`):
+    its bounds are on the win-rate scale, clipped to [0, 1]; where the unclipped bound lies
+    outside [0, 1] (no decision possible yet at that n) the line is dotted.
+    """
     path = stopping["path"]
-    n = np.array([p["n"] for p in path])
+    n = np.array([p["n"] for p in path], dtype=float)
     fig, ax = plt.subplots(figsize=(6.5, 3.5))
-    ax.plot(n, [p["estimate"] for p in path], color="black", label=f"share for {stopping['a']}")
-    ax.plot(n, [p["threshold_a"] for p in path], color="tab:green", ls="--", label=f"decide {stopping['a']}")
-    ax.plot(n, [p["threshold_b"] for p in path], color="tab:red", ls="--", label=f"decide {stopping['b']}")
-    if stopping.get("decided_at"):
-        ax.axvline(stopping["decided_at"], color="grey", lw=0.8)
+    ax.plot(n, [p["estimate"] for p in path], color="black", label=f"win rate of {stopping['a']}")
+    for side, colour, label in (("a", "tab:green", stopping["a"]), ("b", "tab:red", stopping["b"])):
+        bound = np.array([np.nan if p[f"threshold_{side}"] is None else p[f"threshold_{side}"] for p in path])
+        reachable = np.array([p[f"reachable_{side}"] for p in path], dtype=bool)
+        ax.plot(n, np.where(reachable, bound, np.nan), color=colour, ls="--", label=f"decide {label}")
+        ax.plot(n, np.where(reachable, np.nan, bound), color=colour, ls=":", lw=0.8)
+    if stopping["outcome"] in ("A", "B"):
+        ax.axvline(stopping["n"], color="grey", lw=0.8)
+        ax.plot([stopping["n"]], [path[-1]["estimate"]], "o", color="black")
+        ax.annotate(f"{stopping['decision']} at n = {stopping['n']}", (stopping["n"], path[-1]["estimate"]),
+                    textcoords="offset points", xytext=(-6, 8), ha="right", fontsize=8)
+    ax.axhline(0.5, color="lightgrey", lw=0.6)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("judgements n")
-    ax.set_ylabel("share")
+    ax.set_xlim(0, max(n.max(), 1) + 0.5)
+    ax.set_xlabel("decisive judgements n")
+    ax.set_ylabel(f"win rate of {stopping['a']}")
     ax.set_title(title)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="best")
     return _png(fig)

@@ -24,7 +24,7 @@ from sqlalchemy import Connection, and_, func, insert, select, update
 
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
-from humeval.store.live import has_room, is_settled, settle, settle_abandoned
+from humeval.store.live import has_room, is_settled, release_list, settle, settle_abandoned
 from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Sql, sql_of
@@ -218,6 +218,8 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
         db.run(_COMPLETED, key)
     if done > 0:
         settle(conn, ctx, participant_id, now)
+    elif ctx.watched and ctx.strategy is None:
+        release_list(db, participant_id)  # held back by the in-flight bound: the list waits for the next participant
     return final
 
 

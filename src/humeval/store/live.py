@@ -26,8 +26,10 @@ open leases are withdrawn (a submit on one is refused with ``lease_withdrawn``).
 
 Leases in flight are bounded: a watched pair task is leased only while the comparison's
 judgements in flight (open leases plus judgements not yet fed or dropped) are fewer than
-``max(1, ceil(IN_FLIGHT_RATE * n))``, ``n`` the outcomes fed so far; so at most
-``ceil(IN_FLIGHT_RATE * n) - 1`` judgements are collected beyond the decision.
+:meth:`~humeval.protocol.comparisons.Comparison.in_flight_bound` (``max(min_in_flight,
+ceil(in_flight_share * n))``, ``n`` the outcomes fed so far; ``stopping.in_flight_share`` and
+``stopping.min_in_flight`` in the protocol, default 0.05 and 1): with the defaults at most
+``ceil(0.05 * n) - 1`` judgements are collected beyond the decision.
 
 A rule object is kept per process and brought up to date from ``outcomes`` when other
 processes fed it meanwhile, so every process sees the same sequence of outcomes.
@@ -36,7 +38,6 @@ processes fed it meanwhile, so every process sees the same sequence of outcomes.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,11 +50,9 @@ from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["IN_FLIGHT_RATE", "after_judgement", "has_room", "in_flight", "is_settled", "settle", "settle_abandoned",
+__all__ = ["after_judgement", "has_room", "in_flight", "is_settled", "release_list", "settle", "settle_abandoned",
            "vote_of"]
 
-#: judgements in flight per watched comparison: at most max(1, ceil(IN_FLIGHT_RATE * n))
-IN_FLIGHT_RATE = 0.05
 
 _CLOSE_CHUNK = 500
 
@@ -242,11 +241,6 @@ _IN_FLIGHT = (
 _STATE_OF = "SELECT n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
 
 
-def bound(n: int) -> int:
-    """Judgements of a comparison allowed in flight after ``n`` fed outcomes: max(1, ceil(rate * n))."""
-    return max(1, math.ceil(IN_FLIGHT_RATE * n))
-
-
 def in_flight(db: Sql, comparison: str, now: float) -> int:
     """Open leases of the comparison's pair tasks plus their judgements not yet fed or dropped."""
     return int(db.scalar(_IN_FLIGHT, {"c": comparison, "now": now}) or 0)
@@ -261,7 +255,7 @@ def has_room(db: Sql, ctx: StoreContext, task_id: str, now: float) -> bool:
         state = db.one(_STATE_OF, {"c": c})
         if state is None or state[1] != "continue":
             return False
-        if in_flight(db, c, now) >= bound(int(state[0])):
+        if in_flight(db, c, now) >= ctx.comparisons[c].in_flight_bound(int(state[0])):
             return False
     return True
 
@@ -281,6 +275,11 @@ _ABANDONED = (
     "JOIN participants p ON p.participant_id = a.participant_id WHERE a.status = 'done' AND p.last_seen < :cut "
     "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = a.participant_id) LIMIT 100"
 )
+
+
+def release_list(db: Sql, participant_id: str) -> None:
+    """Give the participant's unfinished list back: the next participant to enter continues it."""
+    db.run(_RELEASE_LIST, {"pid": participant_id})
 
 
 def is_settled(db: Sql, participant_id: str) -> bool:
@@ -305,7 +304,7 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
     db = sql_of(conn)
     if db.run(_SETTLE, {"pid": participant_id, "now": now}) != 1:
         return []
-    db.run(_RELEASE_LIST, {"pid": participant_id})  # the rest of an unfinished list goes to the next participant
+    release_list(db, participant_id)  # the rest of an unfinished list goes to the next participant
     latest = _latest(conn, participant_id)
     if abandoned:
         excluded, keys, reason = True, set(), "abandoned: inactive for longer than a lease"

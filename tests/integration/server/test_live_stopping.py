@@ -20,10 +20,10 @@ from humeval.analysis.exclude import exclusions, valid_judgements
 from humeval.files import write_jsonl
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.pipeline import run
+from humeval.protocol.comparisons import Comparison
 from humeval.server.app import create_app
 from humeval.server.config import ServerConfig
 from humeval.stopping import get_rule
-from humeval.store import live
 from humeval.store import schema as s
 from humeval.store.store import Store
 from humeval.study import Study
@@ -42,7 +42,7 @@ criteria:
 presentation: {{setup: separate}}
 design: {{judgements_per_item: 1, items_per_participant: {per_participant}, counterbalancing: none, attention_checks: {checks}}}
 assignment: {{strategy: {strategy}, lease_seconds: 600}}
-stopping: {{rule: anytime, delta: 0.05, systems: [{systems}]}}
+stopping: {{rule: anytime, delta: 0.05, systems: [{systems}], min_in_flight: {min_in_flight}}}
 exclusion:
   - {{rule: attention, max_failures: 0}}
 platform: {{kind: local, completion_code: DONE-1}}
@@ -50,10 +50,10 @@ platform: {{kind: local, completion_code: DONE-1}}
 
 
 def make_study(root: Path, *, strategy: str = "list", per_participant: int = 4, checks: int = 1,
-               systems: str = "baseline, candidate", items: int = 80) -> Study:
+               systems: str = "baseline, candidate", items: int = 80, min_in_flight: int = 1) -> Study:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
     (root / "humeval.yaml").write_text(PROTOCOL.format(strategy=strategy, per_participant=per_participant,
-                                                      checks=checks, systems=systems), encoding="utf-8")
+                                                      checks=checks, systems=systems, min_in_flight=min_in_flight), encoding="utf-8")
     study = Study.open(root)
     list(run(study))
     return study
@@ -188,14 +188,14 @@ def test_before_the_fix_a_spammer_would_have_counted(tmp_path: Path) -> None:
         asyncio.run(c.close())
 
 
-def test_open_leases_are_withdrawn_at_the_decision_and_refused_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    study = make_study(tmp_path / "study", strategy="one", per_participant=1, checks=0)
-    monkeypatch.setattr(live, "IN_FLIGHT_RATE", 10.0)  # room for many leases, so some are open at the decision
+def test_open_leases_are_withdrawn_at_the_decision_and_refused_cleanly(tmp_path: Path) -> None:
+    # stopping.min_in_flight: 10 leaves room for many leases, so some are open at the decision
+    study = make_study(tmp_path / "study", strategy="one", per_participant=1, checks=0, min_in_flight=10)
 
     async def go() -> None:
         c = Client(study)
         try:
-            await c.work("P000", prefer="candidate")  # n = 1: the bound is now ceil(10 * 1) = 10
+            await c.work("P000", prefer="candidate")  # n = 1: the bound is max(10, ceil(0.05 * 1)) = 10
             waiting = []
             for i in range(6):  # leases held, not yet answered
                 h = await c.enter(f"W{i}")
@@ -249,7 +249,10 @@ def test_in_flight_bound_holds(tmp_path: Path) -> None:
             await c.close()
 
     asyncio.run(go())
-    assert [live.bound(n) for n in (0, 1, 20, 21, 40, 41)] == [1, 1, 1, 2, 2, 3]
+    comparison = Comparison("q", "A", "B", "anytime", 0.05)
+    assert [comparison.in_flight_bound(n) for n in (0, 1, 20, 21, 40, 41)] == [1, 1, 1, 2, 2, 3]
+    wider = Comparison("q", "A", "B", "anytime", 0.05, in_flight_share=0.1, min_in_flight=4)
+    assert [wider.in_flight_bound(n) for n in (0, 40, 41, 100)] == [4, 4, 5, 10]
 
 
 def test_two_systems_with_empty_stopping_systems_are_watched(tmp_path: Path) -> None:

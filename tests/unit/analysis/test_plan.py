@@ -126,11 +126,11 @@ def test_stopping_rule_is_replayed_in_submission_order():
                    "choice": "A" if k % 10 else "B", "submitted_at": f"2025-01-01T00:{k // 60:02d}:{k % 60:02d}"}
                   for k in range(120)])
     stopping = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"].stopping
-    assert stopping["decision"] == "X" and 1 < stopping["decided_at"] <= 120
-    assert [p["n"] for p in stopping["path"]] == list(range(1, stopping["decided_at"] + 1))
-    assert stopping["after_decision"] == 120 - stopping["decided_at"]
-    decided = stopping["path"][stopping["decided_at"] - 1]
-    assert decided["estimate"] >= decided["threshold_a"]
+    assert stopping["decision"] == "X" and stopping["outcome"] == "A" and 1 < stopping["n"] <= 120
+    assert [p["n"] for p in stopping["path"]] == list(range(1, stopping["n"] + 1))
+    assert stopping["after_decision"] == 120 - stopping["n"]
+    decided = stopping["path"][stopping["n"] - 1]
+    assert decided["reachable_a"] and decided["estimate"] >= decided["threshold_a"]
 
 
 def test_an_item_without_judgements_of_one_system_still_ranks():

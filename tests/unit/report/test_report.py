@@ -59,8 +59,10 @@ def test_heds_answers_or_lists_every_question():
 def test_pairwise_figures_render():
     matrix = {"X": {"X": None, "Y": 0.7}, "Y": {"X": 0.3, "Y": None}}
     assert winrate_heatmap(matrix, "t").startswith(PNG)
-    path = [{"n": n, "estimate": 0.6, "threshold_a": 0.5 + 1 / n, "threshold_b": 0.5 - 1 / n} for n in range(1, 30)]
-    stopping = {"path": path, "a": "X", "b": "Y", "rule": "anytime", "delta": 0.05, "decided_at": 20}
+    path = [{"n": n, "estimate": 0.6, "threshold_a": min(1.0, 0.5 + 1 / n), "threshold_b": max(0.0, 0.5 - 1 / n),
+             "reachable_a": 0.5 + 1 / n <= 1, "reachable_b": 0.5 - 1 / n >= 0} for n in range(1, 30)]
+    stopping = {"path": path, "a": "X", "b": "Y", "rule": "anytime", "delta": 0.05, "outcome": "A", "decision": "X",
+                "n": 29}
     assert decision_bound_figure(stopping, "t").startswith(PNG)
 
 

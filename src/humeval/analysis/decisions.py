@@ -1,0 +1,129 @@
+"""The stopping rule's decisions, replayed from the collected judgements: one function for collation,
+the analysis and the report.
+
+For each comparison the protocol's rule watches (:func:`humeval.protocol.comparisons.watched_comparisons`,
+the resolver the live store uses too), the rule is replayed on the valid judgements
+(after exclusion) of that comparison's ``2afc`` criterion, in the order the live rule
+consumed them: rows with ``stop_seq`` ascending (votes of a pool task share one
+``stop_seq`` and are aggregated into its label by the protocol's labelling strategy, as
+the store does), then rows without it (dry runs, imports) by ``submitted_at``. Since the
+store feeds the rule only outcomes of participants the exclude stage keeps, the replay
+reaches the live decision at the live ``n``; the export's largest ``stop_seq`` is reported
+beside it (``live_n``) and any disagreement is flagged, never hidden.
+
+Each decision also says what the fixed design would have collected for the comparison
+(its pair tasks times ``design.judgements_per_item``) and how many judgements stopping
+saved against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from humeval.analysis.validity import invalid_reasons
+from humeval.design.tasks import Task
+from humeval.judgements import winners
+from humeval.protocol.comparisons import Comparison, watched_comparisons
+from humeval.protocol.models import Protocol
+
+__all__ = ["DECIDED", "fixed_design", "replay_decisions"]
+
+#: outcomes after which collection of a comparison stops (the rule decided, or the horizon was reached)
+DECIDED = ("A", "B", "horizon")
+
+
+def _ordered(rows: pd.DataFrame) -> pd.DataFrame:
+    """The live rule's order: ``stop_seq`` ascending, then the rest by submission time."""
+    seq = rows["stop_seq"] if "stop_seq" in rows else pd.Series(pd.NA, index=rows.index)
+    seq = pd.to_numeric(seq, errors="coerce").astype(float)
+    return rows.assign(_fed=seq.notna(), _seq=seq.fillna(np.inf)).sort_values(
+        ["_fed", "_seq", "submitted_at"], ascending=[False, True, True], kind="stable")
+
+
+def _outcomes(rows: pd.DataFrame, comparison: Comparison, protocol: Protocol) -> list[int]:
+    """1 (system A won) / 0 (system B won) per outcome, in the live rule's order; ties are no outcome."""
+    ordered = _ordered(rows)
+    won = winners(ordered)
+    vote = np.where(won == comparison.system_a, 1, np.where(won == comparison.system_b, 0, -1))
+    ordered = ordered.assign(_vote=vote)
+    if protocol.assignment.strategy == "list":
+        return [int(v) for v in ordered["_vote"] if v >= 0]
+    from humeval.store.context import (
+        strategy_of,  # the store's strategy, so labels aggregate as it does
+    )
+
+    strategy = strategy_of(protocol)
+    labels = []
+    fed = ordered[ordered["_fed"]]
+    for _, group in fed.groupby("_seq", sort=True):
+        votes = [int(v) for v in group["_vote"] if v >= 0]
+        if votes:
+            labels.append(int(strategy.label(votes)))
+    return labels + [int(v) for v in ordered.loc[~ordered["_fed"], "_vote"] if v >= 0]
+
+
+def _clip(x: float | None) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(min(1.0, max(0.0, x)))
+
+
+def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[str],
+                     tasks: Sequence[Task] | None = None) -> list[dict[str, Any]]:
+    """Replay the protocol's stopping rule on ``valid`` judgements (after exclusion), one record per comparison.
+
+    A record: ``criterion``, ``a``/``b`` (the systems; the rule's outcome 1 is a win of
+    ``a``), ``rule``, ``delta``, ``anytime_valid``, ``horizon``, ``outcome`` (``A``, ``B``,
+    ``horizon`` or ``continue``), ``decision`` (the preferred system, ``horizon`` or
+    ``continue``), ``n`` (outcomes the rule used), ``reason``, ``path`` (per n: the win
+    rate of ``a`` and the rule's bounds on that scale, clipped to [0, 1];
+    ``reachable_a``/``reachable_b`` say whether the unclipped bound could be reached),
+    ``live_n`` (the export's largest ``stop_seq``; None without one), ``agrees_with_live``,
+    ``collected`` (valid decisive and tied judgements of the comparison), ``after_decision``
+    and, with ``tasks``, ``fixed_design`` and ``saved``.
+    """
+    from humeval.stopping import ANYTIME_VALID, get_rule  # scipy: only when a rule is replayed
+
+    records = []
+    for comp in watched_comparisons(protocol, list(systems)):
+        rows = valid[(valid["criterion"] == comp.criterion) & (valid["kind"] == "task")]
+        rows = rows[invalid_reasons(rows, protocol) == ""]
+        rows = rows[[comp.involves(a, b) for a, b in zip(rows["system"], rows["system_b"], strict=True)]]
+        outcomes = _outcomes(rows, comp, protocol)
+        rule = get_rule(comp.rule, comp.delta, horizon=comp.horizon)
+        path, d = [], None
+        for o in outcomes:
+            d = rule.update(o)
+            path.append({"n": d.n, "estimate": float(d.estimate),
+                         "threshold_a": _clip(d.threshold_a), "threshold_b": _clip(d.threshold_b),
+                         "reachable_a": bool(d.threshold_a <= 1), "reachable_b": bool(d.threshold_b >= 0)})
+            if d.decided or (comp.horizon is not None and d.n >= comp.horizon):
+                break
+        outcome = "continue" if d is None else d.outcome
+        if outcome == "continue" and d is not None and comp.horizon is not None and d.n >= comp.horizon:
+            outcome = "horizon"
+        n = 0 if d is None else int(d.n)
+        seq = pd.to_numeric(rows["stop_seq"], errors="coerce") if "stop_seq" in rows else pd.Series(dtype=float)
+        live_n = int(seq.max()) if seq.notna().any() else None
+        record: dict[str, Any] = {
+            "criterion": comp.criterion, "a": comp.system_a, "b": comp.system_b, "rule": comp.rule,
+            "delta": comp.delta, "anytime_valid": comp.rule in ANYTIME_VALID, "horizon": comp.horizon,
+            "outcome": outcome, "decision": {"A": comp.system_a, "B": comp.system_b}.get(outcome, outcome),
+            "n": n, "reason": "no decisive judgement yet" if d is None else d.reason, "path": path,
+            "live_n": live_n, "agrees_with_live": None if live_n is None else live_n == n,
+            "collected": len(rows), "after_decision": max(0, len(outcomes) - n) if outcome in DECIDED else 0,
+        }
+        if tasks is not None:
+            fixed = fixed_design(tasks, comp, protocol)
+            record |= {"fixed_design": fixed, "saved": fixed - len(rows) if outcome in DECIDED else None}
+        records.append(record)
+    return records
+
+
+def fixed_design(tasks: Sequence[Task], comparison: Comparison, protocol: Protocol) -> int:
+    """Judgements the design collects for ``comparison`` without stopping: its pair tasks x judgements per item."""
+    pair = sum(1 for t in tasks if t.kind == "task" and comparison.criterion in t.criteria
+               and len(t.systems) == 2 and comparison.involves(*t.systems))
+    return pair * protocol.design.judgements_per_item

@@ -1,0 +1,77 @@
+"""The stopping rule replayed on collected judgements: one function for collation, analysis and report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from humeval.analysis.collate import collate
+from humeval.analysis.decisions import replay_decisions
+from humeval.analysis.exclude import EXCLUDED_COLUMNS
+from humeval.design.tasks import Task
+from humeval.stopping import get_rule
+
+from .conftest import make_protocol, rows
+
+NONE = pd.DataFrame(columns=EXCLUDED_COLUMNS)
+
+
+def _protocol(**stopping):
+    return make_protocol(systems=["X", "Y"], criteria=[{"name": "q", "type": "2afc", "question": "Which?"}],
+                         stopping={"rule": "anytime", "delta": 0.05, **stopping},
+                         design={"judgements_per_item": 3, "items_per_participant": 5},
+                         analysis={"rankings": [], "agreement": [], "bootstrap": 100})
+
+
+def _frame(choices, seqs=None):
+    return rows([{"participant_id": f"p{k}", "item_id": f"i{k % 40}", "task_id": f"i{k % 40}|X+Y|q", "system": "X",
+                  "system_b": "Y", "choice": c, "submitted_at": f"2025-01-01T00:{k // 60:02d}:{k % 60:02d}",
+                  "stop_seq": np.nan if seqs is None else seqs[k]} for k, c in enumerate(choices)])
+
+
+def _tasks(n=40):
+    return [Task(f"i{k}|X+Y|q", f"i{k}", ("X", "Y"), ("q",), "pair") for k in range(n)]
+
+
+def test_a_two_system_study_with_an_empty_list_is_replayed():
+    # the resolver compares the study's two systems; the old replay returned no decision path
+    (d,) = replay_decisions(_frame(["B"] * 30), _protocol(), ["X", "Y"], _tasks())
+    assert (d["a"], d["b"], d["outcome"], d["decision"]) == ("X", "Y", "B", "Y")
+    rule = get_rule("anytime", 0.05)
+    expected = next(k for k in range(1, 31) if rule.update(0).decided)  # hand replay: first n that decides
+    assert d["n"] == expected and len(d["path"]) == expected
+    assert d["fixed_design"] == 40 * 3 and d["collected"] == 30 and d["saved"] == 90
+
+
+def test_the_live_order_stop_seq_comes_before_submission_time():
+    choices = ["A"] * 10 + ["B"] * 40
+    seqs = [np.nan] * 10 + list(range(40, 0, -1))  # the live rule consumed the B votes, latest submitted first
+    (d,) = replay_decisions(_frame(choices, seqs), _protocol(), ["X", "Y"])
+    assert d["outcome"] == "B" and d["live_n"] == 40
+    assert d["agrees_with_live"] is (d["n"] == 40)
+    assert all(p["estimate"] == 0.0 for p in d["path"])  # the unfed A votes come only after every fed row
+
+
+def test_bounds_are_on_the_win_rate_scale_within_0_and_1():
+    (d,) = replay_decisions(_frame(["A", "B"] * 60), _protocol(), ["X", "Y"])
+    assert d["outcome"] == "continue"
+    for p in d["path"]:
+        assert 0 <= p["threshold_b"] <= p["threshold_a"] <= 1
+    assert not d["path"][0]["reachable_a"]  # one judgement cannot decide: its bound lies beyond 1
+
+
+def test_horizon_stops_without_a_decision():
+    (d,) = replay_decisions(_frame(["A", "B"] * 30), _protocol(rule="hoeffding-lastrun", max_judgements=20),
+                            ["X", "Y"], _tasks())
+    assert d["outcome"] == "horizon" and d["n"] == 20 and d["horizon"] == 20
+
+
+def test_a_decided_comparison_is_complete_in_collation():
+    frame = _frame(["B"] * 30)
+    decisions = replay_decisions(frame, _protocol(), ["X", "Y"], _tasks())
+    result = collate(frame, _tasks(), _protocol(), excluded=NONE, decisions=decisions)
+    assert result.complete and result.missing == 0
+    assert result.summary()["tasks_decided"] == 40
+    assert result.tasks["decided"].str.startswith("q: Y at n = ").all()
+    undecided = collate(frame, _tasks(), _protocol(), excluded=NONE)
+    assert not undecided.complete  # without the decision the same judgements leave tasks short
