@@ -113,7 +113,7 @@ def fleiss_kappa(
             "n_boot": n_boot,
             "n_boot_valid": valid,
             "seed": seed if isinstance(seed, int) else "generator",
-            "level": confidence_level,
+            "ci_level": confidence_level,
         },
     )
 

@@ -514,6 +514,7 @@ def elo(
             "n_boot": n_boot,
             "seed": _seed_label(seed),
             "n_battles": int(a.size),
+            "ci_level": confidence_level,
         },
     )
 
@@ -695,5 +696,11 @@ def rank_by_scores(
         rank_high,
         "paired_bootstrap",
         estimate_method="mean_score",
-        extra={"n_boot": n_boot, "seed": _seed_label(seed), "alpha": alpha, "pairs": pairs},
+        extra={
+            "n_boot": n_boot,
+            "seed": _seed_label(seed),
+            "alpha": alpha,
+            "ci_level": confidence_level,
+            "pairs": pairs,
+        },
     )
