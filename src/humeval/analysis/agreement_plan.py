@@ -101,5 +101,5 @@ def _icc(units: pd.DataFrame, criterion_type: str, required: int, plan: Analysis
     keep = counts.index[counts >= required]
     wide = ordered[ordered["unit"].isin(keep) & (ordered["_k"] < required)].pivot(index="unit", columns="_k", values="code")
     context = {"measure": "icc", "judgements_per_unit": required, "units_left_out": int((counts < required).sum())}
-    return [attempt(f"icc({form})", icc, wide.to_numpy(dtype=float), form, alpha=plan.alpha,
+    return [attempt(f"icc({form})", icc, wide.to_numpy(dtype=float), form, confidence_level=1 - plan.alpha,
                     context=context | {"form": form}) for form in ("1,1", "1,k")]

@@ -43,7 +43,7 @@ def _pair_record(first: str, second: str, won: pd.Series, alpha: float) -> dict[
     if a + b == 0:
         return record | {"estimate": None, "ci_low": None, "ci_high": None, "p_value": None,
                          "undefined": "no decisive judgements (only ties)"}
-    test = sign_test(a, b, alpha=alpha)
+    test = sign_test(a, b, confidence_level=1 - alpha)  # alpha: the plan's significance level
     return record | {"estimate": test.estimate, "ci_low": test.ci_low, "ci_high": test.ci_high,
                      "p_value": test.p_value, "tie_rate": ties / len(won)}
 

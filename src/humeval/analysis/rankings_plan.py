@@ -62,19 +62,21 @@ def rankings(
                 if item_scores is None:
                     raise DataError("no per-item scores (pairwise criterion): use bradley-terry, trueskill or elo")
                 complete = item_scores.dropna()
-                rec = ranking_record(rank_by_scores(complete, n_boot=plan.bootstrap, seed=seed, alpha=plan.alpha))
+                rec = ranking_record(rank_by_scores(complete, n_boot=plan.bootstrap, seed=seed, alpha=plan.alpha,
+                                                            confidence_level=1 - plan.alpha))
                 out[method] = rec | {"items_left_out": int(len(item_scores) - len(complete))}
             elif battles is None or battles.empty:
                 raise DataError("no battles to rank")
             elif method == "bradley-terry":
                 out[method] = ranking_record(bradley_terry(battles, n_boot=plan.bootstrap, seed=seed,
-                                                           level=1 - plan.alpha))
+                                                           confidence_level=1 - plan.alpha))
             elif method == "trueskill":
                 n_boot = min(plan.bootstrap, TRUESKILL_MAX_BOOT)
                 out[method] = ranking_record(trueskill_ranking(battles, n_boot=n_boot, seed=seed,
-                                                               level=1 - plan.alpha)) | {"n_boot": n_boot}
+                                                               confidence_level=1 - plan.alpha)) | {"n_boot": n_boot}
             else:
-                out[method] = ranking_record(elo(battles, n_boot=plan.bootstrap, seed=seed, level=1 - plan.alpha))
+                out[method] = ranking_record(elo(battles, n_boot=plan.bootstrap, seed=seed,
+                                                 confidence_level=1 - plan.alpha))
         except DataError as exc:
             out[method] = {"method": method, "undefined": str(exc), "systems": []}
         if battles is not None and method in ("bradley-terry", "trueskill", "elo"):

@@ -1,4 +1,4 @@
-"""Report figures (matplotlib, Agg backend): each function returns PNG bytes.
+"""Report figures (matplotlib): each function returns PNG bytes.
 
 * :func:`distribution_figure`: stacked bars of the response distribution per system
   (Thomson & Belz, Figures 2-4);
@@ -7,6 +7,11 @@
   system (ties as half wins);
 * :func:`decision_bound_figure`: the win rate of A over n with the win rates at which the
   stopping rule decides A or B (dotted where no decision is possible yet).
+
+Figures are :class:`matplotlib.figure.Figure` objects drawn on their own
+:class:`~matplotlib.backends.backend_agg.FigureCanvasAgg`, never through pyplot: importing
+or using this module leaves the user's matplotlib backend and pyplot's figure registry alone,
+and figures can be drawn from several threads.
 """
 
 from __future__ import annotations
@@ -15,18 +20,23 @@ import io
 from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 __all__ = ["decision_bound_figure", "distribution_figure", "ranking_figure", "winrate_heatmap"]
 
 
-def _png(fig: Any) -> bytes:
+def _figure(figsize: tuple[float, float]) -> Figure:
+    """A figure on its own Agg canvas (no pyplot, no backend switch)."""
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
     return buf.getvalue()
 
 
@@ -34,9 +44,10 @@ def distribution_figure(distribution: dict[str, dict[str, int]], title: str) -> 
     """Stacked bars: for each system, the count of each response level."""
     systems = list(distribution)
     levels = list(next(iter(distribution.values())).keys()) if systems else []
-    fig, ax = plt.subplots(figsize=(6, 0.6 * len(systems) + 1.6))
+    fig = _figure((6, 0.6 * len(systems) + 1.6))
+    ax = fig.subplots()
     left = np.zeros(len(systems))
-    colours = plt.get_cmap("RdYlGn")(np.linspace(0.1, 0.9, max(len(levels), 1)))
+    colours = matplotlib.colormaps["RdYlGn"](np.linspace(0.1, 0.9, max(len(levels), 1)))
     for level, colour in zip(levels, colours, strict=False):
         counts = np.array([distribution[s][level] for s in systems], dtype=float)
         ax.barh(systems, counts, left=left, color=colour, label=level, edgecolor="white")
@@ -54,7 +65,8 @@ def ranking_figure(systems: list[dict[str, Any]], title: str, xlabel: str) -> by
     est = np.array([np.nan if s.get("estimate") is None else s["estimate"] for s in systems], dtype=float)
     lo = np.array([np.nan if s.get("ci_low") is None else s["ci_low"] for s in systems], dtype=float)
     hi = np.array([np.nan if s.get("ci_high") is None else s["ci_high"] for s in systems], dtype=float)
-    fig, ax = plt.subplots(figsize=(6, 0.5 * len(names) + 1.2))
+    fig = _figure((6, 0.5 * len(names) + 1.2))
+    ax = fig.subplots()
     y = np.arange(len(names))
     # a bootstrap percentile interval need not contain the point estimate (e.g. TrueSkill's mu): clip at 0
     err = np.clip(np.vstack([np.where(np.isnan(lo), 0, est - lo), np.where(np.isnan(hi), 0, hi - est)]), 0, None)
@@ -71,7 +83,8 @@ def winrate_heatmap(matrix: dict[str, dict[str, float | None]], title: str) -> b
     """Row system's win share against the column system (ties half), NaN where not compared."""
     names = list(matrix)
     values = np.array([[np.nan if matrix[r][c] is None else matrix[r][c] for c in names] for r in names], dtype=float)
-    fig, ax = plt.subplots(figsize=(1.0 * len(names) + 2.5, 0.8 * len(names) + 1.8))
+    fig = _figure((1.0 * len(names) + 2.5, 0.8 * len(names) + 1.8))
+    ax = fig.subplots()
     image = ax.imshow(values, vmin=0, vmax=1, cmap="RdBu")
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_yticks(range(len(names)), names)
@@ -93,7 +106,8 @@ def decision_bound_figure(stopping: dict[str, Any], title: str) -> bytes:
     """
     path = stopping["path"]
     n = np.array([p["n"] for p in path], dtype=float)
-    fig, ax = plt.subplots(figsize=(6.5, 3.5))
+    fig = _figure((6.5, 3.5))
+    ax = fig.subplots()
     ax.plot(n, [p["estimate"] for p in path], color="black", label=f"win rate of {stopping['a']}")
     for side, colour, label in (("a", "tab:green", stopping["a"]), ("b", "tab:red", stopping["b"])):
         bound = np.array([np.nan if p[f"threshold_{side}"] is None else p[f"threshold_{side}"] for p in path])

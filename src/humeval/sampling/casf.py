@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
-from threadpoolctl import threadpool_limits
 
 from humeval.errors import DataError
 from humeval.sampling.base import PhaseScores, SamplerBase
@@ -41,6 +39,9 @@ from humeval.sampling.features import (
 from humeval.sampling.redundancy import DEFAULT_THRESHOLD, bigram_matrix, similar_pairs
 from humeval.sampling.simple import remaining
 from humeval.sampling.table import ItemTable
+
+if TYPE_CHECKING:
+    from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
 
 __all__ = ["CASFSampler", "EightMetricSampler", "OnlineSampler", "SingleMetricSampler", "split_phases"]
 
@@ -131,6 +132,8 @@ class CASFSampler(SamplerBase):
             return item_quality(table, preliminary_metric(table, self.metric))
         if scores is None or len(scores) != len(chosen):
             raise DataError(f"casf phase {phase}: human scores of the {len(chosen)} chosen items are required")
+        from threadpoolctl import threadpool_limits  # imported here: it sets KMP_DUPLICATE_LIB_OK
+
         x = feature_matrix(table, resolve_features(table, self.features or None))
         model = self.learner(len(chosen), seed)
         # one OpenMP thread: the trees are small, and spinning threads on a busy machine cost far more
@@ -140,6 +143,10 @@ class CASFSampler(SamplerBase):
 
     def learner(self, n_train: int, seed: int) -> GradientBoostingRegressor | HistGradientBoostingRegressor:
         """The GBDT regressor (least squares): exact splits below ``HIST_FROM`` training items, histograms above."""
+        # imported here: importing scikit-learn sets KMP_INIT_AT_FORK and draws from the global
+        # random module, which importing humeval must not do
+        from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
+
         if n_train < HIST_FROM:
             return GradientBoostingRegressor(
                 n_estimators=self.n_estimators, learning_rate=self.learning_rate, max_depth=self.max_depth,

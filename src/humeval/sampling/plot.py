@@ -13,17 +13,18 @@ def plot_evaluation(evaluation: Evaluation, path: str | Path) -> Path:
     """Write a PNG/PDF/SVG (by suffix): one panel per rate, one row per (data set, aspect).
 
     Random: thin line 5-95 %, thick line 25-75 %, tick at the median; methods: markers.
+    Drawn on a figure of its own (no pyplot), so the user's matplotlib backend is left alone.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     rates = sorted({r.rate for r in evaluation.rows})
     keys = list(dict.fromkeys((r.dataset, r.aspect) for r in evaluation.rows))
     methods = list(dict.fromkeys(r.method for r in evaluation.rows if r.method != "random"))
     markers = "osD^v<>PX*h"
-    fig, axes = plt.subplots(1, len(rates), figsize=(4.5 * len(rates) + 1.5, 0.32 * len(keys) + 1.6), squeeze=False)
+    fig = Figure(figsize=(4.5 * len(rates) + 1.5, 0.32 * len(keys) + 1.6))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(rates), squeeze=False)
     for ax, rate in zip(axes[0], rates, strict=True):
         for y, key in enumerate(keys):
             for row in evaluation.rows:
@@ -50,5 +51,4 @@ def plot_evaluation(evaluation: Evaluation, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
-    plt.close(fig)
     return path

@@ -1,9 +1,13 @@
-"""Figures: the decision bound over n (the paper's Figure 1) and effort per strategy with CIs."""
+"""Figures: the decision bound over n (the paper's Figure 1) and effort per strategy with CIs.
+
+Each is drawn on a figure of its own (no pyplot), so the user's matplotlib backend is left alone.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -15,26 +19,26 @@ from humeval.stopping.registry import get_rule
 __all__ = ["plot_bound", "plot_effort"]
 
 
-def _pyplot():
-    import matplotlib
+def _subplots(figsize: tuple[float, float]) -> tuple[Any, Any]:
+    """A figure on its own Agg canvas and its axes (no pyplot, no backend switch)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots()
 
 
 def plot_bound(path: str | Path, *, mu: float, delta: float, n_requests: int, seed: int,
                rules: Sequence[str] = ("hoeffding", "hoeffding-union", "anytime"),
                capability: tuple[float, float] = (0.8, 1.0), difficulty_var: float = 0.1) -> Path:
     """One One-Worker path: share for A over n with each rule's decision threshold (Fig. 1)."""
-    plt = _pyplot()
     rng = np.random.default_rng(seed)
     p = one_worker_share(sum(capability) / 2, mu, difficulty_var)
     x = (rng.random(n_requests) < p).astype(int)
     n = np.arange(1, n_requests + 1)
     share = np.cumsum(x) / n
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig, ax = _subplots((6, 3.5))
     ax.plot(n, share, color="k", lw=1, label="share for A (One Worker)")
     ax.axhline(0.5, color="gray", lw=0.8)
     for i, name in enumerate(rules):
@@ -56,17 +60,15 @@ def plot_bound(path: str | Path, *, mu: float, delta: float, n_requests: int, se
     out = Path(path)
     fig.tight_layout()
     fig.savefig(out)
-    plt.close(fig)
     return out
 
 
 def plot_effort(path: str | Path, results: Sequence[StrategyResult], title: str = "") -> Path:
     """Mean labelling effort per strategy (one bar group per rule) with 99% CIs."""
-    plt = _pyplot()
     strategies = list(dict.fromkeys(r.strategy for r in results))
     rules = list(dict.fromkeys(r.rule for r in results))
     width = 0.8 / max(1, len(rules))
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig, ax = _subplots((6, 3.5))
     for j, rule in enumerate(rules):
         rows = [next((r for r in results if r.strategy == s and r.rule == rule), None) for s in strategies]
         xs = np.arange(len(strategies)) + j * width
@@ -81,5 +83,4 @@ def plot_effort(path: str | Path, results: Sequence[StrategyResult], title: str 
     out = Path(path)
     fig.tight_layout()
     fig.savefig(out)
-    plt.close(fig)
     return out

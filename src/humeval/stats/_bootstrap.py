@@ -27,11 +27,11 @@ def resample_weights(rng: np.random.Generator, n: int, n_boot: int) -> Iterator[
         done += size
 
 
-def percentile_ci(samples: np.ndarray, level: float) -> tuple[float, float, int]:
+def percentile_ci(samples: np.ndarray, confidence_level: float) -> tuple[float, float, int]:
     """Percentile interval of the finite ``samples``; returns ``(low, high, n_finite)``."""
     finite = samples[np.isfinite(samples)]
     if finite.size == 0:
         return float("nan"), float("nan"), 0
-    tail = (1.0 - level) / 2.0 * 100.0
+    tail = (1.0 - confidence_level) / 2.0 * 100.0
     low, high = np.percentile(finite, [tail, 100.0 - tail])
     return float(low), float(high), int(finite.size)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -10,7 +12,14 @@ import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 
-__all__ = ["as_float_array", "check_alpha", "check_choice", "check_n_boot", "wide_from_long"]
+__all__ = [
+    "as_float_array",
+    "check_alpha",
+    "check_choice",
+    "check_confidence_level",
+    "check_n_boot",
+    "wide_from_long",
+]
 
 
 def as_float_array(values: Any, name: str, ndim: int, *, allow_nan: bool) -> np.ndarray:
@@ -46,10 +55,46 @@ def check_choice(value: str, valid: Iterable[str], name: str) -> str:
     return value
 
 
-def check_alpha(alpha: float) -> float:
-    if not (0.0 < float(alpha) < 1.0):
-        raise DataError(f"alpha: must be between 0 and 1 (exclusive), got {alpha!r}")
-    return float(alpha)
+def _open_unit(value: object) -> float | None:
+    """``value`` as a float when it is a real number strictly between 0 and 1, else None."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return None
+    number = float(value)
+    return number if 0.0 < number < 1.0 else None
+
+
+def check_confidence_level(confidence_level: object, where: str) -> float:
+    """The confidence level of an interval (0.95 = a 95% interval) as a float in (0, 1).
+
+    Anything else is a DataError naming ``where`` (the function), the bad value and the
+    valid range; a percentage such as 95 gets a hint to write 0.95.
+    """
+    level = _open_unit(confidence_level)
+    if level is None:
+        hint = ""
+        if (
+            isinstance(confidence_level, Real)
+            and not isinstance(confidence_level, bool)
+            and not math.isnan(float(confidence_level))
+            and 1.0 < float(confidence_level) < 100.0
+        ):
+            hint = f"; it looks like a percentage: write {float(confidence_level) / 100:g}"
+        raise DataError(
+            f"{where}: confidence_level must be a number strictly between 0 and 1 "
+            f"(e.g. 0.95 for a 95% interval), got {confidence_level!r}{hint}"
+        )
+    return level
+
+
+def check_alpha(alpha: object, where: str) -> float:
+    """A significance level (the threshold a p-value is compared with) as a float in (0, 1)."""
+    level = _open_unit(alpha)
+    if level is None:
+        raise DataError(
+            f"{where}: alpha (the significance level) must be a number strictly between 0 and 1 "
+            f"(e.g. 0.05), got {alpha!r}"
+        )
+    return level
 
 
 def check_n_boot(n_boot: int) -> int:

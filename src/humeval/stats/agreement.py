@@ -10,7 +10,12 @@ from scipy import stats as sps
 from humeval.errors import DataError
 from humeval.rng import Seed, as_generator
 from humeval.stats._bootstrap import percentile_ci, resample_weights
-from humeval.stats._checks import as_float_array, check_alpha, check_choice, check_n_boot
+from humeval.stats._checks import (
+    as_float_array,
+    check_choice,
+    check_confidence_level,
+    check_n_boot,
+)
 from humeval.stats._result import Estimate
 
 __all__ = ["ALPHA_LEVELS", "ICC_FORMS", "fleiss_kappa", "icc", "krippendorff_alpha"]
@@ -23,7 +28,7 @@ ICC_FORMS = ("1,1", "2,1", "3,1", "1,k", "2,k", "3,k")
 
 
 def fleiss_kappa(
-    counts: object, *, n_boot: int = 1000, seed: Seed = 0, level: float = 0.95
+    counts: object, *, n_boot: int = 1000, seed: Seed = 0, confidence_level: float = 0.95
 ) -> Estimate:
     r"""Fleiss' kappa for a fixed number of participants per item.
 
@@ -41,7 +46,8 @@ def fleiss_kappa(
     (as R ``irr::kappam.fleiss``):
     :math:`se_0 = \frac{\sqrt2}{\sum_j p_jq_j\sqrt{Nm(m-1)}}\sqrt{(\sum_j p_jq_j)^2 - \sum_j p_jq_j(q_j-p_j)}`,
     two-sided normal p-value of :math:`z = \kappa / se_0` (``extra["z"]``). The CI is a
-    percentile bootstrap over items (``n_boot`` samples, ``seed``; ``n_boot=0`` for none).
+    percentile bootstrap over items at ``confidence_level`` (``n_boot`` samples, ``seed``;
+    ``n_boot=0`` for none).
 
     Degenerate cases: a table where only one category is ever used has no expected
     disagreement, kappa is undefined and a DataError is raised.
@@ -53,6 +59,7 @@ def fleiss_kappa(
     the Fleiss (1971) / Wikipedia worked example (kappa = 0.210) and R ``irr::kappam.fleiss``
     on Fleiss' diagnoses data (kappa = 0.430, z = 17.652).
     """
+    confidence_level = check_confidence_level(confidence_level, "fleiss_kappa")
     table = as_float_array(counts, "counts", 2, allow_nan=False)
     n_items, n_cat = table.shape
     if n_items < 1 or n_cat < 2:
@@ -91,7 +98,7 @@ def fleiss_kappa(
     )
     z = kappa / se0
     p_value = 2.0 * sps.norm.sf(abs(z))
-    lo, hi, valid = _bootstrap_fleiss(table, p_i, m, n_boot, seed, level)
+    lo, hi, valid = _bootstrap_fleiss(table, p_i, m, n_boot, seed, confidence_level)
     return Estimate(
         kappa,
         lo,
@@ -106,16 +113,20 @@ def fleiss_kappa(
             "n_boot": n_boot,
             "n_boot_valid": valid,
             "seed": seed if isinstance(seed, int) else "generator",
-            "level": level,
+            "ci_level": confidence_level,
         },
     )
 
 
 def _bootstrap_fleiss(
-    table: np.ndarray, p_i: np.ndarray, m: float, n_boot: int, seed: Seed, level: float
+    table: np.ndarray,
+    p_i: np.ndarray,
+    m: float,
+    n_boot: int,
+    seed: Seed,
+    confidence_level: float,
 ) -> tuple[float, float, int]:
     n_boot = check_n_boot(n_boot)
-    check_alpha(level)
     if n_boot == 0:
         return float("nan"), float("nan"), 0
     rng = as_generator(seed)
@@ -127,7 +138,7 @@ def _bootstrap_fleiss(
         pe = (pj**2).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             out.append(np.where(np.isclose(pe, 1.0), np.nan, (p_bar - pe) / (1.0 - pe)))
-    return percentile_ci(np.concatenate(out), level)
+    return percentile_ci(np.concatenate(out), confidence_level)
 
 
 # --------------------------------------------------------------------------- Krippendorff's alpha
@@ -139,7 +150,7 @@ def krippendorff_alpha(
     *,
     n_boot: int = 1000,
     seed: Seed = 0,
-    ci: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> Estimate:
     r"""Krippendorff's alpha for a participants x items array (``NaN`` = not judged).
 
@@ -161,7 +172,9 @@ def krippendorff_alpha(
     bootstrap costs O(n_boot V^2), so it suits data with up to a few thousand distinct
     values). No Python loop runs over pairs.
 
-    The CI is a percentile bootstrap over items (``n_boot`` samples drawn with ``seed``; a
+    ``level`` is the level of measurement (``nominal``, ``ordinal``, ``interval``, ``ratio``);
+    ``confidence_level`` (0.95: a 95% interval) is the coverage of the CI, a percentile
+    bootstrap over items (``n_boot`` samples drawn with ``seed``; a
     sample with no variation is skipped and counted in ``extra["n_boot_valid"]``). For
     nominal, interval and ratio it re-aggregates per-item sufficient statistics with a weight
     matrix; ordinal re-ranks every sample. ``n`` is the number of pairable items;
@@ -179,6 +192,7 @@ def krippendorff_alpha(
     example (nominal 0.743, interval 0.849, ordinal 0.815, ratio 0.797).
     """
     level = check_choice(level, ALPHA_LEVELS, "krippendorff_alpha: level")
+    confidence_level = check_confidence_level(confidence_level, "krippendorff_alpha")
     data = as_float_array(ratings, "ratings (participants x items)", 2, allow_nan=True)
     if data.shape[0] < 2:
         raise DataError(
@@ -208,7 +222,6 @@ def krippendorff_alpha(
             "Agreement is perfect but not distinguishable from chance"
         )
     n_boot = check_n_boot(n_boot)
-    check_alpha(ci)
     lo = hi = float("nan")
     valid = 0
     if n_boot:
@@ -219,7 +232,7 @@ def krippendorff_alpha(
             samples = np.concatenate(
                 [suff.bootstrap(w) for w in resample_weights(rng, data.shape[1], n_boot)]
             )
-        lo, hi, valid = percentile_ci(samples, ci)
+        lo, hi, valid = percentile_ci(samples, confidence_level)
     return Estimate(
         alpha,
         lo,
@@ -233,7 +246,7 @@ def krippendorff_alpha(
             "n_boot": n_boot,
             "n_boot_valid": valid,
             "seed": seed if isinstance(seed, int) else "generator",
-            "ci_level": ci,
+            "ci_level": confidence_level,
         },
     )
 
@@ -390,7 +403,7 @@ def _bootstrap_alpha_loop(
 # --------------------------------------------------------------------------- ICC
 
 
-def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
+def icc(scores: object, form: str = "2,1", *, confidence_level: float = 0.95) -> Estimate:
     r"""Intraclass correlation, one of the six Shrout & Fleiss (1979) / McGraw & Wong (1996) forms.
 
     ``scores`` is an items x participants array (column ``j`` = the ``j``-th judgement of
@@ -414,7 +427,8 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
     ``3,k``       (MS_R - MS_E) / MS_R                                    MS_R/MS_E
     ============  ======================================================  ===================
 
-    ``p_value`` tests ICC = 0 with that F test; the ``1 - alpha`` CI is the exact F-based
+    ``p_value`` tests ICC = 0 with that F test; the CI at ``confidence_level`` (0.95: the 95%
+    interval) is the exact F-based
     interval of McGraw & Wong (1996, Table 7) for forms 1 and 3 and the Satterthwaite
     approximation for form 2 (ICC(A,1)); the ``k`` forms apply Spearman-Brown to it.
 
@@ -436,7 +450,7 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
     (0.17, 0.29, 0.71, 0.44, 0.62, 0.91).
     """
     form = check_choice(form, ICC_FORMS, "icc: form")
-    alpha = check_alpha(alpha)
+    confidence_level = check_confidence_level(confidence_level, "icc")
     model = form[0]
     x = as_float_array(scores, "scores (items x participants)", 2, allow_nan=model == "1")
     n, k = x.shape
@@ -497,7 +511,7 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
         f_stat = msr / denom_ms
         p_value = sps.f.sf(f_stat, df1, df2)
         est_1, est_k, (lo_1, hi_1), (lo_k, hi_k) = _icc_with_ci(
-            model, msr, msw, mse, msc, n, k, df1, df2, f_stat, alpha
+            model, msr, msw, mse, msc, n, k, df1, df2, f_stat, confidence_level
         )
     single = form.endswith(",1")
     return Estimate(
@@ -518,7 +532,7 @@ def icc(scores: object, form: str = "2,1", *, alpha: float = 0.05) -> Estimate:
             "ms_cols": float(msc),
             "ms_error": float(mse),
             "ms_within": float(msw),
-            "ci_level": 1 - alpha,
+            "ci_level": confidence_level,
         },
     )
 
@@ -534,11 +548,12 @@ def _icc_with_ci(
     df1: int,
     df2: float,
     f_stat: float,
-    alpha: float,
+    confidence_level: float,
 ) -> tuple[float, float, tuple[float, float], tuple[float, float]]:
     """Single and average ICC of one model with their McGraw & Wong (1996) confidence intervals."""
-    fl = f_stat / sps.f.ppf(1 - alpha / 2, df1, df2)
-    fu = f_stat * sps.f.ppf(1 - alpha / 2, df2, df1)
+    upper = 1 - (1 - confidence_level) / 2  # the F quantile of a two-sided interval
+    fl = f_stat / sps.f.ppf(upper, df1, df2)
+    fu = f_stat * sps.f.ppf(upper, df2, df1)
     if model in ("1", "3"):
         ms = msw if model == "1" else mse
         est_1 = (msr - ms) / (msr + (k - 1) * ms)
@@ -555,8 +570,8 @@ def _icc_with_ci(
     a = k * est_1 / (n * (1 - est_1))
     b = 1 + k * est_1 * (n - 1) / (n * (1 - est_1))
     v = (a * msc + b * mse) ** 2 / ((a * msc) ** 2 / (k - 1) + (b * mse) ** 2 / ((n - 1) * (k - 1)))
-    f_up = sps.f.ppf(1 - alpha / 2, n - 1, v)
-    f_lo = sps.f.ppf(1 - alpha / 2, v, n - 1)
+    f_up = sps.f.ppf(upper, n - 1, v)
+    f_lo = sps.f.ppf(upper, v, n - 1)
     lo_1 = n * (msr - f_up * mse) / (f_up * (k * msc + (k * n - k - n) * mse) + n * msr)
     hi_1 = n * (f_lo * msr - mse) / (k * msc + (k * n - k - n) * mse + n * f_lo * msr)
     return (

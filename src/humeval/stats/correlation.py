@@ -8,7 +8,12 @@ from scipy import stats as sps
 from humeval.errors import DataError
 from humeval.rng import Seed, as_generator
 from humeval.stats._bootstrap import percentile_ci
-from humeval.stats._checks import as_float_array, check_alpha, check_choice, check_n_boot
+from humeval.stats._checks import (
+    as_float_array,
+    check_choice,
+    check_confidence_level,
+    check_n_boot,
+)
 from humeval.stats._result import Estimate
 
 __all__ = ["CI_METHODS", "kendall", "pearson", "spearman"]
@@ -42,14 +47,14 @@ def _pearson_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.clip(r, -1.0, 1.0)
 
 
-def _fisher_ci(r: float, se: float, alpha: float) -> tuple[float, float]:
+def _fisher_ci(r: float, se: float, confidence_level: float) -> tuple[float, float]:
     z = np.arctanh(np.clip(r, -0.9999999999, 0.9999999999))
-    q = sps.norm.ppf(1 - alpha / 2)
+    q = sps.norm.ppf(1 - (1 - confidence_level) / 2)
     return float(np.tanh(z - q * se)), float(np.tanh(z + q * se))
 
 
 def _bootstrap_ci(
-    a: np.ndarray, b: np.ndarray, stat: str, n_boot: int, seed: Seed, alpha: float
+    a: np.ndarray, b: np.ndarray, stat: str, n_boot: int, seed: Seed, confidence_level: float
 ) -> tuple[float, float, int]:
     rng = as_generator(seed)
     n = a.size
@@ -66,7 +71,7 @@ def _bootstrap_ci(
             )
         else:
             out.append(_pearson_rows(xa, xb))
-    return percentile_ci(np.concatenate(out), 1 - alpha)
+    return percentile_ci(np.concatenate(out), confidence_level)
 
 
 def _finish(
@@ -78,20 +83,20 @@ def _finish(
     ci: str,
     n_boot: int,
     seed: Seed,
-    alpha: float,
+    confidence_level: float,
     a: np.ndarray,
     b: np.ndarray,
 ) -> Estimate:
     ci = check_choice(ci, CI_METHODS, f"{name}: ci")
-    extra: dict[str, object] = {"ci_method": ci, "ci_level": 1 - alpha}
+    extra: dict[str, object] = {"ci_method": ci, "ci_level": confidence_level}
     if ci == "fisher":
-        lo, hi = _fisher_ci(r, se, alpha)
+        lo, hi = _fisher_ci(r, se, confidence_level)
         extra["se_z"] = se
     else:
         n_boot = check_n_boot(n_boot)
         if n_boot < 1:
             raise DataError(f"{name}: ci='bootstrap' needs n_boot >= 1, got {n_boot}")
-        lo, hi, valid = _bootstrap_ci(a, b, name, n_boot, seed, alpha)
+        lo, hi, valid = _bootstrap_ci(a, b, name, n_boot, seed, confidence_level)
         extra.update(
             n_boot=n_boot, n_boot_valid=valid, seed=seed if isinstance(seed, int) else "generator"
         )
@@ -103,7 +108,7 @@ def pearson(
     y: object,
     *,
     ci: str = "fisher",
-    alpha: float = 0.05,
+    confidence_level: float = 0.95,
     n_boot: int = 1000,
     seed: Seed = 0,
 ) -> Estimate:
@@ -111,19 +116,24 @@ def pearson(
 
     :math:`r = \frac{\sum (x-\bar x)(y-\bar y)}{\sqrt{\sum (x-\bar x)^2 \sum (y-\bar y)^2}}`;
     p from :math:`t = r\sqrt{(n-2)/(1-r^2)}` with n-2 df; CI
-    :math:`\tanh(\operatorname{atanh} r \pm z_{1-\alpha/2}/\sqrt{n-3})`.
+    :math:`\tanh(\operatorname{atanh} r \pm z_{1-\alpha/2}/\sqrt{n-3})` with
+    :math:`1 - \alpha` = ``confidence_level`` (0.95: the 95% interval). ``ci`` is the
+    interval's method (``fisher`` or ``bootstrap``, a percentile bootstrap over pairs with
+    ``n_boot`` samples and ``seed``), not its level.
 
     Reference: Fisher, R. A. (1921). Metron 1, 3-32. R: ``cor.test(method="pearson")``.
 
     Checked against: ``scipy.stats.pearsonr`` (r, p, and ``confidence_interval()``; 1e-10)
     and ``pingouin.corr``.
     """
-    alpha = check_alpha(alpha)
+    confidence_level = check_confidence_level(confidence_level, "pearson")
     a, b = _pair(x, y, "pearson")
     r = float(_pearson_rows(a, b))
     n = a.size
     p = _t_pvalue(r, n)
-    return _finish("pearson", r, p, n, 1.0 / np.sqrt(n - 3), ci, n_boot, seed, alpha, a, b)
+    return _finish(
+        "pearson", r, p, n, 1.0 / np.sqrt(n - 3), ci, n_boot, seed, confidence_level, a, b
+    )
 
 
 def _t_pvalue(r: float, n: int) -> float:
@@ -138,7 +148,7 @@ def spearman(
     y: object,
     *,
     ci: str = "fisher",
-    alpha: float = 0.05,
+    confidence_level: float = 0.95,
     n_boot: int = 1000,
     seed: Seed = 0,
 ) -> Estimate:
@@ -155,7 +165,7 @@ def spearman(
     Checked against: ``scipy.stats.spearmanr`` (rho and p; 1e-10); CI against the
     Bonett-Wright formula computed by hand in the test.
     """
-    alpha = check_alpha(alpha)
+    confidence_level = check_confidence_level(confidence_level, "spearman")
     a, b = _pair(x, y, "spearman")
     r = float(_pearson_rows(sps.rankdata(a), sps.rankdata(b)))
     n = a.size
@@ -168,7 +178,7 @@ def spearman(
         ci,
         n_boot,
         seed,
-        alpha,
+        confidence_level,
         a,
         b,
     )
@@ -179,7 +189,7 @@ def kendall(
     y: object,
     *,
     ci: str = "fisher",
-    alpha: float = 0.05,
+    confidence_level: float = 0.95,
     n_boot: int = 1000,
     seed: Seed = 0,
 ) -> Estimate:
@@ -196,7 +206,7 @@ def kendall(
     Checked against: ``scipy.stats.kendalltau`` and ``pingouin.corr(method="kendall")``
     (1e-12), and a vectorised O(n^2) tau-b over all pairs in the test.
     """
-    alpha = check_alpha(alpha)
+    confidence_level = check_confidence_level(confidence_level, "kendall")
     a, b = _pair(x, y, "kendall")
     if a.size < 5:
         raise DataError(f"kendall: {a.size} pairs; need at least 5 (Fieller's SE uses n - 4)")
@@ -210,7 +220,7 @@ def kendall(
         ci,
         n_boot,
         seed,
-        alpha,
+        confidence_level,
         a,
         b,
     )

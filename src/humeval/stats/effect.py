@@ -8,7 +8,7 @@ import numpy as np
 from scipy import stats as sps
 
 from humeval.errors import DataError
-from humeval.stats._checks import as_float_array, check_alpha
+from humeval.stats._checks import as_float_array, check_confidence_level
 from humeval.stats._result import Estimate
 
 __all__ = ["cohens_d", "eta_squared", "rank_biserial"]
@@ -26,7 +26,9 @@ def _pair(x: object, y: object, paired: bool) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def cohens_d(x: object, y: object, *, paired: bool = False, alpha: float = 0.05) -> Estimate:
+def cohens_d(
+    x: object, y: object, *, paired: bool = False, confidence_level: float = 0.95
+) -> Estimate:
     r"""Cohen's d: mean difference over a standard deviation.
 
     Unpaired: :math:`d = (\bar x - \bar y) / s_p`,
@@ -34,7 +36,8 @@ def cohens_d(x: object, y: object, *, paired: bool = False, alpha: float = 0.05)
     Paired (``d_av``, Cumming 2012): :math:`d = \overline{x-y} / \sqrt{(s_x^2+s_y^2)/2}`.
     CI: :math:`d \pm t_{1-\alpha/2, n_x+n_y-2}\, se` with
     :math:`se = \sqrt{(n_x+n_y)/(n_x n_y) + d^2/(2(n_x+n_y))}` (Hedges & Olkin 1985); for
-    paired data with ``n`` pairs, :math:`se = \sqrt{1/n + d^2/(2n)}` and n-1 df.
+    paired data with ``n`` pairs, :math:`se = \sqrt{1/n + d^2/(2n)}` and n-1 df;
+    :math:`1 - \alpha` = ``confidence_level`` (0.95: the 95% interval).
 
     Degenerate case: zero standard deviation (constant scores) raises DataError.
 
@@ -44,7 +47,7 @@ def cohens_d(x: object, y: object, *, paired: bool = False, alpha: float = 0.05)
     Checked against: ``pingouin.compute_effsize(eftype="cohen")`` (paired and unpaired, 1e-9)
     and ``pingouin.compute_esci`` for the unpaired CI.
     """
-    alpha = check_alpha(alpha)
+    confidence_level = check_confidence_level(confidence_level, "cohens_d")
     a, b = _pair(x, y, paired)
     if paired:
         sd = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2.0)
@@ -62,7 +65,7 @@ def cohens_d(x: object, y: object, *, paired: bool = False, alpha: float = 0.05)
     else:
         se = np.sqrt((a.size + b.size) / (a.size * b.size) + d**2 / (2.0 * (a.size + b.size)))
     df = a.size - 1 if paired else a.size + b.size - 2
-    q = sps.t.ppf(1 - alpha / 2, df)
+    q = sps.t.ppf(1 - (1 - confidence_level) / 2, df)
     return Estimate(
         d,
         d - q * se,

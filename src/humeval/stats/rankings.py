@@ -25,7 +25,12 @@ from humeval.errors import DataError
 from humeval.files import iter_jsonl, write_text
 from humeval.rng import Seed, as_generator
 from humeval.stats._bootstrap import resample_weights
-from humeval.stats._checks import as_float_array, check_alpha, check_n_boot
+from humeval.stats._checks import (
+    as_float_array,
+    check_alpha,
+    check_confidence_level,
+    check_n_boot,
+)
 from humeval.stats._result import Estimate
 
 __all__ = [
@@ -294,7 +299,7 @@ def bradley_terry(
     *,
     n_boot: int = 1000,
     seed: Seed = 0,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     scale: float = 400.0,
     base: float = 10.0,
     init: float = 1000.0,
@@ -305,11 +310,11 @@ def bradley_terry(
     :math:`\sum_{i,j} w_{ij} \log \sigma(\theta_i - \theta_j)` with :math:`w_{ij}` = wins of i
     over j plus half its ties is maximised by Newton-Raphson (batched over bootstrap samples).
     Ratings are on the Elo scale of Chatbot Arena: ``init + scale * theta / ln(base)`` with
-    the thetas centred (mean rating = ``init``). CIs: percentile bootstrap over battles
-    (``n_boot`` multinomial resamples of the battle log, ``seed``). Ranks from
-    non-overlapping CIs: ``rank_low`` = 1 + number of systems whose lower bound is above
-    this system's upper bound (Chatbot Arena's "rank (UB)"); ``rank_high`` = K minus the
-    number of systems whose upper bound is below this system's lower bound.
+    the thetas centred (mean rating = ``init``). CIs: percentile bootstrap over battles at
+    ``confidence_level`` (``n_boot`` multinomial resamples of the battle log, ``seed``).
+    Ranks from non-overlapping CIs: ``rank_low`` = 1 + number of systems whose lower bound
+    is above this system's upper bound (Chatbot Arena's "rank (UB)"); ``rank_high`` = K
+    minus the number of systems whose upper bound is below this system's lower bound.
 
     Degenerate case: the MLE is infinite unless every system has a path of wins/ties to
     every other (the comparison graph is strongly connected); DataError names the systems.
@@ -326,7 +331,7 @@ def bradley_terry(
     if k < 2:
         raise DataError(f"bradley_terry: need at least 2 systems, got {systems}")
     n_boot = check_n_boot(n_boot)
-    check_alpha(level)
+    confidence_level = check_confidence_level(confidence_level, "bradley_terry")
     # categories of (a, b, outcome): the bootstrap is a multinomial over them
     cat = (a * k + b) * 3 + (outcome * 2).astype(int)
     cats, counts = np.unique(cat, return_counts=True)
@@ -374,7 +379,7 @@ def bradley_terry(
         finite = np.isfinite(boot).all(axis=1)
         valid = int(finite.sum())
         if valid:
-            tail = (1 - level) / 2 * 100
+            tail = (1 - confidence_level) / 2 * 100
             lo, hi = np.percentile(boot[finite], [tail, 100 - tail], axis=0)
     order = np.argsort(-ratings, kind="stable")
     if n_boot and valid:
@@ -402,7 +407,7 @@ def bradley_terry(
             "scale": scale,
             "base": base,
             "init": init,
-            "ci_level": level,
+            "ci_level": confidence_level,
             "ties": "half wins",
         },
     )
@@ -424,7 +429,7 @@ def elo(
     init: float = 1000.0,
     n_boot: int = 0,
     seed: Seed = 0,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> Ranking:
     r"""Online Elo ratings in battle order (ties count 0.5), optionally with bootstrap CIs.
 
@@ -432,7 +437,8 @@ def elo(
     :math:`R_a \mathrel{+}= K (S_a - E_a)`, :math:`R_b \mathrel{+}= K (E_a - S_a)`
     (FastChat's ``compute_online_elo``: K = 4, scale 400, base 10, init 1000). Elo depends on
     the order of battles; the point estimate uses the given order. With ``n_boot > 0``,
-    each bootstrap sample draws battles with replacement in random order; the sequential
+    each bootstrap sample draws battles with replacement in random order (percentile CIs at
+    ``confidence_level``); the sequential
     update runs once over battle positions, vectorised across all samples. Rank ranges come
     from non-overlapping CIs as in :func:`bradley_terry` (no CI: ranks by rating only).
 
@@ -444,7 +450,7 @@ def elo(
     systems, a, b, outcome = _encode(battles)
     k = len(systems)
     n_boot = check_n_boot(n_boot)
-    check_alpha(level)
+    confidence_level = check_confidence_level(confidence_level, "elo")
 
     def run(ai: np.ndarray, bi: np.ndarray, si: np.ndarray) -> np.ndarray:  # (m, T) each
         m = ai.shape[0]
@@ -465,7 +471,7 @@ def elo(
         rng = as_generator(seed)
         idx = rng.integers(0, a.size, size=(n_boot, a.size))
         boot = run(a[idx], b[idx], outcome[idx])
-        tail = (1 - level) / 2 * 100
+        tail = (1 - confidence_level) / 2 * 100
         lo, hi = np.percentile(boot, [tail, 100 - tail], axis=0)
     order = np.argsort(-ratings, kind="stable")
     beats = lo[:, None] > hi[None, :] if n_boot else np.zeros((k, k), bool)
@@ -491,6 +497,7 @@ def elo(
             "n_boot": n_boot,
             "seed": _seed_label(seed),
             "n_battles": int(a.size),
+            "ci_level": confidence_level,
         },
     )
 
@@ -503,7 +510,7 @@ def trueskill_ranking(
     *,
     n_boot: int = 100,
     seed: Seed = 0,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     draw_probability: float | None = None,
     mu: float = 25.0,
     sigma: float = 25.0 / 3.0,
@@ -515,9 +522,11 @@ def trueskill_ranking(
     defaults to the observed share of ties (clipped to [0.01, 0.99]). Following WMT
     (Sakaguchi et al. 2014; Bojar et al. 2016), significance comes from ``n_boot`` bootstrap
     samples of the battles (with replacement, new random order): each sample ranks the
-    systems by mu, and a system's rank range is the central ``level`` interval of its ranks;
+    systems by mu, and a system's rank range is the central ``confidence_level`` interval of
+    its ranks;
     systems whose ranges coincide form a cluster. ``estimate`` is mu of the full data,
-    ``extra["sigma"]`` its sigma, and the CI is the bootstrap percentile interval of mu.
+    ``extra["sigma"]`` its sigma, and the CI is the bootstrap percentile interval of mu at
+    ``confidence_level``.
 
     Cost: a Python loop over battles (the package updates one battle at a time), i.e.
     ``(n_boot + 1) * n_battles`` updates.
@@ -532,7 +541,7 @@ def trueskill_ranking(
     systems, a, b, outcome = _encode(battles)
     k = len(systems)
     n_boot = check_n_boot(n_boot)
-    check_alpha(level)
+    confidence_level = check_confidence_level(confidence_level, "trueskill_ranking")
     ties = float((outcome == 0.5).mean())
     if draw_probability is None:
         draw_probability = min(max(ties, 0.01), 0.99)
@@ -569,7 +578,7 @@ def trueskill_ranking(
         boot_mu = np.empty((n_boot, k))
         for rep in range(n_boot):
             boot_mu[rep] = run(rng.integers(0, a.size, a.size))[0]
-        tail = (1 - level) / 2 * 100
+        tail = (1 - confidence_level) / 2 * 100
         lo, hi = np.percentile(boot_mu, [tail, 100 - tail], axis=0)
         ranks = (-boot_mu).argsort(axis=1).argsort(axis=1) + 1
         rank_lo_sys = np.floor(np.percentile(ranks, tail, axis=0, method="lower")).astype(int)
@@ -597,7 +606,7 @@ def trueskill_ranking(
             "draw_probability": draw_probability,
             "tie_share": ties,
             "n_battles": int(a.size),
-            "ci_level": level,
+            "ci_level": confidence_level,
         },
     )
 
@@ -611,6 +620,7 @@ def rank_by_scores(
     n_boot: int = 1000,
     seed: Seed = 0,
     alpha: float = 0.05,
+    confidence_level: float = 0.95,
 ) -> Ranking:
     """Rank systems by mean score with significance clusters from paired bootstrap tests.
 
@@ -621,6 +631,9 @@ def rank_by_scores(
     of samples in which it does not beat j (the one-sided p-value) is below ``alpha``. ``rank_low`` = 1 + number of systems ahead of it,
     ``rank_high`` = K - number of systems it is ahead of, so "1.-2. A + B; 3. C" means A and B
     are not separable and both beat C. ``extra["pairs"]`` holds each pair's one-sided p-value.
+    ``alpha`` is the significance level of these test decisions; ``confidence_level`` (0.95:
+    95%) is the coverage of each system's percentile CI of its mean over the same resamples.
+    The two are separate: the clusters come from the tests, not from overlapping CIs.
 
     Checked against: :func:`paired_bootstrap` pair by pair (identical p-values with the same
     seed for two systems) and hand-made data with a known order.
@@ -635,7 +648,8 @@ def rank_by_scores(
     n_boot = check_n_boot(n_boot)
     if n_boot < 1:
         raise DataError("rank_by_scores: n_boot must be at least 1")
-    alpha = check_alpha(alpha)
+    alpha = check_alpha(alpha, "rank_by_scores")
+    confidence_level = check_confidence_level(confidence_level, "rank_by_scores")
     n, k = x.shape
     means = x.mean(axis=0)
     rng = as_generator(seed)
@@ -644,7 +658,8 @@ def rank_by_scores(
     # p[i, j]: share of samples where i does not beat j, for pairs with i observed ahead
     not_ahead = (boot[:, :, None] - boot[:, None, :] <= 0).mean(axis=0)
     beats = (diff_obs > 0) & (not_ahead < alpha)
-    tail = alpha / 2 * 100
+    # 50 - 50 cl: the same float as the former alpha / 2 * 100 for 0.95, 0.99, 0.9, ...
+    tail = 50.0 - 50.0 * confidence_level
     lo, hi = np.percentile(boot, [tail, 100 - tail], axis=0)
     order = np.argsort(-means, kind="stable")
     rank_low, rank_high = _ranges_from_wins(order, beats)
@@ -664,5 +679,11 @@ def rank_by_scores(
         rank_high,
         "paired_bootstrap",
         estimate_method="mean_score",
-        extra={"n_boot": n_boot, "seed": _seed_label(seed), "alpha": alpha, "pairs": pairs},
+        extra={
+            "n_boot": n_boot,
+            "seed": _seed_label(seed),
+            "alpha": alpha,
+            "ci_level": confidence_level,
+            "pairs": pairs,
+        },
     )

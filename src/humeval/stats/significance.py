@@ -18,7 +18,12 @@ from scipy import stats as sps
 from humeval.errors import DataError
 from humeval.rng import Seed, as_generator
 from humeval.stats._bootstrap import percentile_ci, resample_weights
-from humeval.stats._checks import as_float_array, check_alpha, check_choice, check_n_boot
+from humeval.stats._checks import (
+    as_float_array,
+    check_choice,
+    check_confidence_level,
+    check_n_boot,
+)
 from humeval.stats._result import Estimate
 from humeval.stats.correction import adjust_pvalues
 from humeval.stats.effect import cohens_d, rank_biserial
@@ -230,11 +235,17 @@ def friedman(scores: object) -> Estimate:
 
 
 def ttest(
-    x: object, y: object, *, paired: bool = False, equal_var: bool = False, alpha: float = 0.05
+    x: object,
+    y: object,
+    *,
+    paired: bool = False,
+    equal_var: bool = False,
+    confidence_level: float = 0.95,
 ) -> Estimate:
     r"""Two-sample t-test (Welch by default, Student with ``equal_var=True``, or paired).
 
-    ``estimate`` = mean(x) - mean(y) (paired: mean of x - y) with its ``1 - alpha`` t CI.
+    ``estimate`` = mean(x) - mean(y) (paired: mean of x - y) with its t CI at
+    ``confidence_level`` (0.95: the 95% interval).
     Paired: :math:`t = \bar d / (s_d/\sqrt n)`, df = n-1. Student: pooled variance,
     df = n_x+n_y-2. Welch: :math:`se = \sqrt{s_x^2/n_x + s_y^2/n_y}`, Welch-Satterthwaite df.
     ``extra``: ``t``, ``df``, ``cohens_d`` (see :func:`cohens_d`).
@@ -243,7 +254,7 @@ def ttest(
 
     Checked against: ``scipy.stats.ttest_rel`` / ``ttest_ind`` (t, p, CI; 1e-10).
     """
-    alpha = check_alpha(alpha)
+    confidence_level = check_confidence_level(confidence_level, "ttest")
     a = as_float_array(x, "x", 1, allow_nan=False)
     b = as_float_array(y, "y", 1, allow_nan=False)
     if paired:
@@ -276,7 +287,7 @@ def ttest(
     if se == 0:
         raise DataError(f"{method}: zero variance (constant scores); t is undefined")
     t = diff / se
-    q = sps.t.ppf(1 - alpha / 2, df)
+    q = sps.t.ppf(1 - (1 - confidence_level) / 2, df)
     try:
         d_eff = cohens_d(a, b, paired=paired).estimate
     except DataError:
@@ -321,11 +332,12 @@ def wilcoxon(x: object, y: object) -> Estimate:
     )
 
 
-def sign_test(wins_a: int, wins_b: int, *, alpha: float = 0.05) -> Estimate:
+def sign_test(wins_a: int, wins_b: int, *, confidence_level: float = 0.95) -> Estimate:
     """Two-sided exact sign (binomial) test of H0: P(A preferred over B) = 1/2.
 
     ``estimate`` = wins_a / (wins_a + wins_b), the share of decisive judgements won by A
-    (ties are left out by the caller), with the Clopper-Pearson exact ``1 - alpha`` interval;
+    (ties are left out by the caller), with the Clopper-Pearson exact interval at
+    ``confidence_level`` (0.95: the 95% interval);
     ``p_value`` sums the probabilities of outcomes no more likely than the observed one.
 
     Reference: Clopper, C. J. & Pearson, E. S. (1934). Biometrika 26(4), 404-413.
@@ -334,7 +346,7 @@ def sign_test(wins_a: int, wins_b: int, *, alpha: float = 0.05) -> Estimate:
     Checked against: R ``binom.test(7, 10)`` (p = 0.34375, CI 0.3475471-0.9332605) and
     ``statsmodels.stats.proportion.proportion_confint(method="beta")``.
     """
-    check_alpha(alpha)
+    confidence_level = check_confidence_level(confidence_level, "sign_test")
     for name, value in (("wins_a", wins_a), ("wins_b", wins_b)):
         if isinstance(value, bool) or int(value) != value or value < 0:
             raise DataError(f"sign_test: {name} must be a non-negative integer, got {value!r}")
@@ -342,7 +354,7 @@ def sign_test(wins_a: int, wins_b: int, *, alpha: float = 0.05) -> Estimate:
     if n == 0:
         raise DataError("sign_test: no decisive judgements (wins_a + wins_b = 0); the share is undefined")
     res = sps.binomtest(a, n, 0.5)
-    ci = res.proportion_ci(confidence_level=1 - alpha, method="exact")
+    ci = res.proportion_ci(confidence_level=confidence_level, method="exact")
     return Estimate(a / n, ci.low, ci.high, res.pvalue, n, "sign_test", {"wins_a": a, "wins_b": n - a})
 
 
@@ -383,6 +395,8 @@ def posthoc(
     groups: Mapping[str, object],
     test: str = "ttest_paired",
     correction: str = "holm",
+    *,
+    confidence_level: float = 0.95,
 ) -> dict[tuple[str, str], Estimate]:
     """All pairwise tests between named groups with multiple-comparison correction.
 
@@ -390,23 +404,30 @@ def posthoc(
     arrays: the same items in the same order). ``test`` is one of ``POSTHOC_TESTS``;
     ``correction`` one of ``holm``, ``fdr_bh``, ``bonferroni``, ``none``. Each result's
     ``p_value`` is the adjusted one; ``extra["p_unadjusted"]`` keeps the raw p-value.
-    Pairs follow the order of ``groups``: ``(a, b)`` with ``a`` before ``b``.
+    Pairs follow the order of ``groups``: ``(a, b)`` with ``a`` before ``b``. The t-tests'
+    intervals are at ``confidence_level`` (unadjusted for multiplicity); the rank tests
+    have none.
 
     Checked against: ``pingouin.pairwise_tests`` (padjust="holm" / "fdr_bh") on random data
     and scipy + ``statsmodels.stats.multitest.multipletests`` per pair (1e-10).
     """
     test = check_choice(test, POSTHOC_TESTS, "posthoc: test")
+    confidence_level = check_confidence_level(confidence_level, "posthoc")
     names = list(groups)
     if len(names) < 2:
         raise DataError(f"posthoc: need at least 2 groups, got {names}")
     results: dict[tuple[str, str], Estimate] = {}
     for a, b in combinations(names, 2):  # a loop over pairs of *groups*, not of observations
         if test == "ttest_paired":
-            results[(a, b)] = ttest(groups[a], groups[b], paired=True)
+            results[(a, b)] = ttest(
+                groups[a], groups[b], paired=True, confidence_level=confidence_level
+            )
         elif test == "ttest_welch":
-            results[(a, b)] = ttest(groups[a], groups[b])
+            results[(a, b)] = ttest(groups[a], groups[b], confidence_level=confidence_level)
         elif test == "ttest_student":
-            results[(a, b)] = ttest(groups[a], groups[b], equal_var=True)
+            results[(a, b)] = ttest(
+                groups[a], groups[b], equal_var=True, confidence_level=confidence_level
+            )
         elif test == "wilcoxon":
             results[(a, b)] = wilcoxon(groups[a], groups[b])
         else:
@@ -439,13 +460,14 @@ def paired_bootstrap(
     *,
     n_boot: int = 1000,
     seed: Seed = 0,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> Estimate:
     r"""Paired bootstrap test of two systems' mean scores on the same items (Koehn 2004).
 
     ``a[i]`` and ``b[i]`` are the two systems' scores on item ``i`` (e.g. the mean of its
     judgements). Draw items with replacement ``n_boot`` times (seeded); ``estimate`` =
-    :math:`\bar a - \bar b`, the CI is the percentile interval of the resampled differences,
+    :math:`\bar a - \bar b`, the CI is the percentile interval of the resampled differences
+    at ``confidence_level``,
     and ``p_value`` is the share of samples in which the observed winner does *not* win
     (difference <= 0 when ``a`` is ahead, >= 0 when ``b`` is), so "a better than b at 95%"
     is ``p_value <= 0.05`` as in Koehn's "wins in 95% of samples". Observed difference 0
@@ -468,7 +490,7 @@ def paired_bootstrap(
     n_boot = check_n_boot(n_boot)
     if n_boot < 1:
         raise DataError("paired_bootstrap: n_boot must be at least 1 (Koehn uses 1000)")
-    check_alpha(level)
+    confidence_level = check_confidence_level(confidence_level, "paired_bootstrap")
     d = x - y
     observed = d.mean()
     rng = as_generator(seed)
@@ -479,7 +501,7 @@ def paired_bootstrap(
         p = float((samples >= 0).mean())
     else:
         p = 1.0
-    lo, hi, _ = percentile_ci(samples, level)
+    lo, hi, _ = percentile_ci(samples, confidence_level)
     return Estimate(
         observed,
         lo,
@@ -491,6 +513,6 @@ def paired_bootstrap(
             "n_boot": n_boot,
             "seed": seed if isinstance(seed, int) else "generator",
             "wins_a": float((samples > 0).mean()),
-            "ci_level": level,
+            "ci_level": confidence_level,
         },
     )
