@@ -204,11 +204,11 @@ def init_study(directory: str | Path, template: str = "pairwise", *, items: int 
     protocol_file = root / PROTOCOL_FILE
     if protocol_file.exists():
         raise HumevalError(f"{protocol_file}: a study already exists here; choose an empty folder")
-    from humeval.files import write_jsonl
+    from humeval.files import write_jsonl, write_text
 
     description, body = TEMPLATES[template]
     root.mkdir(parents=True, exist_ok=True)
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed))
     header = _HEADER.format(name=root.resolve().name or "study", description=description, seed=seed)
-    protocol_file.write_text(header + body, encoding="utf-8")
+    write_text(protocol_file, header + body)
     return protocol_file

@@ -18,7 +18,6 @@ from typing import Any
 import pandas as pd
 from pydantic import ValidationError
 
-from humeval import logbook
 from humeval._version import __version__
 from humeval.analysis.exclude import valid_judgements
 from humeval.analysis.plan import analysis_signature, analyze, counts, write_results
@@ -27,7 +26,7 @@ from humeval.analysis.stages import read_excluded, read_study_judgements, study_
 from humeval.analysis.validity import invalid_reasons
 from humeval.errors import HumevalError, ProtocolError, did_you_mean
 from humeval.hashing import sha256_file
-from humeval.protocol.lock import check_lock
+from humeval.pipeline import record_run, require_lock
 from humeval.protocol.models import Analysis, Protocol
 from humeval.results import Results
 from humeval.stats import kendall, pearson, spearman
@@ -81,11 +80,21 @@ def posthoc(
         raise HumevalError(f"posthoc: name '{name}' must be lower-case letters, digits, '-' or '_' (e.g. 'parametric')")
     if not overrides and not correlation:
         raise HumevalError("posthoc: nothing to do; give --set key=value (analysis settings) and/or --correlation")
-    check_lock(study)
+    require_lock(study, "posthoc")
     ws = study_workspace(study)
     out_dir = ws.posthoc_dir / name
     if out_dir.exists() and not force:
         raise HumevalError(f"{out_dir}: post hoc analysis '{name}' exists; choose another name or pass --force")
+    inputs = study.hashes([study.protocol_file, ws.judgements, ws.excluded])
+    with record_run(study, "posthoc", inputs=inputs, seed=study.protocol.study.seed, name=name,
+                    parameters={"overrides": overrides or {}, "correlation": correlation}) as run:
+        results, paths = _posthoc(study, ws, name, out_dir, overrides, correlation)
+        run.finish(study, paths, signature=results.signature)
+    return results, paths
+
+
+def _posthoc(study: Study, ws: Any, name: str, out_dir: Path, overrides: dict[str, Any] | None,
+             correlation: str | None) -> tuple[Results, list[Path]]:
     protocol = _plan(study.protocol, overrides or {})
     judgements = read_study_judgements(ws)
     excluded = read_excluded(ws)
@@ -107,8 +116,4 @@ def posthoc(
     if correlation:
         data["correlations"] = [correlations(analysed, protocol, correlation, protocol.study.seed)]
     results = Results.from_json(data, f"posthoc {name}")
-    paths = write_results(results, out_dir / "results.json", out_dir / "tables")
-    logbook.append(study, {"stage": "posthoc", "outcome": "ok", "name": name, "overrides": overrides or {},
-                           "correlation": correlation, "signature": results.signature,
-                           "outputs": [study.relative(p) for p in paths]})
-    return results, paths
+    return results, write_results(results, out_dir / "results.json", out_dir / "tables")

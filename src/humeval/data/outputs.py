@@ -112,10 +112,6 @@ def check_outputs(outputs: pd.DataFrame, protocol: Protocol) -> list[str]:
     for i, name in enumerate(protocol.systems):
         if name not in present:
             problems.append(f"systems[{i}]: system '{name}' is not in the data. {did_you_mean(name, present)}")
-    if protocol.stopping is not None:
-        for i, name in enumerate(protocol.stopping.systems):
-            if name not in present:
-                problems.append(f"stopping.systems[{i}]: system '{name}' is not in the data. {did_you_mean(name, present)}")
     counts = outputs.drop_duplicates(["item_id", "system"]).groupby("item_id")["system"].nunique()
     incomplete = counts[counts < len(present)]
     if len(incomplete):

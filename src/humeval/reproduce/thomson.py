@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from humeval.design.tasks import ParticipantList, Task
-from humeval.files import read_json, write_jsonl
+from humeval.files import read_json, write_jsonl, write_text
 from humeval.pipeline import run_stage
 from humeval.protocol.load import PROTOCOL_FILE
 from humeval.protocol.lock import lock_study
@@ -122,8 +122,7 @@ def write_study(root: Path, seed: int, bootstrap: int) -> Study:
             for c, (cat, size) in enumerate(product(CATEGORIES, SIZES))
             for i in range(ITEMS_PER_COMBINATION) for s in SYSTEMS]
     write_jsonl(root / "data" / "outputs.jsonl", rows)
-    (root / PROTOCOL_FILE).write_text(_PROTOCOL.format(seed=seed, judgements=JUDGEMENTS, bootstrap=bootstrap),
-                                      encoding="utf-8")
+    write_text(root / PROTOCOL_FILE, _PROTOCOL.format(seed=seed, judgements=JUDGEMENTS, bootstrap=bootstrap))
     study = Study.open(root)
     run_stage(study, "sample")
     tasks, lists = paper_lists(seed)
