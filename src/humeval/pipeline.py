@@ -200,10 +200,19 @@ def _unchanged(study: Study, name: str, inputs: list[dict[str, str]], options: d
     last = next((e for e in reversed(logbook.read(study)) if e.get("stage") == name), None)
     if last is None or last.get("outcome") != "ok" or last.get("inputs") != inputs:
         return None
-    if last.get("options", {}) != options:
+    if last.get("options", {}) != _logged(options):
         return None
     outputs = [study.root / o["path"] for o in last.get("outputs", [])]
     return last if study.hashes(outputs) == last["outputs"] else None
+
+
+def _logged(options: dict[str, Any]) -> dict[str, Any]:
+    """Options as the logbook records them: database URLs without their secrets."""
+    if not any(isinstance(v, str) and "://" in v for v in options.values()):
+        return options
+    from humeval.store.engine import redact_url
+
+    return {k: redact_url(v) if isinstance(v, str) else v for k, v in options.items()}
 
 
 def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str, Any] | None = None) -> StageResult:
@@ -222,7 +231,7 @@ def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str
     inputs = study.hashes([study.protocol_file, *stage.inputs(study)])
     if not force and (last := _unchanged(study, name, inputs, options)) is not None:
         return StageResult(name, True, [o["path"] for o in last["outputs"]], last.get("summary", {}), last["signature"])
-    with record_run(study, name, inputs=inputs, seed=protocol.study.seed, options=options or None) as rec:
+    with record_run(study, name, inputs=inputs, seed=protocol.study.seed, options=_logged(options) or None) as rec:
         out = stage.load()(study, **options)
         seed = out.seed if out.seed is not None else protocol.study.seed
         sig = signature(inputs[0]["sha256"], seed)

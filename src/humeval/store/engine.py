@@ -88,10 +88,24 @@ def _sqlite_engine(url: str, *, writer: bool, pool: int = 1, sync: str = "full")
     return engine
 
 
+#: query parameters of a database URL that carry a secret
+_SECRET_PARAMS = ("password", "pass", "passwd", "pwd", "sslpassword", "token", "secret")
+
+
 def redact_url(url: str) -> str:
-    """``url`` without a password (for messages and the logbook)."""
-    if "://" in url and "@" in url.split("://", 1)[1]:
-        scheme, rest = url.split("://", 1)
-        creds, host = rest.split("@", 1)
-        return f"{scheme}://{creds.split(':', 1)[0]}@{host}"
-    return url
+    """``url`` without its secrets (for messages and the logbook): the password of the user part
+    (which may itself contain ``@``) and secret query parameters (``?password=...``) become ``***``."""
+    if "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    authority, sep, tail = rest.partition("/")
+    if "@" in authority:
+        creds, host = authority.rsplit("@", 1)  # the host never holds '@'; a password may
+        user, has_password, _ = creds.partition(":")
+        authority = f"{user}{':***' if has_password else ''}@{host}"
+    if "?" in tail:
+        path, query = tail.split("?", 1)
+        parts = [f"{k}=***" if k.lower() in _SECRET_PARAMS else f"{k}{eq}{v}"
+                 for k, eq, v in (p.partition("=") for p in query.split("&"))]
+        tail = f"{path}?{'&'.join(parts)}"
+    return f"{scheme}://{authority}{sep}{tail}"
