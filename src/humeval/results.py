@@ -428,11 +428,20 @@ class Results(_Node):
         return {name: pd.DataFrame(rows) for name, rows in self.rows().items()}
 
     def summary_rows(self) -> list[dict[str, Any]]:
-        """The tests, agreement, pairs and correlations rows with the columns the CLI prints."""
-        cols = ("criterion", "analysis", "method", "estimate", "ci_low", "ci_high", "p_value", "n")
+        """The tests, agreement, pairs and correlations rows with the columns the CLI prints; ``about`` says
+        which system (normality), pair (post hoc tests, sign tests) or all systems (omnibus, agreement) a row is."""
+        cols = ("criterion", "analysis", "about", "method", "estimate", "ci_low", "ci_high", "p_value", "n")
         rows = self.rows()
-        return [{k: r.get(k) for k in cols} for name in ("tests", "agreement", "pairs", "correlations")
-                for r in rows.get(name, [])]
+        return [{k: (_about(r) if k == "about" else r.get(k)) for k in cols}
+                for name in ("tests", "agreement", "pairs", "correlations") for r in rows.get(name, [])]
+
+
+def _about(row: dict[str, Any]) -> str:
+    if row.get("system"):
+        return str(row["system"])
+    if row.get("a") and row.get("b"):
+        return f"{row['a']} vs {row['b']}"
+    return "all systems"
 
 
 def read_results(path: str | Path, *, hint: str = "run `humeval analyze` first") -> Results:

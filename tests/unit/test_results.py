@@ -171,3 +171,14 @@ def test_posthoc_correlations_alone_carry_counts_and_a_correlations_table(analys
     on_disk = _read_csv(analysed_study.results_dir / "posthoc" / "corr" / "tables" / "correlations.csv")
     assert on_disk["estimate"].iloc[0] == pytest.approx(table["estimate"].iloc[0])
     assert "posthoc/corr" in analysed_study.available_results()
+
+
+def test_summary_rows_say_which_system_or_pair_a_row_is_about(dry_run_study):
+    rows = dry_run_study.results("dry-run/normal").summary_rows()
+    keyed = [(r["criterion"], r["analysis"], r["about"], r["method"]) for r in rows]
+    assert len(keyed) == len(set(keyed))  # no two rows alike (normality rows once were, one per system)
+    for r in rows:
+        if r["analysis"] == "normality":
+            assert r["about"] in dry_run_study.results("dry-run/normal").systems
+        elif r["analysis"] in ("posthoc", "sign_test"):
+            assert " vs " in r["about"]
