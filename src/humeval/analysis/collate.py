@@ -27,6 +27,7 @@ import pandas as pd
 from humeval.analysis.decisions import DECIDED
 from humeval.analysis.exclude import exclusions
 from humeval.analysis.validity import invalid_reasons
+from humeval.data.outputs import Outputs
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
 from humeval.files import write_jsonl, write_text
@@ -152,7 +153,7 @@ def rerun_lists(collation: Collation, tasks: list[Task], per_list: int, prefix: 
     return lists
 
 
-def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, outputs: pd.DataFrame | None = None,
+def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, outputs: Outputs | None = None,
                 *, key_path: Path, seed: int = 0) -> list[Path]:
     """Write the re-run lists in ``platform``'s format into ``directory``; returns the files written.
 
@@ -167,12 +168,13 @@ def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, ou
     (``<key file>.rerun-lists.jsonl``).
     """
     from humeval.platforms.keys import RowKey, append_keys, new_key
-    from humeval.platforms.mturk import texts_of, write_batch
+    from humeval.platforms.mturk import write_batch
 
     entries = [(pl.list_id, t) for pl in lists for t in pl.tasks]
     batch = f"rerun:{directory.name}"
     if platform in ("mturk", "files"):
-        return [write_batch(directory / "batch.csv", entries, texts_of(outputs), key_path, batch, seed)]
+        return [write_batch(directory / "batch.csv", entries, outputs.texts if outputs is not None else {}, key_path,
+                            batch, seed)]
     keys = [RowKey(new_key(), t.task_id, t.systems, batch) for _, t in entries]
     append_keys(key_path, keys)
     positions = [i for pl in lists for i in range(len(pl.tasks))]

@@ -19,6 +19,7 @@ from humeval.analysis.decisions import replay_decisions
 from humeval.analysis.exclude import EXCLUDED_COLUMNS, exclusion_counts, exclusions
 from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import Workspace
+from humeval.data.outputs import Outputs
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
 from humeval.files import read_jsonl, write_json, write_jsonl
@@ -69,7 +70,7 @@ def read_excluded(ws: Workspace) -> pd.DataFrame:
 
 
 def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], lists: list[ParticipantList],
-                      outputs: pd.DataFrame | None = None, *, key_path: Path) -> tuple[Collation, list[Path]]:
+                      outputs: Outputs | None = None, *, key_path: Path) -> tuple[Collation, list[Path]]:
     """Collate ``ws``'s judgements; write ``collation.json`` and, when incomplete, the re-run file.
 
     Comparisons the stopping rule decided (replayed on the judgements the exclusion rules
@@ -95,11 +96,11 @@ def workspace_key_file(study: Study, ws: Workspace) -> Path:
     return key_file(study.state_dir, ws.root, study.root)
 
 
-def platform_outputs(study: Study) -> pd.DataFrame | None:
+def platform_outputs(study: Study) -> Outputs | None:
     """The output texts a re-run batch (MTurk, files) carries; None for the other platforms."""
     if study.protocol.platform.kind not in ("mturk", "files"):
         return None
-    return study.outputs().frame
+    return study.outputs()
 
 
 def collate_stage(study: Study) -> StageOutput:

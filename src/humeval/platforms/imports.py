@@ -36,14 +36,13 @@ IMPORT_PLATFORMS = ("mturk", "files", "prolific")
 
 def batch_stage(study: Study, output: str = "") -> StageOutput:
     """The ``export-batch`` stage: every task of the design as a batch CSV with opaque row keys."""
-    from humeval.data.outputs import load_outputs
-    from humeval.platforms.mturk import texts_of, write_batch
+    from humeval.platforms.mturk import write_batch
 
     tasks = study.read_tasks()
     target = Path(output) if output else study.results_dir / "mturk_batch.csv"
     keys = study_key_file(study)
     seed = study.protocol.study.seed
-    path = write_batch(target, [("", t) for t in tasks], texts_of(load_outputs(study.protocol, study.root)), keys,
+    path = write_batch(target, [("", t) for t in tasks], study.outputs().texts, keys,
                        batch=study.relative(target), seed=random.Random(seed))
     return StageOutput(outputs=[path, keys], seed=seed, summary={"tasks": len(tasks)})
 

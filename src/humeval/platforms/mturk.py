@@ -22,32 +22,25 @@ import csv
 import math
 import random
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from humeval.data.outputs import OutputText
 from humeval.design.tasks import Task
 from humeval.errors import PlatformError
 from humeval.files import write_text
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.platforms.keys import RowKey, append_keys, new_key
 
-__all__ = ["CHOICES", "read_results", "texts_of", "write_batch"]
+__all__ = ["CHOICES", "read_results", "write_batch"]
 
 CHOICES = ("A", "B", "tie", "both-good", "both-bad")
 
 
-def texts_of(outputs: pd.DataFrame | None) -> dict[tuple[str, str], tuple[str, str]]:
-    """``(item_id, system) -> (output, input)`` from the loaded outputs (empty when there are none)."""
-    if outputs is None or outputs.empty:
-        return {}
-    inputs = outputs["input"] if "input" in outputs else pd.Series("", index=outputs.index)
-    return {(str(i), str(s)): (str(o), str(x)) for i, s, o, x in
-            zip(outputs["item_id"], outputs["system"], outputs["output"], inputs.fillna(""), strict=True)}
-
-
-def write_batch(path: Path, entries: list[tuple[str, Task]], texts: dict[tuple[str, str], tuple[str, str]],
+def write_batch(path: Path, entries: list[tuple[str, Task]], texts: Mapping[tuple[str, str], OutputText],
                 key_path: Path, batch: str, seed: int | random.Random) -> Path:
     """Write ``entries`` (list id, task) as a batch CSV; record each row's key in ``key_path``."""
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)

@@ -333,8 +333,7 @@ def _prepare_store(study: Study, db: str) -> None:
 
 
 def _answer_key(study: Study, lists: list[ParticipantList]) -> AnswerKey:
-    frame = study.outputs().frame
-    rows = [(str(r.item_id), str(r.system), str(r.output)) for r in frame.itertuples(index=False)]
+    rows = [(item_id, system, text.output) for (item_id, system), text in study.outputs().texts.items()]
     return AnswerKey.build(rows, lists)
 
 

@@ -6,6 +6,7 @@ import json
 import pandas as pd
 
 from humeval.analysis.collate import collate, rerun_lists, write_rerun
+from humeval.data.outputs import Outputs
 
 from .conftest import make_protocol, rating_tasks, rows
 
@@ -61,8 +62,8 @@ def test_rerun_files_name_no_system_and_keep_the_mapping_under_the_key_file(tmp_
     tasks = rating_tasks(["i1"], systems)
     frame = rows([{"participant_id": "p1", "item_id": "i1", "system": s, "value": 3.0} for s in systems])
     lists = rerun_lists(collate(frame, tasks, protocol), tasks, per_list=3)
-    outputs = pd.DataFrame({"item_id": ["i1", "i1"], "system": systems, "output": ["text A", "text B"],
-                            "input": ["facts", "facts"]})
+    outputs = Outputs(pd.DataFrame({"item_id": ["i1", "i1"], "system": systems, "output": ["text A", "text B"],
+                                    "input": ["facts", "facts"], "references": ["", ""]}))
     for kind in ("local", "prolific", "mturk", "files"):
         keys = tmp_path / ".humeval" / "keys" / f"{kind}.jsonl"
         written = write_rerun(tmp_path / kind, lists, kind, outputs, key_path=keys, seed=1)
