@@ -1,13 +1,18 @@
-"""Over-collection after a live stopping decision: N concurrent annotators, in-process server, SQLite.
+"""Over-collection after a live stopping decision: N concurrent annotators until the rule decides.
 
-    PYTHONPATH=src python benchmarks/bench_overcollection.py --annotators 50 --runs 3 --min-in-flight 1,50
+    python benchmarks/bench_overcollection.py --annotators 50 --runs 2 --min-in-flight 1,50
+    python benchmarks/bench_overcollection.py --annotators 50 --runs 1 --min-in-flight 1,50 \\
+        --db postgresql://postgres@127.0.0.1:5432/test --workers 4
 
-Each annotator enters as a new participant, works until the server has nothing for them
-(204), and enters again, until the comparison is decided. Printed per run and per
-``stopping.min_in_flight`` (side by side: the default 1, and e.g. 50 = one judgement in
+Without ``--db`` the app runs in-process on SQLite (``httpx.ASGITransport``); with ``--db`` a
+real ``humeval serve`` with ``--workers`` processes serves the study from that store (a fresh
+schema-free database is made per run: ``<db>_oc_<run>``, dropped afterwards). Each annotator
+enters as a new participant, works until the server has nothing for them (204), and enters
+again, until the comparison is decided; every vote prefers ``candidate``. Printed per run and
+per ``stopping.min_in_flight`` (side by side: the default 1, and e.g. 50 = one judgement in
 flight per annotator): the decision's n, the watched pair judgements stored beyond n (in
-flight at the decision, or accepted after it), their share of n, and how many participants
-had to enter. Bounded: at most ``--max-participants`` entries per run.
+flight at the decision, or accepted after it), their share of n, how many participants had
+to enter, and the wall time. Bounded: at most ``--max-participants`` entries per run.
 """
 
 from __future__ import annotations
@@ -15,55 +20,165 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import httpx
+from sqlalchemy import select
 
-from tests.integration.server.test_live_stopping import Client, make_study  # noqa: E402
+from humeval.files import write_jsonl, write_text
+from humeval.pipeline import run
+from humeval.protocol.lock import lock_study
+from humeval.store import schema as s
+from humeval.store.store import Store
+from humeval.study import Study
+from humeval.templates import generate_outputs
+
+ADMIN = "bench-admin-token-0000000000"
+PROTOCOL = """version: 1
+study: {{name: overcollection, seed: 11}}
+data: {{files: [data/outputs.jsonl]}}
+systems: [baseline, candidate]
+criteria:
+  - {{name: quality, type: 2afc, question: "Which is better?", tie: true}}
+design: {{judgements_per_item: 1, items_per_participant: 5, counterbalancing: none}}
+assignment: {{strategy: one, lease_seconds: 600}}
+stopping: {{rule: anytime, delta: 0.05, systems: [baseline, candidate], min_in_flight: {floor}}}
+"""
 
 
-async def one_run(root: Path, annotators: int, max_participants: int, min_in_flight: int) -> dict[str, float]:
-    study = make_study(root, strategy="one", per_participant=5, checks=0, items=400, min_in_flight=min_in_flight)
-    c = Client(study)
-    entered = 0
+def make_study(root: Path, floor: int) -> Study:
+    write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(400, seed=5))
+    write_text(root / "humeval.yaml", PROTOCOL.format(floor=floor))
+    study = Study.open(root)
+    list(run(study))
+    lock_study(study)
+    return study
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Server:
+    """``humeval serve`` on 127.0.0.1 (a real multi-process server), or the app in-process."""
+
+    def __init__(self, study: Study, db: str | None, workers: int) -> None:
+        self.study, self.db, self.workers, self.proc = study, db, workers, None
+
+    def __enter__(self) -> httpx.AsyncClient:
+        if self.db is None:
+            from humeval.server.app import create_app
+            from humeval.server.config import ServerConfig
+
+            store = Store.open(self.study)
+            store.prepare()
+            app = create_app(ServerConfig(study_dir=str(self.study.root), admin_token=ADMIN), store)
+            return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench")
+        port = _free_port()
+        env = dict(os.environ, HUMEVAL_ADMIN_TOKEN=ADMIN)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "humeval", "serve", str(self.study.root), "--db", self.db, "--port", str(port),
+             "--workers", str(self.workers)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                    return httpx.AsyncClient(base_url=url, timeout=30, limits=httpx.Limits(max_connections=200))
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start in 60 s")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(timeout=20)
+
+
+async def one_run(study: Study, db: str | None, workers: int, annotators: int, max_participants: int) -> dict[str, Any]:
+    store = Store.open(study, db)  # the bench's own view of the store: display orders and the decision
+    entered, keys = 0, 0
+
+    def state() -> dict[str, Any]:
+        return store.stopping()[0]
+
+    def preferred(aid: str) -> str:
+        a = s.assignments.c
+        row = store.read(lambda c: c.execute(select(a.display).where(a.assignment_id == aid)).one())
+        return "A" if json.loads(row.display)[0] == "candidate" else "B"
+
     t0 = time.perf_counter()
+    with Server(study, db, workers) as http:
+        async def annotator(k: int) -> None:
+            nonlocal entered, keys
+            while state()["outcome"] == "continue" and entered < max_participants:
+                entered += 1
+                r = await http.post("/api/v1/enter", json={"participant_id": f"A{k}-{entered}"})
+                h = {"authorization": f"Bearer {r.json()['token']}"}
+                while (r := await http.get("/api/v1/next", headers=h)).status_code == 200:
+                    aid = r.json()["assignment_id"]
+                    await asyncio.sleep(0.01)  # reading time
+                    keys += 1
+                    await http.post("/api/v1/judgements", headers=h, json={
+                        "assignment_id": aid, "idempotency_key": f"k{keys:09d}", "values": {"quality": preferred(aid)}})
 
-    async def annotator(k: int) -> None:
-        nonlocal entered
-        while c.store.stopping()[0]["outcome"] == "continue" and entered < max_participants:
-            entered += 1
-            h = await c.enter(f"A{k}-{entered}")
-            while (a := await c.next(h)) is not None:
-                await asyncio.sleep(0.01)  # reading time
-                await c.submit(h, a["assignment_id"], c.answer(a["assignment_id"], prefer="candidate", spam=False))
+        try:
+            await asyncio.gather(*(annotator(k) for k in range(annotators)))
+        finally:
+            await http.aclose()
+    st = state()
+    watched = [j for j in store.judgements() if j["revision"] == 0]  # every task is a watched pair task
+    store.close()
+    extra = len(watched) - st["n"]
+    return {"decision": st["outcome"], "n": st["n"], "stored": len(watched), "extra": extra,
+            "percent": round(100.0 * extra / max(st["n"], 1), 1), "participants": entered,
+            "seconds": round(time.perf_counter() - t0, 2)}
 
-    try:
-        await asyncio.gather(*(annotator(k) for k in range(annotators)))
-        st = c.store.stopping()[0]
-        watched = [j for j in c.store.judgements() if j["task_id"] in c.store.context.watched and j["revision"] == 0]
-        extra = len(watched) - st["n"]
-        return {"decision": st["outcome"], "n": st["n"], "stored": len(watched), "extra": extra,
-                "percent": 100.0 * extra / max(st["n"], 1), "participants": entered,
-                "seconds": round(time.perf_counter() - t0, 2)}
-    finally:
-        await c.close()
+
+def _database(base: str, name: str, create: bool) -> str:
+    """A fresh PostgreSQL database ``name`` next to ``base`` (created or dropped)."""
+    import psycopg
+
+    admin = base.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if create:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    return base.rsplit("/", 1)[0] + "/" + name
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--annotators", type=int, default=50)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--max-participants", type=int, default=2000)
     ap.add_argument("--min-in-flight", default="1,50", help="stopping.min_in_flight values, comma-separated")
+    ap.add_argument("--db", default=None, help="postgresql://... : serve with real processes on PostgreSQL")
+    ap.add_argument("--workers", type=int, default=4, help="server processes with --db")
     args = ap.parse_args()
     for floor in (int(x) for x in args.min_in_flight.split(",")):
         for i in range(args.runs):
             with tempfile.TemporaryDirectory() as tmp:
-                r = asyncio.run(one_run(Path(tmp) / f"s{i}", args.annotators, args.max_participants, floor))
-            print(json.dumps({"annotators": args.annotators, "min_in_flight": floor, **r}))
+                study = make_study(Path(tmp) / "study", floor)
+                db = _database(args.db, f"humeval_oc_{os.getpid()}_{i}", True) if args.db else None
+                try:
+                    r = asyncio.run(one_run(study, db, args.workers, args.annotators, args.max_participants))
+                finally:
+                    if args.db:
+                        _database(args.db, f"humeval_oc_{os.getpid()}_{i}", False)
+            where = f"postgresql, {args.workers} workers" if args.db else "sqlite, in-process"
+            print(json.dumps({"store": where, "annotators": args.annotators, "min_in_flight": floor, **r}))
 
 
 if __name__ == "__main__":
