@@ -39,6 +39,11 @@ def _get(raw: Any, *keys: str, default: Any = None) -> Any:
     return raw
 
 
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a list (anything else is a schema problem, reported by the schema check)."""
+    return value if isinstance(value, list) else []
+
+
 def _names(items: Any, key: str = "name") -> list[str]:
     return [str(c[key]) for c in items if isinstance(c, dict) and key in c] if isinstance(items, list) else []
 
@@ -57,21 +62,22 @@ def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Pr
         if count > 1:
             problems.append((("criteria",), f"criterion name '{name}' is used {count} times; names must be unique"))
     pairwise = any(isinstance(c, dict) and c.get("type") == "2afc" for c in (criteria if isinstance(criteria, list) else []))
-    systems = [str(s) for s in _get(raw, "systems", default=[]) or []] or list(data_systems or [])
+    systems = [str(s) for s in _list(_get(raw, "systems"))] or list(data_systems or [])
     method = _get(raw, "sampling", "method", default="auto")
     from humeval.sampling import SAMPLERS, get_sampler
 
-    if method not in SAMPLERS:
+    if isinstance(method, str) and method not in SAMPLERS:  # a method of another type is a schema problem
         problems.append((("sampling", "method"), f"unknown sampler '{method}'. {did_you_mean(method, SAMPLERS)}"))
-    else:
+    elif isinstance(method, str):
         try:
-            get_sampler(str(method), **(_get(raw, "sampling", "params", default={}) or {}))
+            params = _get(raw, "sampling", "params")
+            get_sampler(str(method), **(params if isinstance(params, dict) else {}))
         except (HumevalError, TypeError, ValueError) as exc:
             problems.append((("sampling", "params"), str(exc).removeprefix("sampling.params: ")))
     stopping = _get(raw, "stopping")
     if isinstance(stopping, dict):
         problems += _stopping_problems(stopping, pairwise, systems, data_systems is not None or bool(_get(raw, "systems")))
-    for i, name in enumerate(_get(raw, "analysis", "criteria", default=[]) or []):
+    for i, name in enumerate(_list(_get(raw, "analysis", "criteria"))):
         if name not in names:
             problems.append((("analysis", "criteria", i), f"unknown criterion '{name}'. {did_you_mean(name, names)}"))
     tentative = _get(raw, "analysis", "tentative_agreement", default=0.667)
@@ -83,7 +89,8 @@ def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Pr
         problems.append((("assignment", "strategy"),
                          f"'{strategy}' aggregates pairwise choices; it needs a 2afc criterion (use 'list')"))
     if systems:
-        for name in _get(raw, "dry_run", "static", default={}) or {}:
+        static = _get(raw, "dry_run", "static")
+        for name in static if isinstance(static, dict) else {}:
             if name not in systems:
                 problems.append((("dry_run", "static", name), f"unknown system '{name}'. {did_you_mean(name, systems)}"))
     return problems
@@ -95,11 +102,12 @@ def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[s
     problems: list[Problem] = []
     if not pairwise:
         problems.append((("stopping",), "a stopping rule needs a 2afc criterion; none is declared under criteria"))
-    for message in rule_problems(str(stopping.get("rule", "anytime")), float(stopping.get("delta", 0.05)),
-                                 stopping.get("max_judgements")):
-        field, text = message.split(": ", 1)
-        problems.append((tuple(field.split(".")), text))
-    named = [str(s) for s in stopping.get("systems") or []]
+    delta, horizon = stopping.get("delta", 0.05), stopping.get("max_judgements")
+    if isinstance(delta, (int, float)) and (horizon is None or isinstance(horizon, int)):  # else: a schema problem
+        for message in rule_problems(str(stopping.get("rule", "anytime")), float(delta), horizon):
+            field, text = message.split(": ", 1)
+            problems.append((tuple(field.split(".")), text))
+    named = [str(s) for s in _list(stopping.get("systems"))]
     if len(named) not in (0, 2):
         problems.append((("stopping", "systems"), f"name exactly two systems (or none for a two-system study), got {named}"))
     elif named and known:

@@ -77,3 +77,13 @@ def test_more_than_two_systems_need_the_compared_pair_named(tmp_path: Path):
     data.write_text("\n".join([*lines, *(line.replace('"baseline"', '"third"') for line in lines if '"baseline"' in line)]) + "\n")
     problems = validate_study(study.root)
     assert any("stopping.systems: empty, and the study has 3 systems" in p for p in problems), problems
+
+
+def test_values_of_the_wrong_type_are_schema_problems_not_crashes(pairwise: Study):
+    _edit(pairwise, "  delta: 0.05", "  delta: lots")
+    _edit(pairwise, "  systems: [baseline, candidate]", "  systems: candidate")
+    _edit(pairwise, "method: auto", "method: [auto]")
+    problems = validate_study(pairwise.root)
+    assert any("stopping.delta: Input should be a valid number" in p for p in problems)
+    assert any("stopping.systems: Input should be a valid list" in p for p in problems)
+    assert any("sampling.method" in p for p in problems)
