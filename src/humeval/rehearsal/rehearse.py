@@ -199,6 +199,7 @@ class _Tally:
     entered: int = 0
     active: int = 0
     judgements: int = 0
+    withdrawn: int = 0
     first: float | None = None
     last: float | None = None
 
@@ -209,6 +210,11 @@ class _Tally:
             self.last = now
             for k, v in counts.items():
                 setattr(self, k, getattr(self, k) + v)
+
+
+def _code(answer: Any) -> str:
+    """The error code of an API error answer (empty for anything else)."""
+    return str(answer.get("error", {}).get("code", "")) if isinstance(answer, dict) else ""
 
 
 class _Crowd:
@@ -275,7 +281,10 @@ class _Crowd:
                                      "(the study's largest list); the server keeps serving work")
             body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
                     "values": self.answerer.values(assignment, rng), "seconds": draw_seconds(rng)}
-            status, _ = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200))
+            status, answer = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200, 409))
+            if status == 409 and _code(answer) == "lease_withdrawn":
+                self.tally.add(withdrawn=1)  # the rule decided meanwhile: not stored, the next task follows
+                continue
             if status != 201:
                 raise RehearsalError(f"rehearsal: a new judgement of {pid} was answered {status}, not 201 (stored)")
             done += 1
@@ -442,7 +451,7 @@ def rehearse(
         elapsed = time.monotonic() - started
         summary |= {"participants": tally.entered, "participants_active": tally.active,
                     "judgements": tally.judgements, "judgements_required": required, "rows": rows,
-                    "seconds": round(collection, 3),
+                    "withdrawn": tally.withdrawn, "seconds": round(collection, 3),
                     "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
                     "elapsed": round(elapsed, 3), "ambiguous_outputs": key.ambiguous}
         run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
