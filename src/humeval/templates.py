@@ -162,10 +162,68 @@ platform:
   kind: local
 """
 
+_DEMO = """
+systems: [baseline, candidate, reference]
+
+criteria:                      # separate tasks: one pairwise criterion, two RankME criteria
+  - name: preference
+    type: 2afc                 # two outputs side by side, choose the better
+    question: Which description of the restaurant is better?
+    definition: A good description mentions every fact in the input, fluently and without repetition.
+  - name: naturalness
+    type: rankme               # all three outputs of an item side by side, each scored against the standard
+    question: How natural does each description sound, compared to the standard?
+    definition: Could a native speaker have written it?
+    standard:
+      text: Loch Fyne is a family friendly restaurant serving French food.
+    modulus: 100
+  - name: informativeness
+    type: rankme
+    question: How informative is each description, compared to the standard?
+    definition: Does it convey all the facts of the input?
+    standard:
+      text: Loch Fyne is a family friendly restaurant serving French food.
+    modulus: 100
+
+presentation:
+  setup: separate              # one task per criterion (RankME's recommendation)
+  randomise_order: true
+  instructions: Read the facts, then judge the descriptions as each task asks.
+
+sampling:
+  method: auto                 # every item at rate 1; below it the recommended `balanced` sampler
+  rate: 1.0
+
+design:
+  judgements_per_item: 3       # the fixed design: 3 judgements of every task
+  items_per_participant: 10
+  counterbalancing: latin-square
+  attention_checks: 1
+
+stopping:                      # pairwise tasks are served only until the rule decides
+  rule: anytime                # anytime-valid: P(ever deciding wrongly) <= delta
+  delta: 0.05
+  systems: [candidate, reference]   # the pair the 2afc criterion compares (the rule watches two systems)
+
+exclusion:
+  - rule: attention
+    max_failures: 0
+
+analysis:
+  alpha: 0.05
+  agreement: [krippendorff, icc]
+  log_magnitude: true          # RankME scores are log-transformed before averaging and ICC
+  rankings: [bootstrap, bradley-terry]
+
+platform:
+  kind: local
+"""
+
 TEMPLATES = {
     "pairwise": ("Pairwise comparison of two restaurant-description systems.", _PAIRWISE),
     "rating": ("Likert ratings of three restaurant-description systems.", _RATING),
     "rankme": ("Rank-based magnitude estimation of three systems.", _RANKME),
+    "demo": ("Three systems, a pairwise comparison with dynamic stopping and RankME on two criteria.", _DEMO),
 }
 
 _NAMES = ["Aromi", "The Eagle", "Zizzi", "Cocum", "The Mill", "Giraffe", "Alimentum", "Bibimbap House"]

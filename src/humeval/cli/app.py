@@ -77,12 +77,15 @@ def _register() -> None:
 
 def command() -> typer.core.TyperGroup:
     """The click command of the CLI: every command registered; flags show no type placeholder in help."""
+    import click
+
     _register()
     group = typer.main.get_command(app)
-    for sub in group.commands.values():  # type: ignore[attr-defined]
-        for param in sub.params:
+    for cmd in (group, *group.commands.values()):  # type: ignore[attr-defined]
+        help_option = cmd.get_help_option(click.Context(cmd))  # created once and cached by click
+        for param in (*cmd.params, *([help_option] if help_option is not None else [])):
             if getattr(param, "is_flag", False):
-                param.metavar = ""  # `--force` takes no value: no `<bool>` beside it
+                param.metavar = ""  # `--force` and `--help` take no value: no `<bool>` beside them
     return group  # type: ignore[return-value]
 
 

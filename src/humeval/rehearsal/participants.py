@@ -6,7 +6,8 @@ like a dummy participant of :mod:`humeval.rehearsal.dummy` (``static``/``normal`
 hidden score of each output) it is given an :class:`AnswerKey` built by the researcher
 side from the study's own files: the data (``(item, text) -> system``) and the design
 (``attention check text -> expected answer``). Values are drawn with the very functions
-of :mod:`humeval.rehearsal.dummy`.
+of :mod:`humeval.rehearsal.dummy`, or, for the ``crowd`` kind, by the agent model of
+:mod:`humeval.simulate.population` (:class:`Population`: capability, position bias, spammers).
 """
 
 from __future__ import annotations
@@ -21,9 +22,14 @@ import numpy as np
 from humeval.design.tasks import ParticipantList
 from humeval.errors import HumevalError
 from humeval.protocol.models import Criterion, Protocol
-from humeval.rehearsal.dummy import Scale, _scores, _static_scores, scale_of
+from humeval.rehearsal.dummy import DUMMY_KINDS, Scale, _scores, _static_scores, scale_of
+from humeval.simulate.population import WorkerPool, make_pool
 
-__all__ = ["AnswerKey", "Answerer", "ApiClient", "ApiRefused", "RehearsalError", "draw_seconds"]
+__all__ = ["REHEARSAL_KINDS", "AnswerKey", "Answerer", "ApiClient", "ApiRefused", "Population", "RehearsalError",
+           "SimulatedParticipant", "draw_seconds"]
+
+#: what synthetic participants answer: the dry run's dummy kinds, or a simulated ``crowd``
+REHEARSAL_KINDS = (*DUMMY_KINDS, "crowd")
 
 
 class RehearsalError(HumevalError):
@@ -81,11 +87,73 @@ class AnswerKey:
         return found
 
 
-class Answerer:
-    """Dummy answers of one ``kind`` (random, static, normal) to assignments as the API serves them."""
+@dataclass(frozen=True)
+class SimulatedParticipant:
+    """One member of a simulated crowd: capability ``c`` in [0, 1] (0 for a spammer) and a spammer flag."""
 
-    def __init__(self, protocol: Protocol, key: AnswerKey, kind: str, systems: list[str]) -> None:
+    capability: float
+    spammer: bool
+
+
+@dataclass(frozen=True)
+class Population:
+    """Simulated participants of a ``crowd`` rehearsal: the agent model of :mod:`humeval.simulate.population`.
+
+    A pool of ``size`` participants is drawn once (:func:`~humeval.simulate.population.make_pool`):
+    capability ``c ~ U(low, high)``, ``round(spammer_share * size)`` spammers (``c = 0``).
+    Participant ``i`` of the rehearsal is pool member ``i mod size``. With the dummy
+    quality ``q`` of each system (``dry_run.static``, as the ``static`` kind uses it):
+
+    * ``2afc``: the task's difficulty is ``d ~ clip(N((q_A - q_B) / (high - low), difficulty_var), -1, 1)``
+      on the criterion's latent 5-point scale, and the participant chooses the output shown
+      first (``A``) with ``P = clip((c d + 1) / 2 + position_bias / 2, 0, 1)``, Thorleiksdottir
+      et al.'s model with a position bias towards the first output;
+    * ratings (Likert, slider, magnitude, RankME): ``q`` plus normal noise of ``dry_run.sd / c``
+      (the scale's spread for log scales, as the ``normal`` kind), plus ``position_bias`` times a
+      quarter of the scale for the output shown first; a spammer answers uniformly at random;
+    * attention checks: answered correctly by everyone but spammers, who answer them as any
+      other task (and so fail most of them).
+    """
+
+    capability: tuple[float, float] = (0.6, 1.0)
+    position_bias: float = 0.1
+    spammer_share: float = 0.1
+    difficulty_var: float = 0.1
+    size: int = 40
+
+    def __post_init__(self) -> None:
+        lo, hi = self.capability
+        if not 0.0 < lo <= hi <= 1.0:
+            raise RehearsalError(f"crowd: capability must satisfy 0 < low <= high <= 1, got ({lo!r}, {hi!r})")
+        if not -1.0 <= self.position_bias <= 1.0:
+            raise RehearsalError(f"crowd: position bias must lie in [-1, 1], got {self.position_bias!r}")
+        if not 0.0 <= self.spammer_share < 1.0:
+            raise RehearsalError(f"crowd: spammer share must lie in [0, 1), got {self.spammer_share!r}")
+        if self.difficulty_var < 0:
+            raise RehearsalError(f"crowd: difficulty variance must be >= 0, got {self.difficulty_var!r}")
+        if self.size < 1:
+            raise RehearsalError(f"crowd: pool size must be at least 1, got {self.size!r}")
+
+    def pool(self, seed: int) -> WorkerPool:
+        """The pool of simulated participants (seeded: the same study and seed give the same crowd)."""
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x63726F77,)))
+        return make_pool(rng, self.size, *self.capability, spammer_share=self.spammer_share)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"capability": list(self.capability), "position_bias": self.position_bias,
+                "spammer_share": self.spammer_share, "difficulty_var": self.difficulty_var, "size": self.size}
+
+
+class Answerer:
+    """Answers of one ``kind`` (random, static, normal dummies; or a simulated ``crowd``) to assignments
+    as the API serves them."""
+
+    def __init__(self, protocol: Protocol, key: AnswerKey, kind: str, systems: list[str],
+                 population: Population | None = None, seed: int = 0) -> None:
         self.protocol, self.key, self.kind = protocol, key, kind
+        #: the simulated crowd (``crowd`` kind only) and its pool, drawn once from ``seed``
+        self.population = (population or Population()) if kind == "crowd" else None
+        self._pool = self.population.pool(seed) if self.population is not None else None
         self.criteria: dict[str, Criterion] = {c.name: c for c in protocol.criteria}
         self.scales: dict[str, Scale] = {c.name: scale_of(c) for c in protocol.criteria}
         #: each criterion's static score per system, as the dry run uses them
@@ -93,8 +161,14 @@ class Answerer:
             c.name: _static_scores(protocol, systems, c) for c in protocol.criteria
         }
 
-    def _latent(self, criterion: str, item_id: str, texts: list[str], rng: np.random.Generator) -> np.ndarray:
-        """One dummy score per shown text (log scale for magnitude/RankME)."""
+    def participant(self, index: int) -> SimulatedParticipant | None:
+        """The simulated participant who enters ``index``-th (None for the dummy kinds)."""
+        if self._pool is None:
+            return None
+        i = index % self._pool.size
+        return SimulatedParticipant(float(self._pool.effective[i]), bool(self._pool.spammer[i]))
+
+    def _centres(self, criterion: str, item_id: str, texts: list[str]) -> tuple[np.ndarray, dict[str, float]]:
         static = self.static[criterion]
         labels, centres = [], {}
         for text in texts:
@@ -102,16 +176,45 @@ class Answerer:
             label = "+".join(writers)
             centres[label] = float(np.mean([static[w] for w in writers]))
             labels.append(label)
-        return _scores(self.kind, np.array(labels), centres, self.scales[criterion], self.protocol.dry_run.sd, rng)
+        return np.array(labels), centres
 
-    def values(self, assignment: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
-        """``{criterion: value}`` for an assignment of ``GET /api/v1/next``."""
+    def _latent(self, criterion: str, item_id: str, texts: list[str], rng: np.random.Generator,
+                who: SimulatedParticipant | None = None) -> np.ndarray:
+        """One score per shown text (log scale for magnitude/RankME): a dummy, or a simulated participant's."""
+        labels, centres = self._centres(criterion, item_id, texts)
+        scale, sd = self.scales[criterion], self.protocol.dry_run.sd
+        if who is None:
+            return _scores(self.kind, labels, centres, scale, sd, rng)
+        if who.spammer:
+            return _scores("random", labels, centres, scale, sd, rng)
+        scores = _scores("normal", labels, centres, scale, sd / who.capability, rng)
+        bias = self.population.position_bias if self.population is not None else 0.0
+        if len(scores) and bias:
+            scores[0] = np.clip(scores[0] + bias * (scale.high - scale.low) / 4, scale.low, scale.high)
+            if scale.discrete:
+                scores[0] = np.round(scores[0])
+        return scores
+
+    def values(self, assignment: dict[str, Any], rng: np.random.Generator,
+               who: SimulatedParticipant | None = None) -> dict[str, Any]:
+        """``{criterion: value}`` for an assignment of ``GET /api/v1/next`` (``who``: a simulated participant)."""
         task = assignment["task"]
         texts: list[str] = list(assignment["outputs"])
         names = [c["name"] for c in assignment["criteria"]]
-        if task.get("kind") == "attention":
+        if task.get("kind") == "attention" and not (who is not None and who.spammer):
             return {name: self._attention(name, task["item_id"], texts) for name in names}
-        return {name: self._value(name, task["item_id"], texts, rng) for name in names}
+        if task.get("kind") == "attention":  # a spammer answers a check like any task: at random
+            return {name: self._spam(name, texts, rng) for name in names}
+        return {name: self._value(name, task["item_id"], texts, rng, who) for name in names}
+
+    def _spam(self, name: str, texts: list[str], rng: np.random.Generator) -> Any:
+        """A spammer's answer that needs no text's writer (an attention check shows no system's output)."""
+        criterion, scale = self.criteria[name], self.scales[name]
+        bias = self.population.position_bias if self.population is not None else 0.0
+        if criterion.type == "2afc":
+            return "A" if rng.random() < float(np.clip(0.5 + bias / 2, 0, 1)) else "B"
+        scores = _scores("random", np.array([""] * max(len(texts), 1)), {}, scale, 1.0, rng)
+        return self._shaped(criterion, scale, scores)
 
     def _attention(self, name: str, item_id: str, texts: list[str]) -> Any:
         expected = self.key.attention.get((item_id, texts[0] if texts else ""))
@@ -127,15 +230,32 @@ class Answerer:
             return float(expected)
         return expected
 
-    def _value(self, name: str, item_id: str, texts: list[str], rng: np.random.Generator) -> Any:
+    def _value(self, name: str, item_id: str, texts: list[str], rng: np.random.Generator,
+               who: SimulatedParticipant | None = None) -> Any:
         criterion = self.criteria[name]
         scale = self.scales[name]
+        if criterion.type == "2afc" and who is not None:
+            return "A" if rng.random() < self._prefer_first(name, item_id, texts[:2], who, rng) else "B"
         if criterion.type == "2afc":
             a, b = self._latent(name, item_id, texts[:2], rng)
             if a != b:
                 return "A" if a > b else "B"
             return "tie" if criterion.tie else ("A" if rng.random() < 0.5 else "B")
-        scores = self._latent(name, item_id, texts, rng)
+        return self._shaped(criterion, scale, self._latent(name, item_id, texts, rng, who))
+
+    def _prefer_first(self, name: str, item_id: str, texts: list[str], who: SimulatedParticipant,
+                      rng: np.random.Generator) -> float:
+        """P(choose the first output): ``clip((c d + 1) / 2 + b / 2, 0, 1)`` (see :class:`Population`)."""
+        pop = self.population or Population()
+        labels, centres = self._centres(name, item_id, texts)
+        scale = self.scales[name]
+        gap = (centres[labels[0]] - centres[labels[1]]) / (scale.high - scale.low)
+        d = float(np.clip(rng.normal(gap, np.sqrt(pop.difficulty_var)), -1.0, 1.0))
+        return float(np.clip((who.capability * d + 1) / 2 + pop.position_bias / 2, 0.0, 1.0))
+
+    @staticmethod
+    def _shaped(criterion: Criterion, scale: Scale, scores: np.ndarray) -> Any:
+        """Scores on the criterion's scale as the API takes them (a list for RankME, one number otherwise)."""
         if scale.log:
             scores = np.exp(scores)
         if criterion.type == "rankme":

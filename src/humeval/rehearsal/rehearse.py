@@ -11,6 +11,8 @@ table, a rehearsal runs the collection for real:
    server answers 204. Values are dummy responses of ``kind`` (as in the dry run), the
    hidden score looked up from the output *text* through an :class:`AnswerKey` the
    researcher side builds from the study's data; attention checks are answered correctly.
+   The ``crowd`` kind answers as a simulated crowd instead (:class:`Population`: capability,
+   position bias, spammers who answer checks at random).
 3. The server is stopped (always: also on an error, a timeout or Ctrl-C), the store's
    judgements are exported to ``results/rehearsal/judgements.jsonl`` with the store
    read of ``humeval export``, and collate -> exclude -> analyze -> report run on them
@@ -48,11 +50,12 @@ from humeval.collect import ADMIN_ENV
 from humeval.design.tasks import ParticipantList
 from humeval.errors import did_you_mean
 from humeval.pipeline import back_half, record_run, require_lock
-from humeval.rehearsal.dummy import DUMMY_KINDS
 from humeval.rehearsal.participants import (
+    REHEARSAL_KINDS,
     Answerer,
     AnswerKey,
     ApiClient,
+    Population,
     RehearsalError,
     draw_seconds,
 )
@@ -266,6 +269,7 @@ class _Crowd:
     def _participant(self, client: ApiClient, index: int) -> int:
         pid = f"rehearsal-{self.kind}-{index + 1:05d}"
         rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(index,)))
+        who = self.answerer.participant(index)  # a simulated participant (crowd kind), else None
         _, entered = client.request("POST", "/api/v1/enter", {"participant_id": pid})
         token = entered["token"]
         if entered.get("consent_required"):
@@ -280,7 +284,7 @@ class _Crowd:
                 raise RehearsalError(f"rehearsal: participant {pid} was served more than {self.max_tasks} tasks "
                                      "(the study's largest list); the server keeps serving work")
             body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
-                    "values": self.answerer.values(assignment, rng), "seconds": draw_seconds(rng)}
+                    "values": self.answerer.values(assignment, rng, who), "seconds": draw_seconds(rng)}
             status, answer = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200, 409))
             if status == 409 and _code(answer) == "lease_withdrawn":
                 self.tally.add(withdrawn=1)  # the rule decided meanwhile: not stored, the next task follows
@@ -371,20 +375,26 @@ def rehearse(
     concurrency: int = 8,
     timeout: float = 600.0,
     progress: bool = False,
+    population: Population | None = None,
 ) -> RehearsalResult:
     """Rehearse ``study`` with synthetic participants through the real server and store.
 
     ``participants``: how many synthetic participants enter (default: as many as the
     study needs: new ones keep coming until one is given no work). ``kind``: ``random``,
-    ``static`` or ``normal`` dummy values (see :mod:`humeval.rehearsal.dummy`). ``seed``:
+    ``static`` or ``normal`` dummy values (see :mod:`humeval.rehearsal.dummy`), or ``crowd``:
+    a simulated crowd described by ``population`` (default :class:`Population`). ``seed``:
     of the values (default ``study.seed``). ``db``: an *empty* store for the rehearsal
     (default ``results/rehearsal/study.db``, recreated). ``workers``: server processes
     (``humeval serve --workers``; 0: its default). ``concurrency``: participants at work at
     once. ``timeout``: seconds for the whole collection (server start included).
     """
     study = study if isinstance(study, Study) else Study.open(study)
-    if kind not in DUMMY_KINDS:
-        raise RehearsalError(f"rehearse: unknown kind '{kind}'. {did_you_mean(kind, DUMMY_KINDS)}")
+    if kind not in REHEARSAL_KINDS:
+        raise RehearsalError(f"rehearse: unknown kind '{kind}'. {did_you_mean(kind, REHEARSAL_KINDS)}")
+    if population is not None and kind != "crowd":
+        raise RehearsalError(f"rehearse: a population describes the 'crowd' kind, not '{kind}'")
+    if kind == "crowd" and population is None:
+        population = Population()
     if participants is not None and participants < 1:
         raise RehearsalError(f"rehearse: participants must be at least 1, got {participants}")
     if not 1 <= concurrency <= 256:
@@ -407,6 +417,8 @@ def rehearse(
                              *study.data_files()])
     parameters = {"kind": kind, "participants": participants, "concurrency": concurrency, "workers": workers,
                   "store": redact_url(str(ws.root / "study.db") if not db else db), "timeout": timeout}
+    if population is not None:
+        parameters["population"] = population.to_json()
     started = time.monotonic()
     server: _Server | None = None
     with record_run(study, "rehearse", inputs=inputs, seed=seed, parameters=parameters) as run:
@@ -414,7 +426,7 @@ def rehearse(
             tasks = study.read_tasks()
             key = _answer_key(study, lists)
             systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
-            answerer = Answerer(protocol, key, kind, systems)
+            answerer = Answerer(protocol, key, kind, systems, population, seed)
             if db:
                 _prepare_store(study, store)  # refused before anything is removed when it is not empty
             if ws.root.exists():
