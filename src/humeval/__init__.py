@@ -40,6 +40,8 @@ _EXPORTS = {
     "Study": "humeval.study",
     "Results": "humeval.results",
     "init_study": "humeval.templates",
+    "demo": "humeval.demo",
+    "DemoResult": "humeval.demo",
     "validate_study": "humeval.validate",
 }
 
@@ -47,6 +49,7 @@ __all__ = [
     "PRE_COLLECTION",
     "STAGES",
     "DataError",
+    "DemoResult",
     "HumevalError",
     "PlatformError",
     "Protocol",
@@ -58,6 +61,7 @@ __all__ = [
     "Study",
     "__version__",
     "check_lock",
+    "demo",
     "export_batch",
     "export_judgements",
     "import_judgements",
@@ -90,6 +94,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from humeval.collect import serve
+    from humeval.demo import DemoResult, demo
     from humeval.errors import DataError, HumevalError, PlatformError, ProtocolError, StoreError
     from humeval.pipeline import (
         PRE_COLLECTION,

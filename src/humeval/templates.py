@@ -203,7 +203,7 @@ design:
 stopping:                      # pairwise tasks are served only until the rule decides
   rule: anytime                # anytime-valid: P(ever deciding wrongly) <= delta
   delta: 0.05
-  systems: [candidate, reference]   # the pair the 2afc criterion compares (the rule watches two systems)
+  systems: [baseline, reference]    # the pair the 2afc criterion compares (the rule watches two systems)
 
 exclusion:
   - rule: attention
@@ -214,6 +214,9 @@ analysis:
   agreement: [krippendorff, icc]
   log_magnitude: true          # RankME scores are log-transformed before averaging and ICC
   rankings: [bootstrap, bradley-terry]
+
+dry_run:                       # answers of dummy and simulated participants: noise around evenly spaced scores
+  sd: 0.6
 
 platform:
   kind: local

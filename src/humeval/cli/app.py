@@ -23,6 +23,7 @@ app = typer.Typer(
 
 # command name -> module in humeval.cli holding a function of the same name (dashes become underscores)
 COMMANDS = [
+    "demo",
     "init",
     "schema",
     "validate",

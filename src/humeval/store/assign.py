@@ -142,6 +142,7 @@ _LEASE = (
 _LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos"
 _LIST_LEASE = "UPDATE lists SET expires_at = :exp WHERE list_id = :l"
 _LIST_DONE = "UPDATE lists SET completed = 1 WHERE list_id = :l"
+_LIST_COMPLETED = "SELECT completed FROM lists WHERE list_id = :l"
 _COMPLETED = "UPDATE participants SET completed_at = :now WHERE participant_id = :pid"
 
 
@@ -208,6 +209,10 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     if ctx.strategy is None:
         claimed = _claim_list(db, ctx, participant_id, list_id, now)
         view = _from_list(db, ctx, participant_id, claimed, now, done) if claimed is not None else None
+        while view is None and claimed is not None and done == 0 and db.scalar(_LIST_COMPLETED, {"l": claimed}):
+            # the list held only tasks the stopping rule closed: one who has done nothing yet takes the next free list
+            claimed = _claim_list(db, ctx, participant_id, None, now)
+            view = _from_list(db, ctx, participant_id, claimed, now, done) if claimed is not None else None
         list_id = claimed or list_id
     else:
         view = _from_pool(conn, db, ctx, participant_id, now, done)
