@@ -115,7 +115,7 @@ class Population:
       other task (and so fail most of them).
     """
 
-    capability: tuple[float, float] = (0.6, 1.0)
+    capability: tuple[float, float] = (0.7, 1.0)
     position_bias: float = 0.1
     spammer_share: float = 0.1
     difficulty_var: float = 0.1

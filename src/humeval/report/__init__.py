@@ -1,8 +1,9 @@
-"""Reports: tables, figures, a self-contained HTML page, Markdown, and the HEDS 2.0 datasheet."""
+"""Reports: tables, figures, a self-contained HTML page, Markdown, LaTeX tables for a paper, and the HEDS 2.0 datasheet."""
 
 from humeval.report.build import build_report
 from humeval.report.document import Report, render_html, render_markdown
 from humeval.report.heds import HEDS_CRITERION_QUESTIONS, HEDS_QUESTIONS, heds_datasheet
+from humeval.report.latex import latex_table, latex_tables, write_latex_tables
 from humeval.report.stage import report_stage, report_workspace
 
 __all__ = [
@@ -11,8 +12,11 @@ __all__ = [
     "Report",
     "build_report",
     "heds_datasheet",
+    "latex_table",
+    "latex_tables",
     "render_html",
     "render_markdown",
     "report_stage",
     "report_workspace",
+    "write_latex_tables",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from humeval.protocol.models import Protocol
-from humeval.report.document import Figure, Report, Section, Table
+from humeval.report.document import Figure, Report, Section, Table, fmt
 from humeval.report.figures import (
     decision_bound_figure,
     distribution_figure,
@@ -31,6 +31,57 @@ def _summary(protocol: Protocol, results: Results, design: dict[str, Any]) -> Se
                  f"{c.analysed} judgements from {c.participants_analysed} participants analysed.")
     rows = [[k, v] for k, v in design.items()]
     return Section("Study", paras, [Table("Design", ["setting", "value"], rows)])
+
+
+def _decision_text(d: dict[str, Any]) -> str:
+    """One stopping decision in words, with the judgements it used against the fixed design."""
+    if d["outcome"] in ("A", "B"):
+        said = f"decided for {d['decision']} after n = {d['n']} decisive judgements"
+    elif d["outcome"] == "horizon":
+        said = f"reached its horizon of {d['horizon']} outcomes without a decision"
+    else:
+        said = f"has not decided after n = {d['n']} decisive judgements"
+    text = f"{d['criterion']} ({d['a']} vs {d['b']}): the {d['rule']} rule (delta {d['delta']:g}) {said}"
+    if d.get("fixed_design") and d.get("saved") is not None:
+        text += (f"; {d['collected']} judgements used where the fixed design takes {d['fixed_design']} "
+                 f"({d['saved']} saved, {100 * d['saved'] / d['fixed_design']:.0f}%)")
+    elif d.get("fixed_design"):
+        text += f"; {d['collected']} judgements collected of the fixed design's {d['fixed_design']}"
+    return text + "."
+
+
+def _interval(record: Any) -> str:
+    est, lo, hi = record.get("estimate"), record.get("ci_low"), record.get("ci_high")
+    if est is None:
+        return "–"
+    return fmt(est) + (f" [{fmt(lo)}, {fmt(hi)}]" if lo is not None and hi is not None else "")
+
+
+def _key_results(results: Results) -> Section:
+    """The answer first: decisions (with judgements used against the fixed design), agreement and the
+    first ranking of each criterion with its intervals; the sections below give every detail."""
+    level = f"{100 * (1 - float(results.plan.get('alpha', 0.05))):.0f}%"
+    paras = [f"Decision: {_decision_text(res.stopping)}" for res in results.criteria.values() if res.stopping]
+    agree, ranks = [], []
+    for name, res in results.criteria.items():
+        for a in res.agreement:
+            if a.estimate is not None:
+                agree.append([name, a.method, _interval(a), a.n, a.get("verdict")])
+        for method, rk in res.rankings.items():
+            if not rk.undefined and rk.systems:
+                ranks += [[name, method, f"{r['rank_low']}-{r['rank_high']}", r["system"], _interval(r), r.n]
+                          for r in rk.systems]
+                break  # the plan's first ranking of the criterion; every ranking is in its section
+    if not paras and not agree and not ranks:
+        paras.append("No result: see the sections below.")
+    tables = []
+    if agree:
+        tables.append(Table(f"Agreement (estimate [{level} interval])", ["criterion", "measure", "estimate", "n",
+                                                                           "verdict"], agree, results.signature))
+    if ranks:
+        tables.append(Table(f"Rankings (rank range; score [{level} interval])",
+                            ["criterion", "method", "rank", "system", "score", "n"], ranks, results.signature))
+    return Section("Key results", paras, tables)
 
 
 def _collation(collation: dict[str, Any] | None) -> Section:
@@ -177,15 +228,20 @@ def build_report(
     exclusion: dict[str, Any] | None,
     posthoc: list[Results] | None = None,
 ) -> Report:
-    """The whole report: summary, design, collation, exclusion, one section per criterion, post hoc."""
+    """The whole report: key results, study and design, dynamic stopping, collation, exclusion, one section per
+    criterion, post hoc."""
     sig = results.signature
     banner = ""
-    if results.dry_run:
+    if results.dry_run == "rehearsal-crowd":
+        banner = ("SIMULATED PARTICIPANTS ('rehearsal-crowd': capability, position bias, spammers) through the real "
+                  "server: these numbers show the pipeline at work and say nothing about the systems.")
+    elif results.dry_run:
         banner = (f"DRY RUN with '{results.dry_run}' dummy responses: these numbers rehearse the pipeline and "
                   "say nothing about the systems.")
-    sections = [_summary(protocol, results, design), _collation(collation), _exclusion(exclusion, protocol)]
+    sections = [_key_results(results), _summary(protocol, results, design), _collation(collation),
+                _exclusion(exclusion, protocol)]
     if (stopping := _stopping(results)) is not None:
-        sections.insert(1, stopping)
+        sections.insert(2, stopping)
     sections += [_criterion(name, res, sig) for name, res in results.criteria.items()]
     for ph in posthoc or []:
         note = ("Post hoc analysis, run after the preregistered plan and not part of it; it does not change the "

@@ -1,4 +1,5 @@
-"""The ``report`` stage: ``report.html`` (self-contained), ``report.md`` + ``figures/``, ``heds.json``."""
+"""The ``report`` stage: ``report.html`` (self-contained), ``report.md`` + ``figures/``, ``heds.json``, and LaTeX
+tables for a paper (``tables/*.tex``, next to the tidy CSVs of ``analyze``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from humeval.protocol.lock import read_lock
 from humeval.report.build import build_report
 from humeval.report.document import render_html, render_markdown
 from humeval.report.heds import heds_datasheet
+from humeval.report.latex import write_latex_tables
 from humeval.results import Results
 from humeval.stage import StageOutput
 from humeval.study import Study
@@ -56,7 +58,7 @@ def _posthoc(ws: Workspace) -> list[Results]:
 
 
 def report_workspace(ws: Workspace, study: Study, results: Results | None = None) -> list[Path]:
-    """Write the report, its figures and the HEDS datasheet for the results in ``ws``."""
+    """Write the report, its figures, the LaTeX tables and the HEDS datasheet for the results in ``ws``."""
     results = results if results is not None else read_results(ws)
     protocol = study.protocol
     exclusion = _optional(ws.exclusion)
@@ -69,6 +71,7 @@ def report_workspace(ws: Workspace, study: Study, results: Results | None = None
             paths.append(write_bytes(ws.figures_dir / f"{fig.name}.png", fig.png))
     write_text(ws.report_md, render_markdown(report))
     write_text(ws.report_html, render_html(report))
+    paths += write_latex_tables(results, ws.tables_dir)  # next to analyze's tidy CSVs, from the same tables
     lock = read_lock(study)
     paths += [ws.report_md, ws.report_html,
               write_json(ws.heds, heds_datasheet(protocol, results, lock.data if lock else None, exclusion))]
