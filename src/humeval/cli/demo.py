@@ -56,10 +56,10 @@ def _print(s: dict[str, Any]) -> None:
                          f"{d['fixed_design']} ({d['saved']} saved, {_pct(d['saved'], d['fixed_design'])})")
     c, x, col = s["collection"], s["exclusion"], s["collation"]
     lines += ["", "Collection (real server, SQLite, simulated crowd)",
-              f"  {c['judgements']} judgements from {c['participants_active']} participants in {c['seconds']:.1f}s; "
-              f"the fixed design's participant lists hold {c['fixed_design']} (attention checks included)",
-              f"  excluded by the preregistered rules: {x['participants_excluded']} of {x['participants_total']} "
-              f"participants ({x['judgements_excluded']} judgements)"]
+              (f"  {c['judgements']} judgements from {c['participants_active']} participants in {c['seconds']:.1f}s; "
+               f"the fixed design's participant lists hold {c['fixed_design']} (attention checks included)"),
+              (f"  excluded by the preregistered rules: {x['participants_excluded']} of {x['participants_total']} "
+               f"participants ({x['judgements_excluded']} judgements)")]
     if col["complete"]:
         lines.append(f"  collation: complete ({col['tasks_decided']} pair tasks complete by the decision)")
     else:
