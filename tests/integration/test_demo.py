@@ -1,0 +1,99 @@
+"""`humeval demo`: the example study run end to end through the real server by a simulated crowd."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from humeval import logbook
+from humeval.errors import HumevalError
+from humeval.files import read_json
+from humeval.study import Study
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory):
+    cwd = tmp_path_factory.mktemp("demo")
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "humeval", "demo", "ex", "--format", "json"], cwd=cwd,
+                          capture_output=True, text=True, timeout=240, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]
+    return cwd / "ex", json.loads(proc.stdout), proc.stderr, time.monotonic() - started
+
+
+def test_demo_decides_and_reports_what_the_files_hold(demo_run):
+    root, summary, stderr, seconds = demo_run
+    ws = root / "results" / "rehearsal"
+    results = read_json(ws / "results.json")
+    stopping = results["criteria"]["preference"]["stopping"]
+    [decision] = summary["decisions"]
+    assert decision["outcome"] in ("A", "B") and decision["decision"] == stopping["decision"] == "reference"
+    assert decision["agrees_with_live"] is True and decision["live_n"] == decision["n"]
+    # the fixed design: every pair task judged judgements_per_item times (48 items x 3)
+    assert decision["fixed_design"] == 48 * 3 and decision["collected"] == stopping["collected"] < 48 * 3
+    assert decision["saved"] == decision["fixed_design"] - decision["collected"]
+    lists = [json.loads(line) for line in (root / "lists" / "lists.jsonl").read_text().splitlines()]
+    assert summary["collection"]["fixed_design"] == sum(len(pl["tasks"]) for pl in lists)
+    judged = [json.loads(line) for line in (ws / "judgements.jsonl").read_text().splitlines()]
+    assert summary["collection"]["judgements"] == len({(j["participant_id"], j["task_id"]) for j in judged})
+    assert summary["signature"] == results["signature"] and "dry-run:rehearsal-crowd" in summary["signature"]
+    # rankings with intervals, straight from results.json
+    boot = results["criteria"]["naturalness"]["rankings"]["bootstrap"]["systems"]
+    rows = [r for r in summary["rankings"] if r["criterion"] == "naturalness" and r["method"] == "bootstrap"]
+    assert [(r["system"], r["score"], r["ci_low"], r["ci_high"]) for r in rows] == [
+        (s["system"], s["estimate"], s["ci_low"], s["ci_high"]) for s in boot]
+    assert [r["system"] for r in rows] == ["reference", "candidate", "baseline"]  # the crowd's systems, in order
+    assert {a["criterion"] for a in summary["agreement"]} == {"preference", "naturalness", "informativeness"}
+    # progress on stderr, each step named
+    for step in ("init:", "sample:", "design:", "rehearse:", "demo done in"):
+        assert step in stderr
+    assert seconds < 120
+
+
+def test_demo_collects_every_list_and_excludes_spammers(demo_run):
+    root, summary, _, _ = demo_run
+    ws = root / "results" / "rehearsal"
+    with sqlite3.connect(ws / "study.db") as db:
+        open_lists = db.execute("SELECT COUNT(*) FROM lists WHERE completed = 0").fetchone()[0]
+        open_rankme = db.execute("SELECT COUNT(*) FROM tasks WHERE kind = 'task' AND family = 'multi' "
+                                 "AND done < cap").fetchone()[0]
+    assert open_lists == 0 and open_rankme == 0  # the rating design was collected in full
+    exclusion = read_json(ws / "exclusion.json")
+    assert summary["exclusion"]["participants_excluded"] == exclusion["participants_excluded"] >= 1
+    collation = read_json(ws / "collation.json")
+    assert summary["collation"]["tasks_decided"] == collation["tasks_decided"] == 48
+    # what is short after exclusion is exactly the excluded participants' real tasks
+    excluded = {json.loads(line)["participant_id"] for line in (ws / "excluded.jsonl").read_text().splitlines()}
+    assert collation["judgements_missing"] == sum(r["missing"] for r in collation["incomplete"])
+    assert (collation["judgements_missing"] == 0) == (not excluded)
+
+
+def test_demo_report_states_the_answer_first(demo_run):
+    root, summary, _, _ = demo_run
+    ws = root / "results" / "rehearsal"
+    md = (ws / "report.md").read_text()
+    key = md.split("## Key results", 1)[1].split("\n## ", 1)[0]
+    d = summary["decisions"][0]
+    assert (f"decided for reference after n = {d['n']} decisive judgements; {d['collected']} judgements used where "
+            f"the fixed design takes {d['fixed_design']} ({d['saved']} saved") in key
+    assert "Agreement (estimate [95% interval])" in key and "Rankings (rank range; score [95% interval])" in key
+    assert "SIMULATED PARTICIPANTS" in md
+    assert summary["report"] == str(Path("ex") / "results" / "rehearsal" / "report.html")
+    for name in ("rankings", "descriptives", "agreement", "pairs"):
+        assert (ws / "tables" / f"{name}.tex").is_file() and (ws / "tables" / f"{name}.csv").is_file()
+    stages = [e["stage"] for e in logbook.read(Study.open(root))]
+    assert stages[:3] == ["lock", "sample", "design"] and "rehearse" in stages
+
+
+def test_demo_refuses_an_existing_study(demo_run):
+    import humeval
+
+    root = demo_run[0]
+    with pytest.raises(HumevalError, match="a study already exists here"):
+        humeval.demo(root)
