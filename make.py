@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set-up and everyday commands that work on a fresh machine with only Python 3.11 and pip.
 
-    python3 make.py example   # install into .venv, then run the complete example study
+    python3 make.py example   # install into .venv, then run the demo study (`humeval demo example-study`)
     python3 make.py test      # install into .venv (with test tools), then run the whole test suite
 
 Each command creates ``.venv`` (if missing), installs humeval with what it needs, and runs.
@@ -48,24 +48,12 @@ def chromium() -> None:
 
 
 def example(args: list[str]) -> int:
+    """``humeval demo``: the example study (dynamic stopping, RankME) run end to end by a simulated crowd."""
     install("server,metrics")
     study = Path(args[0] if args else ROOT / "example-study")
     if study.exists():
         shutil.rmtree(study)
-    humeval = BIN / "humeval"
-    for step in (
-        ["init", study, "--template", "rating", "--items", "36"],
-        ["validate", study],
-        ["lock", study],
-        ["run", study],
-        ["dry-run", study],
-        ["rehearse", study, "--kind", "normal"],
-        ["log", study],
-    ):
-        sh(humeval, *step)
-    report = study / "results" / "rehearsal" / "report.html"
-    print(f"\nexample study in {study}: synthetic participants took part through the web app and the SQLite store")
-    print(f"report: {report} (dry runs: {study / 'results' / 'dry-run'})")
+    sh(BIN / "humeval", "demo", study)
     return 0
 
 

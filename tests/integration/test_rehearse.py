@@ -171,11 +171,11 @@ def test_the_server_is_stopped_when_the_rehearsal_is_interrupted(study: Study, m
     calls = {"n": 0}
     original = _participants.Answerer.values
 
-    def interrupted(self, assignment, rng):  # Ctrl-C in the middle of the collection
+    def interrupted(self, assignment, rng, who=None):  # Ctrl-C in the middle of the collection
         calls["n"] += 1
         if calls["n"] == 20:
             raise KeyboardInterrupt
-        return original(self, assignment, rng)
+        return original(self, assignment, rng, who)
 
     monkeypatch.setattr(_participants.Answerer, "values", interrupted)
     with pytest.raises(KeyboardInterrupt):

@@ -13,7 +13,8 @@ def rehearse(
     directory: Path = typer.Argument(Path("."), help="Study folder (run `humeval run` first)."),
     participants: int = typer.Option(0, "--participants", "-n", min=0, show_default=False,
                                      help="Synthetic participants to send (default: as many as the study needs)."),
-    kind: str = typer.Option("static", "--kind", "-k", help="Dummy values: random | static | normal."),
+    kind: str = typer.Option("static", "--kind", "-k", help="Dummy values: random | static | normal; or crowd: simulated "
+                             "participants (capability, position bias, spammers who answer attention checks at random)."),
     db: str = typer.Option("", "--db", help="An EMPTY store for the rehearsal: SQLite file or postgresql://... "
                            "(default: results/rehearsal/study.db, recreated; never the study's study.db)."),
     seed: int = typer.Option(-1, "--seed", show_default=False, help="Seed of the dummy values (default: study.seed)."),
@@ -21,14 +22,23 @@ def rehearse(
                                 help="Server processes, as `humeval serve --workers` (default: 1 with SQLite, 2 with PostgreSQL)."),
     concurrency: int = typer.Option(8, "--concurrency", "-c", min=1, max=256, help="Participants at work at once."),
     timeout: float = typer.Option(600.0, "--timeout", min=1.0, help="Seconds allowed for the collection."),
+    capability: tuple[float, float] = typer.Option((0.7, 1.0), "--capability", help="crowd: capability range LOW HIGH, "
+                                                   "in (0, 1] (1: always judges by the systems' quality)."),
+    position_bias: float = typer.Option(0.1, "--position-bias", min=-1.0, max=1.0,
+                                        help="crowd: pull towards the output shown first, in [-1, 1]."),
+    spammers: float = typer.Option(0.1, "--spammers", min=0.0, max=0.99,
+                                   help="crowd: share of spammers, who answer everything at random."),
 ) -> None:
     """Rehearse the collection: start `humeval serve` on 127.0.0.1, let synthetic participants do the study through
     the JSON API, export the store, then collate, exclude, analyze and report into results/rehearsal/."""
+    from humeval.rehearsal.participants import Population
     from humeval.rehearsal.rehearse import rehearse as run_rehearsal
 
+    population = Population(capability=capability, position_bias=position_bias, spammer_share=spammers) \
+        if kind == "crowd" else None
     result = run_rehearsal(
         directory, participants=participants or None, kind=kind, seed=None if seed < 0 else seed, db=db or None,
-        workers=workers, concurrency=concurrency, timeout=timeout, progress=True,
+        workers=workers, concurrency=concurrency, timeout=timeout, progress=True, population=population,
     )
     required = f" of {result.judgements_required} required" if result.judgements_required is not None else ""
     err.print(
