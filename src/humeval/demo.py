@@ -113,7 +113,7 @@ def demo(
     items: int = DEMO_ITEMS,
     seed: int = 1,
     population: Population | None = None,
-    concurrency: int = 8,
+    concurrency: int = 1,
     timeout: float = 600.0,
     progress: bool = False,
     step: Callable[[str], None] | None = None,
@@ -122,7 +122,9 @@ def demo(
 
     ``items``: items of the generated data set; ``seed``: of the data, the study and the crowd;
     ``population``: the simulated crowd (default :class:`Population`); ``concurrency``:
-    participants at work at once; ``timeout``: seconds allowed for the collection;
+    participants at work at once (1, the default, makes every run give the same numbers: which
+    judgement reaches the stopping rule first then depends on the seed alone); ``timeout``:
+    seconds allowed for the collection;
     ``progress``: a progress bar of the collection on stderr; ``step``: called with a line
     before each step (the CLI prints it on stderr).
     """

@@ -97,3 +97,18 @@ def test_demo_refuses_an_existing_study(demo_run):
     root = demo_run[0]
     with pytest.raises(HumevalError, match="a study already exists here"):
         humeval.demo(root)
+
+
+def test_readme_quotes_the_demo_output(demo_run):
+    """The README's numbers are the demo's (seed 1, one participant at a time: the same on every run)."""
+    import re
+
+    _, summary, _, _ = demo_run
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    d, c, x = summary["decisions"][0], summary["collection"], summary["exclusion"]
+    assert re.search(rf"{d['decision']} over baseline after n = {d['n']} decisive judgements", section)
+    assert (f"{d['collected']} taken; the fixed design takes {d['fixed_design']} ({d['saved']} saved, "
+            f"{round(100 * d['saved'] / d['fixed_design'])}%)") in section
+    assert (f"{c['judgements']} judgements from {c['participants_active']} simulated participants; "
+            f"{x['participants_excluded']} excluded") in section

@@ -14,6 +14,8 @@ def demo(
     directory: Path = typer.Argument(Path("example-study"), help="Folder to create the demo study in (must not hold a study)."),
     items: int = typer.Option(48, "--items", "-n", min=4, help="Items of the generated data set."),
     seed: int = typer.Option(1, "--seed", min=0, help="Seed of the data, the study and the simulated crowd."),
+    concurrency: int = typer.Option(1, "--concurrency", "-c", min=1, max=256,
+                                    help="Participants at work at once (1: the same numbers on every run)."),
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json (the summary as one object)"),
 ) -> None:
     """Create an example study (three systems; a pairwise comparison with dynamic stopping; RankME on two criteria),
@@ -22,7 +24,7 @@ def demo(
     taken against the fixed design, agreement, rankings with intervals and where the report is."""
     from humeval.demo import demo as run_demo
 
-    result = run_demo(directory, items=items, seed=seed, progress=True,
+    result = run_demo(directory, items=items, seed=seed, concurrency=concurrency, progress=True,
                       step=lambda line: err.print(line, highlight=False, markup=False, soft_wrap=True))
     summary = result.summary()
     err.print(f"demo done in {summary['seconds']:.1f}s", highlight=False)
