@@ -10,8 +10,9 @@ One call runs, with the very functions of the CLI commands:
 3. ``rehearse`` with the ``crowd`` kind: ``humeval serve`` on 127.0.0.1 over SQLite and a
    simulated crowd (:class:`~humeval.rehearsal.Population`: capability, position bias, spammers
    who answer attention checks at random) through the JSON API until the stopping rule has
-   decided and every participant list is done; then export, collate, exclude, analyze and
-   report (``results/rehearsal/``).
+   decided and every participant list is done; the tasks the excluded participants leave short
+   are re-run (new lists with attention checks, new participants) until collation is complete;
+   then export, collate, exclude, analyze and report (``results/rehearsal/``).
 
 Its :class:`DemoResult` holds the results (:class:`~humeval.results.Results`) and says what
 the CLI prints: the decision, the judgements it took against the fixed design, agreement,
@@ -30,10 +31,12 @@ from humeval.rehearsal.participants import Population
 from humeval.rehearsal.rehearse import RehearsalResult
 from humeval.results import Results
 
-__all__ = ["DEMO_ITEMS", "DemoResult", "demo"]
+__all__ = ["DEMO_ITEMS", "RERUN_ROUNDS", "DemoResult", "demo"]
 
 #: items of the demo's data set: 48 x 3 judgements of the watched pair is the fixed design
 DEMO_ITEMS = 48
+#: re-runs of the tasks left short by excluded participants, at most (collected until collation is complete)
+RERUN_ROUNDS = 3
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,8 @@ class DemoResult:
             "decisions": decisions,
             "collection": {"participants": r.participants, "participants_active": r.participants_active,
                            "judgements": r.judgements, "fixed_design": r.judgements_required,
+                           "rerun_rounds": r.summary.get("rerun_rounds", 0),
+                           "rerun_judgements": r.summary.get("rerun_judgements", 0),
                            "seconds": round(r.seconds, 2)},
             "exclusion": {"participants_excluded": exclusion["participants_excluded"],
                           "participants_total": exclusion["participants_total"],
@@ -154,7 +159,7 @@ def demo(
     say("rehearse: `humeval serve` on 127.0.0.1 (SQLite), a simulated crowd through the JSON API, "
         "then export, collate, exclude, analyze, report")
     rehearsal = rehearse(study, kind="crowd", population=population or Population(), seed=seed,
-                         concurrency=concurrency, timeout=timeout, progress=progress)
+                         concurrency=concurrency, timeout=timeout, progress=progress, rerun_rounds=RERUN_ROUNDS)
     if rehearsal.results is None:
         raise HumevalError(f"demo: the analysis refused the collected judgements: {rehearsal.analysis_error}")
     return DemoResult(root, rehearsal, Results.read(rehearsal.results), time.monotonic() - started)

@@ -33,6 +33,7 @@ from humeval.study import Study
 __all__ = [
     "analyze_stage",
     "analyze_workspace",
+    "collate_judgements",
     "collate_stage",
     "collate_workspace",
     "exclude_stage",
@@ -69,6 +70,15 @@ def read_excluded(ws: Workspace) -> pd.DataFrame:
 # --------------------------------------------------------------------------- collate
 
 
+def collate_judgements(ws: Workspace, protocol: Protocol, tasks: list[Task], lists: list[ParticipantList]) -> Collation:
+    """The collation of ``ws``'s judgements (exclusions and the stopping rule's replay applied), nothing written."""
+    judgements = read_study_judgements(ws)
+    excluded = exclusions(judgements, protocol, lists)
+    systems = protocol.systems or sorted({s for t in tasks for s in t.systems})
+    decisions = replay_decisions(judgements[~excluded_mask(judgements, excluded)], protocol, systems, tasks)
+    return collate(judgements, tasks, protocol, lists, excluded, decisions)
+
+
 def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], lists: list[ParticipantList],
                       outputs: Outputs | None = None, *, key_path: Path) -> tuple[Collation, list[Path]]:
     """Collate ``ws``'s judgements; write ``collation.json`` and, when incomplete, the re-run file.
@@ -76,11 +86,7 @@ def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], list
     Comparisons the stopping rule decided (replayed on the judgements the exclusion rules
     keep) are complete by design: their pair tasks are never re-run.
     """
-    judgements = read_study_judgements(ws)
-    excluded = exclusions(judgements, protocol, lists)
-    systems = protocol.systems or sorted({s for t in tasks for s in t.systems})
-    decisions = replay_decisions(judgements[~excluded_mask(judgements, excluded)], protocol, systems, tasks)
-    result = collate(judgements, tasks, protocol, lists, excluded, decisions)
+    result = collate_judgements(ws, protocol, tasks, lists)
     paths = [write_json(ws.collation, result.summary() | {"platform": protocol.platform.kind})]
     if not result.complete:
         rerun = rerun_lists(result, tasks, protocol.design.items_per_participant)

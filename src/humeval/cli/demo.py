@@ -62,12 +62,14 @@ def _print(s: dict[str, Any]) -> None:
                f"the fixed design's participant lists hold {c['fixed_design']} (attention checks included)"),
               (f"  excluded by the preregistered rules: {x['participants_excluded']} of {x['participants_total']} "
                f"participants ({x['judgements_excluded']} judgements)")]
+    if c["rerun_rounds"]:
+        lines.append(f"  re-run of the tasks the excluded participants left short: {c['rerun_judgements']} judgements "
+                     f"in {c['rerun_rounds']} round(s) (new lists, attention checks included)")
     if col["complete"]:
         lines.append(f"  collation: complete ({col['tasks_decided']} pair tasks complete by the decision)")
     else:
-        lines.append(f"  collation: {col['judgements_missing']} judgements short in {col['tasks_incomplete']} of "
-                     f"{col['tasks']} tasks after exclusion (the excluded participants' tasks): a re-run file is in "
-                     "results/rehearsal/rerun/; pair tasks are complete by the decision")
+        lines.append(f"  collation: {col['judgements_missing']} judgements still short in {col['tasks_incomplete']} of "
+                     f"{col['tasks']} tasks after exclusion: a re-run file is in results/rehearsal/rerun/")
     print("\n".join(lines) + "\n", flush=True)
     level = f"{100 * s['confidence_level']:.0f}%"
     emit_rows([{"criterion": a["criterion"], "measure": a["method"], f"estimate [{level} CI]": _interval(a),

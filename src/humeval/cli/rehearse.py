@@ -28,6 +28,9 @@ def rehearse(
                                         help="crowd: pull towards the output shown first, in [-1, 1]."),
     spammers: float = typer.Option(0.1, "--spammers", min=0.0, max=0.99,
                                    help="crowd: share of spammers, who answer everything at random."),
+    rerun_rounds: int = typer.Option(0, "--rerun-rounds", min=0, max=10,
+                                     help="Re-run what collation finds short (excluded participants' tasks) up to "
+                                          "this many times, with new participants, until it is complete."),
 ) -> None:
     """Rehearse the collection: start `humeval serve` on 127.0.0.1, let synthetic participants do the study through
     the JSON API, export the store, then collate, exclude, analyze and report into results/rehearsal/."""
@@ -39,6 +42,7 @@ def rehearse(
     result = run_rehearsal(
         directory, participants=participants or None, kind=kind, seed=None if seed < 0 else seed, db=db or None,
         workers=workers, concurrency=concurrency, timeout=timeout, progress=True, population=population,
+        rerun_rounds=rerun_rounds,
     )
     required = f" of {result.judgements_required} required" if result.judgements_required is not None else ""
     err.print(
@@ -47,6 +51,9 @@ def rehearse(
         f"({result.items_per_second:g} items/s); store {result.store}",
         highlight=False, soft_wrap=True,
     )
+    if result.rerun_lists:
+        err.print(f"  re-run: {result.summary['rerun_judgements']} judgements in {result.rerun_lists} new lists "
+                  f"({result.summary['rerun_rounds']} round(s))", highlight=False, soft_wrap=True)
     err.print(f"  collation: {'complete' if result.complete else 'incomplete (see rerun/)'}; "
               f"participants excluded: {result.participants_excluded}", highlight=False, soft_wrap=True)
     if result.ambiguous_outputs:

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from humeval.analysis.stages import collate_judgements
 from humeval.analysis.workspace import Workspace
 from humeval.collect import ADMIN_ENV
 from humeval.design.tasks import ParticipantList
@@ -103,6 +104,8 @@ class RehearsalResult:
     analysis_error: str | None = None
     #: outputs whose text another system of the same item also wrote (scored as their mean)
     ambiguous_outputs: int = 0
+    #: participant lists of the re-run rounds (``rerun_rounds``): the tasks collation found short
+    rerun_lists: int = 0
     summary: dict[str, Any] = field(default_factory=dict)
 
 
@@ -224,19 +227,28 @@ class _Crowd:
     """Synthetic participants doing the study, ``concurrency`` at a time."""
 
     def __init__(self, port: int, answerer: Answerer, kind: str, seed: int, participants: int | None,
-                 max_tasks: int, advance: Any, admin_token: str = "") -> None:
+                 max_tasks: int, advance: Any, admin_token: str = "", tally: _Tally | None = None,
+                 first: int = 0) -> None:
         self.port, self.answerer, self.kind, self.seed = port, answerer, kind, seed
         self.admin_token = admin_token
         self.limit, self.max_tasks, self.advance = participants, max_tasks, advance
         self.stop = threading.Event()
-        self.tally = _Tally()
-        self._index = itertools.count()
+        self.tally = tally if tally is not None else _Tally()  # shared by the rounds of a rehearsal
+        self._index = itertools.count(first)  # participant numbers go on across rounds
         self._index_lock = threading.Lock()
 
     def _claim(self) -> int | None:
         with self._index_lock:
             i = next(self._index)
         return None if self.limit is not None and i >= self.limit else i
+
+    @property
+    def next_index(self) -> int:
+        """The number the next participant would get (the first of a following round)."""
+        with self._index_lock:
+            i = next(self._index)
+            self._index = itertools.count(i)
+        return i
 
     def worker(self) -> None:
         """Participants one after another: up to the limit, or (without one) until a new one gets nothing
@@ -345,20 +357,42 @@ def _prepare_store(study: Study, db: str) -> None:
                              "empty store (a new database or PostgreSQL schema)")
 
 
+def _add_lists(study: Study, db: str, lists: list[ParticipantList]) -> None:
+    """Add re-run lists to the rehearsal's store while no server runs on it."""
+    from humeval.store import Store
+
+    store = Store.open(study, db)
+    try:
+        store.add_lists(lists)
+    finally:
+        store.close()
+
+
+def _rerun_lists(collation: Any, tasks: list[Any], protocol: Any, lists_so_far: int, round_no: int) -> list[ParticipantList]:
+    """The short tasks dealt into new lists (as ``humeval collate``'s re-run file), with the design's attention checks."""
+    from humeval.analysis.collate import rerun_lists
+    from humeval.design.lists import add_attention_checks
+
+    new = rerun_lists(collation, tasks, protocol.design.items_per_participant, prefix=f"R{round_no}-")
+    new = [ParticipantList(pl.list_id, round_no, pl.tasks) for pl in new]
+    return add_attention_checks(new, protocol, protocol.study.seed + round_no,
+                                first_index=1000 * lists_so_far)  # beyond every check numbered so far
+
+
 def _answer_key(study: Study, lists: list[ParticipantList]) -> AnswerKey:
     rows = [(item_id, system, text.output) for (item_id, system), text in study.outputs().texts.items()]
     return AnswerKey.build(rows, lists)
 
 
 @contextlib.contextmanager
-def _progress_bar(enabled: bool, total: int | None, kind: str) -> Iterator[Any]:
+def _progress_bar(enabled: bool, total: int | None, label: str) -> Iterator[Any]:
     if not enabled:
         yield lambda: None
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn(f"rehearsal ({kind})"), BarColumn(), MofNCompleteColumn(), TextColumn("judgements"),
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("judgements"),
                   TimeElapsedColumn(), console=Console(stderr=True), transient=False) as bar:
         task = bar.add_task("judgements", total=total)
         yield lambda: bar.advance(task)
@@ -376,6 +410,7 @@ def rehearse(
     timeout: float = 600.0,
     progress: bool = False,
     population: Population | None = None,
+    rerun_rounds: int = 0,
 ) -> RehearsalResult:
     """Rehearse ``study`` with synthetic participants through the real server and store.
 
@@ -387,6 +422,10 @@ def rehearse(
     (default ``results/rehearsal/study.db``, recreated). ``workers``: server processes
     (``humeval serve --workers``; 0: its default). ``concurrency``: participants at work at
     once. ``timeout``: seconds for the whole collection (server start included).
+    ``rerun_rounds``: after the collection, up to this many re-runs of what collation finds
+    short (the tasks of excluded participants): the short tasks are dealt into new lists
+    (``R<round>-0001``, ...) with the design's attention checks, added to the store, and the
+    server is started again for new participants; it stops once collation is complete.
     """
     study = study if isinstance(study, Study) else Study.open(study)
     if kind not in REHEARSAL_KINDS:
@@ -401,6 +440,11 @@ def rehearse(
         raise RehearsalError(f"rehearse: concurrency must be 1 to 256, got {concurrency}")
     if timeout <= 0:
         raise RehearsalError(f"rehearse: timeout must be positive, got {timeout}")
+    if not 0 <= rerun_rounds <= 10:
+        raise RehearsalError(f"rehearse: rerun_rounds must be 0 to 10, got {rerun_rounds}")
+    if rerun_rounds and study.protocol.assignment.strategy != "list":
+        raise RehearsalError("rehearse: re-run rounds need participant lists (assignment.strategy: list); "
+                             f"'{study.protocol.assignment.strategy}' assigns tasks until its labels are complete")
     protocol = study.protocol
     seed = protocol.study.seed if seed is None else seed
     if isinstance(seed, bool) or seed < 0:
@@ -416,7 +460,8 @@ def rehearse(
     inputs = study.hashes([study.protocol_file, study.lists_file, study.tasks_file,
                              *study.data_files()])
     parameters = {"kind": kind, "participants": participants, "concurrency": concurrency, "workers": workers,
-                  "store": redact_url(str(ws.root / "study.db") if not db else db), "timeout": timeout}
+                  "store": redact_url(str(ws.root / "study.db") if not db else db), "timeout": timeout,
+                  "rerun_rounds": rerun_rounds}
     if population is not None:
         parameters["population"] = population.to_json()
     started = time.monotonic()
@@ -424,9 +469,8 @@ def rehearse(
     with record_run(study, "rehearse", inputs=inputs, seed=seed, parameters=parameters) as run:
         try:
             tasks = study.read_tasks()
-            key = _answer_key(study, lists)
             systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
-            answerer = Answerer(protocol, key, kind, systems, population, seed)
+            answerer = Answerer(protocol, _answer_key(study, lists), kind, systems, population, seed)
             if db:
                 _prepare_store(study, store)  # refused before anything is removed when it is not empty
             if ws.root.exists():
@@ -435,26 +479,44 @@ def rehearse(
             if not db:
                 _prepare_store(study, store)
             required = sum(len(pl.tasks) for pl in lists) if protocol.assignment.strategy == "list" else None
-            max_tasks = max((len(pl.tasks) for pl in lists), default=0) if required is not None else \
-                max(protocol.design.items_per_participant, 1)
             deadline = started + timeout
-            server = _Server(study, store, workers, ws.root / "server.log", unlocked=lock is None)
-            server.start(deadline)
-            with _progress_bar(progress, required, kind) as advance:
-                crowd = _Crowd(server.port, answerer, kind, seed, participants, max_tasks, advance, server.admin_token)
-                crowd.run(concurrency, deadline)
-            admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)
-            try:
-                _, stored = admin.request("GET", "/api/v1/admin/judgements", token=server.admin_token)
-            finally:
-                admin.close()
-            server.stop()
-            tally = crowd.tally
-            if len(stored) != tally.judgements:
-                raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its "
-                                     f"store holds {len(stored)}")
-            rows = write_store_judgements(study, ws.judgements, store)
-            summary, paths = back_half(ws, study, tasks, lists)
+            tally = _Tally()
+            first = first_round = 0
+            rerun: list[ParticipantList] = []
+            for round_no in range(rerun_rounds + 1):
+                if round_no:  # a re-run of what the collation found short, as a real study collects it
+                    short = collate_judgements(ws, protocol, tasks, lists + rerun)
+                    if short.complete:
+                        break
+                    new = _rerun_lists(short, tasks, protocol, len(lists) + len(rerun), round_no)
+                    _add_lists(study, store, new)
+                    rerun += new
+                    answerer.key = _answer_key(study, lists + rerun)
+                round_lists = lists if not round_no else new
+                max_tasks = max((len(pl.tasks) for pl in round_lists), default=0) if required is not None else \
+                    max(protocol.design.items_per_participant, 1)
+                server = _Server(study, store, workers, ws.root / "server.log", unlocked=lock is None)
+                server.start(deadline)
+                label = f"rehearsal ({kind})" if not round_no else f"re-run {round_no} ({kind})"
+                total = required if not round_no else sum(len(pl.tasks) for pl in new)
+                with _progress_bar(progress, total, label) as advance:
+                    crowd = _Crowd(server.port, answerer, kind, seed, participants if not round_no else None,
+                                   max_tasks, advance, server.admin_token, tally, first)
+                    crowd.run(concurrency, deadline)
+                first = crowd.next_index
+                admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)
+                try:
+                    _, stored = admin.request("GET", "/api/v1/admin/judgements", token=server.admin_token)
+                finally:
+                    admin.close()
+                server.stop()
+                if len(stored) != tally.judgements:
+                    raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its "
+                                         f"store holds {len(stored)}")
+                rows = write_store_judgements(study, ws.judgements, store)
+                if not round_no:
+                    first_round = tally.judgements
+            summary, paths = back_half(ws, study, tasks, lists + rerun)
         finally:
             if server is not None:
                 server.stop()
@@ -465,7 +527,9 @@ def rehearse(
                     "judgements": tally.judgements, "judgements_required": required, "rows": rows,
                     "withdrawn": tally.withdrawn, "seconds": round(collection, 3),
                     "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
-                    "elapsed": round(elapsed, 3), "ambiguous_outputs": key.ambiguous}
+                    "elapsed": round(elapsed, 3), "ambiguous_outputs": answerer.key.ambiguous,
+                    "rerun_lists": len(rerun), "rerun_rounds": len({pl.round for pl in rerun}),
+                    "rerun_judgements": tally.judgements - first_round}
         run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
     return RehearsalResult(
         kind=kind, seed=seed, participants=tally.entered, participants_active=tally.active,
@@ -475,5 +539,5 @@ def rehearse(
         report=ws.report_html if "signature" in summary else None,
         results=ws.results if "signature" in summary else None,
         signature=summary.get("signature"), analysis_error=summary.get("analysis_error"),
-        ambiguous_outputs=key.ambiguous, summary=summary,
+        ambiguous_outputs=answerer.key.ambiguous, rerun_lists=len(rerun), summary=summary,
     )

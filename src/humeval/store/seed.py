@@ -4,7 +4,8 @@ The watched comparisons (and so the ``stopping`` rows and ``watched_tasks``) com
 :func:`humeval.protocol.comparisons.watched_comparisons`; a pair it cannot resolve raises
 its :class:`~humeval.errors.ProtocolError` here, before the server collects anything.
 
-Run once by ``humeval serve`` before the server processes start. A store already seeded
+Run once by ``humeval serve`` before the server processes start. :func:`add_lists` adds
+participant lists to a seeded store (a re-run of short tasks) while no server runs on it. A store already seeded
 from the same protocol is left alone; one seeded from a different protocol is refused
 (judgements would no longer match their tasks).
 """
@@ -16,9 +17,9 @@ import secrets
 from collections import Counter
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, func, insert, select, text
 
-from humeval.design.tasks import Task
+from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import StoreError
 from humeval.hashing import sha256_file
 from humeval.protocol.comparisons import watched_comparisons
@@ -26,7 +27,7 @@ from humeval.store import schema as s
 from humeval.store.context import strategy_of, watched_tasks
 from humeval.study import Study
 
-__all__ = ["seed_store"]
+__all__ = ["add_lists", "seed_store"]
 
 _CHUNK = 500
 
@@ -34,6 +35,70 @@ _CHUNK = 500
 def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
     for i in range(0, len(rows), _CHUNK):
         conn.execute(insert(table), rows[i : i + _CHUNK])
+
+
+def _task_row(seq: int, t: Task, cap: int) -> dict[str, Any]:
+    return {
+        "seq": seq,
+        "task_id": t.task_id,
+        "item_id": t.item_id,
+        "systems": json.dumps(list(t.systems)),
+        "criteria": json.dumps(list(t.criteria)),
+        "family": t.family,
+        "kind": t.kind,
+        "expected": json.dumps(t.expected),
+        "text": t.text,
+        "repeat_of": t.repeat_of,
+        "cap": cap,
+        "taken": 0,
+        "done": 0,
+        "open": int(cap > 0),
+        "closed": 0,
+    }
+
+
+def _insert_lists(conn: Connection, lists: list[ParticipantList]) -> None:
+    _insert(conn, s.lists,
+            [{"list_id": pl.list_id, "round": pl.round, "size": len(pl.tasks), "completed": 0} for pl in lists])
+    _insert(conn, s.list_tasks,
+            [{"list_id": pl.list_id, "position": i, "task_id": t.task_id} for pl in lists for i, t in enumerate(pl.tasks)])
+
+
+_RAISE_CAP = "UPDATE tasks SET cap = cap + :k, open = CASE WHEN taken < cap + :k THEN 1 ELSE 0 END WHERE task_id = :t"
+
+
+def add_lists(conn: Connection, lists: list[ParticipantList]) -> list[str]:
+    """Add participant lists to a seeded store (a re-run of the tasks collation found short); returns the ids added.
+
+    Lists already in the store are skipped (by ``list_id``). A task already in the store has its
+    cap raised by the times the new lists hold it; a new task (an attention check of a re-run
+    list) gets a row of its own. Running server processes cache the tasks when they start: add
+    lists while no server runs on the store, then start it. Participant lists only: a store of a
+    pool strategy (``assignment.strategy`` other than ``list``) is refused.
+    """
+    row = conn.execute(select(s.meta.c.value).where(s.meta.c.key == "protocol_sha256")).first()
+    if row is None:
+        raise StoreError("add lists: the store is not seeded yet; run `humeval serve` (or Store.prepare) first")
+    if not conn.execute(select(s.lists.c.list_id).limit(1)).first():
+        raise StoreError("add lists: the store holds no participant lists (a pool strategy assigns tasks itself)")
+    existing = {r[0] for r in conn.execute(select(s.lists.c.list_id))}
+    new = [pl for pl in lists if pl.list_id not in existing]
+    if not new:
+        return []
+    known = {r[0] for r in conn.execute(select(s.tasks.c.task_id))}
+    occurrences = Counter(t.task_id for pl in new for t in pl.tasks)
+    first = conn.execute(select(func.max(s.tasks.c.seq))).scalar_one() + 1
+    fresh: dict[str, Task] = {}
+    for pl in new:
+        for t in pl.tasks:
+            if t.task_id not in known:
+                fresh.setdefault(t.task_id, t)
+    _insert(conn, s.tasks, [_task_row(first + i, t, occurrences[tid]) for i, (tid, t) in enumerate(fresh.items())])
+    for tid, k in occurrences.items():
+        if tid in known:
+            conn.execute(text(_RAISE_CAP), {"k": k, "t": tid})
+    _insert_lists(conn, new)
+    return [pl.list_id for pl in new]
 
 
 def seed_store(conn: Connection, study: Study) -> bool:
@@ -79,43 +144,9 @@ def seed_store(conn: Connection, study: Study) -> bool:
     else:
         first = strategy.workers_needed([])
         caps = {tid: first for tid in by_id}
-    rows = []
-    for seq, (tid, t) in enumerate(by_id.items()):
-        rows.append(
-            {
-                "seq": seq,
-                "task_id": tid,
-                "item_id": t.item_id,
-                "systems": json.dumps(list(t.systems)),
-                "criteria": json.dumps(list(t.criteria)),
-                "family": t.family,
-                "kind": t.kind,
-                "expected": json.dumps(t.expected),
-                "text": t.text,
-                "repeat_of": t.repeat_of,
-                "cap": caps[tid],
-                "taken": 0,
-                "done": 0,
-                "open": int(caps[tid] > 0),
-                "closed": 0,
-            }
-        )
-    _insert(conn, s.tasks, rows)
+    _insert(conn, s.tasks, [_task_row(seq, t, caps[tid]) for seq, (tid, t) in enumerate(by_id.items())])
     if strategy is None:
-        _insert(
-            conn,
-            s.lists,
-            [{"list_id": pl.list_id, "round": pl.round, "size": len(pl.tasks), "completed": 0} for pl in lists],
-        )
-        _insert(
-            conn,
-            s.list_tasks,
-            [
-                {"list_id": pl.list_id, "position": i, "task_id": t.task_id}
-                for pl in lists
-                for i, t in enumerate(pl.tasks)
-            ],
-        )
+        _insert_lists(conn, lists)
     comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}  # ProtocolError: unresolvable
     for comparison in comparisons.values():
         conn.execute(

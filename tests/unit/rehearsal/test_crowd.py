@@ -7,7 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from humeval.rehearsal.participants import Answerer, AnswerKey, Population, RehearsalError, SimulatedParticipant
+from humeval.rehearsal.participants import (
+    Answerer,
+    AnswerKey,
+    Population,
+    RehearsalError,
+    SimulatedParticipant,
+)
 from humeval.study import Study
 from humeval.templates import init_study
 
@@ -98,8 +104,8 @@ def test_participants_come_from_the_pool_in_turn(protocol):
     assert people[:5] == people[5:] and sum(p.spammer for p in people[:5]) == 1
 
 
-@pytest.mark.parametrize("bad", [dict(capability=(0.0, 1.0)), dict(capability=(0.9, 0.8)), dict(position_bias=2.0),
-                                 dict(spammer_share=1.0), dict(difficulty_var=-1.0), dict(size=0)])
+@pytest.mark.parametrize("bad", [{"capability": (0.0, 1.0)}, {"capability": (0.9, 0.8)}, {"position_bias": 2.0},
+                                 {"spammer_share": 1.0}, {"difficulty_var": -1.0}, {"size": 0}])
 def test_population_refuses_bad_values(bad):
     with pytest.raises(RehearsalError, match="crowd: "):
         Population(**bad)
