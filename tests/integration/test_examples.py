@@ -34,7 +34,8 @@ def test_example_validates_locks_runs_and_dry_runs(tmp_path: Path, name: str):
     study = tmp_path / name
     shutil.copytree(EXAMPLES / name, study)
     assert "valid" in _cli("validate", str(study))
-    _cli("lock", str(study))
+    locked = _cli("lock", str(study))  # not a terminal: one whole line, however long
+    assert len(locked.splitlines()) == 1 and locked.rstrip().endswith("input file(s)"), locked
     run = _cli("run", str(study))
     assert [line.split("\t")[0] for line in run.splitlines() if "\thumeval|" in line] == ["sample", "design"]
     _cli("dry-run", str(study))

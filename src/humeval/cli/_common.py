@@ -15,8 +15,9 @@ from rich.table import Table
 
 __all__ = ["Format", "emit_json", "emit_rows", "err", "out"]
 
-out = Console()
-err = Console(stderr=True)
+# soft wrap: a message is one line however wide, so a pipe or a log file gets whole lines (tables still fit the terminal)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 class Format(str, Enum):

@@ -11,7 +11,7 @@ from humeval.cli._common import out
 
 def init(
     directory: Path = typer.Argument(Path("."), help="Folder to create the study in (must not hold a humeval.yaml)."),
-    template: str = typer.Option("pairwise", "--template", "-t", help="Example study: pairwise | rating | rankme."),
+    template: str = typer.Option("pairwise", "--template", "-t", help="Example study: pairwise | rating | rankme | demo (the study `humeval demo` runs)."),
     items: int = typer.Option(24, "--items", "-n", help="Number of generated items (pairs for the pairwise template)."),
     seed: int = typer.Option(1, "--seed", help="Seed of the generated data and the study."),
 ) -> None:
