@@ -4,7 +4,8 @@ The watched comparisons (and so the ``stopping`` rows and ``watched_tasks``) com
 :func:`humeval.protocol.comparisons.watched_comparisons`; a pair it cannot resolve raises
 its :class:`~humeval.errors.ProtocolError` here, before the server collects anything.
 
-Run once by ``humeval serve`` before the server processes start. A store already seeded
+Run once by ``humeval serve`` before the server processes start; :func:`seed_rerun` then adds
+the re-run lists ``humeval collate`` dealt for the judgements still missing (once per file). A store already seeded
 from the same protocol is left alone; one seeded from a different protocol is refused
 (judgements would no longer match their tasks).
 """
@@ -14,19 +15,21 @@ from __future__ import annotations
 import json
 import secrets
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, and_, insert, select, update
 
-from humeval.design.tasks import Task
+from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import StoreError
+from humeval.files import read_jsonl
 from humeval.hashing import sha256_file
 from humeval.protocol.comparisons import watched_comparisons
 from humeval.store import schema as s
 from humeval.store.context import strategy_of, watched_tasks
 from humeval.study import Study
 
-__all__ = ["seed_store"]
+__all__ = ["seed_rerun", "seed_store"]
 
 _CHUNK = 500
 
@@ -142,3 +145,36 @@ def seed_store(conn: Connection, study: Study) -> bool:
         [{"key": "protocol_sha256", "value": digest}, {"key": "systems", "value": json.dumps(systems)}],
     )
     return True
+
+
+def seed_rerun(conn: Connection, study: Study, path: Path) -> int:
+    """Add the re-run lists in ``path`` (written by ``collate``) once; return how many lists were added.
+
+    Each task's cap grows by its occurrences in the re-run lists (decided and closed tasks
+    stay closed); with the ``list`` strategy the lists themselves are added under ids that
+    carry the file's hash (``R0001.<hash8>``), so a later collation's lists never collide
+    with these. A file already added is left alone; a task the store does not know is refused.
+    """
+    if not path.is_file():
+        return 0
+    digest = sha256_file(path)
+    marker = f"rerun:{digest[:32]}"  # meta keys are at most 64 characters
+    if conn.execute(select(s.meta.c.key).where(s.meta.c.key == marker)).first() is not None:
+        return 0
+    lists = [ParticipantList.from_json(r) for r in read_jsonl(path, what="re-run lists")]
+    extra = Counter(t.task_id for pl in lists for t in pl.tasks)
+    t = s.tasks.c
+    known = set(conn.execute(select(t.task_id).where(t.task_id.in_(list(extra)))).scalars())
+    if unknown := sorted(set(extra) - known):
+        raise StoreError(f"{path}: {len(unknown)} task(s) the store was not seeded with, e.g. {unknown[0]!r}; "
+                         "collate the judgements of this study's own store")
+    for task_id, n in extra.items():
+        conn.execute(update(s.tasks).where(and_(t.task_id == task_id, t.closed == 0)).values(cap=t.cap + n, open=1))
+    if strategy_of(study.protocol) is None:
+        ids = {pl.list_id: f"{pl.list_id}.{digest[:8]}" for pl in lists}
+        _insert(conn, s.lists, [{"list_id": ids[pl.list_id], "round": pl.round, "size": len(pl.tasks), "completed": 0}
+                                for pl in lists])
+        _insert(conn, s.list_tasks, [{"list_id": ids[pl.list_id], "position": i, "task_id": task.task_id}
+                                     for pl in lists for i, task in enumerate(pl.tasks)])
+    conn.execute(insert(s.meta).values(key=marker, value=str(len(lists))))
+    return len(lists)

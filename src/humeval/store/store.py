@@ -36,7 +36,7 @@ from humeval.store.reads import (
     stopping_states,
 )
 from humeval.store.records import AssignmentView, Progress
-from humeval.store.seed import seed_store
+from humeval.store.seed import seed_rerun, seed_store
 from humeval.store.submit import SubmitResult, submit_judgement
 from humeval.store.writer import Writer
 from humeval.study import Study
@@ -76,6 +76,13 @@ class Store:
             seeded = seed_store(conn, self.study)
         self.log_decisions()
         return seeded
+
+    def add_rerun(self, path: Path) -> int:
+        """Add the re-run lists ``collate`` wrote to ``path`` (once per file); how many were added."""
+        with self.write_engine.connect() as conn, conn.begin():
+            added = seed_rerun(conn, self.study, path)
+        self._ctx = None
+        return added
 
     @property
     def context(self) -> StoreContext:
