@@ -58,7 +58,7 @@ def test_coverage_of_the_95_percent_interval(noise):
     rng = np.random.default_rng(3)
     hits = 0
     for _ in range(1000):
-        y, yhat, yhat_u, truth = _data(rng, 50, 500, noise=noise, bias=0.8)
+        y, yhat, yhat_u, _ = _data(rng, 50, 500, noise=noise, bias=0.8)
         r = ppi_mean(y, yhat, yhat_u)
         hits += r.ci_low <= 3.0 <= r.ci_high  # the population mean of the human score
     assert 0.93 <= hits / 1000 <= 0.97
