@@ -123,7 +123,7 @@ STAGES: dict[str, Stage] = {
               lambda s: [s.results_dir / "judgements.jsonl", s.lists_file],
               "apply the preregistered exclusion rules", lock="required", required_for="exclusion"),
         Stage("analyze", "humeval.analysis.stages:analyze_stage",
-              lambda s: [*_results("judgements.jsonl", "excluded.jsonl")(s), s.tasks_file],
+              lambda s: [*_results("judgements.jsonl", "excluded.jsonl")(s), s.tasks_file, *s.judge_files()],
               "run the preregistered analysis plan", lock="required", required_for="analysis"),
         Stage("report", "humeval.report.stage:report_stage",
               _results("results.json", "exclusion.json", "collation.json"),
@@ -313,6 +313,7 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
         analyze_workspace,
         collate_workspace,
         exclude_workspace,
+        plan_judges,
         platform_outputs,
         workspace_key_file,
     )
@@ -327,7 +328,7 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
     paths += written
     summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
     try:
-        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file), tasks)
+        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file), tasks, plan_judges(study))
     except DataError as exc:
         summary["analysis_error"] = str(exc)
         return summary, paths

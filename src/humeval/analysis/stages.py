@@ -9,6 +9,7 @@ dry run pushes its dummy judgements through exactly the same code under
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from humeval.analysis.decisions import replay_decisions
 from humeval.analysis.exclude import EXCLUDED_COLUMNS, exclusion_counts, exclusions
 from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import Workspace
+from humeval.data.judges import JudgeScores
 from humeval.data.outputs import Outputs
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
@@ -140,20 +142,26 @@ def exclude_stage(study: Study) -> StageOutput:
 
 
 def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str,
-                      tasks: list[Task] | None = None) -> tuple[Results, list[Path]]:
+                      tasks: list[Task] | None = None,
+                      judges: Mapping[str, JudgeScores] | None = None) -> tuple[Results, list[Path]]:
     """Run the analysis plan on ``ws``; write ``results.json`` and ``tables/*.csv``."""
     results = analyze(read_study_judgements(ws), read_excluded(ws), protocol,
-                      protocol_sha256=protocol_sha256, dry_run=ws.dry_run, tasks=tasks)
+                      protocol_sha256=protocol_sha256, dry_run=ws.dry_run, tasks=tasks, judges=judges)
     return results, write_results(results, ws.results, ws.tables_dir)
 
 
 def analyze_stage(study: Study) -> StageOutput:
     """``humeval analyze``: the preregistered plan; refuses unless locked with the plan unchanged."""
     results, paths = analyze_workspace(study_workspace(study), study.protocol, sha256_file(study.protocol_file),
-                                       study.read_tasks())
+                                       study.read_tasks(), plan_judges(study))
     summary = {"criteria": len(results.criteria), "judgements_analysed": results.counts.analysed,
                "signature": results.signature}
     return StageOutput(outputs=paths, parameters=study.protocol.analysis.model_dump(mode="json"), summary=summary)
+
+
+def plan_judges(study: Study) -> dict[str, JudgeScores] | None:
+    """The judges' scores when the analysis plan names judges (read and checked once), else None."""
+    return study.judges() if study.protocol.analysis.judges else None
 
 
 def read_results(ws: Workspace) -> Results:

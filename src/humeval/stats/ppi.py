@@ -116,19 +116,20 @@ def ppi_win_rate(wins: object, judge_wins: object, judge_wins_unlabelled: object
                  confidence_level: float = 0.95, lam: float | None = None) -> Estimate:
     """How often system A is preferred to system B: the prediction-powered mean of pairwise outcomes.
 
-    Each outcome is 1 (A preferred), 0 (B preferred) or 0.5 (a tie), per item: ``wins`` by
-    humans on the labelled items, ``judge_wins`` by the judge on the same items,
-    ``judge_wins_unlabelled`` by the judge on the rest. The p-value tests a win rate of 0.5.
-    Same estimator and checks as :func:`ppi_mean`.
+    Each outcome is 1 (A preferred), 0 (B preferred) or 0.5 (a tie), per item, or the share
+    of an item's judgements preferring A (ties counting half): ``wins`` by humans on the
+    labelled items, ``judge_wins`` by the judge on the same items, ``judge_wins_unlabelled``
+    by the judge on the rest. The p-value tests a win rate of 0.5. Same estimator and checks
+    as :func:`ppi_mean`.
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_win_rate")
     arrays = [as_float_array(v, name, 1, allow_nan=False) for v, name in
               ((wins, "wins"), (judge_wins, "judge_wins"), (judge_wins_unlabelled, "judge_wins_unlabelled"))]
     for arr, name in zip(arrays, ("wins", "judge_wins", "judge_wins_unlabelled"), strict=True):
-        bad = arr[~np.isin(arr, (0.0, 0.5, 1.0))]
+        bad = arr[(arr < 0) | (arr > 1)]
         if bad.size:
-            raise DataError(f"{name}: pairwise outcomes are 1 (A preferred), 0 (B preferred) or 0.5 (tie), "
-                            f"got {bad[0]:g}")
+            raise DataError(f"{name}: pairwise outcomes are 1 (A preferred), 0 (B preferred), 0.5 (tie) "
+                            f"or a share of judgements in between, got {bad[0]:g}")
     # centre at 0.5: the mean of (outcome - 0.5) is tested against 0
     centred = ppi_mean(*(arr - 0.5 for arr in arrays), confidence_level=confidence_level, lam=lam)
     extra = dict(centred.extra)

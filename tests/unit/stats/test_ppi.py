@@ -74,7 +74,7 @@ def test_win_rate_and_difference():
     assert w.extra["human_only"] == pytest.approx(human.mean()) and w.method == "ppi win rate (lam=1)"
     centred = ppi_mean(human - 0.5, judge - 0.5, judge_u - 0.5, lam=1.0)
     assert w.p_value == pytest.approx(centred.p_value)
-    with pytest.raises(DataError, match="0.5 \\(tie\\)"):
+    with pytest.raises(DataError, match="0.5 \\(tie\\) or a share"):
         ppi_win_rate([1, 2], [1, 0], [1])
     a, b = rng.normal(3, 1, 40), rng.normal(2.5, 1, 40)
     fa, fb = rng.normal(3, 1, 400), rng.normal(2.5, 1, 400)
