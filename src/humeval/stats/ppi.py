@@ -37,7 +37,7 @@ from humeval.errors import DataError
 from humeval.stats._checks import as_float_array, check_confidence_level
 from humeval.stats._result import Estimate
 
-__all__ = ["ppi_active_mean", "ppi_difference", "ppi_mean", "ppi_win_rate"]
+__all__ = ["ppi_active_mean", "ppi_difference", "ppi_mean", "ppi_mean_arrays", "ppi_win_rate"]
 
 
 def _arrays(y: object, yhat: object, yhat_unlabelled: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -53,13 +53,46 @@ def _arrays(y: object, yhat: object, yhat_unlabelled: object) -> tuple[np.ndarra
     return a, b, c
 
 
-def _tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray) -> float:
-    n, big_n = y.size, yhat_u.size
-    cov = float(np.mean((y - y.mean()) * (yhat - yhat.mean())))
-    var = float(np.var(np.concatenate([yhat, yhat_u]), ddof=1))
-    if var == 0:
-        return 0.0  # a constant judge carries no information
-    return float(np.clip(cov / ((1 + n / big_n) * var), 0.0, 1.0))
+def _ppi(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray,
+         lam: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(estimate, variance, lam) along the last axis (leading axes: independent problems)."""
+    n, big_n = y.shape[-1], yhat_u.shape[-1]
+    if lam is None:
+        cov = np.mean((y - y.mean(-1, keepdims=True)) * (yhat - yhat.mean(-1, keepdims=True)), axis=-1)
+        var = np.var(np.concatenate([yhat, yhat_u], axis=-1), axis=-1, ddof=1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a constant judge carries no information
+            lams = np.where(var > 0, np.clip(cov / ((1 + n / big_n) * np.where(var > 0, var, 1.0)), 0.0, 1.0), 0.0)
+    else:
+        lams = np.full(y.shape[:-1], float(lam))
+    w = lams[..., None]
+    estimate = lams * yhat_u.mean(-1) + (y - w * yhat).mean(-1)
+    variance = lams**2 * np.var(yhat_u, axis=-1) / big_n + np.var(y - w * yhat, axis=-1) / n
+    return estimate, variance, lams
+
+
+def ppi_mean_arrays(y: object, yhat: object, yhat_unlabelled: object, *, confidence_level: float = 0.95,
+                    lam: float | None = None) -> dict[str, np.ndarray]:
+    """:func:`ppi_mean` for many problems at once, along the last axis of each array.
+
+    ``y`` and ``yhat`` have shape ``(..., n)``, ``yhat_unlabelled`` ``(..., N)`` with the same
+    leading axes (e.g. one row per random subset and system). Returns arrays of the leading
+    shape: ``estimate``, ``ci_low``, ``ci_high``, ``lam``, and ``human``, ``human_ci_low``,
+    ``human_ci_high`` (the human-only mean and its normal interval). Same estimator as
+    :func:`ppi_mean` (checked equal problem by problem).
+    """
+    confidence_level = check_confidence_level(confidence_level, "ppi_mean_arrays")
+    a, b, c = (np.asarray(v, dtype=float) for v in (y, yhat, yhat_unlabelled))
+    if a.shape != b.shape or a.shape[:-1] != c.shape[:-1] or a.shape[-1] < 2 or c.shape[-1] < 1:
+        raise DataError(f"ppi_mean_arrays: y and yhat need one shape (..., n >= 2) and yhat_unlabelled (..., N >= 1) "
+                        f"with the same leading axes; got {a.shape}, {b.shape}, {c.shape}")
+    if lam is not None and not 0 <= lam <= 1:
+        raise DataError(f"ppi_mean_arrays: lam must lie in [0, 1], got {lam}")
+    estimate, var, lams = _ppi(a, b, c, lam)
+    z = sps.norm.ppf(0.5 + confidence_level / 2)
+    half, human = z * np.sqrt(var), a.mean(-1)
+    human_half = z * np.sqrt(np.var(a, axis=-1) / a.shape[-1])
+    return {"estimate": estimate, "ci_low": estimate - half, "ci_high": estimate + half, "lam": lams,
+            "human": human, "human_ci_low": human - human_half, "human_ci_high": human + human_half}
 
 
 def _normal(estimate: float, se: float, confidence_level: float) -> tuple[float, float, float]:
@@ -93,13 +126,11 @@ def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_lev
     confidence_level = check_confidence_level(confidence_level, "ppi_mean")
     a, b, c = _arrays(y, yhat, yhat_unlabelled)
     method = "ppi++ mean" if lam is None else f"ppi mean (lam={lam:g})"
-    if lam is None:
-        lam = _tuned_lambda(a, b, c)
-    elif not 0 <= lam <= 1:
+    if lam is not None and not 0 <= lam <= 1:
         raise DataError(f"ppi_mean: lam must lie in [0, 1] (0: human only, 1: plain PPI), got {lam}")
     n, big_n = a.size, c.size
-    estimate = float(lam * c.mean() + (a - lam * b).mean())
-    var = lam**2 * float(np.var(c)) / big_n + float(np.var(a - lam * b)) / n
+    est, variance, lams = _ppi(a, b, c, lam)
+    estimate, var, lam = float(est), float(variance), float(lams)
     human_var = float(np.var(a)) / n
     lo, hi, p = _normal(estimate, float(np.sqrt(var)), confidence_level)
     h_lo, h_hi, _ = _normal(float(a.mean()), float(np.sqrt(human_var)), confidence_level)

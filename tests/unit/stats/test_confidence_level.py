@@ -89,6 +89,9 @@ EXAMPLES: dict[str, Callable[[float], Interval]] = {
         hs.trueskill_ranking(_BATTLES, n_boot=20, seed=7, confidence_level=cl).score("a").ci
     ),
     "ppi_mean": lambda cl: hs.ppi_mean(_X, _Y, _Y * 0.9, confidence_level=cl).ci,
+    "ppi_mean_arrays": lambda cl: tuple(
+        float(hs.ppi_mean_arrays(_X, _Y, _Y * 0.9, confidence_level=cl)[k]) for k in ("ci_low", "ci_high")
+    ),
     "ppi_win_rate": lambda cl: hs.ppi_win_rate(_BIN[:10], _BIN[5:15], _BIN, confidence_level=cl).ci,
     "ppi_difference": lambda cl: hs.ppi_difference(_X, _Y, _X, _Y, _Y, _X, confidence_level=cl).ci,
     "ppi_active_mean": lambda cl: (

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from humeval.errors import DataError
-from humeval.stats import ppi_active_mean, ppi_difference, ppi_mean, ppi_win_rate
+from humeval.stats import ppi_active_mean, ppi_difference, ppi_mean, ppi_mean_arrays, ppi_win_rate
 
 
 def _data(rng: np.random.Generator, n: int, big_n: int, noise: float, bias: float = 0.4):
@@ -114,3 +114,20 @@ def test_bad_input_is_named():
         ppi_mean([1, 2, 3], [1, 2, 3], [1], lam=2)
     with pytest.raises(DataError, match="at least 2 labelled"):
         ppi_mean([1], [1], [1])
+
+
+@pytest.mark.parametrize("lam", [None, 0.5])
+def test_arrays_solve_many_problems_as_ppi_mean_solves_one(lam):
+    rng = np.random.default_rng(6)
+    y, yhat, yhat_u = rng.normal(size=(4, 3, 30)), rng.normal(size=(4, 3, 30)), rng.normal(size=(4, 3, 200))
+    yhat += y  # an informative judge
+    many = ppi_mean_arrays(y, yhat, yhat_u, confidence_level=0.9, lam=lam)
+    for i in range(4):
+        for k in range(3):
+            one = ppi_mean(y[i, k], yhat[i, k], yhat_u[i, k], confidence_level=0.9, lam=lam)
+            assert many["estimate"][i, k] == pytest.approx(one.estimate, abs=1e-12)
+            assert many["ci_low"][i, k] == pytest.approx(one.ci_low, abs=1e-12)
+            assert many["lam"][i, k] == pytest.approx(one.extra["lam"], abs=1e-12)
+            assert many["human_ci_high"][i, k] == pytest.approx(one.extra["human_ci_high"], abs=1e-12)
+    with pytest.raises(DataError, match="same leading axes"):
+        ppi_mean_arrays(y, yhat, yhat_u[:2])
