@@ -48,6 +48,7 @@ REPRODUCTIONS: dict[str, str] = {
     "dhe-table6": "humeval.reproduce.dhe:table6",
     "casf": "humeval.reproduce.casf:casf",
     "ppi": "humeval.reproduce.ppi:ppi",
+    "ppi-stopping": "humeval.simulate.ppi_stopping:ppi_stopping_reproduction",
     "rankme": "humeval.reproduce.rankme:rankme",
     "thomson-dummy": "humeval.reproduce.thomson:thomson_dummy",
 }
