@@ -154,3 +154,9 @@ def _evaluate(
     emit_rows(rows, fmt, title="sampler evaluation (Kendall tau-b, subset vs full ranking)", json_data=data)
     if fmt == Format.table:
         emit_rows(data["summary"], fmt, title="mean over data sets")
+        if data["leave_one_out"]:
+            emit_rows([{"rate": r["rate"], "mean_tau_b": r["mean_tau_b"], "percentile": r["percentile"],
+                        "beats_random": r["beats_random"],
+                        "chosen": ", ".join(f"{d}: {m}" for d, m in r["chosen"].items())}
+                       for r in data["leave_one_out"]], fmt,
+                      title="method chosen without the data set it is scored on (leave one data set out)")
