@@ -17,7 +17,7 @@ PROTOCOL = ROOT / "docs" / "protocol.md"
 
 def test_cli_reference_is_current():
     assert CLI.read_text(encoding="utf-8") == cli_reference(), (
-        "docs/cli.md is out of date: regenerate with `humeval schema --format cli-markdown > docs/cli.md`"
+        "docs/cli.md is out of date: regenerate with `humeval schema --format cli-markdown --output docs/cli.md`"
     )
 
 
@@ -72,3 +72,28 @@ def test_heading_parser_sees_rows_and_nesting(tmp_path):
     a, m, c = sections(page)
     assert (a.title, a.rows, m.title, m.rows) == ("a", [["a.b"]], "a: M", [["a[].c"]])
     assert a.all_rows() == [["a.b"], ["a[].c"]] and c.rows == []
+
+
+def test_schema_output_writes_the_pages(tmp_path):
+    from click.testing import CliRunner
+
+    page = tmp_path / "protocol.md"
+    page.write_text("# Intro\n\n<!-- reference:start -->\nSTALE\n<!-- reference:end -->\n\nafter\n")
+    runner = CliRunner()
+    assert runner.invoke(command(), ["schema", "-f", "markdown", "-o", str(page)]).exit_code == 0
+    text = page.read_text()
+    assert text.startswith("# Intro\n\n<!-- reference:start -->\n### `version`") and text.endswith("<!-- reference:end -->\n\nafter\n")
+    assert "STALE" not in text and field_reference_in(text)
+    cli = tmp_path / "cli.md"
+    assert runner.invoke(command(), ["schema", "-f", "cli-markdown", "-o", str(cli)]).exit_code == 0
+    assert cli.read_text() == cli_reference()
+    bare = tmp_path / "bare.md"
+    bare.write_text("# no markers\n")
+    result = runner.invoke(command(), ["schema", "-f", "markdown", "-o", str(bare)])
+    assert result.exit_code != 0 and bare.read_text() == "# no markers\n"
+
+
+def field_reference_in(text: str) -> bool:
+    from humeval.protocol.reference import field_reference
+
+    return field_reference() in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -12,7 +13,7 @@ from pydantic_core import PydanticUndefined
 
 from humeval.protocol.models import Protocol
 
-__all__ = ["field_paths", "field_reference"]
+__all__ = ["field_paths", "field_reference", "splice_reference"]
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
@@ -112,3 +113,17 @@ def field_reference() -> str:
             rows = [_row(p, t, d, e) for p, t, d, e, _ in _walk(model, child)]
             lines += [*_TABLE, *rows, ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+START, END = "<!-- reference:start -->", "<!-- reference:end -->"
+
+
+def splice_reference(page: Path, reference: str) -> str:
+    """The text of ``page`` with ``reference`` between its reference markers (``humeval schema -f markdown -o``)."""
+    from humeval.errors import HumevalError
+
+    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+    start, end = text.find(START), text.find(END)
+    if start < 0 or end < start:
+        raise HumevalError(f"{page}: no `{START}` ... `{END}` markers to put the field reference between")
+    return text[: start + len(START)] + "\n" + reference + text[end:]
