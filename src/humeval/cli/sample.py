@@ -10,7 +10,7 @@ import typer
 
 from humeval.cli._common import Format, emit_json, emit_rows, err, run_stage_command
 
-_METHOD_HELP = "Sampler: auto (the recommended default), all, random, stratified, systematic, heuristic, balanced, casf, 8m, sm, ol."
+_METHOD_HELP = "Sampler: auto (every item at rate 1, else stratified by data.properties or random), all, random, stratified, systematic, heuristic, balanced, casf, 8m, sm, ol."
 
 
 def _params(values: list[str] | None) -> dict[str, Any]:
