@@ -78,7 +78,9 @@ def ppi_mean_arrays(y: object, yhat: object, yhat_unlabelled: object, *, confide
     leading axes (e.g. one row per random subset and system). Returns arrays of the leading
     shape: ``estimate``, ``ci_low``, ``ci_high``, ``lam``, and ``human``, ``human_ci_low``,
     ``human_ci_high`` (the human-only mean and its normal interval). Same estimator as
-    :func:`ppi_mean` (checked equal problem by problem).
+    :func:`ppi_mean`.
+
+    Checked against: :func:`ppi_mean` problem by problem (1e-12), in tests/unit/stats/test_ppi.py.
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_mean_arrays")
     a, b, c = (np.asarray(v, dtype=float) for v in (y, yhat, yhat_unlabelled))
@@ -150,8 +152,10 @@ def ppi_win_rate(wins: object, judge_wins: object, judge_wins_unlabelled: object
     Each outcome is 1 (A preferred), 0 (B preferred) or 0.5 (a tie), per item, or the share
     of an item's judgements preferring A (ties counting half): ``wins`` by humans on the
     labelled items, ``judge_wins`` by the judge on the same items, ``judge_wins_unlabelled``
-    by the judge on the rest. The p-value tests a win rate of 0.5. Same estimator and checks
-    as :func:`ppi_mean`.
+    by the judge on the rest. The p-value tests a win rate of 0.5.
+
+    Checked against: :func:`ppi_mean` of the outcomes centred at 0.5 (identical; the same
+    estimator, itself checked against ppi-python), in tests/unit/stats/test_ppi.py.
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_win_rate")
     arrays = [as_float_array(v, name, 1, allow_nan=False) for v, name in
@@ -178,6 +182,9 @@ def ppi_difference(y_a: object, y_b: object, yhat_a: object, yhat_b: object, yha
     Paired by item: humans scored both systems' outputs of the labelled items (``y_a``,
     ``y_b``), the judge scored both everywhere. The estimate is :func:`ppi_mean` of the
     per-item differences; the p-value tests no difference.
+
+    Checked against: :func:`ppi_mean` of the per-item differences (identical), in
+    tests/unit/stats/test_ppi.py.
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_difference")
     parts = [as_float_array(v, name, 1, allow_nan=False) for v, name in
