@@ -123,7 +123,7 @@ STAGES: dict[str, Stage] = {
               lambda s: [s.results_dir / "judgements.jsonl", s.lists_file],
               "apply the preregistered exclusion rules", lock="required", required_for="exclusion"),
         Stage("analyze", "humeval.analysis.stages:analyze_stage",
-              lambda s: [*_results("judgements.jsonl", "excluded.jsonl")(s), s.tasks_file],
+              lambda s: [*_results("judgements.jsonl", "excluded.jsonl")(s), s.tasks_file, *s.judge_files()],
               "run the preregistered analysis plan", lock="required", required_for="analysis"),
         Stage("report", "humeval.report.stage:report_stage",
               _results("results.json", "exclusion.json", "collation.json"),
@@ -261,9 +261,10 @@ def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = 
     Refuses a locked study whose protocol or inputs changed, and an unlocked study unless
     ``unlocked`` (the override is written to the logbook). Runs ``sample`` and ``design``
     when the participant lists are missing, migrates and seeds the store (``db``: URL or
-    file; default ``study.db``) and logs a ``serve`` entry with the hashes of what the
-    store was seeded from. Returns whether the store was seeded now.
+    file; default ``study.db``), adds the re-run lists ``collate`` dealt (once per file), and
+    logs a ``serve`` entry with the hashes of what the store was seeded from. Returns whether the store was seeded now.
     """
+    from humeval.platforms.keys import rerun_lists_file, study_key_file
     from humeval.store import Store
     from humeval.store.engine import redact_url
 
@@ -281,13 +282,18 @@ def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = 
         if progress:
             progress("no participant lists yet: running the pre-collection stages (humeval run)")
         run(study)
-    inputs = study.hashes([study.protocol_file, study.tasks_file, study.lists_file, *study.data_files()])
+    rerun = rerun_lists_file(study_key_file(study))
+    inputs = study.hashes([study.protocol_file, study.tasks_file, study.lists_file, *study.data_files(),
+                           *([rerun] if rerun.is_file() else [])])
     store = Store.open(study, db)
     fields = {"parameters": (parameters or {}) | {"store": redact_url(store.url)}, "unlocked": True if unlocked else None}
     try:
         with record_run(study, "serve", inputs=inputs, seed=study.protocol.study.seed, **fields) as rec:
             seeded = store.prepare()
-            rec.finish(study, [], summary={"seeded": seeded})
+            added = store.add_rerun(rerun)
+            if added and progress:
+                progress(f"added {added} re-run list(s) from {rerun}")
+            rec.finish(study, [], summary={"seeded": seeded, "rerun_lists": added})
     finally:
         store.close()
     return seeded
@@ -307,6 +313,7 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
         analyze_workspace,
         collate_workspace,
         exclude_workspace,
+        plan_judges,
         platform_outputs,
         workspace_key_file,
     )
@@ -321,7 +328,7 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
     paths += written
     summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
     try:
-        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file), tasks)
+        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file), tasks, plan_judges(study))
     except DataError as exc:
         summary["analysis_error"] = str(exc)
         return summary, paths

@@ -238,6 +238,24 @@ class RankingResult(_Node):
                        "undefined": _plain}
 
 
+@_known
+@dataclass(frozen=True)
+class JudgeResult(_Node):
+    """Prediction-powered estimates from one judge (per system or pair) and its calibration against humans."""
+
+    judge: str = ""
+    kind: str = ""
+    assumption: str = ""
+    estimates: tuple[Record, ...] = ()
+    calibration: tuple[Record, ...] = ()
+    _LOAD: ClassVar = {"judge": _plain, "kind": _plain, "assumption": _plain, "estimates": _records,
+                       "calibration": _records}
+
+
+def _judges(value: Any, where: str) -> dict[str, JudgeResult]:
+    return {k: JudgeResult.from_json(v, f"{where}.{k}") for k, v in _object(value, where).items()}
+
+
 def _rankings(value: Any, where: str) -> dict[str, RankingResult]:
     return {k: RankingResult.from_json(v, f"{where}.{k}") for k, v in _object(value, where).items()}
 
@@ -249,8 +267,9 @@ class CriterionResult(_Node):
 
     Rating criteria have ``descriptives``, ``normality`` (under ``tests: auto``),
     ``omnibus`` and ``posthoc``; ``2afc`` criteria ``pairs`` (sign tests), ``win_rates``
-    and ``stopping``; both ``agreement`` and ``rankings``. ``undefined`` is set when the
-    criterion has no valid judgements. Absent sections are ``None`` (or empty).
+    and ``stopping``; both ``agreement``, ``rankings`` and, with ``analysis.judges``,
+    ``judges``. ``undefined`` is set when the criterion has no valid judgements. Absent
+    sections are ``None`` (or empty).
     """
 
     criterion: str = ""
@@ -276,13 +295,14 @@ class CriterionResult(_Node):
     agreement: tuple[Record, ...] = ()
     rankings: dict[str, RankingResult] = field(default_factory=dict)
     battles_from: str | None = None
+    judges: dict[str, JudgeResult] = field(default_factory=dict)
     _LOAD: ClassVar = {
         "criterion": _plain, "type": _plain, "question": _plain, "seed": _plain, "judgements": _plain,
         "participants": _plain, "items": _plain, "undefined": _plain, "transform": _plain, "seeds": _plain,
         "decision": _plain, "family": _plain, "descriptives": _records, "distribution": _plain,
         "normality": Normality.from_json, "omnibus": Record.from_json, "posthoc": PostHoc.from_json,
         "pairs": _records, "win_rates": _plain, "stopping": _plain, "agreement": _records,
-        "rankings": _rankings, "battles_from": _plain,
+        "rankings": _rankings, "battles_from": _plain, "judges": _judges,
     }
     _REQUIRED: ClassVar = ("type",)
 
@@ -395,7 +415,7 @@ class Results(_Node):
             row = {"criterion": criterion, "analysis": analysis, **extra}
             row |= {k: record.get(k) for k in _FIELDS}
             row |= {k: v for k, v in record.data.items() if k not in row and not isinstance(v, dict | list)}
-            out[table].append(row | {"signature": sig})
+            out.setdefault(table, []).append(row | {"signature": sig})  # judges, correlations: only when present
 
         for name, res in self.criteria.items():
             for d in res.descriptives:
@@ -413,6 +433,11 @@ class Results(_Node):
             for method, rk in res.rankings.items():
                 for s in rk.systems:
                     add("rankings", name, method, s, label=rk.label)
+            for judge, jr in res.judges.items():
+                for e in jr.estimates:
+                    add("judges", name, "prediction-powered", e, judge=judge)
+                for c in jr.calibration:
+                    add("judges", name, "calibration", c, judge=judge)
         if self.correlations is not None:
             out["correlations"] = []
             for corr in self.correlations:
@@ -422,7 +447,8 @@ class Results(_Node):
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Tidy tables, name -> DataFrame: descriptives, tests, agreement, rankings, pairs (and
-        correlations for a post hoc analysis that computed them); every row has the signature."""
+        judges when the plan names judges, correlations for a post hoc analysis that computed
+        them); every row has the signature."""
         import pandas as pd
 
         return {name: pd.DataFrame(rows) for name, rows in self.rows().items()}
@@ -433,7 +459,7 @@ class Results(_Node):
         cols = ("criterion", "analysis", "about", "method", "estimate", "ci_low", "ci_high", "p_value", "n")
         rows = self.rows()
         return [{k: (_about(r) if k == "about" else r.get(k)) for k in cols}
-                for name in ("tests", "agreement", "pairs", "correlations") for r in rows.get(name, [])]
+                for name in ("tests", "agreement", "pairs", "judges", "correlations") for r in rows.get(name, [])]
 
 
 def _about(row: dict[str, Any]) -> str:

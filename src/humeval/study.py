@@ -13,6 +13,7 @@ from humeval.protocol.load import PROTOCOL_FILE, load_protocol
 from humeval.protocol.models import Protocol
 
 if TYPE_CHECKING:
+    from humeval.data.judges import JudgeScores
     from humeval.data.outputs import Outputs
     from humeval.results import Results
 
@@ -131,8 +132,24 @@ class Study:
         return _OUTPUTS[key]
 
     def data_files(self) -> list[Path]:
-        """The input files the protocol names (they need not exist)."""
+        """The data files the protocol names (they need not exist)."""
         return [self.root / f for f in self.protocol.data.files]
+
+    def judge_files(self) -> list[Path]:
+        """The automatic judges' files the protocol names (``data.judges``; they need not exist)."""
+        return [self.root / j.file for j in self.protocol.data.judges]
+
+    def input_files(self) -> list[Path]:
+        """Every input the lock pins: the data files and the judges' files."""
+        return [*self.data_files(), *self.judge_files()]
+
+    def judges(self) -> dict[str, JudgeScores]:
+        """Every declared judge's scores, checked against the outputs (name -> :class:`JudgeScores`)."""
+        from humeval.data.judges import read_judge
+
+        outputs = self.outputs()
+        items = set(outputs.frame["item_id"].astype(str))
+        return {j.name: read_judge(j, self.root, items, outputs.systems) for j in self.protocol.data.judges}
 
     def hashes(self, paths: list[Path]) -> list[dict[str, str]]:
         """``[{"path", "sha256"}]`` of ``paths`` (relative to the folder; ``missing`` for absent files)."""

@@ -43,7 +43,7 @@ presentation:
   instructions: Read the facts, then the two descriptions, and choose the better description.
 
 sampling:
-  method: auto                 # every item at rate 1; below it the recommended `balanced` sampler
+  method: auto                 # every item at rate 1; below it stratified by data.properties (random without)
   rate: 1.0
 
 design:
@@ -95,7 +95,7 @@ presentation:
   instructions: Read the facts, then rate the description.
 
 sampling:
-  method: auto                 # every item at rate 1; below it the recommended `balanced` sampler
+  method: auto                 # every item at rate 1; below it stratified by data.properties (random without)
   rate: 1.0
 
 design:
@@ -145,7 +145,7 @@ presentation:
   setup: separate
 
 sampling:
-  method: auto                 # every item at rate 1; below it the recommended `balanced` sampler
+  method: auto                 # every item at rate 1; below it stratified by data.properties (random without)
   rate: 1.0
 
 design:

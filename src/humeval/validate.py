@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from humeval.errors import HumevalError, ProtocolError, did_you_mean
+from humeval.errors import DataError, HumevalError, ProtocolError, did_you_mean
 from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
 from humeval.study import Study
@@ -88,11 +88,37 @@ def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Pr
     if strategy != "list" and not pairwise:
         problems.append((("assignment", "strategy"),
                          f"'{strategy}' aggregates pairwise choices; it needs a 2afc criterion (use 'list')"))
+    problems += _judge_problems(raw, criteria, names)
     if systems:
         static = _get(raw, "dry_run", "static")
         for name in static if isinstance(static, dict) else {}:
             if name not in systems:
                 problems.append((("dry_run", "static", name), f"unknown system '{name}'. {did_you_mean(name, systems)}"))
+    return problems
+
+
+def _judge_problems(raw: Any, criteria: Any, names: list[str]) -> list[Problem]:
+    """``data.judges``: unique names, known criteria of the kind's type; ``analysis.judges``: declared judges."""
+    problems: list[Problem] = []
+    types = {c.get("name"): c.get("type") for c in (criteria if isinstance(criteria, list) else []) if isinstance(c, dict)}
+    judges = [j for j in _list(_get(raw, "data", "judges")) if isinstance(j, dict)]
+    declared = [str(j.get("name")) for j in judges]
+    for name, count in Counter(declared).items():
+        if count > 1:
+            problems.append((("data", "judges"), f"judge name '{name}' is used {count} times; names must be unique"))
+    for i, judge in enumerate(judges):
+        kind = judge.get("kind", "scores")
+        for k, name in enumerate(_list(judge.get("criteria"))):
+            if name not in names:
+                problems.append((("data", "judges", i, "criteria", k), f"unknown criterion '{name}'. {did_you_mean(name, names)}"))
+            elif (types.get(name) == "2afc") != (kind == "verdicts"):
+                problems.append((("data", "judges", i, "criteria", k),
+                                 f"criterion '{name}' is {types.get(name)}: a judge of kind '{kind}' cannot stand in for it "
+                                 f"({'verdicts' if types.get(name) == '2afc' else 'scores'} can)"))
+    for i, name in enumerate(_list(_get(raw, "analysis", "judges"))):
+        if name not in declared:
+            problems.append((("analysis", "judges", i),
+                             f"unknown judge '{name}'. {did_you_mean(name, declared) if declared else 'Declare it under data.judges.'}"))
     return problems
 
 
@@ -161,6 +187,22 @@ def validate_study(path: str | Path = ".") -> list[str]:
     problems += data_problems
     if not data_problems:
         problems += check_outputs(outputs, protocol)
+        problems += _judge_file_problems(protocol, study.root, outputs)
+    return problems
+
+
+def _judge_file_problems(protocol: Protocol, root: Path, outputs: Any) -> list[str]:
+    """Each declared judge's file read and checked against the outputs (every problem, one per judge)."""
+    from humeval.data.judges import read_judge
+
+    items = set(outputs["item_id"].astype(str))
+    systems = sorted(outputs["system"].astype(str).unique())
+    problems = []
+    for judge in protocol.data.judges:
+        try:
+            read_judge(judge, root, items, systems)
+        except DataError as exc:
+            problems.append(str(exc))
     return problems
 
 

@@ -55,7 +55,7 @@ def test_unlocked_collection_is_logged(tmp_path: Path):
     study = Study.open(tmp_path / "s")
     assert prepare_collection(study, unlocked=True) is True
     entry = [e for e in logbook.read(study) if e["stage"] == "serve"][-1]
-    assert entry["outcome"] == "ok" and entry["unlocked"] is True and entry["summary"] == {"seeded": True}
+    assert entry["outcome"] == "ok" and entry["unlocked"] is True and entry["summary"] == {"seeded": True, "rerun_lists": 0}
     assert {i["path"] for i in entry["inputs"]} >= {"humeval.yaml", "lists/tasks.jsonl", "lists/lists.jsonl"}
 
 

@@ -164,10 +164,10 @@ def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, ou
     :func:`humeval.platforms.mturk.write_batch` (one row per task, with its list and
     texts), imported back with ``humeval import DIR mturk|files FILE``;
     ``local`` and ``prolific``: ``lists.csv`` (list, position, key, item, criteria) for the
-    requester, and the lists the server loads next to the key file
-    (``<key file>.rerun-lists.jsonl``).
+    requester, and the lists ``humeval serve`` adds to the store next to the key file
+    (``<key file>.rerun-lists.jsonl``, see :func:`humeval.store.seed.seed_rerun`).
     """
-    from humeval.platforms.keys import RowKey, append_keys, new_key
+    from humeval.platforms.keys import RowKey, append_keys, new_key, rerun_lists_file
     from humeval.platforms.mturk import write_batch
 
     entries = [(pl.list_id, t) for pl in lists for t in pl.tasks]
@@ -180,7 +180,7 @@ def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, ou
     positions = [i for pl in lists for i in range(len(pl.tasks))]
     rows = [{"list_id": list_id, "position": i, "key": k.key, "item_id": t.item_id, "criteria": "+".join(t.criteria)}
             for (list_id, t), k, i in zip(entries, keys, positions, strict=True)]
-    server = write_jsonl(key_path.with_name(key_path.stem + ".rerun-lists.jsonl"), lists)
+    server = write_jsonl(rerun_lists_file(key_path), lists)
     return [_write_csv(directory / "lists.csv", rows), server]
 
 

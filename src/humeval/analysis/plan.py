@@ -10,7 +10,7 @@ p-value and n), every random step its seed, and the whole file the signature.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,11 @@ import pandas as pd
 from humeval._version import __version__
 from humeval.analysis.decisions import replay_decisions
 from humeval.analysis.exclude import valid_judgements
+from humeval.analysis.judges import judge_estimates
 from humeval.analysis.pairwise import analyze_pairwise
-from humeval.analysis.ratings import analyze_ratings
+from humeval.analysis.ratings import analyze_ratings, log_scores
 from humeval.analysis.validity import invalid_reasons
+from humeval.data.judges import JudgeScores
 from humeval.design.tasks import Task
 from humeval.errors import DataError, ProtocolError, did_you_mean
 from humeval.files import write_json, write_text
@@ -63,13 +65,19 @@ def analyze(
     dry_run: str | None = None,
     post_hoc: str | None = None,
     tasks: Sequence[Task] | None = None,
+    judges: Mapping[str, JudgeScores] | None = None,
 ) -> Results:
     """Run the protocol's analysis plan on ``judgements`` minus ``excluded``.
 
     ``tasks`` (the design's) give each stopping decision the judgements the fixed design
-    would have collected (:func:`humeval.analysis.decisions.replay_decisions`).
+    would have collected (:func:`humeval.analysis.decisions.replay_decisions`). ``judges``
+    (:meth:`humeval.study.Study.judges`) are needed when the plan names ``analysis.judges``.
     """
     plan = protocol.analysis
+    missing = [j for j in plan.judges if j not in (judges or {})]
+    if missing:
+        raise DataError(f"analysis.judges: no scores given for judge '{missing[0]}' "
+                        f"(have: {', '.join(judges or {}) or 'none'}); declare it under data.judges")
     seed = protocol.study.seed
     reasons = invalid_reasons(judgements, protocol)
     kept = valid_judgements(judgements, excluded)
@@ -97,6 +105,12 @@ def analyze(
         else:
             results[criterion.name] = base | analyze_ratings(frame, criterion, plan, systems, required,
                                                              seed_of[criterion.name])
+        fitting = [judges[j] for j in plan.judges if judges and not frame.empty and judges[j].fits(criterion)]
+        if fitting:
+            logged = log_scores(criterion, plan)
+            results[criterion.name]["judges"] = {
+                j.name: judge_estimates(frame, criterion.type, j, systems, logged=logged,
+                                        confidence_level=1 - plan.alpha) for j in fitting}
     sig = analysis_signature(protocol, protocol_sha256, seed, dry_run, post_hoc)
     return Results.from_json({
         "study": protocol.study.name,

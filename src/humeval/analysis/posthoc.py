@@ -103,7 +103,8 @@ def _posthoc(study: Study, ws: Any, name: str, out_dir: Path, overrides: dict[st
     reasons = invalid_reasons(judgements, protocol)
     analysed = kept[(kept["kind"] == "task") & (reasons.reindex(kept.index) == "")]
     if overrides:
-        data = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name).to_json()
+        judges = study.judges() if protocol.analysis.judges else None
+        data = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name, judges=judges).to_json()
     else:  # correlations only: the same header, no criteria re-analysed
         data = {"study": protocol.study.name,
                 "signature": analysis_signature(protocol, sha, protocol.study.seed, post_hoc=name),

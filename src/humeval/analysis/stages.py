@@ -9,6 +9,7 @@ dry run pushes its dummy judgements through exactly the same code under
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from humeval.analysis.decisions import replay_decisions
 from humeval.analysis.exclude import EXCLUDED_COLUMNS, exclusion_counts, exclusions
 from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import Workspace
+from humeval.data.judges import JudgeScores
 from humeval.data.outputs import Outputs
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
@@ -33,7 +35,6 @@ from humeval.study import Study
 __all__ = [
     "analyze_stage",
     "analyze_workspace",
-    "collate_judgements",
     "collate_stage",
     "collate_workspace",
     "exclude_stage",
@@ -70,15 +71,6 @@ def read_excluded(ws: Workspace) -> pd.DataFrame:
 # --------------------------------------------------------------------------- collate
 
 
-def collate_judgements(ws: Workspace, protocol: Protocol, tasks: list[Task], lists: list[ParticipantList]) -> Collation:
-    """The collation of ``ws``'s judgements (exclusions and the stopping rule's replay applied), nothing written."""
-    judgements = read_study_judgements(ws)
-    excluded = exclusions(judgements, protocol, lists)
-    systems = protocol.systems or sorted({s for t in tasks for s in t.systems})
-    decisions = replay_decisions(judgements[~excluded_mask(judgements, excluded)], protocol, systems, tasks)
-    return collate(judgements, tasks, protocol, lists, excluded, decisions)
-
-
 def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], lists: list[ParticipantList],
                       outputs: Outputs | None = None, *, key_path: Path) -> tuple[Collation, list[Path]]:
     """Collate ``ws``'s judgements; write ``collation.json`` and, when incomplete, the re-run file.
@@ -86,7 +78,11 @@ def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], list
     Comparisons the stopping rule decided (replayed on the judgements the exclusion rules
     keep) are complete by design: their pair tasks are never re-run.
     """
-    result = collate_judgements(ws, protocol, tasks, lists)
+    judgements = read_study_judgements(ws)
+    excluded = exclusions(judgements, protocol, lists)
+    systems = protocol.systems or sorted({s for t in tasks for s in t.systems})
+    decisions = replay_decisions(judgements[~excluded_mask(judgements, excluded)], protocol, systems, tasks)
+    result = collate(judgements, tasks, protocol, lists, excluded, decisions)
     paths = [write_json(ws.collation, result.summary() | {"platform": protocol.platform.kind})]
     if not result.complete:
         rerun = rerun_lists(result, tasks, protocol.design.items_per_participant)
@@ -146,20 +142,26 @@ def exclude_stage(study: Study) -> StageOutput:
 
 
 def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str,
-                      tasks: list[Task] | None = None) -> tuple[Results, list[Path]]:
+                      tasks: list[Task] | None = None,
+                      judges: Mapping[str, JudgeScores] | None = None) -> tuple[Results, list[Path]]:
     """Run the analysis plan on ``ws``; write ``results.json`` and ``tables/*.csv``."""
     results = analyze(read_study_judgements(ws), read_excluded(ws), protocol,
-                      protocol_sha256=protocol_sha256, dry_run=ws.dry_run, tasks=tasks)
+                      protocol_sha256=protocol_sha256, dry_run=ws.dry_run, tasks=tasks, judges=judges)
     return results, write_results(results, ws.results, ws.tables_dir)
 
 
 def analyze_stage(study: Study) -> StageOutput:
     """``humeval analyze``: the preregistered plan; refuses unless locked with the plan unchanged."""
     results, paths = analyze_workspace(study_workspace(study), study.protocol, sha256_file(study.protocol_file),
-                                       study.read_tasks())
+                                       study.read_tasks(), plan_judges(study))
     summary = {"criteria": len(results.criteria), "judgements_analysed": results.counts.analysed,
                "signature": results.signature}
     return StageOutput(outputs=paths, parameters=study.protocol.analysis.model_dump(mode="json"), summary=summary)
+
+
+def plan_judges(study: Study) -> dict[str, JudgeScores] | None:
+    """The judges' scores when the analysis plan names judges (read and checked once), else None."""
+    return study.judges() if study.protocol.analysis.judges else None
 
 
 def read_results(ws: Workspace) -> Results:

@@ -64,7 +64,7 @@ def _print(s: dict[str, Any]) -> None:
                f"participants ({x['judgements_excluded']} judgements)")]
     if c["rerun_rounds"]:
         lines.append(f"  re-run of the tasks the excluded participants left short: {c['rerun_judgements']} judgements "
-                     f"in {c['rerun_rounds']} round(s) (new lists, attention checks included)")
+                     f"in {c['rerun_rounds']} round(s) of re-run lists, as `humeval collate` deals them")
     if col["complete"]:
         lines.append(f"  collation: complete ({col['tasks_decided']} pair tasks complete by the decision)")
     else:

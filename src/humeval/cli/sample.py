@@ -10,7 +10,7 @@ import typer
 
 from humeval.cli._common import Format, emit_json, emit_rows, err, run_stage_command
 
-_METHOD_HELP = "Sampler: auto (the recommended default), all, random, stratified, systematic, heuristic, balanced, casf, 8m, sm, ol."
+_METHOD_HELP = "Sampler: auto (every item at rate 1, else stratified by data.properties or random), all, random, stratified, systematic, heuristic, balanced, casf, 8m, sm, ol."
 
 
 def _params(values: list[str] | None) -> dict[str, Any]:
@@ -154,3 +154,9 @@ def _evaluate(
     emit_rows(rows, fmt, title="sampler evaluation (Kendall tau-b, subset vs full ranking)", json_data=data)
     if fmt == Format.table:
         emit_rows(data["summary"], fmt, title="mean over data sets")
+        if data["leave_one_out"]:
+            emit_rows([{"rate": r["rate"], "mean_tau_b": r["mean_tau_b"], "percentile": r["percentile"],
+                        "beats_random": r["beats_random"],
+                        "chosen": ", ".join(f"{d}: {m}" for d, m in r["chosen"].items())}
+                       for r in data["leave_one_out"]], fmt,
+                      title="method chosen without the data set it is scored on (leave one data set out)")

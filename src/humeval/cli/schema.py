@@ -1,29 +1,49 @@
-"""``humeval schema``: the JSON Schema (or the Markdown field reference) of humeval.yaml."""
+"""``humeval schema``: the JSON Schema of humeval.yaml, or a generated reference page."""
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import Enum
+from pathlib import Path
 
 import typer
-
-from humeval.cli._common import emit_json
 
 
 class SchemaFormat(str, Enum):
     json = "json"
     markdown = "markdown"
+    cli_markdown = "cli-markdown"
 
 
 def schema(
-    fmt: SchemaFormat = typer.Option(SchemaFormat.json, "--format", "-f", help="json (JSON Schema) | markdown (field reference)"),
+    fmt: SchemaFormat = typer.Option(
+        SchemaFormat.json, "--format", "-f",
+        help="json (JSON Schema) | markdown (protocol field reference, docs/protocol.md) | "
+             "cli-markdown (command-line reference, docs/cli.md)"),
+    output: Path = typer.Option(
+        None, "--output", "-o",
+        help="Write to this file instead of stdout; with markdown, replace the reference between the "
+             "<!-- reference:start --> and <!-- reference:end --> markers of an existing page (docs/protocol.md)."),
 ) -> None:
-    """Print the JSON Schema of the study protocol (for editor completion and validation)."""
-    if fmt == SchemaFormat.markdown:
-        from humeval.protocol.reference import field_reference
+    """Print the JSON Schema of the study protocol (for editor completion and validation), or a generated reference page."""
+    if fmt == SchemaFormat.cli_markdown:
+        from humeval.cli.reference import cli_reference
 
-        sys.stdout.write(field_reference())
+        text = cli_reference()
+    elif fmt == SchemaFormat.markdown:
+        from humeval.protocol.reference import field_reference, splice_reference
+
+        text = field_reference()
+        if output is not None:
+            text = splice_reference(output, text)
+    else:
+        from humeval.protocol.models import Protocol
+
+        text = json.dumps(Protocol.model_json_schema(), indent=2) + "\n"
+    if output is None:
+        sys.stdout.write(text)
         return
-    from humeval.protocol.models import Protocol
+    from humeval.files import write_text
 
-    emit_json(Protocol.model_json_schema())
+    write_text(output, text)

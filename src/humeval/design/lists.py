@@ -25,7 +25,7 @@ from humeval.design.tasks import ParticipantList, Task
 from humeval.protocol.models import Criterion, Design, Protocol
 from humeval.rng import as_generator
 
-__all__ = ["ParticipantList", "add_attention_checks", "attention_task", "build_lists"]
+__all__ = ["ParticipantList", "attention_task", "build_lists"]
 
 
 def attention_task(template: Task, criterion: Criterion, index: int) -> Task:
@@ -108,24 +108,4 @@ def _add_checks(chosen: list[Task], protocol: Protocol, rng: np.random.Generator
         template = chosen[a % len(chosen)]
         check = attention_task(template, protocol.criterion(template.criteria[0]), k * 1000 + a)
         out.insert(int(rng.integers(0, len(out) + 1)), check)
-    return out
-
-
-def add_attention_checks(lists: list[ParticipantList], protocol: Protocol, seed: int, *,
-                         first_index: int) -> list[ParticipantList]:
-    """``lists`` with ``design.attention_checks`` attention checks each, at seeded random positions.
-
-    For lists made after the design (a re-run of short tasks), so that they are checked as the
-    design's lists are; check ``i`` of list ``k`` is numbered ``first_index + 1000 k + i`` (pick
-    ``first_index`` beyond the design's numbers: ``1000 * lists + checks``).
-    """
-    rng = as_generator(seed)
-    out = []
-    for k, pl in enumerate(lists):
-        chosen = list(pl.tasks)
-        for a in range(protocol.design.attention_checks if pl.tasks else 0):
-            template = pl.tasks[a % len(pl.tasks)]
-            check = attention_task(template, protocol.criterion(template.criteria[0]), first_index + 1000 * k + a)
-            chosen.insert(int(rng.integers(0, len(chosen) + 1)), check)
-        out.append(ParticipantList(pl.list_id, pl.round, chosen))
     return out

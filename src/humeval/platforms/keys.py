@@ -18,7 +18,7 @@ from typing import Any
 from humeval.errors import PlatformError
 from humeval.files import read_jsonl, write_jsonl
 
-__all__ = ["RowKey", "append_keys", "key_file", "new_key", "read_keys", "study_key_file"]
+__all__ = ["RowKey", "append_keys", "key_file", "new_key", "read_keys", "rerun_lists_file", "study_key_file"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,11 @@ def key_file(state_dir: Path, results_root: Path, study_root: Path) -> Path:
 def study_key_file(study: Any) -> Path:
     """The key file of a study's own results folder (``.humeval/keys/results.jsonl``)."""
     return key_file(study.state_dir, study.results_dir, study.root)
+
+
+def rerun_lists_file(key_path: Path) -> Path:
+    """The re-run lists ``collate`` deals for the server, next to the key file (never handed out)."""
+    return key_path.with_name(key_path.stem + ".rerun-lists.jsonl")
 
 
 def new_key() -> str:

@@ -29,14 +29,14 @@ class Lock:
 def fingerprint(study: Study) -> dict[str, Any]:
     """Hashes of everything a lock pins: the protocol file, each section of it, each input file."""
     protocol = study.protocol  # parses: a broken protocol cannot be locked
-    missing = [p for p in study.data_files() if not p.is_file()]
+    missing = [p for p in study.input_files() if not p.is_file()]
     if missing:
-        raise ProtocolError(f"cannot lock: data file {missing[0]} not found (data.files)")
+        raise ProtocolError(f"cannot lock: input file {missing[0]} not found (data.files or data.judges)")
     sections = {name: sha256_json(value) for name, value in protocol.model_dump(mode="json").items()}
     return {
         "protocol": {"path": study.relative(study.protocol_file), "sha256": sha256_file(study.protocol_file)},
         "sections": sections,
-        "inputs": [{"path": study.relative(p), "sha256": sha256_file(p)} for p in study.data_files()],
+        "inputs": [{"path": study.relative(p), "sha256": sha256_file(p)} for p in study.input_files()],
         "seeds": {"study": protocol.study.seed, "sampling": protocol.sampling.seed or protocol.study.seed},
     }
 

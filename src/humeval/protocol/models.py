@@ -21,6 +21,7 @@ __all__ = [
     "DryRun",
     "ExclusionRule",
     "InconsistentExclusion",
+    "Judge",
     "Likert",
     "Magnitude",
     "MinTimeExclusion",
@@ -52,6 +53,22 @@ class StudyInfo(_Model):
     seed: int = Field(ge=0, description="Master seed: every random step derives from it and records it.")
 
 
+class Judge(_Model):
+    """Scores an automatic judge (a metric, an LLM judge) gave, read from a file: humeval never calls a model."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Name the analysis plan uses for this judge (`analysis.judges`).")
+    file: str = Field(min_length=1, description="File relative to the study folder (.jsonl, .csv or .parquet); locked and hashed with the data.")
+    kind: Literal["scores", "verdicts"] = Field(
+        "scores",
+        description="`scores`: columns `item_id`, `system`, `score` (one score per output; used for rating criteria); "
+        "`verdicts`: columns `item_id`, `system_a`, `system_b`, `winner` (`system_a`'s or `system_b`'s name, or `tie`; used for 2afc criteria).",
+    )
+    criteria: list[str] = Field(
+        default_factory=list,
+        description="Criteria the judge stands in for (empty: every criterion its kind fits: ratings for `scores`, 2afc for `verdicts`).",
+    )
+
+
 class DataSpec(_Model):
     """Where the system inputs and outputs are and how they are laid out."""
 
@@ -70,6 +87,10 @@ class DataSpec(_Model):
     references: str | None = Field("references", description="Column holding reference texts (optional column).")
     properties: list[str] = Field(
         default_factory=list, description="Item property columns used for stratified sampling and reports."
+    )
+    judges: list[Judge] = Field(
+        default_factory=list,
+        description="Automatic judges' scores of the outputs (every item of the data, not only the selected ones), for prediction-powered estimates.",
     )
 
 
@@ -181,7 +202,7 @@ class Sampling(_Model):
 
     method: str = Field(
         "auto",
-        description="Sampler: `auto` (every item at rate 1, else the recommended `balanced`), `all`, `random`, `stratified`, `systematic`, `heuristic`, `balanced`, `casf`, `8m`, `sm`, `ol` (see docs/sampling.md).",
+        description="Sampler: `auto` (every item at rate 1; below it `stratified` by `data.properties`, or `random` without properties: no method beats random when chosen without the data set it is scored on), `all`, `random`, `stratified`, `systematic`, `heuristic`, `balanced`, `casf`, `8m`, `sm`, `ol` (see docs/sampling.md).",
     )
     rate: float = Field(1.0, gt=0, le=1, description="Share of items to select, in (0, 1].")
     params: dict[str, Any] = Field(default_factory=dict, description="Parameters of the sampler (see its documentation).")
@@ -287,6 +308,10 @@ class Analysis(_Model):
     bootstrap: int = Field(1000, ge=100, le=100000, description="Bootstrap resamples for confidence intervals.")
     log_magnitude: bool = Field(True, description="Log-transform magnitude-estimation scores before averaging and ICC.")
     criteria: list[str] = Field(default_factory=list, description="Criteria analysed (empty: all).")
+    judges: list[str] = Field(
+        default_factory=list,
+        description="Judges (names from `data.judges`) whose scores give prediction-powered estimates beside the human-only ones.",
+    )
 
 
 class DryRun(_Model):

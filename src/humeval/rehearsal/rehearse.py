@@ -45,7 +45,6 @@ from typing import Any
 
 import numpy as np
 
-from humeval.analysis.stages import collate_judgements
 from humeval.analysis.workspace import Workspace
 from humeval.collect import ADMIN_ENV
 from humeval.design.tasks import ParticipantList
@@ -357,26 +356,26 @@ def _prepare_store(study: Study, db: str) -> None:
                              "empty store (a new database or PostgreSQL schema)")
 
 
-def _add_lists(study: Study, db: str, lists: list[ParticipantList]) -> None:
-    """Add re-run lists to the rehearsal's store while no server runs on it."""
+def _add_rerun(study: Study, ws: Workspace, db: str, tasks: list[Any], lists: list[ParticipantList]) -> tuple[bool, int, int]:
+    """Collate the exported judgements as ``humeval collate`` does; when short, add the re-run lists it dealt to
+    the store (as ``humeval serve`` does). Returns (complete, lists added, their tasks)."""
+    from humeval.analysis.stages import collate_workspace, platform_outputs, workspace_key_file
+    from humeval.files import read_jsonl
+    from humeval.platforms.keys import rerun_lists_file
     from humeval.store import Store
 
+    key = workspace_key_file(study, ws)
+    collation, _ = collate_workspace(ws, study.protocol, tasks, lists, platform_outputs(study), key_path=key)
+    if collation.complete:
+        return True, 0, 0
+    path = rerun_lists_file(key)
     store = Store.open(study, db)
     try:
-        store.add_lists(lists)
+        added = store.add_rerun(path)
     finally:
         store.close()
-
-
-def _rerun_lists(collation: Any, tasks: list[Any], protocol: Any, lists_so_far: int, round_no: int) -> list[ParticipantList]:
-    """The short tasks dealt into new lists (as ``humeval collate``'s re-run file), with the design's attention checks."""
-    from humeval.analysis.collate import rerun_lists
-    from humeval.design.lists import add_attention_checks
-
-    new = rerun_lists(collation, tasks, protocol.design.items_per_participant, prefix=f"R{round_no}-")
-    new = [ParticipantList(pl.list_id, round_no, pl.tasks) for pl in new]
-    return add_attention_checks(new, protocol, protocol.study.seed + round_no,
-                                first_index=1000 * lists_so_far)  # beyond every check numbered so far
+    size = sum(len(r["tasks"]) for r in read_jsonl(path, what="re-run lists")) if added else 0
+    return False, added, size
 
 
 def _answer_key(study: Study, lists: list[ParticipantList]) -> AnswerKey:
@@ -423,9 +422,10 @@ def rehearse(
     (``humeval serve --workers``; 0: its default). ``concurrency``: participants at work at
     once. ``timeout``: seconds for the whole collection (server start included).
     ``rerun_rounds``: after the collection, up to this many re-runs of what collation finds
-    short (the tasks of excluded participants): the short tasks are dealt into new lists
-    (``R<round>-0001``, ...) with the design's attention checks, added to the store, and the
-    server is started again for new participants; it stops once collation is complete.
+    short (the tasks of excluded participants): collation deals the short tasks into re-run
+    lists as ``humeval collate`` does, they are added to the store as ``humeval serve`` adds
+    them (:meth:`humeval.store.Store.add_rerun`), and the server is started again for new
+    participants; it stops once collation is complete.
     """
     study = study if isinstance(study, Study) else Study.open(study)
     if kind not in REHEARSAL_KINDS:
@@ -482,23 +482,20 @@ def rehearse(
             deadline = started + timeout
             tally = _Tally()
             first = first_round = 0
-            rerun: list[ParticipantList] = []
+            rerun = rerun_tasks = rounds_run = 0
             for round_no in range(rerun_rounds + 1):
-                if round_no:  # a re-run of what the collation found short, as a real study collects it
-                    short = collate_judgements(ws, protocol, tasks, lists + rerun)
-                    if short.complete:
+                if round_no:  # a re-run of what the collation found short, as `humeval collate` and `serve` do
+                    complete, added, size = _add_rerun(study, ws, store, tasks, lists)
+                    if complete or not added:
                         break
-                    new = _rerun_lists(short, tasks, protocol, len(lists) + len(rerun), round_no)
-                    _add_lists(study, store, new)
-                    rerun += new
-                    answerer.key = _answer_key(study, lists + rerun)
-                round_lists = lists if not round_no else new
-                max_tasks = max((len(pl.tasks) for pl in round_lists), default=0) if required is not None else \
+                    rerun += added
+                    rerun_tasks = size
+                max_tasks = max((len(pl.tasks) for pl in lists), default=0) if required is not None else \
                     max(protocol.design.items_per_participant, 1)
                 server = _Server(study, store, workers, ws.root / "server.log", unlocked=lock is None)
                 server.start(deadline)
                 label = f"rehearsal ({kind})" if not round_no else f"re-run {round_no} ({kind})"
-                total = required if not round_no else sum(len(pl.tasks) for pl in new)
+                total = required if not round_no else rerun_tasks
                 with _progress_bar(progress, total, label) as advance:
                     crowd = _Crowd(server.port, answerer, kind, seed, participants if not round_no else None,
                                    max_tasks, advance, server.admin_token, tally, first)
@@ -514,9 +511,10 @@ def rehearse(
                     raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its "
                                          f"store holds {len(stored)}")
                 rows = write_store_judgements(study, ws.judgements, store)
+                rounds_run = round_no
                 if not round_no:
                     first_round = tally.judgements
-            summary, paths = back_half(ws, study, tasks, lists + rerun)
+            summary, paths = back_half(ws, study, tasks, lists)
         finally:
             if server is not None:
                 server.stop()
@@ -528,8 +526,7 @@ def rehearse(
                     "withdrawn": tally.withdrawn, "seconds": round(collection, 3),
                     "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
                     "elapsed": round(elapsed, 3), "ambiguous_outputs": answerer.key.ambiguous,
-                    "rerun_lists": len(rerun), "rerun_rounds": len({pl.round for pl in rerun}),
-                    "rerun_judgements": tally.judgements - first_round}
+                    "rerun_lists": rerun, "rerun_rounds": rounds_run, "rerun_judgements": tally.judgements - first_round}
         run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
     return RehearsalResult(
         kind=kind, seed=seed, participants=tally.entered, participants_active=tally.active,
@@ -539,5 +536,5 @@ def rehearse(
         report=ws.report_html if "signature" in summary else None,
         results=ws.results if "signature" in summary else None,
         signature=summary.get("signature"), analysis_error=summary.get("analysis_error"),
-        ambiguous_outputs=answerer.key.ambiguous, rerun_lists=len(rerun), summary=summary,
+        ambiguous_outputs=answerer.key.ambiguous, rerun_lists=rerun, summary=summary,
     )

@@ -195,8 +195,34 @@ def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
         rows = [[r["system"], f"{r['rank_low']}-{r['rank_high']}", *_est(r)] for r in rk.systems]
         s.tables.append(Table(f"Ranking: {method} ({rk.label})",
                               ["system", "rank", "score", "ci_low", "ci_high", "p", "n"], rows, sig))
+    for judge, jr in res.judges.items():
+        _judge_tables(judge, jr, s, sig)
     _figures(name, res, s)
     return s
+
+
+def _judge_tables(judge: str, jr: Any, s: Section, sig: str) -> None:
+    """Human-only and prediction-powered estimates side by side, and the judge's calibration."""
+    def about(r: Any) -> str:
+        return r.get("system") or f"{r.get('a')} vs {r.get('b')}"
+
+    def num(value: Any) -> Any:
+        return round(value, 1) if isinstance(value, float) else value
+
+    rows = [[about(e), e.get("human_only"), e.get("human_ci_low"), e.get("human_ci_high"), *_est(e)[:3],
+             e.get("n_labelled"), e.get("n_unlabelled"), num(e.get("effective_n")), e.get("lam"),
+             e.get("undefined", "")] for e in jr.estimates]
+    s.tables.append(Table(f"Automatic judges: {judge} ({jr.kind}); human-only beside prediction-powered",
+                          ["about", "human only", "ci_low", "ci_high", "prediction-powered", "ci_low", "ci_high",
+                           "labelled", "unlabelled", "effective n", "lambda", "note"], rows, sig))
+    cal = [[about(c), *_est(c)[:3], c.get("n"), c.get("bias"), c.get("agreement_share"), c.get("undefined", "")]
+           for c in jr.calibration]
+    s.tables.append(Table(f"Judge calibration: {judge} against the human scores of the labelled items",
+                          ["about", "pearson r", "ci_low", "ci_high", "items", "bias (judge - human)",
+                           "same preference", "note"], cal, sig))
+    s.paragraphs.append(f"Judge {judge}: the prediction-powered estimates assume {jr.assumption}; "
+                        "'effective n' is how many human labels the human-only estimate would need for the "
+                        "same interval width.")
 
 
 def _figures(name: str, res: CriterionResult, s: Section) -> None:

@@ -47,6 +47,8 @@ REPRODUCTIONS: dict[str, str] = {
     "dhe-table3": "humeval.reproduce.dhe:table3",
     "dhe-table6": "humeval.reproduce.dhe:table6",
     "casf": "humeval.reproduce.casf:casf",
+    "ppi": "humeval.reproduce.ppi:ppi",
+    "ppi-stopping": "humeval.simulate.ppi_stopping:ppi_stopping_reproduction",
     "rankme": "humeval.reproduce.rankme:rankme",
     "thomson-dummy": "humeval.reproduce.thomson:thomson_dummy",
 }

@@ -94,8 +94,16 @@ def casf(iterations: int | None = None, seed: int = 0, fast: bool = False) -> Re
             note = f"random: 5-95% of the mean over data sets {entry['q05']:.3f}..{entry['q95']:.3f}"
         else:
             note = f"percentile within random {entry['percentile']:.2f}; beats random: {entry['beats_random']}"
+            if fast:
+                note += " (--fast: 4 sets, 1 seed; only the full run over 7 sets is a verdict)"
         rows.append(Row(f"mean tau-b over {len(goal_sets)} sets | rate {entry['rate']:g} | {entry['method']}", None,
                         round(entry["mean_tau_b"], 3), note))
+    for entry in goal.leave_one_out:
+        picks = ", ".join(f"{d}: {m}" for d, m in entry["chosen"].items())
+        rows.append(Row(f"leave one set out: the method chosen on the other sets | rate {entry['rate']:g}", None,
+                        round(entry["mean_tau_b"], 3),
+                        f"percentile within random {entry['percentile']:.2f}; beats random: {entry['beats_random']} "
+                        f"({picks})"))
     settings = {
         "rate": 0.5, "phases": 5, "random_runs": random_runs, "method_seeds": method_seeds, "seed": seed,
         "default_method": DEFAULT_METHOD, "goal_sets": list(goal_sets), "goal_rates": list(_GOAL_RATES),

@@ -221,8 +221,22 @@ def _diagnose(data: pd.DataFrame, cell: pd.DataFrame, setup: str) -> str:
     top3 = per_worker.iloc[:3].sum() / cell["judgement"].nunique()
     return (
         f"job ran {first:%Y-%m-%d}..{last:%Y-%m-%d}; the other {SETUPS[setup]} jobs started on {other_dates}; "
-        f"{per_worker.size} workers, the top 3 gave {top3:.0%} of its judgements"
+        f"{per_worker.size} workers, the top 3 gave {top3:.0%} of its judgements; " + _odd_worker(cell, list(per_worker.index[:3]))
     )
+
+
+def _odd_worker(cell: pd.DataFrame, top: list[str]) -> str:
+    """Of the main workers, the one least in line with the others: their share, scores, correlations, and the ICC without them."""
+    per_output = cell.groupby(["worker_id", "mr_id", "system"])["score"].mean().unstack("worker_id")
+    corr = per_output[top].corr()
+    odd = min(top, key=lambda w: corr.loc[w, [o for o in top if o != w]].mean())
+    mine = cell[cell["worker_id"] == odd]
+    at_max = float((mine["score"] == cell["score"].max()).mean())
+    others = ", ".join(f"{corr.loc[odd, o]:.2f}" if pd.notna(corr.loc[odd, o]) else "n/a (no common outputs)"
+                       for o in top if o != odd)
+    without = icc(_icc_matrix(cell[cell["worker_id"] != odd]), "1,k").estimate
+    return (f"worker {odd} gave {len(mine)} of {len(cell)} scores ({at_max:.0%} at the scale's maximum) and correlates "
+            f"{others} (per output) with the other main workers; without that worker ICC(1,k) = {without:.3f}")
 
 
 def table2(data: pd.DataFrame) -> list[Row]:

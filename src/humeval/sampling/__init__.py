@@ -8,6 +8,7 @@ protocol's ``sampling.method`` and ``sampling.params``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from humeval.errors import ProtocolError, did_you_mean
@@ -73,17 +74,21 @@ SAMPLERS: dict[str, type] = {
     "ol": OnlineSampler,
 }
 
-#: the recommended method when metric columns (or human-score history) are available;
-#: chosen by the evaluation in docs/sampling.md ("Which method wins where")
-DEFAULT_METHOD = "balanced"
+#: what ``auto`` selects below rate 1 when the protocol declares no item properties: random.
+#: No method beats the random distribution when it is chosen without the data set it is scored
+#: on (leave one data set out over the seven shared sets; docs/sampling.md, "Which method wins where").
+DEFAULT_METHOD = "random"
 SAMPLERS["auto"] = SAMPLERS[DEFAULT_METHOD]
 
 
-def resolve_method(method: str, rate: float) -> str:
-    """``auto`` is every item at rate 1 (nothing to choose) and :data:`DEFAULT_METHOD` below it."""
+def resolve_method(method: str, rate: float, properties: Sequence[str] = ()) -> str:
+    """``auto``: every item at rate 1 (nothing to choose); below it ``stratified`` by the declared
+    item ``properties`` (``data.properties``) when there are any, else :data:`DEFAULT_METHOD`."""
     if method != "auto":
         return method
-    return "all" if rate >= 1 else DEFAULT_METHOD
+    if rate >= 1:
+        return "all"
+    return "stratified" if properties else DEFAULT_METHOD
 
 
 #: keys of ``sampling.params`` read by the sample stage, not by the sampler

@@ -55,9 +55,11 @@ class Evaluation:
     rows: list[EvalRow]
     summary: list[dict[str, Any]]
     settings: dict[str, Any]
+    leave_one_out: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"rows": [r.to_json() for r in self.rows], "summary": self.summary, "settings": self.settings}
+        return {"rows": [r.to_json() for r in self.rows], "summary": self.summary, "settings": self.settings,
+                "leave_one_out": self.leave_one_out}
 
 
 def _means(indicator: np.ndarray, scores: np.ndarray, n: int) -> np.ndarray:
@@ -175,10 +177,38 @@ def evaluate(
                                 float(top[:, k].mean()), float(tau[:, k].std(ddof=1)) if len(seeds) > 1 else 0.0,
                                 len(seeds), {}, pct, beats)
                     )
-    summary = _summarise(per_dataset, list(tables), rates, ["random", *[m for m in samplers if m != "random"]])
+    methods = ["random", *[m for m in samplers if m != "random"]]
+    summary = _summarise(per_dataset, list(tables), rates, methods)
     settings = {"random_seeds": random_seeds, "method_seeds": method_seeds, "seed": seed, "rates": list(rates),
                 "datasets": list(tables), "methods": list(samplers)}
-    return Evaluation(rows, summary, settings)
+    loo = _leave_one_out(per_dataset, list(tables), rates, methods) if len(tables) > 2 else []
+    return Evaluation(rows, summary, settings, loo)
+
+
+def _leave_one_out(
+    per_dataset: dict[tuple[str, float], dict[str, np.ndarray]], datasets: list[str], rates: Sequence[float],
+    methods: list[str],
+) -> list[dict[str, Any]]:
+    """Choose a method without the data set it is scored on, for every data set in turn.
+
+    For each held-out data set, the method (random included) with the highest mean tau-b
+    over the other data sets is chosen and scored on the held-out set; the mean of those
+    held-out scores is compared with the random distribution of the mean over data sets,
+    exactly as a fixed method is in the summary. This is how a default should be chosen:
+    a method that wins only on the sets it was picked on does not count.
+    """
+    out = []
+    for rate in rates:
+        means = {(d, m): float(per_dataset[(d, rate)][m].mean()) for d in datasets for m in methods}
+        chosen = {}
+        for held in datasets:
+            others = [d for d in datasets if d != held]
+            chosen[held] = max(methods, key=lambda m, o=others: (np.mean([means[(d, m)] for d in o]), m == "random"))
+        score = float(np.mean([means[(d, chosen[d])] for d in datasets]))
+        rand = np.mean([per_dataset[(d, rate)]["random"] for d in datasets], axis=0)
+        pct, beats = _verdict(np.array([score]), rand)
+        out.append({"rate": rate, "chosen": chosen, "mean_tau_b": score, "percentile": pct, "beats_random": beats})
+    return out
 
 
 def _summarise(

@@ -3,7 +3,7 @@
 Reserved keys of ``sampling.params`` (not passed to the sampler): ``scores_file`` (human
 scores imported between phases; default ``human_scores.jsonl`` or ``human_scores.csv`` in
 the study folder), ``metrics`` (``auto`` | ``stored`` | ``compute``). The method ``auto``
-means every item at rate 1 and :data:`humeval.sampling.DEFAULT_METHOD` below it.
+means every item at rate 1 and below it stratified by ``data.properties`` (random without properties).
 
 A score-driven sampler (CASF) runs phase by phase: each run replays the phases from the
 start and adds every phase whose inputs are scored (:func:`humeval.sampling.phases.advance`).
@@ -46,7 +46,9 @@ def sample_stage(study: Study, *, simulate_scores: bool = False) -> StageOutput:
     spec = protocol.sampling
     seed = spec.seed if spec.seed is not None else protocol.study.seed
     params = {k: v for k, v in spec.params.items() if k not in RESERVED_PARAMS}
-    method = resolve_method(spec.method, spec.rate)
+    method = resolve_method(spec.method, spec.rate, protocol.data.properties)
+    if spec.method == "auto" and method == "stratified":
+        params.setdefault("by", list(protocol.data.properties))
     sampler = get_sampler(method, **params)
     outputs = study.outputs().frame
     path = scores_file(study) if sampler.needs_scores and not simulate_scores else None
@@ -80,7 +82,7 @@ def sample_stage(study: Study, *, simulate_scores: bool = False) -> StageOutput:
             f"collect human scores of the {len(rows)} selected items into {SCORE_FILES[0]} "
             f"(columns item_id, system, human.<aspect>), then run `humeval sample` again for phase {run.phases_done}"
         )
-    parameters = {"method": method, "rate": spec.rate, "params": spec.params, "simulate_scores": simulate_scores}
+    parameters = {"method": method, "rate": spec.rate, "params": spec.params | params, "simulate_scores": simulate_scores}
     if used_scores:
         parameters["scores"] = used_scores
     return StageOutput(outputs=[study.items_file], seed=seed, parameters=parameters, summary=summary)

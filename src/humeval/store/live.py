@@ -233,29 +233,43 @@ def _withdraw(db: Sql, comparison: str, now: float) -> int:
 
 
 # -- in flight --------------------------------------------------------------------------------
-_IN_FLIGHT = (
-    "SELECT count(*) FROM watched_tasks w JOIN assignments a ON a.task_id = w.task_id WHERE w.comparison = :c "
+_IN_FLIGHT_WHERE = (
+    "FROM watched_tasks w JOIN assignments a ON a.task_id = w.task_id WHERE w.comparison = :c "
     "AND ((a.status = 'leased' AND a.expires_at >= :now) OR (a.status = 'done' AND NOT EXISTS "
     "(SELECT 1 FROM fed f WHERE f.comparison = :c AND f.assignment_id = a.assignment_id)))"
 )
+_IN_FLIGHT = "SELECT count(*) " + _IN_FLIGHT_WHERE
+_IN_FLIGHT_TASKS = "SELECT count(DISTINCT a.task_id) " + _IN_FLIGHT_WHERE
+_TASK_IN_FLIGHT = "SELECT 1 " + _IN_FLIGHT_WHERE + " AND a.task_id = :t LIMIT 1"
 _STATE_OF = "SELECT n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
 
 
-def in_flight(db: Sql, comparison: str, now: float) -> int:
-    """Open leases of the comparison's pair tasks plus their judgements not yet fed or dropped."""
-    return int(db.scalar(_IN_FLIGHT, {"c": comparison, "now": now}) or 0)
+def in_flight(db: Sql, ctx: StoreContext, comparison: str, now: float) -> int:
+    """Outcomes of the comparison on their way to the rule, in the rule's units.
+
+    ``list``: each judgement of a pair task is one outcome, so open leases plus judgements
+    not yet fed or dropped. Pool strategies: a task's votes make one label, so the tasks with
+    such a lease or judgement (a label still gathering votes counts once, however many).
+    """
+    sql = _IN_FLIGHT if ctx.strategy is None else _IN_FLIGHT_TASKS
+    return int(db.scalar(sql, {"c": comparison, "now": now}) or 0)
 
 
 def has_room(db: Sql, ctx: StoreContext, task_id: str, now: float) -> bool:
     """Whether one more lease of ``task_id`` keeps every undecided watched comparison within its bound.
 
-    Takes the comparison's ``stopping`` row lock (PostgreSQL), so processes grant leases one at a time.
+    With a pool strategy, another vote on a task already in flight adds no outcome, so it
+    always has room (otherwise a label waiting for its next voter would hold the bound for
+    ever). Takes the comparison's ``stopping`` row lock (PostgreSQL), so processes grant
+    leases one at a time.
     """
     for c in ctx.watched.get(task_id, ()):
         state = db.one(_STATE_OF, {"c": c})
         if state is None or state[1] != "continue":
             return False
-        if in_flight(db, c, now) >= ctx.comparisons[c].in_flight_bound(int(state[0])):
+        if ctx.strategy is not None and db.one(_TASK_IN_FLIGHT, {"c": c, "now": now, "t": task_id}) is not None:
+            continue
+        if in_flight(db, ctx, c, now) >= ctx.comparisons[c].in_flight_bound(int(state[0])):
             return False
     return True
 

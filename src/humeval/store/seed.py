@@ -4,8 +4,8 @@ The watched comparisons (and so the ``stopping`` rows and ``watched_tasks``) com
 :func:`humeval.protocol.comparisons.watched_comparisons`; a pair it cannot resolve raises
 its :class:`~humeval.errors.ProtocolError` here, before the server collects anything.
 
-Run once by ``humeval serve`` before the server processes start. :func:`add_lists` adds
-participant lists to a seeded store (a re-run of short tasks) while no server runs on it. A store already seeded
+Run once by ``humeval serve`` before the server processes start; :func:`seed_rerun` then adds
+the re-run lists ``humeval collate`` dealt for the judgements still missing (once per file). A store already seeded
 from the same protocol is left alone; one seeded from a different protocol is refused
 (judgements would no longer match their tasks).
 """
@@ -15,19 +15,21 @@ from __future__ import annotations
 import json
 import secrets
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, text
+from sqlalchemy import Connection, and_, insert, select, update
 
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import StoreError
+from humeval.files import read_jsonl
 from humeval.hashing import sha256_file
 from humeval.protocol.comparisons import watched_comparisons
 from humeval.store import schema as s
 from humeval.store.context import strategy_of, watched_tasks
 from humeval.study import Study
 
-__all__ = ["add_lists", "seed_store"]
+__all__ = ["seed_rerun", "seed_store"]
 
 _CHUNK = 500
 
@@ -35,70 +37,6 @@ _CHUNK = 500
 def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
     for i in range(0, len(rows), _CHUNK):
         conn.execute(insert(table), rows[i : i + _CHUNK])
-
-
-def _task_row(seq: int, t: Task, cap: int) -> dict[str, Any]:
-    return {
-        "seq": seq,
-        "task_id": t.task_id,
-        "item_id": t.item_id,
-        "systems": json.dumps(list(t.systems)),
-        "criteria": json.dumps(list(t.criteria)),
-        "family": t.family,
-        "kind": t.kind,
-        "expected": json.dumps(t.expected),
-        "text": t.text,
-        "repeat_of": t.repeat_of,
-        "cap": cap,
-        "taken": 0,
-        "done": 0,
-        "open": int(cap > 0),
-        "closed": 0,
-    }
-
-
-def _insert_lists(conn: Connection, lists: list[ParticipantList]) -> None:
-    _insert(conn, s.lists,
-            [{"list_id": pl.list_id, "round": pl.round, "size": len(pl.tasks), "completed": 0} for pl in lists])
-    _insert(conn, s.list_tasks,
-            [{"list_id": pl.list_id, "position": i, "task_id": t.task_id} for pl in lists for i, t in enumerate(pl.tasks)])
-
-
-_RAISE_CAP = "UPDATE tasks SET cap = cap + :k, open = CASE WHEN taken < cap + :k THEN 1 ELSE 0 END WHERE task_id = :t"
-
-
-def add_lists(conn: Connection, lists: list[ParticipantList]) -> list[str]:
-    """Add participant lists to a seeded store (a re-run of the tasks collation found short); returns the ids added.
-
-    Lists already in the store are skipped (by ``list_id``). A task already in the store has its
-    cap raised by the times the new lists hold it; a new task (an attention check of a re-run
-    list) gets a row of its own. Running server processes cache the tasks when they start: add
-    lists while no server runs on the store, then start it. Participant lists only: a store of a
-    pool strategy (``assignment.strategy`` other than ``list``) is refused.
-    """
-    row = conn.execute(select(s.meta.c.value).where(s.meta.c.key == "protocol_sha256")).first()
-    if row is None:
-        raise StoreError("add lists: the store is not seeded yet; run `humeval serve` (or Store.prepare) first")
-    if not conn.execute(select(s.lists.c.list_id).limit(1)).first():
-        raise StoreError("add lists: the store holds no participant lists (a pool strategy assigns tasks itself)")
-    existing = {r[0] for r in conn.execute(select(s.lists.c.list_id))}
-    new = [pl for pl in lists if pl.list_id not in existing]
-    if not new:
-        return []
-    known = {r[0] for r in conn.execute(select(s.tasks.c.task_id))}
-    occurrences = Counter(t.task_id for pl in new for t in pl.tasks)
-    first = conn.execute(select(func.max(s.tasks.c.seq))).scalar_one() + 1
-    fresh: dict[str, Task] = {}
-    for pl in new:
-        for t in pl.tasks:
-            if t.task_id not in known:
-                fresh.setdefault(t.task_id, t)
-    _insert(conn, s.tasks, [_task_row(first + i, t, occurrences[tid]) for i, (tid, t) in enumerate(fresh.items())])
-    for tid, k in occurrences.items():
-        if tid in known:
-            conn.execute(text(_RAISE_CAP), {"k": k, "t": tid})
-    _insert_lists(conn, new)
-    return [pl.list_id for pl in new]
 
 
 def seed_store(conn: Connection, study: Study) -> bool:
@@ -144,9 +82,43 @@ def seed_store(conn: Connection, study: Study) -> bool:
     else:
         first = strategy.workers_needed([])
         caps = {tid: first for tid in by_id}
-    _insert(conn, s.tasks, [_task_row(seq, t, caps[tid]) for seq, (tid, t) in enumerate(by_id.items())])
+    rows = []
+    for seq, (tid, t) in enumerate(by_id.items()):
+        rows.append(
+            {
+                "seq": seq,
+                "task_id": tid,
+                "item_id": t.item_id,
+                "systems": json.dumps(list(t.systems)),
+                "criteria": json.dumps(list(t.criteria)),
+                "family": t.family,
+                "kind": t.kind,
+                "expected": json.dumps(t.expected),
+                "text": t.text,
+                "repeat_of": t.repeat_of,
+                "cap": caps[tid],
+                "taken": 0,
+                "done": 0,
+                "open": int(caps[tid] > 0),
+                "closed": 0,
+            }
+        )
+    _insert(conn, s.tasks, rows)
     if strategy is None:
-        _insert_lists(conn, lists)
+        _insert(
+            conn,
+            s.lists,
+            [{"list_id": pl.list_id, "round": pl.round, "size": len(pl.tasks), "completed": 0} for pl in lists],
+        )
+        _insert(
+            conn,
+            s.list_tasks,
+            [
+                {"list_id": pl.list_id, "position": i, "task_id": t.task_id}
+                for pl in lists
+                for i, t in enumerate(pl.tasks)
+            ],
+        )
     comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}  # ProtocolError: unresolvable
     for comparison in comparisons.values():
         conn.execute(
@@ -173,3 +145,36 @@ def seed_store(conn: Connection, study: Study) -> bool:
         [{"key": "protocol_sha256", "value": digest}, {"key": "systems", "value": json.dumps(systems)}],
     )
     return True
+
+
+def seed_rerun(conn: Connection, study: Study, path: Path) -> int:
+    """Add the re-run lists in ``path`` (written by ``collate``) once; return how many lists were added.
+
+    Each task's cap grows by its occurrences in the re-run lists (decided and closed tasks
+    stay closed); with the ``list`` strategy the lists themselves are added under ids that
+    carry the file's hash (``R0001.<hash8>``), so a later collation's lists never collide
+    with these. A file already added is left alone; a task the store does not know is refused.
+    """
+    if not path.is_file():
+        return 0
+    digest = sha256_file(path)
+    marker = f"rerun:{digest[:32]}"  # meta keys are at most 64 characters
+    if conn.execute(select(s.meta.c.key).where(s.meta.c.key == marker)).first() is not None:
+        return 0
+    lists = [ParticipantList.from_json(r) for r in read_jsonl(path, what="re-run lists")]
+    extra = Counter(t.task_id for pl in lists for t in pl.tasks)
+    t = s.tasks.c
+    known = set(conn.execute(select(t.task_id).where(t.task_id.in_(list(extra)))).scalars())
+    if unknown := sorted(set(extra) - known):
+        raise StoreError(f"{path}: {len(unknown)} task(s) the store was not seeded with, e.g. {unknown[0]!r}; "
+                         "collate the judgements of this study's own store")
+    for task_id, n in extra.items():
+        conn.execute(update(s.tasks).where(and_(t.task_id == task_id, t.closed == 0)).values(cap=t.cap + n, open=1))
+    if strategy_of(study.protocol) is None:
+        ids = {pl.list_id: f"{pl.list_id}.{digest[:8]}" for pl in lists}
+        _insert(conn, s.lists, [{"list_id": ids[pl.list_id], "round": pl.round, "size": len(pl.tasks), "completed": 0}
+                                for pl in lists])
+        _insert(conn, s.list_tasks, [{"list_id": ids[pl.list_id], "position": i, "task_id": task.task_id}
+                                     for pl in lists for i, task in enumerate(pl.tasks)])
+    conn.execute(insert(s.meta).values(key=marker, value=str(len(lists))))
+    return len(lists)

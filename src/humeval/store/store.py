@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine, select, update
 
 from humeval import logbook
-from humeval.design.tasks import ParticipantList
 from humeval.store import schema as s
 from humeval.store.assign import next_assignment, progress
 from humeval.store.context import StoreContext
@@ -37,7 +36,7 @@ from humeval.store.reads import (
     stopping_states,
 )
 from humeval.store.records import AssignmentView, Progress
-from humeval.store.seed import add_lists, seed_store
+from humeval.store.seed import seed_rerun, seed_store
 from humeval.store.submit import SubmitResult, submit_judgement
 from humeval.store.writer import Writer
 from humeval.study import Study
@@ -78,11 +77,11 @@ class Store:
         self.log_decisions()
         return seeded
 
-    def add_lists(self, lists: list[ParticipantList]) -> list[str]:
-        """Add participant lists (a re-run) to the seeded store; see :func:`humeval.store.seed.add_lists`."""
+    def add_rerun(self, path: Path) -> int:
+        """Add the re-run lists ``collate`` wrote to ``path`` (once per file); how many were added."""
         with self.write_engine.connect() as conn, conn.begin():
-            added = add_lists(conn, lists)
-        self._ctx = None  # tasks and list sizes changed
+            added = seed_rerun(conn, self.study, path)
+        self._ctx = None
         return added
 
     @property

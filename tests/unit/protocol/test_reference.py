@@ -23,7 +23,7 @@ def test_docs_table_is_current():
     docs = (ROOT / "docs" / "protocol.md").read_text()
     start = docs.index("<!-- reference:start -->") + len("<!-- reference:start -->\n")
     end = docs.index("<!-- reference:end -->")
-    assert docs[start:end] == field_reference(), "regenerate with `humeval schema --format markdown`"
+    assert docs[start:end] == field_reference(), "regenerate with `humeval schema --format markdown --output docs/protocol.md`"
 
 
 def test_reference_covers_criterion_variants():

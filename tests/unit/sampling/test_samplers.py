@@ -124,13 +124,31 @@ def test_heuristic_takes_mostly_typical_lengths():
 def test_auto_is_the_default_method_and_stage_keys_are_not_sampler_params():
     from humeval.sampling import DEFAULT_METHOD
 
-    sampler = get_sampler("auto", scores_file="scores.csv", metrics="stored", candidates=10)
-    assert sampler.name == DEFAULT_METHOD == "balanced" and sampler.candidates == 10
+    sampler = get_sampler("auto", scores_file="scores.csv", metrics="stored")
+    assert sampler.name == DEFAULT_METHOD == "random"
 
 
 def test_auto_means_every_item_at_rate_one_and_the_default_below():
     from humeval.sampling import DEFAULT_METHOD, resolve_method
 
     assert resolve_method("auto", 1.0) == "all"
-    assert resolve_method("auto", 0.5) == DEFAULT_METHOD
+    assert resolve_method("auto", 0.5) == DEFAULT_METHOD == "random"
+    assert resolve_method("auto", 0.5, ["slots"]) == "stratified"  # by the declared item properties
     assert resolve_method("casf", 0.5) == "casf"
+
+
+def test_auto_below_rate_one_stratifies_by_the_declared_properties(tmp_path):
+    import yaml
+
+    from humeval import init_study, logbook, run_stage
+    from humeval.study import Study
+
+    init_study(tmp_path / "s", "rating", items=40)  # declares data.properties: [slots]
+    path = tmp_path / "s" / "humeval.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["sampling"] = {"method": "auto", "rate": 0.5}
+    path.write_text(yaml.safe_dump(doc))
+    study = Study.open(tmp_path / "s")
+    run_stage(study, "sample")
+    entry = [e for e in logbook.read(study) if e["stage"] == "sample"][-1]
+    assert entry["parameters"]["method"] == "stratified" and entry["parameters"]["params"]["by"] == ["slots"]

@@ -20,6 +20,7 @@ _Y = _X * 0.5 + _RNG.normal(size=25)
 _RATINGS = _RNG.integers(1, 6, size=(4, 30)).astype(float)
 _SCORES = _RNG.normal(size=(20, 4)) + _RNG.normal(size=(20, 1)) * 2
 _COUNTS = np.array([[3, 1, 1], [2, 2, 1], [0, 4, 1], [1, 1, 3], [5, 0, 0], [2, 3, 0]] * 4)
+_BIN = np.array([1.0, 0.0, 1.0, 0.5, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0] * 3)
 _SYSTEMS = pd.DataFrame(_RNG.normal(size=(30, 3)) + [0.0, 0.2, 0.4], columns=["a", "b", "c"])
 _BATTLES = pd.DataFrame(
     {
@@ -86,6 +87,15 @@ EXAMPLES: dict[str, Callable[[float], Interval]] = {
     "elo": lambda cl: hs.elo(_BATTLES, n_boot=50, seed=6, confidence_level=cl).score("a").ci,
     "trueskill_ranking": lambda cl: (
         hs.trueskill_ranking(_BATTLES, n_boot=20, seed=7, confidence_level=cl).score("a").ci
+    ),
+    "ppi_mean": lambda cl: hs.ppi_mean(_X, _Y, _Y * 0.9, confidence_level=cl).ci,
+    "ppi_mean_arrays": lambda cl: tuple(
+        float(hs.ppi_mean_arrays(_X, _Y, _Y * 0.9, confidence_level=cl)[k]) for k in ("ci_low", "ci_high")
+    ),
+    "ppi_win_rate": lambda cl: hs.ppi_win_rate(_BIN[:10], _BIN[5:15], _BIN, confidence_level=cl).ci,
+    "ppi_difference": lambda cl: hs.ppi_difference(_X, _Y, _X, _Y, _Y, _X, confidence_level=cl).ci,
+    "ppi_active_mean": lambda cl: (
+        hs.ppi_active_mean(_X, _Y, np.arange(25) % 3 == 0, np.full(25, 1 / 3), confidence_level=cl).ci
     ),
     "rank_by_scores": lambda cl: (
         hs.rank_by_scores(_SYSTEMS, n_boot=300, seed=8, confidence_level=cl).score("a").ci

@@ -1,0 +1,256 @@
+r"""Prediction-powered inference: human labels on some items, an automatic judge on all of them.
+
+A judge (an automatic metric, an LLM judge) scores every item; humans label ``n`` of them.
+The prediction-powered estimate of a mean uses the judge everywhere and corrects its bias
+with the human labels, so it stays unbiased whatever the judge's quality, and its interval
+is narrower than the human-only one whenever the judge is informative:
+
+.. math::
+
+    \hat\theta_\lambda = \frac{1}{N}\sum_{j=1}^{N} \lambda \hat y^u_j
+                       + \frac{1}{n}\sum_{i=1}^{n} (y_i - \lambda \hat y_i),
+    \qquad
+    \widehat{\mathrm{Var}} = \frac{\lambda^2 \hat\sigma^2(\hat y^u)}{N}
+                           + \frac{\hat\sigma^2(y - \lambda \hat y)}{n}
+
+(PPI++; ``lam=1`` is the original PPI, ``lam=0`` the human-only mean). The power-tuned
+:math:`\hat\lambda = \widehat{\mathrm{Cov}}(y, \hat y) / ((1 + n/N)\, \widehat{\mathrm{Var}}(\hat y))`,
+clipped to [0, 1], minimises the variance; an uninformative judge gets :math:`\hat\lambda \approx 0`
+and the interval falls back to the human-only one. Intervals are normal (CLT) intervals.
+
+Assumptions: the labelled items are a uniform random sample of the items (for
+:func:`ppi_mean`); with items chosen with known, positive probabilities use
+:func:`ppi_active_mean`. The judge's scores must not have been tuned on the human labels.
+
+References: Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), Prediction-powered
+inference, Science 382; Angelopoulos, Duchi & Zrnic (2023), PPI++: Efficient
+prediction-powered inference, arXiv:2311.01453; Zrnic & Candès (2024), Active statistical
+inference, ICML.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as sps
+
+from humeval.errors import DataError
+from humeval.stats._checks import as_float_array, check_confidence_level
+from humeval.stats._result import Estimate
+
+__all__ = ["ppi_active_mean", "ppi_difference", "ppi_mean", "ppi_mean_arrays", "ppi_win_rate"]
+
+
+def _arrays(y: object, yhat: object, yhat_unlabelled: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    a = as_float_array(y, "y (human labels)", 1, allow_nan=False)
+    b = as_float_array(yhat, "yhat (judge on the labelled items)", 1, allow_nan=False)
+    c = as_float_array(yhat_unlabelled, "yhat_unlabelled (judge on the other items)", 1, allow_nan=False)
+    if a.size != b.size:
+        raise DataError(f"y has {a.size} human labels but yhat has {b.size} judge scores; "
+                        "they must score the same labelled items, in the same order")
+    if a.size < 2 or c.size < 1:
+        raise DataError(f"prediction-powered inference needs at least 2 labelled and 1 unlabelled item, "
+                        f"got {a.size} and {c.size}")
+    return a, b, c
+
+
+def _ppi(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray,
+         lam: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(estimate, variance, lam) along the last axis (leading axes: independent problems)."""
+    n, big_n = y.shape[-1], yhat_u.shape[-1]
+    if lam is None:
+        cov = np.mean((y - y.mean(-1, keepdims=True)) * (yhat - yhat.mean(-1, keepdims=True)), axis=-1)
+        var = np.var(np.concatenate([yhat, yhat_u], axis=-1), axis=-1, ddof=1)
+        with np.errstate(invalid="ignore", divide="ignore"):  # a constant judge carries no information
+            lams = np.where(var > 0, np.clip(cov / ((1 + n / big_n) * np.where(var > 0, var, 1.0)), 0.0, 1.0), 0.0)
+    else:
+        lams = np.full(y.shape[:-1], float(lam))
+    w = lams[..., None]
+    estimate = lams * yhat_u.mean(-1) + (y - w * yhat).mean(-1)
+    variance = lams**2 * np.var(yhat_u, axis=-1) / big_n + np.var(y - w * yhat, axis=-1) / n
+    return estimate, variance, lams
+
+
+def ppi_mean_arrays(y: object, yhat: object, yhat_unlabelled: object, *, confidence_level: float = 0.95,
+                    lam: float | None = None) -> dict[str, np.ndarray]:
+    """:func:`ppi_mean` for many problems at once, along the last axis of each array.
+
+    ``y`` and ``yhat`` have shape ``(..., n)``, ``yhat_unlabelled`` ``(..., N)`` with the same
+    leading axes (e.g. one row per random subset and system). Returns arrays of the leading
+    shape: ``estimate``, ``ci_low``, ``ci_high``, ``lam``, and ``human``, ``human_ci_low``,
+    ``human_ci_high`` (the human-only mean and its normal interval). Same estimator as
+    :func:`ppi_mean`.
+
+    Checked against: :func:`ppi_mean` problem by problem (1e-12), in tests/unit/stats/test_ppi.py.
+    """
+    confidence_level = check_confidence_level(confidence_level, "ppi_mean_arrays")
+    a, b, c = (np.asarray(v, dtype=float) for v in (y, yhat, yhat_unlabelled))
+    if a.shape != b.shape or a.shape[:-1] != c.shape[:-1] or a.shape[-1] < 2 or c.shape[-1] < 1:
+        raise DataError(f"ppi_mean_arrays: y and yhat need one shape (..., n >= 2) and yhat_unlabelled (..., N >= 1) "
+                        f"with the same leading axes; got {a.shape}, {b.shape}, {c.shape}")
+    if lam is not None and not 0 <= lam <= 1:
+        raise DataError(f"ppi_mean_arrays: lam must lie in [0, 1], got {lam}")
+    estimate, var, lams = _ppi(a, b, c, lam)
+    z = sps.norm.ppf(0.5 + confidence_level / 2)
+    half, human = z * np.sqrt(var), a.mean(-1)
+    human_half = z * np.sqrt(np.var(a, axis=-1) / a.shape[-1])
+    return {"estimate": estimate, "ci_low": estimate - half, "ci_high": estimate + half, "lam": lams,
+            "human": human, "human_ci_low": human - human_half, "human_ci_high": human + human_half}
+
+
+def _normal(estimate: float, se: float, confidence_level: float) -> tuple[float, float, float]:
+    """(ci_low, ci_high, two-sided p-value of estimate = 0) of a normal interval."""
+    z = sps.norm.ppf(0.5 + confidence_level / 2)
+    p = float(2 * sps.norm.sf(abs(estimate) / se)) if se > 0 else float("nan")
+    return estimate - z * se, estimate + z * se, p
+
+
+def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_level: float = 0.95,
+             lam: float | None = None) -> Estimate:
+    r"""The prediction-powered (PPI++) mean of a score, with its interval.
+
+    ``y``: human scores of the labelled items; ``yhat``: the judge's scores of the same
+    items, in the same order; ``yhat_unlabelled``: the judge's scores of the items no human
+    labelled. ``lam``: the power-tuning weight (default: tuned, see the module docstring;
+    ``1``: plain PPI; ``0``: the human-only mean). The p-value tests mean = 0.
+
+    ``extra``: ``lam``; ``n_labelled``, ``n_unlabelled``; ``human_only``, ``human_ci_low``,
+    ``human_ci_high`` (the classical mean of ``y`` and its normal interval, for the side-by-side);
+    ``effective_n``: how many human labels the human-only mean would need for the same
+    variance (:math:`n \cdot \widehat{\mathrm{Var}}_{human} / \widehat{\mathrm{Var}}_{PPI}`).
+
+    Variance estimates are plug-in (ddof 0) as in the reference implementation; the tuned
+    :math:`\lambda` uses the labelled covariance (ddof 0) over the pooled judge variance (ddof 1).
+
+    Checked against: ``ppi_py.ppi_mean_pointestimate`` and ``ppi_py.ppi_mean_ci`` (ppi-python
+    0.2.3; tuned, ``lam=1`` and ``lam=0``; 1e-10), a hand-computed case, and interval coverage
+    in simulation (tests/unit/stats/test_ppi.py).
+    """
+    confidence_level = check_confidence_level(confidence_level, "ppi_mean")
+    a, b, c = _arrays(y, yhat, yhat_unlabelled)
+    method = "ppi++ mean" if lam is None else f"ppi mean (lam={lam:g})"
+    if lam is not None and not 0 <= lam <= 1:
+        raise DataError(f"ppi_mean: lam must lie in [0, 1] (0: human only, 1: plain PPI), got {lam}")
+    n, big_n = a.size, c.size
+    est, variance, lams = _ppi(a, b, c, lam)
+    estimate, var, lam = float(est), float(variance), float(lams)
+    human_var = float(np.var(a)) / n
+    lo, hi, p = _normal(estimate, float(np.sqrt(var)), confidence_level)
+    h_lo, h_hi, _ = _normal(float(a.mean()), float(np.sqrt(human_var)), confidence_level)
+    return Estimate(
+        estimate, lo, hi, p, n=n, method=method,
+        extra={"lam": float(lam), "n_labelled": n, "n_unlabelled": big_n, "human_only": float(a.mean()),
+               "human_ci_low": h_lo, "human_ci_high": h_hi,
+               "effective_n": float(n * human_var / var) if var > 0 else float("nan"),
+               "ci_level": confidence_level},
+    )
+
+
+def ppi_win_rate(wins: object, judge_wins: object, judge_wins_unlabelled: object, *,
+                 confidence_level: float = 0.95, lam: float | None = None) -> Estimate:
+    """How often system A is preferred to system B: the prediction-powered mean of pairwise outcomes.
+
+    Each outcome is 1 (A preferred), 0 (B preferred) or 0.5 (a tie), per item, or the share
+    of an item's judgements preferring A (ties counting half): ``wins`` by humans on the
+    labelled items, ``judge_wins`` by the judge on the same items, ``judge_wins_unlabelled``
+    by the judge on the rest. The p-value tests a win rate of 0.5.
+
+    Checked against: :func:`ppi_mean` of the outcomes centred at 0.5 (identical; the same
+    estimator, itself checked against ppi-python), in tests/unit/stats/test_ppi.py.
+    """
+    confidence_level = check_confidence_level(confidence_level, "ppi_win_rate")
+    arrays = [as_float_array(v, name, 1, allow_nan=False) for v, name in
+              ((wins, "wins"), (judge_wins, "judge_wins"), (judge_wins_unlabelled, "judge_wins_unlabelled"))]
+    for arr, name in zip(arrays, ("wins", "judge_wins", "judge_wins_unlabelled"), strict=True):
+        bad = arr[(arr < 0) | (arr > 1)]
+        if bad.size:
+            raise DataError(f"{name}: pairwise outcomes are 1 (A preferred), 0 (B preferred), 0.5 (tie) "
+                            f"or a share of judgements in between, got {bad[0]:g}")
+    # centre at 0.5: the mean of (outcome - 0.5) is tested against 0
+    centred = ppi_mean(*(arr - 0.5 for arr in arrays), confidence_level=confidence_level, lam=lam)
+    extra = dict(centred.extra)
+    for key in ("human_only", "human_ci_low", "human_ci_high"):
+        extra[key] += 0.5
+    return Estimate(centred.estimate + 0.5, centred.ci_low + 0.5, centred.ci_high + 0.5, centred.p_value,
+                    n=centred.n, method=centred.method.replace("mean", "win rate"), extra=extra)
+
+
+def ppi_difference(y_a: object, y_b: object, yhat_a: object, yhat_b: object, yhat_a_unlabelled: object,
+                   yhat_b_unlabelled: object, *, confidence_level: float = 0.95,
+                   lam: float | None = None) -> Estimate:
+    """The prediction-powered difference of two systems' mean scores on the same items (A - B).
+
+    Paired by item: humans scored both systems' outputs of the labelled items (``y_a``,
+    ``y_b``), the judge scored both everywhere. The estimate is :func:`ppi_mean` of the
+    per-item differences; the p-value tests no difference.
+
+    Checked against: :func:`ppi_mean` of the per-item differences (identical), in
+    tests/unit/stats/test_ppi.py.
+    """
+    confidence_level = check_confidence_level(confidence_level, "ppi_difference")
+    parts = [as_float_array(v, name, 1, allow_nan=False) for v, name in
+             ((y_a, "y_a"), (y_b, "y_b"), (yhat_a, "yhat_a"), (yhat_b, "yhat_b"),
+              (yhat_a_unlabelled, "yhat_a_unlabelled"), (yhat_b_unlabelled, "yhat_b_unlabelled"))]
+    for (first, second), names in zip(((parts[0], parts[1]), (parts[2], parts[3]), (parts[4], parts[5])),
+                                      (("y_a", "y_b"), ("yhat_a", "yhat_b"), ("yhat_a_unlabelled", "yhat_b_unlabelled")),
+                                      strict=True):
+        if first.size != second.size:
+            raise DataError(f"{names[0]} has {first.size} values but {names[1]} has {second.size}; "
+                            "a difference pairs the two systems' outputs of the same items")
+    result = ppi_mean(parts[0] - parts[1], parts[2] - parts[3], parts[4] - parts[5],
+                      confidence_level=confidence_level, lam=lam)
+    return Estimate(result.estimate, result.ci_low, result.ci_high, result.p_value, n=result.n,
+                    method=result.method.replace("mean", "difference"), extra=result.extra)
+
+
+def ppi_active_mean(y: object, yhat: object, labelled: object, probability: object, *,
+                    confidence_level: float = 0.95, lam: float | None = None) -> Estimate:
+    r"""The mean over all ``N`` items when item ``i`` was sent to humans with probability ``probability[i]``.
+
+    Active inference (Zrnic & Candès 2024): items the judge is unsure about can be labelled
+    more often; inverse-probability weights keep the estimate unbiased:
+
+    .. math::
+
+        \hat\theta_\lambda = \frac{1}{N}\sum_{i=1}^{N}\Big(\lambda \hat y_i
+            + (y_i - \lambda \hat y_i)\frac{\xi_i}{\pi_i}\Big),
+
+    :math:`\xi_i` = ``labelled[i]``, :math:`\pi_i` = ``probability[i]`` (> 0; the labelling
+    must have been drawn with exactly these probabilities, independently per item). ``y``
+    holds the human label where ``labelled`` and anything (e.g. nan) elsewhere. The interval
+    is the normal interval of the mean of the N terms; the tuned :math:`\lambda` minimises
+    their sample variance (:math:`-\widehat{\mathrm{Cov}}(u, v) / \widehat{\mathrm{Var}}(v)`
+    with :math:`u = \xi y/\pi`, :math:`v = \hat y (1 - \xi/\pi)`), clipped to [0, 1].
+
+    ``extra``: ``lam``, ``n_labelled``, ``n_items``.
+
+    Checked against: a hand-computed case, :func:`ppi_mean` (which it equals in
+    distribution for uniform probabilities), and coverage in simulation (tests/unit/stats/test_ppi.py).
+    """
+    confidence_level = check_confidence_level(confidence_level, "ppi_active_mean")
+    f = as_float_array(yhat, "yhat (judge on every item)", 1, allow_nan=False)
+    xi = np.asarray(labelled, dtype=bool)
+    pi = as_float_array(probability, "probability", 1, allow_nan=False)
+    y_all = as_float_array(y, "y (human labels)", 1, allow_nan=True)
+    if not (f.size == xi.size == pi.size == y_all.size):
+        raise DataError(f"y, yhat, labelled and probability need one value per item; got lengths "
+                        f"{y_all.size}, {f.size}, {xi.size}, {pi.size}")
+    if (pi <= 0).any() or (pi > 1).any():
+        raise DataError(f"probability: each item's labelling probability must lie in (0, 1], got "
+                        f"{pi[(pi <= 0) | (pi > 1)][0]:g}")
+    if np.isnan(y_all[xi]).any():
+        raise DataError("y: a labelled item has no human label (nan)")
+    if xi.sum() < 2:
+        raise DataError(f"active inference needs at least 2 labelled items, got {int(xi.sum())}")
+    u = np.where(xi, np.nan_to_num(y_all) / pi, 0.0)
+    v = f * (1 - xi / pi)
+    if lam is None:
+        var_v = float(np.var(v))
+        lam = 0.0 if var_v == 0 else float(np.clip(-np.mean((u - u.mean()) * (v - v.mean())) / var_v, 0.0, 1.0))
+    elif not 0 <= lam <= 1:
+        raise DataError(f"ppi_active_mean: lam must lie in [0, 1], got {lam}")
+    terms = u + lam * v
+    estimate = float(terms.mean())
+    lo, hi, p = _normal(estimate, float(np.std(terms) / np.sqrt(terms.size)), confidence_level)
+    return Estimate(estimate, lo, hi, p, n=int(xi.sum()), method="active ppi mean",
+                    extra={"lam": float(lam), "n_labelled": int(xi.sum()), "n_items": int(terms.size),
+                           "ci_level": confidence_level})

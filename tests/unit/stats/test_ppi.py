@@ -1,0 +1,133 @@
+"""Prediction-powered inference: against ppi-python, hand-computed cases, and coverage in simulation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from humeval.errors import DataError
+from humeval.stats import ppi_active_mean, ppi_difference, ppi_mean, ppi_mean_arrays, ppi_win_rate
+
+
+def _data(rng: np.random.Generator, n: int, big_n: int, noise: float, bias: float = 0.4):
+    """Human scores and a judge that sees them with noise and a constant bias."""
+    truth = rng.normal(3.0, 1.0, n + big_n)
+    judge = truth + bias + rng.normal(0, noise, n + big_n)
+    return truth[:n], judge[:n], judge[n:], truth
+
+
+@pytest.mark.parametrize("lam", [None, 1.0, 0.0, 0.3])
+def test_matches_ppi_python(lam):
+    ppi_py = pytest.importorskip("ppi_py")
+    y, yhat, yhat_u, _ = _data(np.random.default_rng(1), 80, 900, noise=0.5)
+    ours = ppi_mean(y, yhat, yhat_u, confidence_level=0.9, lam=lam)
+    assert ours.estimate == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, yhat, yhat_u, lam=lam)[0]), abs=1e-10)
+    lo, hi = ppi_py.ppi_mean_ci(y, yhat, yhat_u, alpha=0.1, lam=lam)
+    assert (ours.ci_low, ours.ci_high) == (pytest.approx(float(lo[0]), abs=1e-10), pytest.approx(float(hi[0]), abs=1e-10))
+
+
+def test_hand_computed_case():
+    # y = [1, 2, 3], yhat = [2, 2, 4], yhat_u = [3, 5]; lam = 1:
+    # estimate = mean(yhat_u) + mean(y - yhat) = 4 + (-1 + 0 - 1)/3 = 10/3
+    # var = var0(yhat_u)/2 + var0(y - yhat)/3 = 1/2 + (2/9)/3 = 0.5 + 2/27
+    r = ppi_mean([1, 2, 3], [2, 2, 4], [3, 5], lam=1.0)
+    assert r.estimate == pytest.approx(10 / 3)
+    half = 1.959963984540054 * np.sqrt(0.5 + 2 / 27)
+    assert (r.ci_low, r.ci_high) == (pytest.approx(10 / 3 - half), pytest.approx(10 / 3 + half))
+    # lam = 0 is the human-only mean with its normal interval
+    h = ppi_mean([1, 2, 3], [2, 2, 4], [3, 5], lam=0.0)
+    assert h.estimate == 2.0 and h.ci_low == pytest.approx(h.extra["human_ci_low"])
+    # tuned lam: cov0(y, yhat) = 2/3; var1 of the pooled judge scores [2, 2, 4, 3, 5] = 1.7; 1 + n/N = 2.5
+    assert ppi_mean([1, 2, 3], [2, 2, 4], [3, 5]).extra["lam"] == pytest.approx((2 / 3) / (2.5 * 1.7))
+
+
+def test_an_informative_judge_narrows_the_interval_and_a_useless_one_costs_nothing():
+    rng = np.random.default_rng(2)
+    y, yhat, yhat_u, _ = _data(rng, 60, 2000, noise=0.3)
+    good = ppi_mean(y, yhat, yhat_u)
+    width_h = good.extra["human_ci_high"] - good.extra["human_ci_low"]
+    assert good.ci_high - good.ci_low < 0.5 * width_h and good.extra["effective_n"] > 3 * 60
+    useless = ppi_mean(y, rng.normal(0, 1, 60), rng.normal(0, 1, 2000))
+    assert useless.extra["lam"] < 0.2
+    assert useless.ci_high - useless.ci_low < 1.05 * width_h
+
+
+@pytest.mark.parametrize("noise", [0.3, 3.0])
+def test_coverage_of_the_95_percent_interval(noise):
+    """1,000 studies of 50 labelled and 500 unlabelled items: the interval covers the true mean 93-97 %."""
+    rng = np.random.default_rng(3)
+    hits = 0
+    for _ in range(1000):
+        y, yhat, yhat_u, _ = _data(rng, 50, 500, noise=noise, bias=0.8)
+        r = ppi_mean(y, yhat, yhat_u)
+        hits += r.ci_low <= 3.0 <= r.ci_high  # the population mean of the human score
+    assert 0.93 <= hits / 1000 <= 0.97
+
+
+def test_win_rate_and_difference():
+    rng = np.random.default_rng(4)
+    human = rng.choice([0.0, 0.5, 1.0], p=[0.3, 0.1, 0.6], size=100)
+    judge = np.where(rng.random(100) < 0.8, human, 1 - human)
+    judge_u = rng.choice([0.0, 0.5, 1.0], p=[0.3, 0.1, 0.6], size=1000)
+    w = ppi_win_rate(human, judge, judge_u, lam=1.0)
+    assert w.estimate == pytest.approx(judge_u.mean() + (human - judge).mean())
+    assert w.extra["human_only"] == pytest.approx(human.mean()) and w.method == "ppi win rate (lam=1)"
+    centred = ppi_mean(human - 0.5, judge - 0.5, judge_u - 0.5, lam=1.0)
+    assert w.p_value == pytest.approx(centred.p_value)
+    with pytest.raises(DataError, match="0.5 \\(tie\\) or a share"):
+        ppi_win_rate([1, 2], [1, 0], [1])
+    a, b = rng.normal(3, 1, 40), rng.normal(2.5, 1, 40)
+    fa, fb = rng.normal(3, 1, 400), rng.normal(2.5, 1, 400)
+    d = ppi_difference(a, b, a + 0.1, b, fa, fb)
+    assert d.estimate == pytest.approx(ppi_mean(a - b, a + 0.1 - b, fa - fb).estimate)
+    with pytest.raises(DataError, match="same items"):
+        ppi_difference(a, b[:3], a, b, fa, fb)
+
+
+def test_active_mean_hand_computed_and_unbiased():
+    # three items, the first two labelled with probability 0.5 and 1, the third not (probability 0.25)
+    # lam = 1: terms = yhat + (y - yhat) * xi / pi = [1 + (2 - 1)/0.5, 3 + (2 - 3)/1, 4] = [3, 2, 4]
+    r = ppi_active_mean([2, 2, np.nan], [1, 3, 4], [True, True, False], [0.5, 1.0, 0.25], lam=1.0)
+    assert r.estimate == pytest.approx(3.0)
+    assert r.ci_high - r.ci_low == pytest.approx(2 * 1.959963984540054 * np.std([3, 2, 4]) / np.sqrt(3))
+    # unlabelled items need no label; probabilities must be positive
+    with pytest.raises(DataError, match="probability"):
+        ppi_active_mean([1, 2, 3], [1, 2, 3], [True, True, False], [0.5, 0.5, 0.0])
+    # coverage with probabilities that favour items the judge finds hard
+    rng = np.random.default_rng(5)
+    hits = 0
+    for _ in range(1000):
+        truth = rng.normal(3.0, 1.0, 400)
+        hard = rng.random(400) < 0.3
+        judge = truth + 0.5 + rng.normal(0, np.where(hard, 2.0, 0.2))
+        pi = np.where(hard, 0.5, 0.05)
+        xi = rng.random(400) < pi
+        r = ppi_active_mean(np.where(xi, truth, np.nan), judge, xi, pi)
+        hits += r.ci_low <= 3.0 <= r.ci_high
+    assert 0.93 <= hits / 1000 <= 0.97
+
+
+def test_bad_input_is_named():
+    with pytest.raises(DataError, match="same labelled items"):
+        ppi_mean([1, 2, 3], [1, 2], [1])
+    with pytest.raises(DataError, match="lam must lie"):
+        ppi_mean([1, 2, 3], [1, 2, 3], [1], lam=2)
+    with pytest.raises(DataError, match="at least 2 labelled"):
+        ppi_mean([1], [1], [1])
+
+
+@pytest.mark.parametrize("lam", [None, 0.5])
+def test_arrays_solve_many_problems_as_ppi_mean_solves_one(lam):
+    rng = np.random.default_rng(6)
+    y, yhat, yhat_u = rng.normal(size=(4, 3, 30)), rng.normal(size=(4, 3, 30)), rng.normal(size=(4, 3, 200))
+    yhat += y  # an informative judge
+    many = ppi_mean_arrays(y, yhat, yhat_u, confidence_level=0.9, lam=lam)
+    for i in range(4):
+        for k in range(3):
+            one = ppi_mean(y[i, k], yhat[i, k], yhat_u[i, k], confidence_level=0.9, lam=lam)
+            assert many["estimate"][i, k] == pytest.approx(one.estimate, abs=1e-12)
+            assert many["ci_low"][i, k] == pytest.approx(one.ci_low, abs=1e-12)
+            assert many["lam"][i, k] == pytest.approx(one.extra["lam"], abs=1e-12)
+            assert many["human_ci_high"][i, k] == pytest.approx(one.extra["human_ci_high"], abs=1e-12)
+    with pytest.raises(DataError, match="same leading axes"):
+        ppi_mean_arrays(y, yhat, yhat_u[:2])
