@@ -81,4 +81,5 @@ def serve(
     uvicorn.run(
         "humeval.server.app:app_from_env", factory=True, host=host, port=port, workers=workers,
         log_level=log_level, access_log=False, timeout_graceful_shutdown=5,
+        forwarded_allow_ips=list(trusted_proxies) if trusted_proxies else None,  # None: loopback, uvicorn's default
     )

@@ -478,3 +478,16 @@ def test_defaults_are_documented_in_the_config() -> None:
     config = ServerConfig(study_dir=".", admin_token="x" * 20)
     assert (config.new_per_address, config.throttle_window, config.first_lease_seconds, config.max_active) == (30, 600.0, 300, 0)
     assert replace(config, trusted_proxies=["10.0.0.0/8"]).trusted_proxies == ["10.0.0.0/8"]
+
+
+def test_the_servers_own_machine_is_not_throttled(tmp_path: Path) -> None:
+    server = serve(make_study(tmp_path / "study"), new_per_address=1)
+
+    async def body(c: httpx.AsyncClient) -> None:
+        for i in range(3):  # rehearsals and tests run on loopback
+            await enter(c, {"participant_id": f"local-{i}"})
+        async with server.client("10.9.8.7") as proxy:  # another machine (an untrusted proxy): throttled
+            await enter(proxy, {"participant_id": "remote-1"})
+            assert_error(await proxy.post("/api/v1/enter", json={"participant_id": "remote-2"}), 429, "too_many_new_participants")
+
+    go(server, body, peer="127.0.0.1")
