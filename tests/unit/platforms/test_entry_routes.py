@@ -13,7 +13,7 @@ from humeval.protocol.load import load_protocol
 from humeval.protocol.models import Platform
 from humeval.store.refusal import Refusal
 
-NO_INVITES = lambda invite: None  # noqa: E731
+NO_INVITES = lambda invite: None
 
 
 def _refused(data: dict, platform: Platform, code: str, status: int) -> None:
