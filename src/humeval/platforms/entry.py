@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
 from humeval.protocol.models import Platform
 from humeval.store.refusal import Refusal
 
@@ -38,6 +40,7 @@ __all__ = [
     "accepted_fields",
     "describe_routes",
     "entry_body",
+    "entry_model",
     "link_fields",
     "platform_fields",
     "resolve_entry",
@@ -173,3 +176,21 @@ def resolve_entry(data: Mapping[str, Any], platform: Platform, read_invite: Call
             raise Refusal("invalid_invite", "this invite link is not valid (it was altered or is from another study)", status=401, field="invite")
         return Entry(pid, route_label(platform, route), {}, route)
     return Entry(_checked_id(_text(data, "participant_id"), "participant_id"), route_label(platform, route), {}, route)
+
+
+def entry_model(platform: Platform) -> type[BaseModel]:
+    """The JSON body of ``POST /api/v1/enter`` for a study on ``platform``, as a pydantic model (for the
+    OpenAPI spec): the fields of every accepted route, ``consent``, nothing else. :func:`resolve_entry`
+    is the check the server applies (it also refuses two routes at once and a route without its id)."""
+    fields: dict[str, Any] = {}
+    ids = {"participant_id", *(platform_fields(platform)[:1])}
+    for name in accepted_fields(platform):
+        if name == "invite":
+            fields[name] = (str | None, Field(None, min_length=1, max_length=600, pattern=r"^i1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$",
+                                                description="a signed invite token (from POST /api/v1/admin/invites)"))
+        elif name in ids:
+            fields[name] = (str | None, Field(None, pattern=PARTICIPANT_ID.pattern, description="the participant id"))
+        else:
+            fields[name] = (str | None, Field(None, max_length=128, description=f"the {platform.kind} link parameter {name}"))
+    fields["consent"] = (bool, Field(False, description="consent given on a page of your own (skips POST /api/v1/consent)"))
+    return create_model(f"Enter{platform.kind.capitalize()}", __config__=ConfigDict(extra="forbid"), **fields)

@@ -8,7 +8,7 @@ import pytest
 
 from humeval.errors import ProtocolError
 from humeval.platforms.completion import completion_json, return_link
-from humeval.platforms.entry import accepted_fields, entry_body, resolve_entry
+from humeval.platforms.entry import accepted_fields, entry_body, entry_model, resolve_entry
 from humeval.protocol.load import load_protocol
 from humeval.protocol.models import Platform
 from humeval.store.refusal import Refusal
@@ -109,3 +109,10 @@ def test_mturk_kind_is_refused_with_the_way_forward(tmp_path: Path) -> None:
     message = str(err.value)
     assert "humeval.yaml:7: platform.kind" in message and "closed on 2026-09-30" in message
     assert "`files`" in message and "humeval import DIR mturk FILE" in message and "connect" in message
+
+
+def test_entry_model_lists_exactly_the_accepted_fields() -> None:
+    schema = entry_model(Platform(kind="panel", id_parameter="pid", entry=["platform", "invite"])).model_json_schema()
+    assert set(schema["properties"]) == {"pid", "invite", "consent"} and schema["additionalProperties"] is False
+    assert set(entry_model(Platform(kind="prolific")).model_json_schema()["properties"]) == {
+        "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "consent"}
