@@ -34,6 +34,11 @@ def serve(
     log_level: str = "warning",
     sqlite_sync: str = "full",
     unlocked: bool = False,
+    new_per_address: int = 30,
+    throttle_window: float = 600.0,
+    trusted_proxies: list[str] | None = None,
+    first_lease_seconds: int = 300,
+    max_active: int = 0,
     say: Callable[[str], None] = print,
 ) -> None:
     """Serve ``study``: participant pages, admin pages and the JSON API, until stopped.
@@ -43,7 +48,11 @@ def serve(
     SQLite, which has one writer; 2 with PostgreSQL). ``db``: store URL or SQLite file
     (default ``study.db``). ``admin_token``: the admin secret (generated when absent and
     announced through ``say``). ``sqlite_sync``: ``full`` or ``normal`` commit durability
-    (see :mod:`humeval.store.engine`).
+    (see :mod:`humeval.store.engine`). The entry guard (:mod:`humeval.server.guard`):
+    ``new_per_address`` new participants per client address in ``throttle_window`` seconds
+    (0: no limit), ``trusted_proxies`` whose ``X-Forwarded-For`` is believed,
+    ``first_lease_seconds`` a list is held before a participant's first submit, and
+    ``max_active`` unfinished participants at once (0: twice the lists; -1: no cap).
     """
     import uvicorn
 
@@ -58,7 +67,10 @@ def serve(
     parameters = {"host": host, "port": port, "workers": workers, "sqlite_sync": sqlite_sync}
     seeded = prepare_collection(study, db=db, unlocked=unlocked, parameters=parameters, progress=say)
     token = admin_token or secrets.token_urlsafe(24)
-    config = ServerConfig(str(study.root.resolve()), token, db, list(allow_origin or []), sqlite_sync)
+    config = ServerConfig(str(study.root.resolve()), token, db, list(allow_origin or []), sqlite_sync,
+                          new_per_address=new_per_address, throttle_window=throttle_window,
+                          trusted_proxies=list(trusted_proxies or []), first_lease_seconds=first_lease_seconds,
+                          max_active=max_active)
     os.environ[ENV] = config.to_env()
     where = f"http://{host}:{port}"
     if unlocked:
@@ -69,4 +81,5 @@ def serve(
     uvicorn.run(
         "humeval.server.app:app_from_env", factory=True, host=host, port=port, workers=workers,
         log_level=log_level, access_log=False, timeout_graceful_shutdown=5,
+        forwarded_allow_ips=list(trusted_proxies) if trusted_proxies else None,  # None: loopback, uvicorn's default
     )

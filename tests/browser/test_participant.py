@@ -114,7 +114,7 @@ def test_magnitude_warning_when_every_score_equals_the_modulus(tmp_path: Path, p
     study = all_types_study(tmp_path / "study")
     server = ServerProcess(study.root, None).start()
     try:
-        page.goto(f"{server.url}/?participant_id=M1")
+        page.goto(f"{server.url}/?PROLIFIC_PID=M1&STUDY_ID=s1&SESSION_ID=x1")  # the study takes Prolific entries only
         page.check("#agree")
         page.click("#continue")
         page.click("#begin")

@@ -52,7 +52,7 @@ def study(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("import-study")
     init_study(root, "pairwise", items=6, seed=3)
     text = (root / "humeval.yaml").read_text()
-    (root / "humeval.yaml").write_text(text.replace("kind: local", "kind: mturk"))
+    (root / "humeval.yaml").write_text(text.replace("kind: local", "kind: files"))
     ok("run", str(root))
     ok("lock", str(root))
     return root
@@ -110,7 +110,7 @@ def test_prolific_import_from_the_study_folder(study, tmp_path):
 def test_a_rerun_batch_names_no_system_and_comes_back_through_the_same_import(tmp_path):
     root = tmp_path / "study"
     init_study(root, "pairwise", items=4, seed=8)
-    (root / "humeval.yaml").write_text((root / "humeval.yaml").read_text().replace("kind: local", "kind: mturk"))
+    (root / "humeval.yaml").write_text((root / "humeval.yaml").read_text().replace("kind: local", "kind: files"))
     ok("run", str(root))
     ok("lock", str(root))
     ok("export", str(root), "--format", "mturk-batch")

@@ -160,10 +160,10 @@ def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, ou
     Nothing written into ``directory`` names a system: rows carry opaque keys whose
     tasks and display orders are kept in ``key_path`` (under the study's ``.humeval/``).
 
-    ``mturk`` and ``files``: ``batch.csv``, the batch format of
+    ``files``: ``batch.csv``, the batch format of
     :func:`humeval.platforms.mturk.write_batch` (one row per task, with its list and
-    texts), imported back with ``humeval import DIR mturk|files FILE``;
-    ``local`` and ``prolific``: ``lists.csv`` (list, position, key, item, criteria) for the
+    texts), imported back with ``humeval import DIR files FILE``;
+    ``local`` and the recruitment platforms: ``lists.csv`` (list, position, key, item, criteria) for the
     requester, and the lists ``humeval serve`` adds to the store next to the key file
     (``<key file>.rerun-lists.jsonl``, see :func:`humeval.store.seed.seed_rerun`).
     """
@@ -172,7 +172,7 @@ def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, ou
 
     entries = [(pl.list_id, t) for pl in lists for t in pl.tasks]
     batch = f"rerun:{directory.name}"
-    if platform in ("mturk", "files"):
+    if platform == "files":
         return [write_batch(directory / "batch.csv", entries, outputs.texts if outputs is not None else {}, key_path,
                             batch, seed)]
     keys = [RowKey(new_key(), t.task_id, t.systems, batch) for _, t in entries]

@@ -99,8 +99,8 @@ def workspace_key_file(study: Study, ws: Workspace) -> Path:
 
 
 def platform_outputs(study: Study) -> Outputs | None:
-    """The output texts a re-run batch (MTurk, files) carries; None for the other platforms."""
-    if study.protocol.platform.kind not in ("mturk", "files"):
+    """The output texts a re-run batch (``files``) carries; None for the other platforms."""
+    if study.protocol.platform.kind != "files":
         return None
     return study.outputs()
 

@@ -23,6 +23,15 @@ def serve(
     sqlite_sync: str = typer.Option("full", "--sqlite-sync", help="SQLite commit durability: full (default: an acknowledged "
                                     "judgement survives a crash of the process, the OS or the power) or normal (survives a "
                                     "crash or SIGKILL of the server, not an OS crash or power loss; faster commits)."),
+    new_per_address: int = typer.Option(30, "--new-per-address", min=0, help="New participants admitted per client "
+                                        "address in --throttle-window seconds; more get 429 with Retry-After (0: no limit)."),
+    throttle_window: float = typer.Option(600.0, "--throttle-window", min=1.0, help="Seconds of the per-address throttle window."),
+    trusted_proxy: list[str] = typer.Option([], "--trusted-proxy", help="Address or network (CIDR) of a reverse proxy "
+                                            "whose X-Forwarded-For names the client (repeatable)."),
+    first_lease: int = typer.Option(300, "--first-lease", min=10, help="Seconds a list is held for a participant before "
+                                    "their first submit (then assignment.lease_seconds)."),
+    max_active: int = typer.Option(0, "--max-active", min=-1, help="Unfinished participants admitted at once (0: twice "
+                                   "the lists or places; -1: no cap); more get 503 with Retry-After."),
     unlocked: bool = typer.Option(False, "--unlocked", help="Collect for a study that is not locked (recorded in the "
                                   "logbook). Without it, serve refuses an unlocked study; a locked study whose protocol "
                                   "or inputs changed is always refused."),
@@ -32,4 +41,6 @@ def serve(
 
     serve_study(directory, host=host, port=port, workers=workers, db=db or None, admin_token=admin_token or None,
                 allow_origin=list(allow_origin), log_level=log_level, sqlite_sync=sqlite_sync, unlocked=unlocked,
+                new_per_address=new_per_address, throttle_window=throttle_window, trusted_proxies=list(trusted_proxy),
+                first_lease_seconds=first_lease, max_active=max_active,
                 say=lambda text: err.print(text, highlight=False, markup=False))

@@ -1,19 +1,60 @@
-"""The end of a study on each platform: the completion code and where to send the participant."""
+"""The end of a study on each platform: the completion (or screen-out) code and link, and the way out.
+
+=============  ===========================================================================
+``prolific``    ``https://app.prolific.com/submissions/complete?cc=<code>`` from the
+                completion code (or the screen-out code), unless a URL is given
+``connect``     the project's completion redirect URL (``completion_url``) and/or its
+                completion code; ``screenout_url`` for Connect's partial-complete redirect
+``sona``        SONA's client-side completion URL with ``survey_code`` set to the
+                participant's survey code (their id), which grants the credit
+``panel``       ``completion_url`` / ``screenout_url`` with ``{participant_id}`` replaced
+                (on every platform: a URL with the placeholder gets the id there)
+``local``       the completion code and URL, if any
+=============  ===========================================================================
+
+A participant who failed the attention checks (the protocol's ``attention`` rule) gets the
+screen-out code and link when the protocol declares one, else the completion ones.
+"""
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from humeval.protocol.models import Platform
 
-__all__ = ["PROLIFIC_COMPLETE", "completion_json"]
+__all__ = ["PROLIFIC_COMPLETE", "completion_json", "return_link"]
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
+PLACEHOLDER = "{participant_id}"
 
 
-def completion_json(platform: Platform) -> dict[str, str]:
-    """``{"code", "url"}``: Prolific gets its completion link built from the code when no URL is set."""
-    url = platform.completion_url
-    if not url and platform.kind == "prolific" and platform.completion_code:
-        url = PROLIFIC_COMPLETE + quote(platform.completion_code)
-    return {"code": platform.completion_code, "url": url}
+def _with_query(url: str, key: str, value: str) -> str:
+    """``url`` with the query parameter ``key`` set to ``value`` (replaced if present, else added)."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != key]
+    return urlunsplit(parts._replace(query=urlencode([*query, (key, value)])))
+
+
+def _personal(platform: Platform, url: str, participant_id: str) -> str:
+    if not url or PLACEHOLDER in url:
+        return url.replace(PLACEHOLDER, quote(participant_id, safe=""))
+    if platform.kind == "sona" and participant_id:
+        return _with_query(url, "survey_code", participant_id)
+    return url
+
+
+def completion_json(platform: Platform, participant_id: str = "", *, screened_out: bool = False) -> dict[str, str | bool]:
+    """``{"code", "url", "screened_out"}``: what the participant is shown (and sent to) at the end."""
+    out = screened_out and bool(platform.screenout_code or platform.screenout_url)
+    code = platform.screenout_code if out and platform.screenout_code else platform.completion_code
+    url = platform.screenout_url if out and platform.screenout_url else platform.completion_url
+    if out and not platform.screenout_url and platform.screenout_code:
+        url = ""  # a screen-out code without its own link: never send the participant to the completion link
+    if not url and platform.kind == "prolific" and code:
+        url = PROLIFIC_COMPLETE + quote(code)
+    return {"code": code, "url": _personal(platform, url, participant_id), "screened_out": out}
+
+
+def return_link(platform: Platform) -> str:
+    """Where a participant who declines consent is sent back to (empty: nowhere; they close the page)."""
+    return platform.return_url

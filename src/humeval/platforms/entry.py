@@ -1,13 +1,23 @@
-"""Who is entering: the participant id and platform parameters from an entry link or request.
+"""Who is entering: the entry route, participant id and platform parameters of an entry link or request.
 
-=============  ===================================================  ==========================
-platform        parameters                                           participant id
-=============  ===================================================  ==========================
-``prolific``    ``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``       ``PROLIFIC_PID``
-``mturk``       ``workerId``, ``assignmentId``, ``hitId``            ``workerId``
-``invite``      ``invite`` (a token signed with the store's secret)  the invited id
-``local``       ``participant_id``                                   as given
-=============  ===================================================  ==========================
+A study accepts the routes its protocol declares (``platform.entry``; by default
+``[platform]`` for a recruitment platform, ``[open]`` for a local study):
+
+===========  ==================================================================  ==================
+route         fields                                                              participant id
+===========  ==================================================================  ==================
+``platform``  ``prolific``: ``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``          the first field
+              ``connect``: ``participantId``, ``assignmentId``, ``projectId``
+              ``sona``: ``id`` (SONA's ``%SURVEY_CODE%``)
+              ``panel``: the protocol's ``id_parameter``
+``invite``    ``invite`` (a token signed with the store's secret)                  the invited id
+``open``      ``participant_id``                                                  as given
+===========  ==================================================================  ==================
+
+A participant is pinned to the route of their first entry (the store refuses another):
+an invited participant cannot be entered by id alone, nor a Prolific participant by an
+open id. A request naming fields of a route the study does not accept is refused (403
+``route_not_accepted``); fields no route knows are refused (422).
 """
 
 from __future__ import annotations
@@ -17,26 +27,95 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from humeval.protocol.models import Platform
 from humeval.store.refusal import Refusal
 
-__all__ = ["ENTRY_FIELDS", "LINK_FIELDS", "PARTICIPANT_ID", "Entry", "resolve_entry"]
+__all__ = [
+    "PARTICIPANT_ID",
+    "PLATFORM_PARAMS",
+    "ROUTE_FIELDS",
+    "Entry",
+    "accepted_fields",
+    "describe_routes",
+    "entry_body",
+    "entry_model",
+    "link_fields",
+    "platform_fields",
+    "resolve_entry",
+    "route_label",
+]
 
 PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$")
-PLATFORM_FIELDS = {
+#: the URL parameters each platform appends to the study link; the first names the participant
+PLATFORM_PARAMS: dict[str, tuple[str, ...]] = {
     "prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
-    "mturk": ("workerId", "assignmentId", "hitId"),
+    "connect": ("participantId", "assignmentId", "projectId"),
+    "sona": ("id",),
 }
-#: what an entry link may carry (consent is never taken from a link: it is given on the consent page)
-LINK_FIELDS = ("participant_id", "invite", *PLATFORM_FIELDS["prolific"], *PLATFORM_FIELDS["mturk"])
-ENTRY_FIELDS = (*LINK_FIELDS, "consent")
-MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+#: the fields of the routes that do not depend on the platform
+ROUTE_FIELDS: dict[str, tuple[str, ...]] = {"invite": ("invite",), "open": ("participant_id",)}
+_DESCRIBE = {"invite": "an invite link (invite)", "open": "a participant id (participant_id)"}
+#: how the store labels a participant's route (``participants.platform``); ``local`` is an open id
+_OPEN_LABEL, _INVITE_LABEL = "local", "invite"
 
 
 @dataclass(frozen=True)
 class Entry:
+    """A resolved entry: who, through which route, stored under which platform label, with what parameters."""
+
     participant_id: str
     platform: str
     params: dict[str, str] = field(default_factory=dict)
+    route: str = "open"
+
+
+def platform_fields(platform: Platform) -> tuple[str, ...]:
+    """The platform route's URL parameters (the participant id first); empty for local and files."""
+    if platform.kind == "panel":
+        return (platform.id_parameter,)
+    return PLATFORM_PARAMS.get(platform.kind, ())
+
+
+def route_label(platform: Platform, route: str) -> str:
+    """What the store records as the participant's platform for ``route``."""
+    return platform.kind if route == "platform" else _INVITE_LABEL if route == "invite" else _OPEN_LABEL
+
+
+def _fields_of(platform: Platform, route: str) -> tuple[str, ...]:
+    return platform_fields(platform) if route == "platform" else ROUTE_FIELDS[route]
+
+
+def accepted_fields(platform: Platform) -> tuple[str, ...]:
+    """Every field an entry of this study may carry (``consent`` is added by the JSON API)."""
+    return tuple(f for route in platform.routes for f in _fields_of(platform, route))
+
+
+def link_fields(platform: Platform) -> tuple[str, ...]:
+    """The query parameters an entry link is read from: every route's, so a wrong route is named, not ignored."""
+    known = [*ROUTE_FIELDS["invite"], *ROUTE_FIELDS["open"], *platform_fields(platform)]
+    return tuple(dict.fromkeys(known))
+
+
+def describe_routes(platform: Platform) -> str:
+    parts = []
+    for route in platform.routes:
+        if route == "platform":
+            parts.append(f"the {platform.kind} link ({', '.join(platform_fields(platform))})")
+        else:
+            parts.append(_DESCRIBE[route])
+    return " or ".join(parts) or "no route (this study is not served)"
+
+
+def entry_body(platform: Platform, participant_id: str) -> dict[str, str]:
+    """A JSON entry body for ``participant_id`` through the study's platform or open route (rehearsals)."""
+    if "platform" in platform.routes:
+        names = platform_fields(platform)
+        return {names[0]: participant_id} | {n: f"rehearsal-{n.lower()}" for n in names[1:]}
+    if "open" in platform.routes:
+        return {"participant_id": participant_id}
+    raise Refusal("route_not_accepted", f"this study accepts only {describe_routes(platform)}", status=403)
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:
@@ -45,7 +124,7 @@ def _text(data: Mapping[str, Any], key: str) -> str:
         return ""
     if not isinstance(value, str):
         raise Refusal("invalid_value", f"{key}: expected a string, got {type(value).__name__}", status=422, field=key)
-    if len(value) > 128:
+    if len(value) > 600 or (key != "invite" and len(value) > 128):
         raise Refusal("invalid_value", f"{key}: at most 128 characters, got {len(value)}", status=422, field=key)
     return value
 
@@ -60,25 +139,58 @@ def _checked_id(value: str, key: str) -> str:
     return value
 
 
-def resolve_entry(data: Mapping[str, Any], read_invite: Callable[[str], str | None]) -> Entry:
-    """The entry described by ``data`` (JSON body or query parameters); raise :class:`Refusal`."""
-    unknown = sorted(k for k in data if k not in ENTRY_FIELDS)
+def resolve_entry(data: Mapping[str, Any], platform: Platform, read_invite: Callable[[str], str | None],
+                  *, extra: tuple[str, ...] = ()) -> Entry:
+    """The entry described by ``data`` (JSON body or link parameters) for a study on ``platform``.
+
+    ``extra``: further fields the caller reads itself (``consent``). Raises :class:`Refusal`:
+    422 for unknown or malformed fields, 403 ``route_not_accepted`` for a route the study
+    does not accept, 401 ``invalid_invite`` for a forged or foreign invite.
+    """
+    known = set(link_fields(platform)) | set(extra)
+    unknown = sorted(k for k in data if k not in known)
     if unknown:
-        raise Refusal("invalid_value", f"{unknown[0][:60]}: unknown field; expected {', '.join(ENTRY_FIELDS)}", status=422, field=unknown[0][:60])
-    if _text(data, "PROLIFIC_PID"):
-        params = {k: _text(data, k) for k in PLATFORM_FIELDS["prolific"] if _text(data, k)}
-        return Entry(_checked_id(params["PROLIFIC_PID"], "PROLIFIC_PID"), "prolific", params)
-    if _text(data, "workerId"):
-        params = {k: _text(data, k) for k in PLATFORM_FIELDS["mturk"] if _text(data, k)}
-        if params.get("assignmentId") == MTURK_PREVIEW:
-            raise Refusal("mturk_preview", "this is an MTurk preview: accept the HIT to start", status=400, field="assignmentId")
-        return Entry(_checked_id(params["workerId"], "workerId"), "mturk", params)
-    if invite := _text(data, "invite"):
-        pid = read_invite(invite)
+        expected = ", ".join((*accepted_fields(platform), *extra))
+        raise Refusal("invalid_value", f"{unknown[0][:60]}: unknown field; expected {expected}", status=422, field=unknown[0][:60])
+    given = [route for route in ("platform", "invite", "open")
+             if (route != "platform" or platform_fields(platform))
+             and any(_text(data, f) for f in _fields_of(platform, route))]
+    if not given:
+        first = accepted_fields(platform)[:1] or ("participant_id",)
+        raise Refusal("invalid_value", f"{first[0]}: required; this study accepts {describe_routes(platform)}", status=422, field=first[0])
+    if len(given) > 1:
+        raise Refusal("invalid_value", f"give one entry route, not {' and '.join(given)}", status=422)
+    route = given[0]
+    if route not in platform.routes:
+        raise Refusal("route_not_accepted", f"this study does not accept entry by {route}: it accepts only "
+                      f"{describe_routes(platform)}", status=403, field=_fields_of(platform, route)[0])
+    if route == "platform":
+        names = platform_fields(platform)
+        if not _text(data, names[0]):
+            raise Refusal("invalid_value", f"{names[0]}: required (the participant id of the {platform.kind} link)", status=422, field=names[0])
+        params = {k: _text(data, k) for k in names if _text(data, k)}
+        return Entry(_checked_id(params[names[0]], names[0]), route_label(platform, route), params, route)
+    if route == "invite":
+        pid = read_invite(_text(data, "invite"))
         if pid is None:
             raise Refusal("invalid_invite", "this invite link is not valid (it was altered or is from another study)", status=401, field="invite")
-        return Entry(pid, "invite", {})
-    pid = _text(data, "participant_id")
-    if not pid:
-        raise Refusal("invalid_value", "participant_id: required (or PROLIFIC_PID, workerId, invite)", status=422, field="participant_id")
-    return Entry(_checked_id(pid, "participant_id"), "local", {})
+        return Entry(pid, route_label(platform, route), {}, route)
+    return Entry(_checked_id(_text(data, "participant_id"), "participant_id"), route_label(platform, route), {}, route)
+
+
+def entry_model(platform: Platform) -> type[BaseModel]:
+    """The JSON body of ``POST /api/v1/enter`` for a study on ``platform``, as a pydantic model (for the
+    OpenAPI spec): the fields of every accepted route, ``consent``, nothing else. :func:`resolve_entry`
+    is the check the server applies (it also refuses two routes at once and a route without its id)."""
+    fields: dict[str, Any] = {}
+    ids = {"participant_id", *(platform_fields(platform)[:1])}
+    for name in accepted_fields(platform):
+        if name == "invite":
+            fields[name] = (str | None, Field(None, min_length=1, max_length=600, pattern=r"^i1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$",
+                                                description="a signed invite token (from POST /api/v1/admin/invites)"))
+        elif name in ids:
+            fields[name] = (str | None, Field(None, pattern=PARTICIPANT_ID.pattern, description="the participant id"))
+        else:
+            fields[name] = (str | None, Field(None, max_length=128, description=f"the {platform.kind} link parameter {name}"))
+    fields["consent"] = (bool, Field(False, description="consent given on a page of your own (skips POST /api/v1/consent)"))
+    return create_model(f"Enter{platform.kind.capitalize()}", __config__=ConfigDict(extra="forbid"), **fields)

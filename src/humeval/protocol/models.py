@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "ENTRY_ROUTES",
+    "MTURK_CLOSED",
+    "PANEL_KINDS",
+    "PLATFORM_KINDS",
     "PROTOCOL_VERSION",
     "Analysis",
     "Assignment",
@@ -195,6 +199,7 @@ class Presentation(_Model):
     show_references: bool = Field(False, description="Show the reference texts.")
     instructions: str = Field("", description="Instructions shown before the first task (Markdown-free plain text).")
     consent: str = Field("", description="Consent text a participant must accept before starting (empty: no consent page).")
+    title: str = Field("", description="Title shown to participants on every page (empty: none; the study's `name` is internal and never shown).")
 
 
 class Sampling(_Model):
@@ -321,13 +326,94 @@ class DryRun(_Model):
     sd: float = Field(1.0, gt=0, description="Standard deviation of `normal` dummy responses.")
 
 
-class Platform(_Model):
-    """Where participants come from."""
+#: where participants come from; ``mturk`` is refused (see :data:`MTURK_CLOSED`)
+PLATFORM_KINDS = ("local", "prolific", "connect", "sona", "panel", "files")
+#: the kinds whose participants arrive through the platform's URL parameters
+PANEL_KINDS = ("prolific", "connect", "sona", "panel")
+ENTRY_ROUTES = ("platform", "invite", "open")
+MTURK_CLOSED = (
+    "Amazon Mechanical Turk closed on 2026-09-30 and no longer serves HITs: recruit on `prolific`, "
+    "`connect` (CloudResearch Connect), `sona` or a generic URL-parameter `panel` instead. Results of old "
+    "MTurk batches still import into a study of kind `files` (`humeval import DIR mturk FILE`; set "
+    "`platform.source` to say where they were collected); see docs/panels.md"
+)
 
-    kind: Literal["local", "prolific", "mturk", "files"] = Field("local", description="`local` web server, `prolific`, `mturk` or `files` (spreadsheets handed out).")
-    completion_code: str = Field("", description="Completion code shown at the end (Prolific/MTurk).")
-    completion_url: str = Field("", description="URL a participant is sent to at the end (e.g. Prolific's completion link).")
+
+class Platform(_Model):
+    """Where participants come from and how they may enter the study."""
+
+    kind: Literal["local", "prolific", "connect", "sona", "panel", "files"] = Field(
+        "local",
+        description="`local` (humeval's web server, people you invite or anyone with the link), `prolific`, `connect` "
+        "(CloudResearch Connect), `sona` (SONA Systems), `panel` (a generic URL-parameter panel) or `files` "
+        "(spreadsheets handed out, or judgements imported from files such as old MTurk batches). `mturk` is refused: "
+        "MTurk closed on 2026-09-30 (see docs/panels.md).",
+    )
+    entry: list[Literal["platform", "invite", "open"]] = Field(
+        default_factory=list,
+        description="Entry routes the server accepts: `platform` (the platform's URL parameters), `invite` (signed "
+        "invite links from `POST /api/v1/admin/invites`), `open` (any participant id, or none: anyone with the link). "
+        "Empty: `[platform]` for prolific/connect/sona/panel, `[open]` for local. A participant always re-enters "
+        "through the route of their first entry: an invited participant cannot be entered by id alone.",
+    )
+    id_parameter: str = Field(
+        "",
+        pattern=r"^([A-Za-z][A-Za-z0-9_]{0,63})?$",
+        description="`panel`: the URL parameter carrying the participant id (e.g. `pid` for `?pid=...`).",
+    )
+    completion_code: str = Field("", description="Completion code shown at the end (Prolific, Connect).")
+    completion_url: str = Field(
+        "",
+        pattern=r"^(https?://\S+)?$",
+        description="URL a participant is sent to at the end. Prolific: built from the code when empty. SONA: the "
+        "client-side completion URL (`webstudy_credit.aspx?...&survey_code=XXXX`); humeval puts the participant's "
+        "code in `survey_code`. `panel`: `{participant_id}` in the URL is replaced by the participant's id.",
+    )
+    screenout_code: str = Field("", description="Code shown instead of the completion code to a participant who failed the attention checks (the `attention` exclusion rule).")
+    screenout_url: str = Field(
+        "",
+        pattern=r"^(https?://\S+)?$",
+        description="URL a participant who failed the attention checks is sent to instead of `completion_url` "
+        "(Prolific: built from `screenout_code` when empty). Empty: they get the completion link.",
+    )
+    return_url: str = Field(
+        "",
+        pattern=r"^(https?://\S+)?$",
+        description="Where a participant who declines consent is sent back to (e.g. a Prolific completion link with a "
+        "no-consent code); empty: the page asks them to return the study on their platform.",
+    )
+    source: str = Field("", description="`files`: where the judgements were collected, for the report (e.g. `Amazon Mechanical Turk, 2019`).")
     reward: float = Field(0.0, ge=0, description="Payment per participant list, in the platform's currency.")
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _not_mturk(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().lower() == "mturk":
+            raise ValueError(MTURK_CLOSED)
+        return value
+
+    @model_validator(mode="after")
+    def _routes_fit(self) -> Platform:
+        if len(set(self.entry)) != len(self.entry):
+            raise ValueError(f"entry lists a route twice: {self.entry}")
+        if "platform" in self.entry and self.kind not in PANEL_KINDS:
+            raise ValueError(f"entry: `platform` needs a platform kind ({', '.join(PANEL_KINDS)}), not `{self.kind}`")
+        if self.kind == "panel" and not self.id_parameter:
+            raise ValueError("a `panel` names the URL parameter carrying the participant id in `id_parameter`")
+        if self.id_parameter and self.kind != "panel":
+            raise ValueError(f"id_parameter is for kind `panel` only (the {self.kind} parameters are fixed)")
+        if self.kind == "files" and self.entry:
+            raise ValueError("a `files` study is not served: leave `entry` empty")
+        return self
+
+    @property
+    def routes(self) -> tuple[str, ...]:
+        """The entry routes accepted (``entry``, or the kind's default)."""
+        if self.entry:
+            return tuple(self.entry)
+        if self.kind in PANEL_KINDS:
+            return ("platform",)
+        return () if self.kind == "files" else ("open",)
 
 
 class Protocol(_Model):

@@ -50,6 +50,8 @@ from humeval.collect import ADMIN_ENV
 from humeval.design.tasks import ParticipantList
 from humeval.errors import did_you_mean
 from humeval.pipeline import back_half, record_run, require_lock
+from humeval.platforms.entry import entry_body
+from humeval.protocol.models import Platform
 from humeval.rehearsal.participants import (
     REHEARSAL_KINDS,
     Answerer,
@@ -137,7 +139,8 @@ class _Server:
             self.port = _free_port()
             cmd = [sys.executable, "-m", "humeval", "serve", str(self.study.root), "--host", HOST,
                    "--port", str(self.port), "--workers", str(self.workers), "--db", self.db,
-                   "--log-level", "warning", *(["--unlocked"] if self.unlocked else [])]
+                   "--log-level", "warning", "--new-per-address", "0", "--max-active", "-1",
+                   *(["--unlocked"] if self.unlocked else [])]
             env = {k: v for k, v in os.environ.items() if k != "HUMEVAL_SERVER_CONFIG"} | {ADMIN_ENV: self.admin_token}
             with self.log.open("ab") as fh:
                 self.proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env,
@@ -227,8 +230,9 @@ class _Crowd:
 
     def __init__(self, port: int, answerer: Answerer, kind: str, seed: int, participants: int | None,
                  max_tasks: int, advance: Any, admin_token: str = "", tally: _Tally | None = None,
-                 first: int = 0) -> None:
+                 first: int = 0, platform: Platform | None = None) -> None:
         self.port, self.answerer, self.kind, self.seed = port, answerer, kind, seed
+        self.platform = platform or Platform()
         self.admin_token = admin_token
         self.limit, self.max_tasks, self.advance = participants, max_tasks, advance
         self.stop = threading.Event()
@@ -277,11 +281,19 @@ class _Crowd:
                    and criteria.get(st["comparison"], {}).get("wanted", 0) > criteria.get(st["comparison"], {}).get("done", 0)
                    for st in body["stopping"])
 
+    def _entry(self, client: ApiClient, pid: str) -> dict[str, str]:
+        """The entry body through the study's own route: its platform's parameters, an open id, or an invite."""
+        platform = self.platform
+        if "platform" in platform.routes or "open" in platform.routes:
+            return entry_body(platform, pid)
+        _, made = client.request("POST", "/api/v1/admin/invites", {"participant_ids": [pid]}, token=self.admin_token)
+        return {"invite": made["invites"][0]["url"].split("invite=", 1)[1]}
+
     def _participant(self, client: ApiClient, index: int) -> int:
         pid = f"rehearsal-{self.kind}-{index + 1:05d}"
         rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(index,)))
         who = self.answerer.participant(index)  # a simulated participant (crowd kind), else None
-        _, entered = client.request("POST", "/api/v1/enter", {"participant_id": pid})
+        _, entered = client.request("POST", "/api/v1/enter", self._entry(client, pid))
         token = entered["token"]
         if entered.get("consent_required"):
             client.request("POST", "/api/v1/consent", {}, token=token)
@@ -498,7 +510,8 @@ def rehearse(
                 total = required if not round_no else rerun_tasks
                 with _progress_bar(progress, total, label) as advance:
                     crowd = _Crowd(server.port, answerer, kind, seed, participants if not round_no else None,
-                                   max_tasks, advance, server.admin_token, tally, first)
+                                   max_tasks, advance, server.admin_token, tally, first,
+                                   study.protocol.platform)
                     crowd.run(concurrency, deadline)
                 first = crowd.next_index
                 admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)

@@ -96,9 +96,21 @@ _SELECTION = {
 _PLATFORM = {
     "local": "humeval's web server (online forms served to participants)",
     "prolific": "Prolific (online crowdsourcing platform)",
-    "mturk": "Amazon Mechanical Turk (online crowdsourcing platform)",
+    "connect": "CloudResearch Connect (online crowdsourcing platform)",
+    "sona": "SONA Systems (university participant pool)",
+    "panel": "an online participant panel (URL-parameter entry)",
     "files": "spreadsheets handed out to participants",
 }
+#: kinds whose participants work at a place of their own choosing
+_REMOTE = ("prolific", "connect", "sona", "panel")
+
+
+def _platform(protocol: Protocol) -> str:
+    """How participants were reached: ``platform.source`` says where a ``files`` study's judgements come from."""
+    source = protocol.platform.source
+    if protocol.platform.kind == "files" and source:
+        return f"{source} (judgements imported from files)"
+    return _PLATFORM[protocol.platform.kind]
 
 
 def _answer(qid: str, question: str, answer: Any, source: str) -> dict[str, Any]:
@@ -119,7 +131,7 @@ def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | 
     if protocol.platform.reward > 0:
         known["3.2.2"] = ("paid (further kinds not recorded)", "protocol: platform.reward")
     rules = ", ".join(r.rule for r in protocol.exclusion) or "none"
-    known["3.2.3"] = (f"via {_PLATFORM[protocol.platform.kind]}; preregistered exclusion rules: {rules}",
+    known["3.2.3"] = (f"via {_platform(protocol)}; preregistered exclusion rules: {rules}",
                       "protocol: platform, exclusion")
     if protocol.presentation.instructions:
         known["3.2.4"] = (f"instructions shown before the first task: {protocol.presentation.instructions}",
@@ -130,7 +142,7 @@ def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | 
         known["3.3.1"] = (locked, "lock")
     else:
         known["3.3.1"] = ("No (the study is not locked)", "lock")
-    known["3.3.2"] = (_PLATFORM[protocol.platform.kind], "protocol: platform.kind")
+    known["3.3.2"] = (_platform(protocol), "protocol: platform.kind, platform.source")
     qa = []
     if protocol.design.attention_checks:
         qa.append("automatic quality checking methods are used during/post evaluation "
@@ -147,7 +159,7 @@ def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | 
     shown = (f"{kinds} tasks ({protocol.presentation.setup} setup; input shown: {protocol.presentation.show_input}; "
              f"output order randomised: {protocol.presentation.randomise_order}); screenshots not recorded")
     known["3.3.4"] = (shown, "protocol: presentation")
-    if protocol.platform.kind in ("mturk", "prolific"):
+    if protocol.platform.kind in _REMOTE:
         known["3.3.7"] = ("evaluation carried out by evaluators at a place of their own choosing", "protocol: platform")
         known["3.3.8"] = ("N/A (place of the evaluators' own choosing)", "protocol: platform")
     for qid, question in HEDS_QUESTIONS.items():

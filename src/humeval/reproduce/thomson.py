@@ -83,7 +83,8 @@ dry_run:
   static: {{A: 2, B: 3, C: 4}}
   sd: 1.0
 platform:
-  kind: mturk
+  kind: files
+  source: Amazon Mechanical Turk (the paper's 2019 study; MTurk closed on 2026-09-30)
 """
 
 

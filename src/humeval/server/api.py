@@ -1,8 +1,9 @@
 """The JSON API v1 of the participant flow (and the admin's judgement dump).
 
 ======================================  ==================================================
-``POST /api/v1/enter``                   ``{participant_id | PROLIFIC_PID.. | workerId.. |
-                                         invite, consent?}`` -> ``{"token"}``
+``POST /api/v1/enter``                   ``{participant_id | platform parameters | invite,
+                                         consent?}`` (the routes the protocol accepts)
+                                         -> ``{"token"}``
 ``POST /api/v1/consent``                 record consent -> ``{"consented": true}``
 ``GET  /api/v1/next``                    the current or next assignment, or 204
 ``POST /api/v1/judgements``              ``{assignment_id, idempotency_key, values,
@@ -28,10 +29,13 @@ from starlette.routing import Route
 from humeval.platforms.completion import completion_json
 from humeval.platforms.entry import PARTICIPANT_ID, resolve_entry
 from humeval.server.errors import ApiError
+from humeval.server.guard import admit_entry
 from humeval.server.incoming import read_json, session_of
 from humeval.server.openapi import openapi_spec
 from humeval.server.payload import assignment_json
+from humeval.server.throttle import Throttled, refusal_response
 from humeval.server.tokens import make_invite, make_token, read_invite
+from humeval.store.participants import StudyFull
 from humeval.store.records import Progress
 from humeval.store.store import Store
 
@@ -56,12 +60,15 @@ def require_admin(request: Request) -> None:
 async def enter(request: Request) -> Response:
     data = await read_json(request)
     store = _store(request)
+    platform = store.context.protocol.platform
     consent = data.get("consent", False)
     if not isinstance(consent, bool):
         raise ApiError("invalid_value", "consent: expected true or false", status=422, field="consent")
-    entry = resolve_entry(data, lambda inv: read_invite(store.context.secret, inv))
-    session_id = await store.enter(entry.participant_id, entry.platform, entry.params,
-                                   user_agent=request.headers.get("user-agent", ""), consented=consent)
+    entry = resolve_entry(data, platform, lambda inv: read_invite(store.context.secret, inv), extra=("consent",))
+    try:
+        session_id = await admit_entry(request, entry, consented=consent)
+    except (Throttled, StudyFull) as exc:
+        return refusal_response(request, exc)
     return JSONResponse({"token": make_token(store.context.secret, entry.participant_id, session_id),
                          "participant_id": entry.participant_id,
                          "consent_required": bool(store.context.protocol.presentation.consent) and not consent})
@@ -89,7 +96,8 @@ async def status(request: Request) -> Response:
     prog = await store.progress(session.participant_id)
     body: dict[str, Any] = {"participant_id": session.participant_id, "progress": prog.to_json()}
     if prog.completed:
-        body["completion"] = completion_json(store.context.protocol.platform)
+        body["completion"] = completion_json(store.context.protocol.platform, session.participant_id,
+                                             screened_out=await store.screened_out(session.participant_id))
     return JSONResponse(body)
 
 
@@ -134,7 +142,11 @@ async def admin_invites(request: Request) -> Response:
     ids = data.get("participant_ids")
     if not isinstance(ids, list) or not ids or len(ids) > 10000 or not all(isinstance(i, str) and PARTICIPANT_ID.match(i) for i in ids):
         raise ApiError("invalid_value", "participant_ids: a list of 1-10000 participant ids", status=422, field="participant_ids")
-    secret = _store(request).context.secret
+    store = _store(request)
+    if "invite" not in store.context.protocol.platform.routes:
+        raise ApiError("route_not_accepted", "this study does not accept invites: add `invite` to platform.entry in "
+                       "the protocol (and lock it again)", status=409)
+    secret = store.context.secret
     base = str(request.base_url).rstrip("/")
     return JSONResponse({"invites": [{"participant_id": i, "url": f"{base}/?invite={make_invite(secret, i)}"} for i in ids]})
 

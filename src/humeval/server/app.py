@@ -22,6 +22,7 @@ from humeval.server.admin import admin_routes
 from humeval.server.api import api_routes
 from humeval.server.config import ServerConfig
 from humeval.server.errors import install_handlers
+from humeval.server.guard import install_guard
 from humeval.server.pages import page_routes
 from humeval.server.security import SecurityMiddleware
 from humeval.store.store import Store
@@ -54,6 +55,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     app.state.config = config
     app.state.templates = Jinja2Templates(env=env)
     install_handlers(app)
+    install_guard(app, config, store)
     return app
 
 

@@ -4,10 +4,18 @@ Pages are server-rendered (Jinja2, autoescaped: an output containing HTML is sho
 text) and post plain forms, so they work without JavaScript; the small script in
 ``static/`` only adds timing, the magnitude-estimation warning and slider read-outs.
 Pages call the same store functions as the JSON API.
+
+Entry by link (``GET /?...``) never replaces a session silently: a browser that already
+holds another participant's session gets a confirmation page whose POST form carries a
+token signed with the store's secret and bound to the current session; a cross-site page
+can make the browser open the link but cannot read the token, so it cannot switch the
+session. A link naming the participant of the current session simply resumes it.
+Participant pages show ``presentation.title``, never the study's internal name.
 """
 
 from __future__ import annotations
 
+import hmac
 import secrets
 from typing import Any
 from urllib.parse import parse_qsl
@@ -16,12 +24,15 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from humeval.platforms.completion import completion_json
-from humeval.platforms.entry import LINK_FIELDS, MTURK_PREVIEW, resolve_entry
+from humeval.platforms.completion import completion_json, return_link
+from humeval.platforms.entry import Entry, link_fields, resolve_entry
 from humeval.server.errors import ApiError
+from humeval.server.guard import admit_entry
 from humeval.server.incoming import TOKEN_COOKIE, optional_session, read_body
 from humeval.server.payload import assignment_json
-from humeval.server.tokens import Session, make_token, read_invite
+from humeval.server.throttle import Throttled, refusal_response
+from humeval.server.tokens import Session, make_token, read_invite, sign
+from humeval.store.participants import StudyFull
 from humeval.store.records import Progress
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
@@ -37,7 +48,7 @@ def _store(request: Request) -> Store:
 
 def _render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
     store = _store(request)
-    base = {"study": store.context.protocol.study.name}
+    base = {"study": store.context.protocol.presentation.title}
     return request.app.state.templates.TemplateResponse(request, name, base | context, status_code=status)
 
 
@@ -63,10 +74,17 @@ def _after_entry(request: Request, consented: bool) -> str:
     return "/instructions" if pres.instructions else "/task"
 
 
-async def _enter(request: Request, data: dict[str, Any]) -> Response:
+def _resolve(request: Request, data: dict[str, Any]) -> Entry:
     store = _store(request)
-    entry = resolve_entry(data, lambda inv: read_invite(store.context.secret, inv))
-    session_id = await store.enter(entry.participant_id, entry.platform, entry.params, user_agent=request.headers.get("user-agent", ""))
+    return resolve_entry(data, store.context.protocol.platform, lambda inv: read_invite(store.context.secret, inv))
+
+
+async def _enter(request: Request, entry: Entry) -> Response:
+    store = _store(request)
+    try:
+        session_id = await admit_entry(request, entry)
+    except (Throttled, StudyFull) as exc:
+        return refusal_response(request, exc)
     consented = not store.context.protocol.presentation.consent or await store.has_consented(entry.participant_id)
     response = RedirectResponse(_after_entry(request, consented), status_code=303)
     response.set_cookie(TOKEN_COOKIE, make_token(store.context.secret, entry.participant_id, session_id),
@@ -74,34 +92,73 @@ async def _enter(request: Request, data: dict[str, Any]) -> Response:
     return response
 
 
+def _switch_token(request: Request, session: Session, query: dict[str, str]) -> str:
+    """The confirmation token of switching ``session`` to the entry ``query``: only this server can make it."""
+    canonical = "&".join(f"{k}={v}" for k, v in sorted(query.items()))
+    return sign(_store(request).context.secret, f"switch|{session.session_id}|{canonical}")
+
+
 async def home(request: Request) -> Response:
-    query = {k: v for k, v in request.query_params.items() if k in LINK_FIELDS}
-    if query.get("assignmentId") == MTURK_PREVIEW:
-        return _render(request, "preview.html", {})
+    platform = _store(request).context.protocol.platform
+    fields = link_fields(platform)
+    query = {k: v for k, v in request.query_params.items() if k in fields}
+    session = optional_session(request)
     if query:
-        return await _enter(request, query)
-    if optional_session(request) is not None:
+        entry = _resolve(request, query)
+        if session is None:
+            return await _enter(request, entry)
+        if session.participant_id == entry.participant_id:
+            return RedirectResponse("/task", status_code=303)  # the same participant: resume, no new session
+        return _render(request, "switch.html", {"fields": sorted(query.items()),
+                                                "token": _switch_token(request, session, query)})
+    if session is not None:
         return RedirectResponse("/task", status_code=303)
-    return _render(request, "entry.html", {"description": _store(request).context.protocol.study.description})
+    return _render(request, "entry.html", {"description": _store(request).context.protocol.study.description,
+                                           "open": "open" in platform.routes})
+
+
+async def switch(request: Request) -> Response:
+    """Confirmed entry as another participant (from the confirmation page of :func:`home`)."""
+    form = await _form(request)
+    token = form.pop("token", "")
+    session = optional_session(request)
+    platform = _store(request).context.protocol.platform
+    query = {k: v for k, v in form.items() if k in link_fields(platform)}
+    if session is None or not query or not hmac.compare_digest(token.encode(), _switch_token(request, session, query).encode()):
+        raise ApiError("invalid_confirmation", "this confirmation is not valid (it expired or was not made by this "
+                       "study); open your study link again", status=403)
+    return await _enter(request, _resolve(request, query))
 
 
 async def start(request: Request) -> Response:
     form = await _form(request)
+    if "open" not in _store(request).context.protocol.platform.routes:
+        raise ApiError("route_not_accepted", "this study is entered only through the link you were given", status=403)
     pid = form.get("participant_id", "").strip() or f"anon-{secrets.token_hex(8)}"
-    return await _enter(request, {"participant_id": pid})
+    return await _enter(request, _resolve(request, {"participant_id": pid}))
+
+
+def _consent_context(request: Request) -> dict[str, Any]:
+    protocol = _store(request).context.protocol
+    return {"consent": protocol.presentation.consent, "return_url": return_link(protocol.platform)}
 
 
 async def consent_page(request: Request) -> Response:
     _session(request)
-    return _render(request, "consent.html", {"consent": _store(request).context.protocol.presentation.consent})
+    return _render(request, "consent.html", _consent_context(request))
 
 
 async def consent_post(request: Request) -> Response:
     session = _session(request)
     form = await _form(request)
+    if form.get("decline") == "yes":
+        await _store(request).decline(session.participant_id)
+        response = _render(request, "declined.html", {"return_url": return_link(_store(request).context.protocol.platform)})
+        response.delete_cookie(TOKEN_COOKIE)
+        return response
     if form.get("agree") != "yes":
-        return _render(request, "consent.html", {"consent": _store(request).context.protocol.presentation.consent,
-                                                  "error": "Please tick the box to agree before you continue."}, status=422)
+        return _render(request, "consent.html", _consent_context(request)
+                       | {"error": "Please tick the box to agree before you continue."}, status=422)
     await _store(request).consent(session.participant_id)
     return RedirectResponse(_after_entry(request, True), status_code=303)
 
@@ -111,7 +168,8 @@ async def instructions(request: Request) -> Response:
     return _render(request, "instructions.html", {"instructions": _store(request).context.protocol.presentation.instructions})
 
 
-async def task_page(request: Request, error: Refusal | None = None, status: int = 200) -> Response:
+async def task_page(request: Request, error: Refusal | None = None, status: int = 200,
+                    answers: dict[str, str] | None = None) -> Response:
     session = _session(request)
     store = _store(request)
     try:
@@ -126,7 +184,7 @@ async def task_page(request: Request, error: Refusal | None = None, status: int 
     letters = [chr(ord("A") + i) for i in range(len(data["outputs"]))]
     return _render(request, "task.html", {
         "a": data, "letters": letters, "key": f"form-{result.assignment_id}-{secrets.token_hex(8)}",
-        "error": error, "progress": data["progress"],
+        "error": error, "progress": data["progress"], "answers": answers or {},
     }, status=status)
 
 
@@ -173,7 +231,7 @@ async def task_post(request: Request) -> Response:
     except Refusal as exc:
         if exc.status >= 500:
             raise
-        return await task_page(request, error=exc, status=422)
+        return await task_page(request, error=exc, status=422, answers=form)  # every answer given is shown again
     return RedirectResponse("/task", status_code=303)
 
 
@@ -183,7 +241,9 @@ async def done(request: Request) -> Response:
     prog = await store.progress(session.participant_id)
     if not prog.completed:
         return RedirectResponse("/task", status_code=303)
-    return _render(request, "done.html", {"completion": completion_json(store.context.protocol.platform), "progress": prog.to_json()})
+    completion = completion_json(store.context.protocol.platform, session.participant_id,
+                                 screened_out=await store.screened_out(session.participant_id))
+    return _render(request, "done.html", {"completion": completion, "progress": prog.to_json()})
 
 
 async def nothing_left(request: Request) -> Response:
@@ -198,6 +258,7 @@ def page_routes() -> list[Route]:
     return [
         Route("/", home, methods=["GET"]),
         Route("/start", start, methods=["POST"]),
+        Route("/switch", switch, methods=["POST"]),
         Route("/consent", consent_page, methods=["GET"]),
         Route("/consent", consent_post, methods=["POST"]),
         Route("/instructions", instructions, methods=["GET"]),

@@ -13,7 +13,13 @@ from humeval.stats.agreement import ALPHA_LEVELS, ICC_FORMS, fleiss_kappa, icc, 
 from humeval.stats.correction import CORRECTIONS, adjust_pvalues, benjamini_hochberg, holm
 from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
 from humeval.stats.effect import cohens_d, eta_squared, rank_biserial
-from humeval.stats.ppi import ppi_active_mean, ppi_difference, ppi_mean, ppi_mean_arrays, ppi_win_rate
+from humeval.stats.ppi import (
+    ppi_active_mean,
+    ppi_difference,
+    ppi_mean,
+    ppi_mean_arrays,
+    ppi_win_rate,
+)
 from humeval.stats.rankings import (
     WINNERS,
     Ranking,

@@ -3,7 +3,9 @@
 A task's ``taken`` counts its live leases and its judgements; a lease is granted only by
 ``UPDATE tasks SET taken = taken + 1 WHERE taken < cap``, which the database applies
 atomically, so caps hold across processes. Leases that expire are reclaimed (``taken``
-goes down, the list position is free again). The ``list`` strategy serves a participant's
+goes down, the list position is free again). Until a participant's first submit, their
+list and lease are held only for the short first reservation (``first_lease_seconds``),
+so entries that never answer do not hold the study's lists for a whole lease. The ``list`` strategy serves a participant's
 list in order; the labelling strategies serve the task pool in order, up to
 ``items_per_participant`` tasks per participant.
 
@@ -153,7 +155,7 @@ def _create(
     task = ctx.tasks[task_id]
     display = display_order(ctx, participant_id, task)
     assignment_id = secrets.token_hex(12)
-    expires = now + ctx.lease_seconds
+    expires = now + ctx.reservation(done)
     db.run(_LEASE, {"aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id, "pos": position,
                     "display": json.dumps(display), "now": now, "exp": expires})
     if list_id is not None:
@@ -162,12 +164,19 @@ def _create(
     return AssignmentView(assignment_id, task, display, expires, _progress(ctx, done, list_id))
 
 
-def _claim_list(db: Sql, ctx: StoreContext, participant_id: str, current: str | None, now: float) -> str | None:
-    """The participant's list, claiming a free (or abandoned) one when they hold none."""
+def _claim_list(db: Sql, ctx: StoreContext, participant_id: str, current: str | None, now: float, done: int) -> str | None:
+    """The participant's list, claiming a free (or abandoned) one when they hold none.
+
+    One list per participant: someone who judged tasks of a list and lost it (idle beyond
+    its lease, it went to the next participant) gets no second list. A list is reserved for
+    :meth:`StoreContext.reservation` seconds: briefly until the participant's first submit.
+    """
     if current is not None and db.scalar(_HOLDER, {"l": current}) == participant_id:
         return current
+    if current is not None and done > 0:
+        return None
     for (list_id,) in db.all(_FREE_LISTS, {"now": now}):
-        if db.run(_CLAIM, {"pid": participant_id, "exp": now + ctx.lease_seconds, "l": list_id, "now": now}) == 1:
+        if db.run(_CLAIM, {"pid": participant_id, "exp": now + ctx.reservation(0), "l": list_id, "now": now}) == 1:
             db.run(_SET_LIST, {"l": list_id, "pid": participant_id})
             db.run(_EVENT, {"now": now, "kind": "list_claimed", "pid": participant_id, "data": json.dumps({"list_id": list_id})})
             return list_id
@@ -207,7 +216,7 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     if ctx.watched and is_settled(db, participant_id):
         return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
     if ctx.strategy is None:
-        claimed = _claim_list(db, ctx, participant_id, list_id, now)
+        claimed = _claim_list(db, ctx, participant_id, list_id, now, done)
         view = _from_list(db, ctx, participant_id, claimed, now, done) if claimed is not None else None
         while view is None and claimed is not None and done == 0 and db.scalar(_LIST_COMPLETED, {"l": claimed}):
             # the list held only tasks the stopping rule closed: one who has done nothing yet takes the next free list

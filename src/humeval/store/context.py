@@ -70,6 +70,8 @@ class StoreContext:
     last_reap: float = 0.0
     rules: dict[str, tuple[Any, int]] = field(default_factory=dict)
     watched: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: how long a list and lease are held before a participant's first submit (None: a whole lease)
+    first_lease_seconds: int | None = None
 
     @property
     def per_participant(self) -> int:
@@ -78,6 +80,12 @@ class StoreContext:
     @property
     def lease_seconds(self) -> int:
         return self.protocol.assignment.lease_seconds
+
+    def reservation(self, done: int) -> int:
+        """Seconds a lease (and the list) is held for a participant who has submitted ``done`` tasks."""
+        if done > 0 or self.first_lease_seconds is None:
+            return self.lease_seconds
+        return min(self.lease_seconds, self.first_lease_seconds)
 
     @classmethod
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:

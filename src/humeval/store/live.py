@@ -44,13 +44,14 @@ from typing import Any
 from sqlalchemy import Connection, and_, insert, select, update
 
 from humeval.errors import StoreError
-from humeval.protocol.models import TwoAFC
+from humeval.protocol.models import Protocol, TwoAFC
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["after_judgement", "has_room", "in_flight", "is_settled", "release_list", "settle", "settle_abandoned",
+__all__ = ["after_judgement", "has_room", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
+           "release_list", "settle", "settle_abandoned",
            "vote_of"]
 
 
@@ -319,11 +320,11 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
     if db.run(_SETTLE, {"pid": participant_id, "now": now}) != 1:
         return []
     release_list(db, participant_id)  # the rest of an unfinished list goes to the next participant
-    latest = _latest(conn, participant_id)
+    latest = latest_judgements(conn, participant_id)
     if abandoned:
         excluded, keys, reason = True, set(), "abandoned: inactive for longer than a lease"
     else:
-        excluded, keys, reason = _exclusions(ctx, latest)
+        excluded, keys, reason = participant_exclusions(ctx, latest)
     db.run(_VERDICT, {"x": int(excluded), "tasks": json.dumps(sorted(keys)), "reason": reason, "pid": participant_id})
     decided: list[str] = []
     if ctx.strategy is None:
@@ -382,7 +383,7 @@ _LATEST = (
 )
 
 
-def _latest(conn: Connection, participant_id: str) -> list[dict[str, Any]]:
+def latest_judgements(conn: Connection, participant_id: str) -> list[dict[str, Any]]:
     """The participant's judgements, latest revision of each assignment, in first-submission order."""
     latest: dict[str, dict[str, Any]] = {}
     for id_, aid, task_id, kind, item_id, list_id, display, values, seconds, at in sql_of(conn).all(_LATEST, {"pid": participant_id}):
@@ -394,9 +395,12 @@ def _latest(conn: Connection, participant_id: str) -> list[dict[str, Any]]:
     return sorted(latest.values(), key=lambda j: j["first"])
 
 
-def _exclusions(ctx: StoreContext, judgements: list[dict[str, Any]]) -> tuple[bool, set[tuple[str, str]], str]:
-    """The exclude stage's own rules on one participant: (participant excluded, excluded (task, criterion), why)."""
-    if not ctx.protocol.exclusion or not judgements:
+def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], protocol: Protocol | None = None,
+                           ) -> tuple[bool, set[tuple[str, str]], str]:
+    """The exclude stage's own rules (``protocol``'s, default the study's) on one participant:
+    (participant excluded, excluded (task, criterion), why)."""
+    protocol = protocol or ctx.protocol
+    if not protocol.exclusion or not judgements:
         return False, set(), ""
     # pandas and the exclusion rules: loaded when the first participant is settled, never at start
     import pandas as pd
@@ -411,7 +415,7 @@ def _exclusions(ctx: StoreContext, judgements: list[dict[str, Any]]) -> tuple[bo
     checks = [ctx.tasks[t] for t in sorted(done) if ctx.tasks[t].kind != "task"]
     lists = [ParticipantList("store", 0, [Task(t.task_id, t.item_id, t.systems, t.criteria, t.family, t.kind,
                                                 t.expected, t.text, t.repeat_of) for t in checks])]
-    found = exclusions(frame, ctx.protocol, lists)
+    found = exclusions(frame, protocol, lists)
     people = found[found["scope"] == "participant"]
     single = found[found["scope"] == "judgement"]
     keys = {(str(r.task_id), str(r.criterion)) for r in single.itertuples(index=False)}

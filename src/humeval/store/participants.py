@@ -1,38 +1,93 @@
-"""Entering a study: a participant row (created once, from any platform) and a session per entry."""
+"""Entering a study: a participant row (created once, pinned to its route) and a session per entry.
+
+A participant row records the route of the first entry (``platform``: the platform kind,
+``invite`` or ``local`` for an open id). A later entry through another route is refused
+(nothing is written): a participant admitted with an invite cannot be entered by id alone.
+A new participant is admitted only while the study holds fewer than ``max_active``
+unfinished participants seen within a lease (``admit`` may refuse too: the per-address
+throttle of the server).
+"""
 
 from __future__ import annotations
 
 import json
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
 
 from humeval.store import schema as s
+from humeval.store.refusal import Refusal
 from humeval.store.sql import sql_of
 
-__all__ = ["consent", "enter"]
+__all__ = ["StudyFull", "active_unfinished", "consent", "decline", "enter", "route_of"]
 
 
 _UPSERT = (
     "INSERT INTO participants (participant_id, platform, params, created_at, last_seen, consented_at) "
     "VALUES (:pid, :platform, :params, :now, :now, :consented) "
     "ON CONFLICT (participant_id) DO UPDATE SET last_seen = excluded.last_seen, "
-    "consented_at = COALESCE(participants.consented_at, excluded.consented_at)"
+    "consented_at = COALESCE(participants.consented_at, excluded.consented_at) "
+    "WHERE participants.platform = excluded.platform"
 )
+_ROUTE = "SELECT platform FROM participants WHERE participant_id = :pid"
+_ACTIVE = "SELECT COUNT(*) FROM participants WHERE completed_at IS NULL AND last_seen >= :cut"
+_ROUTES = {"invite": "their invite link", "local": "a participant id"}
 _SESSION = "INSERT INTO sessions (session_id, participant_id, created_at, user_agent) VALUES (:sid, :pid, :now, :ua)"
 _EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, 'enter', :pid, :data)"
 
 
+class StudyFull(Refusal):
+    """503: the study holds its maximum of unfinished participants; ``retry_after`` seconds."""
+
+    def __init__(self, max_active: int, retry_after: int = 60) -> None:
+        super().__init__("study_full", f"the study has {max_active} participants at work right now; please try again "
+                         "in a few minutes", status=503)
+        self.retry_after = retry_after
+
+
+def route_of(conn: Connection, participant_id: str) -> str | None:
+    """The platform label the participant first entered with, or None for someone new."""
+    return sql_of(conn).scalar(_ROUTE, {"pid": participant_id})
+
+
+def active_unfinished(conn: Connection, since: float) -> int:
+    """Participants not yet completed who were seen at or after ``since``."""
+    return int(sql_of(conn).scalar(_ACTIVE, {"cut": since}) or 0)
+
+
+def _mismatch(participant_id: str, first: str, platform: str) -> Refusal:
+    how = _ROUTES.get(first, f"the {first} link")
+    return Refusal("entry_route_mismatch", f"this participant entered through {how}; re-enter the same way "
+                   f"(entry as {platform} refused)", status=403)
+
+
 def enter(
-    conn: Connection, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "", consented: bool = False
+    conn: Connection, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "",
+    consented: bool = False, admit: Callable[[], None] | None = None, max_active: int = 0, active_window: float = 1800.0,
 ) -> str:
-    """Create the participant if new (a returning one keeps platform and parameters), record a session; return its id."""
+    """Create the participant if new (a returning one keeps platform and parameters), record a session; return its id.
+
+    Refuses (nothing written) a returning participant entering through another route, and a
+    new one when ``admit`` raises or ``max_active`` unfinished participants were seen within
+    ``active_window`` seconds.
+    """
     now = time.time()
     db = sql_of(conn)
-    db.run(_UPSERT, {"pid": participant_id, "platform": platform, "params": json.dumps(params), "now": now,
-                     "consented": now if consented else None})
+    first = db.scalar(_ROUTE, {"pid": participant_id})
+    if first is None:
+        if max_active and active_unfinished(conn, now - active_window) >= max_active:
+            raise StudyFull(max_active)
+        if admit is not None:
+            admit()
+    elif first != platform:
+        raise _mismatch(participant_id, first, platform)
+    changed = db.run(_UPSERT, {"pid": participant_id, "platform": platform, "params": json.dumps(params), "now": now,
+                               "consented": now if consented else None})
+    if changed != 1:  # another process created the participant through another route meanwhile
+        raise _mismatch(participant_id, str(db.scalar(_ROUTE, {"pid": participant_id})), platform)
     session_id = secrets.token_hex(12)
     db.run(_SESSION, {"sid": session_id, "pid": participant_id, "now": now, "ua": user_agent[:300]})
     db.run(_EVENT, {"now": now, "pid": participant_id, "data": json.dumps({"platform": platform, "session_id": session_id})})
@@ -50,3 +105,15 @@ def consent(conn: Connection, participant_id: str) -> bool:
         conn.execute(update(s.participants).where(p.participant_id == participant_id).values(consented_at=now))
         conn.execute(insert(s.events).values(at=now, kind="consent", participant_id=participant_id, data="{}"))
     return True
+
+
+_DECLINE_LIST = "UPDATE lists SET participant_id = NULL, expires_at = NULL WHERE completed = 0 AND participant_id = :pid"
+
+
+def decline(conn: Connection, participant_id: str) -> None:
+    """Record a declined consent (an event) and free the participant's unfinished list for someone else."""
+    now = time.time()
+    db = sql_of(conn)
+    db.run(_DECLINE_LIST, {"pid": participant_id})
+    db.run("INSERT INTO events (at, kind, participant_id, data) VALUES (:now, 'declined', :pid, '{}')",
+           {"now": now, "pid": participant_id})

@@ -27,7 +27,7 @@ from humeval.store.assign import next_assignment, progress
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, redact_url
 from humeval.store.migrations import migrate
-from humeval.store.participants import consent, enter
+from humeval.store.participants import consent, decline, enter, route_of
 from humeval.store.reads import (
     all_judgements,
     judgement_rows,
@@ -36,6 +36,7 @@ from humeval.store.reads import (
     stopping_states,
 )
 from humeval.store.records import AssignmentView, Progress
+from humeval.store.screen import failed_attention
 from humeval.store.seed import seed_rerun, seed_store
 from humeval.store.submit import SubmitResult, submit_judgement
 from humeval.store.writer import Writer
@@ -103,8 +104,17 @@ class Store:
     async def awrite(self, fn: Callable[[Connection], T]) -> T:
         return await self.writer.arun(fn)
 
-    async def enter(self, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "", consented: bool = False) -> str:
-        return await self.awrite(functools.partial(enter, participant_id=participant_id, platform=platform, params=params, user_agent=user_agent, consented=consented))
+    async def enter(self, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "",
+                    consented: bool = False, admit: Callable[[], None] | None = None, max_active: int = 0) -> str:
+        """Record an entry (see :func:`humeval.store.participants.enter`): ``admit`` is called for a new
+        participant only and may refuse; ``max_active`` caps unfinished participants seen within a lease."""
+        return await self.awrite(functools.partial(
+            enter, participant_id=participant_id, platform=platform, params=params, user_agent=user_agent,
+            consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds)))
+
+    async def route_of(self, participant_id: str) -> str | None:
+        """The platform label of the participant's first entry; None for someone new (a read, no write)."""
+        return await asyncio.get_running_loop().run_in_executor(None, self.read, functools.partial(route_of, participant_id=participant_id))
 
     async def consent(self, participant_id: str) -> bool:
         return await self.awrite(functools.partial(consent, participant_id=participant_id))
@@ -144,6 +154,18 @@ class Store:
             return Progress(prog.done, prog.total, finished=completed is not None, completed=completed is not None)
 
         return await asyncio.get_running_loop().run_in_executor(None, self.read, _read)
+
+    async def screened_out(self, participant_id: str) -> bool:
+        """Whether the participant failed the attention checks (gets the screen-out link at the end)."""
+        ctx = self.context
+        if not any(r.rule == "attention" for r in ctx.protocol.exclusion):
+            return False
+        return await asyncio.get_running_loop().run_in_executor(
+            None, self.read, lambda conn: failed_attention(conn, ctx, participant_id))
+
+    async def decline(self, participant_id: str) -> None:
+        """Record that the participant declined consent and give back any list they hold."""
+        await self.awrite(functools.partial(decline, participant_id=participant_id))
 
     def log_decisions(self) -> list[dict[str, Any]]:
         """Append each stored decision not yet in the logbook to it (once, across processes)."""

@@ -64,7 +64,7 @@ def test_rerun_files_name_no_system_and_keep_the_mapping_under_the_key_file(tmp_
     lists = rerun_lists(collate(frame, tasks, protocol), tasks, per_list=3)
     outputs = Outputs(pd.DataFrame({"item_id": ["i1", "i1"], "system": systems, "output": ["text A", "text B"],
                                     "input": ["facts", "facts"], "references": ["", ""]}))
-    for kind in ("local", "prolific", "mturk", "files"):
+    for kind in ("local", "prolific", "connect", "files"):
         keys = tmp_path / ".humeval" / "keys" / f"{kind}.jsonl"
         written = write_rerun(tmp_path / kind, lists, kind, outputs, key_path=keys, seed=1)
         handed_out = sorted((tmp_path / kind).rglob("*"))
@@ -77,7 +77,7 @@ def test_rerun_files_name_no_system_and_keep_the_mapping_under_the_key_file(tmp_
         with (written[0]).open() as fh:
             rerun = list(csv.DictReader(fh))
         assert sorted(mapping[r["key"]]["task_id"] for r in rerun) == ["i1|sysAlpha|q", "i1|sysBeta|q"]
-        if kind in ("mturk", "files"):
+        if kind == "files":
             for r in rerun:
                 (shown,) = mapping[r["key"]]["order"]
                 assert r["output_1"] == {"sysAlpha": "text A", "sysBeta": "text B"}[shown] and r["input"] == "facts"

@@ -5,9 +5,23 @@
   if (!form) { return; }
   var started = Date.now();
   var warned = false;
-  form.querySelectorAll(".slider-input").forEach(function (input) {
-    var out = input.parentNode.querySelector(".slider-value");
-    input.addEventListener("input", function () { out.textContent = input.value; });
+  // a slider has no value until it is moved (or a number is typed): the number box is the field submitted
+  form.querySelectorAll(".slider-input").forEach(function (range) {
+    var box = range.parentNode.querySelector(".slider-value");
+    range.tabIndex = 0;
+    range.addEventListener("input", function () {
+      range.classList.remove("untouched");
+      box.value = range.value;
+    });
+    box.addEventListener("input", function () {
+      if (box.value !== "") { range.classList.remove("untouched"); range.value = box.value; }
+    });
+  });
+  // magnitude scores are positive numbers, as the server requires (min="0" allows 0 itself)
+  form.querySelectorAll("input[data-positive]").forEach(function (input) {
+    input.addEventListener("input", function () {
+      input.setCustomValidity(input.value !== "" && Number(input.value) <= 0 ? "Give a number greater than 0." : "");
+    });
   });
   form.addEventListener("submit", function (event) {
     var scores = form.querySelectorAll(".me-score");

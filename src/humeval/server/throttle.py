@@ -1,0 +1,124 @@
+"""Who is asking, and how often: the client address (behind trusted proxies) and the new-participant throttle.
+
+A study link posted in public can be scripted: without a limit, one client entering as 250
+new participants reserves every list of the study. The server admits at most
+``new_per_address`` new participants per client address in any ``throttle_window`` seconds
+(a sliding window, kept in each server process: with K processes behind a proxy that
+balances per connection, an address gets at most K times the limit). Returning
+participants are never throttled: someone who already has work keeps it.
+
+The client address is the TCP peer, unless the peer is a trusted proxy
+(``trusted_proxies``, addresses or networks): then it is the right-most address of
+``X-Forwarded-For`` that is not itself a trusted proxy. ``X-Forwarded-For`` from anyone
+else is ignored, so a client cannot choose its own address.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from humeval.server.errors import ApiError, error_response
+from humeval.store.refusal import Refusal
+
+__all__ = ["Throttle", "Throttled", "TrustedProxies", "client_address", "refusal_response"]
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+_MAX_ADDRESSES = 100_000
+
+
+class Throttled(ApiError):
+    """429: too many new participants from one client address; ``retry_after`` seconds until a slot frees."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__("too_many_new_participants", "too many new participants from your network address in a short "
+                         f"time; try again in {retry_after} s", status=429)
+        self.retry_after = retry_after
+
+
+class TrustedProxies:
+    """The addresses (or networks) whose ``X-Forwarded-For`` header is believed."""
+
+    def __init__(self, entries: Iterable[str] = ()) -> None:
+        self.networks: list[Network] = [ipaddress.ip_network(e.strip(), strict=False) for e in entries if e.strip()]
+
+    def __contains__(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.networks)
+
+
+def client_address(request: Request, trusted: TrustedProxies) -> str:
+    """The client's address: the peer, or the first untrusted hop of ``X-Forwarded-For`` behind a trusted proxy."""
+    peer = request.client.host if request.client else ""
+    if not trusted.networks or peer not in trusted:
+        return peer
+    hops = [h.strip() for h in ",".join(request.headers.getlist("x-forwarded-for")).split(",") if h.strip()]
+    for hop in reversed(hops):
+        if hop not in trusted:
+            return hop[:64]
+    return hops[0][:64] if hops else peer
+
+
+class Throttle:
+    """At most ``limit`` new participants per address in any ``window`` seconds; ``limit`` 0 turns it off."""
+
+    def __init__(self, limit: int, window: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.window, self.clock = limit, window, clock
+        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _recent(self, address: str, now: float) -> deque[float]:
+        times = self._seen.get(address)
+        if times is None:
+            return deque()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self._seen[address]
+        return times
+
+    def retry_after(self, address: str) -> int | None:
+        """Seconds until ``address`` may add a new participant, or None when it may now."""
+        if self.limit <= 0:
+            return None
+        with self._lock:
+            now = self.clock()
+            times = self._recent(address, now)
+            if len(times) < self.limit:
+                return None
+            return max(1, math.ceil(times[0] + self.window - now))
+
+    def admit(self, address: str) -> None:
+        """Count one new participant from ``address``; :class:`Throttled` when over the limit (nothing counted)."""
+        if self.limit <= 0:
+            return
+        with self._lock:
+            now = self.clock()
+            times = self._recent(address, now)
+            if len(times) >= self.limit:
+                raise Throttled(max(1, math.ceil(times[0] + self.window - now)))
+            times.append(now)
+            self._seen[address] = times
+            self._seen.move_to_end(address)
+            while len(self._seen) > _MAX_ADDRESSES:
+                self._seen.popitem(last=False)
+
+
+def refusal_response(request: Request, exc: Refusal) -> Response:
+    """The one error shape for ``exc``, with ``Retry-After`` when it says when to come back."""
+    response = error_response(request, exc.status, exc.code, exc.message, exc.field)
+    retry: Any = getattr(exc, "retry_after", None)
+    if retry:
+        response.headers["Retry-After"] = str(int(retry))
+    return response

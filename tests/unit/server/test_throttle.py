@@ -1,0 +1,56 @@
+"""The new-participant throttle (a sliding window per address) and the client address behind proxies."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.requests import Request
+
+from humeval.server.throttle import Throttle, Throttled, TrustedProxies, client_address
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_sliding_window_per_address() -> None:
+    clock = Clock()
+    t = Throttle(3, 60, clock)
+    for _ in range(3):
+        assert t.retry_after("a") is None
+        t.admit("a")
+        clock.now += 10  # admitted at 1000, 1010, 1020
+    assert t.retry_after("a") == 30  # the first slot frees at 1060; now 1030
+    with pytest.raises(Throttled) as err:
+        t.admit("a")
+    assert err.value.status == 429 and err.value.retry_after == 30
+    assert t.retry_after("b") is None  # another address is not affected
+    clock.now = 1060.0
+    assert t.retry_after("a") is None
+    t.admit("a")
+    assert t.retry_after("a") == 10  # 1010 + 60 - 1060
+
+
+def test_zero_turns_the_throttle_off() -> None:
+    t = Throttle(0, 60)
+    for _ in range(1000):
+        t.admit("a")
+    assert t.retry_after("a") is None
+
+
+def _request(peer: str, forwarded: str | None = None) -> Request:
+    headers = [(b"x-forwarded-for", forwarded.encode())] if forwarded else []
+    return Request({"type": "http", "method": "GET", "path": "/", "headers": headers, "client": (peer, 1)})
+
+
+def test_client_address() -> None:
+    none, proxies = TrustedProxies(), TrustedProxies(["10.0.0.0/8", "2001:db8::1"])
+    assert client_address(_request("192.0.2.1", "198.51.100.9"), none) == "192.0.2.1"  # not a proxy: header ignored
+    assert client_address(_request("10.0.0.5", "198.51.100.9"), proxies) == "198.51.100.9"
+    # a client cannot choose its address by sending its own header through the proxy: right-most untrusted hop
+    assert client_address(_request("10.0.0.5", "6.6.6.6, 198.51.100.9, 10.0.0.7"), proxies) == "198.51.100.9"
+    assert client_address(_request("2001:db8::1", "198.51.100.3"), proxies) == "198.51.100.3"
+    assert client_address(_request("10.0.0.5"), proxies) == "10.0.0.5"
