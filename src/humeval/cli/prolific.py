@@ -24,6 +24,8 @@ TOKEN_FILE = typer.Option(None, "--token-file", help="File holding the API token
                           "(default: $PROLIFIC_TOKEN, then $PROLIFIC_TOKEN_FILE).")
 DB = typer.Option("", "--db", help="Store: SQLite file or postgresql:// URL (default: study.db).")
 FMT = typer.Option(Format.table, "--format", "-f", help="Output format: table, json or csv.")
+PARTICIPANT = typer.Option([], "--participant", help="Pay only these approved participants (repeatable; default: every "
+                           "approved participant).")
 
 
 def _client(directory: Path, dry_run: bool, token_file: Path | None) -> Any:
@@ -115,8 +117,7 @@ def review(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None =
 
 @prolific.command("bonus")
 def bonus(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE, db: str = DB,
-          participant: list[str] = typer.Option([], "--participant", help="Pay only these approved participants "
-                                                 "(repeatable; default: every approved participant)."),
+          participant: list[str] = PARTICIPANT,
           fmt: Format = FMT) -> None:
     """Pay the protocol's bonus to approved participants, never twice (intent recorded before each payment)."""
     from humeval.platforms.prolific import prolific_bonus

@@ -18,7 +18,13 @@ from humeval.platforms.prolific.actions import (
     prolific_status,
     prolific_transition,
 )
-from humeval.platforms.prolific.client import DryRun, ProlificClient, ProlificError, UncertainOutcome, read_token
+from humeval.platforms.prolific.client import (
+    DryRun,
+    ProlificClient,
+    ProlificError,
+    UncertainOutcome,
+    read_token,
+)
 from humeval.platforms.prolific.export_file import read_submissions
 from humeval.platforms.prolific.study import LaunchBudget, launch_budget, study_body
 

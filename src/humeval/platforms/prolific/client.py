@@ -29,13 +29,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Self, TextIO
 
 from humeval.errors import PlatformError
 
 __all__ = [
     "API_URL",
     "API_URL_ENV",
+    "TIMEOUT_ENV",
     "TOKEN_ENV",
     "TOKEN_FILE_ENV",
     "DryRun",
@@ -49,6 +50,7 @@ API_URL = "https://api.prolific.com"
 API_URL_ENV = "PROLIFIC_API_URL"
 TOKEN_ENV = "PROLIFIC_TOKEN"
 TOKEN_FILE_ENV = "PROLIFIC_TOKEN_FILE"
+TIMEOUT_ENV = "PROLIFIC_TIMEOUT"
 MAX_RETRY_AFTER = 60.0
 
 
@@ -128,11 +130,14 @@ class ProlificClient:
         return f"ProlificClient(base_url={self.base_url!r}, token=***, dry_run={self.dry_run is not None})"
 
     @classmethod
-    def from_env(cls, study_root: Path, *, token_file: Path | None = None, dry_run: DryRun | None = None,
-                 timeout: float = 30.0) -> ProlificClient:
-        """A client for ``$PROLIFIC_API_URL`` (default Prolific's) with the token of :func:`read_token`;
-        a dry run needs no token."""
+    def from_env(cls, study_root: Path, *, token_file: Path | None = None, dry_run: DryRun | None = None) -> ProlificClient:
+        """A client for ``$PROLIFIC_API_URL`` (default Prolific's) with the token of :func:`read_token` and
+        ``$PROLIFIC_TIMEOUT`` seconds per request (default 30); a dry run needs no token."""
         token = "" if dry_run is not None and not os.environ.get(TOKEN_ENV) else read_token(study_root, token_file)
+        try:
+            timeout = float(os.environ.get(TIMEOUT_ENV, "30"))
+        except ValueError:
+            raise PlatformError(f"${TIMEOUT_ENV}: seconds per request, got {os.environ[TIMEOUT_ENV]!r}") from None
         return cls(token, base_url=os.environ.get(API_URL_ENV, API_URL), dry_run=dry_run, timeout=timeout)
 
     def close(self) -> None:
@@ -140,7 +145,7 @@ class ProlificClient:
             self._http.close()
             self._http = None
 
-    def __enter__(self) -> ProlificClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

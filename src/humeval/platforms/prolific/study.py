@@ -30,8 +30,16 @@ from humeval.errors import DataError, ProtocolError
 from humeval.protocol.models import ProlificSettings
 from humeval.study import Study
 
-__all__ = ["MINIMUM_HOURLY_PAY", "ENTRY_QUERY", "LaunchBudget", "estimate_minutes", "launch_budget", "state_file",
-           "study_body", "study_url"]
+__all__ = [
+    "ENTRY_QUERY",
+    "MINIMUM_HOURLY_PAY",
+    "LaunchBudget",
+    "estimate_minutes",
+    "launch_budget",
+    "state_file",
+    "study_body",
+    "study_url",
+]
 
 #: Prolific's minimum hourly pay per currency (researcher help centre, "What is the minimum pay?")
 MINIMUM_HOURLY_PAY = {"GBP": 6.0, "USD": 8.0}
