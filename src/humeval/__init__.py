@@ -43,6 +43,13 @@ _EXPORTS = {
     "demo": "humeval.demo",
     "DemoResult": "humeval.demo",
     "validate_study": "humeval.validate",
+    "prolific_create": "humeval.platforms.prolific",
+    "prolific_transition": "humeval.platforms.prolific",
+    "prolific_status": "humeval.platforms.prolific",
+    "prolific_review": "humeval.platforms.prolific",
+    "prolific_bonus": "humeval.platforms.prolific",
+    "launch_budget": "humeval.platforms.prolific",
+    "ProlificClient": "humeval.platforms.prolific",
 }
 
 __all__ = [
@@ -52,6 +59,7 @@ __all__ = [
     "DemoResult",
     "HumevalError",
     "PlatformError",
+    "ProlificClient",
     "Protocol",
     "ProtocolError",
     "Results",
@@ -66,10 +74,16 @@ __all__ = [
     "export_judgements",
     "import_judgements",
     "init_study",
+    "launch_budget",
     "load_protocol",
     "lock_study",
     "parse_protocol",
     "prepare_collection",
+    "prolific_bonus",
+    "prolific_create",
+    "prolific_review",
+    "prolific_status",
+    "prolific_transition",
     "read_lock",
     "release_lock",
     "run",
@@ -105,6 +119,15 @@ if TYPE_CHECKING:
         run_stage,
     )
     from humeval.platforms.imports import export_batch, import_judgements
+    from humeval.platforms.prolific import (
+        ProlificClient,
+        launch_budget,
+        prolific_bonus,
+        prolific_create,
+        prolific_review,
+        prolific_status,
+        prolific_transition,
+    )
     from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
     from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
     from humeval.results import Results

@@ -46,6 +46,7 @@ COMMANDS = [
     "serve",
     "export",
     "import",
+    "prolific",
 ]
 
 
@@ -68,12 +69,16 @@ def _module_name(attr: str) -> str:
 
 
 def _register() -> None:
-    if app.registered_commands:  # already registered (main() and tests may both call this)
+    if app.registered_commands or app.registered_groups:  # already registered (main() and tests may both call this)
         return
     for name in COMMANDS:
         attr = name.replace("-", "_")
         module = importlib.import_module(f"humeval.cli.{_module_name(attr)}")
-        app.command(name)(getattr(module, _module_name(attr)))
+        target = getattr(module, _module_name(attr))
+        if isinstance(target, typer.Typer):  # a command with subcommands (``humeval prolific create``)
+            app.add_typer(target, name=name)
+        else:
+            app.command(name)(target)
 
 
 def command() -> typer.core.TyperGroup:

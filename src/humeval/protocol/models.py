@@ -31,6 +31,7 @@ __all__ = [
     "MinTimeExclusion",
     "Platform",
     "Presentation",
+    "ProlificSettings",
     "Protocol",
     "RankME",
     "Sampling",
@@ -338,6 +339,54 @@ MTURK_CLOSED = (
     "`platform.source` to say where they were collected); see docs/panels.md"
 )
 
+REJECTION_CATEGORIES = (
+    "TOO_QUICKLY", "TOO_SLOWLY", "FAILED_INSTRUCTIONS", "INCOMP_LONGITUDINAL", "FAILED_CHECK", "LOW_EFFORT",
+    "MALINGERING", "NO_CODE", "BAD_CODE", "NO_DATA", "UNSUPP_DEVICE", "OTHER",
+)
+#: the rejection category each exclusion rule maps to unless ``rejection_categories`` says otherwise
+DEFAULT_REJECTION_CATEGORIES = {"attention": "FAILED_CHECK", "min-time": "TOO_QUICKLY",
+                                "straight-lining": "LOW_EFFORT", "inconsistent": "LOW_EFFORT"}
+ExclusionRuleName = Literal["attention", "min-time", "straight-lining", "inconsistent"]
+
+
+class ProlificSettings(_Model):
+    """A study on Prolific through its API (``humeval prolific``; see docs/prolific.md)."""
+
+    study_url: str = Field("", description="Public address of `humeval serve` (https://...); Prolific sends participants there with PROLIFIC_PID, STUDY_ID and SESSION_ID.")
+    title: str = Field("", description="Title shown to participants on Prolific (default: the study name).")
+    description: str = Field("", description="Description shown to participants on Prolific (default: the study description).")
+    currency: Literal["GBP", "USD"] = Field("GBP", description="Currency of the Prolific workspace: rewards and bonuses are in it.")
+    hourly_pay: float = Field(0.0, ge=0, description="Pay per hour; the reward per participant list is hourly_pay x estimated time, rounded up to a cent.")
+    minimum_hourly_pay: float | None = Field(None, gt=0, description="Lowest hourly pay accepted (default: Prolific's minimum, 6 GBP or 8 USD); `prolific create` refuses a lower pay.")
+    estimated_minutes: int | None = Field(None, ge=1, le=600, description="Declared minutes per participant list, used when neither a pilot nor a rehearsal has timed judgements.")
+    extra_minutes: float = Field(2.0, ge=0, le=120, description="Minutes added to a measured time for consent, instructions and the completion page.")
+    pilot: str = Field("", description="Judgements file of a pilot (relative to the study folder, e.g. pilot/judgements.jsonl): its median time per participant list estimates the time.")
+    screened_out_code: str = Field("", description="Completion code for a participant who failed the attention checks (Prolific code type FAILED_ATTENTION_CHECK, reviewed by hand).")
+    bonus: float = Field(0.0, ge=0, description="Bonus per approved participant, in the workspace currency, paid by `humeval prolific bonus` (0: none).")
+    reject: list[ExclusionRuleName] = Field(default_factory=lambda: ["attention"], description="Exclusion rules whose excluded participants `humeval prolific review` rejects; other excluded participants are approved and only left out of the analysis.")
+    rejection_categories: dict[str, str] = Field(default_factory=dict, description="Prolific rejection category per exclusion rule (defaults: attention FAILED_CHECK, min-time TOO_QUICKLY, straight-lining and inconsistent LOW_EFFORT).")
+    filters: list[dict[str, Any]] = Field(default_factory=list, description="Prolific screeners, passed as given: `{filter_id, selected_values}` or `{filter_id, selected_range}`.")
+    exclude_groups: list[str] = Field(default_factory=list, description="Prolific participant group ids whose members may not take part (earlier waves).")
+    completed_group: str = Field("", description="Prolific participant group id every participant who completes is added to, so a later wave can exclude it.")
+    devices: list[Literal["desktop", "tablet", "mobile"]] = Field(default_factory=lambda: ["desktop"], description="Devices participants may use.")
+
+    @model_validator(mode="after")
+    def _categories(self) -> ProlificSettings:
+        for rule, category in self.rejection_categories.items():
+            if rule not in DEFAULT_REJECTION_CATEGORIES:
+                raise ValueError(f"rejection_categories: unknown exclusion rule {rule!r}; expected one of {', '.join(DEFAULT_REJECTION_CATEGORIES)}")
+            if category not in REJECTION_CATEGORIES:
+                raise ValueError(f"rejection_categories.{rule}: unknown Prolific category {category!r}; expected one of {', '.join(REJECTION_CATEGORIES)}")
+        return self
+
+    def rejection_category(self, rule: str) -> str:
+        """The Prolific rejection category of a participant excluded by ``rule``."""
+        return self.rejection_categories.get(rule, DEFAULT_REJECTION_CATEGORIES.get(rule, "OTHER"))
+
+
+class Platform(_Model):
+    """Where participants come from."""
+
 
 class Platform(_Model):
     """Where participants come from and how they may enter the study."""
@@ -384,6 +433,7 @@ class Platform(_Model):
     )
     source: str = Field("", description="`files`: where the judgements were collected, for the report (e.g. `Amazon Mechanical Turk, 2019`).")
     reward: float = Field(0.0, ge=0, description="Payment per participant list, in the platform's currency.")
+    prolific: ProlificSettings = Field(default_factory=ProlificSettings, description="Prolific API settings (`humeval prolific`).")
 
     @field_validator("kind", mode="before")
     @classmethod

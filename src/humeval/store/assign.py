@@ -220,7 +220,7 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
         view = _from_list(db, ctx, participant_id, claimed, now, done) if claimed is not None else None
         while view is None and claimed is not None and done == 0 and db.scalar(_LIST_COMPLETED, {"l": claimed}):
             # the list held only tasks the stopping rule closed: one who has done nothing yet takes the next free list
-            claimed = _claim_list(db, ctx, participant_id, None, now)
+            claimed = _claim_list(db, ctx, participant_id, None, now, done)
             view = _from_list(db, ctx, participant_id, claimed, now, done) if claimed is not None else None
         list_id = claimed or list_id
     else:

@@ -2,7 +2,8 @@
 
 Migration 1 creates every table of :mod:`humeval.store.schema`; migration 2 adds the
 tables of live stopping with exclusion (``watched_tasks``, ``pending``, ``settled``,
-``fed``) to a store created before them (creating only missing tables). A later change appends a
+``fed``) to a store created before them (creating only missing tables); migration 3 adds
+``bonuses`` (the ledger of platform bonuses). A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
 starting at once apply each migration once.
@@ -30,7 +31,11 @@ def _v2(conn: Connection) -> None:
     schema.metadata.create_all(conn, tables=new, checkfirst=True)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2]
+def _v3(conn: Connection) -> None:
+    schema.metadata.create_all(conn, tables=[schema.bonuses], checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3]
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 

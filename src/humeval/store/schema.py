@@ -21,6 +21,8 @@
 ``fed``             per comparison and assignment: ``seq``, the judgement's place in the rule's
                     outcome sequence (the export's ``stop_seq``), NULL when dropped unfed
 ``events``          an audit trail: entries, expired leases, decisions
+``bonuses``         platform bonuses: intent recorded before the pay call, state after it
+                    (one row per platform study and participant: a bonus is never paid twice)
 =================  ===========================================================================
 """
 
@@ -40,6 +42,7 @@ from sqlalchemy import (
 
 __all__ = [
     "assignments",
+    "bonuses",
     "events",
     "fed",
     "judgements",
@@ -265,4 +268,18 @@ fed = Table(
     Column("assignment_id", String(64), primary_key=True),
     Column("seq", Integer, nullable=True),
     Column("at", Float, nullable=False),
+)
+
+bonuses = Table(
+    "bonuses",
+    metadata,
+    Column("platform_study", String(64), primary_key=True),
+    Column("participant_id", String(200), primary_key=True),
+    Column("submission_id", String(64), nullable=False),
+    Column("amount_cents", Integer, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("bulk_id", String(64), nullable=True),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Column("detail", Text, nullable=False, default=""),
 )

@@ -1,4 +1,4 @@
-"""Prolific's submissions export, read back (the study link is in docs/collection.md)."""
+"""Prolific's submissions export (a CSV downloaded from the app), read back."""
 
 from __future__ import annotations
 

@@ -1,0 +1,132 @@
+"""``humeval prolific create|publish|pause|start|stop|status|review|bonus DIR``: a study on Prolific's API.
+
+The token is read from ``$PROLIFIC_TOKEN`` or ``--token-file`` (outside the study folder);
+``$PROLIFIC_API_URL`` points the commands at another API root (a local fake for tests).
+``--dry-run`` prints each HTTP request as one JSON line on stdout and sends nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from humeval.cli._common import Format, emit_rows, err
+
+prolific = typer.Typer(name="prolific", no_args_is_help=True, add_completion=False,
+                       help="Run the study on Prolific through its API: create, publish, pause, start, stop, status, "
+                            "review, bonus (see docs/prolific.md).")
+
+DIR = typer.Argument(Path("."), help="Study folder (locked).")
+DRY = typer.Option(False, "--dry-run", help="Print the HTTP requests as JSON lines instead of sending them.")
+TOKEN_FILE = typer.Option(None, "--token-file", help="File holding the API token, outside the study folder "
+                          "(default: $PROLIFIC_TOKEN, then $PROLIFIC_TOKEN_FILE).")
+DB = typer.Option("", "--db", help="Store: SQLite file or postgresql:// URL (default: study.db).")
+FMT = typer.Option(Format.table, "--format", "-f", help="Output format: table, json or csv.")
+PARTICIPANT = typer.Option([], "--participant", help="Pay only these approved participants (repeatable; default: every "
+                           "approved participant).")
+
+
+def _client(directory: Path, dry_run: bool, token_file: Path | None) -> Any:
+    from humeval.platforms.prolific.client import DryRun, ProlificClient
+
+    return ProlificClient.from_env(directory, token_file=token_file, dry_run=DryRun() if dry_run else None)
+
+
+def _open(directory: Path) -> Any:
+    from humeval.study import Study
+
+    return Study.open(directory)
+
+
+def _budget(budget: Any) -> None:
+    err.print("[bold]Prolific study budget[/]", highlight=False)
+    for row in budget.rows():
+        err.print(f"  {row['item']}: {row['value']}", highlight=False, markup=False)
+
+
+@prolific.command("create")
+def create(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
+    """Create the draft study from the locked protocol; the budget is printed before anything is sent."""
+    from humeval.platforms.prolific import prolific_create
+
+    with _client(directory, dry_run, token_file) as client:
+        result = prolific_create(_open(directory), client=client, show_budget=_budget)
+    if not dry_run:
+        err.print(f"created Prolific study {result.study_id} (unpublished); publish it with "
+                  f"`humeval prolific publish {directory}`", highlight=False, markup=False)
+
+
+def _transition(action: str, directory: Path, dry_run: bool, token_file: Path | None) -> None:
+    from humeval.platforms.prolific import prolific_transition
+
+    with _client(directory, dry_run, token_file) as client:
+        answer = prolific_transition(_open(directory), action, client=client)
+    if not dry_run:
+        err.print(f"{action}: the Prolific study is now {answer.get('status', '?')}", highlight=False, markup=False)
+
+
+@prolific.command("publish")
+def publish(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
+    """Publish the study: participants can take it."""
+    _transition("PUBLISH", directory, dry_run, token_file)
+
+
+@prolific.command("pause")
+def pause(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
+    """Pause the study: no new participant can start it."""
+    _transition("PAUSE", directory, dry_run, token_file)
+
+
+@prolific.command("start")
+def start(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
+    """Resume a paused study."""
+    _transition("START", directory, dry_run, token_file)
+
+
+@prolific.command("stop")
+def stop(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
+    """Stop the study for good (submissions can still be reviewed)."""
+    _transition("STOP", directory, dry_run, token_file)
+
+
+@prolific.command("status")
+def status(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE, db: str = DB,
+           fmt: Format = FMT) -> None:
+    """Submissions merged with the store; returned and timed-out places are released at once."""
+    from humeval.platforms.prolific import prolific_status
+
+    with _client(directory, dry_run, token_file) as client:
+        rows = prolific_status(_open(directory), client=client, db=db or None)
+    if not dry_run:
+        emit_rows([r.to_json() for r in rows], fmt, title="Prolific submissions and the store")
+
+
+@prolific.command("review")
+def review(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE, db: str = DB,
+           fmt: Format = FMT) -> None:
+    """Approve complete submissions; reject only under a preregistered exclusion rule, with its category."""
+    from humeval.platforms.prolific import prolific_review
+
+    with _client(directory, dry_run, token_file) as client:
+        decisions = prolific_review(_open(directory), client=client, db=db or None)
+    if not dry_run:
+        emit_rows([d.to_json() for d in decisions], fmt, title="Prolific review")
+
+
+@prolific.command("bonus")
+def bonus(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE, db: str = DB,
+          participant: list[str] = PARTICIPANT,
+          fmt: Format = FMT) -> None:
+    """Pay the protocol's bonus to approved participants, never twice (intent recorded before each payment)."""
+    from humeval.platforms.prolific import prolific_bonus
+
+    with _client(directory, dry_run, token_file) as client:
+        result = prolific_bonus(_open(directory), client=client, db=db or None, participants=list(participant) or None)
+    if dry_run:
+        return
+    emit_rows(result.rows, fmt, title=f"Prolific bonuses ({result.amount:.2f} each)")
+    if result.unconfirmed:
+        err.print(f"{len(result.unconfirmed)} payment(s) unconfirmed: they are never paid again by humeval; run "
+                  "`humeval prolific bonus` later to reconcile them (docs/prolific.md)", highlight=False, markup=False)

@@ -1,0 +1,51 @@
+"""Prolific: a study run through Prolific's REST API from the locked protocol (``humeval prolific``).
+
+Modules: :mod:`~.client` (HTTP, token, retries, dry run), :mod:`~.study` (the study body and
+its budget), :mod:`~.actions` (create, transitions, status, review, bonus), :mod:`~.ledger`
+(bonus intents and their reconciliation) and :mod:`~.webhooks` (signed hook requests);
+:mod:`~.export_file` reads the submissions CSV downloaded from the app.
+"""
+
+from humeval.platforms.prolific.actions import (
+    TRANSITIONS,
+    BonusResult,
+    CreateResult,
+    ReviewDecision,
+    StatusRow,
+    prolific_bonus,
+    prolific_create,
+    prolific_review,
+    prolific_status,
+    prolific_transition,
+)
+from humeval.platforms.prolific.client import (
+    DryRun,
+    ProlificClient,
+    ProlificError,
+    UncertainOutcome,
+    read_token,
+)
+from humeval.platforms.prolific.export_file import read_submissions
+from humeval.platforms.prolific.study import LaunchBudget, launch_budget, study_body
+
+__all__ = [
+    "TRANSITIONS",
+    "BonusResult",
+    "CreateResult",
+    "DryRun",
+    "LaunchBudget",
+    "ProlificClient",
+    "ProlificError",
+    "ReviewDecision",
+    "StatusRow",
+    "UncertainOutcome",
+    "launch_budget",
+    "prolific_bonus",
+    "prolific_create",
+    "prolific_review",
+    "prolific_status",
+    "prolific_transition",
+    "read_submissions",
+    "read_token",
+    "study_body",
+]

@@ -1,0 +1,197 @@
+"""A local fake of Prolific's API: the documented endpoints humeval uses, with injectable faults.
+
+Endpoints (Prolific API reference): ``POST /api/v1/studies/``, ``POST /api/v1/studies/{id}/transition/``,
+``GET /api/v1/studies/{id}/submissions/``, ``GET /api/v1/submissions/{id}/``,
+``POST /api/v1/submissions/{id}/transition/``, ``POST /api/v1/submissions/bonus-payments/``,
+``POST /api/v1/bulk-bonus-payments/{id}/pay/`` (not idempotent: every call pays) and
+``POST /api/v1/hooks/subscriptions/``. Every request needs ``Authorization: Token <TOKEN>`` (401
+otherwise); an unknown id answers 404.
+
+Faults: ``fake.fail(method, path_regex, kind)`` makes the next matching request answer
+``429`` (with ``Retry-After: 0``), ``500``, ``401``, or ``timeout``: the request is carried
+out, then the answer is held longer than the client waits (the worst case for a payment).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+TOKEN = "fake-prolific-token-9f8e7d"
+HOLD_SECONDS = 3.0
+
+
+@dataclass
+class FakeState:
+    studies: dict[str, dict[str, Any]] = field(default_factory=dict)
+    submissions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    bulks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: participant id -> cents paid, one entry per payment actually made
+    payments: list[tuple[str, int]] = field(default_factory=list)
+    log: list[tuple[str, str, int]] = field(default_factory=list)
+    faults: list[tuple[str, re.Pattern[str], str]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def fail(self, method: str, path: str, kind: str) -> None:
+        self.faults.append((method, re.compile(path), kind))
+
+    def add_submission(self, study_id: str, participant_id: str, session_id: str, status: str = "ACTIVE") -> None:
+        self.submissions[session_id] = {"id": session_id, "participant_id": participant_id, "study_id": study_id,
+                                        "status": status, "started_at": "2026-11-23T10:00:00Z", "completed_at": None,
+                                        "study_code": None, "bonus_payments": []}
+
+
+def make_app(state: FakeState) -> Starlette:
+    def _fault(request: Request) -> str | None:
+        with state.lock:
+            for i, (method, pattern, kind) in enumerate(state.faults):
+                if method == request.method and pattern.search(request.url.path):
+                    del state.faults[i]
+                    return kind
+        return None
+
+    def endpoint(fn: Any) -> Any:
+        async def wrapped(request: Request) -> Response:
+            kind = _fault(request)
+            if request.headers.get("authorization") != f"Token {TOKEN}" or kind == "401":
+                response: Response = JSONResponse({"error": {"detail": "Invalid token.", "error_code": 140100}}, 401)
+            elif kind == "429":
+                response = JSONResponse({"error": {"detail": "Request was throttled."}}, 429, headers={"Retry-After": "0"})
+            elif kind == "500":
+                response = JSONResponse({"error": {"detail": "Internal error"}}, 500)
+            else:
+                body = await request.json() if request.method == "POST" and await request.body() else None
+                response = fn(request, body)
+                if kind == "timeout":
+                    state.log.append((request.method, request.url.path, response.status_code))
+                    await asyncio.sleep(HOLD_SECONDS)  # carried out; the answer comes after the client gave up
+                    return response
+            state.log.append((request.method, request.url.path, response.status_code))
+            return response
+        return wrapped
+
+    def not_found(what: str) -> JSONResponse:
+        return JSONResponse({"error": {"detail": f"{what} not found"}}, 404)
+
+    def create_study(request: Request, body: Any) -> Response:
+        missing = [k for k in ("name", "description", "external_study_url", "completion_codes", "total_available_places",
+                               "estimated_completion_time", "reward") if k not in body]
+        if missing:
+            return JSONResponse({"error": {"detail": f"missing {missing}"}}, 400)
+        sid = secrets.token_hex(12)
+        state.studies[sid] = {**body, "id": sid, "status": "UNPUBLISHED"}
+        return JSONResponse(state.studies[sid], 201)
+
+    def transition_study(request: Request, body: Any) -> Response:
+        study = state.studies.get(request.path_params["id"])
+        if study is None:
+            return not_found("study")
+        nxt = {"PUBLISH": "ACTIVE", "PAUSE": "PAUSED", "START": "ACTIVE", "STOP": "AWAITING REVIEW"}.get(body.get("action"))
+        if nxt is None:
+            return JSONResponse({"error": {"detail": "bad action"}}, 400)
+        study["status"] = nxt
+        return JSONResponse(study)
+
+    def list_submissions(request: Request, body: Any) -> Response:
+        sid = request.path_params["id"]
+        if sid not in state.studies:
+            return not_found("study")
+        subs = [s for s in state.submissions.values() if s["study_id"] == sid]
+        page = int(request.query_params.get("page", "1"))
+        size = 2  # small pages: the client must follow _links.next
+        chunk = subs[(page - 1) * size: page * size]
+        nxt = f"{request.url.scheme}://{request.url.netloc}{request.url.path}?page={page + 1}" if page * size < len(subs) else None
+        return JSONResponse({"results": [{k: v for k, v in s.items() if k != "bonus_payments"} for s in chunk],
+                             "_links": {"next": {"href": nxt}}})
+
+    def get_submission(request: Request, body: Any) -> Response:
+        sub = state.submissions.get(request.path_params["id"])
+        return JSONResponse(sub) if sub else not_found("submission")
+
+    def transition_submission(request: Request, body: Any) -> Response:
+        sub = state.submissions.get(request.path_params["id"])
+        if sub is None:
+            return not_found("submission")
+        action = body.get("action")
+        if action == "REJECT" and (len(body.get("message", "")) < 100 or not body.get("rejection_category")):
+            return JSONResponse({"error": {"detail": "message of 100+ chars and rejection_category required"}}, 400)
+        if action not in ("APPROVE", "REJECT"):
+            return JSONResponse({"error": {"detail": "bad action"}}, 400)
+        if sub["status"] == "AWAITING REVIEW":
+            sub["status"] = "APPROVED" if action == "APPROVE" else "REJECTED"
+            sub["review"] = body
+        return JSONResponse(sub)
+
+    def setup_bonus(request: Request, body: Any) -> Response:
+        rows = [line.split(",") for line in body.get("csv_bonuses", "").strip().splitlines()]
+        study = [s for s in state.submissions.values() if s["study_id"] == body.get("study_id")]
+        pids = {s["participant_id"]: s for s in study}
+        bad = [r[0] for r in rows if r[0] not in pids]
+        if bad or not rows:
+            return JSONResponse({"error": {"detail": f"invalid ids: {bad}"}}, 400)
+        bid = secrets.token_hex(12)
+        state.bulks[bid] = {"rows": [(r[0], round(float(r[1]) * 100)) for r in rows], "study": body["study_id"]}
+        total = sum(c for _, c in state.bulks[bid]["rows"])
+        return JSONResponse({"id": bid, "study": body["study_id"], "amount": total, "fees": 0, "total_amount": total}, 201)
+
+    def pay_bonus(request: Request, body: Any) -> Response:
+        bulk = state.bulks.get(request.path_params["id"])
+        if bulk is None:
+            return not_found("bulk bonus payment")
+        for pid, cents in bulk["rows"]:  # every call pays again: the real endpoint is not idempotent
+            state.payments.append((pid, cents))
+            for s in state.submissions.values():
+                if s["participant_id"] == pid and s["study_id"] == bulk["study"]:
+                    s["bonus_payments"].append(cents)
+        return Response(status_code=202)
+
+    def subscribe(request: Request, body: Any) -> Response:
+        return JSONResponse({"results": [{**body, "id": secrets.token_hex(8), "is_enabled": True}]}, 201)
+
+    return Starlette(routes=[
+        Route("/api/v1/studies/", endpoint(create_study), methods=["POST"]),
+        Route("/api/v1/studies/{id}/transition/", endpoint(transition_study), methods=["POST"]),
+        Route("/api/v1/studies/{id}/submissions/", endpoint(list_submissions), methods=["GET"]),
+        Route("/api/v1/submissions/bonus-payments/", endpoint(setup_bonus), methods=["POST"]),
+        Route("/api/v1/submissions/{id}/", endpoint(get_submission), methods=["GET"]),
+        Route("/api/v1/submissions/{id}/transition/", endpoint(transition_submission), methods=["POST"]),
+        Route("/api/v1/bulk-bonus-payments/{id}/pay/", endpoint(pay_bonus), methods=["POST"]),
+        Route("/api/v1/hooks/subscriptions/", endpoint(subscribe), methods=["POST"]),
+    ])
+
+
+class FakeProlific:
+    """The fake API served by uvicorn in a thread on 127.0.0.1 (real sockets, so timeouts are real)."""
+
+    def __init__(self) -> None:
+        self.state = FakeState()
+        self.server = uvicorn.Server(uvicorn.Config(make_app(self.state), host="127.0.0.1", port=0, log_level="error",
+                                                    lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.url = ""
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the fake Prolific server did not start")
+            time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

@@ -1,0 +1,89 @@
+"""The Prolific study body and budget from a locked protocol; webhook signatures against openssl."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import shutil
+import subprocess
+from pathlib import Path
+
+import httpx
+import pandas as pd
+import pytest
+from starlette.applications import Starlette
+
+from humeval.errors import ProtocolError
+from humeval.judgements import JUDGEMENT_COLUMNS, write_judgements
+from humeval.platforms.prolific.study import launch_budget, study_body
+from humeval.platforms.prolific.webhooks import sign, verify_signature, webhook_routes
+from tests.integration.test_prolific_acceptance import make_study
+
+
+def _rewrite(root: Path, old: str, new: str) -> None:
+    path = root / "humeval.yaml"
+    path.write_text(path.read_text().replace(old, new))
+
+
+def test_budget_from_the_declared_time(tmp_path: Path) -> None:
+    study = make_study(tmp_path / "s")
+    budget = launch_budget(study)
+    # 9 GBP/h for 10 minutes = 1.50 GBP; 4 lists = 4 places; 6.00 GBP in rewards
+    assert (budget.reward_cents, budget.places, budget.minutes, budget.total_rewards) == (150, 4, 10, 6.0)
+    assert budget.time_source == "declared" and budget.implied_hourly == 9.0
+    body = study_body(study, budget)
+    assert body["prolific_id_option"] == "url_parameters" and body["device_compatibility"] == ["desktop"]
+
+
+def test_budget_from_a_pilot_and_the_hourly_minimum(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    make_study(root)
+    # a pilot: two participants, 4 tasks each; per-task seconds sum to 300 s and 420 s -> median 360 s = 6 min
+    rows = [{"participant_id": p, "list_id": "L", "task_id": f"t{i}", "kind": "task", "item_id": "i",
+             "criterion": "quality", "system": "a", "system_b": "b", "position": 0, "value": None, "choice": "A",
+             "seconds": s, "submitted_at": "", "stop_seq": None}
+            for p, secs in (("a", (60, 60, 90, 90)), ("b", (100, 100, 100, 120))) for i, s in enumerate(secs)]
+    write_judgements(root / "pilot" / "judgements.jsonl", pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS))
+    _rewrite(root, "estimated_minutes: 10", "estimated_minutes: 10\n    pilot: pilot/judgements.jsonl")
+    from humeval.study import Study
+
+    budget = launch_budget(Study.open(root))
+    # 6 min measured + 2 min extra = 8 min; 9 GBP/h x 8/60 h = 1.20 GBP
+    assert (budget.minutes, budget.reward_cents) == (8, 120) and budget.time_source.startswith("pilot: median 6.0 min")
+    _rewrite(root, "hourly_pay: 9.0", "hourly_pay: 5.5")
+    with pytest.raises(ProtocolError, match="below the minimum of 6 GBP/h"):
+        launch_budget(Study.open(root))
+
+
+def test_signature_matches_openssl() -> None:
+    if shutil.which("openssl") is None:
+        pytest.fail("openssl is needed as the independent HMAC reference")
+    secret, timestamp, body = "hook-secret-42", "1732350000", b'{"event_type":"submission.status.change"}'
+    digest = subprocess.run(["openssl", "dgst", "-sha256", "-hmac", secret, "-binary"], input=timestamp.encode() + body,
+                            capture_output=True, check=True).stdout
+    assert sign(secret, timestamp, body) == base64.b64encode(digest).decode()
+    good = sign(secret, timestamp, body)
+    assert verify_signature(secret, body, timestamp, good, now=1732350010)
+    assert not verify_signature(secret, body + b" ", timestamp, good, now=1732350010)  # body altered
+    assert not verify_signature("other", body, timestamp, good, now=1732350010)  # wrong secret
+    assert not verify_signature(secret, body, timestamp, good, now=1732350000 + 3600)  # replayed an hour later
+    assert not verify_signature(secret, body, None, good)
+
+
+def test_webhook_route_runs_the_sync_only_for_a_signed_request() -> None:
+    import time
+
+    calls: list[int] = []
+    app = Starlette(routes=webhook_routes(lambda: calls.append(1), secret="s3cret"))
+    body = b'{"event_type": "submission.status.change"}'
+    ts = str(int(time.time()))
+
+    async def send(signature: str) -> int:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://hooks") as client:
+            r = await client.post("/prolific/hook", content=body, headers={"X-Prolific-Request-Timestamp": ts,
+                                                                            "X-Prolific-Request-Signature": signature})
+            return r.status_code
+
+    assert asyncio.run(send("nope")) == 401 and calls == []
+    assert asyncio.run(send(sign("s3cret", ts, body))) == 204 and calls == [1]
