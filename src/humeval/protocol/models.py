@@ -385,10 +385,6 @@ class ProlificSettings(_Model):
 
 
 class Platform(_Model):
-    """Where participants come from."""
-
-
-class Platform(_Model):
     """Where participants come from and how they may enter the study."""
 
     kind: Literal["local", "prolific", "connect", "sona", "panel", "files"] = Field(
