@@ -49,11 +49,11 @@ exclusion:
 platform:
   kind: prolific
   completion_code: C0MPL3TE
+  screenout_code: SCR33N
   prolific:
     study_url: {STUDY_URL}
     hourly_pay: 9.0
     estimated_minutes: 10
-    screened_out_code: SCR33N
     bonus: 0.5
     exclude_groups: [group-wave-1]
 """
@@ -165,7 +165,8 @@ def _collect(study: Study, fake: FakeProlific, study_id: str, server: ServerProc
         sub = state.submissions[people[pid]]
         sub.update(status="AWAITING REVIEW", study_code=codes[pid])
     state.submissions["S3"]["status"] = "RETURNED"
-    assert set(codes.values()) == {"C0MPL3TE"}
+    # the one who failed the attention check is shown the screen-out code (platform.screenout_code)
+    assert codes == {p0: "C0MPL3TE", p1: "SCR33N", p2: "C0MPL3TE"}
     return people
 
 

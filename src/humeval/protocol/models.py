@@ -361,7 +361,6 @@ class ProlificSettings(_Model):
     estimated_minutes: int | None = Field(None, ge=1, le=600, description="Declared minutes per participant list, used when neither a pilot nor a rehearsal has timed judgements.")
     extra_minutes: float = Field(2.0, ge=0, le=120, description="Minutes added to a measured time for consent, instructions and the completion page.")
     pilot: str = Field("", description="Judgements file of a pilot (relative to the study folder, e.g. pilot/judgements.jsonl): its median time per participant list estimates the time.")
-    screened_out_code: str = Field("", description="Completion code for a participant who failed the attention checks (Prolific code type FAILED_ATTENTION_CHECK, reviewed by hand).")
     bonus: float = Field(0.0, ge=0, description="Bonus per approved participant, in the workspace currency, paid by `humeval prolific bonus` (0: none).")
     reject: list[ExclusionRuleName] = Field(default_factory=lambda: ["attention"], description="Exclusion rules whose excluded participants `humeval prolific review` rejects; other excluded participants are approved and only left out of the analysis.")
     rejection_categories: dict[str, str] = Field(default_factory=dict, description="Prolific rejection category per exclusion rule (defaults: attention FAILED_CHECK, min-time TOO_QUICKLY, straight-lining and inconsistent LOW_EFFORT).")

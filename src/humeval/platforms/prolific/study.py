@@ -13,7 +13,7 @@ time``                      rehearsal's (``results/rehearsal/judgements.jsonl``)
 ``reward``                  ``hourly_pay`` x minutes / 60, in cents, rounded up
 ``total_available_places``  the number of participant lists of the design
 ``completion_codes``        ``platform.completion_code`` (COMPLETED) and
-                            ``platform.prolific.screened_out_code`` (FAILED_ATTENTION_CHECK),
+                            ``platform.screenout_code`` (FAILED_ATTENTION_CHECK),
                             both reviewed by hand (``humeval prolific review``)
 ``filters``                 ``platform.prolific.filters`` and a blocklist of ``exclude_groups``
 =========================  ==================================================================
@@ -153,11 +153,11 @@ def study_body(study: Study, budget: LaunchBudget) -> dict[str, Any]:
     if settings.completed_group:
         completed["actions"].append({"action": "ADD_TO_PARTICIPANT_GROUP", "participant_group": settings.completed_group})
     codes = [completed]
-    if settings.screened_out_code:
-        if settings.screened_out_code == platform.completion_code:
-            raise ProtocolError(f"{study.protocol_file}: platform.prolific.screened_out_code must differ from "
+    if platform.screenout_code:
+        if platform.screenout_code == platform.completion_code:
+            raise ProtocolError(f"{study.protocol_file}: platform.screenout_code must differ from "
                                 "platform.completion_code")
-        codes.append({"code": settings.screened_out_code, "code_type": "FAILED_ATTENTION_CHECK", "actor": "participant",
+        codes.append({"code": platform.screenout_code, "code_type": "FAILED_ATTENTION_CHECK", "actor": "participant",
                       "actions": [{"action": "MANUALLY_REVIEW"}]})
     filters = [dict(f) for f in settings.filters]
     if settings.exclude_groups:
