@@ -33,15 +33,18 @@ def _summary(protocol: Protocol, results: Results, design: dict[str, Any]) -> Se
     return Section("Study", paras, [Table("Design", ["setting", "value"], rows)])
 
 
+def _outcome_words(d: dict[str, Any]) -> str:
+    """What a stopping rule's replayed decision came to, in words."""
+    if d["outcome"] in ("A", "B"):
+        return f"decided for {d['decision']} after n = {d['n']} decisive judgements"
+    if d["outcome"] == "horizon":
+        return f"reached its horizon of {d['horizon']} outcomes without a decision"
+    return f"has not decided after n = {d['n']} decisive judgements"
+
+
 def _decision_text(d: dict[str, Any]) -> str:
     """One stopping decision in words, with the judgements it used against the fixed design."""
-    if d["outcome"] in ("A", "B"):
-        said = f"decided for {d['decision']} after n = {d['n']} decisive judgements"
-    elif d["outcome"] == "horizon":
-        said = f"reached its horizon of {d['horizon']} outcomes without a decision"
-    else:
-        said = f"has not decided after n = {d['n']} decisive judgements"
-    text = f"{d['criterion']} ({d['a']} vs {d['b']}): the {d['rule']} rule (delta {d['delta']:g}) {said}"
+    text = f"{d['criterion']} ({d['a']} vs {d['b']}): the {d['rule']} rule (delta {d['delta']:g}) {_outcome_words(d)}"
     if d.get("fixed_design") and d.get("saved") is not None:
         text += (f"; {d['collected']} judgements used where the fixed design takes {d['fixed_design']} "
                  f"({d['saved']} saved, {100 * d['saved'] / d['fixed_design']:.0f}%)")
@@ -109,13 +112,7 @@ def _stopping(results: Results) -> Section | None:
     for d in decisions:
         guarantee = (f"anytime-valid: the probability that it ever decides wrongly is at most {d['delta']:g}"
                      if d["anytime_valid"] else f"not anytime-valid: delta {d['delta']:g} holds only for a fixed n")
-        if d["outcome"] in ("A", "B"):
-            said = f"decided for {d['decision']} after n = {d['n']} decisive judgements"
-        elif d["outcome"] == "horizon":
-            said = f"reached its horizon of {d['horizon']} outcomes without a decision"
-        else:
-            said = f"has not decided after n = {d['n']} decisive judgements"
-        text = f"{d['criterion']} ({d['a']} vs {d['b']}): the {d['rule']} rule ({guarantee}) {said}."
+        text = f"{d['criterion']} ({d['a']} vs {d['b']}): the {d['rule']} rule ({guarantee}) {_outcome_words(d)}."
         if d.get("fixed_design") and d.get("saved") is not None:
             text += (f" It used {d['collected']} judgements of this comparison where the fixed design would have "
                      f"collected {d['fixed_design']}: {d['saved']} saved ({100 * d['saved'] / d['fixed_design']:.0f}%).")
