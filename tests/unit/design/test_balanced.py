@@ -53,8 +53,7 @@ def test_hand_computed_two_combinations_three_items_two_systems():
 @given(combos=st.integers(1, 5), n=st.integers(1, 8), systems=st.integers(1, 4), reps=st.integers(1, 4),
        order=st.sampled_from(["none", "random", "latin-square"]), seed=st.integers(0, 10**6))
 def test_every_list_is_balanced_and_every_output_judged_once_per_round(combos, n, systems, reps, order, seed):
-    if n < systems:
-        n = systems
+    n = max(n, systems)
     items = [f"c{c}-{i}" for c, i in product(range(combos), range(n))]
     names = [f"s{s}" for s in range(systems)]
     p = _protocol(combos * systems, reps, order)
