@@ -41,10 +41,19 @@ _EXPORTS = {
     "Results": "humeval.results",
     "init_study": "humeval.templates",
     "validate_study": "humeval.validate",
+    "Budget": "humeval.costs",
+    "budget": "humeval.costs",
+    "Preregistration": "humeval.report.prereg",
+    "prereg": "humeval.report.prereg",
+    "Pilot": "humeval.simulate.plan",
+    "read_pilot": "humeval.simulate.plan",
 }
 
 __all__ = [
     "PRE_COLLECTION",
+    "Budget",
+    "Pilot",
+    "Preregistration",
     "STAGES",
     "DataError",
     "HumevalError",
@@ -57,6 +66,7 @@ __all__ = [
     "StoreError",
     "Study",
     "__version__",
+    "budget",
     "check_lock",
     "export_batch",
     "export_judgements",
@@ -66,6 +76,8 @@ __all__ = [
     "lock_study",
     "parse_protocol",
     "prepare_collection",
+    "prereg",
+    "read_pilot",
     "read_lock",
     "release_lock",
     "run",
@@ -90,6 +102,9 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from humeval.collect import serve
+    from humeval.costs import Budget, budget
+    from humeval.report.prereg import Preregistration, prereg
+    from humeval.simulate.plan import Pilot, read_pilot
     from humeval.errors import DataError, HumevalError, PlatformError, ProtocolError, StoreError
     from humeval.pipeline import (
         PRE_COLLECTION,

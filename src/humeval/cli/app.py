@@ -36,6 +36,8 @@ COMMANDS = [
     "reproduce",
     "simulate",
     "plan",
+    "budget",
+    "prereg",
     "metrics",
     "collate",
     "exclude",
