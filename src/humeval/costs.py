@@ -206,8 +206,8 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     design = "fixed"
     if fit_pilot_data is not None:
         design = "dynamic"
-        effort = _effort(study, fit_pilot_data, strategies, deltas, iterations, seed, judgements, tasks_per_list,
-                         reward, fee_rate)
+        effort = _effort(study, fit_pilot_data, strategies, deltas, iterations, seed, judgements,
+                         judgements / len(lists), reward, fee_rate)
         notes.append(f"dynamic stopping: the fixed design's {judgements} judgements ({len(lists)} places) are the most it can cost")
     return Budget(
         study=protocol.study.name, platform=platform.kind, currency=pay.currency, design=design,
@@ -221,7 +221,8 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
 
 
 def _effort(study: Study, pilot: Any, strategies: list[str] | None, deltas: list[float] | None, iterations: int,
-            seed: int | None, judgements: int, tasks_per_list: int, reward: float, fee_rate: float) -> list[EffortCost]:
+            seed: int | None, judgements: int, per_list: float, reward: float, fee_rate: float) -> list[EffortCost]:
+    """Predicted judgements per strategy and delta; places = judgements / judgements per list, rounded up."""
     from humeval.simulate.plan import fit_pilot, predict_effort
 
     protocol = study.protocol
@@ -236,7 +237,8 @@ def _effort(study: Study, pilot: Any, strategies: list[str] | None, deltas: list
     out = []
     for r in results:
         mean, lo, hi = (min(float(v), judgements) for v in (r.mean_effort, r.ci_low, r.ci_high))
-        cost = lambda n: _money(math.ceil(n / tasks_per_list) * reward * (1 + fee_rate))  # noqa: E731
+        places = [math.ceil(n / per_list - 1e-9) for n in (mean, lo, hi)]
+        cost = [_money(k * reward * (1 + fee_rate)) for k in places]
         out.append(EffortCost(r.strategy, r.delta, r.rule, round(mean, 1), round(lo, 1), round(hi, 1),
-                              r.decided_share, math.ceil(mean / tasks_per_list), cost(mean), cost(lo), cost(hi)))
+                              r.decided_share, places[0], *cost))
     return out

@@ -37,7 +37,7 @@ def plan(
     data = read_pilot(pilot, system_a=system_a, criterion=criterion, request=request_col, choice=choice_col)
     frame, request_col, choice_col = data.frame, "request", "choice"
     err.print(f"{data.source} {pilot.name}: A = {data.system_a}, {len(frame)} judgements"
-              + (f" ({data.dropped} rows without a preference for or against A left out)" if data.dropped else ""))
+              + (f" ({data.dropped} rows left out: ties, attention checks, repeats)" if data.dropped else ""))
     try:
         deltas = [float(d) for d in delta.split(",") if d.strip()]
     except ValueError:
