@@ -51,13 +51,13 @@ _EXPORTS = {
 
 __all__ = [
     "PRE_COLLECTION",
-    "Budget",
-    "Pilot",
-    "Preregistration",
     "STAGES",
+    "Budget",
     "DataError",
     "HumevalError",
+    "Pilot",
     "PlatformError",
+    "Preregistration",
     "Protocol",
     "ProtocolError",
     "Results",
@@ -77,8 +77,8 @@ __all__ = [
     "parse_protocol",
     "prepare_collection",
     "prereg",
-    "read_pilot",
     "read_lock",
+    "read_pilot",
     "release_lock",
     "run",
     "run_stage",
@@ -103,8 +103,6 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from humeval.collect import serve
     from humeval.costs import Budget, budget
-    from humeval.report.prereg import Preregistration, prereg
-    from humeval.simulate.plan import Pilot, read_pilot
     from humeval.errors import DataError, HumevalError, PlatformError, ProtocolError, StoreError
     from humeval.pipeline import (
         PRE_COLLECTION,
@@ -117,7 +115,9 @@ if TYPE_CHECKING:
     from humeval.platforms.imports import export_batch, import_judgements
     from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
     from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
+    from humeval.report.prereg import Preregistration, prereg
     from humeval.results import Results
+    from humeval.simulate.plan import Pilot, read_pilot
     from humeval.stage import StageOutput
     from humeval.store.export import export_judgements
     from humeval.study import Study

@@ -190,8 +190,8 @@ def _planned_analysis(c: Any, protocol: Protocol) -> dict[str, tuple[Any, str]]:
     return {
         "4.3.9": (agg, "protocol: analysis"),
         "4.3.10": (f"{tests}; alpha {plan.alpha:g}; rankings: {', '.join(plan.rankings)}", "protocol: analysis"),
-        "4.3.11": (f"{', '.join(plan.agreement) or 'none'} (level {plan.agreement_level}); tentative above "
-                   f"{plan.tentative_agreement:g}, reliable above {plan.reliable_agreement:g}", "protocol: analysis"),
+        "4.3.11": ((f"{', '.join(plan.agreement) or 'none'} (level {plan.agreement_level}); tentative above "
+                    f"{plan.tentative_agreement:g}, reliable above {plan.reliable_agreement:g}"), "protocol: analysis"),
     }
 
 
@@ -263,8 +263,8 @@ def heds_before_collection(protocol: Protocol, *, items: int, lists: int, lock: 
         planned += f"; at most, as the stopping rule may decide earlier (delta {protocol.stopping.delta:g})"
     known["3.2.1"] = (planned, "design: lists/lists.jsonl")
     where = registry or "registry not recorded"
-    known["3.3.1"] = (f"Yes: protocol locked at {lock.get('locked_at', '?')} (sha256 {lock['protocol']['sha256']}); "
-                      f"{where}", "lock")
+    locked = f"Yes: protocol locked at {lock.get('locked_at', '?')} (sha256 {lock['protocol']['sha256']}); {where}"
+    known["3.3.1"] = (locked, "lock")
     answers, unanswered = _split(known, HEDS_QUESTIONS, _UNKNOWN, "not derivable from the protocol for this platform")
     criteria = {}
     for c in protocol.criteria:

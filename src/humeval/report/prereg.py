@@ -71,12 +71,12 @@ def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signatu
     lines += [
         "", "Null hypothesis per criterion: no difference between the systems.", "",
         "## Design", "",
-        f"- {items} items selected by `{p.sampling.method}` sampling (rate {p.sampling.rate:g}, "
-        f"params {dict(p.sampling.params)}, seed {lock['seeds']['sampling']}).",
-        f"- {len(lists)} participant lists of {d.items_per_participant} tasks, {d.judgements_per_item} judgement(s) "
-        f"per output from different participants: {tasks} judgements in all.",
-        f"- Order within lists: {d.counterbalancing}; attention checks per list: {d.attention_checks}; "
-        f"repeated tasks per list: {d.repeated_items}.",
+        (f"- {items} items selected by `{p.sampling.method}` sampling (rate {p.sampling.rate:g}, "
+         f"params {dict(p.sampling.params)}, seed {lock['seeds']['sampling']})."),
+        (f"- {len(lists)} participant lists of {d.items_per_participant} tasks, {d.judgements_per_item} judgement(s) "
+         f"per output from different participants: {tasks} judgements in all."),
+        (f"- Order within lists: {d.counterbalancing}; attention checks per list: {d.attention_checks}; "
+         f"repeated tasks per list: {d.repeated_items}."),
     ]
     if d.balance:
         lines.append(f"- Balanced lists: every list holds one item of each combination of {', '.join(d.balance)} "
@@ -100,8 +100,8 @@ def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signatu
     lines += [
         "", "## Analysis plan", "",
         f"- Significance level alpha = {a.alpha:g}; tests: {a.tests}; multiple-comparison correction: {a.correction}.",
-        f"- Agreement: {', '.join(a.agreement) or 'none'} (level {a.agreement_level}); conclusions tentative above "
-        f"{a.tentative_agreement:g}, reliable above {a.reliable_agreement:g}.",
+        (f"- Agreement: {', '.join(a.agreement) or 'none'} (level {a.agreement_level}); conclusions tentative above "
+         f"{a.tentative_agreement:g}, reliable above {a.reliable_agreement:g}."),
         f"- Rankings: {', '.join(a.rankings)}; {a.bootstrap} bootstrap resamples; seed {p.study.seed}.",
         "- Analyses not listed here will be reported as post hoc.",
         "", "## Files this preregistration is tied to (SHA-256)", "",
