@@ -50,16 +50,25 @@ _EXPORTS = {
     "prolific_bonus": "humeval.platforms.prolific",
     "launch_budget": "humeval.platforms.prolific",
     "ProlificClient": "humeval.platforms.prolific",
+    "Budget": "humeval.costs",
+    "budget": "humeval.costs",
+    "Preregistration": "humeval.report.prereg",
+    "prereg": "humeval.report.prereg",
+    "Pilot": "humeval.simulate.plan",
+    "read_pilot": "humeval.simulate.plan",
 }
 
 __all__ = [
     "PRE_COLLECTION",
     "STAGES",
+    "Budget",
     "DataError",
     "DemoResult",
     "HumevalError",
+    "Pilot",
     "PlatformError",
     "ProlificClient",
+    "Preregistration",
     "Protocol",
     "ProtocolError",
     "Results",
@@ -68,6 +77,7 @@ __all__ = [
     "StoreError",
     "Study",
     "__version__",
+    "budget",
     "check_lock",
     "demo",
     "export_batch",
@@ -84,7 +94,9 @@ __all__ = [
     "prolific_review",
     "prolific_status",
     "prolific_transition",
+    "prereg",
     "read_lock",
+    "read_pilot",
     "release_lock",
     "run",
     "run_stage",
@@ -108,6 +120,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from humeval.collect import serve
+    from humeval.costs import Budget, budget
     from humeval.demo import DemoResult, demo
     from humeval.errors import DataError, HumevalError, PlatformError, ProtocolError, StoreError
     from humeval.pipeline import (
@@ -130,7 +143,9 @@ if TYPE_CHECKING:
     )
     from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
     from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
+    from humeval.report.prereg import Preregistration, prereg
     from humeval.results import Results
+    from humeval.simulate.plan import Pilot, read_pilot
     from humeval.stage import StageOutput
     from humeval.store.export import export_judgements
     from humeval.study import Study

@@ -125,7 +125,9 @@ class Study:
         from humeval.hashing import sha256_json
 
         files = self.hashes(self.data_files())
-        key = sha256_json([files, self.protocol.data.model_dump(mode="json"), self.protocol.systems])
+        sampling = self.protocol.sampling
+        pairing = [sampling.pairing.model_dump(mode="json"), sampling.seed, self.protocol.study.seed] if sampling.pairing else None
+        key = sha256_json([files, self.protocol.data.model_dump(mode="json"), self.protocol.systems, pairing])
         if key not in _OUTPUTS:
             _OUTPUTS.clear()  # one study's outputs at a time: a process rarely needs two
             _OUTPUTS[key] = Outputs.load(self.protocol, self.root)

@@ -159,7 +159,7 @@ def check_protocol(protocol: Protocol, systems: list[str] | None = None) -> list
 def validate_study(path: str | Path = ".") -> list[str]:
     """Run every check in :data:`CHECKS`; return all problems (empty list: the study is valid)."""
     # pandas: imported only when data files are validated (not by `humeval serve --help`)
-    from humeval.data.outputs import check_outputs, read_outputs
+    from humeval.data.outputs import check_outputs, paired, read_outputs
 
     study = Study.open(path)
     source = str(study.protocol_file)
@@ -186,6 +186,10 @@ def validate_study(path: str | Path = ".") -> list[str]:
     problems += located(cross_references(raw, data_systems))
     problems += data_problems
     if not data_problems:
+        try:
+            outputs = paired(outputs, protocol)
+        except HumevalError as exc:
+            return [*problems, str(exc)]
         problems += check_outputs(outputs, protocol)
         problems += _judge_file_problems(protocol, study.root, outputs)
     return problems

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from humeval.reproduce.thomson import PAPER, paper_lists, thomson_dummy
+from humeval.reproduce.thomson import PAPER, thomson_design, thomson_dummy, write_study
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +38,46 @@ def test_random_has_no_difference_and_no_agreement(table):
     assert table["Random: p-value"].ours != "< 0.001" and float(table["Random: p-value"].ours) > 0.001
 
 
-def test_paper_design_gives_every_output_six_judgements_from_different_lists():
-    tasks, lists = paper_lists(seed=0)
-    assert len(tasks) == 540 and len(lists) == 90 and all(len(pl.tasks) == 36 for pl in lists)
+def test_design_matches_section_4_1():
+    # paper, section 4.1: 12 combinations x 15 items x 3 systems, 36 items per participant,
+    # six judgements per output: "3,240 total judgments, obtained from 90 distinct participants"
+    rows = {r.key: r for r in thomson_design().rows}
+    assert rows["participant lists"].ours == 90 and rows["assignments (judgements)"].ours == 3240
+    assert rows["lists with one item per combination and system"].ours == 90
+    assert all(r.match for r in rows.values()), [r for r in rows.values() if not r.match]
+
+
+def _lists(root, seed):
+    study = write_study(root, seed)
+    return study, [pl.to_json() for pl in study.read_lists()]
+
+
+def test_same_seed_same_lists_and_every_list_balanced(tmp_path):
+    study, first = _lists(tmp_path / "a", 0)
+    _, again = _lists(tmp_path / "b", 0)
+    _, other = _lists(tmp_path / "c", 1)
+    assert first == again and first != other
+    frame = study.outputs().frame.drop_duplicates("item_id").set_index("item_id")
+    combos = {i: (frame.at[i, "category"], int(frame.at[i, "size"])) for i in frame.index}
+    assert len(first) == 90 and sum(len(pl["tasks"]) for pl in first) == 3240
+    expected = {(cat, size, s) for cat in ("Airport", "Building", "City") for size in (1, 2, 3, 4) for s in "ABC"}
     seen: dict[str, set[str]] = {}
-    for pl in lists:
-        items = [t.item_id for t in pl.tasks]
-        assert len(set(items)) == 36  # 36 distinct items: one per (combination, system)
-        assert sorted({t.systems[0] for t in pl.tasks}) == ["A", "B", "C"]
-        for t in pl.tasks:
-            seen.setdefault(t.task_id, set()).add(pl.list_id)
-    assert {len(v) for v in seen.values()} == {6}
+    for pl in first:
+        cells = [(*combos[t["item_id"]], t["systems"][0]) for t in pl["tasks"]]
+        assert len(cells) == 36 and set(cells) == expected  # one item per combination and system
+        assert len({t["item_id"] for t in pl["tasks"]}) == 36
+        for t in pl["tasks"]:
+            seen.setdefault(t["task_id"], set()).add(pl["list_id"])
+    assert len(seen) == 540 and {len(v) for v in seen.values()} == {6}
+
+
+def test_cli_prints_the_design_beside_the_paper():
+    proc = subprocess.run([sys.executable, "-m", "humeval", "reproduce", "thomson-design", "--format", "json"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["key"]: r for r in json.loads(proc.stdout)["rows"]}
+    assert rows["participant lists"] == {"key": "participant lists", "paper": 90, "ours": 90, "match": True, "note": ""}
+    assert rows["assignments (judgements)"]["ours"] == 3240
 
 
 def test_cli_prints_paper_vs_ours_as_json():

@@ -37,6 +37,8 @@ COMMANDS = [
     "reproduce",
     "simulate",
     "plan",
+    "budget",
+    "prereg",
     "metrics",
     "collate",
     "exclude",

@@ -12,10 +12,11 @@ __all__ = ["plan"]
 
 
 def plan(
-    pilot: Path = typer.Argument(..., help="Pilot judgements: CSV with request and choice (A/B or 1/0) columns, or an AMT batch CSV."),
+    pilot: Path = typer.Argument(..., help="Pilot judgements: humeval's export (results/judgements.jsonl), an AMT batch CSV, or a CSV with request and choice (A/B or 1/0) columns."),
     request_col: str = typer.Option("request", "--request-col", help="Column naming the request (pair)."),
     choice_col: str = typer.Option("choice", "--choice-col", help="Column with the preferred system (A/B or 1/0)."),
-    system_a: str = typer.Option("", "--system-a", help="AMT batch only: the model counted as A (default: first row's Input.model1)."),
+    system_a: str = typer.Option("", "--system-a", help="The system counted as A (default: AMT batch: first row's Input.model1; humeval judgements: the first system of the pair, sorted)."),
+    criterion: str = typer.Option("", "--criterion", help="humeval judgements only: the 2afc criterion (default: the only one)."),
     capability: tuple[float, float] = typer.Option((0.8, 1.0), "--capability", help="Assumed capability range LOW HIGH."),
     difficulty_var: float | None = typer.Option(None, "--difficulty-var", help="Fix the variance (needed with one judgement per request)."),
     strategy: str = typer.Option("one,max3,majority5", "--strategy", help="Comma list of strategies."),
@@ -28,28 +29,15 @@ def plan(
     plot: Path | None = typer.Option(None, "--plot", help="Write the effort plot here."),
 ) -> None:
     """Plan a pairwise study from a pilot: fitted difficulty and predicted labelling effort."""
-    import pandas as pd
-
-    from humeval.errors import DataError, HumevalError
+    from humeval.errors import HumevalError
     from humeval.policies.registry import parse_strategies
-    from humeval.simulate.plan import fit_pilot, predict_effort
+    from humeval.simulate.plan import fit_pilot, predict_effort, read_pilot
     from humeval.simulate.plots import plot_effort
 
-    if not pilot.is_file():
-        raise DataError(f"{pilot}: pilot file not found")
-    head = pd.read_csv(pilot, nrows=0)
-    if "Answer.Selection.label" in head.columns:
-        from humeval.data.dhe import read_amt_batch
-
-        batch = read_amt_batch(pilot)
-        a = system_a or batch.first_model1
-        if a not in batch.models:
-            raise DataError(f"--system-a {a!r} is not in {pilot.name}. Available: {', '.join(batch.models)}")
-        frame = pd.DataFrame({"request": batch.frame["pair"], "choice": (batch.frame["chosen"] == a).astype(int)})
-        request_col, choice_col = "request", "choice"
-        err.print(f"AMT batch {pilot.name}: A = {a}")
-    else:
-        frame = pd.read_csv(pilot)
+    data = read_pilot(pilot, system_a=system_a, criterion=criterion, request=request_col, choice=choice_col)
+    frame, request_col, choice_col = data.frame, "request", "choice"
+    err.print(f"{data.source} {pilot.name}: A = {data.system_a}, {len(frame)} judgements"
+              + (f" ({data.dropped} rows left out: ties, attention checks, repeats)" if data.dropped else ""))
     try:
         deltas = [float(d) for d in delta.split(",") if d.strip()]
     except ValueError:

@@ -21,7 +21,7 @@ from humeval.data.readers import read_table, require_columns
 from humeval.errors import DataError, HumevalError, did_you_mean
 from humeval.protocol.models import DataSpec, Protocol
 
-__all__ = ["OUTPUT_COLUMNS", "OutputText", "Outputs", "check_outputs", "load_outputs", "read_outputs"]
+__all__ = ["OUTPUT_COLUMNS", "OutputText", "Outputs", "check_outputs", "load_outputs", "paired", "read_outputs"]
 
 #: the canonical columns of an outputs table (``input`` and ``references`` may be empty strings)
 OUTPUT_COLUMNS = ["item_id", "system", "output", "input", "references"]
@@ -122,9 +122,23 @@ def check_outputs(outputs: pd.DataFrame, protocol: Protocol) -> list[str]:
     return problems
 
 
+def paired(outputs: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:
+    """``outputs`` as pairs when the protocol asks for pair construction (``sampling.pairing``), else unchanged."""
+    pairing = protocol.sampling.pairing
+    if pairing is None or outputs.empty:
+        return outputs
+    from humeval.data.pairing import pair_outputs
+
+    seed = protocol.sampling.seed if protocol.sampling.seed is not None else protocol.study.seed
+    return pair_outputs(outputs, pairing, seed)
+
+
 def load_outputs(protocol: Protocol, root: str | Path) -> pd.DataFrame:
-    """The study's outputs, restricted to ``protocol.systems``; :class:`DataError` on any problem."""
+    """The study's outputs, restricted to ``protocol.systems`` (as pairs with ``sampling.pairing``);
+    :class:`DataError` on any problem."""
     outputs, problems = read_outputs(protocol.data, protocol.systems, Path(root))
+    if not problems:
+        outputs = paired(outputs, protocol)
     problems += check_outputs(outputs, protocol) if not problems else []
     if problems:
         raise DataError(f"{len(problems)} problem(s) in the data:\n  " + "\n  ".join(problems), problems)

@@ -11,6 +11,15 @@ often: with m = S this is exactly the Latin square "list j shows item k with sys
 list the order is rotated by list number (``latin-square``), shuffled (``random``) or
 kept (``none``).
 Attention checks and repeated tasks are then inserted at seeded random positions.
+
+With ``design.balance`` (item properties) the lists are *balanced* instead
+(:func:`balanced_order`, Thomson & Belz 2025, section 4.1): the items of each property
+combination are shuffled afresh in every round (seeded), and list j of the round takes,
+for every combination c and every task position k of an item (its system, or pair),
+task k of the combination's item ``(j + k * floor(n / B)) mod n`` (n items per
+combination, B tasks per item). So a list holds one item of each combination for each
+system, B distinct items per combination, and every task appears exactly once per round:
+n lists of H x B tasks per round, ``judgements_per_item`` rounds.
 """
 
 from __future__ import annotations
@@ -22,10 +31,11 @@ from typing import Any
 import numpy as np
 
 from humeval.design.tasks import ParticipantList, Task
+from humeval.errors import ProtocolError
 from humeval.protocol.models import Criterion, Design, Protocol
 from humeval.rng import as_generator
 
-__all__ = ["ParticipantList", "attention_task", "build_lists"]
+__all__ = ["ParticipantList", "attention_task", "balanced_order", "build_lists"]
 
 
 def attention_task(template: Task, criterion: Criterion, index: int) -> Task:
@@ -54,13 +64,22 @@ def attention_task(template: Task, criterion: Criterion, index: int) -> Task:
     )
 
 
-def build_lists(tasks: list[Task], protocol: Protocol, seed: int) -> list[ParticipantList]:
-    """Distribute ``tasks`` into participant lists as the protocol's design says."""
+def build_lists(tasks: list[Task], protocol: Protocol, seed: int,
+                strata: dict[str, str] | None = None) -> list[ParticipantList]:
+    """Distribute ``tasks`` into participant lists as the protocol's design says.
+
+    ``strata`` (item id -> property combination) makes the lists balanced
+    (:func:`balanced_order`); the design stage passes it when ``design.balance`` is set.
+    """
     design: Design = protocol.design
     rng = as_generator(seed)
     n = len(tasks)
     if n == 0:
         return []
+    if strata is not None:
+        rounds = balanced_order(tasks, strata, design.items_per_participant, design.judgements_per_item, rng)
+        return [_finish(chosen, protocol, rng, r, k)
+                for k, (r, chosen) in enumerate((r, c) for r, lists in enumerate(rounds) for c in lists)]
     per_list = min(design.items_per_participant, n)
     m = math.ceil(n / per_list)
     block = _block_size(tasks)
@@ -72,16 +91,69 @@ def build_lists(tasks: list[Task], protocol: Protocol, seed: int) -> list[Partic
         within = (np.arange(n) - np.repeat(starts, block)) % block
         order = np.repeat(starts, block) + (within + np.repeat(shift, block)) % block
         for j in range(m):
-            chosen = [tasks[i] for i in order[j::m]]
-            k = len(lists)
-            if design.counterbalancing == "latin-square":
-                shift = k % len(chosen)
-                chosen = chosen[shift:] + chosen[:shift]
-            elif design.counterbalancing == "random":
-                chosen = [chosen[i] for i in rng.permutation(len(chosen))]
-            chosen = _add_checks(chosen, protocol, rng, k)
-            lists.append(ParticipantList(f"L{k + 1:04d}", r, chosen))
+            lists.append(_finish([tasks[i] for i in order[j::m]], protocol, rng, r, len(lists)))
     return lists
+
+
+def _finish(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, r: int, k: int) -> ParticipantList:
+    """List number ``k`` of round ``r``: ordered as ``counterbalancing`` says, with checks inserted."""
+    counterbalancing = protocol.design.counterbalancing
+    if counterbalancing == "latin-square":
+        shift = k % len(chosen)
+        chosen = chosen[shift:] + chosen[:shift]
+    elif counterbalancing == "random":
+        chosen = [chosen[i] for i in rng.permutation(len(chosen))]
+    return ParticipantList(f"L{k + 1:04d}", r, _add_checks(chosen, protocol, rng, k))
+
+
+def balanced_order(tasks: list[Task], strata: dict[str, str], per_list: int, rounds: int,
+                   rng: np.random.Generator) -> list[list[list[Task]]]:
+    """Balanced lists per round: every list one item of each combination for each task position.
+
+    ``tasks`` are sorted by item with the same B tasks per item (one per system, pair or
+    criterion group, in the same order); ``strata`` maps every item to its property
+    combination. Returns ``rounds`` rounds of n lists of H x B tasks (H combinations, n
+    items per combination), in combination order then task position. Errors name what
+    does not fit: unequal combination sizes, fewer items than tasks per item, or a list
+    size other than H x B.
+    """
+    blocks: dict[str, list[Task]] = {}
+    for t in tasks:
+        blocks.setdefault(t.item_id, []).append(t)
+    sizes = {len(b) for b in blocks.values()}
+    if len(sizes) != 1:
+        raise ProtocolError(f"design.balance: items have different numbers of tasks ({sorted(sizes)}); a balanced design needs the same tasks for every item")
+    b = sizes.pop()
+    missing = [i for i in blocks if i not in strata]
+    if missing:
+        raise ProtocolError(f"design.balance: item '{missing[0]}' has no property values ({len(missing)} such items)")
+    groups: dict[str, list[str]] = {}
+    for item in blocks:
+        groups.setdefault(strata[item], []).append(item)
+    combos = sorted(groups)
+    counts = {c: len(groups[c]) for c in combos}
+    n = counts[combos[0]]
+    if len(set(counts.values())) != 1:
+        shown = ", ".join(f"{c}: {k}" for c, k in list(counts.items())[:6])
+        raise ProtocolError(
+            f"design.balance: every property combination needs the same number of selected items, got {shown}"
+            f"{' ...' if len(counts) > 6 else ''}; select them with `sampling.method: stratified` and "
+            "`params: {by: [...], allocation: equal}` at a rate giving an equal count per combination")
+    if n < b:
+        raise ProtocolError(f"design.balance: each combination has {n} selected item(s), fewer than the {b} tasks per item; "
+                            f"a list needs {b} different items of every combination")
+    if per_list != len(combos) * b:
+        raise ProtocolError(
+            f"design.items_per_participant: a balanced list holds one item of each of the {len(combos)} property "
+            f"combinations for each of the {b} tasks per item = {len(combos) * b} tasks, got {per_list}; "
+            f"set items_per_participant: {len(combos) * b}")
+    step = n // b
+    index = (np.arange(n)[:, None] + step * np.arange(b)[None, :]) % n  # (list j, position k) -> item rank
+    out = []
+    for _ in range(rounds):
+        order = {c: [groups[c][i] for i in rng.permutation(n)] for c in combos}
+        out.append([[blocks[order[c][index[j, k]]][k] for c in combos for k in range(b)] for j in range(n)])
+    return out
 
 
 def _block_size(tasks: list[Task]) -> int:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from humeval.design.lists import build_lists
 from humeval.design.tasks import build_tasks
+from humeval.errors import ProtocolError, did_you_mean
 from humeval.files import read_jsonl, write_jsonl
 from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["design_stage", "read_items"]
+__all__ = ["design_stage", "item_strata", "read_items"]
 
 
 def read_items(study: Study) -> list[str]:
@@ -17,21 +18,39 @@ def read_items(study: Study) -> list[str]:
     return [r["item_id"] for r in rows]
 
 
+def item_strata(study: Study, columns: list[str]) -> dict[str, str]:
+    """Item id -> its combination of the property ``columns`` (``"Airport|1"``), from the study's outputs."""
+    frame = study.outputs().frame
+    known = list(study.protocol.data.properties)
+    for i, col in enumerate(columns):
+        if col not in frame.columns:
+            raise ProtocolError(f"design.balance[{i}]: no item property '{col}'. {did_you_mean(col, known)}")
+    first = frame.drop_duplicates("item_id")
+    labels = first[columns].astype(str).agg("|".join, axis=1)
+    return dict(zip(first["item_id"].astype(str), labels, strict=True))
+
+
 def design_stage(study: Study) -> StageOutput:
     """Build every task of the selected items and deal them into participant lists."""
     protocol = study.protocol
     systems = protocol.systems or study.outputs().systems
     items = read_items(study)
     tasks = build_tasks(protocol, items, systems)
-    lists = build_lists(tasks, protocol, protocol.study.seed)
+    balance = list(protocol.design.balance)
+    strata = item_strata(study, balance) if balance else None
+    lists = build_lists(tasks, protocol, protocol.study.seed, strata)
     tasks_file = study.tasks_file
     lists_file = study.lists_file
     write_jsonl(tasks_file, (t.to_json() for t in tasks))
     write_jsonl(lists_file, (pl.to_json() for pl in lists))
     n_judged = sum(len(pl.tasks) for pl in lists)
+    summary = {"tasks": len(tasks), "lists": len(lists), "tasks_in_lists": n_judged,
+               "assignments": sum(t.kind == "task" for pl in lists for t in pl.tasks), "systems": systems}
+    if strata is not None:
+        summary["combinations"] = len({strata[i] for i in items})
     return StageOutput(
         outputs=[tasks_file, lists_file],
         seed=protocol.study.seed,
         parameters=protocol.design.model_dump(),
-        summary={"tasks": len(tasks), "lists": len(lists), "tasks_in_lists": n_judged, "systems": systems},
+        summary=summary,
     )

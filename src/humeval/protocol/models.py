@@ -29,6 +29,8 @@ __all__ = [
     "Likert",
     "Magnitude",
     "MinTimeExclusion",
+    "Pairing",
+    "Pay",
     "Platform",
     "Presentation",
     "ProlificSettings",
@@ -203,6 +205,22 @@ class Presentation(_Model):
     title: str = Field("", description="Title shown to participants on every page (empty: none; the study's `name` is internal and never shown).")
 
 
+class Pairing(_Model):
+    """Pair construction for 2AFC when the two systems' outputs are not aligned by input.
+
+    Each data row is one output with its own item id (the two systems need not share ids);
+    outputs of ``systems[0]`` and ``systems[1]`` with equal values of every ``match`` column
+    and lengths within ``max_length_difference`` are paired one to one; duplicate outputs are
+    dropped first; the order of the pairs and the side each output is shown on are
+    randomised (seeded). Each pair becomes an item ``pair-NNNNN`` with one output per system.
+    """
+
+    systems: list[str] = Field(min_length=2, max_length=2, description="The two systems whose outputs are paired.")
+    match: list[str] = Field(default_factory=list, description="Property columns whose values must be equal within a pair (e.g. the attributes the outputs were generated for).")
+    max_length_difference: int = Field(2, ge=0, description="Largest difference in length (whitespace tokens) between the two outputs of a pair.")
+    drop_duplicates: bool = Field(True, description="Drop repeated output texts of a system before pairing (the first occurrence is kept).")
+
+
 class Sampling(_Model):
     """Which items are evaluated (subset selection)."""
 
@@ -213,6 +231,7 @@ class Sampling(_Model):
     rate: float = Field(1.0, gt=0, le=1, description="Share of items to select, in (0, 1].")
     params: dict[str, Any] = Field(default_factory=dict, description="Parameters of the sampler (see its documentation).")
     seed: int | None = Field(None, ge=0, description="Seed of the sampler; default: the study seed.")
+    pairing: Pairing | None = Field(None, description="Build 2AFC pairs from outputs that are not aligned by input (each output its own item): pair outputs of two systems with matching properties and similar length (see docs/sampling.md).")
 
 
 class Design(_Model):
@@ -226,6 +245,10 @@ class Design(_Model):
     )
     attention_checks: int = Field(0, ge=0, le=100, description="Attention-check tasks inserted into each list.")
     repeated_items: int = Field(0, ge=0, le=100, description="Tasks shown twice in each list to measure consistency.")
+    balance: list[str] = Field(
+        default_factory=list,
+        description="Item property columns (from `data.properties`) for a balanced design: every list holds one item of each combination of their values for each system (or pair), and every output is judged once per round (Thomson & Belz 2025, section 4.1). Needs the same number of selected items in every combination (e.g. `stratified` sampling with `allocation: equal`) and `items_per_participant` = combinations x tasks per item.",
+    )
 
 
 class Assignment(_Model):
@@ -461,6 +484,17 @@ class Platform(_Model):
         return () if self.kind == "files" else ("open",)
 
 
+class Pay(_Model):
+    """What participants are paid, and the floor the pay must reach (checked by `humeval budget`)."""
+
+    currency: Literal["GBP", "USD", "EUR"] = Field("GBP", description="Currency of the reward, the hourly pay and the fee.")
+    hourly: float | None = Field(None, gt=0, description="Pay per hour; the reward per list is hourly x the estimated minutes / 60 (default: `platform.reward` per list).")
+    minimum_hourly: float | None = Field(None, gt=0, description="Lowest acceptable pay per hour (default on Prolific: its enforced minimum, 6.00 GBP / 8.00 USD; elsewhere none unless declared; see docs/budget.md).")
+    fee_rate: float | None = Field(None, ge=0, le=5, description="Platform service fee as a share of the rewards (default on Prolific: its published platform fee, 0.428; academic and non-profit workspaces pay 0.333; elsewhere 0; see docs/budget.md).")
+    minutes_per_list: float | None = Field(None, gt=0, description="Estimated minutes one participant needs for a list (default: measured from a rehearsal or the judgements given).")
+    seconds_per_task: float | None = Field(None, gt=0, description="Estimated seconds per task (used when minutes_per_list is not given and nothing was measured).")
+
+
 class Protocol(_Model):
     """A whole study, declared in advance."""
 
@@ -478,6 +512,7 @@ class Protocol(_Model):
     analysis: Analysis = Field(default_factory=Analysis, description="Preregistered analysis plan.")
     dry_run: DryRun = Field(default_factory=DryRun, description="Dummy responses for rehearsals.")
     platform: Platform = Field(default_factory=Platform, description="Participant source.")
+    pay: Pay = Field(default_factory=Pay, description="Participant pay, the minimum hourly pay and the platform fee (see docs/budget.md).")
 
     def criterion(self, name: str) -> Criterion:
         """The criterion called ``name``."""

@@ -17,7 +17,7 @@ from humeval.protocol.models import Protocol
 if TYPE_CHECKING:
     from humeval.results import CriterionResult, Results
 
-__all__ = ["HEDS_CRITERION_QUESTIONS", "HEDS_QUESTIONS", "heds_datasheet"]
+__all__ = ["HEDS_CRITERION_QUESTIONS", "HEDS_QUESTIONS", "heds_before_collection", "heds_datasheet"]
 
 HEDS_QUESTIONS: dict[str, str] = {
     "1.1": "Link to the paper reporting the experiment (or 'for preregistration')",
@@ -117,31 +117,20 @@ def _answer(qid: str, question: str, answer: Any, source: str) -> dict[str, Any]
     return {"id": qid, "question": question, "answer": answer, "source": source}
 
 
-def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | None,
-                   exclusion: dict[str, Any] | None) -> tuple[list[dict], list[dict]]:
-    answers, unanswered = [], []
+def _protocol_answers(protocol: Protocol) -> dict[str, tuple[Any, str]]:
+    """The study-level answers the protocol alone gives (known before collection)."""
     known: dict[str, tuple[Any, str]] = {}
-    items = max((c.items for c in results.criteria.values()), default=0)
-    known["3.1.1"] = (items, "results: items with valid judgements")
     method = protocol.sampling.method
     known["3.1.2"] = (_SELECTION.get(method, f"Other: humeval sampler '{method}' (rate {protocol.sampling.rate:g}, "
                                              f"params {protocol.sampling.params})"), "protocol: sampling")
-    known["3.2.1"] = (results.counts.participants_analysed,
-                      f"results: participants analysed ({results.counts.participants} took part)")
-    if protocol.platform.reward > 0:
-        known["3.2.2"] = ("paid (further kinds not recorded)", "protocol: platform.reward")
+    if protocol.platform.reward > 0 or protocol.pay.hourly is not None:
+        known["3.2.2"] = ("paid (further kinds not recorded)", "protocol: platform.reward, pay")
     rules = ", ".join(r.rule for r in protocol.exclusion) or "none"
     known["3.2.3"] = (f"via {_platform(protocol)}; preregistered exclusion rules: {rules}",
                       "protocol: platform, exclusion")
     if protocol.presentation.instructions:
         known["3.2.4"] = (f"instructions shown before the first task: {protocol.presentation.instructions}",
                           "protocol: presentation.instructions")
-    if lock:
-        locked = (f"Yes: protocol locked at {lock.get('locked_at', '?')} (sha256 {lock['protocol']['sha256']}) "
-                  "in .humeval/lock.json; registry not recorded")
-        known["3.3.1"] = (locked, "lock")
-    else:
-        known["3.3.1"] = ("No (the study is not locked)", "lock")
     known["3.3.2"] = (_platform(protocol), "protocol: platform.kind, platform.source")
     qa = []
     if protocol.design.attention_checks:
@@ -151,9 +140,6 @@ def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | 
         qa.append("evaluators are excluded if they fail quality checks (often or badly enough)")
     if any(r.rule == "min-time" and r.scope == "judgement" for r in protocol.exclusion):
         qa.append("some evaluations are excluded because of failed quality checks")
-    if exclusion:
-        qa.append(f"excluded: {exclusion['participants_excluded']} participants, "
-                  f"{exclusion['judgements_excluded']} judgements")
     known["3.3.3"] = ("; ".join(qa) or "none of the above", "protocol: design.attention_checks, exclusion")
     kinds = ", ".join(sorted({c.type for c in protocol.criteria}))
     shown = (f"{kinds} tasks ({protocol.presentation.setup} setup; input shown: {protocol.presentation.show_input}; "
@@ -162,13 +148,58 @@ def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | 
     if protocol.platform.kind in _REMOTE:
         known["3.3.7"] = ("evaluation carried out by evaluators at a place of their own choosing", "protocol: platform")
         known["3.3.8"] = ("N/A (place of the evaluators' own choosing)", "protocol: platform")
-    for qid, question in HEDS_QUESTIONS.items():
+    return known
+
+
+def _split(known: dict[str, tuple[Any, str]], questions: dict[str, str], reasons: dict[str, str],
+           default: str) -> tuple[list[dict], list[dict]]:
+    answers, unanswered = [], []
+    for qid, question in questions.items():
         if qid in known:
             answers.append(_answer(qid, question, *known[qid]))
         else:
-            unanswered.append({"id": qid, "question": question,
-                               "reason": _UNKNOWN.get(qid, "not derivable from the protocol for this platform")})
+            unanswered.append({"id": qid, "question": question, "reason": reasons.get(qid, default)})
     return answers, unanswered
+
+
+def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | None,
+                   exclusion: dict[str, Any] | None) -> tuple[list[dict], list[dict]]:
+    known = _protocol_answers(protocol)
+    items = max((c.items for c in results.criteria.values()), default=0)
+    known["3.1.1"] = (items, "results: items with valid judgements")
+    known["3.2.1"] = (results.counts.participants_analysed,
+                      f"results: participants analysed ({results.counts.participants} took part)")
+    if lock:
+        locked = (f"Yes: protocol locked at {lock.get('locked_at', '?')} (sha256 {lock['protocol']['sha256']}) "
+                  "in .humeval/lock.json; registry not recorded")
+        known["3.3.1"] = (locked, "lock")
+    else:
+        known["3.3.1"] = ("No (the study is not locked)", "lock")
+    if exclusion:
+        answer, source = known["3.3.3"]
+        counted = (f"excluded: {exclusion['participants_excluded']} participants, "
+                   f"{exclusion['judgements_excluded']} judgements")
+        known["3.3.3"] = (counted if answer == "none of the above" else f"{answer}; {counted}", source)
+    return _split(known, HEDS_QUESTIONS, _UNKNOWN, "not derivable from the protocol for this platform")
+
+
+def _planned_analysis(c: Any, protocol: Protocol) -> dict[str, tuple[Any, str]]:
+    plan = protocol.analysis
+    if c.type == "2afc":
+        agg = "win rates per pair (ties as half wins) and pairwise ranking models"
+        tests = "binomial test of each pair's win rate" + (
+            f"; stopping rule '{protocol.stopping.rule}' with delta {protocol.stopping.delta:g}" if protocol.stopping else "")
+    else:
+        agg = "mean per system" + (" of log-transformed scores" if c.type in ("magnitude", "rankme") and plan.log_magnitude else "")
+        tests = {"auto": "Shapiro-Wilk decides: ANOVA and t-tests, or Kruskal-Wallis/Friedman and Wilcoxon",
+                 "parametric": "ANOVA and t-tests", "nonparametric": "Kruskal-Wallis/Friedman and Wilcoxon"}[plan.tests]
+        tests += f"; post hoc {plan.correction} correction"
+    return {
+        "4.3.9": (agg, "protocol: analysis"),
+        "4.3.10": (f"{tests}; alpha {plan.alpha:g}; rankings: {', '.join(plan.rankings)}", "protocol: analysis"),
+        "4.3.11": ((f"{', '.join(plan.agreement) or 'none'} (level {plan.agreement_level}); tentative above "
+                    f"{plan.tentative_agreement:g}, reliable above {plan.reliable_agreement:g}"), "protocol: analysis"),
+    }
 
 
 def _scale(c: Any) -> tuple[Any, str, str]:
@@ -182,9 +213,29 @@ def _scale(c: Any) -> tuple[Any, str, str]:
     return "continuous", f"positive numbers relative to a standard scored {c.modulus:g}", "Other: a number entry box"
 
 
-def _criterion_answers(c: Any, res: CriterionResult) -> tuple[list[dict], list[dict]]:
+def _criterion_known(c: Any) -> dict[str, tuple[Any, str]]:
+    """The answers about one criterion that the protocol gives."""
     size, values, shown = _scale(c)
     relative = c.type in ("2afc", "rankme")
+    return {
+        "4.2.1": ("Subjective", "protocol: criterion type (ratings and preferences)"),
+        "4.2.2": ("Relative" if relative else "Absolute", f"protocol: criterion type {c.type}"),
+        "4.3.1": (c.name, "protocol: criteria.name"),
+        "4.3.2": (c.definition or "N/A", "protocol: criteria.definition"),
+        "4.3.3": (size, "protocol: criterion scale"),
+        "4.3.4": (values, "protocol: criterion scale"),
+        "4.3.5": (shown, "protocol: criterion type"),
+        "4.3.6": ("N/A (there is a rating instrument)", "protocol: criterion type"),
+        "4.3.7": (c.question, "protocol: criteria.question"),
+        "4.3.8": ("relative quality estimation (including ranking)" if relative else "direct quality estimation",
+                  "protocol: criterion type"),
+    }
+
+
+_CRITERION_REASON = "a classification of the criterion (Belz et al. 2020) that the protocol does not record"
+
+
+def _criterion_answers(c: Any, res: CriterionResult) -> tuple[list[dict], list[dict]]:
     agg = ("win rates per pair (ties as half wins) and pairwise ranking models" if c.type == "2afc" else
            "mean per system" + (" of log-transformed scores" if res.transform == "log" else ""))
     methods = [res.decision]
@@ -197,31 +248,37 @@ def _criterion_answers(c: Any, res: CriterionResult) -> tuple[list[dict], list[d
         if a.get("estimate") is not None and a.get("ci_low") is not None else
         f"{a['method']} = {a['estimate']:.3f} ({a['verdict']})" if a.get("estimate") is not None else
         f"{a['method']}: undefined ({a.get('undefined', '')})" for a in res.agreement)
-    known = {
-        "4.2.1": ("Subjective", "protocol: criterion type (ratings and preferences)"),
-        "4.2.2": ("Relative" if relative else "Absolute", f"protocol: criterion type {c.type}"),
-        "4.3.1": (c.name, "protocol: criteria.name"),
-        "4.3.2": (c.definition or "N/A", "protocol: criteria.definition"),
-        "4.3.3": (size, "protocol: criterion scale"),
-        "4.3.4": (values, "protocol: criterion scale"),
-        "4.3.5": (shown, "protocol: criterion type"),
-        "4.3.6": ("N/A (there is a rating instrument)", "protocol: criterion type"),
-        "4.3.7": (c.question, "protocol: criteria.question"),
-        "4.3.8": ("relative quality estimation (including ranking)" if relative else "direct quality estimation",
-                  "protocol: criterion type"),
+    known = _criterion_known(c) | {
         "4.3.9": (agg, "results"),
         "4.3.10": ("; ".join(m for m in methods if m), "results"),
         "4.3.11": (agreement or "not measured", "results: agreement"),
     }
-    answers, unanswered = [], []
-    for qid, question in HEDS_CRITERION_QUESTIONS.items():
-        if qid in known:
-            answers.append(_answer(qid, question, *known[qid]))
-        else:
-            unanswered.append({"id": qid, "question": question,
-                               "reason": "a classification of the criterion (Belz et al. 2020) that the protocol "
-                                         "does not record"})
-    return answers, unanswered
+    return _split(known, HEDS_CRITERION_QUESTIONS, {}, _CRITERION_REASON)
+
+
+def heds_before_collection(protocol: Protocol, *, items: int, lists: int, lock: dict[str, Any],
+                           registry: str = "") -> dict[str, Any]:
+    """The HEDS answers known before any response: from the protocol, the design and the lock.
+
+    ``items``: selected items (3.1.1); ``lists``: participant lists = planned participants
+    (3.2.1); the analysis plan stands in for the results (4.3.9-4.3.11, marked "planned").
+    """
+    known = _protocol_answers(protocol)
+    known["3.1.1"] = (items, "design: selected items (lists/tasks.jsonl)")
+    planned = f"{lists} planned (one participant per list)"
+    if protocol.stopping is not None:
+        planned += f"; at most, as the stopping rule may decide earlier (delta {protocol.stopping.delta:g})"
+    known["3.2.1"] = (planned, "design: lists/lists.jsonl")
+    where = registry or "registry not recorded"
+    locked = f"Yes: protocol locked at {lock.get('locked_at', '?')} (sha256 {lock['protocol']['sha256']}); {where}"
+    known["3.3.1"] = (locked, "lock")
+    answers, unanswered = _split(known, HEDS_QUESTIONS, _UNKNOWN, "not derivable from the protocol for this platform")
+    criteria = {}
+    for c in protocol.criteria:
+        crit = _criterion_known(c) | {k: (v, f"{s} (planned)") for k, (v, s) in _planned_analysis(c, protocol).items()}
+        a, u = _split(crit, HEDS_CRITERION_QUESTIONS, {}, _CRITERION_REASON)
+        criteria[c.name] = {"answers": a, "unanswered": u}
+    return {"answers": answers, "criteria": criteria, "unanswered": unanswered}
 
 
 def heds_datasheet(protocol: Protocol, results: Results, lock: dict[str, Any] | None = None,

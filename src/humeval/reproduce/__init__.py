@@ -25,6 +25,8 @@ class Row:
     paper: Any
     ours: Any
     note: str = ""
+    #: whether ours equals the paper's value (None: not an exact comparison)
+    match: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -36,11 +38,10 @@ class Reproduction:
     settings: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "settings": self.settings,
-            "rows": [{"key": r.key, "paper": r.paper, "ours": r.ours, "note": r.note} for r in self.rows],
-        }
+        exact = any(r.match is not None for r in self.rows)
+        rows = [{"key": r.key, "paper": r.paper, "ours": r.ours} | ({"match": r.match} if exact else {}) | {"note": r.note}
+                for r in self.rows]
+        return {"name": self.name, "settings": self.settings, "rows": rows}
 
 
 REPRODUCTIONS: dict[str, str] = {
@@ -50,6 +51,7 @@ REPRODUCTIONS: dict[str, str] = {
     "ppi": "humeval.reproduce.ppi:ppi",
     "ppi-stopping": "humeval.simulate.ppi_stopping:ppi_stopping_reproduction",
     "rankme": "humeval.reproduce.rankme:rankme",
+    "thomson-design": "humeval.reproduce.thomson:thomson_design",
     "thomson-dummy": "humeval.reproduce.thomson:thomson_dummy",
 }
 

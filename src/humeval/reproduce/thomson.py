@@ -1,38 +1,44 @@
-"""``humeval reproduce thomson-dummy``: Table 2 of Thomson & Belz (2025), dummy experiments.
+"""``humeval reproduce thomson-design`` and ``thomson-dummy``: the example study of Thomson & Belz (2025).
 
-The paper's example (section 4): WebNLG categories Airport, Building, City x triple sizes
-1-4 = 12 property combinations, 15 items each (180 items), 3 systems (A, B, C), 6
-judgements per output on a 5-point grammaticality scale, 90 participants x 36 items (one
-output of every property combination from every system) = 3,240 judgements; exclusion of
-participants who gave the same score to all 36 outputs; Kruskal-Wallis (the normality
-test rejects) and Krippendorff's alpha (ordinal).
+The paper's example (section 4.1): WebNLG categories Airport, Building, City x triple sizes
+1-4 = 12 property combinations; stratified sampling selects 15 items per combination (180
+items), 3 systems (A, B, C), 6 judgements per output on a 5-point grammaticality scale,
+each participant rates 36 items "(1 of each property combination for each system)": "a
+total of 3,240 total judgments, obtained from 90 distinct participants" (section 4.1,
+second paragraph; 12 x 15 x 3 = 540 outputs x 6 = 3,240 judgements, / 36 = 90 lists).
+Exclusion of participants who gave the same score to all 36 outputs (4.2);
+Kruskal-Wallis (the normality test rejects) and Krippendorff's alpha, ordinal (4.5).
 
-We build that study in a temporary folder and run the real pipeline on it: ``sample``,
-participant lists as the paper describes them, ``lock``, then ``dry-run``, which pushes
-Random, Static (A=2, B=3, C=4) and Normal (sd 1.0, rounded and clipped) dummy judgements
-through collate, exclude, analyze and report. Dummy data are random, so Random and Normal
-match the paper in kind, not to the digit; Static is exact (H = N - 1, alpha = 1).
+We build that study in a temporary folder and run the real pipeline on it: ``sample``
+(stratified by category and size, equal allocation, from a pool of 20-30 placeholder
+items per combination, "Example Text" as in the paper), ``design`` (``design.balance:
+[category, size]``: the balanced lists), ``lock``; ``thomson-design`` counts and checks
+the lists of two runs with the same seed; ``thomson-dummy`` then runs ``dry-run``, which
+pushes Random, Static (A=2, B=3, C=4) and Normal (sd 1.0, rounded and clipped) dummy
+judgements through collate, exclude, analyze and report (Table 2). Dummy data are random,
+so Random and Normal match the paper in kind, not to the digit; Static is exact (H = N - 1,
+alpha = 1).
 """
 
 from __future__ import annotations
 
 import statistics
 import tempfile
+from collections import Counter
 from itertools import product
 from pathlib import Path
 from typing import Any
 
-from humeval.design.tasks import ParticipantList, Task
 from humeval.files import read_json, write_jsonl, write_text
+from humeval.hashing import sha256_file
 from humeval.pipeline import run_stage
 from humeval.protocol.load import PROTOCOL_FILE
 from humeval.protocol.lock import lock_study
 from humeval.rehearsal.dry_run import dry_run_dir
 from humeval.reproduce import Reproduction, Row
-from humeval.rng import as_generator
 from humeval.study import Study
 
-__all__ = ["PAPER", "paper_lists", "thomson_dummy", "write_study"]
+__all__ = ["DESIGN_PAPER", "PAPER", "design_counts", "thomson_design", "thomson_dummy", "write_study"]
 
 CATEGORIES = ("Airport", "Building", "City")
 SIZES = (1, 2, 3, 4)
@@ -47,11 +53,26 @@ PAPER: dict[str, dict[str, Any]] = {
     "normal": {"H": 1282.57, "p": "< 0.001", "alpha": 0.40},
 }
 
+#: section 4.1 of the paper: what the design must give (stated: combinations, items per
+#: combination, systems, judgements per item, items per participant, 3,240 judgements,
+#: 90 participants; derived: 12 x 15 = 180 selected items)
+DESIGN_PAPER: dict[str, Any] = {
+    "property combinations": 12,
+    "selected items": 180,
+    "items per combination": 15,
+    "systems": 3,
+    "items per participant": 36,
+    "judgements per output": 6,
+    "participant lists": 90,
+    "assignments (judgements)": 3240,
+    "lists with one item per combination and system": 90,
+}
+
 _PROTOCOL = """\
 version: 1
 study:
-  name: thomson-dummy
-  description: Dummy experiments of Thomson & Belz (2025), section 4 (WebNLG 2017 example, placeholder texts).
+  name: thomson-example
+  description: The example experiment of Thomson & Belz (2025), section 4 (WebNLG 2017 categories, placeholder texts).
   seed: {seed}
 data:
   files: [data/outputs.jsonl]
@@ -63,11 +84,14 @@ criteria:
     points: 5
     question: How grammatical is this text?
 sampling:
-  method: all
+  method: stratified
+  rate: {rate}
+  params: {{by: [category, size], allocation: equal}}
 design:
   judgements_per_item: {judgements}
   items_per_participant: 36
   counterbalancing: random
+  balance: [category, size]
 exclusion:
   - rule: straight-lining
     min_tasks: 36
@@ -88,49 +112,82 @@ platform:
 """
 
 
-def _item(combination: int, k: int) -> str:
-    return f"c{combination:02d}-i{k:02d}"
+def _pool_size(combination: int) -> int:
+    """Items available per combination (20-30, unequal, so that the selection has to stratify)."""
+    return 20 + (7 * combination) % 11
 
 
-def paper_lists(seed: int) -> tuple[list[Task], list[ParticipantList]]:
-    """Tasks and the 90 participant lists of section 4.1.
-
-    In round r (r = 0..5) list j (j = 0..14) gets, for every property combination c and
-    system k, item ``(j + 5k + r) mod 15`` of c shown with system k: 36 distinct items, one
-    per (combination, system); over a round every (item, system) appears once, so after 6
-    rounds each output has 6 judgements from 6 different lists. Order within a list is
-    shuffled (seeded).
-    """
-    rng = as_generator(seed)
-    tasks = {}
-    for c, k, i in product(range(12), range(3), range(ITEMS_PER_COMBINATION)):
-        item, system = _item(c, i), SYSTEMS[k]
-        tasks[(item, system)] = Task(f"{item}|{system}|grammaticality", item, (system,), ("grammaticality",), "single")
-    lists = []
-    for r in range(JUDGEMENTS):
-        for j in range(ITEMS_PER_COMBINATION):
-            chosen = [tasks[(_item(c, (j + 5 * k + r) % ITEMS_PER_COMBINATION), SYSTEMS[k])]
-                      for c in range(12) for k in range(3)]
-            chosen = [chosen[i] for i in rng.permutation(len(chosen))]
-            lists.append(ParticipantList(f"L{len(lists) + 1:04d}", r, chosen))
-    return list(tasks.values()), lists
-
-
-def write_study(root: Path, seed: int, bootstrap: int) -> Study:
-    """The paper's study: protocol, placeholder outputs, selected items, lists; locked."""
-    rows = [{"item_id": _item(c, i), "system": s, "output": "Example Text", "input": f"{cat} triples, size {size}",
-             "category": cat, "size": size}
+def write_study(root: Path, seed: int, bootstrap: int = 1000) -> Study:
+    """The paper's study, sampled, designed and locked through the pipeline."""
+    rows = [{"item_id": f"c{c:02d}-i{i:02d}", "system": s, "output": "Example Text",
+             "input": f"{cat} triples, size {size}", "category": cat, "size": size}
             for c, (cat, size) in enumerate(product(CATEGORIES, SIZES))
-            for i in range(ITEMS_PER_COMBINATION) for s in SYSTEMS]
+            for i in range(_pool_size(c)) for s in SYSTEMS]
     write_jsonl(root / "data" / "outputs.jsonl", rows)
-    write_text(root / PROTOCOL_FILE, _PROTOCOL.format(seed=seed, judgements=JUDGEMENTS, bootstrap=bootstrap))
+    pool = sum(_pool_size(c) for c in range(len(CATEGORIES) * len(SIZES)))
+    rate = len(CATEGORIES) * len(SIZES) * ITEMS_PER_COMBINATION / pool
+    write_text(root / PROTOCOL_FILE, _PROTOCOL.format(seed=seed, judgements=JUDGEMENTS, bootstrap=bootstrap, rate=repr(rate)))
     study = Study.open(root)
     run_stage(study, "sample")
-    tasks, lists = paper_lists(seed)
-    write_jsonl(study.tasks_file, tasks)
-    write_jsonl(study.lists_file, lists)
+    run_stage(study, "design")
     lock_study(study)
     return study
+
+
+def design_counts(study: Study) -> dict[str, Any]:
+    """What the design stage built, counted from the study's files (the numbers of section 4.1)."""
+    frame = study.outputs().frame.drop_duplicates("item_id").set_index("item_id")
+    combo = frame["category"].astype(str) + "|" + frame["size"].astype(str)
+    tasks, lists = study.read_tasks(), study.read_lists()
+    selected = {t.item_id for t in tasks}
+    per_combination = Counter(combo[i] for i in selected)
+    judged = Counter(t.task_id for pl in lists for t in pl.tasks if t.kind == "task")
+    balanced = 0
+    for pl in lists:
+        cells = [(combo[t.item_id], t.systems[0]) for t in pl.tasks if t.kind == "task"]
+        items = [t.item_id for t in pl.tasks if t.kind == "task"]
+        full = {(c, s) for c in per_combination for s in SYSTEMS}
+        balanced += len(cells) == len(full) and set(cells) == full and len(set(items)) == len(items)
+    per_list = {len([t for t in pl.tasks if t.kind == "task"]) for pl in lists}
+    return {
+        "property combinations": len(per_combination),
+        "selected items": len(selected),
+        "items per combination": sorted(set(per_combination.values())),
+        "systems": len({t.systems[0] for t in tasks}),
+        "items per participant": sorted(per_list),
+        "judgements per output": sorted(set(judged.values())),
+        "participant lists": len(lists),
+        "assignments (judgements)": sum(judged.values()),
+        "lists with one item per combination and system": balanced,
+    }
+
+
+def _one(values: list[Any]) -> Any:
+    return values[0] if len(values) == 1 else values
+
+
+def thomson_design(iterations: int | None = None, seed: int = 0, fast: bool = False) -> Reproduction:
+    """Section 4.1 (paper vs ours): the stratified selection and balanced lists, built twice with one seed.
+
+    ``iterations`` and ``fast`` are accepted for the common ``reproduce`` interface; the
+    design is exact, so there is nothing to repeat.
+    """
+    hashes, counts = [], {}
+    for run in range(2):
+        with tempfile.TemporaryDirectory(prefix="humeval-thomson-design-") as tmp:
+            study = write_study(Path(tmp), seed)
+            if run == 0:
+                counts = design_counts(study)
+            hashes.append((sha256_file(study.items_file), sha256_file(study.lists_file)))
+    rows = []
+    for key, paper in DESIGN_PAPER.items():
+        ours = counts[key]
+        ours = _one(ours) if isinstance(ours, list) else ours
+        rows.append(Row(key, paper, ours, "", match=ours == paper))
+    same = hashes[0] == hashes[1]
+    rows.append(Row("identical for the same seed (items and lists, SHA-256)", "yes", "yes" if same else "no",
+                    f"lists sha256 {hashes[0][1][:12]}", match=same))
+    return Reproduction("thomson-design", rows, {"seed": seed, "runs": 2})
 
 
 def _run(seed: int, bootstrap: int) -> dict[str, dict[str, Any]]:

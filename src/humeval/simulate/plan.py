@@ -20,7 +20,8 @@ Checked against: recovery of mu and var from simulated pilots (tests/unit/simula
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ from humeval.simulate.config import SimulationConfig
 from humeval.simulate.results import StrategyResult
 from humeval.simulate.run import simulate
 
-__all__ = ["PilotFit", "fit_pilot", "predict_effort"]
+__all__ = ["Pilot", "PilotFit", "fit_pilot", "pilot_from_judgements", "predict_effort", "read_pilot"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,95 @@ class PilotFit:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """Pilot judgements as ``request, choice`` (choice 1 when ``system_a`` was preferred).
+
+    ``seconds``: seconds per task of the pilot's judgements (empty when the source has none);
+    ``source``: what was read (``humeval judgements``, ``AMT batch``, ``CSV``); ``dropped``:
+    judgements left out (ties and other non-A/B answers, attention checks, repeats).
+    """
+
+    frame: pd.DataFrame
+    system_a: str
+    source: str
+    seconds: np.ndarray = field(default_factory=lambda: np.empty(0))
+    dropped: int = 0
+
+
+def pilot_from_judgements(frame: pd.DataFrame, *, system_a: str = "", criterion: str = "") -> Pilot:
+    """A pilot from humeval's judgements table (``results/judgements.jsonl`` as ``humeval export`` writes it).
+
+    The ``2afc`` task judgements of ``criterion`` (default: the only pairwise criterion)
+    between ``system_a`` (default: the first system of the pair, sorted) and the other
+    system become one row per judgement: request = item and pair, choice = 1 when the
+    winner (:func:`humeval.judgements.winners`) is ``system_a``. Ties, ``both-good`` and
+    ``both-bad`` carry no preference and are dropped (counted).
+    """
+    from humeval.judgements import winners
+
+    pairs = frame[(frame["kind"] == "task") & (frame["system_b"] != "") & (frame["choice"] != "")]
+    if pairs.empty:
+        raise DataError("pilot: no pairwise (2afc) task judgements in the judgements file")
+    names = sorted(pairs["criterion"].unique())
+    if criterion:
+        if criterion not in names:
+            raise DataError(f"pilot: no 2afc judgements of criterion '{criterion}'. Available: {', '.join(names)}")
+    elif len(names) > 1:
+        raise DataError(f"pilot: judgements of several 2afc criteria ({', '.join(names)}); name one with --criterion")
+    else:
+        criterion = names[0]
+    pairs = pairs[pairs["criterion"] == criterion]
+    low = pairs[["system", "system_b"]].min(axis=1)
+    high = pairs[["system", "system_b"]].max(axis=1)
+    systems = sorted(set(low) | set(high))
+    a = system_a or str(low.iloc[0])
+    if a not in systems:
+        raise DataError(f"pilot: system {a!r} is not in the judgements. Available: {', '.join(systems)}")
+    mine = (low == a) | (high == a)
+    won = winners(pairs)
+    decided = mine & won.isin(pd.concat([pairs["system"], pairs["system_b"]]).unique())
+    kept = pairs[decided]
+    out = pd.DataFrame({
+        "request": (kept["item_id"] + "|" + low[decided] + "|" + high[decided]).to_numpy(),
+        "choice": (won[decided] == a).astype(int).to_numpy(),
+    })
+    if out.empty:
+        raise DataError(f"pilot: no 2afc judgement of '{criterion}' with a preference involving {a!r}")
+    seconds = pd.to_numeric(frame.loc[frame["kind"] == "task", "seconds"], errors="coerce").dropna().to_numpy(dtype=float)
+    return Pilot(out, a, "humeval judgements", seconds, int(len(frame) - len(out)))
+
+
+def read_pilot(path: str | Path, *, system_a: str = "", criterion: str = "", request: str = "request",
+               choice: str = "choice") -> Pilot:
+    """Read a pilot: humeval's exported judgements (JSONL, CSV or Parquet with the judgements columns),
+    an AMT batch CSV, or a CSV with ``request`` and ``choice`` (A/B or 1/0) columns."""
+    from humeval.data.readers import read_table
+
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"{p}: pilot file not found")
+    head = read_table(p)
+    if "Answer.Selection.label" in head.columns:
+        from humeval.data.dhe import read_amt_batch
+
+        batch = read_amt_batch(p)
+        a = system_a or batch.first_model1
+        if a not in batch.models:
+            raise DataError(f"--system-a {a!r} is not in {p.name}. Available: {', '.join(batch.models)}")
+        frame = pd.DataFrame({"request": batch.frame["pair"], "choice": (batch.frame["chosen"] == a).astype(int)})
+        return Pilot(frame, a, "AMT batch")
+    if {"participant_id", "task_id", "system_b", "choice"} <= set(head.columns):
+        from humeval.judgements import read_judgements
+
+        return pilot_from_judgements(read_judgements(p), system_a=system_a, criterion=criterion)
+    for col in (request, choice):
+        if col not in head.columns:
+            raise DataError(f"{p}: pilot data has no column {col!r} and is not humeval's judgements file "
+                            f"(columns: {', '.join(map(str, head.columns))})")
+    return Pilot(head.rename(columns={request: "request", choice: "choice"})[["request", "choice"]], system_a or "A", "CSV")
 
 
 def _moments(s: np.ndarray, r: np.ndarray, c_mean: float) -> tuple[np.ndarray, np.ndarray]:

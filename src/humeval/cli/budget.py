@@ -1,0 +1,59 @@
+"""``humeval budget``: what the study will cost before launch (judgements, time, reward, fee, total)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from humeval.cli._common import Format, emit_json, emit_rows, out
+
+__all__ = ["budget"]
+
+
+def budget(
+    directory: Path = typer.Argument(Path("."), help="Study folder (after `humeval design`)."),
+    pilot: Path | None = typer.Option(None, "--pilot", help="Dynamic stopping: pilot judgements (humeval's export, an AMT batch or a request/choice CSV); default results/judgements.jsonl, then the rehearsal's."),
+    strategy: str = typer.Option("", "--strategy", help="Dynamic stopping: comma list of labelling strategies (default: the protocol's, one, max3, majority5)."),
+    delta: str = typer.Option("", "--delta", help="Dynamic stopping: comma list of error probabilities (default: the protocol's)."),
+    iterations: int = typer.Option(200, "--iterations", help="Dynamic stopping: simulated studies per prediction."),
+    system_a: str = typer.Option("", "--system-a", help="Dynamic stopping: the system counted as A in the pilot."),
+    fmt: Format = typer.Option(Format.table, "--format", help="table | json | csv"),
+) -> None:
+    """Budget a study before launch: places, judgements, minutes, reward, hourly pay vs the minimum, fee, total."""
+    from humeval.costs import budget as compute
+    from humeval.errors import HumevalError
+
+    try:
+        deltas = [float(d) for d in delta.split(",") if d.strip()] or None
+    except ValueError:
+        raise HumevalError(f"--delta must be a comma list of numbers in (0, 1), got {delta!r}") from None
+    strategies = [s.strip() for s in strategy.split(",") if s.strip()] or None
+    result = compute(directory, pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, system_a=system_a)
+    if fmt == Format.json:
+        emit_json(result.to_json())
+        return
+    c = result.currency
+    minimum = "none declared" if result.minimum_hourly is None else f"{result.minimum_hourly:.2f} {c}"
+    verdict = "" if result.meets_minimum is None else (" (meets the minimum)" if result.meets_minimum else " (BELOW the minimum)")
+    rows = [
+        {"item": "design", "value": result.design, "source": f"platform: {result.platform}"},
+        {"item": "places (participant lists)", "value": result.places, "source": "lists/lists.jsonl"},
+        {"item": "tasks per list", "value": result.tasks_per_list, "source": "lists/lists.jsonl"},
+        {"item": "judgements (fixed design)", "value": result.judgements, "source": "lists/lists.jsonl"},
+        {"item": "minutes per list", "value": result.minutes_per_list, "source": result.time_source},
+        {"item": "reward per list", "value": f"{result.reward_per_list:.2f} {c}", "source": result.reward_source},
+        {"item": "hourly pay", "value": f"{result.hourly_pay:.2f} {c}{verdict}", "source": f"minimum {minimum}"},
+        {"item": "rewards", "value": f"{result.rewards:.2f} {c}", "source": "places x reward"},
+        {"item": "fee", "value": f"{result.fee:.2f} {c}", "source": f"{result.fee_rate:.1%}: {result.fee_source}"},
+        {"item": "total", "value": f"{result.total:.2f} {c}", "source": "rewards + fee"},
+    ]
+    emit_rows(rows, fmt, title=f"budget: {result.study}")
+    if result.effort:
+        effort = [{"strategy": e.strategy, "delta": e.delta, "rule": e.rule, "judgements": e.judgements,
+                   "99% CI": f"{e.judgements_low:g}..{e.judgements_high:g}", "decided": e.decided_share,
+                   "places": e.places, f"total ({c})": f"{e.total:.2f}", f"total CI ({c})": f"{e.total_low:.2f}..{e.total_high:.2f}"}
+                  for e in result.effort]
+        emit_rows(effort, fmt, title="dynamic stopping: predicted judgements until the decision (99% CI of the mean)")
+    for note in result.notes:
+        out.print(f"note: {note}", highlight=False)

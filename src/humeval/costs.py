@@ -1,0 +1,244 @@
+"""What a study will cost before it is launched: :func:`budget`.
+
+A fixed design knows its judgements exactly: the participant lists (``lists/lists.jsonl``
+from the ``design`` stage) are the places, their tasks the judgements. With dynamic
+stopping (``stopping`` in the protocol) the number of judgements is a prediction: the
+simulator (:mod:`humeval.simulate`) is fitted to a pilot (a pilot file, or humeval's own
+``results/judgements.jsonl``, or a rehearsal's ``results/rehearsal/judgements.jsonl``) and
+predicts the judgements until the decision, with a 99% bootstrap interval of the mean, per
+labelling strategy and error probability delta (never more than the design offers).
+
+Money, in the protocol's ``pay`` section (currency, hourly pay or ``platform.reward`` per list,
+minimum hourly pay, fee rate, time estimates):
+
+    minutes per list  = pay.minutes_per_list, else median seconds per task (pilot, export or
+                        rehearsal) x tasks per list / 60, else pay.seconds_per_task x tasks / 60
+    reward per list   = pay.hourly x minutes / 60 (rounded up to the cent), else platform.reward
+    hourly pay        = reward per list / (minutes / 60), checked against the minimum
+    fee               = fee rate x rewards (Prolific's published platform fee by default)
+    total             = rewards + fee
+
+Prolific defaults (sources and dates in docs/budget.md): platform fee 42.8% of the rewards
+(33.3% for academic and non-profit workspaces: set ``pay.fee_rate: 0.333``), minimum pay
+6.00 GBP / 8.00 USD per hour.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from humeval.errors import DataError, ProtocolError
+from humeval.study import Study
+
+__all__ = ["PROLIFIC_FEE_RATE", "PROLIFIC_MINIMUM_HOURLY", "Budget", "EffortCost", "budget"]
+
+#: Prolific's platform fee as a share of participant rewards (www.prolific.com/pricing, read 2026-09-20)
+PROLIFIC_FEE_RATE = 0.428
+#: Prolific's enforced minimum pay per hour (researcher-help.prolific.com, "Prolific's payment principles")
+PROLIFIC_MINIMUM_HOURLY = {"GBP": 6.00, "USD": 8.00}
+
+
+@dataclass(frozen=True)
+class EffortCost:
+    """Predicted judgements and cost of one labelling strategy at one delta (dynamic stopping)."""
+
+    strategy: str
+    delta: float
+    rule: str
+    judgements: float
+    judgements_low: float
+    judgements_high: float
+    decided_share: float
+    places: int
+    total: float
+    total_low: float
+    total_high: float
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The cost of a study before launch (see the module docstring for every formula)."""
+
+    study: str
+    platform: str
+    currency: str
+    design: str  # "fixed" or "dynamic"
+    places: int
+    tasks_per_list: int
+    judgements: int
+    minutes_per_list: float
+    time_source: str
+    reward_per_list: float
+    reward_source: str
+    hourly_pay: float
+    minimum_hourly: float | None
+    meets_minimum: bool | None
+    fee_rate: float
+    fee_source: str
+    rewards: float
+    fee: float
+    total: float
+    effort: list[EffortCost] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _money(x: float) -> float:
+    return round(x + 1e-9, 2)
+
+
+def _seconds_measured(study: Study, pilot_seconds: np.ndarray | None) -> tuple[float | None, str]:
+    if pilot_seconds is not None and pilot_seconds.size:
+        return float(np.median(pilot_seconds)), "pilot"
+    from humeval.judgements import read_judgements
+
+    for path, what in ((study.results_dir / "judgements.jsonl", "collected judgements (results/judgements.jsonl)"),
+                       (study.results_dir / "rehearsal" / "judgements.jsonl", "rehearsal")):
+        if path.is_file():
+            frame = read_judgements(path)
+            seconds = frame.loc[frame["kind"] == "task", "seconds"].dropna().to_numpy(dtype=float)
+            if seconds.size:
+                return float(np.median(seconds)), what
+    return None, ""
+
+
+def _pilot_path(study: Study, pilot: str | Path | None) -> Path | None:
+    if pilot is not None:
+        return Path(pilot)
+    for path in (study.results_dir / "judgements.jsonl", study.results_dir / "rehearsal" / "judgements.jsonl"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _strategies(study: Study, strategies: list[str] | None) -> list[str]:
+    if strategies:
+        return list(dict.fromkeys(strategies))
+    a = study.protocol.assignment
+    own = {"one": "one", "fixed": "fixed", "max3": "max3", "majority": f"majority{a.workers}"}.get(a.strategy)
+    return list(dict.fromkeys([s for s in (own, "one", "max3", "majority5") if s]))
+
+
+def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
+           deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
+           system_a: str = "") -> Budget:
+    """The study's budget from its design (run ``humeval design`` first) and its ``pay`` section.
+
+    Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default the study's
+    exported or rehearsal judgements) fits the simulator; ``strategies`` (default: the
+    protocol's, ``one``, ``max3``, ``majority5``) and ``deltas`` (default: the protocol's)
+    are predicted with ``iterations`` simulated studies each (seed: the study seed).
+    """
+    study = study if isinstance(study, Study) else Study.open(study)
+    protocol = study.protocol
+    pay, platform = protocol.pay, protocol.platform
+    lists = study.read_lists()
+    if not lists:
+        raise DataError(f"{study.lists_file}: the design has no participant lists; nothing to budget")
+    sizes = [len(pl.tasks) for pl in lists]
+    tasks_per_list = max(sizes)
+    judgements = sum(t.kind == "task" for pl in lists for t in pl.tasks)
+    notes: list[str] = []
+
+    fit_pilot_data = None
+    if protocol.stopping is not None:
+        path = _pilot_path(study, pilot)
+        if path is None:
+            raise DataError("budget: the protocol stops dynamically, so the number of judgements must be predicted "
+                            "from a pilot: pass one (--pilot FILE: humeval's exported judgements, an AMT batch or a "
+                            "request/choice CSV), or run `humeval rehearse` or `humeval export` first")
+        from humeval.simulate.plan import read_pilot
+
+        fit_pilot_data = read_pilot(path, system_a=system_a or (protocol.stopping.systems or [""])[0])
+        notes.append(f"simulator fitted to {fit_pilot_data.source} {study.relative(path) if path.is_relative_to(study.root) else path}")
+
+    # time
+    if pay.minutes_per_list is not None:
+        minutes, time_source = float(pay.minutes_per_list), "protocol (pay.minutes_per_list)"
+    else:
+        median, time_source = _seconds_measured(study, fit_pilot_data.seconds if fit_pilot_data is not None else None)
+        if median is None:
+            if pay.seconds_per_task is None:
+                raise ProtocolError("pay: no time estimate: declare pay.minutes_per_list or pay.seconds_per_task, "
+                                    "or measure it with `humeval rehearse` or a pilot")
+            median, time_source = float(pay.seconds_per_task), "protocol (pay.seconds_per_task)"
+        else:
+            time_source = f"median seconds per task ({median:.1f} s) of the {time_source}"
+        minutes = median * tasks_per_list / 60
+    if minutes <= 0:
+        raise DataError(f"budget: estimated minutes per list is {minutes}; the time measurements are zero")
+
+    # reward
+    if pay.hourly is not None:
+        reward = math.ceil(pay.hourly * minutes / 60 * 100 - 1e-9) / 100
+        reward_source = f"pay.hourly {pay.hourly:.2f} x {minutes:.2f} min"
+    elif platform.reward > 0:
+        reward, reward_source = float(platform.reward), "platform.reward"
+    else:
+        raise ProtocolError("pay: no reward: declare pay.hourly (pay per hour) or platform.reward (pay per list)")
+    hourly = reward / (minutes / 60)
+
+    prolific = platform.kind == "prolific"
+    minimum = pay.minimum_hourly
+    if minimum is None and prolific:
+        minimum = PROLIFIC_MINIMUM_HOURLY.get(pay.currency)
+        if minimum is None:
+            notes.append(f"Prolific pays in GBP or USD; no minimum known for {pay.currency}: declare pay.minimum_hourly")
+    meets = None if minimum is None else hourly >= minimum - 1e-9
+    if meets is False:
+        notes.append(f"hourly pay {hourly:.2f} {pay.currency} is below the minimum {minimum:.2f}: raise pay.hourly or platform.reward")
+    if pay.fee_rate is not None:
+        fee_rate, fee_source = float(pay.fee_rate), "pay.fee_rate"
+    elif prolific:
+        fee_rate, fee_source = PROLIFIC_FEE_RATE, "Prolific platform fee (www.prolific.com/pricing, 2026-09-20)"
+    else:
+        fee_rate, fee_source = 0.0, f"none known for platform '{platform.kind}' (declare pay.fee_rate)"
+
+    rewards = reward * len(lists)
+    effort: list[EffortCost] = []
+    design = "fixed"
+    if fit_pilot_data is not None:
+        design = "dynamic"
+        effort = _effort(study, fit_pilot_data, strategies, deltas, iterations, seed, judgements,
+                         judgements / len(lists), reward, fee_rate)
+        notes.append(f"dynamic stopping: the fixed design's {judgements} judgements ({len(lists)} places) are the most it can cost")
+    return Budget(
+        study=protocol.study.name, platform=platform.kind, currency=pay.currency, design=design,
+        places=len(lists), tasks_per_list=tasks_per_list, judgements=judgements,
+        minutes_per_list=round(minutes, 2), time_source=time_source,
+        reward_per_list=_money(reward), reward_source=reward_source, hourly_pay=round(hourly, 2),
+        minimum_hourly=minimum, meets_minimum=meets, fee_rate=fee_rate, fee_source=fee_source,
+        rewards=_money(rewards), fee=_money(rewards * fee_rate), total=_money(rewards * (1 + fee_rate)),
+        effort=effort, notes=notes,
+    )
+
+
+def _effort(study: Study, pilot: Any, strategies: list[str] | None, deltas: list[float] | None, iterations: int,
+            seed: int | None, judgements: int, per_list: float, reward: float, fee_rate: float) -> list[EffortCost]:
+    """Predicted judgements per strategy and delta; places = judgements / judgements per list, rounded up."""
+    from humeval.simulate.plan import fit_pilot, predict_effort
+
+    protocol = study.protocol
+    stopping = protocol.stopping
+    if stopping is None:
+        raise ProtocolError("budget: predicted effort needs the protocol's stopping section")
+    seed = protocol.study.seed if seed is None else seed
+    fit = fit_pilot(pilot.frame, seed=seed)
+    requests = len({t.item_id for t in study.read_tasks() if t.family == "pair"}) or judgements
+    results = predict_effort(fit, _strategies(study, strategies), deltas or [stopping.delta], rule=stopping.rule,
+                             n_requests=requests, iterations=iterations, seed=seed)
+    out = []
+    for r in results:
+        mean, lo, hi = (min(float(v), judgements) for v in (r.mean_effort, r.ci_low, r.ci_high))
+        places = [math.ceil(n / per_list - 1e-9) for n in (mean, lo, hi)]
+        cost = [_money(k * reward * (1 + fee_rate)) for k in places]
+        out.append(EffortCost(r.strategy, r.delta, r.rule, round(mean, 1), round(lo, 1), round(hi, 1),
+                              r.decided_share, places[0], *cost))
+    return out

@@ -1,0 +1,151 @@
+"""A preregistration from the lock: ``humeval prereg``.
+
+Written before any response is collected, from what the lock pins: the protocol (design,
+sample, exclusion rules, analysis plan, stopping rule with delta), the hashes of the
+protocol, its sections and the input files, the selected items and participant lists
+(hashed here), and the signature every result of the study will carry. Two files in
+``prereg/``: ``preregistration.md`` (to paste or upload to OSF) and ``heds.json`` (the HEDS
+answers known before collection, from :func:`humeval.report.heds.heds_before_collection`).
+A study that is not locked is refused: a preregistration of a protocol that can still
+change registers nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from humeval.errors import ProtocolError
+from humeval.files import write_json, write_text
+from humeval.hashing import sha256_file
+from humeval.protocol.lock import check_lock, read_lock
+from humeval.study import Study
+
+__all__ = ["Preregistration", "prereg"]
+
+
+@dataclass(frozen=True)
+class Preregistration:
+    """What ``humeval prereg`` wrote: the two files, the signature and the hashes it is tied to."""
+
+    markdown: Path
+    heds: Path
+    signature: str
+    protocol_sha256: str
+    files: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"markdown": str(self.markdown), "heds": str(self.heds), "signature": self.signature,
+                "protocol_sha256": self.protocol_sha256, "files": self.files}
+
+
+def _exclusion_text(rule: Any) -> str:
+    if rule.rule == "straight-lining":
+        return f"straight-lining: a participant who gave the same response to every task (at least {rule.min_tasks} tasks)"
+    if rule.rule == "attention":
+        return f"attention: a participant who failed more than {rule.max_failures} attention check(s)"
+    if rule.rule == "min-time":
+        what = "judgements" if rule.scope == "judgement" else "a participant whose median time per task is"
+        return f"min-time: {what} faster than {rule.seconds:g} s per task"
+    return (f"inconsistent: a participant whose repeated tasks differ by more than {rule.max_difference:g} "
+            f"more than {rule.max_failures} time(s)")
+
+
+def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signature: str, heds: dict[str, Any],
+              items: int, lists: list[Any]) -> str:
+    p = study.protocol
+    d, a = p.design, p.analysis
+    systems = p.systems or study.outputs().systems
+    tasks = sum(t.kind == "task" for pl in lists for t in pl.tasks)
+    lines = [
+        f"# Preregistration: {p.study.name}", "",
+        p.study.description or "", "",
+        f"**Signature** (printed under every result of this study): `{signature}`", "",
+        f"Locked at {lock.get('locked_at', '?')} with humeval {lock.get('humeval_version', '?')}.", "",
+        "## Hypotheses and criteria", "",
+        f"Systems compared: {', '.join(systems)}.", "",
+    ]
+    for c in p.criteria:
+        lines.append(f"- **{c.name}** ({c.type}): \"{c.question}\"" + (f" Definition: {c.definition}" if c.definition else ""))
+    lines += [
+        "", "Null hypothesis per criterion: no difference between the systems.", "",
+        "## Design", "",
+        (f"- {items} items selected by `{p.sampling.method}` sampling (rate {p.sampling.rate:g}, "
+         f"params {dict(p.sampling.params)}, seed {lock['seeds']['sampling']})."),
+        (f"- {len(lists)} participant lists of {d.items_per_participant} tasks, {d.judgements_per_item} judgement(s) "
+         f"per output from different participants: {tasks} judgements in all."),
+        (f"- Order within lists: {d.counterbalancing}; attention checks per list: {d.attention_checks}; "
+         f"repeated tasks per list: {d.repeated_items}."),
+    ]
+    if d.balance:
+        lines.append(f"- Balanced lists: every list holds one item of each combination of {', '.join(d.balance)} "
+                     "for each system.")
+    if p.sampling.pairing is not None:
+        pr = p.sampling.pairing
+        lines.append(f"- Pairs built from unaligned outputs of {pr.systems[0]} and {pr.systems[1]}: equal "
+                     f"{', '.join(pr.match) or '(no properties)'}, lengths within {pr.max_length_difference} tokens, "
+                     f"duplicates {'dropped' if pr.drop_duplicates else 'kept'}, order and sides randomised.")
+    lines.append(f"- Labelling strategy: {p.assignment.strategy}; platform: {p.platform.kind}.")
+    lines += ["", "## Stopping rule", ""]
+    if p.stopping is None:
+        lines.append("None: every list of the design is collected.")
+    else:
+        s = p.stopping
+        lines.append(f"Rule `{s.rule}` with error probability delta = {s.delta:g}"
+                     + (f", horizon {s.max_judgements} outcomes" if s.max_judgements else "")
+                     + (f", comparing {' vs '.join(s.systems)}" if s.systems else "") + ".")
+    lines += ["", "## Exclusion rules (applied before analysis)", ""]
+    lines += [f"- {_exclusion_text(r)}" for r in p.exclusion] or ["- none"]
+    lines += [
+        "", "## Analysis plan", "",
+        f"- Significance level alpha = {a.alpha:g}; tests: {a.tests}; multiple-comparison correction: {a.correction}.",
+        (f"- Agreement: {', '.join(a.agreement) or 'none'} (level {a.agreement_level}); conclusions tentative above "
+         f"{a.tentative_agreement:g}, reliable above {a.reliable_agreement:g}."),
+        f"- Rankings: {', '.join(a.rankings)}; {a.bootstrap} bootstrap resamples; seed {p.study.seed}.",
+        "- Analyses not listed here will be reported as post hoc.",
+        "", "## Files this preregistration is tied to (SHA-256)", "",
+        "| file | sha256 |", "|---|---|",
+    ]
+    lines += [f"| `{path}` | `{digest}` |" for path, digest in files.items()]
+    lines += ["", "Section hashes of the protocol:", ""]
+    lines += [f"- {name}: `{digest}`" for name, digest in lock["sections"].items()]
+    lines += ["", "## HEDS answers known before collection", "",
+              "Also in `heds.json` (question numbers of humeval's HEDS datasheet; each answer names its source).", ""]
+    for ans in heds["answers"]:
+        lines.append(f"- **{ans['id']}** {ans['question']}: {ans['answer']}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def prereg(study: Study | str | Path, *, out_dir: str | Path | None = None, registry: str = "") -> Preregistration:
+    """Write ``prereg/preregistration.md`` and ``prereg/heds.json`` for the locked study.
+
+    Refuses (:class:`ProtocolError`) when the study is not locked or the protocol or an input
+    changed after the lock. ``registry``: where it will be registered (e.g. an OSF link), if known.
+    """
+    from humeval.analysis.plan import analysis_signature
+    from humeval.report.heds import heds_before_collection
+
+    study = study if isinstance(study, Study) else Study.open(study)
+    lock = read_lock(study)
+    if lock is None:
+        raise ProtocolError(f"{study.root}: the study is not locked; a preregistration is tied to the lock. "
+                            f"Run `humeval lock {study.root}` first")
+    check_lock(study)
+    lists = study.read_lists()
+    tasks = study.read_tasks()
+    items = len({t.item_id for t in tasks})
+    p = study.protocol
+    signature = analysis_signature(p, lock.protocol_sha256, p.study.seed)
+    files = {lock.data["protocol"]["path"]: lock.protocol_sha256}
+    files |= {entry["path"]: entry["sha256"] for entry in lock.data["inputs"]}
+    for path in (study.items_file, study.tasks_file, study.lists_file):
+        files[study.relative(path)] = sha256_file(path)
+    heds = heds_before_collection(p, items=items, lists=len(lists), lock=lock.data, registry=registry)
+    heds = {"heds_version": "2.0", "stage": "preregistration", "study": p.study.name, "signature": signature,
+            "protocol_sha256": lock.protocol_sha256, "files": files} | heds
+    out = Path(out_dir) if out_dir is not None else study.root / "prereg"
+    md = write_text(out / "preregistration.md", _markdown(study, lock.data, files, signature, heds, items, lists))
+    js = write_json(out / "heds.json", heds)
+    return Preregistration(Path(md), Path(js), signature, lock.protocol_sha256, files)

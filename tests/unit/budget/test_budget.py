@@ -1,0 +1,86 @@
+"""humeval.budget on a fixed design, against hand-computed numbers.
+
+The study: the balanced design of Thomson & Belz (2025): 90 lists of 36 tasks, 3,240 judgements.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from humeval import budget
+from humeval.errors import ProtocolError
+from humeval.reproduce.thomson import write_study
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    return write_study(tmp_path_factory.mktemp("b") / "s", 0)
+
+
+def _with(study, text: str):
+    base = study.protocol_file.read_text()
+    base = base.split("\n# pay\n")[0]
+    study.protocol_file.write_text(base + "\n# pay\n" + text)
+    from humeval.study import Study
+
+    return Study.open(study.root)
+
+
+def test_prolific_fixed_design_hand_computed(study):
+    s = _with(study, "platform:\n  kind: prolific\npay:\n  currency: GBP\n  hourly: 9.0\n  seconds_per_task: 10\n")
+    b = budget(s)
+    # 36 tasks x 10 s = 6 min; 9.00/h x 6/60 h = 0.90 per list; 90 lists = 81.00;
+    # fee 42.8% = 34.668 -> 34.67; total 115.668 -> 115.67
+    assert (b.places, b.tasks_per_list, b.judgements) == (90, 36, 3240)
+    assert b.minutes_per_list == 6.0 and b.reward_per_list == 0.90 and b.hourly_pay == 9.00
+    assert b.minimum_hourly == 6.00 and b.meets_minimum is True
+    assert (b.rewards, b.fee, b.total) == (81.00, 34.67, 115.67)
+    assert b.design == "fixed" and b.effort == []
+
+
+def test_academic_fee_and_reward_rounded_up_to_the_cent(study):
+    s = _with(study, "platform:\n  kind: prolific\npay:\n  hourly: 8.1\n  fee_rate: 0.333\n  minutes_per_list: 7\n")
+    b = budget(s)
+    # 8.10 x 7/60 = 0.945 -> 0.95 (never below the declared hourly pay); 90 x 0.95 = 85.50;
+    # fee 0.333 x 85.50 = 28.4715 -> 28.47; total 113.97; hourly 0.95 / (7/60) = 8.142857 -> 8.14
+    assert b.reward_per_list == 0.95 and b.hourly_pay == 8.14
+    assert (b.rewards, b.fee, b.total) == (85.50, 28.47, 113.97)
+
+
+def test_below_the_minimum_is_flagged(study):
+    s = _with(study, "platform:\n  kind: prolific\n  reward: 0.75\npay:\n  currency: USD\n  seconds_per_task: 10\n")
+    b = budget(s)
+    # 0.75 per 6 minutes = 7.50 USD/h < Prolific's 8.00 USD/h
+    assert b.hourly_pay == 7.50 and b.minimum_hourly == 8.00 and b.meets_minimum is False
+    assert any("below the minimum 8.00" in n for n in b.notes)
+
+
+def test_local_study_has_no_fee_and_a_declared_minimum(study):
+    s = _with(study, "platform:\n  reward: 1.0\npay:\n  minimum_hourly: 12\n  seconds_per_task: 10\n")
+    b = budget(s)
+    assert b.fee_rate == 0.0 and b.total == 90.0 and b.hourly_pay == 10.0 and b.meets_minimum is False
+
+
+def test_missing_time_or_reward_is_a_clear_error(study):
+    s = _with(study, "platform:\n  kind: prolific\npay:\n  hourly: 9\n")
+    with pytest.raises(ProtocolError, match="no time estimate"):
+        budget(s)
+    s = _with(study, "pay:\n  seconds_per_task: 5\n")
+    with pytest.raises(ProtocolError, match="no reward"):
+        budget(s)
+
+
+def test_cli_json_and_table(study):
+    _with(study, "platform:\n  kind: prolific\npay:\n  currency: GBP\n  hourly: 9.0\n  seconds_per_task: 10\n")
+    proc = subprocess.run([sys.executable, "-m", "humeval", "budget", str(study.root), "--format", "json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["total"] == 115.67 and data["fee_rate"] == 0.428
+    proc = subprocess.run([sys.executable, "-m", "humeval", "budget", str(study.root)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert "115.67 GBP" in proc.stdout and "meets the minimum" in proc.stdout
