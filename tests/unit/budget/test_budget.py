@@ -24,6 +24,7 @@ def study(tmp_path_factory):
 def _with(study, text: str):
     base = study.protocol_file.read_text()
     base = base.split("\n# pay\n")[0]
+    base = base.split("\nplatform:\n")[0]  # the paper's study (kind files) is replaced by the platform under test
     study.protocol_file.write_text(base + "\n# pay\n" + text)
     from humeval.study import Study
 
