@@ -11,12 +11,17 @@ labelling strategy and error probability delta (never more than the design offer
 Money, in the protocol's ``pay`` section (currency, hourly pay or ``platform.reward`` per list,
 minimum hourly pay, fee rate, time estimates):
 
-    minutes per list  = pay.minutes_per_list, else median seconds per task (pilot, export or
-                        rehearsal) x tasks per list / 60, else pay.seconds_per_task x tasks / 60
+    minutes per list  = pay.minutes_per_list, else median seconds per task (pay.pilot or --pilot,
+                        export or rehearsal) x tasks per list / 60 + pay.extra_minutes, else
+                        pay.seconds_per_task x tasks / 60 + pay.extra_minutes; rounded up to whole
+                        minutes (what Prolific's estimated completion time takes)
     reward per list   = pay.hourly x minutes / 60 (rounded up to the cent), else platform.reward
     hourly pay        = reward per list / (minutes / 60), checked against the minimum
     fee               = fee rate x rewards (Prolific's published platform fee by default)
     total             = rewards + fee
+
+``humeval budget`` prints this; ``humeval prolific create`` prints the same budget (without
+the simulated effort) and refuses a pay below the minimum.
 
 Prolific defaults (sources and dates in docs/budget.md): platform fee 42.8% of the rewards
 (33.3% for academic and non-profit workspaces: set ``pay.fee_rate: 0.333``), minimum pay
@@ -89,20 +94,48 @@ class Budget:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    def rows(self) -> list[dict[str, Any]]:
+        """The budget as ``{"item", "value", "source"}`` rows for a table (both CLIs print these)."""
+        c = self.currency
+        minimum = "none declared" if self.minimum_hourly is None else f"{self.minimum_hourly:.2f} {c}"
+        verdict = "" if self.meets_minimum is None else (" (meets the minimum)" if self.meets_minimum else " (BELOW the minimum)")
+        return [
+            {"item": "design", "value": self.design, "source": f"platform: {self.platform}"},
+            {"item": "places (participant lists)", "value": self.places, "source": "lists/lists.jsonl"},
+            {"item": "tasks per list", "value": self.tasks_per_list, "source": "lists/lists.jsonl"},
+            {"item": "judgements (fixed design)", "value": self.judgements, "source": "lists/lists.jsonl"},
+            {"item": "minutes per list", "value": self.minutes_per_list, "source": self.time_source},
+            {"item": "reward per list", "value": f"{self.reward_per_list:.2f} {c}", "source": self.reward_source},
+            {"item": "hourly pay", "value": f"{self.hourly_pay:.2f} {c}{verdict}", "source": f"minimum {minimum}"},
+            {"item": "rewards", "value": f"{self.rewards:.2f} {c}", "source": "places x reward"},
+            {"item": "fee", "value": f"{self.fee:.2f} {c}", "source": f"{self.fee_rate:.1%}: {self.fee_source}"},
+            {"item": "total", "value": f"{self.total:.2f} {c}", "source": "rewards + fee"},
+        ]
+
 
 def _money(x: float) -> float:
     return round(x + 1e-9, 2)
 
 
-def _seconds_measured(study: Study, pilot_seconds: np.ndarray | None) -> tuple[float | None, str]:
+def _seconds_measured(study: Study, pilot_seconds: np.ndarray | None,
+                      pilot: Path | None) -> tuple[float | None, str]:
+    """Median seconds per task: of the pilot, else of the collected judgements, else of the rehearsal."""
     if pilot_seconds is not None and pilot_seconds.size:
         return float(np.median(pilot_seconds)), "pilot"
     from humeval.judgements import read_judgements
 
-    for path, what in ((study.results_dir / "judgements.jsonl", "collected judgements (results/judgements.jsonl)"),
-                       (study.results_dir / "rehearsal" / "judgements.jsonl", "rehearsal")):
+    candidates = [(study.results_dir / "judgements.jsonl", "collected judgements (results/judgements.jsonl)"),
+                  (study.results_dir / "rehearsal" / "judgements.jsonl", "rehearsal")]
+    if pilot is not None:
+        candidates.insert(0, (pilot, "pilot"))
+    for path, what in candidates:
         if path.is_file():
-            frame = read_judgements(path)
+            try:
+                frame = read_judgements(path)
+            except DataError:
+                if what == "pilot":  # an AMT batch or a request/choice CSV: no times per task
+                    continue
+                raise
             seconds = frame.loc[frame["kind"] == "task", "seconds"].dropna().to_numpy(dtype=float)
             if seconds.size:
                 return float(np.median(seconds)), what
@@ -112,6 +145,11 @@ def _seconds_measured(study: Study, pilot_seconds: np.ndarray | None) -> tuple[f
 def _pilot_path(study: Study, pilot: str | Path | None) -> Path | None:
     if pilot is not None:
         return Path(pilot)
+    if study.protocol.pay.pilot:
+        path = study.root / study.protocol.pay.pilot
+        if not path.is_file():
+            raise DataError(f"{path}: pay.pilot names a judgements file that does not exist")
+        return path
     for path in (study.results_dir / "judgements.jsonl", study.results_dir / "rehearsal" / "judgements.jsonl"):
         if path.is_file():
             return path
@@ -128,13 +166,14 @@ def _strategies(study: Study, strategies: list[str] | None) -> list[str]:
 
 def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
-           system_a: str = "") -> Budget:
+           system_a: str = "", predict: bool = True) -> Budget:
     """The study's budget from its design (run ``humeval design`` first) and its ``pay`` section.
 
-    Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default the study's
-    exported or rehearsal judgements) fits the simulator; ``strategies`` (default: the
-    protocol's, ``one``, ``max3``, ``majority5``) and ``deltas`` (default: the protocol's)
+    Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default ``pay.pilot``, then
+    the study's exported or rehearsal judgements) fits the simulator; ``strategies`` (default:
+    the protocol's, ``one``, ``max3``, ``majority5``) and ``deltas`` (default: the protocol's)
     are predicted with ``iterations`` simulated studies each (seed: the study seed).
+    ``predict=False`` budgets the fixed design only (every place; what a platform is asked for).
     """
     study = study if isinstance(study, Study) else Study.open(study)
     protocol = study.protocol
@@ -148,8 +187,8 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     notes: list[str] = []
 
     fit_pilot_data = None
-    if protocol.stopping is not None:
-        path = _pilot_path(study, pilot)
+    path = _pilot_path(study, pilot)
+    if protocol.stopping is not None and predict:
         if path is None:
             raise DataError("budget: the protocol stops dynamically, so the number of judgements must be predicted "
                             "from a pilot: pass one (--pilot FILE: humeval's exported judgements, an AMT batch or a "
@@ -158,12 +197,14 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
 
         fit_pilot_data = read_pilot(path, system_a=system_a or (protocol.stopping.systems or [""])[0])
         notes.append(f"simulator fitted to {fit_pilot_data.source} {study.relative(path) if path.is_relative_to(study.root) else path}")
+    pilot_seconds = fit_pilot_data.seconds if fit_pilot_data is not None else None
+    declared_pilot = path if (pilot is not None or protocol.pay.pilot) else None
 
     # time
     if pay.minutes_per_list is not None:
         minutes, time_source = float(pay.minutes_per_list), "protocol (pay.minutes_per_list)"
     else:
-        median, time_source = _seconds_measured(study, fit_pilot_data.seconds if fit_pilot_data is not None else None)
+        median, time_source = _seconds_measured(study, pilot_seconds, declared_pilot)
         if median is None:
             if pay.seconds_per_task is None:
                 raise ProtocolError("pay: no time estimate: declare pay.minutes_per_list or pay.seconds_per_task, "
@@ -171,7 +212,10 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
             median, time_source = float(pay.seconds_per_task), "protocol (pay.seconds_per_task)"
         else:
             time_source = f"median seconds per task ({median:.1f} s) of the {time_source}"
-        minutes = median * tasks_per_list / 60
+        minutes = median * tasks_per_list / 60 + pay.extra_minutes
+        if pay.extra_minutes:
+            time_source += f" + {pay.extra_minutes:g} min (pay.extra_minutes)"
+    minutes = float(math.ceil(minutes - 1e-9))
     if minutes <= 0:
         raise DataError(f"budget: estimated minutes per list is {minutes}; the time measurements are zero")
 

@@ -52,10 +52,9 @@ platform:
   screenout_code: SCR33N
   prolific:
     study_url: {STUDY_URL}
-    hourly_pay: 9.0
-    estimated_minutes: 10
     bonus: 0.5
     exclude_groups: [group-wave-1]
+pay: {{currency: GBP, hourly: 9.0, minutes_per_list: 10}}
 """
 
 
@@ -183,7 +182,7 @@ def test_prolific_end_to_end(tmp_path: Path, fake: FakeProlific) -> None:
     study = make_study(tmp_path / "study")
     state = fake.state
     created = cli(study, fake, "create")
-    assert "reward per place: 1.50 GBP" in created.stderr  # 9 GBP/h x 10 min = 1.50 GBP (hand-computed)
+    assert "reward per list: 1.50 GBP" in created.stderr  # 9 GBP/h x 10 min = 1.50 GBP (hand-computed)
     study_id = json.loads((study.state_dir / "prolific.json").read_text())["study_id"]
     body = state.studies[study_id]
     assert body["reward"] == math.ceil(9.0 * 10 / 60 * 100) == 150

@@ -34,20 +34,7 @@ def budget(
         emit_json(result.to_json())
         return
     c = result.currency
-    minimum = "none declared" if result.minimum_hourly is None else f"{result.minimum_hourly:.2f} {c}"
-    verdict = "" if result.meets_minimum is None else (" (meets the minimum)" if result.meets_minimum else " (BELOW the minimum)")
-    rows = [
-        {"item": "design", "value": result.design, "source": f"platform: {result.platform}"},
-        {"item": "places (participant lists)", "value": result.places, "source": "lists/lists.jsonl"},
-        {"item": "tasks per list", "value": result.tasks_per_list, "source": "lists/lists.jsonl"},
-        {"item": "judgements (fixed design)", "value": result.judgements, "source": "lists/lists.jsonl"},
-        {"item": "minutes per list", "value": result.minutes_per_list, "source": result.time_source},
-        {"item": "reward per list", "value": f"{result.reward_per_list:.2f} {c}", "source": result.reward_source},
-        {"item": "hourly pay", "value": f"{result.hourly_pay:.2f} {c}{verdict}", "source": f"minimum {minimum}"},
-        {"item": "rewards", "value": f"{result.rewards:.2f} {c}", "source": "places x reward"},
-        {"item": "fee", "value": f"{result.fee:.2f} {c}", "source": f"{result.fee_rate:.1%}: {result.fee_source}"},
-        {"item": "total", "value": f"{result.total:.2f} {c}", "source": "rewards + fee"},
-    ]
+    rows = result.rows()
     emit_rows(rows, fmt, title=f"budget: {result.study}")
     if result.effort:
         effort = [{"strategy": e.strategy, "delta": e.delta, "rule": e.rule, "judgements": e.judgements,

@@ -43,7 +43,7 @@ def _open(directory: Path) -> Any:
 def _budget(budget: Any) -> None:
     err.print("[bold]Prolific study budget[/]", highlight=False)
     for row in budget.rows():
-        err.print(f"  {row['item']}: {row['value']}", highlight=False, markup=False)
+        err.print(f"  {row['item']}: {row['value']} ({row['source']})", highlight=False, markup=False)
 
 
 @prolific.command("create")

@@ -372,18 +372,17 @@ DEFAULT_REJECTION_CATEGORIES = {"attention": "FAILED_CHECK", "min-time": "TOO_QU
 ExclusionRuleName = Literal["attention", "min-time", "straight-lining", "inconsistent"]
 
 
+#: fields of ``platform.prolific`` that the ``pay`` section now holds (old protocols get a pointer, not a bare "extra field")
+_MOVED_TO_PAY = {"currency": "currency", "hourly_pay": "hourly", "minimum_hourly_pay": "minimum_hourly",
+                 "estimated_minutes": "minutes_per_list", "extra_minutes": "extra_minutes", "pilot": "pilot"}
+
+
 class ProlificSettings(_Model):
     """A study on Prolific through its API (``humeval prolific``; see docs/prolific.md)."""
 
     study_url: str = Field("", description="Public address of `humeval serve` (https://...); Prolific sends participants there with PROLIFIC_PID, STUDY_ID and SESSION_ID.")
     title: str = Field("", description="Title shown to participants on Prolific (default: the study name).")
     description: str = Field("", description="Description shown to participants on Prolific (default: the study description).")
-    currency: Literal["GBP", "USD"] = Field("GBP", description="Currency of the Prolific workspace: rewards and bonuses are in it.")
-    hourly_pay: float = Field(0.0, ge=0, description="Pay per hour; the reward per participant list is hourly_pay x estimated time, rounded up to a cent.")
-    minimum_hourly_pay: float | None = Field(None, gt=0, description="Lowest hourly pay accepted (default: Prolific's minimum, 6 GBP or 8 USD); `prolific create` refuses a lower pay.")
-    estimated_minutes: int | None = Field(None, ge=1, le=600, description="Declared minutes per participant list, used when neither a pilot nor a rehearsal has timed judgements.")
-    extra_minutes: float = Field(2.0, ge=0, le=120, description="Minutes added to a measured time for consent, instructions and the completion page.")
-    pilot: str = Field("", description="Judgements file of a pilot (relative to the study folder, e.g. pilot/judgements.jsonl): its median time per participant list estimates the time.")
     bonus: float = Field(0.0, ge=0, description="Bonus per approved participant, in the workspace currency, paid by `humeval prolific bonus` (0: none).")
     reject: list[ExclusionRuleName] = Field(default_factory=lambda: ["attention"], description="Exclusion rules whose excluded participants `humeval prolific review` rejects; other excluded participants are approved and only left out of the analysis.")
     rejection_categories: dict[str, str] = Field(default_factory=dict, description="Prolific rejection category per exclusion rule (defaults: attention FAILED_CHECK, min-time TOO_QUICKLY, straight-lining and inconsistent LOW_EFFORT).")
@@ -391,6 +390,16 @@ class ProlificSettings(_Model):
     exclude_groups: list[str] = Field(default_factory=list, description="Prolific participant group ids whose members may not take part (earlier waves).")
     completed_group: str = Field("", description="Prolific participant group id every participant who completes is added to, so a later wave can exclude it.")
     devices: list[Literal["desktop", "tablet", "mobile"]] = Field(default_factory=lambda: ["desktop"], description="Devices participants may use.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved_to_pay(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for old, new in _MOVED_TO_PAY.items():
+                if old in data:
+                    raise ValueError(f"platform.prolific.{old} moved to pay.{new} (one pay section for every platform; "
+                                     "see docs/budget.md)")
+        return data
 
     @model_validator(mode="after")
     def _categories(self) -> ProlificSettings:
@@ -493,6 +502,8 @@ class Pay(_Model):
     fee_rate: float | None = Field(None, ge=0, le=5, description="Platform service fee as a share of the rewards (default on Prolific: its published platform fee, 0.428; academic and non-profit workspaces pay 0.333; elsewhere 0; see docs/budget.md).")
     minutes_per_list: float | None = Field(None, gt=0, description="Estimated minutes one participant needs for a list (default: measured from a rehearsal or the judgements given).")
     seconds_per_task: float | None = Field(None, gt=0, description="Estimated seconds per task (used when minutes_per_list is not given and nothing was measured).")
+    extra_minutes: float = Field(0.0, ge=0, le=120, description="Minutes added to an estimate from seconds per task (measured or declared) for consent, instructions and the completion page.")
+    pilot: str = Field("", description="Judgements file of a pilot (relative to the study folder, any file `humeval plan` reads): its median seconds per task estimate the time, and with dynamic stopping it fits the simulator that predicts the judgements.")
 
 
 class Protocol(_Model):
@@ -513,6 +524,12 @@ class Protocol(_Model):
     dry_run: DryRun = Field(default_factory=DryRun, description="Dummy responses for rehearsals.")
     platform: Platform = Field(default_factory=Platform, description="Participant source.")
     pay: Pay = Field(default_factory=Pay, description="Participant pay, the minimum hourly pay and the platform fee (see docs/budget.md).")
+
+    @model_validator(mode="after")
+    def _prolific_currency(self) -> Protocol:
+        if self.platform.kind == "prolific" and self.pay.currency not in ("GBP", "USD"):
+            raise ValueError(f"pay.currency: Prolific pays in GBP or USD, got {self.pay.currency!r}")
+        return self
 
     def criterion(self, name: str) -> Criterion:
         """The criterion called ``name``."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import math
 import shutil
 import subprocess
 from pathlib import Path
@@ -28,31 +29,51 @@ def _rewrite(root: Path, old: str, new: str) -> None:
 def test_budget_from_the_declared_time(tmp_path: Path) -> None:
     study = make_study(tmp_path / "s")
     budget = launch_budget(study)
-    # 9 GBP/h for 10 minutes = 1.50 GBP; 4 lists = 4 places; 6.00 GBP in rewards
-    assert (budget.reward_cents, budget.places, budget.minutes, budget.total_rewards) == (150, 4, 10, 6.0)
-    assert budget.time_source == "declared" and budget.implied_hourly == 9.0
+    # 9 GBP/h for 10 minutes = 1.50 GBP; 4 lists = 4 places; 6.00 GBP in rewards (+42.8 % fee)
+    assert (budget.reward_per_list, budget.places, budget.minutes_per_list, budget.rewards) == (1.5, 4, 10, 6.0)
+    assert budget.time_source == "protocol (pay.minutes_per_list)" and budget.hourly_pay == 9.0
     body = study_body(study, budget)
+    assert (body["reward"], body["estimated_completion_time"], body["total_available_places"]) == (150, 10, 4)
     assert body["prolific_id_option"] == "url_parameters" and body["device_compatibility"] == ["desktop"]
 
 
 def test_budget_from_a_pilot_and_the_hourly_minimum(tmp_path: Path) -> None:
     root = tmp_path / "s"
     make_study(root)
-    # a pilot: two participants, 4 tasks each; per-task seconds sum to 300 s and 420 s -> median 360 s = 6 min
+    # a pilot: 8 tasks timed 60, 60, 90, 90, 100, 100, 100, 120 s -> median 95 s per task
     rows = [{"participant_id": p, "list_id": "L", "task_id": f"t{i}", "kind": "task", "item_id": "i",
              "criterion": "quality", "system": "a", "system_b": "b", "position": 0, "value": None, "choice": "A",
              "seconds": s, "submitted_at": "", "stop_seq": None}
             for p, secs in (("a", (60, 60, 90, 90)), ("b", (100, 100, 100, 120))) for i, s in enumerate(secs)]
     write_judgements(root / "pilot" / "judgements.jsonl", pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS))
-    _rewrite(root, "estimated_minutes: 10", "estimated_minutes: 10\n    pilot: pilot/judgements.jsonl")
+    _rewrite(root, "minutes_per_list: 10", "pilot: pilot/judgements.jsonl, extra_minutes: 2")
     from humeval.study import Study
 
-    budget = launch_budget(Study.open(root))
-    # 6 min measured + 2 min extra = 8 min; 9 GBP/h x 8/60 h = 1.20 GBP
-    assert (budget.minutes, budget.reward_cents) == (8, 120) and budget.time_source.startswith("pilot: median 6.0 min")
-    _rewrite(root, "hourly_pay: 9.0", "hourly_pay: 5.5")
-    with pytest.raises(ProtocolError, match="below the minimum of 6 GBP/h"):
+    study = Study.open(root)
+    tasks = max(len(pl.tasks) for pl in study.read_lists())
+    budget = launch_budget(study)
+    # 95 s x tasks / 60 + 2 min, rounded up to whole minutes; reward 9 GBP/h x minutes / 60, rounded up to the cent
+    minutes = math.ceil(95 * tasks / 60 + 2)
+    assert budget.minutes_per_list == minutes and budget.reward_per_list == math.ceil(9 * minutes / 60 * 100) / 100
+    assert budget.time_source.startswith("median seconds per task (95.0 s) of the pilot")
+    assert study_body(study, budget)["estimated_completion_time"] == minutes
+    _rewrite(root, "hourly: 9.0", "hourly: 5.5")
+    with pytest.raises(ProtocolError, match="below the minimum of 6.00 GBP/h"):
         launch_budget(Study.open(root))
+
+
+def test_old_prolific_pay_fields_point_to_the_pay_section(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    make_study(root)
+    _rewrite(root, "    bonus: 0.5", "    bonus: 0.5\n    hourly_pay: 9.0")
+    from humeval.study import Study
+
+    with pytest.raises(ProtocolError, match="platform.prolific.hourly_pay moved to pay.hourly"):
+        Study.open(root).protocol
+    _rewrite(root, "\n    hourly_pay: 9.0", "")
+    _rewrite(root, "currency: GBP", "currency: EUR")
+    with pytest.raises(ProtocolError, match="Prolific pays in GBP or USD"):
+        Study.open(root).protocol
 
 
 def test_signature_matches_openssl() -> None:

@@ -26,14 +26,13 @@ from humeval.platforms.prolific.client import (
     read_token,
 )
 from humeval.platforms.prolific.export_file import read_submissions
-from humeval.platforms.prolific.study import LaunchBudget, launch_budget, study_body
+from humeval.platforms.prolific.study import launch_budget, study_body
 
 __all__ = [
     "TRANSITIONS",
     "BonusResult",
     "CreateResult",
     "DryRun",
-    "LaunchBudget",
     "ProlificClient",
     "ProlificError",
     "ReviewDecision",

@@ -17,13 +17,16 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from humeval.errors import PlatformError, StoreError
 from humeval.files import read_json, write_json
 from humeval.platforms.prolific.client import ProlificClient, ProlificError, UncertainOutcome
-from humeval.platforms.prolific.study import LaunchBudget, launch_budget, state_file, study_body
+from humeval.platforms.prolific.study import launch_budget, state_file, study_body
 from humeval.study import Study
+
+if TYPE_CHECKING:
+    from humeval.costs import Budget
 
 __all__ = [
     "TRANSITIONS",
@@ -130,12 +133,12 @@ def _submissions(client: ProlificClient, study_id: str, people: dict[str, dict[s
 @dataclass(frozen=True)
 class CreateResult:
     study_id: str
-    budget: LaunchBudget
+    budget: Budget
     body: dict[str, Any]
 
 
 def prolific_create(study: Study, *, client: ProlificClient,
-                    show_budget: Callable[[LaunchBudget], None] | None = None) -> CreateResult:
+                    show_budget: Callable[[Budget], None] | None = None) -> CreateResult:
     """Create the draft study on Prolific from the locked protocol (once; publish it with ``publish``).
 
     ``show_budget`` is called with the budget before any request is sent.
@@ -367,7 +370,7 @@ def prolific_bonus(study: Study, *, client: ProlificClient, db: str | None = Non
     settings = study.protocol.platform.prolific
     if settings.bonus <= 0:
         raise PlatformError(f"{study.protocol_file}: platform.prolific.bonus is 0: declare the bonus per approved "
-                            f"participant (in {settings.currency}) before paying one")
+                            f"participant (in {study.protocol.pay.currency}) before paying one")
     cents = round(settings.bonus * 100)
     study_id = study_id_of(study, client)
     store = _store(study, db)
