@@ -130,7 +130,9 @@ def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[s
         problems.append((("stopping",), "a stopping rule needs a 2afc criterion; none is declared under criteria"))
     delta, horizon = stopping.get("delta", 0.05), stopping.get("max_judgements")
     if isinstance(delta, (int, float)) and (horizon is None or isinstance(horizon, int)):  # else: a schema problem
-        for message in rule_problems(str(stopping.get("rule", "anytime")), float(delta), horizon):
+        tuned = stopping.get("tuned_for")
+        for message in rule_problems(str(stopping.get("rule", "anytime")), float(delta), horizon,
+                                     tuned if isinstance(tuned, int) else None):
             field, text = message.split(": ", 1)
             problems.append((tuple(field.split(".")), text))
     named = [str(s) for s in _list(stopping.get("systems"))]

@@ -84,7 +84,7 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
     ``collected`` (valid decisive and tied judgements of the comparison), ``after_decision``
     and, with ``tasks``, ``fixed_design`` and ``saved``.
     """
-    from humeval.stopping import ANYTIME_VALID, get_rule  # scipy: only when a rule is replayed
+    from humeval.stopping import ANYTIME_VALID  # scipy: only when a rule is replayed
 
     records = []
     for comp in watched_comparisons(protocol, list(systems)):
@@ -92,7 +92,7 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
         rows = rows[invalid_reasons(rows, protocol) == ""]
         rows = rows[[comp.involves(a, b) for a, b in zip(rows["system"], rows["system_b"], strict=True)]]
         outcomes = _outcomes(rows, comp, protocol)
-        rule = get_rule(comp.rule, comp.delta, horizon=comp.horizon)
+        rule = comp.build_rule()
         path, d = [], None
         for o in outcomes:
             d = rule.update(o)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from humeval.errors import ProtocolError
 from humeval.protocol.models import Protocol
@@ -40,6 +41,13 @@ class Comparison:
     horizon: int | None = None
     in_flight_share: float = 0.05
     min_in_flight: int = 1
+    tuned_for: int | None = None
+
+    def build_rule(self) -> Any:
+        """A fresh rule object for this comparison (the live store and the analysis replay build it here)."""
+        from humeval.stopping import get_rule  # scipy: only when a rule is built
+
+        return get_rule(self.rule, self.delta, horizon=self.horizon, tuned_for=self.tuned_for)
 
     def in_flight_bound(self, n: int) -> int:
         """Judgements allowed in flight after ``n`` fed outcomes: ``max(min_in_flight, ceil(in_flight_share * n))``."""
@@ -76,7 +84,7 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
         raise ProtocolError(f"stopping.systems: unknown system '{unknown[0]}'. Available: {', '.join(systems)}")
     return [
         Comparison(c.name, pair[0], pair[1], stop.rule, stop.delta, stop.max_judgements, stop.in_flight_share,
-                   stop.min_in_flight)
+                   stop.min_in_flight, stop.tuned_for)
         for c in protocol.criteria
         if c.type == "2afc"
     ]

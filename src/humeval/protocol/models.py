@@ -275,6 +275,7 @@ class Stopping(_Model):
     delta: float = Field(0.05, gt=0, lt=0.5, description="Error probability the rule controls, in (0, 0.5).")
     max_judgements: int | None = Field(None, ge=1, description="Horizon: stop collecting after this many aggregated outcomes even without a decision.")
     systems: list[str] = Field(default_factory=list, description="The two systems compared (empty: the study's two systems; live best-of-K identification is not available).")
+    tuned_for: int | None = Field(None, ge=10, le=10_000_000, description="Mixture rules (`anytime`, `mixture`, `normal-mixture`): the number of judgements at which the boundary is tightest, i.e. the effect the rule is tuned for (default: `anytime`/`mixture` Beta(20, 20), `normal-mixture` 1000). `humeval plan` recommends one from a pilot; locked with the protocol, any value keeps the guarantee.")
     in_flight_share: float = Field(0.05, gt=0, le=1, description="Judgements of a watched comparison in flight (leased, or held until their participant is settled) are at most max(min_in_flight, ceil(in_flight_share * n)), n the outcomes fed so far: it bounds what is collected beyond the decision (see docs/stopping.md).")
     min_in_flight: int = Field(1, ge=1, le=10000, description="The floor of that bound: how many judgements of a watched comparison may be in flight at the start. Higher collects faster with more participants at once, at the price of more judgements collected but unused at the decision.")
 

@@ -10,7 +10,11 @@ name                   what                                            anytime-v
 ``hoeffding-lastrun``  the authors' code (looks ahead; tables only)    no
 ``hoeffding-union``    Hoeffding with a union bound over n             yes
 ``mixture``/``anytime`` beta-binomial mixture martingale (recommended)  yes
+``normal-mixture``     Robbins' normal mixture                         yes
 =====================  ==============================================  ==============
+
+``stopping.tuned_for`` tunes the mixtures (:mod:`humeval.stopping.tuning`); exact
+operating characteristics of any boundary rule: :mod:`humeval.stopping.exact`.
 """
 
 from humeval.stopping.base import BoundaryRule, StoppingRule, first_passage
@@ -18,7 +22,8 @@ from humeval.stopping.best_arm import BestArmDecision, BestArmRule
 from humeval.stopping.decision import Decision, Outcome, PathDecisions
 from humeval.stopping.hoeffding import HoeffdingRule, hoeffding_radius
 from humeval.stopping.lastrun import LastRunRule
-from humeval.stopping.mixture import BetaMixtureRule, log_mixture_ratio
+from humeval.stopping.mixture import BetaMixtureRule, log_mixture_ratio, prior_strength_for
+from humeval.stopping.normal_mixture import NormalMixtureRule, rho_for
 from humeval.stopping.registry import ANYTIME_VALID, RULES, get_rule
 from humeval.stopping.union_hoeffding import UnionHoeffdingRule, union_radius
 
@@ -32,6 +37,7 @@ __all__ = [
     "Decision",
     "HoeffdingRule",
     "LastRunRule",
+    "NormalMixtureRule",
     "Outcome",
     "PathDecisions",
     "StoppingRule",
@@ -40,5 +46,7 @@ __all__ = [
     "get_rule",
     "hoeffding_radius",
     "log_mixture_ratio",
+    "prior_strength_for",
+    "rho_for",
     "union_radius",
 ]

@@ -41,7 +41,7 @@ from scipy.special import betaln
 from humeval.errors import HumevalError
 from humeval.stopping.base import BoundaryRule
 
-__all__ = ["DEFAULT_PRIOR_STRENGTH", "BetaMixtureRule", "log_mixture_ratio"]
+__all__ = ["DEFAULT_PRIOR_STRENGTH", "BetaMixtureRule", "log_mixture_ratio", "prior_strength_for"]
 
 #: Beta(a, a) prior strength of the recommended rule (see the module docstring)
 DEFAULT_PRIOR_STRENGTH = 20.0
@@ -52,6 +52,25 @@ def log_mixture_ratio(n: np.ndarray | int, s: np.ndarray | int, a: float) -> np.
     n = np.asarray(n, dtype=float)
     s = np.asarray(s, dtype=float)
     return n * np.log(2.0) + betaln(a + s, a + n - s) - betaln(a, a)
+
+
+@lru_cache(maxsize=256)
+def prior_strength_for(n: int, delta: float) -> float:
+    """The prior strength ``a`` whose boundary is tightest at ``n`` judgements.
+
+    Minimises over ``a`` the real-valued success count ``s > n/2`` at which ln M_n = ln(1/delta).
+    """
+    from scipy.optimize import brentq, minimize_scalar
+
+    threshold = np.log(1.0 / delta)
+
+    def crossing(log_a: float) -> float:
+        a = float(np.exp(log_a))
+        f = lambda s: float(log_mixture_ratio(n, s, a)) - threshold  # noqa: E731
+        return n + 1.0 if f(float(n)) < 0 else brentq(f, n / 2.0, float(n), xtol=1e-9)
+
+    res = minimize_scalar(crossing, bounds=(np.log(0.05), np.log(1e6)), method="bounded", options={"xatol": 1e-5})
+    return float(np.exp(res.x))
 
 
 class BetaMixtureRule(BoundaryRule):

@@ -132,9 +132,7 @@ def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
     """The process's rule object for the comparison, fed every stored outcome in order."""
     cached = ctx.rules.get(row.comparison)
     if cached is None or cached[1] > row.n:
-        from humeval.stopping import get_rule  # scipy: loaded on the first outcome, not at start
-
-        rule = get_rule(row.rule, row.delta, horizon=ctx.comparisons[row.comparison].horizon)
+        rule = ctx.comparisons[row.comparison].build_rule()  # scipy: loaded on the first outcome, not at start
         cached = (rule, 0)
     rule, fed = cached
     if fed < row.n:
