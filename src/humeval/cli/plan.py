@@ -49,8 +49,12 @@ def plan(
     results = predict_effort(fit, names, deltas, rule=rule, n_requests=n_requests, iterations=iterations, seed=seed)
     if plot is not None:
         plot_effort(plot, results, title=f"predicted effort, mu={fit.mu:.3f}")
+    c_mean = (fit.capability[0] + fit.capability[1]) / 2
+    weak_mu = min(fit.mu_ci, key=abs)  # the confidence limit nearer no effect
+    tunings = _tunings(fit.share_for_a, (1 + c_mean * weak_mu) / 2, deltas, rule)
     if fmt == Format.json:
-        emit_json({"fit": fit.to_dict(), "results": [r.to_dict() for r in results]})
+        emit_json({"fit": fit.to_dict(), "results": [r.to_dict() for r in results],
+                   "tuning": [t.to_json() for t in tunings]})
         return
     rows = [{"strategy": r.strategy, "delta": r.delta, "rule": r.rule, "mean_effort": round(r.mean_effort, 1),
              "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1), "decided_share": r.decided_share}
@@ -58,3 +62,23 @@ def plan(
     emit_rows(rows, fmt, title="predicted labelling effort (99% CI)",
               footer=f"fit: mu={fit.mu:.4f} [{fit.mu_ci[0]:.4f}, {fit.mu_ci[1]:.4f}], var={fit.difficulty_var:.4f}, "
                      f"capability U{fit.capability}, {fit.requests} requests / {fit.judgements} judgements")
+    if tunings:
+        emit_rows([{"delta": t.delta, "p": round(t.p, 4), "stopping.tuned_for": t.tuned_for,
+                    "prior_strength": round(t.prior_strength, 2), "expected_n": round(t.expected_n, 1),
+                    "default_expected_n": round(t.default_expected_n, 1), "saved": f"{t.gain:.1%}",
+                    "at weak p": "" if t.weak_p is None else
+                    f"{t.weak_p:.3f}: {t.weak_expected_n:.0f} vs {t.weak_default_expected_n:.0f}"}
+                   for t in tunings], fmt,
+                  title="tuning at the pilot's preference share (one worker per request; exact expected judgements)",
+                  footer="declare stopping.tuned_for in the protocol before lock; any value keeps the guarantee. "
+                         "'at weak p': tuned vs default expected judgements at the fit's confidence limit nearer no effect")
+
+
+def _tunings(share: float, weak: float, deltas: list[float], rule: str) -> list:
+    """The recommended ``stopping.tuned_for`` per delta, for the mixture rules (none without an effect)."""
+    from humeval.stopping.registry import TUNABLE
+    from humeval.stopping.tuning import recommend_tuning
+
+    if rule not in TUNABLE or not 0.0 < share < 1.0 or abs(share - 0.5) < 1e-3:
+        return []
+    return [recommend_tuning(share, d, weak_p=weak) for d in deltas]

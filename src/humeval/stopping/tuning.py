@@ -57,6 +57,10 @@ class Tuning:
     default_expected_n: float
     best_reference: str
     best_reference_n: float
+    #: a weaker effect (e.g. the pilot's confidence limit nearer 1/2) and both rules' expected judgements there
+    weak_p: float | None = None
+    weak_expected_n: float | None = None
+    weak_default_expected_n: float | None = None
 
     @property
     def gain(self) -> float:
@@ -99,16 +103,19 @@ def rule_efforts(p: float, delta: float, rules: dict[str, BoundaryRule] | None =
     return out
 
 
-def recommend_tuning(p: float, delta: float) -> Tuning:
+def recommend_tuning(p: float, delta: float, weak_p: float | None = None) -> Tuning:
     """The ``tuned_for`` of the Beta mixture with the fewest expected judgements at ``p``.
 
     Golden-section search over ln(tuned_for) in :data:`TUNING_RANGE` (the expected judgements
     are flat near the optimum: a tuning within 5 % of the best one costs well under 1 % more).
+    ``weak_p``: a weaker effect to report the tuned and the default rule at (what a too
+    optimistic pilot would cost).
     """
     from scipy.optimize import minimize_scalar
 
     if not 0.0 < p < 1.0 or p == 0.5:
         raise ValueError(f"p must be in (0, 1) and not 1/2 (no effect: no tuning decides), got {p!r}")
+    same_side = weak_p is not None and weak_p != 0.5 and (weak_p > 0.5) == (p > 0.5)
     p = max(p, 1 - p)
     horizon = _horizon(p, delta)
     efforts: dict[int, float] = {}
@@ -124,5 +131,10 @@ def recommend_tuning(p: float, delta: float) -> Tuning:
     best = min(efforts, key=efforts.__getitem__)
     refs = rule_efforts(p, delta, horizon=horizon)
     ref = min(refs, key=lambda r: r.expected_n)
+    weak = None
+    if same_side and weak_p is not None:  # a weak effect on the other side of 1/2 is no effect: nothing decides
+        weak_p = max(weak_p, 1 - weak_p)
+        rules = {"tuned": tuned_mixture(delta, best), "anytime": BetaMixtureRule(delta)}
+        weak = [r.expected_n for r in rule_efforts(weak_p, delta, rules)]
     return Tuning(p, delta, best, prior_strength_for(best, delta), efforts[best], refs[0].expected_n, ref.rule,
-                  ref.expected_n)
+                  ref.expected_n, weak_p if weak else None, weak[0] if weak else None, weak[1] if weak else None)
