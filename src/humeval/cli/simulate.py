@@ -27,7 +27,7 @@ def simulate(
     position_bias: float = typer.Option(0.0, "--position-bias", help="Shift towards the system shown first, in [-1, 1]."),
     spammers: float = typer.Option(0.0, "--spammers", help="Share of workers answering at random."),
     adversarial: float = typer.Option(0.0, "--adversarial", help="Share of workers answering against their judgement."),
-    prior_strength: float = typer.Option(20.0, "--prior-strength", help="Beta(a, a) prior of the mixture rule."),
+    prior_strength: float = typer.Option(14.0, "--prior-strength", help="Beta(a, a) prior of the mixture rule (the default rule's: 14)."),
     processes: int = typer.Option(1, "--processes", help="Local processes (results do not depend on it)."),
     address: str = typer.Option("", "--address", help="Dask scheduler address for a cluster (optional)."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the effort plot here and the bound plot (Fig. 1) next to it."),

@@ -77,9 +77,11 @@ def tuned_mixture(delta: float, tuned_for: int) -> BetaMixtureRule:
 
 
 def reference_rules(delta: float) -> dict[str, BoundaryRule]:
-    """The rules of the comparison in docs/stopping.md: the default ``anytime`` and two tuned for 1,000 judgements."""
+    """The rules of the comparison in docs/stopping.md: the default ``anytime``, the earlier default (a = 20),
+    and a Beta and a normal mixture tuned for 1,000 judgements."""
     return {
         "anytime": BetaMixtureRule(delta),
+        "mixture (a = 20)": BetaMixtureRule(delta, 20.0),
         f"mixture (tuned for {DEFAULT_TUNED_FOR})": tuned_mixture(delta, DEFAULT_TUNED_FOR),
         f"normal-mixture (tuned for {DEFAULT_TUNED_FOR})": NormalMixtureRule(delta, rho_for(DEFAULT_TUNED_FOR, delta)),
     }

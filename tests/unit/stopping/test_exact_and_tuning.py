@@ -108,3 +108,15 @@ def test_betting_is_valid_and_decides_the_right_way() -> None:
     # a path of all A: the wealth K+ doubles with bets capped at 1 (x 1.5 per outcome), so it crosses 2/delta = 40 at n = 10
     one = betting_paths(np.ones((1, 50), dtype=np.int8), 0.05)
     assert one.outcome[0] == 1 and 5 <= one.n[0] <= 12
+
+
+def test_normal_mixture_matches_quadrature() -> None:
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    rule = NormalMixtureRule(0.05, rho=12.0)
+    for n, s in ((40, 28), (400, 230), (3000, 1600)):
+        z, v = s - n / 2, n / 4
+        value = quad(lambda lam: math.exp(lam * z - lam * lam * v / 2) * norm.pdf(lam, scale=1 / math.sqrt(12.0)),
+                     -3, 3, limit=400, points=[z / v])[0]
+        assert rule.statistic(n, s) == pytest.approx(math.log(value), rel=1e-8)

@@ -55,10 +55,10 @@ def test_mixture_boundary_is_minimal() -> None:
     a = rule.boundary(2000)
     thr = math.log(100)
     ok = a <= n
-    assert (log_mixture_ratio(n[ok], a[ok], 20.0) >= thr).all()
+    assert (log_mixture_ratio(n[ok], a[ok], rule.prior_strength) >= thr).all()
     below = a[ok] - 1
     keep = below > n[ok] / 2
-    assert (log_mixture_ratio(n[ok][keep], below[keep], 20.0) < thr).all()
+    assert (log_mixture_ratio(n[ok][keep], below[keep], rule.prior_strength) < thr).all()
 
 
 def test_sequential_update_agrees_with_paths() -> None:
