@@ -15,8 +15,6 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numpy as np
-
 from humeval.stopping.base import BoundaryRule
 from humeval.stopping.exact import operating_characteristics, wald_bound
 from humeval.stopping.mixture import BetaMixtureRule, prior_strength_for

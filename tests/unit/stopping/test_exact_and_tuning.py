@@ -9,7 +9,13 @@ import pytest
 from scipy.stats import binom
 
 from humeval.errors import HumevalError
-from humeval.stopping import BetaMixtureRule, NormalMixtureRule, get_rule, prior_strength_for, rho_for
+from humeval.stopping import (
+    BetaMixtureRule,
+    NormalMixtureRule,
+    get_rule,
+    prior_strength_for,
+    rho_for,
+)
 from humeval.stopping.betting import betting_paths
 from humeval.stopping.exact import operating_characteristics, wald_bound
 from humeval.stopping.registry import rule_problems
