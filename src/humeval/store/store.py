@@ -58,7 +58,7 @@ class Store:
         self.write_engine, self.read_engine = make_engines(url, sqlite_sync=sqlite_sync)
         self.writer = Writer(self.write_engine)
         #: how messages and the logbook name this store: the SQLite file, or the URL without its secrets
-        self.where = redact_url(url.split("///", 1)[1] if is_sqlite(url) and "///" in url else url)
+        self.where = str(study.relative(Path(url.split("///", 1)[1]))) if is_sqlite(url) and "///" in url else redact_url(url)
         self.writer.where = self.where
         self._ctx: StoreContext | None = None
 
@@ -197,8 +197,7 @@ class Store:
                      "system_a": r.system_a, "system_b": r.system_b, "n": r.n, "successes": r.successes,
                      "estimate": r.estimate, "threshold_a": r.threshold_a, "threshold_b": r.threshold_b,
                      "rule": r.rule, "delta": r.delta, "reason": r.reason, "decided_at": r.decided_at,
-                     "store": self.study.relative(Path(self.url.split("///", 1)[1])) if is_sqlite(self.url)
-                     else redact_url(self.url)},
+                     "store": self.where},
                 )
             )
         return entries

@@ -145,7 +145,8 @@ class Writer:
                 if conn.invalidated:
                     raise
                 continue
-            self.unwritable = None
+            if not any(isinstance(error, StoreUnwritable) for _, _, error in results):
+                self.unwritable = None  # a write committed: the store can write again
             self.stats["batches"] += 1
             self.stats["operations"] += len(batch)
             for fut, value, error in results:
