@@ -203,11 +203,12 @@ def entry_model(platform: Platform) -> type[BaseModel]:
     applies the same rules with the codes of the error shape."""
     fields: dict[str, Any] = {}
     ids = route_ids(platform)
+    id_fields = set(ids.values())
     for name in accepted_fields(platform):
         if name == "invite":
             fields[name] = (str, Field(None, min_length=1, max_length=INVITE_MAX, pattern=INVITE_PATTERN,
                                        description="a signed invite token (from POST /api/v1/admin/invites)"))
-        elif name in ids:
+        elif name in id_fields:
             fields[name] = (str, Field(None, pattern=PARTICIPANT_ID_PATTERN, description="the participant id"))
         else:
             fields[name] = (str, Field(None, max_length=PARAM_MAX, description=f"the {platform.kind} link parameter {name}"))

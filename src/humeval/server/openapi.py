@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic.json_schema import GenerateJsonSchema, models_json_schema
+from pydantic.json_schema import models_json_schema
 
 from humeval._version import __version__
 from humeval.platforms.entry import entry_model
@@ -27,17 +27,8 @@ _WHY = {"400": "malformed request (not JSON, nested too deep, invalid Unicode)",
         "503": "the study is full or its store cannot write (Retry-After)"}
 
 
-class _Schema(GenerateJsonSchema):
-    """Pydantic's schemas without ``default: null`` (an optional field is absent, never null) and without titles."""
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False
-
-    def generate(self, schema: Any, mode: Any = "validation") -> Any:
-        return _clean(super().generate(schema, mode=mode))
-
-
 def _clean(node: Any) -> Any:
+    """Pydantic's schemas without ``default: null`` (an optional field is absent, never null) and titles."""
     if isinstance(node, dict):
         return {k: _clean(v) for k, v in node.items() if not (k == "default" and v is None) and k != "title"}
     if isinstance(node, list):
@@ -67,8 +58,8 @@ def openapi_spec(protocol: Protocol) -> dict[str, Any]:
     inputs: list[type[BaseModel]] = [enter, c.JudgementIn, c.InvitesIn]
     outputs: list[type[BaseModel]] = [c.Error, c.Token, c.Consented, c.Assignment, c.Judgement, c.Status, c.Invites]
     _, defs = models_json_schema([(m, "validation") for m in inputs] + [(m, "serialization") for m in outputs],
-                                 ref_template=_REF, schema_generator=_Schema)
-    schemas = defs["$defs"]
+                                 ref_template=_REF)
+    schemas = _clean(defs["$defs"])
     schemas["JudgementIn"]["properties"]["values"] = c.values_schema(protocol)
     participant = [{"participant": []}]
     admin = [{"admin": []}]
