@@ -60,9 +60,9 @@ def serve(
     from humeval.server.config import CONFIG_FILE_ENV, ServerConfig, check_admin_token
     from humeval.store.engine import SYNC_MODES, database_url, is_sqlite
 
-    study = study if isinstance(study, Study) else Study.open(study)
     if admin_token:
         check_admin_token(admin_token)  # before anything is prepared or served
+    study = study if isinstance(study, Study) else Study.open(study)
     if sqlite_sync not in SYNC_MODES:
         raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
     if workers == 0:

@@ -186,10 +186,8 @@ def resolve_entry(data: Mapping[str, Any], platform: Platform, read_invite: Call
         params = {k: _text(data, k) for k in names if _text(data, k)}
         return Entry(_checked_id(params[names[0]], names[0]), route_label(platform, route), params, route)
     if route == "invite":
-        if not INVITE.match(_text(data, "invite")):
-            raise EntryRefused("invalid_value", "invite: not an invite token (i1.<id>.<signature>, as in the invite "
-                               "link)", status=422, field="invite")
-        pid = read_invite(_text(data, "invite"))
+        invite = _text(data, "invite")
+        pid = read_invite(invite) if INVITE.match(invite) else None
         if pid is None:
             raise EntryRefused("invalid_invite", "this invite link is not valid (it was altered or is from another study)", status=401, field="invite")
         return Entry(pid, route_label(platform, route), {}, route)
