@@ -8,7 +8,13 @@ import pytest
 
 from humeval.errors import ProtocolError
 from humeval.platforms.completion import completion_json, return_link
-from humeval.platforms.entry import EntryRefused, accepted_fields, entry_body, entry_model, resolve_entry
+from humeval.platforms.entry import (
+    EntryRefused,
+    accepted_fields,
+    entry_body,
+    entry_model,
+    resolve_entry,
+)
 from humeval.protocol.load import load_protocol
 from humeval.protocol.models import Platform
 
