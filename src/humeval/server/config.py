@@ -3,7 +3,7 @@
 ``humeval serve`` runs several uvicorn worker processes, and uvicorn builds each worker's app
 by calling a factory by name. The configuration reaches those processes as a file: ``serve``
 writes it with :meth:`ServerConfig.write` (mode 0600, in a private temporary folder, removed on
-exit) and names the file in ``$HUMEVAL_SERVER_CONFIG_FILE``; :func:`humeval.server.app.app_from_file`
+exit) and names the file in ``$HUMEVAL_SERVER_CONFIG_FILE``; :func:`humeval.server.app.app_from_env`
 reads it back. No setting, and no secret, travels in the environment itself.
 """
 
