@@ -71,6 +71,8 @@ async def enter(request: Request) -> Response:
 
 async def consent(request: Request) -> Response:
     session = session_of(request)
+    if await request.body():  # no body is needed; one that is sent must still be a JSON object
+        await read_json(request)
     if not await _store(request).consent(session.participant_id):
         raise Unauthorized("unknown_participant", "this token names no participant of this study; enter again")
     return JSONResponse({"consented": True})

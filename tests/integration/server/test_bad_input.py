@@ -17,7 +17,9 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import select
 
+from humeval.store import schema as s
 from tests.integration.server.inprocess import ADMIN_HEADERS, InProcess, assert_error
 from tests.integration.server.test_entry import RATINGS, make_study
 
@@ -38,6 +40,11 @@ CASES: list[tuple[str, str, str, str, dict[str, str], bytes, int, str]] = [
     ("nested-enter", "POST", "/api/v1/enter", "none", JSON, NESTED, 400, "too_deep"),
     ("nested-judgements", "POST", "/api/v1/judgements", "participant", JSON, NESTED, 400, "too_deep"),
     ("nested-invites", "POST", "/api/v1/admin/invites", "admin", JSON, NESTED, 400, "too_deep"),
+    ("nested-consent", "POST", "/api/v1/consent", "participant", JSON, NESTED, 400, "too_deep"),
+    ("surrogate-consent", "POST", "/api/v1/consent", "participant", JSON, raw({SURROGATE: True}), 400,
+     "invalid_unicode"),
+    ("consent-text-plain", "POST", "/api/v1/consent", "participant", {"content-type": "text/plain"}, b"yes", 415,
+     "unsupported_media_type"),
     ("nested-in-values", "POST", "/api/v1/judgements", "participant", JSON,
      b'{"assignment_id": "{aid}", "idempotency_key": "key-nested-1", "values": {"fluency": ' + b"[" * 900
      + b"]" * 900 + b"}}", 400, "too_deep"),
@@ -86,6 +93,11 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcess]:
         srv.close()
 
 
+def consented(srv: InProcess) -> list[object]:
+    p = s.participants.c
+    return srv.store.read(lambda c: c.execute(select(p.participant_id, p.consented_at).order_by(p.participant_id)).all())
+
+
 def _participant(srv: InProcess, pid: str) -> tuple[dict[str, str], str]:
     async def body(c: httpx.AsyncClient) -> tuple[dict[str, str], str]:
         r = await c.post("/api/v1/enter", json={"participant_id": pid})
@@ -101,7 +113,7 @@ def test_bad_input_is_refused_in_the_error_shape_and_stores_nothing(
         app: InProcess, method: str, path: str, auth: str, headers: dict[str, str], body: bytes, status: int,
         code: str) -> None:
     h, aid = _participant(app, "table-participant")
-    before = app.counts()
+    before, consent_before = app.counts(), consented(app)
     auth_headers = {"participant": h, "admin": ADMIN_HEADERS, "none": {}}[auth]
 
     async def send(c: httpx.AsyncClient) -> httpx.Response:
@@ -113,6 +125,7 @@ def test_bad_input_is_refused_in_the_error_shape_and_stores_nothing(
     if status == 405:
         assert r.headers["allow"] and method not in r.headers["allow"]
     assert app.counts() == before
+    assert consented(app) == consent_before  # a refused consent records nothing either
 
 
 def test_a_likert_value_that_is_a_digit_but_not_a_number(app: InProcess) -> None:
