@@ -69,7 +69,7 @@ CASES: list[tuple[str, str, str, str, dict[str, str], bytes, int, str]] = [
     ("enter-invite-null", "POST", "/api/v1/enter", "none", JSON, raw({"invite": None, "participant_id": "p9"}), 422,
      "invalid_value"),
     ("enter-id-null", "POST", "/api/v1/enter", "none", JSON, raw({"participant_id": None}), 422, "invalid_value"),
-    ("enter-invite-no-pattern", "POST", "/api/v1/enter", "none", JSON, raw({"invite": "not-an-invite"}), 403,
+    ("enter-invite-on-open-study", "POST", "/api/v1/enter", "none", JSON, raw({"invite": "not-an-invite"}), 403,
      "route_not_accepted"),
     ("values-empty", "POST", "/api/v1/judgements", "participant", JSON,
      raw({"assignment_id": "{aid}", "idempotency_key": "key-empty-1", "values": {}}), 422, "invalid_value"),
