@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -56,9 +57,11 @@ def serve(
     """
     import uvicorn
 
-    from humeval.server.config import ENV, ServerConfig
+    from humeval.server.config import CONFIG_FILE_ENV, ServerConfig, check_admin_token
     from humeval.store.engine import SYNC_MODES, database_url, is_sqlite
 
+    if admin_token:
+        check_admin_token(admin_token)  # before anything is prepared or served
     study = study if isinstance(study, Study) else Study.open(study)
     if sqlite_sync not in SYNC_MODES:
         raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
@@ -71,15 +74,19 @@ def serve(
                           new_per_address=new_per_address, throttle_window=throttle_window,
                           trusted_proxies=list(trusted_proxies or []), first_lease_seconds=first_lease_seconds,
                           max_active=max_active)
-    os.environ[ENV] = config.to_env()
     where = f"http://{host}:{port}"
     if unlocked:
         say(f"warning: collecting for an UNLOCKED study (--unlocked, recorded in {study.relative(study.logbook_file)})")
     say(f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)")
     say(f"participants: {where}/   API: {where}/api/v1/openapi.json")
     say(f"admin: {where}/admin?token={token}" if not admin_token else f"admin: {where}/admin?token=<your admin token>")
-    uvicorn.run(
-        "humeval.server.app:app_from_env", factory=True, host=host, port=port, workers=workers,
-        log_level=log_level, access_log=False, timeout_graceful_shutdown=5,
-        forwarded_allow_ips=list(trusted_proxies) if trusted_proxies else None,  # None: loopback, uvicorn's default
-    )
+    with tempfile.TemporaryDirectory(prefix="humeval-serve-") as private:  # mode 0700; removed on exit
+        os.environ[CONFIG_FILE_ENV] = str(config.write(Path(private)))
+        try:
+            uvicorn.run(
+                "humeval.server.app:app_from_env", factory=True, host=host, port=port, workers=workers,
+                log_level=log_level, access_log=False, timeout_graceful_shutdown=5,
+                forwarded_allow_ips=list(trusted_proxies) if trusted_proxies else None,  # None: loopback, uvicorn's default
+            )
+        finally:
+            os.environ.pop(CONFIG_FILE_ENV, None)

@@ -22,21 +22,28 @@ open id. A request naming fields of a route the study does not accept is refused
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from humeval.errors import PlatformError, Refused
 from humeval.protocol.models import Platform
-from humeval.store.refusal import Refusal
+from humeval.wire import (
+    INVITE,
+    INVITE_MAX,
+    INVITE_PATTERN,
+    PARAM_MAX,
+    PARTICIPANT_ID,
+    PARTICIPANT_ID_PATTERN,
+)
 
 __all__ = [
-    "PARTICIPANT_ID",
     "PLATFORM_PARAMS",
     "ROUTE_FIELDS",
     "Entry",
+    "EntryRefused",
     "accepted_fields",
     "describe_routes",
     "entry_body",
@@ -44,10 +51,10 @@ __all__ = [
     "link_fields",
     "platform_fields",
     "resolve_entry",
+    "route_ids",
     "route_label",
 ]
 
-PARTICIPANT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$")
 #: the URL parameters each platform appends to the study link; the first names the participant
 PLATFORM_PARAMS: dict[str, tuple[str, ...]] = {
     "prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
@@ -59,6 +66,10 @@ ROUTE_FIELDS: dict[str, tuple[str, ...]] = {"invite": ("invite",), "open": ("par
 _DESCRIBE = {"invite": "an invite link (invite)", "open": "a participant id (participant_id)"}
 #: how the store labels a participant's route (``participants.platform``); ``local`` is an open id
 _OPEN_LABEL, _INVITE_LABEL = "local", "invite"
+
+
+class EntryRefused(Refused, PlatformError):
+    """An entry request the study does not accept (nothing was written): the code, field and status say why."""
 
 
 @dataclass(frozen=True)
@@ -115,23 +126,24 @@ def entry_body(platform: Platform, participant_id: str) -> dict[str, str]:
         return {names[0]: participant_id} | {n: f"rehearsal-{n.lower()}" for n in names[1:]}
     if "open" in platform.routes:
         return {"participant_id": participant_id}
-    raise Refusal("route_not_accepted", f"this study accepts only {describe_routes(platform)}", status=403)
+    raise EntryRefused("route_not_accepted", f"this study accepts only {describe_routes(platform)}", status=403)
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:
-    value = data.get(key)
-    if value is None:
+    if key not in data:
         return ""
+    value = data[key]
     if not isinstance(value, str):
-        raise Refusal("invalid_value", f"{key}: expected a string, got {type(value).__name__}", status=422, field=key)
-    if len(value) > 600 or (key != "invite" and len(value) > 128):
-        raise Refusal("invalid_value", f"{key}: at most 128 characters, got {len(value)}", status=422, field=key)
+        raise EntryRefused("invalid_value", f"{key}: expected a string, got {type(value).__name__}", status=422, field=key)
+    limit = INVITE_MAX if key == "invite" else PARAM_MAX
+    if len(value) > limit:
+        raise EntryRefused("invalid_value", f"{key}: at most {limit} characters, got {len(value)}", status=422, field=key)
     return value
 
 
 def _checked_id(value: str, key: str) -> str:
     if not PARTICIPANT_ID.match(value):
-        raise Refusal(
+        raise EntryRefused(
             "invalid_value",
             f"{key}: a participant id is 1-128 letters, digits or _.:@+- (starting with a letter or digit), got {value[:40]!r}",
             status=422, field=key,
@@ -143,7 +155,7 @@ def resolve_entry(data: Mapping[str, Any], platform: Platform, read_invite: Call
                   *, extra: tuple[str, ...] = ()) -> Entry:
     """The entry described by ``data`` (JSON body or link parameters) for a study on ``platform``.
 
-    ``extra``: further fields the caller reads itself (``consent``). Raises :class:`Refusal`:
+    ``extra``: further fields the caller reads itself (``consent``). Raises :class:`EntryRefused`:
     422 for unknown or malformed fields, 403 ``route_not_accepted`` for a route the study
     does not accept, 401 ``invalid_invite`` for a forged or foreign invite.
     """
@@ -151,46 +163,62 @@ def resolve_entry(data: Mapping[str, Any], platform: Platform, read_invite: Call
     unknown = sorted(k for k in data if k not in known)
     if unknown:
         expected = ", ".join((*accepted_fields(platform), *extra))
-        raise Refusal("invalid_value", f"{unknown[0][:60]}: unknown field; expected {expected}", status=422, field=unknown[0][:60])
+        raise EntryRefused("invalid_value", f"{unknown[0][:60]}: unknown field; expected {expected}", status=422, field=unknown[0][:60])
+    for route, name in route_ids(platform).items():
+        if name in data and not _text(data, name):
+            raise EntryRefused("invalid_value", f"{name}: must not be empty", status=422, field=name)
     given = [route for route in ("platform", "invite", "open")
              if (route != "platform" or platform_fields(platform))
              and any(_text(data, f) for f in _fields_of(platform, route))]
     if not given:
         first = accepted_fields(platform)[:1] or ("participant_id",)
-        raise Refusal("invalid_value", f"{first[0]}: required; this study accepts {describe_routes(platform)}", status=422, field=first[0])
+        raise EntryRefused("invalid_value", f"{first[0]}: required; this study accepts {describe_routes(platform)}", status=422, field=first[0])
     if len(given) > 1:
-        raise Refusal("invalid_value", f"give one entry route, not {' and '.join(given)}", status=422)
+        raise EntryRefused("invalid_value", f"give one entry route, not {' and '.join(given)}", status=422)
     route = given[0]
     if route not in platform.routes:
-        raise Refusal("route_not_accepted", f"this study does not accept entry by {route}: it accepts only "
+        raise EntryRefused("route_not_accepted", f"this study does not accept entry by {route}: it accepts only "
                       f"{describe_routes(platform)}", status=403, field=_fields_of(platform, route)[0])
     if route == "platform":
         names = platform_fields(platform)
         if not _text(data, names[0]):
-            raise Refusal("invalid_value", f"{names[0]}: required (the participant id of the {platform.kind} link)", status=422, field=names[0])
+            raise EntryRefused("invalid_value", f"{names[0]}: required (the participant id of the {platform.kind} link)", status=422, field=names[0])
         params = {k: _text(data, k) for k in names if _text(data, k)}
         return Entry(_checked_id(params[names[0]], names[0]), route_label(platform, route), params, route)
     if route == "invite":
-        pid = read_invite(_text(data, "invite"))
+        invite = _text(data, "invite")
+        pid = read_invite(invite) if INVITE.match(invite) else None
         if pid is None:
-            raise Refusal("invalid_invite", "this invite link is not valid (it was altered or is from another study)", status=401, field="invite")
+            raise EntryRefused("invalid_invite", "this invite link is not valid (it was altered or is from another study)", status=401, field="invite")
         return Entry(pid, route_label(platform, route), {}, route)
     return Entry(_checked_id(_text(data, "participant_id"), "participant_id"), route_label(platform, route), {}, route)
 
 
 def entry_model(platform: Platform) -> type[BaseModel]:
-    """The JSON body of ``POST /api/v1/enter`` for a study on ``platform``, as a pydantic model (for the
-    OpenAPI spec): the fields of every accepted route, ``consent``, nothing else. :func:`resolve_entry`
-    is the check the server applies (it also refuses two routes at once and a route without its id)."""
+    """The JSON body of ``POST /api/v1/enter`` for a study on ``platform``, as a pydantic model (the
+    contract published in ``openapi.json``): the fields of every accepted route and ``consent``,
+    nothing else, none of them null, and exactly one route's id (``oneOf``). :func:`resolve_entry`
+    applies the same rules with the codes of the error shape."""
     fields: dict[str, Any] = {}
-    ids = {"participant_id", *(platform_fields(platform)[:1])}
+    ids = route_ids(platform)
+    id_fields = set(ids.values())
     for name in accepted_fields(platform):
         if name == "invite":
-            fields[name] = (str | None, Field(None, min_length=1, max_length=600, pattern=r"^i1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$",
-                                                description="a signed invite token (from POST /api/v1/admin/invites)"))
-        elif name in ids:
-            fields[name] = (str | None, Field(None, pattern=PARTICIPANT_ID.pattern, description="the participant id"))
+            fields[name] = (str, Field(None, min_length=1, max_length=INVITE_MAX, pattern=INVITE_PATTERN,
+                                       description="a signed invite token (from POST /api/v1/admin/invites)"))
+        elif name in id_fields:
+            fields[name] = (str, Field(None, pattern=PARTICIPANT_ID_PATTERN, description="the participant id"))
         else:
-            fields[name] = (str | None, Field(None, max_length=128, description=f"the {platform.kind} link parameter {name}"))
+            fields[name] = (str, Field(None, max_length=PARAM_MAX, description=f"the {platform.kind} link parameter {name}"))
     fields["consent"] = (bool, Field(False, description="consent given on a page of your own (skips POST /api/v1/consent)"))
-    return create_model(f"Enter{platform.kind.capitalize()}", __config__=ConfigDict(extra="forbid"), **fields)
+    one_route = [{"required": [ids[r]]} for r in platform.routes if r in ids]
+    config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"oneOf": one_route} if one_route else None)
+    return create_model(f"Enter{platform.kind.capitalize()}", __config__=config, **fields)
+
+
+def route_ids(platform: Platform) -> dict[str, str]:
+    """The field naming the participant in each route the study could be entered by (``route -> field``)."""
+    ids = {"invite": "invite", "open": "participant_id"}
+    if platform_fields(platform):
+        ids["platform"] = platform_fields(platform)[0]
+    return ids

@@ -12,6 +12,7 @@ of :mod:`humeval.rehearsal.dummy`, or, for the ``crowd`` kind, by the agent mode
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 from dataclasses import dataclass
@@ -76,6 +77,30 @@ class AnswerKey:
     def ambiguous(self) -> int:
         """Outputs whose text another system of the same item also wrote (indistinguishable when shown)."""
         return sum(len(v) for v in self.systems.values() if len(v) > 1)
+
+    @functools.cached_property
+    def _items(self) -> dict[str, set[str]]:
+        index: dict[str, set[str]] = {}
+        for item_id, text in self.systems:
+            index.setdefault(text, set()).add(item_id)
+        return index
+
+    @functools.cached_property
+    def _checks(self) -> dict[str, str]:
+        return {text: item_id for item_id, text in self.attention}
+
+    def identify(self, texts: list[str]) -> tuple[str, bool]:
+        """``(item id, is an attention check)`` of an assignment from the texts it shows: the server tells
+        neither (a participant could not either), the researcher's key does."""
+        if texts and texts[0] in self._checks and texts[0] not in self._items:
+            return self._checks[texts[0]], True
+        candidates = set.intersection(*(self._items.get(t, set()) for t in texts)) if texts else set()
+        if not candidates:
+            raise RehearsalError(
+                f"rehearsal: the server showed outputs that no item of the study's data holds together "
+                f"({texts[0][:60] if texts else ''!r}); the store was seeded from other data. Use a fresh --db"
+            )
+        return min(candidates), False
 
     def writers(self, item_id: str, text: str) -> tuple[str, ...]:
         found = self.systems.get((item_id, text))
@@ -198,14 +223,14 @@ class Answerer:
     def values(self, assignment: dict[str, Any], rng: np.random.Generator,
                who: SimulatedParticipant | None = None) -> dict[str, Any]:
         """``{criterion: value}`` for an assignment of ``GET /api/v1/next`` (``who``: a simulated participant)."""
-        task = assignment["task"]
         texts: list[str] = list(assignment["outputs"])
         names = [c["name"] for c in assignment["criteria"]]
-        if task.get("kind") == "attention" and not (who is not None and who.spammer):
-            return {name: self._attention(name, task["item_id"], texts) for name in names}
-        if task.get("kind") == "attention":  # a spammer answers a check like any task: at random
+        item_id, attention = self.key.identify(texts)
+        if attention and not (who is not None and who.spammer):
+            return {name: self._attention(name, item_id, texts) for name in names}
+        if attention:  # a spammer answers a check like any task: at random
             return {name: self._spam(name, texts, rng) for name in names}
-        return {name: self._value(name, task["item_id"], texts, rng, who) for name in names}
+        return {name: self._value(name, item_id, texts, rng, who) for name in names}
 
     def _spam(self, name: str, texts: list[str], rng: np.random.Generator) -> Any:
         """A spammer's answer that needs no text's writer (an attention check shows no system's output)."""

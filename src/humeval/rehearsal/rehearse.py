@@ -141,7 +141,7 @@ class _Server:
                    "--port", str(self.port), "--workers", str(self.workers), "--db", self.db,
                    "--log-level", "warning", "--new-per-address", "0", "--max-active", "-1",
                    *(["--unlocked"] if self.unlocked else [])]
-            env = {k: v for k, v in os.environ.items() if k != "HUMEVAL_SERVER_CONFIG"} | {ADMIN_ENV: self.admin_token}
+            env = {k: v for k, v in os.environ.items() if k != "HUMEVAL_SERVER_CONFIG_FILE"} | {ADMIN_ENV: self.admin_token}
             with self.log.open("ab") as fh:
                 self.proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env,
                                              stdin=subprocess.DEVNULL, start_new_session=True)

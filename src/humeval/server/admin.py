@@ -14,9 +14,10 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from humeval.server.agreement import agreement_so_far
-from humeval.server.errors import ApiError
+from humeval.server.errors import NotFound, Unauthorized
 from humeval.server.plot import bound_svg
-from humeval.server.tokens import sign
+from humeval.server.throttle import is_https
+from humeval.server.tokens import admin_cookie, admin_cookie_valid
 from humeval.store.store import Store
 
 __all__ = ["admin_routes", "export_bytes"]
@@ -29,14 +30,12 @@ def _store(request: Request) -> Store:
     return request.app.state.store
 
 
-def _cookie_value(request: Request) -> str:
-    return sign(_store(request).context.secret, "admin|" + request.app.state.config.admin_token)
-
-
 def _require(request: Request) -> None:
-    given = request.cookies.get(ADMIN_COOKIE, "")
-    if not given or not hmac.compare_digest(given, _cookie_value(request)):
-        raise ApiError("unauthorized", "Admin pages need the admin token: open /admin?token=<admin token>.", status=401)
+    config = request.app.state.config
+    if not admin_cookie_valid(_store(request).context.secret, config.admin_token, request.cookies.get(ADMIN_COOKIE),
+                              config.admin_session_seconds):
+        raise Unauthorized("unauthorized", "Admin pages need the admin token (or the admin session expired): open "
+                           "/admin?token=<admin token>.")
 
 
 def export_bytes(store: Store, fmt: str) -> bytes:
@@ -59,10 +58,13 @@ def export_bytes(store: Store, fmt: str) -> bytes:
 async def admin_page(request: Request) -> Response:
     token = request.query_params.get("token")
     if token is not None:
-        if not hmac.compare_digest(token.encode(), request.app.state.config.admin_token.encode()):
-            raise ApiError("unauthorized", "wrong admin token", status=401)
+        config = request.app.state.config
+        if not hmac.compare_digest(token.encode(), config.admin_token.encode()):
+            raise Unauthorized("unauthorized", "wrong admin token")
         response = RedirectResponse("/admin", status_code=303)
-        response.set_cookie(ADMIN_COOKIE, _cookie_value(request), httponly=True, samesite="strict")
+        response.set_cookie(ADMIN_COOKIE, admin_cookie(_store(request).context.secret, config.admin_token),
+                            max_age=config.admin_session_seconds, httponly=True, samesite="strict",
+                            secure=is_https(request, request.app.state.guard.trusted))
         return response
     _require(request)
     store = _store(request)
@@ -83,7 +85,7 @@ async def admin_export(request: Request) -> Response:
     _require(request)
     fmt = request.path_params["fmt"]
     if fmt not in FORMATS:
-        raise ApiError("not_found", f"unknown export format '{fmt}'; available: {', '.join(FORMATS)}", status=404)
+        raise NotFound("not_found", f"unknown export format '{fmt}'; available: {', '.join(FORMATS)}")
     body = await run_in_threadpool(export_bytes, _store(request), fmt)
     return Response(body, media_type=FORMATS[fmt],
                     headers={"content-disposition": f'attachment; filename="judgements.{fmt}"'})

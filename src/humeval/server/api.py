@@ -14,12 +14,14 @@
 ``POST /api/v1/admin/invites``           invite links for participant ids (admin token)
 ``GET  /api/v1/openapi.json``            this API in OpenAPI 3.1
 ======================================  ==================================================
+
+The bodies are the models of :mod:`humeval.server.contract`, checked with them and published
+from them; a refusal of any layer answers in the one error shape of :mod:`humeval.server.errors`.
 """
 
 from __future__ import annotations
 
 import hmac
-import re
 from typing import Any
 
 from starlette.requests import Request
@@ -27,22 +29,18 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from humeval.platforms.completion import completion_json
-from humeval.platforms.entry import PARTICIPANT_ID, resolve_entry
-from humeval.server.errors import ApiError
+from humeval.platforms.entry import resolve_entry
+from humeval.server.contract import InvitesIn, JudgementIn, parse
+from humeval.server.errors import Conflict, InvalidValue, Unauthorized
 from humeval.server.guard import admit_entry
 from humeval.server.incoming import read_json, session_of
 from humeval.server.openapi import openapi_spec
 from humeval.server.payload import assignment_json
-from humeval.server.throttle import Throttled, refusal_response
 from humeval.server.tokens import make_invite, make_token, read_invite
-from humeval.store.participants import StudyFull
 from humeval.store.records import Progress
 from humeval.store.store import Store
 
 __all__ = ["api_routes", "require_admin"]
-
-IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{8,128}$")
-_JUDGEMENT_FIELDS = {"assignment_id", "idempotency_key", "values", "seconds"}
 
 
 def _store(request: Request) -> Store:
@@ -54,7 +52,7 @@ def require_admin(request: Request) -> None:
     auth = request.headers.get("authorization", "")
     given = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
     if not given or not hmac.compare_digest(given.encode(), token.encode()):
-        raise ApiError("unauthorized", "missing or wrong admin token (Authorization: Bearer <admin token>)", status=401)
+        raise Unauthorized("unauthorized", "missing or wrong admin token (Authorization: Bearer <admin token>)")
 
 
 async def enter(request: Request) -> Response:
@@ -63,12 +61,9 @@ async def enter(request: Request) -> Response:
     platform = store.context.protocol.platform
     consent = data.get("consent", False)
     if not isinstance(consent, bool):
-        raise ApiError("invalid_value", "consent: expected true or false", status=422, field="consent")
+        raise InvalidValue("invalid_value", "consent: expected true or false", field="consent")
     entry = resolve_entry(data, platform, lambda inv: read_invite(store.context.secret, inv), extra=("consent",))
-    try:
-        session_id = await admit_entry(request, entry, consented=consent)
-    except (Throttled, StudyFull) as exc:
-        return refusal_response(request, exc)
+    session_id = await admit_entry(request, entry, consented=consent)
     return JSONResponse({"token": make_token(store.context.secret, entry.participant_id, session_id),
                          "participant_id": entry.participant_id,
                          "consent_required": bool(store.context.protocol.presentation.consent) and not consent})
@@ -76,8 +71,10 @@ async def enter(request: Request) -> Response:
 
 async def consent(request: Request) -> Response:
     session = session_of(request)
+    if await request.body():  # no body is needed; one that is sent must still be a JSON object
+        await read_json(request)
     if not await _store(request).consent(session.participant_id):
-        raise ApiError("unknown_participant", "this token names no participant of this study; enter again", status=401)
+        raise Unauthorized("unknown_participant", "this token names no participant of this study; enter again")
     return JSONResponse({"consented": True})
 
 
@@ -103,22 +100,9 @@ async def status(request: Request) -> Response:
 
 async def judgements(request: Request) -> Response:
     session = session_of(request)
-    data = await read_json(request)
-    unknown = sorted(set(data) - _JUDGEMENT_FIELDS)
-    if unknown:
-        raise ApiError("invalid_value", f"{unknown[0][:60]}: unknown field; expected {', '.join(sorted(_JUDGEMENT_FIELDS))}", status=422, field=unknown[0][:60])
-    aid = data.get("assignment_id")
-    if not isinstance(aid, str) or not 1 <= len(aid) <= 64:
-        raise ApiError("invalid_value", "assignment_id: required string (from GET /api/v1/next)", status=422, field="assignment_id")
-    key = data.get("idempotency_key")
-    if not isinstance(key, str) or not IDEMPOTENCY_KEY.match(key):
-        raise ApiError("invalid_value", "idempotency_key: required, 8-128 characters from A-Z a-z 0-9 _ . : - (a UUID works)", status=422, field="idempotency_key")
-    if "values" not in data:
-        raise ApiError("invalid_value", "values: required object {criterion: value}", status=422, field="values")
-    seconds = data.get("seconds")
-    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 7 * 24 * 3600):
-        raise ApiError("invalid_value", "seconds: a number of seconds from 0 to 604800", status=422, field="seconds")
-    result = await _store(request).submit(session.participant_id, aid, key, data["values"], seconds)
+    body = parse(JudgementIn, await read_json(request))
+    result = await _store(request).submit(session.participant_id, body.assignment_id, body.idempotency_key,
+                                          body.values, body.seconds)
     return JSONResponse(result.judgement.to_json(), status_code=201 if result.judgement.created else 200)
 
 
@@ -138,21 +122,19 @@ async def admin_status(request: Request) -> Response:
 
 async def admin_invites(request: Request) -> Response:
     require_admin(request)
-    data = await read_json(request)
-    ids = data.get("participant_ids")
-    if not isinstance(ids, list) or not ids or len(ids) > 10000 or not all(isinstance(i, str) and PARTICIPANT_ID.match(i) for i in ids):
-        raise ApiError("invalid_value", "participant_ids: a list of 1-10000 participant ids", status=422, field="participant_ids")
+    body = parse(InvitesIn, await read_json(request))
     store = _store(request)
     if "invite" not in store.context.protocol.platform.routes:
-        raise ApiError("route_not_accepted", "this study does not accept invites: add `invite` to platform.entry in "
-                       "the protocol (and lock it again)", status=409)
+        raise Conflict("route_not_accepted", "this study does not accept invites: add `invite` to platform.entry in "
+                       "the protocol (and lock it again)")
     secret = store.context.secret
     base = str(request.base_url).rstrip("/")
-    return JSONResponse({"invites": [{"participant_id": i, "url": f"{base}/?invite={make_invite(secret, i)}"} for i in ids]})
+    return JSONResponse({"invites": [{"participant_id": i, "url": f"{base}/?invite={make_invite(secret, i)}"}
+                                     for i in body.participant_ids]})
 
 
 async def openapi(request: Request) -> Response:
-    return JSONResponse(openapi_spec())
+    return JSONResponse(openapi_spec(_store(request).context.protocol))
 
 
 async def _in_thread(fn: Any) -> Any:

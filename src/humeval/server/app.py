@@ -2,7 +2,8 @@
 
 ``create_app(config)`` opens the store (already migrated and seeded by ``humeval serve``)
 and mounts the JSON API, the participant pages, the admin pages and the static files.
-``app_from_env()`` is the factory uvicorn calls in each worker process.
+``app_from_env()`` is the factory uvicorn calls in each worker process: it reads the
+configuration file ``humeval serve`` wrote (:mod:`humeval.server.config`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from humeval.server.api import api_routes
 from humeval.server.config import ServerConfig
 from humeval.server.errors import install_handlers
 from humeval.server.guard import install_guard
+from humeval.server.health import health_routes
 from humeval.server.pages import page_routes
 from humeval.server.security import SecurityMiddleware
 from humeval.store.store import Store
@@ -35,8 +37,6 @@ HERE = Path(__file__).parent
 
 def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     """The web app for ``config``; ``store`` defaults to the study's store (must be prepared)."""
-    if not config.admin_token:
-        raise ValueError("an admin token is required")
     study = Study.open(config.study_dir)
     store = store or Store.open(study, config.db, sqlite_sync=config.sqlite_sync)
     _ = store.context  # load protocol, tasks and texts now: the first request is not slower
@@ -47,7 +47,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
         store.close()
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
-    routes = [*api_routes(), *page_routes(), *admin_routes(),
+    routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(),
               Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(SecurityMiddleware, allowed_origins=config.allowed_origins)])
@@ -60,5 +60,5 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
 
 
 def app_from_env() -> Starlette:
-    """uvicorn's ``--factory`` entry: configuration from ``$HUMEVAL_SERVER_CONFIG``."""
+    """uvicorn's ``--factory`` entry: the configuration from the file ``$HUMEVAL_SERVER_CONFIG_FILE`` names."""
     return create_app(ServerConfig.from_env())

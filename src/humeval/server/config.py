@@ -1,24 +1,35 @@
-"""How a server process is configured (passed from ``humeval serve`` through the environment)."""
+"""How a server process is configured: one :class:`ServerConfig`, passed to the app factory as an object.
+
+``humeval serve`` runs several uvicorn worker processes, and uvicorn builds each worker's app
+by calling a factory by name. The configuration reaches those processes as a file: ``serve``
+writes it with :meth:`ServerConfig.write` (mode 0600, in a private temporary folder, removed on
+exit) and names the file in ``$HUMEVAL_SERVER_CONFIG_FILE``; :func:`humeval.server.app.app_from_env`
+reads it back. No setting, and no secret, travels in the environment itself.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from humeval.errors import HumevalError
 
-__all__ = ["ENV", "ServerConfig"]
+__all__ = ["CONFIG_FILE_ENV", "MIN_ADMIN_TOKEN", "ServerConfig"]
 
-ENV = "HUMEVAL_SERVER_CONFIG"
+#: the environment variable naming the configuration file of the server's worker processes
+CONFIG_FILE_ENV = "HUMEVAL_SERVER_CONFIG_FILE"
+#: the shortest admin token accepted (a guessable token opens every judgement and the export)
+MIN_ADMIN_TOKEN = 16
 
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """``study_dir``: the study; ``db``: URL or file (default study.db); ``admin_token``: admin secret;
-    ``sqlite_sync``: SQLite's ``synchronous`` setting for commits (``full`` or ``normal``); the entry guard
-    (:mod:`humeval.server.guard`): ``new_per_address`` per ``throttle_window``, ``trusted_proxies``,
-    ``first_lease_seconds`` and ``max_active``."""
+    """``study_dir``: the study; ``db``: URL or file (default study.db); ``admin_token``: admin secret (at least
+    16 characters); ``sqlite_sync``: SQLite's ``synchronous`` setting for commits (``full`` or ``normal``); the
+    entry guard (:mod:`humeval.server.guard`): ``new_per_address`` per ``throttle_window``, ``trusted_proxies``,
+    ``first_lease_seconds`` and ``max_active``; ``admin_session_seconds``: how long an admin login lasts."""
 
     study_dir: str
     admin_token: str
@@ -28,19 +39,47 @@ class ServerConfig:
     #: new participants admitted per client address in any ``throttle_window`` seconds (0: no limit)
     new_per_address: int = 30
     throttle_window: float = 600.0
-    #: addresses or networks of reverse proxies whose X-Forwarded-For is believed
+    #: addresses or networks of reverse proxies whose X-Forwarded-For (and X-Forwarded-Proto) is believed
     trusted_proxies: list[str] = field(default_factory=list)
     #: seconds a list and lease are held before a participant's first submit (then a whole lease)
     first_lease_seconds: int = 300
     #: unfinished participants seen within a lease the study admits at once (0: twice the lists or places; -1: no cap)
     max_active: int = 0
+    #: seconds an admin login (the admin cookie) is valid
+    admin_session_seconds: int = 8 * 3600
 
-    def to_env(self) -> str:
-        return json.dumps(asdict(self))
+    def __post_init__(self) -> None:
+        check_admin_token(self.admin_token)
+
+    def write(self, folder: Path) -> Path:
+        """Write the configuration to ``folder/server.json``, readable by its owner only; the file's path."""
+        path = Path(folder) / "server.json"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(asdict(self), out)
+        return path
+
+    @classmethod
+    def read(cls, path: str | Path) -> ServerConfig:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise HumevalError(f"{path}: cannot read the server configuration ({exc}); start the server with "
+                               "`humeval serve`") from None
+        return cls(**data)
 
     @classmethod
     def from_env(cls) -> ServerConfig:
-        raw = os.environ.get(ENV)
-        if not raw:
-            raise HumevalError(f"{ENV} is not set: start the server with `humeval serve`")
-        return cls(**json.loads(raw))
+        """The configuration in the file ``$HUMEVAL_SERVER_CONFIG_FILE`` names (set by ``humeval serve``)."""
+        path = os.environ.get(CONFIG_FILE_ENV)
+        if not path:
+            raise HumevalError(f"${CONFIG_FILE_ENV} is not set: start the server with `humeval serve`")
+        return cls.read(path)
+
+
+def check_admin_token(token: str) -> None:
+    """Refuse a missing or short admin token, saying why and what would do."""
+    if len(token) < MIN_ADMIN_TOKEN:
+        raise HumevalError(f"admin token: at least {MIN_ADMIN_TOKEN} characters are required, got {len(token)}; "
+                           "leave it out to have one generated, or make one with "
+                           "`python -c \"import secrets; print(secrets.token_urlsafe(24))\"`")

@@ -1,4 +1,4 @@
-"""Reading a request: its JSON body (bounded, well-formed) and its participant session."""
+"""Reading a request: its JSON body (``application/json``, bounded, well-formed) and its participant session."""
 
 from __future__ import annotations
 
@@ -7,40 +7,85 @@ from typing import Any
 
 from starlette.requests import Request
 
-from humeval.server.errors import ApiError
+from humeval.server.errors import BadRequest, InvalidValue, TooLarge, Unauthorized, UnsupportedMedia
 from humeval.server.tokens import Session, read_token
+from humeval.wire import MAX_BODY
 
-__all__ = ["MAX_BODY", "TOKEN_COOKIE", "optional_session", "read_body", "read_json", "session_of"]
+__all__ = ["TOKEN_COOKIE", "json_media_type", "optional_session", "read_body", "read_json", "session_of"]
 
-MAX_BODY = 64 * 1024
 TOKEN_COOKIE = "humeval_token"
+#: JSON nested deeper than this is refused before it is parsed (the contract's bodies are 3 deep)
+MAX_DEPTH = 32
 
 
 async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > limit):
-        raise ApiError("too_large", f"request body over {limit} bytes", status=413)
+    if length is not None and (not length.isascii() or not length.isdigit() or int(length) > limit):
+        raise TooLarge("too_large", f"request body over {limit} bytes")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise ApiError("too_large", f"request body over {limit} bytes", status=413)
+            raise TooLarge("too_large", f"request body over {limit} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
 
 
+def json_media_type(content_type: str) -> bool:
+    """Whether ``content_type`` is ``application/json``, with at most a ``charset=utf-8`` parameter."""
+    media, *params = content_type.split(";")
+    if media.strip().lower() != "application/json":
+        return False
+    for param in params:
+        name, _, value = param.strip().partition("=")
+        if name.strip().lower() != "charset" or value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            return False
+    return True
+
+
+def _depth(body: bytes) -> int:
+    """How deep arrays and objects nest in ``body`` (brackets inside strings are skipped), counted in bytes."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_DEPTH:
+                return deepest
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
 async def read_json(request: Request) -> dict[str, Any]:
-    """The body as a JSON object; 415/413/400/422 otherwise."""
+    """The body as a JSON object; 415 (not application/json), 413, 400 (malformed, too deep, lone surrogates), 422."""
     ctype = request.headers.get("content-type", "")
-    if "json" not in ctype.lower():
-        raise ApiError("unsupported_media_type", f"send JSON (Content-Type: application/json), not {ctype[:60]!r}", status=415)
+    if not json_media_type(ctype):
+        raise UnsupportedMedia("unsupported_media_type",
+                               f"send JSON (Content-Type: application/json; charset=utf-8 at most), not {ctype[:60]!r}")
     body = await read_body(request)
+    if body.count(b"[") + body.count(b"{") > MAX_DEPTH and _depth(body) > MAX_DEPTH:
+        raise BadRequest("too_deep", f"the body nests arrays or objects more than {MAX_DEPTH} deep")
     try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ApiError("malformed_json", f"the body is not valid JSON: {str(exc)[:120]}", status=400) from None
+        data = json.loads(body.decode("utf-8"))
+        json.dumps(data, ensure_ascii=False).encode("utf-8")  # a lone surrogate (\ud800) cannot be stored or echoed
+    except UnicodeError:
+        raise BadRequest("invalid_unicode", "the body holds invalid Unicode (not UTF-8, or a lone surrogate "
+                         "escape such as \\ud800)") from None
+    except (ValueError, RecursionError) as exc:
+        raise BadRequest("malformed_json", f"the body is not valid JSON: {str(exc)[:120]}") from None
     if not isinstance(data, dict):
-        raise ApiError("invalid_value", f"the body must be a JSON object, got {type(data).__name__}", status=422)
+        raise InvalidValue("invalid_value", f"the body must be a JSON object, got {type(data).__name__}")
     return data
 
 
@@ -56,5 +101,5 @@ def session_of(request: Request) -> Session:
     """The participant session of the request; 401 without a valid token."""
     session = optional_session(request)
     if session is None:
-        raise ApiError("unauthorized", "missing or invalid participant token; POST /api/v1/enter first", status=401)
+        raise Unauthorized("unauthorized", "missing or invalid participant token; POST /api/v1/enter first")
     return session

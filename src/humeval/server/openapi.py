@@ -1,127 +1,112 @@
-"""The OpenAPI 3.1 description of the JSON API v1 (hand-written, served at /api/v1/openapi.json)."""
+"""``openapi.json``: the OpenAPI 3.1 description of the JSON API, generated from :mod:`humeval.server.contract`.
+
+Served at ``GET /api/v1/openapi.json`` for the study the server runs (the entry body lists
+the routes that study accepts; a judgement's ``values`` its criteria). Nothing here spells a
+field, bound or pattern: the schemas are the pydantic models' own.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
 from humeval._version import __version__
+from humeval.platforms.entry import entry_model
+from humeval.protocol.models import Protocol
+from humeval.server import contract as c
 
 __all__ = ["openapi_spec"]
 
-_ERROR = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["code", "message"],
-            "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "field": {"type": "string"}},
-        }
-    },
-}
+_REF = "#/components/schemas/{model}"
+_WHY = {"400": "malformed request (not JSON, nested too deep, invalid Unicode)", "401": "missing or invalid token",
+        "403": "forbidden (origin, entry route, consent)", "404": "unknown resource", "409": "conflict",
+        "413": "body too large", "415": "not application/json", "422": "a field breaks the contract",
+        "429": "too many new participants from one address (Retry-After)",
+        "503": "the study is full or its store cannot write (Retry-After)"}
 
 
-def _err(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+def _clean(node: Any) -> Any:
+    """Pydantic's schemas without ``default: null`` (an optional field is absent, never null) and titles."""
+    if isinstance(node, dict):
+        return {k: _clean(v) for k, v in node.items() if not (k == "default" and v is None) and k != "title"}
+    if isinstance(node, list):
+        return [_clean(v) for v in node]
+    return node
 
 
-def _ok(description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
+def _json(name: str, description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": {"$ref": _REF.format(model=name)}}}}
 
 
-_ERRORS = {"400": _err("malformed request"), "401": _err("missing or invalid token"), "403": _err("forbidden (origin, consent)"),
-           "404": _err("unknown resource"), "409": _err("conflict"), "413": _err("body too large"),
-           "415": _err("not JSON"), "422": _err("invalid value")}
+def _errors(*codes: int) -> dict[str, Any]:
+    return {str(code): _json("Error", _WHY[str(code)]) for code in codes}
 
 
-def _body(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"required": True, "content": {"application/json": {"schema": schema}}}
+def _body(name: str) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": {"$ref": _REF.format(model=name)}}}}
 
 
-def openapi_spec() -> dict[str, Any]:
-    bearer = [{"participant": []}]
+def _any(description: str, kind: str = "object") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": {"type": kind}}}}
+
+
+def openapi_spec(protocol: Protocol) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the API for a study with ``protocol``."""
+    enter = entry_model(protocol.platform)
+    inputs: list[type[BaseModel]] = [enter, c.JudgementIn, c.InvitesIn]
+    outputs: list[type[BaseModel]] = [c.Error, c.Token, c.Consented, c.Assignment, c.Judgement, c.Status, c.Invites]
+    _, defs = models_json_schema([(m, "validation") for m in inputs] + [(m, "serialization") for m in outputs],
+                                 ref_template=_REF)
+    schemas = _clean(defs["$defs"])
+    schemas["JudgementIn"]["properties"]["values"] = c.values_schema(protocol)
+    participant = [{"participant": []}]
     admin = [{"admin": []}]
+    common = (400, 413, 415, 422)
     return {
         "openapi": "3.1.0",
         "info": {"title": "humeval collection API", "version": f"1 (humeval {__version__})",
-                 "description": "The participant flow of a humeval study: enter, get the next assignment, submit judgements."},
+                 "description": "The participant flow of a humeval study: enter, get the next assignment, submit "
+                                "judgements. Every error is {\"error\": {\"code\", \"message\", \"field\"?}}."},
         "components": {
             "securitySchemes": {
                 "participant": {"type": "http", "scheme": "bearer", "description": "token from POST /api/v1/enter"},
                 "admin": {"type": "http", "scheme": "bearer", "description": "the server's admin token"},
             },
-            "schemas": {
-                "Error": _ERROR,
-                "Enter": {
-                    "type": "object", "additionalProperties": False,
-                    "properties": {
-                        "participant_id": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$"},
-                        "PROLIFIC_PID": {"type": "string"}, "STUDY_ID": {"type": "string"}, "SESSION_ID": {"type": "string"},
-                        "workerId": {"type": "string"}, "assignmentId": {"type": "string"}, "hitId": {"type": "string"},
-                        "invite": {"type": "string"}, "consent": {"type": "boolean"},
-                    },
-                },
-                "Token": {"type": "object", "required": ["token"], "properties": {
-                    "token": {"type": "string"}, "participant_id": {"type": "string"}, "consent_required": {"type": "boolean"}}},
-                "Progress": {"type": "object", "properties": {"done": {"type": "integer"}, "total": {"type": "integer"},
-                                                                 "finished": {"type": "boolean"}, "completed": {"type": "boolean"}}},
-                "Assignment": {
-                    "type": "object",
-                    "required": ["assignment_id", "task", "criteria", "outputs"],
-                    "properties": {
-                        "assignment_id": {"type": "string"},
-                        "task": {"type": "object", "properties": {"item_id": {"type": "string"},
-                                                                  "family": {"type": "string"}, "kind": {"type": "string"}}},
-                        "criteria": {"type": "array", "items": {"type": "object", "description": "a criterion of the protocol (name, type, question, ...)"}},
-                        "outputs": {"type": "array", "items": {"type": "string"}, "description": "texts in display order (A, B, ...)"},
-                        "input": {"type": "string"}, "references": {"type": "string"},
-                        "progress": {"$ref": "#/components/schemas/Progress"}, "expires_at": {"type": "string"},
-                    },
-                },
-                "JudgementIn": {
-                    "type": "object", "required": ["assignment_id", "idempotency_key", "values"], "additionalProperties": False,
-                    "properties": {
-                        "assignment_id": {"type": "string", "maxLength": 64},
-                        "idempotency_key": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{8,128}$"},
-                        "values": {"type": "object", "description": "{criterion: value}: 2afc 'A'/'B'/'tie'/'both-good'/'both-bad'; likert integer; magnitude/slider number; rankme list of numbers"},
-                        "seconds": {"type": "number", "minimum": 0, "maximum": 604800},
-                    },
-                },
-                "Judgement": {"type": "object", "properties": {
-                    "judgement_id": {"type": "integer"}, "idempotency_key": {"type": "string"}, "assignment_id": {"type": "string"},
-                    "values": {"type": "object"}, "revision": {"type": "integer"}, "submitted_at": {"type": "string"}}},
-            },
+            "schemas": schemas,
         },
         "paths": {
             "/api/v1/enter": {"post": {
-                "operationId": "enter", "summary": "Enter the study; returns a bearer token",
-                "requestBody": _body({"$ref": "#/components/schemas/Enter"}),
-                "responses": {"200": _ok("token", {"$ref": "#/components/schemas/Token"}), **_ERRORS}}},
+                "operationId": "enter", "summary": "Enter the study through one of the routes it accepts; a bearer token",
+                "requestBody": _body(enter.__name__),
+                "responses": {"200": _json("Token", "the session token"), **_errors(*common, 401, 403, 429, 503)}}},
             "/api/v1/consent": {"post": {
-                "operationId": "consent", "summary": "Record the participant's consent", "security": bearer,
-                "responses": {"200": _ok("consented", {"type": "object"}), **_ERRORS}}},
+                "operationId": "consent", "summary": "Record the participant's consent", "security": participant,
+                "responses": {"200": _json("Consented", "consent recorded"), **_errors(401, 503)}}},
             "/api/v1/next": {"get": {
-                "operationId": "next", "summary": "The current or next assignment", "security": bearer,
-                "responses": {"200": _ok("an assignment", {"$ref": "#/components/schemas/Assignment"}),
-                              "204": {"description": "nothing left for this participant"}, **_ERRORS}}},
+                "operationId": "next", "summary": "The current or next assignment", "security": participant,
+                "responses": {"200": _json("Assignment", "an assignment"),
+                              "204": {"description": "nothing left for this participant"},
+                              **_errors(401, 403, 503)}}},
             "/api/v1/judgements": {"post": {
-                "operationId": "submit", "summary": "Submit a judgement (idempotent per key)", "security": bearer,
-                "requestBody": _body({"$ref": "#/components/schemas/JudgementIn"}),
-                "responses": {"201": _ok("stored", {"$ref": "#/components/schemas/Judgement"}),
-                              "200": _ok("already stored with this key", {"$ref": "#/components/schemas/Judgement"}), **_ERRORS}}},
+                "operationId": "submit", "summary": "Submit a judgement (idempotent per key)", "security": participant,
+                "requestBody": _body("JudgementIn"),
+                "responses": {"201": _json("Judgement", "stored"),
+                              "200": _json("Judgement", "already stored with this key"),
+                              **_errors(*common, 401, 403, 404, 409, 503)}}},
             "/api/v1/status": {"get": {
-                "operationId": "status", "summary": "Progress and, once completed, the completion code", "security": bearer,
-                "responses": {"200": _ok("status", {"type": "object"}), **_ERRORS}}},
+                "operationId": "status", "summary": "Progress and, once completed, the completion code",
+                "security": participant, "responses": {"200": _json("Status", "progress"), **_errors(401)}}},
             "/api/v1/admin/judgements": {"get": {
                 "operationId": "adminJudgements", "summary": "Every stored judgement", "security": admin,
-                "responses": {"200": _ok("judgements", {"type": "array", "items": {"type": "object"}}), **_ERRORS}}},
+                "responses": {"200": _any("judgements", "array"), **_errors(401)}}},
             "/api/v1/admin/status": {"get": {
                 "operationId": "adminStatus", "summary": "Progress and live stopping decisions", "security": admin,
-                "responses": {"200": _ok("status", {"type": "object"}), **_ERRORS}}},
+                "responses": {"200": _any("overview and stopping states"), **_errors(401)}}},
             "/api/v1/admin/invites": {"post": {
                 "operationId": "adminInvites", "summary": "Signed invite links", "security": admin,
-                "requestBody": _body({"type": "object", "required": ["participant_ids"],
-                                      "properties": {"participant_ids": {"type": "array", "items": {"type": "string"}}}}),
-                "responses": {"200": _ok("invites", {"type": "object"}), **_ERRORS}}},
+                "requestBody": _body("InvitesIn"),
+                "responses": {"200": _json("Invites", "one link per participant id"), **_errors(*common, 401, 409)}}},
         },
     }

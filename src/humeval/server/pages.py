@@ -26,20 +26,18 @@ from starlette.routing import Route
 
 from humeval.platforms.completion import completion_json, return_link
 from humeval.platforms.entry import Entry, link_fields, resolve_entry
-from humeval.server.errors import ApiError
+from humeval.server.errors import HttpError
 from humeval.server.guard import admit_entry
 from humeval.server.incoming import TOKEN_COOKIE, optional_session, read_body
 from humeval.server.payload import assignment_json
-from humeval.server.throttle import Throttled, refusal_response
+from humeval.server.throttle import is_https
 from humeval.server.tokens import Session, make_token, read_invite, sign
-from humeval.store.participants import StudyFull
 from humeval.store.records import Progress
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
+from humeval.wire import MAX_FORM
 
 __all__ = ["page_routes"]
-
-_MAX_FORM = 16 * 1024
 
 
 def _store(request: Request) -> Store:
@@ -55,16 +53,16 @@ def _render(request: Request, name: str, context: dict[str, Any], status: int = 
 def _session(request: Request) -> Session:
     session = optional_session(request)
     if session is None:
-        raise ApiError("no_session", "Your session was not found. Please open the link you were given to start the study again; your progress is kept.", status=401)
+        raise HttpError("no_session", "Your session was not found. Please open the link you were given to start the study again; your progress is kept.", status=401)
     return session
 
 
 async def _form(request: Request) -> dict[str, str]:
-    body = await read_body(request, _MAX_FORM)
+    body = await read_body(request, MAX_FORM)
     try:
         return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=200))
     except (UnicodeDecodeError, ValueError):
-        raise ApiError("malformed_form", "the form could not be read", status=400) from None
+        raise HttpError("malformed_form", "the form could not be read", status=400) from None
 
 
 def _after_entry(request: Request, consented: bool) -> str:
@@ -81,14 +79,12 @@ def _resolve(request: Request, data: dict[str, Any]) -> Entry:
 
 async def _enter(request: Request, entry: Entry) -> Response:
     store = _store(request)
-    try:
-        session_id = await admit_entry(request, entry)
-    except (Throttled, StudyFull) as exc:
-        return refusal_response(request, exc)
+    session_id = await admit_entry(request, entry)
     consented = not store.context.protocol.presentation.consent or await store.has_consented(entry.participant_id)
     response = RedirectResponse(_after_entry(request, consented), status_code=303)
     response.set_cookie(TOKEN_COOKIE, make_token(store.context.secret, entry.participant_id, session_id),
-                        max_age=30 * 24 * 3600, httponly=True, samesite="lax")
+                        max_age=30 * 24 * 3600, httponly=True, samesite="lax",
+                        secure=is_https(request, request.app.state.guard.trusted))
     return response
 
 
@@ -125,7 +121,7 @@ async def switch(request: Request) -> Response:
     platform = _store(request).context.protocol.platform
     query = {k: v for k, v in form.items() if k in link_fields(platform)}
     if session is None or not query or not hmac.compare_digest(token.encode(), _switch_token(request, session, query).encode()):
-        raise ApiError("invalid_confirmation", "this confirmation is not valid (it expired or was not made by this "
+        raise HttpError("invalid_confirmation", "this confirmation is not valid (it expired or was not made by this "
                        "study); open your study link again", status=403)
     return await _enter(request, _resolve(request, query))
 
@@ -133,7 +129,7 @@ async def switch(request: Request) -> Response:
 async def start(request: Request) -> Response:
     form = await _form(request)
     if "open" not in _store(request).context.protocol.platform.routes:
-        raise ApiError("route_not_accepted", "this study is entered only through the link you were given", status=403)
+        raise HttpError("route_not_accepted", "this study is entered only through the link you were given", status=403)
     pid = form.get("participant_id", "").strip() or f"anon-{secrets.token_hex(8)}"
     return await _enter(request, _resolve(request, {"participant_id": pid}))
 
@@ -200,7 +196,8 @@ def _form_values(store: Store, criteria: list[str], n_outputs: int, form: dict[s
         elif ctype == "2afc":
             values[name] = form[name]
         elif ctype == "likert":
-            values[name] = int(form[name]) if form[name].isdigit() else form[name]
+            text = form[name]  # "²".isdigit() is true but int("²") fails: ASCII digits only
+            values[name] = int(text) if text.isascii() and text.isdigit() and len(text) < 10 else text
         else:
             values[name] = _number(form[name])
     return values
@@ -227,8 +224,11 @@ async def task_post(request: Request) -> Response:
     values = _form_values(store, list(task.task.criteria), len(task.display), form)
     seconds = _number(form.get("seconds", ""))
     try:
-        await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None)
+        await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None,
+                           only_open=True)
     except Refusal as exc:
+        if exc.code == "already_submitted":
+            return RedirectResponse("/task", status_code=303)  # another tab answered it first: nothing stored
         if exc.status >= 500:
             raise
         return await task_page(request, error=exc, status=422, answers=form)  # every answer given is shown again
@@ -250,10 +250,6 @@ async def nothing_left(request: Request) -> Response:
     return _render(request, "nothing_left.html", {})
 
 
-async def health(request: Request) -> Response:
-    return Response("ok", media_type="text/plain")
-
-
 def page_routes() -> list[Route]:
     return [
         Route("/", home, methods=["GET"]),
@@ -266,5 +262,4 @@ def page_routes() -> list[Route]:
         Route("/task", task_post, methods=["POST"]),
         Route("/done", done, methods=["GET"]),
         Route("/nothing-left", nothing_left, methods=["GET"]),
-        Route("/healthz", health, methods=["GET"]),
     ]

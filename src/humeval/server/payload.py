@@ -1,7 +1,10 @@
 """What a participant is shown, as JSON: shared by the API and the HTML pages.
 
 System names never leave the server: outputs are texts in display order, and a ``2afc``
-answer refers to them as ``A`` (first) and ``B`` (second).
+answer refers to them as ``A`` (first) and ``B`` (second). Nor does anything that tells an
+attention check or a consistency repeat from a task: no task kind, no item or task id (a
+check's item id names it, a repeat's equals the original's); the one id is the assignment's,
+random for every assignment.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
         references = texts[0][2] if texts else ""
     return {
         "assignment_id": view.assignment_id,
-        "task": {"item_id": task.item_id, "family": task.family, "kind": task.kind},  # task ids name systems
+        "task": {"family": task.family},  # task ids name systems, item ids name checks and repeats
         "criteria": [_criterion_cached(protocol, c) for c in task.criteria],
         "outputs": outputs,
         "input": item_input if pres.show_input else "",

@@ -21,27 +21,23 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import Response
 
-from humeval.server.errors import ApiError, error_response
-from humeval.store.refusal import Refusal
+from humeval.server.errors import TooManyRequests
 
-__all__ = ["Throttle", "Throttled", "TrustedProxies", "client_address", "refusal_response"]
+__all__ = ["Throttle", "Throttled", "TrustedProxies", "client_address", "is_https"]
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _MAX_ADDRESSES = 100_000
 
 
-class Throttled(ApiError):
+class Throttled(TooManyRequests):
     """429: too many new participants from one client address; ``retry_after`` seconds until a slot frees."""
 
     def __init__(self, retry_after: int) -> None:
         super().__init__("too_many_new_participants", "too many new participants from your network address in a short "
-                         f"time; try again in {retry_after} s", status=429)
-        self.retry_after = retry_after
+                         f"time; try again in {retry_after} s", retry_after=retry_after)
 
 
 class TrustedProxies:
@@ -68,6 +64,18 @@ def client_address(request: Request, trusted: TrustedProxies) -> str:
         if hop not in trusted:
             return hop[:64]
     return hops[0][:64] if hops else peer
+
+
+def is_https(request: Request, trusted: TrustedProxies) -> bool:
+    """Whether the client reached the study over HTTPS: served over TLS directly, or (behind a trusted proxy)
+    the proxy says so in ``X-Forwarded-Proto``. A client's own ``X-Forwarded-Proto`` is ignored."""
+    if request.url.scheme in ("https", "wss"):
+        return True  # TLS here, or a proxy uvicorn believes (--forwarded-allow-ips) already set the scheme
+    peer = request.client.host if request.client else ""
+    if not trusted.networks or peer not in trusted:
+        return False
+    proto = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+    return proto == "https"
 
 
 class Throttle:
@@ -113,12 +121,3 @@ class Throttle:
             self._seen.move_to_end(address)
             while len(self._seen) > _MAX_ADDRESSES:
                 self._seen.popitem(last=False)
-
-
-def refusal_response(request: Request, exc: Refusal) -> Response:
-    """The one error shape for ``exc``, with ``Retry-After`` when it says when to come back."""
-    response = error_response(request, exc.status, exc.code, exc.message, exc.field)
-    retry: Any = getattr(exc, "retry_after", None)
-    if retry:
-        response.headers["Retry-After"] = str(int(retry))
-    return response

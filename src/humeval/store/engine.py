@@ -53,8 +53,9 @@ def make_engines(url: str, *, readers: int = 4, sqlite_sync: str = "full") -> tu
         raise StoreError(f"sqlite_sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
     try:
         make_url(url)
-    except Exception as exc:  # sqlalchemy raises ArgumentError for garbage
-        raise StoreError(f"--db: cannot parse database URL {url!r}: {exc}") from None
+    except Exception:  # sqlalchemy raises ArgumentError for garbage (and its message repeats the URL)
+        raise StoreError(f"--db: cannot parse database URL {redact_url(url)!r}: expected sqlite:///<file> or "
+                         "postgresql://user:password@host:port/database") from None
     if is_sqlite(url):
         return (_sqlite_engine(url, writer=True, sync=sqlite_sync),
                 _sqlite_engine(url, writer=False, pool=readers, sync=sqlite_sync))

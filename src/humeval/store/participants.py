@@ -44,8 +44,7 @@ class StudyFull(Refusal):
 
     def __init__(self, max_active: int, retry_after: int = 60) -> None:
         super().__init__("study_full", f"the study has {max_active} participants at work right now; please try again "
-                         "in a few minutes", status=503)
-        self.retry_after = retry_after
+                         "in a few minutes", status=503, retry_after=retry_after)
 
 
 def route_of(conn: Connection, participant_id: str) -> str | None:

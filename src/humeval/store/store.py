@@ -57,6 +57,9 @@ class Store:
         self.read_engine: Engine
         self.write_engine, self.read_engine = make_engines(url, sqlite_sync=sqlite_sync)
         self.writer = Writer(self.write_engine)
+        #: how messages and the logbook name this store: the SQLite file, or the URL without its secrets
+        self.where = str(study.relative(Path(url.split("///", 1)[1]))) if is_sqlite(url) and "///" in url else redact_url(url)
+        self.writer.where = self.where
         self._ctx: StoreContext | None = None
 
     @classmethod
@@ -126,10 +129,13 @@ class Store:
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
         return result
 
-    async def submit(self, participant_id: str, assignment_id: str, idempotency_key: str, values: Any, seconds: float | None = None) -> SubmitResult:
+    async def submit(self, participant_id: str, assignment_id: str, idempotency_key: str, values: Any,
+                     seconds: float | None = None, *, only_open: bool = False) -> SubmitResult:
+        """Store a judgement (:func:`humeval.store.submit.submit_judgement`; ``only_open``: no edit of an answered one)."""
         ctx = self.context
         result = await self.awrite(
-            lambda conn: submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds)
+            lambda conn: submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
+                                          only_open=only_open)
         )
         if result.decided:
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
@@ -191,8 +197,7 @@ class Store:
                      "system_a": r.system_a, "system_b": r.system_b, "n": r.n, "successes": r.successes,
                      "estimate": r.estimate, "threshold_a": r.threshold_a, "threshold_b": r.threshold_b,
                      "rule": r.rule, "delta": r.delta, "reason": r.reason, "decided_at": r.decided_at,
-                     "store": self.study.relative(Path(self.url.split("///", 1)[1])) if is_sqlite(self.url)
-                     else redact_url(self.url)},
+                     "store": self.where},
                 )
             )
         return entries

@@ -9,6 +9,12 @@ With a live stopping rule: a submit on a lease withdrawn because the comparison 
 is refused (``lease_withdrawn``, nothing stored); a watched pair judgement cannot be edited
 once the participant is settled (``list``) or at all (pool strategies, whose labels count
 first answers): ``judgement_final``.
+
+The check that the assignment is still the participant's (and, for a form that may only
+answer an open assignment, still unanswered: ``only_open``) and the write are one
+transaction: the assignment row is read with ``FOR UPDATE`` on PostgreSQL, and SQLite's
+write transactions (``BEGIN IMMEDIATE``) hold the database, so two tabs submitting the same
+task at the same instant store one row; the other gets ``already_submitted`` (409).
 """
 
 from __future__ import annotations
@@ -27,10 +33,9 @@ from humeval.store.records import StoredJudgement
 from humeval.store.refusal import Refusal
 from humeval.store.sql import sql_of
 from humeval.store.values import check_values
+from humeval.wire import MAX_SECONDS
 
 __all__ = ["SubmitResult", "submit_judgement"]
-
-MAX_SECONDS = 7 * 24 * 3600.0
 
 
 class SubmitResult:
@@ -48,6 +53,7 @@ _FIND = (
     "j.id, j.assignment_id, j.participant_id, j.\"values\", j.submitted_at, j.revision "
     "FROM assignments a LEFT JOIN judgements j ON j.idempotency_key = :key WHERE a.assignment_id = :aid"
 )
+_LOCK = " FOR UPDATE OF a"  # PostgreSQL: a concurrent submit of this assignment waits for this transaction
 _LAST_REVISION = "SELECT max(revision) FROM judgements WHERE assignment_id = :aid"
 _STORE = (
     "INSERT INTO judgements (idempotency_key, assignment_id, participant_id, task_id, list_id, kind, item_id, "
@@ -69,11 +75,17 @@ def submit_judgement(
     idempotency_key: str,
     values: Any,
     seconds: float | None = None,
+    *,
+    only_open: bool = False,
 ) -> SubmitResult:
-    """Store one judgement (see the module docstring); raise :class:`Refusal` when refused."""
+    """Store one judgement (see the module docstring); raise :class:`Refusal` when refused.
+
+    ``only_open``: refuse (``already_submitted``) an assignment that has been answered already,
+    instead of storing an edit: a participant page's form answers its assignment once.
+    """
     db = sql_of(conn)
-    # the assignment and (if the key was used before) the judgement stored under the key: one statement
-    row = db.one(_FIND, {"key": idempotency_key, "aid": assignment_id})
+    # the assignment, locked, and (if the key was used before) the judgement stored under the key: one statement
+    row = db.one(_FIND + (_LOCK if db.pg else ""), {"key": idempotency_key, "aid": assignment_id})
     if row is None or row[0] != participant_id:
         raise Refusal("unknown_assignment", "no such assignment for this participant", status=404, field="assignment_id")
     _, task_id, list_id, position, display_json, status, created_at, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
@@ -88,6 +100,9 @@ def submit_judgement(
         stored = StoredJudgement(int(j_id), idempotency_key, j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
         return SubmitResult(stored, [])
     now = time.time()
+    if only_open and status == "done":
+        raise Refusal("already_submitted", "this task was answered already (in another tab or window); nothing "
+                      "was stored", status=409, field="assignment_id")
     if status == "withdrawn":
         raise Refusal("lease_withdrawn", "the stopping rule has decided; this task is no longer needed and the "
                       "judgement was not stored; ask for the next task (GET /api/v1/next)", status=409, field="assignment_id")

@@ -18,10 +18,9 @@ from typing import Any
 
 from humeval.protocol.models import Protocol
 from humeval.store.refusal import Refusal
+from humeval.wire import MAX_SCORE
 
-__all__ = ["MAX_SCORE", "check_values"]
-
-MAX_SCORE = 1e9
+__all__ = ["check_values"]
 
 
 def _invalid(field: str, message: str) -> Refusal:

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from humeval.errors import HumevalError, StoreError
+from humeval.store.refusal import StoreUnwritable, disk_full
 from humeval.store.sql import sql_of
 
 __all__ = ["Writer"]
@@ -49,6 +50,13 @@ class Writer:
         self._closed = False
         #: committed transactions and the operations they carried (group commit: batches < operations)
         self.stats = {"batches": 0, "operations": 0}
+        #: why the last write failed for lack of space (None once a write committed again)
+        self.unwritable: str | None = None
+        #: how the store is named in messages (set by the store: a file or a redacted URL)
+        self.where = "the store"
+
+    def mark_unwritable(self, reason: str) -> None:
+        self.unwritable = reason
 
     # -- public -------------------------------------------------------------------
     def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
@@ -103,10 +111,17 @@ class Writer:
                     conn = self._engine.connect()
                 self._run_batch(conn, batch)
             except Exception as exc:  # the connection itself failed: fail the batch, reconnect
-                log.exception("store writer: batch failed")
+                reason = disk_full(exc)
+                if reason is None:
+                    log.exception("store writer: batch failed")
+                    error: Exception = StoreError(f"the store could not commit: {exc}")
+                else:  # one line, not a traceback per request: the operator has to free space
+                    log.error("store writer: %s cannot write: %s", self.where, reason)
+                    self.unwritable = reason
+                    error = StoreUnwritable(self.where, reason)
                 for _, fut in batch:
                     if not fut.done():
-                        fut.set_exception(StoreError(f"the store could not commit: {exc}"))
+                        fut.set_exception(error)
                 try:
                     if conn is not None:
                         conn.close()
@@ -130,6 +145,8 @@ class Writer:
                 if conn.invalidated:
                     raise
                 continue
+            if not any(isinstance(error, StoreUnwritable) for _, _, error in results):
+                self.unwritable = None  # a write committed: the store can write again
             self.stats["batches"] += 1
             self.stats["operations"] += len(batch)
             for fut, value, error in results:
@@ -139,8 +156,7 @@ class Writer:
                     fut.set_result(value)
             return
 
-    @staticmethod
-    def _run_one(conn: Connection, fn: Callable[[Connection], Any]) -> tuple[Any, BaseException | None]:
+    def _run_one(self, conn: Connection, fn: Callable[[Connection], Any]) -> tuple[Any, BaseException | None]:
         db = sql_of(conn)  # savepoints as plain statements on the driver connection (cheap)
         for _ in range(3):
             db.run(_SAVEPOINT)
@@ -159,6 +175,9 @@ class Writer:
             except Exception as exc:  # a bug in an operation must not take the batch down
                 db.run(_ROLLBACK_TO)
                 db.run(_RELEASE)
+                if (reason := disk_full(exc)) is not None:
+                    self.unwritable = reason
+                    return None, StoreUnwritable(self.where, reason)
                 log.exception("store writer: operation failed")
                 return None, exc
             db.run(_RELEASE)

@@ -1,4 +1,5 @@
-"""The JSON API against a real server (uvicorn on 127.0.0.1), on SQLite and on PostgreSQL."""
+"""The JSON API on SQLite and on PostgreSQL: in-process (httpx.ASGITransport) except the restart and the
+multi-worker tests, which need a real ``humeval serve``."""
 
 from __future__ import annotations
 
@@ -9,14 +10,28 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import select
 
 from humeval import logbook
 from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.store import schema as s
 from humeval.study import Study
+from tests.integration.server.inprocess import ADMIN_HEADERS, InProcess, assert_error
+from tests.integration.server.inprocess import enter as aenter
 from tests.integration.server.server import ADMIN, ServerProcess
 from tests.integration.server.studies import pairwise_study
 
 pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def app(tmp_path: Path, db_url: str | None) -> Iterator[InProcess]:
+    study = pairwise_study(tmp_path / "study", items=12, per_item=2, per_participant=4, stopping=False)
+    srv = InProcess(study, db_url)
+    try:
+        yield srv
+    finally:
+        srv.close()
 
 
 @pytest.fixture
@@ -41,71 +56,76 @@ def admin_judgements(client: httpx.Client) -> list[dict]:
     return r.json()
 
 
-def assert_error(r: httpx.Response, status: int, code: str, field: str | None = None) -> None:
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert set(body) == {"error"}
-    assert set(body["error"]) <= {"code", "message", "field"}
-    assert body["error"]["code"] == code
-    assert body["error"]["message"]
-    if field is not None:
-        assert body["error"]["field"] == field
+def item_of(srv: InProcess, aid: str) -> str:
+    """The item an assignment shows (the API does not say: the store does)."""
+    a, t = s.assignments.c, s.tasks.c
+    return srv.store.read(lambda c: c.execute(select(t.item_id).select_from(s.assignments.join(
+        s.tasks, a.task_id == t.task_id)).where(a.assignment_id == aid)).scalar_one())
 
 
-def test_flow_idempotent_submit_and_admin_dump(served: tuple[ServerProcess, Study]) -> None:
-    server, _ = served
-    with httpx.Client(base_url=server.url) as c:
-        h = enter(c, "P1")
-        a = c.get("/api/v1/next", headers=h).json()
+def test_flow_idempotent_submit_and_admin_dump(app: InProcess) -> None:
+    async def body(c: httpx.AsyncClient) -> None:
+        h = await aenter(c, "P1")
+        a = (await c.get("/api/v1/next", headers=h)).json()
         assert len(a["outputs"]) == 2 and a["criteria"][0]["options"] == ["A", "B", "tie"]
         assert "baseline" not in json.dumps(a) and "candidate" not in json.dumps(a)  # system names never shown
-        body = {"assignment_id": a["assignment_id"], "idempotency_key": "key-00000001", "values": {"quality": "B"}}
-        first = c.post("/api/v1/judgements", json=body, headers=h)
-        again = c.post("/api/v1/judgements", json=body, headers=h)
+        sub = {"assignment_id": a["assignment_id"], "idempotency_key": "key-00000001", "values": {"quality": "B"}}
+        first = await c.post("/api/v1/judgements", json=sub, headers=h)
+        again = await c.post("/api/v1/judgements", json=sub, headers=h)
         assert first.status_code == 201 and again.status_code == 200
         assert first.json() == again.json()
-        other = c.post("/api/v1/judgements", json=body | {"values": {"quality": "A"}}, headers=h)
+        other = await c.post("/api/v1/judgements", json=sub | {"values": {"quality": "A"}}, headers=h)
         assert_error(other, 409, "idempotency_conflict", "idempotency_key")
-        stored = admin_judgements(c)
+        stored = (await c.get("/api/v1/admin/judgements", headers=ADMIN_HEADERS)).json()
         assert [j["idempotency_key"] for j in stored] == ["key-00000001"]
         assert stored[0]["participant_id"] == "P1" and stored[0]["values"] == {"quality": "B"}
         assert sorted(stored[0]["display"]) == ["baseline", "candidate"]
         # the next assignment is a different task; the resumed one is the same until submitted
-        b = c.get("/api/v1/next", headers=h).json()
-        assert b["assignment_id"] != a["assignment_id"] and b["task"]["item_id"] != a["task"]["item_id"]
-        assert c.get("/api/v1/next", headers=h).json()["assignment_id"] == b["assignment_id"]
-        spec = c.get("/api/v1/openapi.json").json()
+        b = (await c.get("/api/v1/next", headers=h)).json()
+        assert b["assignment_id"] != a["assignment_id"]
+        assert item_of(app, b["assignment_id"]) != item_of(app, a["assignment_id"])
+        assert (await c.get("/api/v1/next", headers=h)).json()["assignment_id"] == b["assignment_id"]
+        spec = (await c.get("/api/v1/openapi.json")).json()
         assert spec["openapi"].startswith("3.") and "/api/v1/judgements" in spec["paths"]
 
+    app.run(body)
 
-def test_bad_requests_get_one_error_shape_and_store_nothing(served: tuple[ServerProcess, Study]) -> None:
-    server, _ = served
-    with httpx.Client(base_url=server.url) as c:
-        h = enter(c, "P1")
-        h2 = enter(c, "P2")
-        a = c.get("/api/v1/next", headers=h).json()
+
+def test_bad_requests_get_one_error_shape_and_store_nothing(app: InProcess) -> None:
+    async def body(c: httpx.AsyncClient) -> None:
+        h = await aenter(c, "P1")
+        h2 = await aenter(c, "P2")
+        a = (await c.get("/api/v1/next", headers=h)).json()
         ok = {"assignment_id": a["assignment_id"], "idempotency_key": "key-00000002", "values": {"quality": "A"}}
-        post = lambda body, headers=h, **kw: c.post("/api/v1/judgements", json=body, headers=headers, **kw)
-        assert_error(c.post("/api/v1/judgements", content=b"{not json", headers=h | {"content-type": "application/json"}), 400, "malformed_json")
-        assert_error(c.post("/api/v1/judgements", content=b"[1, 2]", headers=h | {"content-type": "application/json"}), 422, "invalid_value")
-        assert_error(c.post("/api/v1/judgements", content=b"x=1", headers=h | {"content-type": "text/plain"}), 415, "unsupported_media_type")
-        assert_error(post(ok | {"values": {"quality": 1}}), 422, "invalid_value", "values.quality")
-        assert_error(post(ok | {"values": {"quality": "C"}}), 422, "invalid_value", "values.quality")
-        assert_error(post(ok | {"values": {"quality": "both-good"}}), 422, "invalid_value", "values.quality")  # not enabled
-        assert_error(post(ok | {"values": {}}), 422, "invalid_value", "values.quality")
-        assert_error(post(ok | {"values": {"quality": "A", "other": 1}}), 422, "invalid_value", "values.other")
-        assert_error(post(ok | {"values": {"quality": "A" * (70 * 1024)}}), 413, "too_large")
-        assert_error(post(ok | {"idempotency_key": "short"}), 422, "invalid_value", "idempotency_key")
-        assert_error(post(ok | {"assignment_id": "nope"}), 404, "unknown_assignment", "assignment_id")
-        assert_error(post(ok, headers=h2), 404, "unknown_assignment", "assignment_id")  # another participant's
-        assert_error(post(ok, headers={"authorization": "Bearer v1.UDE.x.forged"}), 401, "unauthorized")
-        assert_error(post(ok, headers={}), 401, "unauthorized")
-        assert_error(post(ok, headers=h | {"origin": "https://evil.example"}), 403, "forbidden_origin")
-        assert_error(c.get("/api/v1/nope"), 404, "not_found")
-        assert_error(c.get("/api/v1/admin/judgements", headers=h), 401, "unauthorized")
-        assert_error(c.post("/api/v1/enter", json={"participant_id": "<script>"}), 422, "invalid_value", "participant_id")
-        assert admin_judgements(c) == []
-        assert post(ok).status_code == 201  # the same assignment still accepts a valid answer
+
+        def post(sub: dict, headers: dict = h) -> object:
+            return c.post("/api/v1/judgements", json=sub, headers=headers)
+
+        as_json = h | {"content-type": "application/json"}
+        assert_error(await c.post("/api/v1/judgements", content=b"{not json", headers=as_json), 400, "malformed_json")
+        assert_error(await c.post("/api/v1/judgements", content=b"[1, 2]", headers=as_json), 422, "invalid_value")
+        assert_error(await c.post("/api/v1/judgements", content=b"x=1", headers=h | {"content-type": "text/plain"}),
+                     415, "unsupported_media_type")
+        assert_error(await post(ok | {"values": {"quality": 1}}), 422, "invalid_value", "values.quality")
+        assert_error(await post(ok | {"values": {"quality": "C"}}), 422, "invalid_value", "values.quality")
+        assert_error(await post(ok | {"values": {"quality": "both-good"}}), 422, "invalid_value", "values.quality")
+        assert_error(await post(ok | {"values": {}}), 422, "invalid_value", "values")  # the contract: 1+ criteria
+        assert_error(await post(ok | {"values": {"quality": "A", "other": 1}}), 422, "invalid_value", "values.other")
+        assert_error(await post(ok | {"values": {"quality": "A" * (70 * 1024)}}), 413, "too_large")
+        assert_error(await post(ok | {"idempotency_key": "short"}), 422, "invalid_value", "idempotency_key")
+        assert_error(await post(ok | {"assignment_id": "nope"}), 404, "unknown_assignment", "assignment_id")
+        assert_error(await post(ok, h2), 404, "unknown_assignment", "assignment_id")  # another participant's
+        assert_error(await post(ok, {"authorization": "Bearer v1.UDE.x.forged"}), 401, "unauthorized")
+        assert_error(await post(ok, {}), 401, "unauthorized")
+        assert_error(await post(ok, h | {"origin": "https://evil.example"}), 403, "forbidden_origin")
+        assert_error(await c.get("/api/v1/nope"), 404, "not_found")
+        assert_error(await c.get("/api/v1/admin/judgements", headers=h), 401, "unauthorized")
+        assert_error(await c.post("/api/v1/enter", json={"participant_id": "<script>"}), 422, "invalid_value",
+                     "participant_id")
+        assert (await c.get("/api/v1/admin/judgements", headers=ADMIN_HEADERS)).json() == []
+        assert (await post(ok)).status_code == 201  # the same assignment still accepts a valid answer
+
+    app.run(body)
 
 
 def test_restart_keeps_sessions_and_assignment(served: tuple[ServerProcess, Study]) -> None:
@@ -121,19 +141,21 @@ def test_restart_keeps_sessions_and_assignment(served: tuple[ServerProcess, Stud
         assert r.status_code == 201
 
 
-def test_never_same_task_twice_and_list_completion(served: tuple[ServerProcess, Study]) -> None:
-    server, study = served
-    with httpx.Client(base_url=server.url) as c:
-        h = enter(c, "P1")
+def test_never_same_task_twice_and_list_completion(app: InProcess) -> None:
+    async def body(c: httpx.AsyncClient) -> None:
+        h = await aenter(c, "P1")
         seen = []
-        while (r := c.get("/api/v1/next", headers=h)).status_code == 200:
+        while (r := await c.get("/api/v1/next", headers=h)).status_code == 200:
             a = r.json()
-            seen.append(a["task"]["item_id"])
-            c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"], "idempotency_key": f"k-{len(seen):08d}", "values": {"quality": "tie"}})
+            seen.append(item_of(app, a["assignment_id"]))
+            await c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"],
+                         "idempotency_key": f"k-{len(seen):08d}", "values": {"quality": "tie"}})
         assert r.status_code == 204
         assert len(seen) == len(set(seen)) == 4  # items_per_participant
-        status = c.get("/api/v1/status", headers=h).json()
+        status = (await c.get("/api/v1/status", headers=h)).json()
         assert status["progress"]["completed"] and status["completion"]["code"] == "DONE-42"
+
+    app.run(body)
 
 
 def test_caps_exact_under_concurrency(tmp_path: Path, db_url: str | None) -> None:
@@ -146,7 +168,7 @@ def test_caps_exact_under_concurrency(tmp_path: Path, db_url: str | None) -> Non
                 got = []
                 while (r := c.get("/api/v1/next", headers=h)).status_code == 200:
                     a = r.json()
-                    got.append(a["task"]["item_id"])
+                    got.append(a["assignment_id"])
                     res = c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"], "idempotency_key": f"k-{i}-{len(got):04d}", "values": {"quality": "A"}})
                     assert res.status_code == 201
                 return got
@@ -154,90 +176,104 @@ def test_caps_exact_under_concurrency(tmp_path: Path, db_url: str | None) -> Non
         with ThreadPoolExecutor(12) as pool:
             results = list(pool.map(annotator, range(12)))
         done = [t for r in results for t in r]
-        assert len(done) == len(set(done)) == 20  # strategy one: each task exactly once, all 20 served
+        assert len(done) == len(set(done)) == 20
         with httpx.Client(base_url=server.url) as c:
-            assert len(admin_judgements(c)) == 20
+            items = [j["item_id"] for j in admin_judgements(c)]
+        assert len(items) == len(set(items)) == 20  # strategy one: each task exactly once, all 20 served
     finally:
         server.stop()
 
 
 def test_live_stopping_decides_and_stops_pair_items(tmp_path: Path, db_url: str | None) -> None:
     study = pairwise_study(tmp_path / "study", items=60, strategy="one", per_participant=100, delta=0.05)
-    server = ServerProcess(study.root, db_url).start()
+    srv = InProcess(study, db_url)
+
+    async def body(c: httpx.AsyncClient) -> int:
+        n = 0
+        for i in range(60):  # each participant is settled (and fed) once nothing is left for them
+            h = await aenter(c, f"P{i}")
+            while (r := await c.get("/api/v1/next", headers=h)).status_code == 200:
+                a = r.json()
+                pick = "A" if a["outputs"][0].startswith("In the") else "B"  # always the candidate
+                n += 1
+                assert (await c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"],
+                        "idempotency_key": f"k-{n:08d}", "values": {"quality": pick}})).status_code == 201
+            if (await c.get("/api/v1/admin/status", headers=ADMIN_HEADERS)).json()["stopping"][0]["outcome"] != "continue":
+                break
+        assert 3 < n < 60  # decided before the items ran out
+        st = (await c.get("/api/v1/admin/status", headers=ADMIN_HEADERS)).json()["stopping"][0]
+        assert st["outcome"] == "B" and st["n"] == n and st["system_b"] == "candidate"
+        assert len(st["curve"]) == n and st["curve"][-1]["estimate"] <= st["curve"][-1]["threshold_b"]
+        assert (await c.get("/api/v1/next", headers=await aenter(c, "Q2"))).status_code == 204  # no more pair items
+        page = await c.get(f"/admin?token={srv.config.admin_token}", follow_redirects=True)
+        assert "decided: candidate is better" in page.text and "<svg" in page.text
+        return n
+
     try:
-        with httpx.Client(base_url=server.url) as c:
-            n = 0
-            for i in range(60):  # each participant is settled (and fed) once nothing is left for them
-                h = enter(c, f"P{i}")
-                while (r := c.get("/api/v1/next", headers=h)).status_code == 200:
-                    a = r.json()
-                    pick = "A" if a["outputs"][0].startswith("In the") else "B"  # always the candidate
-                    n += 1
-                    assert c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"], "idempotency_key": f"k-{n:08d}", "values": {"quality": pick}}).status_code == 201
-                if c.get("/api/v1/admin/status", headers={"authorization": f"Bearer {ADMIN}"}).json()["stopping"][0]["outcome"] != "continue":
-                    break
-            assert 3 < n < 60  # decided before the items ran out
-            status = c.get("/api/v1/admin/status", headers={"authorization": f"Bearer {ADMIN}"}).json()
-            st = status["stopping"][0]
-            assert st["outcome"] == "B" and st["n"] == n and st["system_b"] == "candidate"
-            assert len(st["curve"]) == n and st["curve"][-1]["estimate"] <= st["curve"][-1]["threshold_b"]
-            assert c.get("/api/v1/next", headers=enter(c, "Q2")).status_code == 204  # no more pair items
-            page = c.get(f"/admin?token={ADMIN}", follow_redirects=True)
-            assert "decided: candidate is better" in page.text and "<svg" in page.text
-        entries = [e for e in logbook.read(study) if e.get("stage") == "stopping"]
-        assert len(entries) == 1 and entries[0]["decision"] == "B" and entries[0]["n"] == n
-        expected_store = "study.db" if db_url is None else db_url.split("://", 1)[1]
-        assert entries[0]["store"].endswith(expected_store)
+        n = srv.run(body)
     finally:
-        server.stop()
+        srv.close()
+    entries = [e for e in logbook.read(study) if e.get("stage") == "stopping"]
+    assert len(entries) == 1 and entries[0]["decision"] == "B" and entries[0]["n"] == n
+    expected_store = "study.db" if db_url is None else db_url.split("://", 1)[1]
+    assert entries[0]["store"].endswith(expected_store)
 
 
 def test_max3_adds_a_third_worker_only_on_disagreement(tmp_path: Path, db_url: str | None) -> None:
     study = pairwise_study(tmp_path / "study", items=2, strategy="max3", per_participant=10, stopping=False)
-    server = ServerProcess(study.root, db_url).start()
+    srv = InProcess(study, db_url)
+
+    async def answer(c: httpx.AsyncClient, pid: str, first_task_choice: str) -> list[str]:
+        h = await aenter(c, pid)
+        got = []
+        while (r := await c.get("/api/v1/next", headers=h)).status_code == 200:
+            a = r.json()
+            item = item_of(srv, a["assignment_id"])
+            win_candidate = "A" if a["outputs"][0].startswith("In the") else "B"
+            lose = "B" if win_candidate == "A" else "A"
+            choice = win_candidate if (first_task_choice == "cand" or item != "item-0001") else lose
+            got.append(item)
+            await c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"],
+                         "idempotency_key": f"{pid}-{len(got):06d}", "values": {"quality": choice}})
+        return got
+
+    async def body(c: httpx.AsyncClient) -> None:
+        assert await answer(c, "W1", "cand") == ["item-0001", "item-0002"]
+        assert await answer(c, "W2", "base") == ["item-0001", "item-0002"]  # disagrees on item 1
+        assert await answer(c, "W3", "cand") == ["item-0001"]  # only the disputed task gets a third worker
+        assert await answer(c, "W4", "cand") == []
+
     try:
-        with httpx.Client(base_url=server.url) as c:
-            def answer(pid: str, first_task_choice: str) -> list[str]:
-                h = enter(c, pid)
-                got = []
-                while (r := c.get("/api/v1/next", headers=h)).status_code == 200:
-                    a = r.json()
-                    win_candidate = "A" if a["outputs"][0].startswith("In the") else "B"
-                    lose = "B" if win_candidate == "A" else "A"
-                    choice = win_candidate if (first_task_choice == "cand" or a["task"]["item_id"] != "item-0001") else lose
-                    got.append(a["task"]["item_id"])
-                    c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"], "idempotency_key": f"{pid}-{len(got):06d}", "values": {"quality": choice}})
-                return got
-
-            assert answer("W1", "cand") == ["item-0001", "item-0002"]
-            assert answer("W2", "base") == ["item-0001", "item-0002"]  # disagrees on item 1
-            assert answer("W3", "cand") == ["item-0001"]  # only the disputed task gets a third worker
-            assert answer("W4", "cand") == []
+        srv.run(body)
     finally:
-        server.stop()
+        srv.close()
 
 
-def test_export_cli_writes_the_canonical_table(served: tuple[ServerProcess, Study], tmp_path: Path) -> None:
+def test_export_cli_writes_the_canonical_table(app: InProcess, tmp_path: Path) -> None:
     import subprocess
     import sys
 
     import pandas as pd
 
-    server, study = served
-    with httpx.Client(base_url=server.url) as c:
-        h = enter(c, "P1")
-        a = c.get("/api/v1/next", headers=h).json()
-        c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"], "idempotency_key": "key-export-1", "values": {"quality": "A"}})
+    async def body(c: httpx.AsyncClient) -> dict:
+        h = await aenter(c, "P1")
+        a = (await c.get("/api/v1/next", headers=h)).json()
+        await c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"],
+                     "idempotency_key": "key-export-1", "values": {"quality": "A"}})
         c.cookies.set("humeval_admin", "forged")
-        assert c.get("/admin/export.csv").status_code == 401
+        assert (await c.get("/admin/export.csv")).status_code == 401
         c.cookies.clear()
-        assert c.get(f"/admin?token={ADMIN}", follow_redirects=True).status_code == 200  # sets the admin cookie
-        exported = c.get("/admin/export.csv")
+        assert (await c.get(f"/admin?token={app.config.admin_token}", follow_redirects=True)).status_code == 200
+        exported = await c.get("/admin/export.csv")
         assert exported.status_code == 200 and exported.text.splitlines()[0] == ",".join(JUDGEMENT_COLUMNS)
-    db = [] if server.db is None else ["--db", server.db]
+        return a
+
+    a = app.run(body)
+    db = [] if app.config.db is None else ["--db", app.config.db]
     for fmt in ("csv", "jsonl", "parquet"):
         out = tmp_path / f"j.{fmt}"
-        subprocess.run([sys.executable, "-m", "humeval", "export", str(study.root), "-f", fmt, "-o", str(out), *db], check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "humeval", "export", str(app.study.root), "-f", fmt, "-o", str(out), *db],
+                       check=True, capture_output=True)
         frame = pd.read_csv(out) if fmt == "csv" else pd.read_parquet(out) if fmt == "parquet" else pd.read_json(out, lines=True)
         assert list(frame.columns) == JUDGEMENT_COLUMNS
         assert len(frame) == 1 and frame.loc[0, "choice"] == "A" and frame.loc[0, "system"] == a_system(a)

@@ -8,16 +8,21 @@ import pytest
 
 from humeval.errors import ProtocolError
 from humeval.platforms.completion import completion_json, return_link
-from humeval.platforms.entry import accepted_fields, entry_body, entry_model, resolve_entry
+from humeval.platforms.entry import (
+    EntryRefused,
+    accepted_fields,
+    entry_body,
+    entry_model,
+    resolve_entry,
+)
 from humeval.protocol.load import load_protocol
 from humeval.protocol.models import Platform
-from humeval.store.refusal import Refusal
 
 NO_INVITES = lambda invite: None
 
 
 def _refused(data: dict, platform: Platform, code: str, status: int) -> None:
-    with pytest.raises(Refusal) as err:
+    with pytest.raises(EntryRefused) as err:
         resolve_entry(data, platform, NO_INVITES)
     assert (err.value.code, err.value.status) == (code, status)
 
@@ -42,14 +47,17 @@ def test_platform_parameters_name_the_participant() -> None:
     assert resolve_entry({"id": "48213"}, Platform(kind="sona"), NO_INVITES).participant_id == "48213"
     assert resolve_entry({"pid": "u-7"}, Platform(kind="panel", id_parameter="pid"), NO_INVITES).platform == "panel"
     assert resolve_entry({"participant_id": "ann"}, Platform(), NO_INVITES).platform == "local"
-    assert resolve_entry({"invite": "ok"}, Platform(entry=["invite"]), lambda i: "bea").participant_id == "bea"
+    assert resolve_entry({"invite": "i1.YmVh.sig"}, Platform(entry=["invite"]), lambda i: "bea").participant_id == "bea"
 
 
 def test_wrong_routes_and_fields_are_refused() -> None:
     _refused({"participant_id": "P1"}, Platform(kind="prolific"), "route_not_accepted", 403)
     _refused({"invite": "x"}, Platform(kind="prolific"), "route_not_accepted", 403)
     _refused({"participant_id": "P1"}, Platform(entry=["invite"]), "route_not_accepted", 403)
-    _refused({"invite": "forged"}, Platform(entry=["invite"]), "invalid_invite", 401)
+    _refused({"invite": "forged"}, Platform(entry=["invite"]), "invalid_invite", 401)  # not even shaped like one
+    _refused({"invite": "i1.YWxpY2U.forged"}, Platform(entry=["invite"]), "invalid_invite", 401)
+    _refused({"invite": None}, Platform(entry=["invite"]), "invalid_value", 422)  # null is not a string
+    _refused({"participant_id": ""}, Platform(), "invalid_value", 422)
     _refused({"workerId": "W1"}, Platform(kind="prolific"), "invalid_value", 422)  # MTurk parameters: unknown
     _refused({"STUDY_ID": "s"}, Platform(kind="prolific"), "invalid_value", 422)  # no PROLIFIC_PID
     _refused({}, Platform(kind="sona"), "invalid_value", 422)

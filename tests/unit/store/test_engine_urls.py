@@ -25,3 +25,30 @@ def test_stage_options_are_logged_without_secrets(tmp_path) -> None:
     from humeval.pipeline import _logged
 
     assert _logged({"db": "postgresql://bob:hunter2@db/test", "n": 3}) == {"db": "postgresql://bob:***@db/test", "n": 3}
+
+
+def test_an_unparsable_url_is_reported_without_its_password() -> None:
+    from humeval.errors import StoreError
+    from humeval.store.engine import make_engines
+
+    with pytest.raises(StoreError) as err:
+        make_engines("postgresql+psycopg://bob:hunter2@db:notaport/test")
+    assert "hunter2" not in str(err.value) and "bob:***@db" in str(err.value)
+
+
+def test_the_store_names_itself_without_secrets(tmp_path) -> None:
+    from humeval.store.store import Store
+
+    class FakeStudy:
+        root = tmp_path
+
+        def relative(self, path):
+            return str(path)
+
+    store = Store.__new__(Store)
+    Store.__init__(store, FakeStudy(), "postgresql+psycopg://bob:p@ss@127.0.0.1:1/test?password=hunter2")
+    try:
+        assert store.where == "postgresql+psycopg://bob:***@127.0.0.1:1/test?password=***"
+        assert store.writer.where == store.where
+    finally:
+        store.close()
