@@ -73,7 +73,7 @@ def serve(
     config = ServerConfig(str(study.root.resolve()), token, db, list(allow_origin or []), sqlite_sync,
                           new_per_address=new_per_address, throttle_window=throttle_window,
                           trusted_proxies=list(trusted_proxies or []), first_lease_seconds=first_lease_seconds,
-                          max_active=max_active)
+                          max_active=max_active, prolific_hook_secret=_hook_secret(study))
     where = f"http://{host}:{port}"
     if unlocked:
         say(f"warning: collecting for an UNLOCKED study (--unlocked, recorded in {study.relative(study.logbook_file)})")
@@ -90,3 +90,12 @@ def serve(
             )
         finally:
             os.environ.pop(CONFIG_FILE_ENV, None)
+
+
+def _hook_secret(study: Study) -> str:
+    """``$PROLIFIC_HOOK_SECRET`` for a Prolific study (its server then answers Prolific's hooks), else none."""
+    if study.protocol.platform.kind != "prolific":
+        return ""
+    from humeval.platforms.prolific.webhooks import HOOK_SECRET_ENV
+
+    return os.environ.get(HOOK_SECRET_ENV, "")

@@ -130,3 +130,23 @@ def bonus(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = 
     if result.unconfirmed:
         err.print(f"{len(result.unconfirmed)} payment(s) unconfirmed: they are never paid again by humeval; run "
                   "`humeval prolific bonus` later to reconcile them (docs/prolific.md)", highlight=False, markup=False)
+
+
+@prolific.command("subscribe")
+def subscribe(directory: Path = DIR, url: str = typer.Option(..., "--url", help="Public address of the hook: "
+              "`humeval serve`'s https://.../prolific/hook (served when $PROLIFIC_HOOK_SECRET is set at serve time)."),
+              workspace: str = typer.Option(..., "--workspace", help="Prolific workspace id."),
+              dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
+    """Subscribe the server's hook to submission status changes, so returned participants free their lists at once."""
+    from humeval.platforms.prolific.webhooks import subscribe as subscribe_hook
+
+    if not url.startswith("https://") or not url.rstrip("/").endswith("/prolific/hook"):
+        from humeval.errors import PlatformError
+
+        raise PlatformError(f"--url: the server's hook address, https://<host>/prolific/hook, got {url!r}")
+    _open(directory)  # a study folder, or a clear error
+    with _client(directory, dry_run, token_file) as client:
+        answers = subscribe_hook(client, workspace, url)
+    if not dry_run:
+        err.print(f"subscribed {url} to submission.status.change ({len(answers)} subscription(s)); keep "
+                  "$PROLIFIC_HOOK_SECRET set for `humeval serve`", highlight=False, markup=False)

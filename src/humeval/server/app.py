@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from starlette.applications import Starlette
@@ -47,7 +48,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
         store.close()
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
-    routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(),
+    routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(), *_prolific_hook(study, config),
               Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(SecurityMiddleware, allowed_origins=config.allowed_origins)])
@@ -57,6 +58,22 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     install_handlers(app)
     install_guard(app, config, store)
     return app
+
+
+def _prolific_hook(study: Study, config: ServerConfig) -> list[Any]:
+    """``POST /prolific/hook`` for a Prolific study whose hook secret is configured: a verified hook runs
+    ``prolific status`` (which releases the lists of returned and timed-out participants at once)."""
+    if study.protocol.platform.kind != "prolific" or not config.prolific_hook_secret:
+        return []
+    from humeval.platforms.prolific.actions import prolific_status
+    from humeval.platforms.prolific.client import ProlificClient
+    from humeval.platforms.prolific.webhooks import webhook_routes
+
+    def sync() -> None:
+        with ProlificClient.from_env(study.root) as client:
+            prolific_status(study, client=client, db=config.db)
+
+    return webhook_routes(sync, config.prolific_hook_secret)
 
 
 def app_from_env() -> Starlette:

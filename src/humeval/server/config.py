@@ -47,6 +47,8 @@ class ServerConfig:
     max_active: int = 0
     #: seconds an admin login (the admin cookie) is valid
     admin_session_seconds: int = 8 * 3600
+    #: Prolific's hook secret: with it, a Prolific study's server verifies and handles ``POST /prolific/hook``
+    prolific_hook_secret: str = ""
 
     def __post_init__(self) -> None:
         check_admin_token(self.admin_token)
