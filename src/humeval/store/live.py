@@ -369,7 +369,9 @@ def _flush(conn: Connection, ctx: StoreContext, now: float) -> list[str]:
             seq, now_decided = _feed(conn, ctx, c, int(outcome), task_id, now)
             if now_decided:
                 decided.append(c)
-        db.run(_PENDING_STATE, {"state": "dropped" if dropped else "fed", "id": pid_})
+        # fed: reached the rule; late: kept, but the rule had decided before the label was complete
+        state = "dropped" if dropped else ("fed" if seq is not None else "late")
+        db.run(_PENDING_STATE, {"state": state, "id": pid_})
         for aid in json.loads(aids_json):
             db.run(_FED, {"c": c, "aid": aid, "seq": seq, "now": now})
     return decided

@@ -247,6 +247,7 @@ pending = Table(
     Column("outcome", Integer, nullable=False),
     Column("assignments", Text, nullable=False),
     Column("participants", Text, nullable=False),
+    #: pending, fed (reached the rule), dropped (a voter excluded) or late (kept, after the decision)
     Column("state", String(16), nullable=False, default="pending"),
     Column("at", Float, nullable=False),
 )
