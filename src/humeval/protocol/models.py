@@ -274,7 +274,10 @@ class Stopping(_Model):
     rule: str = Field("anytime", description="Stopping rule: `anytime` (recommended), `hoeffding`, ... (see docs/stopping.md).")
     delta: float = Field(0.05, gt=0, lt=0.5, description="Error probability the rule controls, in (0, 0.5).")
     max_judgements: int | None = Field(None, ge=1, description="Horizon: stop collecting after this many aggregated outcomes even without a decision.")
-    systems: list[str] = Field(default_factory=list, description="The two systems compared (empty: the study's two systems; live best-of-K identification is not available).")
+    goal: Literal["pair", "best", "top-k", "ranking"] | None = Field(None, description="What the rule decides: `pair` (which of two systems is better), `best` (the best of K systems), `top-k` (the `top` best systems), `ranking` (the full order); anytime-valid over K systems (pairwise mixture tests, delta split over the pairs; see docs/stopping.md). Empty: `pair` for two systems, `best` for more.")
+    top: int | None = Field(None, ge=1, description="k of goal `top-k` (1 <= top < number of systems).")
+    pair_choice: Literal["adaptive", "uniform"] = Field("adaptive", description="Goals over K systems with a pool strategy: `adaptive` serves the pair that can end the study soonest (leader vs challengers, with an exploration floor), `uniform` spreads judgements over all pairs.")
+    systems: list[str] = Field(default_factory=list, description="Goal `pair`: the two systems compared (empty: the study's two systems). Other goals: the systems compared (empty: all of the study's systems).")
     in_flight_share: float = Field(0.05, gt=0, le=1, description="Judgements of a watched comparison in flight (leased, or held until their participant is settled) are at most max(min_in_flight, ceil(in_flight_share * n)), n the outcomes fed so far: it bounds what is collected beyond the decision (see docs/stopping.md).")
     min_in_flight: int = Field(1, ge=1, le=10000, description="The floor of that bound: how many judgements of a watched comparison may be in flight at the start. Higher collects faster with more participants at once, at the price of more judgements collected but unused at the decision.")
 
