@@ -14,6 +14,7 @@ share in which any pair was ever resolved wrongly, and adaptive/uniform. ``top-k
 from __future__ import annotations
 
 import argparse
+
 from scipy.stats import binom
 
 from humeval.simulate.multi import PROFILES, simulate_goal

@@ -34,7 +34,14 @@ from humeval.errors import HumevalError, did_you_mean
 from humeval.policies.pair_choice import DEFAULT_EXPLORE, PAIR_POLICIES, pair_weights
 from humeval.simulate._bootstrap import bootstrap_mean_ci
 from humeval.stopping._validate import check_delta
-from humeval.stopping.goals import check_goal, closure, goal_status, pair_delta, rank_sets, resolve_pairs
+from humeval.stopping.goals import (
+    check_goal,
+    closure,
+    goal_status,
+    pair_delta,
+    rank_sets,
+    resolve_pairs,
+)
 from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
 
 __all__ = ["PROFILES", "GoalSimResult", "profile_scores", "simulate_goal"]
