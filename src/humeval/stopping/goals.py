@@ -235,7 +235,7 @@ class GoalRule:
         if before is not None:
             for w, lo in zip(*np.nonzero(self.resolved & ~before.resolved)):
                 events.append({"kind": "pair_resolved", "above": int(w), "below": int(lo),
-                               "n": int(self.wins[w, lo] + self.wins[lo, w]), "wins": int(self.wins[w, lo])})
+                               "judgements": int(self.wins[w, lo] + self.wins[lo, w]), "wins": int(self.wins[w, lo])})
             for s in sorted(set(before.contention) - set(cont)):
                 events.append({"kind": self._leaving(int(s), low, high), "system": int(s),
                                "rank_low": int(low[s]), "rank_high": int(high[s])})

@@ -60,7 +60,7 @@ def test_rule_resolves_where_the_mixture_crosses_ln_one_over_delta() -> None:
     for t in range(1, first + 1):
         d = rule.update(0, 1, 0)
         assert bool(d.resolved[0, 1]) == (t >= first)
-    assert d is not None and d.events[0] == {"kind": "pair_resolved", "above": 0, "below": 1, "n": first, "wins": first}
+    assert d is not None and d.events[0] == {"kind": "pair_resolved", "above": 0, "below": 1, "judgements": first, "wins": first}
     assert {"kind": "eliminated", "system": 1, "rank_low": 2, "rank_high": 3} in d.events
     assert not d.decided and d.contention == (0, 2)
     for _ in range(first):
