@@ -164,14 +164,21 @@ def _goal_judgements(rows: pd.DataFrame, protocol: Protocol) -> list[tuple[str, 
 
 
 def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol, tasks: Sequence[Task] | None) -> dict[str, Any]:
-    """The goal over K systems (:class:`humeval.stopping.goals.GoalRule`) replayed on one criterion's judgements."""
+    """The goal over K systems (:class:`humeval.stopping.goals.GoalRule`) replayed on one criterion's judgements.
+
+    Besides the decision: ``rank_sets``, ``contention``, ``wins`` (i over j), ``timeline`` (the
+    rule's announcements with the n at which each happened) and ``sequence`` (the judgements
+    fed, as [first, second, winner] indices into ``systems``), from which intervals can be
+    intersected over time.
+    """
     from humeval.stopping.goals import GoalRule
 
     index = {name: i for i, name in enumerate(comp.members)}
     rule = GoalRule(len(comp.members), comp.goal, comp.delta, comp.top)
-    d, timeline = rule.current(), []
+    d, timeline, sequence = rule.current(), [], []
     judged = _goal_judgements(rows, protocol)
     for a, b, w in judged:
+        sequence.append([index[a], index[b], index[w]])
         d = rule.update(index[a], index[b], index[w])
         for e in d.events:
             e = dict(e, n=d.comparisons)
@@ -198,7 +205,7 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol, tasks
         "rank_sets": {name: [int(d.rank_low[i]), int(d.rank_high[i])] for i, name in enumerate(comp.members)},
         "wins": {a: {b: int(rule.wins[i, j]) for j, b in enumerate(comp.members) if i != j}
                  for i, a in enumerate(comp.members)},
-        "timeline": timeline, "path": [],
+        "timeline": timeline, "sequence": sequence, "path": [],
         "live_n": live_n, "agrees_with_live": None if live_n is None else live_n == n,
         "collected": len(rows), "after_decision": max(0, len(judged) - n) if outcome in DECIDED else 0,
     }

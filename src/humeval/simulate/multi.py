@@ -24,6 +24,7 @@ Checked against: the wrong-decision rate <= delta (tests/unit/simulate/test_mult
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -113,15 +114,23 @@ def _wrong_answers(closed: np.ndarray, decided: np.ndarray, goal: str, top: int,
 def simulate_goal(k: int, profile: str, goal: str, policy: str = "adaptive", *, delta: float = 0.05,
                   top: int | None = None, iterations: int = 1000, max_judgements: int = DEFAULT_MAX_JUDGEMENTS,
                   seed: int = 21, explore: float = DEFAULT_EXPLORE, growth: float = 0.05,
-                  prior_strength: float = DEFAULT_PRIOR_STRENGTH) -> GoalSimResult:
+                  prior_strength: float = DEFAULT_PRIOR_STRENGTH, strengths: Sequence[float] | None = None,
+                  ) -> GoalSimResult:
     """Judgements to reach ``goal`` over ``k`` systems of ``profile`` with pair choice ``policy``.
 
     ``goal='pair'`` compares the two strongest systems of the profile (K is then 2).
+    ``strengths``: Bradley-Terry strengths to use instead of a profile (``profile`` is then
+    only a label, e.g. ``fitted``; ``k`` must match).
     Seeds: ``SeedSequence(seed, spawn_key=(crc32(cell),))`` per cell, so a cell's numbers do not
     depend on the other cells run beside it.
     """
     delta = check_delta(delta)
-    s = profile_scores(profile, k)
+    if strengths is None:
+        s = profile_scores(profile, k)
+    else:
+        s = np.asarray(strengths, dtype=float)
+        if s.ndim != 1 or s.size != k or not np.isfinite(s).all():
+            raise HumevalError(f"strengths: need {k} finite Bradley-Terry strengths, got {list(strengths)!r}")
     if goal == "pair":
         s = s[:2]
     kk = s.size
@@ -134,6 +143,8 @@ def simulate_goal(k: int, profile: str, goal: str, policy: str = "adaptive", *, 
     if not 0 < growth <= 1:
         raise HumevalError(f"growth must lie in (0, 1], got {growth!r}")
     cell = f"{k}|{profile}|{goal}|{top_}|{policy}|{delta:g}|{explore:g}|{max_judgements}"
+    if strengths is not None:
+        cell += "|" + ",".join(f"{x:.6g}" for x in s)
     ss = np.random.SeedSequence(seed, spawn_key=(zlib.crc32(cell.encode()),))
     rng = np.random.default_rng(ss)
     boundary = BetaMixtureRule(pair_delta(delta, kk), prior_strength).boundary(int(max_judgements) + 1)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+from scipy.special import betaln
 
 from humeval.errors import HumevalError, did_you_mean
 from humeval.stopping._validate import check_delta
@@ -56,6 +57,7 @@ __all__ = [
     "pair_delta",
     "rank_sets",
     "resolve_pairs",
+    "win_rate_cs",
 ]
 
 Goal = Literal["pair", "best", "top-k", "ranking"]
@@ -257,3 +259,29 @@ class GoalRule:
             return f"{len(cont)} of {self.k} systems still in contention ({level})"
         what = {"best": "best system", "top-k": f"top {self.top}", "ranking": "ranking", "pair": "better system"}
         return f"{what[self.goal]} {list(answer)} identified with probability >= {1 - self.delta:g} ({level})"
+
+
+def win_rate_cs(wins: np.ndarray, games: np.ndarray, delta: float, prior_strength: float = DEFAULT_PRIOR_STRENGTH,
+                grid: int = 4001) -> tuple[np.ndarray, np.ndarray]:
+    """Anytime-valid confidence sequence for P(i preferred to j) from the pair's mixture martingale.
+
+    For any p0, M_n(p0) = B(a + S, a + n - S) / B(a, a) / (p0^S (1 - p0)^(n - S)) is a
+    nonnegative martingale under P = p0 (a Beta(a, a) mixture of likelihood ratios against
+    p0), so {p0 : M_n(p0) < 1/delta} covers the true P at every n with probability >= 1 - delta
+    (Ville). At p0 = 1/2 it is the pair's test: the interval excludes 1/2 exactly when the
+    test resolves the pair. Evaluated on a grid of ``grid`` points (interval ends within
+    1/(grid - 1)); vectorised over pairs. Pass delta / (K (K - 1) / 2) for intervals valid
+    over all pairs at once. Reference: Howard et al. (2021), section 3 (conjugate mixtures).
+    """
+    s = np.asarray(wins, dtype=float)[..., None]
+    n = np.asarray(games, dtype=float)[..., None]
+    p0 = np.linspace(0.0, 1.0, grid)[1:-1]
+    a = float(prior_strength)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_m = betaln(a + s, a + n - s) - betaln(a, a) - s * np.log(p0) - (n - s) * np.log1p(-p0)
+    inside = log_m < np.log(1.0 / check_delta(delta))
+    has = inside.any(axis=-1)
+    lo = np.where(has, p0[np.argmax(inside, axis=-1)], np.nan)
+    hi = np.where(has, p0[inside.shape[-1] - 1 - np.argmax(inside[..., ::-1], axis=-1)], np.nan)
+    step = 1.0 / (grid - 1)
+    return np.clip(lo - step, 0.0, 1.0), np.clip(hi + step, 0.0, 1.0)

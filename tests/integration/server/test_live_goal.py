@@ -21,7 +21,8 @@ from humeval.analysis.decisions import replay_decisions
 from humeval.analysis.exclude import exclusions, valid_judgements
 from humeval.files import write_jsonl
 from humeval.judgements import JUDGEMENT_COLUMNS
-from humeval.pipeline import run
+from humeval.pipeline import run, run_stage
+from humeval.protocol.lock import lock_study
 from humeval.store import schema as s
 from humeval.study import Study
 
@@ -53,7 +54,8 @@ def make_study(root: Path, items: int = 60) -> Study:
     (root / "humeval.yaml").write_text(PROTOCOL, encoding="utf-8")
     study = Study.open(root)
     list(run(study))
-    return study
+    lock_study(study)
+    return Study.open(root)
 
 
 class BTClient(Client):
@@ -119,3 +121,34 @@ def test_five_systems_goal_best_through_the_server(tmp_path: Path) -> None:
         assert asyncio.run(c.next(h)) is None
     finally:
         asyncio.run(c.close())
+
+
+def test_the_pipeline_reports_the_leaderboard_and_the_decisions_over_time(tmp_path: Path) -> None:
+    """After collection: export, collate, analyze and report on the goal study (the rest of the pipeline)."""
+    study = make_study(tmp_path / "study")
+
+    async def go() -> BTClient:
+        c = BTClient(study, seed=3)
+        wave = 0
+        while c.store.stopping()[0]["outcome"] == "continue" and wave < 60:
+            await asyncio.gather(*(c.bt_work(f"P{wave:03d}-{k}") for k in range(4)))
+            wave += 1
+        return c
+
+    c = asyncio.run(go())
+    live = c.store.stopping()[0]
+    asyncio.run(c.close())
+    for stage in ("export", "collate", "exclude", "analyze", "report"):  # the stages after collection
+        run_stage(study, stage)
+    results = study.results()
+    res = results.criteria["quality"]
+    assert res.stopping["decision"] == ["s3"] and res.stopping["n"] == live["n"]
+    lb = res.leaderboard
+    assert lb["leader"] == "s3" and lb["rows"][0]["system"] == "s3" and lb["rows"][0]["rank_low"] == 1
+    assert [r["in_contention"] for r in lb["rows"]] == [True, False, False, False, False]
+    # every other system's anytime-valid interval vs the leader lies below 0 (it was eliminated by s3)
+    assert all(r["vs_leader_high"] is not None and r["vs_leader_high"] < 0 for r in lb["rows"][1:])
+    assert lb["cost"]["uniform_expected"] > lb["cost"]["spent"]
+    report = (study.root / "results" / "report.md").read_text(encoding="utf-8")
+    assert "Leaderboard (goal best)" in report and "decisions-over-time" in report
+    assert "identified the best system, s3" in report
