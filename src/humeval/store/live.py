@@ -51,7 +51,7 @@ from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["LiveGoal", "LiveGoalDecision", "after_judgement", "has_room", "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
+__all__ = ["LiveGoal", "LiveGoalDecision", "after_judgement", "has_room", "live_leaderboards", "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
            "release_list", "settle", "settle_abandoned",
            "vote_of"]
 
@@ -571,3 +571,41 @@ def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], 
     keys = {(str(r.task_id), str(r.criterion)) for r in single.itertuples(index=False)}
     reason = "; ".join(f"{r.rule}: {r.detail}" for r in found.itertuples(index=False))
     return not people.empty, keys, reason
+
+
+_GOAL_EVENTS = "SELECT at, kind, data FROM events WHERE kind LIKE 'goal_%' ORDER BY id"
+
+
+def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str, Any]]:
+    """Per goal over K systems: the live leaderboard (rank sets, contention, wins) and the announcements so far.
+
+    Rank sets and contention are the goal rule's (anytime-valid, whenever looked at); the
+    rows are ordered by rank set, then by the share of judgements won.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    db = sql_of(conn)
+    events = [(at, kind, json.loads(data)) for at, kind, data in db.all(_GOAL_EVENTS)]
+    for comp in ctx.comparisons.values():
+        if not comp.multi:
+            continue
+        found = db.one(_GOAL_STATE, {"c": comp.criterion})
+        if found is None:
+            continue
+        rule = _rule(conn, ctx, _Row(comp.criterion, *found))
+        st, wins = rule.state, rule.goal.wins
+        games = wins + wins.T
+        rows = []
+        for i, name in enumerate(comp.members):
+            played = int(games[i].sum())
+            rows.append({"system": name, "rank_low": int(st.rank_low[i]), "rank_high": int(st.rank_high[i]),
+                         "in_contention": i in st.contention, "won": int(wins[i].sum()), "judgements": played,
+                         "win_share": None if played == 0 else float(wins[i].sum() / played)})
+        rows.sort(key=lambda r: (r["rank_low"], -(r["win_share"] or 0.0)))
+        out[comp.criterion] = {
+            "goal": comp.goal, "top": comp.top, "n": int(found[2]), "outcome": found[3],
+            "answer": None if st.answer is None else [comp.members[i] for i in st.answer],
+            "pair_delta": rule.goal.pair_delta, "rows": rows,
+            "events": [{"at": at, "kind": kind[5:], **{k: v for k, v in d.items() if k not in ("comparison", "kind")}}
+                       for at, kind, d in events if d.get("comparison") == comp.criterion],
+        }
+    return out

@@ -26,7 +26,7 @@ from humeval.protocol.lock import lock_study
 from humeval.store import schema as s
 from humeval.study import Study
 
-from .test_live_stopping import Client
+from .test_live_stopping import ADMIN, Client
 
 pytestmark = pytest.mark.timeout(240)
 SYSTEMS = ["s1", "s2", "s3", "s4", "s5"]
@@ -119,6 +119,21 @@ def test_five_systems_goal_best_through_the_server(tmp_path: Path) -> None:
         # nothing is served after the decision
         h = asyncio.run(c.enter("LATE"))
         assert asyncio.run(c.next(h)) is None
+        # the admin page shows the live leaderboard and the decisions over time
+        board = c.store.leaderboards()["quality"]
+        assert board["answer"] == ["s3"] and board["rows"][0]["system"] == "s3"
+        assert [e["system"] for e in board["events"] if e["kind"] == "eliminated"] == eliminated
+
+        async def admin() -> str:
+            r = await c.http.get(f"/admin?token={ADMIN}")
+            assert r.status_code == 303
+            c.http.cookies.update(r.cookies)
+            page = await c.http.get("/admin")
+            assert page.status_code == 200
+            return page.text
+
+        page = asyncio.run(admin())
+        assert "goal best over 5 systems" in page and "decided: s3" in page and "s1 eliminated" in page
     finally:
         asyncio.run(c.close())
 
