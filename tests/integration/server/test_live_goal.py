@@ -47,11 +47,11 @@ platform: {kind: local, completion_code: DONE-1}
 """
 
 
-def make_study(root: Path, items: int = 60) -> Study:
+def make_study(root: Path, items: int = 60, strategy: str = "one") -> Study:
     rows = [{"item_id": f"item-{i:03d}", "system": sy, "output": f"{sy} says {i}", "input": f"input {i}"}
             for i in range(items) for sy in SYSTEMS]
     write_jsonl(root / "data" / "outputs.jsonl", rows)
-    (root / "humeval.yaml").write_text(PROTOCOL, encoding="utf-8")
+    (root / "humeval.yaml").write_text(PROTOCOL.replace("strategy: one", f"strategy: {strategy}"), encoding="utf-8")
     study = Study.open(root)
     list(run(study))
     lock_study(study)
@@ -167,3 +167,29 @@ def test_the_pipeline_reports_the_leaderboard_and_the_decisions_over_time(tmp_pa
     report = (study.root / "results" / "report.md").read_text(encoding="utf-8")
     assert "Leaderboard (goal best)" in report and "decisions-over-time" in report
     assert "identified the best system, s3" in report
+
+
+@pytest.mark.parametrize("strategy", ["max3", "list"])
+def test_other_labelling_strategies_decide_and_replay(tmp_path: Path, strategy: str) -> None:
+    """max3 (labels of two or three votes, adaptive pair choice) and list (lists in order, no pair choice)."""
+    study = make_study(tmp_path / "study", strategy=strategy)
+
+    async def go() -> BTClient:
+        c = BTClient(study, seed=3)
+        wave = 0
+        while c.store.stopping()[0]["outcome"] == "continue" and wave < 80:
+            await asyncio.gather(*(c.bt_work(f"P{wave:03d}-{k}") for k in range(4)))
+            wave += 1
+        return c
+
+    c = asyncio.run(go())
+    try:
+        st = c.store.stopping()[0]
+        assert st["outcome"] == "decided" and "['s3']" in st["reason"]
+        frame = pd.DataFrame(c.store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
+        kept = valid_judgements(frame, exclusions(frame, study.protocol, study.read_lists()))
+        (rec,) = replay_decisions(kept, study.protocol, SYSTEMS)
+        assert rec["decision"] == ["s3"] and rec["n"] == st["n"] and rec["agrees_with_live"]
+        assert sum(1 for k, _ in _events(c) if k == "decision") == 1
+    finally:
+        asyncio.run(c.close())
