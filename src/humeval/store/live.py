@@ -147,7 +147,10 @@ def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
     if fed < row.n:
         o = s.outcomes.c
         for outcome, task_id in conn.execute(
-            select(o.outcome, o.task_id).where(and_(o.comparison == row.comparison, o.n > fed)).order_by(o.n)
+            # up to the state's n only: a reader without the row lock (the pair choice) may see outcomes
+            # committed after it read the state, which the cache would otherwise count twice
+            select(o.outcome, o.task_id).where(and_(o.comparison == row.comparison, o.n > fed, o.n <= row.n))
+            .order_by(o.n)
         ).all():
             if comp.multi:
                 rule.feed(ctx.tasks[task_id].systems, int(outcome))
@@ -573,7 +576,7 @@ def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], 
     return not people.empty, keys, reason
 
 
-_GOAL_EVENTS = "SELECT at, kind, data FROM events WHERE kind LIKE 'goal_%' ORDER BY id"
+_GOAL_EVENTS = "SELECT at, kind, data FROM events WHERE kind LIKE :prefix ORDER BY id"  # '%' bound: psycopg
 
 
 def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str, Any]]:
@@ -584,7 +587,7 @@ def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str
     """
     out: dict[str, dict[str, Any]] = {}
     db = sql_of(conn)
-    events = [(at, kind, json.loads(data)) for at, kind, data in db.all(_GOAL_EVENTS)]
+    events = [(at, kind, json.loads(data)) for at, kind, data in db.all(_GOAL_EVENTS, {"prefix": "goal_%"})]
     for comp in ctx.comparisons.values():
         if not comp.multi:
             continue

@@ -193,3 +193,51 @@ def test_other_labelling_strategies_decide_and_replay(tmp_path: Path, strategy: 
         assert sum(1 for k, _ in _events(c) if k == "decision") == 1
     finally:
         asyncio.run(c.close())
+
+
+def test_real_server_with_four_workers(tmp_path: Path, db_url: str | None) -> None:
+    """The same study through ``humeval serve --workers 4`` (SQLite and PostgreSQL), four participants at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    from tests.integration.server.server import ADMIN as SERVER_ADMIN
+    from tests.integration.server.server import ServerProcess
+
+    study = make_study(tmp_path / "study", items=150)  # enough tasks per pair for the hardest duel
+    server = ServerProcess(study.root, db_url, workers=4).start()
+
+    def participant(pid: str, seed: int) -> int:
+        rng = np.random.default_rng(seed)
+        n = 0
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            r = c.post("/api/v1/enter", json={"participant_id": pid})
+            h = {"authorization": f"Bearer {r.json()['token']}"}
+            while (r := c.get("/api/v1/next", headers=h)).status_code == 200:
+                a = r.json()
+                first, second = (o.split(" says ")[0] for o in a["outputs"])  # the display order, as shown
+                choice = "A" if rng.random() < 1 / (1 + np.exp(STRENGTH[second] - STRENGTH[first])) else "B"
+                n += 1
+                c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"],
+                                                               "idempotency_key": f"{pid}-{n:06d}", "values": {"quality": choice}})
+        return n
+
+    try:
+        with httpx.Client(base_url=server.url) as c, ThreadPoolExecutor(4) as pool:
+            status = {"stopping": [{"outcome": "continue"}]}
+            wave = 0
+            while status["stopping"][0]["outcome"] == "continue" and wave < 60:
+                list(pool.map(participant, [f"W{wave:03d}-{k}" for k in range(4)], [wave * 4 + k for k in range(4)]))
+                status = c.get("/api/v1/admin/status", headers={"authorization": f"Bearer {SERVER_ADMIN}"}).json()
+                wave += 1
+            st = status["stopping"][0]
+            assert st["outcome"] == "decided" and "['s3']" in st["reason"]
+            page = c.get(f"/admin?token={SERVER_ADMIN}", follow_redirects=True).text
+            assert "decided: s3" in page and "eliminated" in page
+    finally:
+        server.stop()
+    run_stage(study, "export", options={"db": db_url} if db_url else None)
+    for stage in ("collate", "exclude", "analyze"):
+        run_stage(study, stage)
+    rec = study.results().criteria["quality"].stopping
+    assert rec["decision"] == ["s3"] and rec["n"] == st["n"] and rec["agrees_with_live"]
