@@ -96,3 +96,21 @@ def test_bad_goals() -> None:
         check_goal("pair", 3)
     with pytest.raises(HumevalError, match="names one of them"):
         GoalRule(3).update(0, 1, 2)
+
+
+def test_win_rate_cs_ends_where_the_mixture_crosses() -> None:
+    from humeval.stopping.goals import win_rate_cs
+
+    a, delta, s, n = 20.0, 0.05, 60, 100
+
+    def log_m(p0: float) -> float:  # independent: the mixture over the likelihood under p0
+        return float(betaln(a + s, a + n - s) - betaln(a, a) - s * np.log(p0) - (n - s) * np.log(1 - p0))
+
+    lo, hi = (float(x[0]) for x in win_rate_cs(np.array([s]), np.array([n]), delta))
+    threshold = np.log(1 / delta)
+    assert log_m(lo - 0.001) >= threshold > log_m(lo + 0.001)
+    assert log_m(hi + 0.001) >= threshold > log_m(hi - 0.001)
+    assert lo < 0.5 < hi  # 60/100 at Beta(20, 20): not resolved at delta 0.05
+    # no data: the whole interval
+    lo0, hi0 = win_rate_cs(np.array([0]), np.array([0]), delta)
+    assert lo0[0] == 0.0 and hi0[0] == 1.0
