@@ -96,7 +96,7 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
             records.append(_replay_goal(rows, comp, protocol, tasks))
             continue
         outcomes = _outcomes(rows, comp, protocol)
-        rule = get_rule(comp.rule, comp.delta, horizon=comp.horizon)
+        rule = get_rule(comp.rule, comp.delta, horizon=comp.horizon, prior_strength=comp.prior_strength)
         path, d = [], None
         for o in outcomes:
             d = rule.update(o)
@@ -174,7 +174,7 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol, tasks
     from humeval.stopping.goals import GoalRule
 
     index = {name: i for i, name in enumerate(comp.members)}
-    rule = GoalRule(len(comp.members), comp.goal, comp.delta, comp.top)
+    rule = GoalRule(len(comp.members), comp.goal, comp.delta, comp.top, comp.prior_strength)
     d, timeline, sequence = rule.current(), [], []
     judged = _goal_judgements(rows, protocol)
     for a, b, w in judged:
@@ -198,7 +198,7 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol, tasks
     record: dict[str, Any] = {
         "criterion": comp.criterion, "goal": comp.goal, "top": comp.top, "systems": list(comp.members),
         "a": comp.system_a, "b": comp.system_b, "rule": comp.rule, "delta": comp.delta,
-        "pair_delta": rule.pair_delta, "anytime_valid": True, "horizon": comp.horizon,
+        "pair_delta": rule.pair_delta, "prior_strength": comp.prior_strength, "anytime_valid": True, "horizon": comp.horizon,
         "outcome": outcome, "decision": answer if answer is not None else outcome, "n": n,
         "reason": d.reason.replace(str(list(d.answer)), str(answer)) if answer else d.reason,
         "contention": [comp.members[i] for i in d.contention],

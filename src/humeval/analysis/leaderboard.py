@@ -51,7 +51,8 @@ def goal_leaderboard(decision: dict[str, Any], battles: pd.DataFrame, seed: int,
     games = wins + wins.T
     theta = np.array([float(fit[s].extra["theta"]) if s in fit else np.nan for s in names])
     leader = int(np.nanargmax(theta)) if np.isfinite(theta).any() else int(np.argmax(wins.sum(1) / np.maximum(games.sum(1), 1)))
-    lo, hi = _running_cs(decision.get("sequence") or [], leader, k, decision["pair_delta"], wins, games)
+    lo, hi = _running_cs(decision.get("sequence") or [], leader, k, decision["pair_delta"], wins, games,
+                         float(decision.get("prior_strength", 20.0)))
     with np.errstate(divide="ignore"):
         vs_lo, vs_hi = np.log(lo / (1 - lo)), np.log(hi / (1 - hi))
     rows = []
@@ -85,7 +86,7 @@ def goal_leaderboard(decision: dict[str, Any], battles: pd.DataFrame, seed: int,
 
 
 def _running_cs(sequence: list[list[int]], leader: int, k: int, delta: float, wins: np.ndarray,
-                games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                games: np.ndarray, prior: float) -> tuple[np.ndarray, np.ndarray]:
     """Per system: the confidence sequence for P(system beats leader), intersected over the pair's history."""
     from humeval.stopping.goals import win_rate_cs
 
@@ -97,11 +98,11 @@ def _running_cs(sequence: list[list[int]], leader: int, k: int, delta: float, wi
         mine = seq[((seq[:, 0] == i) & (seq[:, 1] == leader)) | ((seq[:, 0] == leader) & (seq[:, 1] == i))]
         if len(mine) == 0:  # no history (a record without a sequence): the current counts only
             if games[i, leader] > 0:
-                lo[i], hi[i] = (x[0] for x in win_rate_cs(wins[i:i + 1, leader], games[i:i + 1, leader], delta))
+                lo[i], hi[i] = (x[0] for x in win_rate_cs(wins[i:i + 1, leader], games[i:i + 1, leader], delta, prior))
             continue
         won, n = np.cumsum(mine[:, 2] == i), np.arange(1, len(mine) + 1)
         for start in range(0, len(n), 500):  # prefixes x grid in blocks of ~8 MB
-            low, high = win_rate_cs(won[start:start + 500], n[start:start + 500], delta, grid=2001)
+            low, high = win_rate_cs(won[start:start + 500], n[start:start + 500], delta, prior, grid=2001)
             lo[i], hi[i] = max(lo[i], float(np.nanmax(low))), min(hi[i], float(np.nanmin(high)))
     return lo, hi
 

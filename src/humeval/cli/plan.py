@@ -31,7 +31,12 @@ def plan(
     """Plan a pairwise study from a pilot: fitted difficulty and predicted labelling effort."""
     from humeval.errors import HumevalError
     from humeval.policies.registry import parse_strategies
-    from humeval.simulate.plan import fit_pilot, predict_effort, read_pilot
+    from humeval.simulate.plan import (
+        fit_pilot,
+        predict_effort,
+        read_pilot,
+        recommend_prior_strength,
+    )
     from humeval.simulate.plots import plot_effort
 
     data = read_pilot(pilot, system_a=system_a, criterion=criterion, request=request_col, choice=choice_col)
@@ -49,8 +54,16 @@ def plan(
     results = predict_effort(fit, names, deltas, rule=rule, n_requests=n_requests, iterations=iterations, seed=seed)
     if plot is not None:
         plot_effort(plot, results, title=f"predicted effort, mu={fit.mu:.3f}")
+    tuning = [recommend_prior_strength(fit, d, seed=seed) for d in deltas] if rule in ("anytime", "mixture") else []
+    for t in tuning:
+        if t.effort:
+            err.print(f"delta {t.delta:g}: stopping.prior_strength {t.recommended:g} needs about "
+                      f"{t.effort[f'{t.recommended:g}']:,.0f} One-Worker judgements at the pilot's share for A "
+                      f"{t.share_for_a:.3f} (default {t.default:g}: {t.effort[f'{t.default:g}']:,.0f}; Wald bound "
+                      f"{t.wald_bound:,.0f}); fix it in humeval.yaml before collection")
     if fmt == Format.json:
-        emit_json({"fit": fit.to_dict(), "results": [r.to_dict() for r in results]})
+        emit_json({"fit": fit.to_dict(), "results": [r.to_dict() for r in results],
+                   "prior_strength": [t.to_dict() for t in tuning]})
         return
     rows = [{"strategy": r.strategy, "delta": r.delta, "rule": r.rule, "mean_effort": round(r.mean_effort, 1),
              "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1), "decided_share": r.decided_share}

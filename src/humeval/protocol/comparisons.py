@@ -50,6 +50,7 @@ class Comparison:
     members: tuple[str, ...] = ()
     top: int = 1
     pair_choice: str = "adaptive"
+    prior_strength: float = 20.0
 
     @property
     def multi(self) -> bool:
@@ -113,7 +114,8 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
         raise ProtocolError(f"stopping.top: goal top-k needs 1 <= top < {len(pair)} (the systems compared), got {stop.top!r}")
     return [
         Comparison(c.name, pair[0], pair[1], stop.rule, stop.delta, stop.max_judgements, stop.in_flight_share,
-                   stop.min_in_flight, goal=str(goal), members=tuple(pair), top=top, pair_choice=stop.pair_choice)
+                   stop.min_in_flight, goal=str(goal), members=tuple(pair), top=top, pair_choice=stop.pair_choice,
+                   prior_strength=stop.prior_strength)
         for c in protocol.criteria
         if c.type == "2afc"
     ]

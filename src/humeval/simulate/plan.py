@@ -32,7 +32,8 @@ from humeval.simulate.config import SimulationConfig
 from humeval.simulate.results import StrategyResult
 from humeval.simulate.run import simulate
 
-__all__ = ["Pilot", "PilotFit", "fit_pilot", "pilot_from_judgements", "predict_effort", "read_pilot"]
+__all__ = ["PRIOR_GRID", "Pilot", "PilotFit", "PriorRecommendation", "fit_pilot", "pilot_from_judgements", "predict_effort",
+           "read_pilot", "recommend_prior_strength"]
 
 
 @dataclass(frozen=True)
@@ -205,3 +206,56 @@ def predict_effort(fit: PilotFit, strategies: Sequence[str], deltas: Sequence[fl
     for d in deltas:
         out += simulate(replace(base, delta=float(d)), strategies, (rule,), seed, processes).results
     return out
+
+
+@dataclass(frozen=True)
+class PriorRecommendation:
+    """The Beta(a, a) prior strength of the ``anytime`` rule that needs the fewest judgements at the pilot's effect."""
+
+    delta: float
+    share_for_a: float
+    recommended: float
+    effort: dict[str, float]
+    default: float
+    wald_bound: float
+    paths: int
+    seed: int
+    method: str = ("mean judgements to a decision of One-Worker outcomes Bernoulli(share for A) on common "
+                   "simulated paths, per prior strength; undecided paths count the horizon (10 x Wald)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+#: the prior strengths :func:`recommend_prior_strength` compares
+PRIOR_GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 35.0, 50.0, 100.0, 200.0, 500.0)
+
+
+def recommend_prior_strength(fit: PilotFit, delta: float, *, grid: Sequence[float] = PRIOR_GRID, paths: int = 2000,
+                             seed: int = 21) -> PriorRecommendation:
+    """The prior strength (``stopping.prior_strength``) with the least simulated effort at the pilot's share for A.
+
+    Tuning from a pilot and fixing the value in the protocol before collection (the lock)
+    keeps the rule's guarantee: the prior is chosen without the study's own judgements.
+    At a share of 1/2 (no effect) no rule decides and the default is kept.
+    """
+    from humeval.simulate.theory import wald_bound
+    from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
+
+    p = float(fit.share_for_a)
+    wb = wald_bound(delta, p)
+    if not np.isfinite(wb):
+        return PriorRecommendation(float(delta), p, DEFAULT_PRIOR_STRENGTH, {}, DEFAULT_PRIOR_STRENGTH, wb, 0, seed)
+    horizon = int(min(max(10 * wb, 100), 2_000_000))
+    rng = np.random.default_rng(seed)
+    block = max(1, 4_000_000 // horizon)
+    totals = {float(a): 0.0 for a in (*grid, DEFAULT_PRIOR_STRENGTH)}
+    for start in range(0, paths, block):
+        m = min(block, paths - start)
+        s = np.cumsum(rng.random((m, horizon)) < p, axis=1, dtype=np.int32)
+        for a in totals:
+            d = BetaMixtureRule(delta, a).decide_paths(s)
+            totals[a] += float(np.where(d.n > 0, d.n, horizon).sum())
+    effort = {f"{a:g}": t / paths for a, t in totals.items()}
+    best = min(totals, key=lambda a: totals[a])
+    return PriorRecommendation(float(delta), p, best, effort, DEFAULT_PRIOR_STRENGTH, wb, paths, seed)

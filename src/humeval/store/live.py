@@ -141,7 +141,7 @@ def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
                 get_rule,  # scipy: loaded on the first outcome, not at start
             )
 
-            rule = get_rule(row.rule, row.delta, horizon=comp.horizon)
+            rule = get_rule(row.rule, row.delta, horizon=comp.horizon, prior_strength=comp.prior_strength)
         cached = (rule, 0)
     rule, fed = cached
     if fed < row.n:
@@ -174,7 +174,8 @@ class LiveGoal:
 
         self.comparison = comparison
         self.index = {name: i for i, name in enumerate(comparison.members)}
-        self.goal = GoalRule(len(comparison.members), comparison.goal, comparison.delta, comparison.top)
+        self.goal = GoalRule(len(comparison.members), comparison.goal, comparison.delta, comparison.top,
+                             comparison.prior_strength)
         self.state = self.goal.current()
 
     def feed(self, task_systems: Sequence[str], vote: int) -> LiveGoalDecision:

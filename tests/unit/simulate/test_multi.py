@@ -41,3 +41,18 @@ def test_profiles_and_errors() -> None:
         profile_scores("longtail", 4)
     with pytest.raises(HumevalError, match="pair policy"):
         simulate_goal(4, "equal", "best", "lucb")
+
+
+def test_plan_recommends_a_weak_prior_for_large_effects_and_a_strong_one_for_small() -> None:
+    from humeval.simulate.plan import PilotFit, recommend_prior_strength
+
+    def fit(share: float) -> PilotFit:
+        return PilotFit(0.0, (0.0, 0.0), 0.0, (0.0, 0.0), (1.0, 1.0), share, 100, 100)
+
+    large = recommend_prior_strength(fit(0.75), 0.05, paths=400, seed=3)
+    small = recommend_prior_strength(fit(0.53), 0.05, paths=200, seed=3)
+    assert large.recommended <= 5 < 20 <= small.recommended
+    # the recommendation is the least effort on the grid, and never worse than the default
+    assert large.effort[f"{large.recommended:g}"] == min(large.effort.values()) <= large.effort["20"]
+    null = recommend_prior_strength(fit(0.5), 0.05)
+    assert null.recommended == 20 and null.effort == {}
