@@ -266,8 +266,9 @@ class CriterionResult(_Node):
     """The analysis of one criterion: what the plan ran and every record it produced.
 
     Rating criteria have ``descriptives``, ``normality`` (under ``tests: auto``),
-    ``omnibus`` and ``posthoc``; ``2afc`` criteria ``pairs`` (sign tests), ``win_rates``
-    and ``stopping``; both ``agreement``, ``rankings`` and, with ``analysis.judges``,
+    ``omnibus`` and ``posthoc``; ``2afc`` criteria ``pairs`` (sign tests), ``win_rates``,
+    ``stopping`` and, for a goal over K systems, ``leaderboard``
+    (:func:`humeval.analysis.leaderboard.goal_leaderboard`); both ``agreement``, ``rankings`` and, with ``analysis.judges``,
     ``judges``. ``undefined`` is set when the criterion has no valid judgements. Absent
     sections are ``None`` (or empty).
     """
@@ -292,6 +293,7 @@ class CriterionResult(_Node):
     pairs: tuple[Record, ...] = ()
     win_rates: dict[str, dict[str, float | None]] | None = None
     stopping: dict[str, Any] | None = None
+    leaderboard: dict[str, Any] | None = None
     agreement: tuple[Record, ...] = ()
     rankings: dict[str, RankingResult] = field(default_factory=dict)
     battles_from: str | None = None
@@ -301,7 +303,7 @@ class CriterionResult(_Node):
         "participants": _plain, "items": _plain, "undefined": _plain, "transform": _plain, "seeds": _plain,
         "decision": _plain, "family": _plain, "descriptives": _records, "distribution": _plain,
         "normality": Normality.from_json, "omnibus": Record.from_json, "posthoc": PostHoc.from_json,
-        "pairs": _records, "win_rates": _plain, "stopping": _plain, "agreement": _records,
+        "pairs": _records, "win_rates": _plain, "stopping": _plain, "leaderboard": _plain, "agreement": _records,
         "rankings": _rankings, "battles_from": _plain, "judges": _judges,
     }
     _REQUIRED: ClassVar = ("type",)

@@ -135,8 +135,9 @@ def collate(
 def _decided_by(task: Task, decisions: list[dict[str, Any]]) -> str:
     """How the stopping rule closed ``task`` (empty when it did not)."""
     for d in decisions:
+        pair = set(d["systems"]) if d.get("goal") not in (None, "pair") else {d["a"], d["b"]}
         if (d["outcome"] in DECIDED and d["criterion"] in task.criteria and len(task.systems) == 2
-                and {d["a"], d["b"]} == set(task.systems)):
+                and set(task.systems) <= pair):
             return f"{d['criterion']}: {d['decision']} at n = {d['n']} ({d['rule']}, delta {d['delta']:g})"
     return ""
 

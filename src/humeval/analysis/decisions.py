@@ -32,8 +32,9 @@ from humeval.protocol.models import Protocol
 
 __all__ = ["DECIDED", "fixed_design", "replay_decisions"]
 
-#: outcomes after which collection of a comparison stops (the rule decided, or the horizon was reached)
-DECIDED = ("A", "B", "horizon")
+#: outcomes after which collection of a comparison stops (the rule decided, a goal over K systems
+#: was reached, or the horizon was reached)
+DECIDED = ("A", "B", "decided", "horizon")
 
 
 def _ordered(rows: pd.DataFrame) -> pd.DataFrame:
@@ -91,6 +92,9 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
         rows = valid[(valid["criterion"] == comp.criterion) & (valid["kind"] == "task")]
         rows = rows[invalid_reasons(rows, protocol) == ""]
         rows = rows[[comp.involves(a, b) for a, b in zip(rows["system"], rows["system_b"], strict=True)]]
+        if comp.multi:
+            records.append(_replay_goal(rows, comp, protocol, tasks))
+            continue
         outcomes = _outcomes(rows, comp, protocol)
         rule = comp.build_rule()
         path, d = [], None
@@ -127,3 +131,85 @@ def fixed_design(tasks: Sequence[Task], comparison: Comparison, protocol: Protoc
     pair = sum(1 for t in tasks if t.kind == "task" and comparison.criterion in t.criteria
                and len(t.systems) == 2 and comparison.involves(*t.systems))
     return pair * protocol.design.judgements_per_item
+
+
+def _goal_judgements(rows: pd.DataFrame, protocol: Protocol) -> list[tuple[str, str, str]]:
+    """(first, second, winner) per outcome of a goal over K systems, in the live rule's order.
+
+    Pool strategies: the votes of one task (one ``stop_seq``) make one label; the label's
+    winner does not depend on which system the votes are counted for (every strategy is
+    symmetric), so the first row's order serves.
+    """
+    ordered = _ordered(rows)
+    won = winners(ordered).to_numpy()
+    first, second = ordered["system"].to_numpy(), ordered["system_b"].to_numpy()
+    decisive = (won == first) | (won == second)
+    if protocol.assignment.strategy == "list":
+        return [(str(a), str(b), str(w)) for a, b, w, ok in zip(first, second, won, decisive, strict=True) if ok]
+    from humeval.store.context import strategy_of
+
+    strategy = strategy_of(protocol)
+    fed = ordered["_fed"].to_numpy()
+    seq = ordered["_seq"].to_numpy()
+    out = []
+    for s_ in np.unique(seq[fed]):
+        idx = np.flatnonzero(fed & (seq == s_) & decisive)
+        if idx.size:
+            a, b = str(first[idx[0]]), str(second[idx[0]])
+            votes = [int(won[i] == a) for i in idx]
+            out.append((a, b, a if strategy.label(votes) == 1 else b))
+    out += [(str(a), str(b), str(w)) for a, b, w, ok, f in zip(first, second, won, decisive, fed, strict=True)
+            if ok and not f]
+    return out
+
+
+def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol, tasks: Sequence[Task] | None) -> dict[str, Any]:
+    """The goal over K systems (:class:`humeval.stopping.goals.GoalRule`) replayed on one criterion's judgements.
+
+    Besides the decision: ``rank_sets``, ``contention``, ``wins`` (i over j), ``timeline`` (the
+    rule's announcements with the n at which each happened) and ``sequence`` (the judgements
+    fed, as [first, second, winner] indices into ``systems``), from which intervals can be
+    intersected over time.
+    """
+    from humeval.stopping.goals import GoalRule
+
+    index = {name: i for i, name in enumerate(comp.members)}
+    rule = GoalRule(len(comp.members), comp.goal, comp.delta, comp.top, comp.prior_strength)
+    d, timeline, sequence = rule.current(), [], []
+    judged = _goal_judgements(rows, protocol)
+    for a, b, w in judged:
+        sequence.append([index[a], index[b], index[w]])
+        d = rule.update(index[a], index[b], index[w])
+        for e in d.events:
+            e = dict(e, n=d.comparisons)
+            for key in ("above", "below", "system"):
+                if key in e:
+                    e[key] = comp.members[e[key]]
+            if "answer" in e:
+                e["answer"] = [comp.members[i] for i in e["answer"]]
+            timeline.append(e)
+        if d.decided or (comp.horizon is not None and d.comparisons >= comp.horizon):
+            break
+    n = d.comparisons
+    outcome = "decided" if d.decided else ("horizon" if comp.horizon is not None and n >= comp.horizon else "continue")
+    answer = None if d.answer is None else [comp.members[i] for i in d.answer]
+    seq = pd.to_numeric(rows["stop_seq"], errors="coerce") if "stop_seq" in rows else pd.Series(dtype=float)
+    live_n = int(seq.max()) if seq.notna().any() else None
+    record: dict[str, Any] = {
+        "criterion": comp.criterion, "goal": comp.goal, "top": comp.top, "systems": list(comp.members),
+        "a": comp.system_a, "b": comp.system_b, "rule": comp.rule, "delta": comp.delta,
+        "pair_delta": rule.pair_delta, "prior_strength": comp.prior_strength, "anytime_valid": True, "horizon": comp.horizon,
+        "outcome": outcome, "decision": answer if answer is not None else outcome, "n": n,
+        "reason": d.reason.replace(str(list(d.answer)), str(answer)) if answer else d.reason,
+        "contention": [comp.members[i] for i in d.contention],
+        "rank_sets": {name: [int(d.rank_low[i]), int(d.rank_high[i])] for i, name in enumerate(comp.members)},
+        "wins": {a: {b: int(rule.wins[i, j]) for j, b in enumerate(comp.members) if i != j}
+                 for i, a in enumerate(comp.members)},
+        "timeline": timeline, "sequence": sequence, "path": [],
+        "live_n": live_n, "agrees_with_live": None if live_n is None else live_n == n,
+        "collected": len(rows), "after_decision": max(0, len(judged) - n) if outcome in DECIDED else 0,
+    }
+    if tasks is not None:
+        fixed = fixed_design(tasks, comp, protocol)
+        record |= {"fixed_design": fixed, "saved": fixed - len(rows) if outcome in DECIDED else None}
+    return record

@@ -92,4 +92,8 @@ def analyze_pairwise(
     out["battles_from"] = "per judgement (2afc choices)"
     if decision is not None:
         out["stopping"] = decision
+        if decision.get("goal") not in (None, "pair"):
+            from humeval.analysis.leaderboard import goal_leaderboard
+
+            out["leaderboard"] = goal_leaderboard(decision, battles_from_choices(frame), s_rank)
     return out

@@ -31,7 +31,11 @@ def plan(
     """Plan a pairwise study from a pilot: fitted difficulty and predicted labelling effort."""
     from humeval.errors import HumevalError
     from humeval.policies.registry import parse_strategies
-    from humeval.simulate.plan import fit_pilot, predict_effort, read_pilot
+    from humeval.simulate.plan import (
+        fit_pilot,
+        predict_effort,
+        read_pilot,
+    )
     from humeval.simulate.plots import plot_effort
 
     data = read_pilot(pilot, system_a=system_a, criterion=criterion, request=request_col, choice=choice_col)

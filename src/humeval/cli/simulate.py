@@ -31,8 +31,23 @@ def simulate(
     processes: int = typer.Option(1, "--processes", help="Local processes (results do not depend on it)."),
     address: str = typer.Option("", "--address", help="Dask scheduler address for a cluster (optional)."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the effort plot here and the bound plot (Fig. 1) next to it."),
+    systems: int = typer.Option(2, "--systems", help="K systems with Bradley-Terry ground truth (with --goal or K > 2: goal simulation)."),
+    profile: str = typer.Option("clear-winner", "--profile", help="Strengths of the K systems: equal, clear-winner, close-leaders, long-tail."),
+    goal: str = typer.Option("", "--goal", help="Goal over K systems: pair, best, top-k, ranking (default best when K > 2)."),
+    top: int = typer.Option(1, "--top", help="k of goal top-k."),
+    policy: str = typer.Option("adaptive,uniform", "--policy", help="Comma list of pair choices: adaptive, uniform."),
+    explore: float = typer.Option(0.1, "--explore", help="Exploration floor of the adaptive pair choice, in [0, 1]."),
+    max_judgements: int = typer.Option(1_000_000, "--max-judgements", help="Goal simulation: horizon in judgements per run."),
 ) -> None:
-    """Simulate labelling strategies and stopping rules; mean effort with 99% bootstrap CIs."""
+    """Simulate labelling strategies and stopping rules; mean effort with 99% bootstrap CIs.
+
+    With --goal or --systems > 2: K systems with Bradley-Terry strengths (--profile) and a goal
+    (pair, best, top-k, ranking) decided by pairwise mixture tests, pairs chosen by --policy.
+    """
+    if goal or systems > 2:
+        _simulate_goal(systems, profile, goal or "best", top, policy, explore, delta, iterations, max_judgements,
+                       seed, prior_strength, fmt)
+        return
     from humeval.policies.registry import parse_strategies
     from humeval.simulate.config import SimulationConfig
     from humeval.simulate.plots import plot_bound, plot_effort
@@ -67,3 +82,28 @@ def simulate(
         for r in report.results
     ]
     emit_rows(rows, fmt, title="labelling effort (99% bootstrap CI)", footer=report.signature)
+
+
+def _simulate_goal(k: int, profile: str, goal: str, top: int, policy: str, explore: float, delta: float,
+                   iterations: int, max_judgements: int, seed: int, prior_strength: float, fmt: Format) -> None:
+    from humeval.simulate.multi import simulate_goal
+
+    policies = list(dict.fromkeys(p.strip() for p in policy.split(",") if p.strip()))
+    err.print(f"simulating goal {goal} over {k} systems ({profile}) x {len(policies)} policies x {iterations} runs ...")
+    results = [simulate_goal(k, profile, goal, p, delta=delta, top=top if goal == "top-k" else None,
+                             iterations=iterations, max_judgements=max_judgements, seed=seed, explore=explore,
+                             prior_strength=prior_strength) for p in policies]
+    if fmt == Format.json:
+        emit_json({"results": [r.to_dict() for r in results], "seed": seed,
+                   "signature": results[0].signature if results else ""})
+        return
+    rows = [
+        {
+            "policy": r.policy, "goal": r.goal, "profile": r.profile, "K": r.k, "mean_effort": round(r.mean_effort, 1),
+            "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1), "decided_share": r.decided_share,
+            "wrong_share": r.wrong_share, "wrong_pair_share": r.wrong_pair_share, "iterations": r.iterations,
+        }
+        for r in results
+    ]
+    emit_rows(rows, fmt, title="judgements to a decision (99% bootstrap CI)",
+              footer=" ; ".join(r.signature for r in results))

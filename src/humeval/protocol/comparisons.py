@@ -5,10 +5,12 @@ and the report all ask :func:`watched_comparisons`; none of them reads ``stoppin
 itself. A comparison is one ``2afc`` criterion between two systems; ``system_a`` is the
 system whose win counts as outcome 1 (``A``) for the rule.
 
+The goal (``stopping.goal``; :func:`resolve_goal`) says what is decided. ``pair``:
 ``stopping.systems`` names the two systems; when it is empty and the study has exactly two
-systems, those two are compared (in the order given). More than two systems with an empty
-list (best-of-K) is refused: live best-of-K identification does not exist yet, and
-``humeval validate`` reports it before lock.
+systems, those two are compared (in the order given). ``best``, ``top-k``, ``ranking``:
+``stopping.systems`` lists the systems compared (empty: all of the study's systems), and
+one comparison per criterion watches every pair of them (:mod:`humeval.stopping.goals`).
+Without a goal, two systems give ``pair`` and more give ``best``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 from humeval.errors import ProtocolError
 from humeval.protocol.models import Protocol
 
-__all__ = ["Comparison", "watched_comparisons"]
+__all__ = ["Comparison", "resolve_goal", "watched_comparisons"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,10 @@ class Comparison:
     ``horizon`` is the largest number of aggregated outcomes collected without a decision
     (``stopping.max_judgements``; None: no horizon). ``in_flight_share`` and
     ``min_in_flight`` bound the judgements in flight (:meth:`in_flight_bound`).
+
+    A goal over K systems (``goal`` other than ``pair``) watches every pair of ``members``;
+    ``system_a``/``system_b`` are then its first two members and an outcome is 1 when the
+    first system of the judged task won (:meth:`reference`).
     """
 
     criterion: str
@@ -41,10 +47,35 @@ class Comparison:
     horizon: int | None = None
     in_flight_share: float = 0.05
     min_in_flight: int = 1
+    goal: str = "pair"
+    members: tuple[str, ...] = ()
+    top: int = 1
+    pair_choice: str = "adaptive"
     tuned_for: int | None = None
 
+    @property
+    def multi(self) -> bool:
+        """A goal over the pairs of K systems (best, top-k, ranking), not one pair."""
+        return self.goal != "pair"
+
+    def reference(self, task_systems: Sequence[str]) -> str:
+        """The system whose win is outcome 1: ``system_a`` for a pair, the task's first system for a goal."""
+        return task_systems[0] if self.multi else self.system_a
+
+    @property
+    def prior_strength(self) -> float:
+        """The Beta(a, a) prior strength of the mixture test(s): the default, or tuned for ``tuned_for`` judgements
+        at the test's own delta (a goal's pairwise tests run at delta / (K (K - 1) / 2))."""
+        from humeval.stopping.goals import pair_delta
+        from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, prior_strength_for
+
+        if self.tuned_for is None:
+            return DEFAULT_PRIOR_STRENGTH
+        delta = pair_delta(self.delta, len(self.members)) if self.multi else self.delta
+        return prior_strength_for(int(self.tuned_for), delta)
+
     def build_rule(self) -> Any:
-        """A fresh rule object for this comparison (the live store and the analysis replay build it here)."""
+        """A fresh rule object for a pair comparison (the live store and the analysis replay build it here)."""
         from humeval.stopping import get_rule  # scipy: only when a rule is built
 
         return get_rule(self.rule, self.delta, horizon=self.horizon, tuned_for=self.tuned_for)
@@ -54,12 +85,24 @@ class Comparison:
         return max(self.min_in_flight, math.ceil(self.in_flight_share * n))
 
     @property
-    def systems(self) -> tuple[str, str]:
-        return (self.system_a, self.system_b)
+    def systems(self) -> tuple[str, ...]:
+        return self.members if self.multi else (self.system_a, self.system_b)
 
     def involves(self, first: str, second: str) -> bool:
         """Whether a judgement between ``first`` and ``second`` (either order) belongs to this comparison."""
+        if self.multi:
+            return first != second and first in self.members and second in self.members
         return {first, second} == {self.system_a, self.system_b}
+
+
+def resolve_goal(protocol: Protocol, systems: Sequence[str]) -> str | None:
+    """The study's goal: ``stopping.goal``, else ``pair`` for two compared systems and ``best`` for more."""
+    stop = protocol.stopping
+    if stop is None:
+        return None
+    if stop.goal is not None:
+        return stop.goal
+    return "pair" if len(stop.systems or systems) <= 2 else "best"
 
 
 def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comparison]:
@@ -72,19 +115,26 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
     stop = protocol.stopping
     if stop is None:
         return []
+    goal = resolve_goal(protocol, systems)
     pair = list(stop.systems) or list(systems)
-    if len(pair) != 2:
+    if goal == "pair" and len(pair) != 2:
         raise ProtocolError(
-            f"stopping.systems: the stopping rule compares two systems; the list is "
+            f"stopping.systems: goal 'pair' compares two systems; the list is "
             f"{'empty' if not stop.systems else stop.systems} and the study has {len(systems)} system(s) "
-            f"({', '.join(systems)}). Name the two systems to compare (live best-of-K identification is not available)"
+            f"({', '.join(systems)}). Name the two systems to compare, or set stopping.goal to best, top-k or ranking"
         )
+    if goal != "pair" and len(pair) < 2:
+        raise ProtocolError(f"stopping.systems: goal '{goal}' needs at least two systems, got {pair}")
     unknown = [s for s in pair if systems and s not in systems]
     if unknown:
         raise ProtocolError(f"stopping.systems: unknown system '{unknown[0]}'. Available: {', '.join(systems)}")
+    top = 1 if stop.top is None else stop.top
+    if goal == "top-k" and not 1 <= top < len(pair):
+        raise ProtocolError(f"stopping.top: goal top-k needs 1 <= top < {len(pair)} (the systems compared), got {stop.top!r}")
     return [
         Comparison(c.name, pair[0], pair[1], stop.rule, stop.delta, stop.max_judgements, stop.in_flight_share,
-                   stop.min_in_flight, stop.tuned_for)
+                   stop.min_in_flight, goal=str(goal), members=tuple(pair), top=top, pair_choice=stop.pair_choice,
+                   tuned_for=stop.tuned_for)
         for c in protocol.criteria
         if c.type == "2afc"
     ]

@@ -9,6 +9,7 @@ from humeval.report.document import Figure, Report, Section, Table, fmt
 from humeval.report.figures import (
     decision_bound_figure,
     distribution_figure,
+    goal_timeline_figure,
     ranking_figure,
     winrate_heatmap,
 )
@@ -35,6 +36,13 @@ def _summary(protocol: Protocol, results: Results, design: dict[str, Any]) -> Se
 
 def _outcome_words(d: dict[str, Any]) -> str:
     """What a stopping rule's replayed decision came to, in words."""
+    if d.get("goal") not in (None, "pair"):
+        what = {"best": "the best system", "top-k": f"the top {d.get('top')}", "ranking": "the ranking"}[d["goal"]]
+        if d["outcome"] == "decided":
+            return f"identified {what}, {', '.join(d['decision'])}, after n = {d['n']} judgements"
+        if d["outcome"] == "horizon":
+            return f"reached its horizon of {d['horizon']} judgements without identifying {what}"
+        return f"has not identified {what} after n = {d['n']} judgements ({len(d['contention'])} systems in contention)"
     if d["outcome"] in ("A", "B"):
         return f"decided for {d['decision']} after n = {d['n']} decisive judgements"
     if d["outcome"] == "horizon":
@@ -44,7 +52,8 @@ def _outcome_words(d: dict[str, Any]) -> str:
 
 def _decision_text(d: dict[str, Any]) -> str:
     """One stopping decision in words, with the judgements it used against the fixed design."""
-    text = f"{d['criterion']} ({d['a']} vs {d['b']}): the {d['rule']} rule (delta {d['delta']:g}) {_outcome_words(d)}"
+    compared = f"{d['a']} vs {d['b']}" if d.get("goal") in (None, "pair") else f"goal {d['goal']}"
+    text = f"{d['criterion']} ({compared}): the {d['rule']} rule (delta {d['delta']:g}) {_outcome_words(d)}"
     if d.get("fixed_design") and d.get("saved") is not None:
         text += (f"; {d['collected']} judgements used where the fixed design takes {d['fixed_design']} "
                  f"({d['saved']} saved, {100 * d['saved'] / d['fixed_design']:.0f}%)")
@@ -112,7 +121,8 @@ def _stopping(results: Results) -> Section | None:
     for d in decisions:
         guarantee = (f"anytime-valid: the probability that it ever decides wrongly is at most {d['delta']:g}"
                      if d["anytime_valid"] else f"not anytime-valid: delta {d['delta']:g} holds only for a fixed n")
-        text = f"{d['criterion']} ({d['a']} vs {d['b']}): the {d['rule']} rule ({guarantee}) {_outcome_words(d)}."
+        compared = f"{d['a']} vs {d['b']}" if d.get("goal") in (None, "pair") else f"goal {d['goal']} over {', '.join(d['systems'])}"
+        text = f"{d['criterion']} ({compared}): the {d['rule']} rule ({guarantee}) {_outcome_words(d)}."
         if d.get("fixed_design") and d.get("saved") is not None:
             text += (f" It used {d['collected']} judgements of this comparison where the fixed design would have "
                      f"collected {d['fixed_design']}: {d['saved']} saved ({100 * d['saved'] / d['fixed_design']:.0f}%).")
@@ -120,7 +130,8 @@ def _stopping(results: Results) -> Section | None:
             text += (f" The live rule decided at n = {d['live_n']}; the replay on the exported, excluded judgements "
                      + ("agrees." if d["agrees_with_live"] else f"reaches n = {d['n']}: THEY DISAGREE."))
         paras.append(text)
-        rows.append([d["criterion"], f"{d['a']} vs {d['b']}", d["rule"], d["delta"], d["anytime_valid"], d["decision"],
+        decision = d["decision"] if not isinstance(d["decision"], list) else ", ".join(d["decision"])
+        rows.append([d["criterion"], compared, d["rule"], d["delta"], d["anytime_valid"], decision,
                      d["n"], d["collected"], d.get("fixed_design"), d.get("saved"), d.get("live_n")])
     table = Table("Decisions of the stopping rule (replayed on the valid judgements in the live rule's order)",
                   ["criterion", "comparison", "rule", "delta", "anytime-valid", "decision", "n", "judgements",
@@ -192,10 +203,29 @@ def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
         rows = [[r["system"], f"{r['rank_low']}-{r['rank_high']}", *_est(r)] for r in rk.systems]
         s.tables.append(Table(f"Ranking: {method} ({rk.label})",
                               ["system", "rank", "score", "ci_low", "ci_high", "p", "n"], rows, sig))
+    if res.leaderboard:
+        _leaderboard(res.leaderboard, s, sig)
     for judge, jr in res.judges.items():
         _judge_tables(judge, jr, s, sig)
     _figures(name, res, s)
     return s
+
+
+def _leaderboard(lb: dict[str, Any], s: Section, sig: str) -> None:
+    """The goal's leaderboard: Bradley-Terry ratings, anytime-valid intervals and rank sets, contention, cost."""
+    rows = [[r["system"], f"{r['rank_low']}-{r['rank_high']}", "yes" if r["in_contention"] else "no", r["rating"],
+             r["ci_low"], r["ci_high"], r["vs_leader_low"], r["vs_leader_high"], r["judgements"]] for r in lb["rows"]]
+    s.tables.append(Table(f"Leaderboard (goal {lb['goal']}): rank sets and intervals vs the leader {lb['leader']} are "
+                          f"{lb['interval_method']}; ratings are {lb['rating_method']}",
+                          ["system", "rank set", "in contention", "rating", "ci_low", "ci_high",
+                           "strength - leader (low)", "(high)", "judgements"], rows, sig))
+    cost = lb["cost"]
+    if cost.get("uniform_expected") is not None:
+        s.paragraphs.append(
+            f"The goal used {cost['spent']} judgements. Uniform pair sampling (every pair equally often) with the same "
+            f"tests would need about {cost['uniform_expected']:,.0f} (decided within {cost['horizon']:,} judgements in "
+            f"{100 * cost['uniform_decided_share']:.0f}% of {cost['runs']} simulated studies; adaptive pair choice "
+            f"{cost['adaptive_expected']:,.0f}), {cost['method']}.")
 
 
 def _judge_tables(judge: str, jr: Any, s: Section, sig: str) -> None:
@@ -234,6 +264,11 @@ def _figures(name: str, res: CriterionResult, s: Section) -> None:
     if res.win_rates:
         s.figures.append(Figure(f"{name}-win-rates", winrate_heatmap(res.win_rates, f"{name}: win rates"),
                                 f"{name}: win rate of the row system over the column system (ties count half)"))
+    if res.leaderboard and res.stopping:
+        st = res.stopping
+        s.figures.append(Figure(f"{name}-decisions-over-time", goal_timeline_figure(st, f"{name}: goal {st['goal']}"),
+                                f"{name}: systems in contention after each judgement fed to the goal rule "
+                                f"(delta {st['delta']:g}); decision: {st['decision']} at n = {st['n']}"))
     if res.stopping and res.stopping.get("path"):
         st = res.stopping
         s.figures.append(Figure(f"{name}-decision-bound", decision_bound_figure(st, f"{name}: {st['rule']} rule"),

@@ -127,3 +127,38 @@ def decision_bound_figure(stopping: dict[str, Any], title: str) -> bytes:
     ax.set_title(title)
     ax.legend(fontsize=8, loc="best")
     return _png(fig)
+
+
+def goal_timeline_figure(stopping: dict[str, Any], title: str) -> bytes:
+    """Decisions over time for a goal over K systems: systems in contention after each judgement.
+
+    ``stopping`` is a replayed goal decision (:func:`humeval.analysis.decisions.replay_decisions`);
+    each elimination (or system settled in / out / ranked) is a step, labelled with the
+    system, and the decision a vertical line.
+    """
+    k = len(stopping["systems"])
+    left = [e for e in stopping.get("timeline", []) if e["kind"] in ("eliminated", "in", "out", "ranked")]
+    n_end = max(int(stopping["n"]), 1)
+    xs, ys, count = [0], [k], k
+    for e in left:
+        xs += [e["n"], e["n"]]
+        ys += [count, count - 1]
+        count -= 1
+    xs.append(n_end)
+    ys.append(count)
+    fig = _figure((6.5, 3.5))
+    ax = fig.subplots()
+    ax.plot(xs, ys, color="black", drawstyle="default")
+    for e in left:
+        ax.annotate(f"{e['system']} {e['kind']}", (e["n"], ys[xs.index(e["n"]) + 1]), textcoords="offset points",
+                    xytext=(4, 4), fontsize=7)
+    if stopping["outcome"] == "decided":
+        ax.axvline(stopping["n"], color="grey", lw=0.8)
+        ax.annotate(f"{stopping['goal']}: {', '.join(stopping['decision'])} at n = {stopping['n']}",
+                    (stopping["n"], k), textcoords="offset points", xytext=(-6, -12), ha="right", fontsize=8)
+    ax.set_ylim(0, k + 0.5)
+    ax.set_xlim(0, n_end * 1.02)
+    ax.set_xlabel("judgements fed to the rule")
+    ax.set_ylabel("systems in contention")
+    ax.set_title(title)
+    return _png(fig)

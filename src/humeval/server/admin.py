@@ -72,8 +72,10 @@ async def admin_page(request: Request) -> Response:
     def gather() -> dict[str, Any]:
         rows = store.judgement_rows()
         stopping = store.stopping()
+        boards = store.leaderboards()
         for st in stopping:
-            st["svg"] = Markup(bound_svg(st["curve"]))
+            st["svg"] = Markup("") if st["comparison"] in boards else Markup(bound_svg(st["curve"]))
+            st["board"] = boards.get(st["comparison"])
         return {"overview": store.overview(), "participants": store.participants(), "stopping": stopping,
                 "agreement": agreement_so_far(store.context.protocol, rows)}
 

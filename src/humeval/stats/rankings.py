@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from humeval.errors import DataError
@@ -249,12 +250,21 @@ def battles_from_scores(
 def _encode(battles: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Systems (sorted) and integer arrays a, b, outcome (1 = a wins, 0 = b wins, 0.5 = tie)."""
     battles = _check_battles(battles)
-    systems = sorted(set(battles["model_a"]).union(battles["model_b"]))
-    index = {s: i for i, s in enumerate(systems)}
-    a = battles["model_a"].map(index).to_numpy(int)
-    b = battles["model_b"].map(index).to_numpy(int)
-    w = battles["winner"].to_numpy()
-    outcome = np.where(w == "model_a", 1.0, np.where(w == "model_b", 0.0, 0.5))
+    # factorize (not a Python set over the rows): linear time, small memory on large logs
+    codes, uniques = pd.factorize(pd.concat([battles["model_a"], battles["model_b"]], ignore_index=True).astype(str)
+                                  if not isinstance(battles["model_a"].dtype, pd.CategoricalDtype)
+                                  else pd.concat([battles["model_a"], battles["model_b"]], ignore_index=True))
+    names = [str(u) for u in uniques]
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    systems = [names[i] for i in order]
+    n = len(battles)
+    rank = rank.astype(np.int32)
+    a, b = rank[codes[:n]], rank[codes[n:]]
+    del codes
+    w = battles["winner"]
+    outcome = np.where((w == "model_a").to_numpy(), 1.0, np.where((w == "model_b").to_numpy(), 0.0, 0.5))
     return systems, a, b, outcome
 
 
@@ -262,15 +272,16 @@ def _encode(battles: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray, n
 
 
 def _bt_fit(
-    wins: np.ndarray, games: np.ndarray, max_iter: int = 100, tol: float = 1e-10
+    wins: np.ndarray, games: np.ndarray, max_iter: int = 100, tol: float = 1e-10, start: np.ndarray | None = None
 ) -> np.ndarray:
     """Batched Newton-Raphson for BT log-strengths. wins/games: (B, K, K). Returns (B, K), sum 0.
 
     ``wins[b, i, j]`` = (half-)wins of i over j, ``games`` symmetric counts. Rows whose MLE
-    does not exist (not strongly connected) come back as NaN.
+    does not exist (not strongly connected) come back as NaN. ``start``: initial thetas
+    (bootstrap replicates start at the full-data fit and converge in a few steps).
     """
     n_b, k, _ = wins.shape
-    theta = np.zeros((n_b, k))
+    theta = np.zeros((n_b, k)) if start is None else np.broadcast_to(start - start[0], (n_b, k)).copy()
     w_i = wins.sum(axis=2)
     for _ in range(max_iter):
         diff = theta[:, :, None] - theta[:, None, :]
@@ -311,7 +322,12 @@ def bradley_terry(
     over j plus half its ties is maximised by Newton-Raphson (batched over bootstrap samples).
     Ratings are on the Elo scale of Chatbot Arena: ``init + scale * theta / ln(base)`` with
     the thetas centred (mean rating = ``init``). CIs: percentile bootstrap over battles at
-    ``confidence_level`` (``n_boot`` multinomial resamples of the battle log, ``seed``).
+    ``confidence_level`` (``n_boot`` multinomial resamples of the battle log, ``seed``). The
+    log is aggregated once to counts per (unordered pair, outcome); a replicate is a multinomial
+    draw of those counts, mapped to its K x K win and game matrices by one sparse product, and
+    fitted by Newton steps batched over replicates and started at the full-data fit, so the
+    cost grows with K^2 and n_boot, not with the number of battles
+    (``benchmarks/bench_bt_bootstrap.py``).
     Ranks from non-overlapping CIs: ``rank_low`` = 1 + number of systems whose lower bound
     is above this system's upper bound (Chatbot Arena's "rank (UB)"); ``rank_high`` = K
     minus the number of systems whose upper bound is below this system's lower bound.
@@ -332,20 +348,28 @@ def bradley_terry(
         raise DataError(f"bradley_terry: need at least 2 systems, got {systems}")
     n_boot = check_n_boot(n_boot)
     confidence_level = check_confidence_level(confidence_level, "bradley_terry")
-    # categories of (a, b, outcome): the bootstrap is a multinomial over them
-    cat = (a * k + b) * 3 + (outcome * 2).astype(int)
-    cats, counts = np.unique(cat, return_counts=True)
+    # categories of (a, b, outcome): the bootstrap is a multinomial over them, and each replicate's
+    # K x K win and game matrices are one sparse product of its category counts
+    # a battle of (b, a) is one of (a, b) with the outcome flipped: unordered pairs halve the categories
+    swap = a > b
+    code = (outcome * 2).astype(np.int32)  # 2: a won, 1: tie, 0: b won
+    code[swap] = 2 - code[swap]
+    cat = (np.minimum(a, b) * k + np.maximum(a, b)) * 3 + code
+    del swap, code
+    counts = np.bincount(cat, minlength=k * k * 3)  # linear time: no sort of the battles
+    del cat
+    cats = np.flatnonzero(counts)
+    counts = counts[cats]
     ca, cb, co = (cats // 3) // k, (cats // 3) % k, (cats % 3) / 2.0
+    rows = np.concatenate([np.arange(cats.size), np.arange(cats.size)])
+    cells = np.concatenate([ca * k + cb, cb * k + ca])
+    win_map = csr_matrix((np.concatenate([co, 1 - co]), (cells, rows)), shape=(k * k, cats.size))
+    game_map = csr_matrix((np.ones(rows.size), (cells, rows)), shape=(k * k, cats.size))
 
     def matrices(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        wt = np.ascontiguousarray(weights.T, dtype=float)  # (categories, m)
         m = weights.shape[0]
-        wins = np.zeros((m, k * k))
-        games = np.zeros((m, k * k))
-        np.add.at(wins.T, ca * k + cb, (weights * co).T)
-        np.add.at(wins.T, cb * k + ca, (weights * (1 - co)).T)
-        np.add.at(games.T, ca * k + cb, weights.T)
-        np.add.at(games.T, cb * k + ca, weights.T)
-        return wins.reshape(m, k, k), games.reshape(m, k, k)
+        return ((win_map @ wt).T.reshape(m, k, k), (game_map @ wt).T.reshape(m, k, k))
 
     wins, games = matrices(counts[None, :].astype(float))
     if not _connected(wins[0]):
@@ -366,16 +390,17 @@ def bradley_terry(
         rng = as_generator(seed)
         n = int(counts.sum())
         p = counts / n
-        samples = []
-        for start in range(0, n_boot, 500):
-            w = rng.multinomial(n, p, size=min(500, n_boot - start)).astype(float)
-            wb, gb = matrices(w)
-            ok = np.array([_connected(x) for x in wb])
-            th = np.full((w.shape[0], k), np.nan)
+        batch = int(max(1, min(500, 1_000_000 // max(k * k, cats.size))))  # work arrays of ~8 MB each
+        boot = np.full((n_boot, k), np.nan)
+        for start in range(0, n_boot, batch):
+            m = min(batch, n_boot - start)
+            wb, gb = matrices(rng.multinomial(n, p, size=m))
+            # a replicate with every win cell of the data nonzero is as connected as the data
+            ok = ((wb > 0) | ~(wins[0] > 0)).all(axis=(1, 2))
+            ok[~ok] = [_connected(x) for x in wb[~ok]]
             if ok.any():
-                th[ok] = _bt_fit(wb[ok], gb[ok])
-            samples.append(th)
-        boot = init + factor * np.concatenate(samples)
+                boot[start + np.flatnonzero(ok)] = _bt_fit(wb[ok], gb[ok], start=theta)
+        boot = init + factor * boot
         finite = np.isfinite(boot).all(axis=1)
         valid = int(finite.sum())
         if valid:

@@ -32,7 +32,8 @@ import numpy as np
 
 from humeval.errors import HumevalError
 from humeval.stopping._validate import check_delta
-from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
+from humeval.stopping.goals import GoalDecision, GoalRule
+from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH
 
 __all__ = ["BestArmDecision", "BestArmRule"]
 
@@ -52,24 +53,42 @@ class BestArmDecision:
 
 
 class BestArmRule:
-    """Successive elimination over K systems with pairwise anytime-valid mixture tests."""
+    """Successive elimination over K systems: :class:`~humeval.stopping.goals.GoalRule` with goal ``best``.
+
+    Kept for its one-system-at-a-time interface (``active``, :class:`BestArmDecision`); the
+    tests, resolutions and eliminations are the goal rule's.
+    """
 
     name = "best-arm"
 
     def __init__(self, k: int, delta: float, prior_strength: float = DEFAULT_PRIOR_STRENGTH) -> None:
-        if int(k) != k or k < 2:
+        if isinstance(k, bool) or int(k) != k or k < 2:
             raise HumevalError(f"the number of systems must be an integer >= 2, got {k!r}")
         self.k = int(k)
         self.delta = check_delta(delta)
+        self.goal = GoalRule(self.k, "best", self.delta, prior_strength=prior_strength)
         self.pairs = self.k * (self.k - 1) // 2
-        self.pair_delta = self.delta / self.pairs
-        self.pair_rule = BetaMixtureRule(self.pair_delta, prior_strength)
-        self.reset()
+        self.pair_delta = self.goal.pair_delta
+        self.pair_rule = self.goal.test
 
     def reset(self) -> None:
-        self.wins = np.zeros((self.k, self.k), dtype=np.int64)  # wins[i, j]: i preferred to j
-        self.active = np.ones(self.k, dtype=bool)
-        self.comparisons = 0
+        self.goal.reset()
+
+    @property
+    def wins(self) -> np.ndarray:
+        """wins[i, j]: judgements preferring i to j."""
+        return self.goal.wins
+
+    @property
+    def active(self) -> np.ndarray:
+        """The systems still in contention (nothing resolved above them)."""
+        out = np.zeros(self.k, dtype=bool)
+        out[list(self.goal.current().contention)] = True
+        return out
+
+    @property
+    def comparisons(self) -> int:
+        return self.goal.comparisons
 
     def boundary(self, horizon: int) -> np.ndarray:
         """a_n of the pairwise test (decide i over j once wins_ij >= a_n, n = wins_ij + wins_ji)."""
@@ -77,26 +96,14 @@ class BestArmRule:
 
     def update(self, i: int, j: int, winner: int) -> BestArmDecision:
         """Record one judgement of system i against system j; ``winner`` is i or j."""
-        for v, what in ((i, "i"), (j, "j")):
-            if not (0 <= v < self.k) or int(v) != v:
-                raise HumevalError(f"system index {what}={v!r} outside 0..{self.k - 1}")
-        if i == j or winner not in (i, j):
-            raise HumevalError(f"a judgement compares two different systems and names one of them; got i={i}, j={j}, winner={winner}")
-        loser = j if winner == i else i
-        self.wins[winner, loser] += 1
-        self.comparisons += 1
-        n = int(self.wins[i, j] + self.wins[j, i])
-        a = int(self.pair_rule.a_min(np.array([n]))[0])
-        if self.active[i] and self.active[j]:
-            if self.wins[i, j] >= a:
-                self.active[j] = False
-            elif self.wins[j, i] >= a:
-                self.active[i] = False
-        return self.current()
+        return self._view(self.goal.update(i, j, winner))
 
     def current(self) -> BestArmDecision:
-        act = tuple(int(x) for x in np.flatnonzero(self.active))
-        if len(act) == 1:
-            return BestArmDecision(act[0], act, self.comparisons,
-                                   f"system {act[0]} beat every eliminated rival (pairwise delta {self.pair_delta:.3g})")
-        return BestArmDecision(None, act, self.comparisons, f"{len(act)} systems still active")
+        return self._view(self.goal.current())
+
+    def _view(self, d: GoalDecision) -> BestArmDecision:
+        act = d.contention
+        if d.answer is not None:
+            return BestArmDecision(d.answer[0], act, d.comparisons,
+                                   f"system {d.answer[0]} beat every eliminated rival (pairwise delta {self.pair_delta:.3g})")
+        return BestArmDecision(None, act, d.comparisons, f"{len(act)} systems still active")

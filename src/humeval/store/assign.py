@@ -21,12 +21,21 @@ import json
 import random
 import secrets
 import time
+from collections.abc import Iterable
+from itertools import chain
 
 from sqlalchemy import Connection, and_, func, insert, select, update
 
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
-from humeval.store.live import has_room, is_settled, release_list, settle, settle_abandoned
+from humeval.store.live import (
+    has_room,
+    is_settled,
+    preferred_tasks,
+    release_list,
+    settle,
+    settle_abandoned,
+)
 from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Sql, sql_of
@@ -254,12 +263,38 @@ def _from_pool(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str
         return None
     if ctx.strategy is not None and ctx.strategy.same_worker and not _is_fixed_worker(conn, participant_id):
         return None
-    for (task_id,) in db.all(_POOL_CANDIDATES, {"pid": participant_id}):
+    groups = preferred_tasks(conn, ctx, now)
+    if groups is None:
+        candidates: Iterable[str] = [r[0] for r in db.all(_POOL_CANDIDATES, {"pid": participant_id})]
+    else:  # a goal over K systems: labels still gathering votes first, then the most wanted pair's tasks
+        started = [r[0] for r in db.all(_POOL_STARTED, {"pid": participant_id})]
+        candidates = chain(started, (t for group in groups for t in _open_of(conn, group, participant_id)))
+    for task_id in candidates:
         if task_id in ctx.watched and not has_room(db, ctx, task_id, now):
+            if groups is not None:
+                return None  # the goal's in-flight bound is shared by every pair: wait for evidence
             continue
         if db.run(_TAKE, {"t": task_id}) == 1:
             return _create(db, ctx, participant_id, task_id, now, done)
     return None
+
+
+_POOL_STARTED = (
+    "SELECT t.task_id FROM tasks t WHERE t.open = 1 AND t.closed = 0 AND t.kind = 'task' AND t.taken > 0 "
+    "AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid AND a.task_id = t.task_id) "
+    f"ORDER BY t.seq LIMIT {_CANDIDATES}"
+)
+
+
+def _open_of(conn: Connection, task_ids: list[str], participant_id: str) -> list[str]:
+    """The open tasks among ``task_ids`` the participant has not had, in pool order (a few)."""
+    if not task_ids:
+        return []
+    t, a = s.tasks.c, s.assignments.c
+    mine = select(a.task_id).where(a.participant_id == participant_id)
+    q = (select(t.task_id).where(t.task_id.in_(task_ids), t.open == 1, t.closed == 0, t.task_id.not_in(mine))
+         .order_by(t.seq).limit(_CANDIDATES))
+    return list(conn.execute(q).scalars())
 
 
 def _is_fixed_worker(conn: Connection, participant_id: str) -> bool:

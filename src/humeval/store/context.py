@@ -70,6 +70,8 @@ class StoreContext:
     last_reap: float = 0.0
     rules: dict[str, tuple[Any, int]] = field(default_factory=dict)
     watched: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: goals over K systems: criterion -> (i, j) -> the pair's watched tasks (built on first use)
+    pair_tasks: dict[str, dict[tuple[int, int], list[str]]] = field(default_factory=dict)
     #: how long a list and lease are held before a participant's first submit (None: a whole lease)
     first_lease_seconds: int | None = None
 

@@ -44,13 +44,14 @@ from typing import Any
 from sqlalchemy import Connection, and_, insert, select, update
 
 from humeval.errors import StoreError
+from humeval.protocol.comparisons import Comparison
 from humeval.protocol.models import Protocol, TwoAFC
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["after_judgement", "has_room", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
+__all__ = ["LiveGoal", "LiveGoalDecision", "after_judgement", "has_room", "live_leaderboards", "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
            "release_list", "settle", "settle_abandoned",
            "vote_of"]
 
@@ -91,7 +92,7 @@ def after_judgement(conn: Connection, ctx: StoreContext, task: TaskInfo, values:
                 db.run(_FED, {"c": c, "aid": aid, "seq": None, "now": now})
             continue
         label = ctx.strategy.label(votes[c])
-        if task.systems[0] != ctx.comparisons[c].system_a:
+        if task.systems[0] != ctx.comparisons[c].reference(task.systems):
             label = 1 - label
         conn.execute(insert(s.pending).values(
             comparison=c, task_id=task.task_id, outcome=int(label), state="pending", at=now,
@@ -131,18 +132,99 @@ class _Row:
 def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
     """The process's rule object for the comparison, fed every stored outcome in order."""
     cached = ctx.rules.get(row.comparison)
+    comp = ctx.comparisons[row.comparison]
     if cached is None or cached[1] > row.n:
-        rule = ctx.comparisons[row.comparison].build_rule()  # scipy: loaded on the first outcome, not at start
+        # scipy: loaded on the first outcome, not at start
+        rule: Any = LiveGoal(comp) if comp.multi else comp.build_rule()
         cached = (rule, 0)
     rule, fed = cached
     if fed < row.n:
         o = s.outcomes.c
-        for outcome in conn.execute(
-            select(o.outcome).where(and_(o.comparison == row.comparison, o.n > fed)).order_by(o.n)
-        ).scalars():
-            rule.update(int(outcome))
+        for outcome, task_id in conn.execute(
+            # up to the state's n only: a reader without the row lock (the pair choice) may see outcomes
+            # committed after it read the state, which the cache would otherwise count twice
+            select(o.outcome, o.task_id).where(and_(o.comparison == row.comparison, o.n > fed, o.n <= row.n))
+            .order_by(o.n)
+        ).all():
+            if comp.multi:
+                rule.feed(ctx.tasks[task_id].systems, int(outcome))
+            else:
+                rule.update(int(outcome))
     ctx.rules[row.comparison] = (rule, row.n)
     return rule
+
+
+class LiveGoal:
+    """A goal over K systems (:class:`~humeval.stopping.goals.GoalRule`) fed as the store feeds pair rules.
+
+    ``feed(task_systems, vote)``: vote 1 when the task's first system won. The returned
+    decision carries the store's columns: ``n`` judgements fed, ``successes`` the systems still
+    in contention, ``estimate`` their share of the K, thresholds 0; ``outcome`` is ``decided``
+    once the goal is reached; ``events`` name what the judgement changed, with system names.
+    """
+
+    def __init__(self, comparison: Comparison) -> None:
+        from humeval.stopping.goals import GoalRule  # scipy: loaded on the first outcome
+
+        self.comparison = comparison
+        self.index = {name: i for i, name in enumerate(comparison.members)}
+        self.goal = GoalRule(len(comparison.members), comparison.goal, comparison.delta, comparison.top,
+                             comparison.prior_strength)
+        self.state = self.goal.current()
+
+    def feed(self, task_systems: Sequence[str], vote: int) -> LiveGoalDecision:
+        i, j = self.index[task_systems[0]], self.index[task_systems[1]]
+        self.state = self.goal.update(i, j, i if vote == 1 else j)
+        return LiveGoalDecision(self.state, self.comparison.members)
+
+    def weights(self) -> Any:
+        """Target shares of the next judgements over pairs (:func:`humeval.policies.pair_choice.pair_weights`)."""
+        import numpy as np
+
+        from humeval.policies.pair_choice import pair_weights
+
+        cont = np.zeros(self.goal.k, dtype=bool)
+        cont[list(self.state.contention)] = True
+        return pair_weights(self.goal.wins, self.state.closed, cont, self.goal.goal, self.comparison.pair_choice,
+                            self.goal.top)
+
+    def useless(self, task_systems: Sequence[str]) -> bool:
+        """Whether judging this pair can no longer change the answer (resolved, or both systems settled)."""
+        i, j = self.index.get(task_systems[0]), self.index.get(task_systems[1])
+        if i is None or j is None:
+            return False
+        st = self.state
+        if st.decided or st.closed[i, j] or st.closed[j, i]:
+            return True
+        return i not in st.contention and j not in st.contention and self.goal.goal in ("best", "top-k")
+
+
+class LiveGoalDecision:
+    """The store's view of a :class:`~humeval.stopping.goals.GoalDecision`."""
+
+    def __init__(self, d: Any, names: tuple[str, ...]) -> None:
+        self.raw, self.names = d, names
+        self.n = d.comparisons
+        self.successes = len(d.contention)
+        self.estimate = len(d.contention) / len(names)
+        self.threshold_a = self.threshold_b = 0.0
+        self.decided = d.decided
+        self.outcome = "decided" if d.decided else "continue"
+        answer = [names[i] for i in d.answer] if d.answer is not None else None
+        self.answer = answer
+        self.reason = d.reason.replace(str(list(d.answer)), str(answer)) if answer is not None else d.reason
+
+    def named_events(self) -> list[dict[str, Any]]:
+        out = []
+        for e in self.raw.events:
+            e = dict(e)
+            for key in ("above", "below", "system"):
+                if key in e:
+                    e[key] = self.names[e[key]]
+            if "answer" in e:
+                e["answer"] = [self.names[i] for i in e["answer"]]
+            out.append(e)
+        return out
 
 
 _STOPPING = "SELECT rule, delta, n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
@@ -170,7 +252,8 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
     if row.outcome != "continue":
         return None, False
     rule = _rule(conn, ctx, row)
-    d = rule.update(vote)
+    comp = ctx.comparisons[comparison]
+    d = rule.feed(ctx.tasks[task_id].systems, vote) if comp.multi else rule.update(vote)
     ctx.rules[comparison] = (rule, d.n)
     bounds = {"n": int(d.n), "successes": int(d.successes), "estimate": _float(d.estimate),
               "threshold_a": _float(d.threshold_a), "threshold_b": _float(d.threshold_b), "c": comparison}
@@ -180,26 +263,42 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
     outcome = d.outcome if d.decided else ("horizon" if horizon else "continue")
     reason = d.reason if d.decided or not horizon else f"{d.reason}; horizon of {d.n} outcomes reached without a decision"
     db.run(_STATE, {**bounds, "outcome": outcome, "reason": reason, "decided_at": now if outcome != "continue" else None})
+    changed = False
+    if comp.multi:
+        for e in d.named_events():  # eliminations and resolved pairs, recorded as they happen
+            if e["kind"] != "decided":
+                changed = True
+                db.run(_EVENT, {"now": now, "kind": f"goal_{e['kind']}", "pid": None,
+                                "data": json.dumps({"comparison": comparison, "n": int(d.n), **e})})
     if outcome == "continue":
+        if changed:  # a pair that can no longer change the answer is served no more
+            _close(conn, ctx)
+            _withdraw(db, comparison, now)
         return int(d.n), False
-    conn.execute(
-        insert(s.events).values(
-            at=now, kind="decision", participant_id=None,
-            data=json.dumps({"comparison": comparison, "outcome": outcome, "n": d.n, "successes": d.successes,
-                             "threshold_a": d.threshold_a, "threshold_b": d.threshold_b, "rule": row.rule,
-                             "delta": row.delta, "reason": reason}),
-        )
-    )
+    data = {"comparison": comparison, "outcome": outcome, "n": d.n, "successes": d.successes,
+            "threshold_a": d.threshold_a, "threshold_b": d.threshold_b, "rule": row.rule,
+            "delta": row.delta, "reason": reason}
+    if comp.multi:
+        data |= {"goal": comp.goal, "answer": d.answer, "top": comp.top, "systems": list(comp.members)}
+    conn.execute(insert(s.events).values(at=now, kind="decision", participant_id=None, data=json.dumps(data)))
     _close(conn, ctx)
     _withdraw(db, comparison, now)
     return int(d.n), True
 
 
 def _close(conn: Connection, ctx: StoreContext) -> None:
-    """Close every pair task whose watched criteria are all decided."""
+    """Close every pair task whose watched criteria are all decided (or, for a goal over K
+    systems, whose pair can no longer change the answer)."""
     st = s.stopping.c
     done = set(conn.execute(select(st.comparison).where(st.outcome != "continue")).scalars())
-    ids = [tid for tid, cs in ctx.watched.items() if all(c in done for c in cs)]
+
+    def finished(task_id: str, c: str) -> bool:
+        if c in done:
+            return True
+        cached = ctx.rules.get(c)
+        return cached is not None and isinstance(cached[0], LiveGoal) and cached[0].useless(ctx.tasks[task_id].systems)
+
+    ids = [tid for tid, cs in ctx.watched.items() if all(finished(tid, c) for c in cs)]
     t_ = s.tasks.c
     for i in range(0, len(ids), _CLOSE_CHUNK):
         conn.execute(update(s.tasks).where(t_.task_id.in_(ids[i : i + _CLOSE_CHUNK])).values(closed=1))
@@ -241,6 +340,56 @@ _IN_FLIGHT = "SELECT count(*) " + _IN_FLIGHT_WHERE
 _IN_FLIGHT_TASKS = "SELECT count(DISTINCT a.task_id) " + _IN_FLIGHT_WHERE
 _TASK_IN_FLIGHT = "SELECT 1 " + _IN_FLIGHT_WHERE + " AND a.task_id = :t LIMIT 1"
 _STATE_OF = "SELECT n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
+
+
+_IN_FLIGHT_BY_TASK = "SELECT a.task_id, count(*) " + _IN_FLIGHT_WHERE + " GROUP BY a.task_id"
+_GOAL_STATE = "SELECT rule, delta, n, outcome FROM stopping WHERE comparison = :c"
+
+
+def preferred_tasks(conn: Connection, ctx: StoreContext, now: float) -> list[list[str]] | None:
+    """A goal over K systems with a pool strategy: its pair tasks grouped by pair, the most wanted pair first.
+
+    The shares come from the current evidence (:meth:`LiveGoal.weights`: ``adaptive`` or
+    ``uniform``); a pair's deficit is its share of all judgements (fed and in flight) minus
+    what it has, so arriving participants are sent where the next judgement helps most
+    (deficit round-robin, as :func:`humeval.policies.pair_choice.next_pair`). Pairs with no
+    share (resolved, or unable to change the answer) are left out. None when the study has
+    no such goal; an empty list once the goal is decided.
+    """
+    goals = [c for c in ctx.comparisons.values() if c.multi]
+    if not goals or ctx.strategy is None:
+        return None
+    comp = goals[0]  # the first 2afc criterion's goal chooses the pair
+    db = sql_of(conn)
+    found = db.one(_GOAL_STATE, {"c": comp.criterion})
+    if found is None or found[3] != "continue":
+        return []
+    import numpy as np
+
+    rule = _rule(conn, ctx, _Row(comp.criterion, *found))
+    weights = rule.weights()
+    counts = (rule.goal.wins + rule.goal.wins.T).astype(float)
+    for task_id, n in db.all(_IN_FLIGHT_BY_TASK, {"c": comp.criterion, "now": now}):
+        a, b = (rule.index[x] for x in ctx.tasks[task_id].systems[:2])
+        counts[a, b] += n
+        counts[b, a] += n
+    allowed = np.triu(weights > 0, 1)
+    deficit = weights * (counts[allowed].sum() / 2 + 1) - counts / 2
+    pairs = sorted(zip(*np.nonzero(allowed)), key=lambda ij: -deficit[ij])
+    by_pair = _pair_tasks(ctx, comp, rule.index)
+    return [by_pair.get((int(i), int(j)), []) for i, j in pairs]
+
+
+def _pair_tasks(ctx: StoreContext, comp: Comparison, index: dict[str, int]) -> dict[tuple[int, int], list[str]]:
+    cached = ctx.pair_tasks.get(comp.criterion)
+    if cached is None:
+        cached = {}
+        for task_id, cs in ctx.watched.items():
+            if comp.criterion in cs:
+                a, b = sorted(index[x] for x in ctx.tasks[task_id].systems[:2])
+                cached.setdefault((a, b), []).append(task_id)
+        ctx.pair_tasks[comp.criterion] = cached
+    return cached
 
 
 def in_flight(db: Sql, ctx: StoreContext, comparison: str, now: float) -> int:
@@ -336,7 +485,8 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
 
 def _feed_judgement(conn: Connection, ctx: StoreContext, j: dict[str, Any], c: str, dropped: bool, now: float) -> list[str]:
     db = sql_of(conn)
-    vote = None if dropped else vote_of(j["values"].get(c, ""), j["display"], ctx.comparisons[c].system_a)
+    reference = ctx.comparisons[c].reference(ctx.tasks[j["task_id"]].systems)
+    vote = None if dropped else vote_of(j["values"].get(c, ""), j["display"], reference)
     if vote is None:  # excluded, or a tie: resolved without an outcome
         db.run(_FED, {"c": c, "aid": j["assignment_id"], "seq": None, "now": now})
         return []
@@ -421,3 +571,41 @@ def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], 
     keys = {(str(r.task_id), str(r.criterion)) for r in single.itertuples(index=False)}
     reason = "; ".join(f"{r.rule}: {r.detail}" for r in found.itertuples(index=False))
     return not people.empty, keys, reason
+
+
+_GOAL_EVENTS = "SELECT at, kind, data FROM events WHERE kind LIKE :prefix ORDER BY id"  # '%' bound: psycopg
+
+
+def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str, Any]]:
+    """Per goal over K systems: the live leaderboard (rank sets, contention, wins) and the announcements so far.
+
+    Rank sets and contention are the goal rule's (anytime-valid, whenever looked at); the
+    rows are ordered by rank set, then by the share of judgements won.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    db = sql_of(conn)
+    events = [(at, kind, json.loads(data)) for at, kind, data in db.all(_GOAL_EVENTS, {"prefix": "goal_%"})]
+    for comp in ctx.comparisons.values():
+        if not comp.multi:
+            continue
+        found = db.one(_GOAL_STATE, {"c": comp.criterion})
+        if found is None:
+            continue
+        rule = _rule(conn, ctx, _Row(comp.criterion, *found))
+        st, wins = rule.state, rule.goal.wins
+        games = wins + wins.T
+        rows = []
+        for i, name in enumerate(comp.members):
+            played = int(games[i].sum())
+            rows.append({"system": name, "rank_low": int(st.rank_low[i]), "rank_high": int(st.rank_high[i]),
+                         "in_contention": i in st.contention, "won": int(wins[i].sum()), "judgements": played,
+                         "win_share": None if played == 0 else float(wins[i].sum() / played)})
+        rows.sort(key=lambda r: (r["rank_low"], -(r["win_share"] or 0.0)))
+        out[comp.criterion] = {
+            "goal": comp.goal, "top": comp.top, "n": int(found[2]), "outcome": found[3],
+            "answer": None if st.answer is None else [comp.members[i] for i in st.answer],
+            "pair_delta": rule.goal.pair_delta, "rows": rows,
+            "events": [{"at": at, "kind": kind[5:], **{k: v for k, v in d.items() if k not in ("comparison", "kind")}}
+                       for at, kind, d in events if d.get("comparison") == comp.criterion],
+        }
+    return out

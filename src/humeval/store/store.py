@@ -220,6 +220,13 @@ class Store:
     def stopping(self) -> list[dict[str, Any]]:
         return self.read(stopping_states)
 
+    def leaderboards(self) -> dict[str, dict[str, Any]]:
+        """Live leaderboards of the goals over K systems (:func:`humeval.store.live.live_leaderboards`)."""
+        from humeval.store.live import live_leaderboards
+
+        ctx = self.context
+        return self.read(lambda conn: live_leaderboards(conn, ctx))
+
     def overview(self) -> dict[str, Any]:
         ctx = self.context
         return self.read(lambda conn: overview(conn, ctx))

@@ -67,7 +67,7 @@ def test_cross_references_come_with_lines_in_the_same_pass_as_schema_problems(pa
     assert "stopping.systems[1]: unknown system 'candiate'" in text
 
 
-def test_more_than_two_systems_need_the_compared_pair_named(tmp_path: Path):
+def test_more_than_two_systems_default_to_best_and_goal_pair_needs_the_pair_named(tmp_path: Path):
     init_study(tmp_path / "s", "pairwise", items=8)
     study = Study.open(tmp_path / "s")
     _edit(study, "systems: [baseline, candidate]\n", "systems: [baseline, candidate, third]\n")
@@ -76,7 +76,18 @@ def test_more_than_two_systems_need_the_compared_pair_named(tmp_path: Path):
     lines = data.read_text().splitlines()
     data.write_text("\n".join([*lines, *(line.replace('"baseline"', '"third"') for line in lines if '"baseline"' in line)]) + "\n")
     problems = validate_study(study.root)
+    assert not any(p.startswith("humeval.yaml") and "stopping" in p for p in problems), problems  # goal best
+    from humeval.protocol.comparisons import watched_comparisons
+
+    (comp,) = watched_comparisons(Study.open(study.root).protocol, ["baseline", "candidate", "third"])
+    assert comp.goal == "best" and comp.members == ("baseline", "candidate", "third")
+    _edit(study, "  systems: []", "  systems: []\n  goal: pair")
+    problems = validate_study(study.root)
     assert any("stopping.systems: empty, and the study has 3 systems" in p for p in problems), problems
+    _edit(study, "  goal: pair", "  goal: top-k\n  top: 3\n  rule: hoeffding")
+    text = "\n".join(validate_study(study.root))
+    assert "stopping.top: goal top-k needs 1 <= top < 3" in text
+    assert "stopping.rule: goal 'top-k' decides with pairwise mixture tests" in text
 
 
 def test_values_of_the_wrong_type_are_schema_problems_not_crashes(pairwise: Study):

@@ -1,0 +1,196 @@
+"""Simulating goals over K systems (``pair``, ``best``, ``top-k``, ``ranking``) with Bradley-Terry ground truth.
+
+Systems have Bradley-Terry strengths s (``profile_scores``); a judgement of (i, j) prefers i
+with probability 1 / (1 + exp(s_j - s_i)) (one worker per judgement). Every run of a cell
+runs at once. At each round every undecided run receives a batch of judgements, split over
+the pairs by the policy's target shares (:func:`humeval.policies.pair_choice.pair_weights`,
+a multinomial draw) and won by binomial draws; then the pairwise tests, the transitive
+closure and the goal's status (:mod:`humeval.stopping.goals`) are updated for all runs.
+The first batch has one judgement per pair and each later batch is ``growth`` (5%) of the
+judgements so far: decisions are checked at a subset of times, which keeps the guarantee
+and costs at most ``growth`` extra judgements; the Python loop runs over rounds (a few
+hundred), never over judgements or runs.
+
+Profiles (system 0 strongest; strengths on the logit scale):
+
+* ``equal``: every s = 0 (no correct answer exists: any decision is wrong);
+* ``clear-winner``: s_0 = 1, the rest evenly from 0 down to -1;
+* ``close-leaders``: s_0 = 0.25, s_1 = 0 (P = 0.56), the rest evenly from -0.5 down to -1.5;
+* ``long-tail``: s_i = -ln(1 + i) (gaps shrink down the tail).
+
+Checked against: the wrong-decision rate <= delta (tests/unit/simulate/test_multi.py).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from humeval._version import __version__
+from humeval.errors import HumevalError, did_you_mean
+from humeval.policies.pair_choice import DEFAULT_EXPLORE, PAIR_POLICIES, pair_weights
+from humeval.simulate._bootstrap import bootstrap_mean_ci
+from humeval.stopping._validate import check_delta
+from humeval.stopping.goals import (
+    check_goal,
+    closure,
+    goal_status,
+    pair_delta,
+    rank_sets,
+    resolve_pairs,
+)
+from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
+
+__all__ = ["PROFILES", "GoalSimResult", "profile_scores", "simulate_goal"]
+
+PROFILES: tuple[str, ...] = ("equal", "clear-winner", "close-leaders", "long-tail")
+DEFAULT_MAX_JUDGEMENTS = 1_000_000
+
+
+def profile_scores(profile: str, k: int) -> np.ndarray:
+    """Bradley-Terry strengths of ``k`` systems under a named profile (system 0 strongest)."""
+    if isinstance(k, bool) or int(k) != k or k < 2:
+        raise HumevalError(f"--systems must be an integer >= 2, got {k!r}")
+    k = int(k)
+    if profile == "equal":
+        return np.zeros(k)
+    if profile == "clear-winner":
+        return np.concatenate([[1.0], np.linspace(0.0, -1.0, k - 1)])
+    if profile == "close-leaders":
+        return np.concatenate([[0.25, 0.0], np.linspace(-0.5, -1.5, k - 2)])[:k]
+    if profile == "long-tail":
+        return -np.log1p(np.arange(k, dtype=float))
+    raise HumevalError(f"unknown profile '{profile}'. {did_you_mean(profile, PROFILES)}")
+
+
+@dataclass(frozen=True)
+class GoalSimResult:
+    """One cell: effort (judgements to the decision, the horizon when undecided) and error rates.
+
+    ``wrong_share``: runs whose decided answer is wrong; ``wrong_pair_share``: runs in which
+    any pair was ever resolved wrongly (the event the guarantee bounds by delta).
+    """
+
+    policy: str
+    goal: str
+    profile: str
+    k: int
+    top: int
+    delta: float
+    iterations: int
+    max_judgements: int
+    mean_effort: float
+    ci_low: float
+    ci_high: float
+    mean_effort_decided: float
+    decided_share: float
+    wrong_share: float
+    wrong_pair_share: float
+    explore: float
+    signature: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _wrong_answers(closed: np.ndarray, decided: np.ndarray, goal: str, top: int, s: np.ndarray) -> np.ndarray:
+    low, high = rank_sets(closed)
+    if np.unique(s).size < s.size:  # ties: no answer is correct
+        return decided.copy()
+    true_rank = 1 + np.argsort(np.argsort(-s, kind="stable"), kind="stable")
+    if goal in ("best", "pair"):
+        bad = low[:, int(np.argmax(s))] != 1
+    elif goal == "top-k":
+        bad = ((high <= top) != (true_rank <= top)).any(axis=1)
+    else:
+        bad = (low != true_rank).any(axis=1)
+    return decided & bad
+
+
+def simulate_goal(k: int, profile: str, goal: str, policy: str = "adaptive", *, delta: float = 0.05,
+                  top: int | None = None, iterations: int = 1000, max_judgements: int = DEFAULT_MAX_JUDGEMENTS,
+                  seed: int = 21, explore: float = DEFAULT_EXPLORE, growth: float = 0.05,
+                  prior_strength: float = DEFAULT_PRIOR_STRENGTH, strengths: Sequence[float] | None = None,
+                  ) -> GoalSimResult:
+    """Judgements to reach ``goal`` over ``k`` systems of ``profile`` with pair choice ``policy``.
+
+    ``goal='pair'`` compares the two strongest systems of the profile (K is then 2).
+    ``strengths``: Bradley-Terry strengths to use instead of a profile (``profile`` is then
+    only a label, e.g. ``fitted``; ``k`` must match).
+    Seeds: ``SeedSequence(seed, spawn_key=(crc32(cell),))`` per cell, so a cell's numbers do not
+    depend on the other cells run beside it.
+    """
+    delta = check_delta(delta)
+    if strengths is None:
+        s = profile_scores(profile, k)
+    else:
+        s = np.asarray(strengths, dtype=float)
+        if s.ndim != 1 or s.size != k or not np.isfinite(s).all():
+            raise HumevalError(f"strengths: need {k} finite Bradley-Terry strengths, got {list(strengths)!r}")
+    if goal == "pair":
+        s = s[:2]
+    kk = s.size
+    goal, top_ = check_goal(goal, kk, top)
+    if policy not in PAIR_POLICIES:
+        raise HumevalError(f"unknown pair policy '{policy}'. {did_you_mean(policy, PAIR_POLICIES)}")
+    for name, v in (("iterations", iterations), ("max-judgements", max_judgements)):
+        if isinstance(v, bool) or int(v) != v or v < 1:
+            raise HumevalError(f"--{name} must be a positive integer, got {v!r}")
+    if not 0 < growth <= 1:
+        raise HumevalError(f"growth must lie in (0, 1], got {growth!r}")
+    cell = f"{k}|{profile}|{goal}|{top_}|{policy}|{delta:g}|{explore:g}|{max_judgements}"
+    if strengths is not None:
+        cell += "|" + ",".join(f"{x:.6g}" for x in s)
+    ss = np.random.SeedSequence(seed, spawn_key=(zlib.crc32(cell.encode()),))
+    rng = np.random.default_rng(ss)
+    boundary = BetaMixtureRule(pair_delta(delta, kk), prior_strength).boundary(int(max_judgements) + 1)
+    prob = 1.0 / (1.0 + np.exp(s[None, :] - s[:, None]))  # P(i preferred to j)
+    iu, ju = np.triu_indices(kk, 1)
+    runs = int(iterations)
+    wins = np.zeros((runs, kk, kk), dtype=np.int64)
+    resolved = np.zeros((runs, kk, kk), dtype=bool)
+    used = np.zeros(runs, dtype=np.int64)
+    done = np.zeros(runs, dtype=bool)
+    closed = resolved.copy()
+    decided = np.zeros(runs, dtype=bool)
+    contention = np.ones((runs, kk), dtype=bool)
+    while True:
+        running = ~done & (used < max_judgements)
+        if not running.any():
+            break
+        r = np.flatnonzero(running)
+        weights = pair_weights(wins[r], closed[r], contention[r], goal, policy, top_, explore)[:, iu, ju]
+        b = np.maximum(iu.size, np.ceil(growth * used[r])).astype(np.int64)
+        b = np.minimum(b, max_judgements - used[r])
+        counts = rng.multinomial(b, weights)
+        won = rng.binomial(counts, prob[iu, ju])
+        wins[r[:, None], iu, ju] += won
+        wins[r[:, None], ju, iu] += counts - won
+        used[r] += b
+        resolved[r] |= resolve_pairs(wins[r], boundary)
+        closed[r] = closure(resolved[r])
+        dec, cont = goal_status(closed[r], goal, top_)
+        decided[r], contention[r] = dec, cont
+        done[r] = dec
+    wrong = _wrong_answers(closed, decided, goal, top_, s)
+    truth = s[:, None] > s[None, :]
+    wrong_pair = (resolved & ~truth).any(axis=(1, 2))
+    effort = used.astype(float)
+    lo, hi = bootstrap_mean_ci(effort, np.random.default_rng(ss.spawn(1)[0]))
+    sig = "|".join([
+        "humeval-simulate-goal", f"goal:{goal}" + (f"-{top_}" if goal == "top-k" else ""), f"profile:{profile}",
+        f"K:{kk}", f"policy:{policy}", f"explore:{explore:g}", f"delta:{delta:g}", f"iters:{runs}",
+        f"horizon:{max_judgements}", f"growth:{growth:g}", f"prior:{prior_strength:g}", f"seed:{seed}",
+        f"version:{__version__}",
+    ])
+    return GoalSimResult(
+        policy=policy, goal=goal, profile=profile, k=kk, top=top_, delta=delta, iterations=runs,
+        max_judgements=int(max_judgements), mean_effort=float(effort.mean()), ci_low=lo, ci_high=hi,
+        mean_effort_decided=float(effort[decided].mean()) if decided.any() else float("nan"),
+        decided_share=float(decided.mean()), wrong_share=float(wrong.mean()),
+        wrong_pair_share=float(wrong_pair.mean()), explore=float(explore), signature=sig,
+    )
