@@ -50,7 +50,7 @@ def test_goal_status_by_hand() -> None:
 
 def test_rule_resolves_where_the_mixture_crosses_ln_one_over_delta() -> None:
     k, delta, a = 3, 0.05, 20.0
-    rule = GoalRule(k, "best", delta)
+    rule = GoalRule(k, "best", delta, prior_strength=a)
     dp = delta / 3
     assert rule.pair_delta == pytest.approx(dp) == pair_delta(delta, k)
     # independent reference: ln M_n = n ln 2 + ln B(a + S, a + n - S) - ln B(a, a) >= ln(1/dp)
