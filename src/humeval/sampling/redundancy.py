@@ -33,37 +33,120 @@ DEFAULT_THRESHOLD = 0.5
 MAX_DF = 0.01
 MIN_DF_CAP = 100
 _SEP = "\x01"  # separates outputs in the joined text (never part of a \w token)
-_TOKEN = re.compile(r"\w+|\x01")
 _PAIR_CHUNK = 200_000
+#: outputs tokenised per block (bounds the memory of the code-point arrays)
+_BLOCK_OUTPUTS = 100_000
+#: whether each ASCII code point is a ``\w`` character (Python's definition, looked up once)
+_ASCII_WORD = np.array([re.fullmatch(r"\w", chr(c)) is not None for c in range(128)])
+# two independent 64-bit polynomial hashes of a token, and mixers that turn two token hashes into a bigram key
+_BASES = (np.uint64(0x100000001B3), np.uint64(0x9E3779B97F4A7C15))
+_SEEDS = (0xCBF29CE484222325, 0x84222325CBF29CE4)
+_MIXERS = (np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
+
+
+def _is_word(codes: np.ndarray) -> np.ndarray:
+    """``\\w`` membership of each code point (non-ASCII ones asked of ``re`` once per distinct code point)."""
+    word = np.zeros(len(codes), dtype=bool)
+    low = codes < 128
+    word[low] = _ASCII_WORD[codes[low]]
+    if not low.all():
+        high, inverse = np.unique(codes[~low], return_inverse=True)
+        table = np.array([re.fullmatch(r"\w", chr(c)) is not None for c in high.tolist()], dtype=bool)
+        word[~low] = table[inverse]
+    return word
+
+
+def _block_bigrams(texts: list[str], first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(output index, key, check key) of every bigram of ``texts`` (outputs ``first``, ``first + 1``, ...).
+
+    The block is lower-cased as one string and read as UTF-32 code points; a token is a maximal
+    run of ``\\w`` code points (exactly what ``re.findall(r"\\w+")`` finds). Each token gets two
+    independent 64-bit polynomial hashes, computed one character position at a time over all
+    tokens at once; consecutive tokens of one output form a bigram whose two keys mix them.
+    """
+    text = _SEP.join(texts).lower()
+    if text.count(_SEP) != len(texts) - 1:  # an output contains the separator itself: blank it out
+        text = _SEP.join(t.replace(_SEP, " ") for t in texts).lower()
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    edges = np.diff(_is_word(codes).view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    starts = np.flatnonzero(edges == 1)
+    lengths = np.flatnonzero(edges == -1) - starts
+    del edges
+    owner = np.searchsorted(np.flatnonzero(codes == ord(_SEP)), starts) + first
+    by_length = np.argsort(-lengths, kind="stable")
+    begin = starts[by_length]
+    # tokens longer than k are a prefix of ``by_length``: their count for every position k
+    longer = np.searchsorted(-lengths[by_length], -np.arange(int(lengths.max(initial=0))), side="left")
+    keys = []
+    with np.errstate(over="ignore"):
+        for base, seed in zip(_BASES, _SEEDS, strict=True):
+            h = np.full(len(begin), seed, dtype=np.uint64)
+            for k, count in enumerate(longer.tolist()):
+                h[:count] = h[:count] * base + codes[begin[:count] + k]
+            token = np.empty_like(h)
+            token[by_length] = h
+            keys.append(token)
+    same = owner[1:] == owner[:-1]
+    with np.errstate(over="ignore"):
+        pairs = [t[:-1][same] * mix + (t[1:][same] ^ mix) for t, mix in zip(keys, _MIXERS, strict=True)]
+    return owner[1:][same], pairs[0], pairs[1]
+
+
+def _exact_bigram_ids(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(output index, bigram id) with exact string identity (regular expression and pandas; the slow path)."""
+    texts = outputs.ravel().tolist()
+    text = _SEP.join(texts).lower()
+    if text.count(_SEP) != len(texts) - 1:
+        text = _SEP.join(t.replace(_SEP, " ") for t in texts).lower()
+    tokens = np.asarray(re.findall(r"\w+|\x01", text), dtype=object)
+    is_sep = tokens == _SEP
+    owner = np.cumsum(is_sep)[~is_sep]
+    ids = pd.factorize(tokens[~is_sep])[0].astype(np.int64)
+    same = owner[1:] == owner[:-1]
+    pair = ids[:-1][same] * (int(ids.max(initial=0)) + 1) + ids[1:][same]
+    return owner[1:][same], pd.factorize(pair)[0]
+
+
+def _bigram_ids(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(output index, bigram id) of every bigram of every output, in blocks of outputs.
+
+    A bigram is identified by a 64-bit key; a second, independent 64-bit key checks it: if two
+    bigrams with one key differ in the other (a hash collision, odds about 1e-6 at 10^7 distinct
+    bigrams), the exact path runs instead, so ids always follow string identity.
+    """
+    flat = outputs.ravel()
+    parts = [_block_bigrams(flat[lo : lo + _BLOCK_OUTPUTS].tolist(), lo) for lo in range(0, len(flat), _BLOCK_OUTPUTS)]
+    owner = np.concatenate([p[0] for p in parts]) if parts else np.empty(0, dtype=np.int64)
+    key = np.concatenate([p[1] for p in parts]) if parts else np.empty(0, dtype=np.uint64)
+    check = np.concatenate([p[2] for p in parts]) if parts else np.empty(0, dtype=np.uint64)
+    del parts
+    order = np.argsort(key)
+    key, check = key[order], check[order]
+    new = np.empty(len(key), dtype=bool)
+    new[:1] = True
+    np.not_equal(key[1:], key[:-1], out=new[1:])
+    if (check[1:][~new[1:]] != check[:-1][~new[1:]]).any():
+        return _exact_bigram_ids(outputs)
+    ids = np.empty(len(key), dtype=np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return owner, ids
 
 
 def bigram_matrix(outputs: np.ndarray) -> sp.csr_matrix:
     """Binary ``(n_items, n_bigrams)`` matrix of the word bigrams of each item's outputs (common bigrams dropped).
 
-    Vectorised: all outputs are lower-cased and tokenised in one regular-expression pass over
-    their concatenation (a control character separates outputs), tokens become integer ids, and
-    a bigram is a pair of consecutive ids inside one output.
+    Vectorised (see :func:`_block_bigrams`): no Python string is made per token. Column order is
+    arbitrary (hash order); the redundancy graph does not depend on it.
     """
     n, m = outputs.shape
-    texts = outputs.ravel().tolist()
-    text = _SEP.join(texts).lower()
-    if text.count(_SEP) != len(texts) - 1:  # an output contains the separator itself: blank it out
-        text = _SEP.join(t.replace(_SEP, " ") for t in texts).lower()
-    found = _TOKEN.findall(text)
-    tokens = np.asarray(found, dtype=object)
-    is_sep = tokens == _SEP
-    owner = np.cumsum(is_sep)[~is_sep]  # index of the output each word belongs to
-    ids = pd.factorize(tokens[~is_sep])[0].astype(np.int64)
-    same = owner[1:] == owner[:-1]
-    pair = ids[:-1][same] * (int(ids.max(initial=0)) + 1) + ids[1:][same]
-    item = owner[1:][same] // m
-    codes, _ = pd.factorize(pair)
+    owner, ids = _bigram_ids(outputs)
     items = sp.csr_matrix(
-        (np.ones(len(codes), dtype=np.float32), (item, codes)), shape=(n, int(codes.max(initial=-1)) + 1)
+        (np.ones(len(ids), dtype=np.float32), (owner // m, ids)), shape=(n, int(ids.max(initial=-1)) + 1)
     )
+    del owner, ids
     items.sum_duplicates()
     items.data[:] = 1.0
-    df = np.diff(items.tocsc().indptr)
+    df = np.bincount(items.indices, minlength=items.shape[1])
     common = df > max(MIN_DF_CAP, MAX_DF * n)
     if common.any():
         items.data[common[items.indices]] = 0.0
