@@ -4,7 +4,7 @@ Targets: issue 4, CASF selects 50 % of 100k items x 10 systems in under 60 s on 
 issue 15, under 20 s and 2 GiB. Run: ``python benchmarks/bench_sampling.py [--items N]
 [--systems M] [--methods casf,ol]``. The data are generated once (not timed) and written to a
 temporary pickle; every method then runs in a fresh child process, so its wall time, CPU time
-and peak resident memory (``ru_maxrss``) are its own (reshaping into arrays and importing
+and peak resident memory (``VmHWM``) are its own (reshaping into arrays and importing
 scikit-learn included). ``--legacy`` adds the redundancy graph as computed before issue 15
 (regular-expression tokenisation and pandas factorize, kept below as the alternative), beside
 the current one, each in its own child process.
@@ -107,6 +107,19 @@ def legacy_bigram_matrix(outputs: np.ndarray) -> sp.csr_matrix:
     return items
 
 
+def peak_rss() -> int:
+    """Peak resident memory of this process in bytes (``VmHWM``; ``ru_maxrss`` would include the parent's
+    peak, which Linux carries over ``exec``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def child(task: str, data: str, rate: float) -> None:
     """Run one task on the pickled long table and print one JSON line: wall, cpu, peak RSS, result."""
     t0, c0 = time.perf_counter(), time.process_time()
@@ -126,7 +139,7 @@ def child(task: str, data: str, rate: float) -> None:
         ids = ",".join(selection.item_ids).encode()
         result = f"{size} items, {max(selection.phases) + 1} phase(s), sha256 {hashlib.sha256(ids).hexdigest()[:12]}"
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+    peak = peak_rss()
     print(json.dumps({"task": task, "wall": wall, "cpu": cpu, "peak": peak, "load": load, "result": result}))
 
 

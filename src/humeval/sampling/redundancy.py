@@ -40,6 +40,8 @@ _BLOCK_OUTPUTS = 100_000
 _ASCII_WORD = np.array([re.fullmatch(r"\w", chr(c)) is not None for c in range(128)])
 # two independent 64-bit polynomial hashes of a token, and mixers that turn two token hashes into a bigram key
 _BASES = (np.uint64(0x100000001B3), np.uint64(0x9E3779B97F4A7C15))
+#: tokens longer than this send the whole computation to the exact path
+_LONGEST = 1024
 _SEEDS = (0xCBF29CE484222325, 0x84222325CBF29CE4)
 _MIXERS = (np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
 
@@ -56,35 +58,38 @@ def _is_word(codes: np.ndarray) -> np.ndarray:
     return word
 
 
-def _block_bigrams(texts: list[str], first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _block_bigrams(texts: list[str], first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(output index, key, check key) of every bigram of ``texts`` (outputs ``first``, ``first + 1``, ...).
 
     The block is lower-cased as one string and read as UTF-32 code points; a token is a maximal
     run of ``\\w`` code points (exactly what ``re.findall(r"\\w+")`` finds). Each token gets two
-    independent 64-bit polynomial hashes, computed one character position at a time over all
-    tokens at once; consecutive tokens of one output form a bigram whose two keys mix them.
+    independent 64-bit polynomial hashes (one ``reduceat`` over the characters each); consecutive
+    tokens of one output form a bigram whose two keys mix them. Returns None when a token is longer
+    than :data:`_LONGEST` characters (polynomial hashes modulo 2^64 can be made to collide for every
+    base only by strings of 2 048 characters or more, e.g. Thue-Morse words).
     """
     text = _SEP.join(texts).lower()
     if text.count(_SEP) != len(texts) - 1:  # an output contains the separator itself: blank it out
         text = _SEP.join(t.replace(_SEP, " ") for t in texts).lower()
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    edges = np.diff(_is_word(codes).view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    word = _is_word(codes)
+    edges = np.diff(word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
     starts = np.flatnonzero(edges == 1)
     lengths = np.flatnonzero(edges == -1) - starts
     del edges
     owner = np.searchsorted(np.flatnonzero(codes == ord(_SEP)), starts) + first
-    by_length = np.argsort(-lengths, kind="stable")
-    begin = starts[by_length]
-    # tokens longer than k are a prefix of ``by_length``: their count for every position k
-    longer = np.searchsorted(-lengths[by_length], -np.arange(int(lengths.max(initial=0))), side="left")
+    if len(lengths) and int(lengths.max()) > _LONGEST:
+        return None
+    chars = codes[word].astype(np.uint64)  # the word characters, token after token
+    del word
+    offsets = np.cumsum(lengths) - lengths  # where each token starts in ``chars``
+    position = np.arange(len(chars)) - np.repeat(offsets, lengths)  # of each character inside its token
     keys = []
     with np.errstate(over="ignore"):
         for base, seed in zip(_BASES, _SEEDS, strict=True):
-            h = np.full(len(begin), seed, dtype=np.uint64)
-            for k, count in enumerate(longer.tolist()):
-                h[:count] = h[:count] * base + codes[begin[:count] + k]
-            token = np.empty_like(h)
-            token[by_length] = h
+            powers = np.cumprod(np.full(int(lengths.max(initial=0)) + 1, base, dtype=np.uint64))  # base^(k+1)
+            # sum_k c_k * base^(k+1) + seed (mod 2^64): a polynomial hash (the order of powers is immaterial)
+            token = np.add.reduceat(chars * powers[position], offsets) + np.uint64(seed) if len(chars) else chars
             keys.append(token)
     same = owner[1:] == owner[:-1]
     with np.errstate(over="ignore"):
@@ -112,10 +117,15 @@ def _bigram_ids(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     A bigram is identified by a 64-bit key; a second, independent 64-bit key checks it: if two
     bigrams with one key differ in the other (a hash collision, odds about 1e-6 at 10^7 distinct
-    bigrams), the exact path runs instead, so ids always follow string identity.
+    bigrams), the exact path runs instead. Wrong ids would need both keys to collide at once.
     """
     flat = outputs.ravel()
-    parts = [_block_bigrams(flat[lo : lo + _BLOCK_OUTPUTS].tolist(), lo) for lo in range(0, len(flat), _BLOCK_OUTPUTS)]
+    parts = []
+    for lo in range(0, len(flat), _BLOCK_OUTPUTS):
+        part = _block_bigrams(flat[lo : lo + _BLOCK_OUTPUTS].tolist(), lo)
+        if part is None:
+            return _exact_bigram_ids(outputs)
+        parts.append(part)
     owner = np.concatenate([p[0] for p in parts]) if parts else np.empty(0, dtype=np.int64)
     key = np.concatenate([p[1] for p in parts]) if parts else np.empty(0, dtype=np.uint64)
     check = np.concatenate([p[2] for p in parts]) if parts else np.empty(0, dtype=np.uint64)
@@ -168,15 +178,20 @@ def similar_pairs(bigrams: sp.csr_matrix, threshold: float = DEFAULT_THRESHOLD) 
     sizes = np.diff(x.indptr)
     df = np.bincount(x.indices, minlength=x.shape[1])
     rows = np.repeat(np.arange(n), sizes)
-    # within each row, order the bigrams from rarest to most common (ties by hash id)
-    order = np.lexsort((x.indices, df[x.indices], rows))
-    position = np.arange(len(order)) - x.indptr[rows]
+    # one global order of the bigrams, rarest first (ties by column): each bigram's rank in it;
+    # any global order gives the same pairs, rarest first gives the fewest candidates
+    rank = np.empty(len(df), dtype=np.int64)
+    rank[np.argsort(df.astype(np.uint32), kind="stable")] = np.arange(len(df))
+    ranked = sp.csr_matrix((x.data, rank[x.indices], x.indptr), shape=x.shape)
+    ranked.sort_indices()  # within each row, rarest first
+    position = np.arange(len(ranked.indices)) - ranked.indptr[rows]
     min_overlap = np.ceil(threshold * sizes / (2 - threshold) - 1e-9).astype(np.int64)
     prefix_len = np.where(sizes > 0, sizes - min_overlap + 1, 0)
     keep = position < prefix_len[rows]
     prefix = sp.csr_matrix(
-        (np.ones(int(keep.sum()), dtype=np.float32), (rows[keep], x.indices[order][keep])), shape=x.shape
+        (np.ones(int(keep.sum()), dtype=np.float32), (rows[keep], ranked.indices[keep])), shape=x.shape
     )
+    del ranked
     candidates = sp.triu(prefix @ prefix.T, k=1).tocoo()
     left, right = candidates.row.astype(np.int64), candidates.col.astype(np.int64)
     dice = np.empty(len(left))
