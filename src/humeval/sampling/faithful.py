@@ -48,7 +48,7 @@ import scipy.sparse as sp
 
 from humeval.errors import DataError
 from humeval.sampling.base import PhaseScores, SamplerBase
-from humeval.sampling.features import preliminary_metric, resolve_features, zscore
+from humeval.sampling.features import preliminary_metric, resolve_features
 from humeval.sampling.table import ItemTable
 
 __all__ = [
@@ -61,8 +61,7 @@ __all__ = [
 ]
 
 #: items above which the emulation (quadratic in the number of items) is refused
-MAX_ITEMS = 20_000
-_CHUNK = 4096
+MAX_ITEMS = 5_000
 _SORTS: weakref.WeakKeyDictionary[ItemTable, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
 
 
@@ -71,33 +70,34 @@ def stepwise_exchange_order(rows: np.ndarray) -> np.ndarray:
 
     For i < j (i outer, j inner), systems k = 0, 1, ...: ``sum_i += row_at_i[k]``,
     ``sum_j += row_at_j[k]``, and the two rows swap whenever ``sum_i > sum_j``; the sums carry
-    on over the swapped rows. Vectorised over j for each i (a swap at j restarts the scan at j+1).
+    on over the swapped rows. A plain loop over pairs: swaps are so frequent (about one every
+    few j) that a vectorised scan restarted after each swap is slower; quadratic, hence
+    :data:`MAX_ITEMS`.
     """
-    rows = np.array(rows, dtype=float)
-    n, m = rows.shape
-    order = np.arange(n)
+    data = [[float(v) for v in row] for row in np.asarray(rows, dtype=float)]
+    n = len(data)
+    systems = range(len(data[0])) if n else range(0)
+    order = list(range(n))
     for i in range(n - 1):
-        start = i + 1
-        while start < n:
-            stop = min(n, start + _CHUNK)
-            block = rows[start:stop]
-            current = rows[i]
-            swapped = np.zeros(len(block), dtype=bool)
-            left = np.zeros(len(block))
-            right = np.zeros(len(block))
-            for k in range(m):
-                left += np.where(swapped, block[:, k], current[k])
-                right += np.where(swapped, current[k], block[:, k])
-                swapped ^= left > right
-            hit = np.flatnonzero(swapped)
-            if len(hit) == 0:
-                start = stop
-                continue
-            j = start + int(hit[0])
-            rows[[i, j]] = rows[[j, i]]
-            order[[i, j]] = order[[j, i]]
-            start = j + 1
-    return order
+        a = data[i]
+        for j in range(i + 1, n):
+            b = data[j]
+            left = right = 0.0
+            swapped = False
+            for k in systems:
+                if swapped:
+                    left += b[k]
+                    right += a[k]
+                else:
+                    left += a[k]
+                    right += b[k]
+                if left > right:
+                    swapped = not swapped
+            if swapped:
+                data[i], data[j] = b, a
+                order[i], order[j] = order[j], order[i]
+                a = b
+    return np.asarray(order, dtype=np.int64)
 
 
 def exchange_order(keys: np.ndarray, texts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -233,6 +233,7 @@ class FaithfulCASFSampler(SamplerBase):
         """Phase-1 learner: per-output GBDT on the phase-0 items; an item's quality = its predictions summed over systems."""
         # imported here: importing scikit-learn has side effects that importing humeval must not have
         from sklearn.ensemble import GradientBoostingRegressor
+        from sklearn.preprocessing import StandardScaler
         from threadpoolctl import threadpool_limits
 
         names = resolve_features(table, self.features or None)
@@ -240,7 +241,12 @@ class FaithfulCASFSampler(SamplerBase):
         # (item, system, metric); the code's training rows run system by system, items in selection order
         x = np.stack([table.metric(f) for f in names], axis=-1)
         train = x[first].transpose(1, 0, 2).reshape(-1, len(names))
-        target = zscore(scores.transpose(1, 0, 2).reshape(-1, scores.shape[2]), axis=0).sum(axis=1)
+        human = scores.transpose(1, 0, 2).reshape(-1, scores.shape[2])
+        # the code's arithmetic to the last bit (a GBDT's splits turn 1e-15 into different trees):
+        # scikit-learn's StandardScaler per aspect, then the aspects added one after another
+        target = np.zeros(len(human))
+        for k in range(human.shape[1]):
+            target = target + StandardScaler().fit_transform(human[:, k : k + 1]).ravel()
         model = GradientBoostingRegressor(max_depth=4, n_estimators=200, random_state=2)
         with threadpool_limits(limits=1, user_api="openmp"):
             model.fit(train, target)
