@@ -112,55 +112,64 @@ def _exact_bigram_ids(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner[1:][same], pd.factorize(pair)[0]
 
 
-def _bigram_ids(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(output index, bigram id) of every bigram of every output, in blocks of outputs.
-
-    A bigram is identified by a 64-bit key; a second, independent 64-bit key checks it: if two
-    bigrams with one key differ in the other (a hash collision, odds about 1e-6 at 10^7 distinct
-    bigrams), the exact path runs instead. Wrong ids would need both keys to collide at once.
-    """
+def _bigram_keys(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(output index, key, check key) of every bigram, output after output; None when a block refuses to hash."""
     flat = outputs.ravel()
     parts = []
     for lo in range(0, len(flat), _BLOCK_OUTPUTS):
         part = _block_bigrams(flat[lo : lo + _BLOCK_OUTPUTS].tolist(), lo)
         if part is None:
-            return _exact_bigram_ids(outputs)
+            return None
         parts.append(part)
-    owner = np.concatenate([p[0] for p in parts]) if parts else np.empty(0, dtype=np.int64)
-    key = np.concatenate([p[1] for p in parts]) if parts else np.empty(0, dtype=np.uint64)
-    check = np.concatenate([p[2] for p in parts]) if parts else np.empty(0, dtype=np.uint64)
-    del parts
-    order = np.argsort(key)
-    key, check = key[order], check[order]
-    new = np.empty(len(key), dtype=bool)
+    if not parts:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.uint64)
+    owner, key, check = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    return owner, key, check
+
+
+def _runs(values: np.ndarray) -> np.ndarray:
+    """Whether each element of a sorted array starts a new run of equal values."""
+    new = np.empty(len(values), dtype=bool)
     new[:1] = True
-    np.not_equal(key[1:], key[:-1], out=new[1:])
-    if (check[1:][~new[1:]] != check[:-1][~new[1:]]).any():
-        return _exact_bigram_ids(outputs)
-    ids = np.empty(len(key), dtype=np.int64)
-    ids[order] = np.cumsum(new) - 1
-    return owner, ids
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    return new
 
 
 def bigram_matrix(outputs: np.ndarray) -> sp.csr_matrix:
     """Binary ``(n_items, n_bigrams)`` matrix of the word bigrams of each item's outputs (common bigrams dropped).
 
-    Vectorised (see :func:`_block_bigrams`): no Python string is made per token. Column order is
-    arbitrary (hash order); the redundancy graph does not depend on it.
+    Vectorised (see :func:`_block_bigrams`): no Python string is made per token. One stable sort
+    of the bigram keys groups each bigram's occurrences in item order, which gives the distinct
+    (item, bigram) pairs column by column (the matrix in CSC form) and each bigram's document
+    frequency without a second sort. A bigram is identified by a 64-bit key; a second,
+    independent 64-bit key checks it: if two bigrams with one key differ in the other (a hash
+    collision, odds about 1e-6 at 10^7 distinct bigrams), the exact path (regular expression and
+    pandas, slower) gives the ids instead. Column order is arbitrary (hash order); the
+    redundancy graph does not depend on it.
     """
     n, m = outputs.shape
-    owner, ids = _bigram_ids(outputs)
-    items = sp.csr_matrix(
-        (np.ones(len(ids), dtype=np.float32), (owner // m, ids)), shape=(n, int(ids.max(initial=-1)) + 1)
-    )
-    del owner, ids
-    items.sum_duplicates()
-    items.data[:] = 1.0
-    df = np.bincount(items.indices, minlength=items.shape[1])
-    common = df > max(MIN_DF_CAP, MAX_DF * n)
-    if common.any():
-        items.data[common[items.indices]] = 0.0
-    items.eliminate_zeros()
+    found = _bigram_keys(outputs)
+    if found is not None:
+        owner, key, check = found
+        order = np.argsort(key, kind="stable")  # equal keys keep their item order
+        new = _runs(key[order])
+        if (check[order][1:] != check[order][:-1])[~new[1:]].any():
+            found = None
+        del key, check
+    if found is None:
+        owner, ids = _exact_bigram_ids(outputs)
+        order = np.argsort(ids, kind="stable")
+        new = _runs(ids[order])
+    item = owner[order] // m
+    del owner, order
+    column = np.cumsum(new) - 1
+    keep = new.copy()
+    keep[1:] |= item[1:] != item[:-1]  # the first occurrence of a bigram in an item
+    df = np.bincount(column[keep], minlength=int(column[-1]) + 1 if len(column) else 0)
+    keep &= ~(df > max(MIN_DF_CAP, MAX_DF * n))[column]
+    column, item = column[keep], item[keep]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(column, minlength=len(df)))])
+    items = sp.csc_matrix((np.ones(len(item), dtype=np.float32), item, indptr), shape=(n, len(df))).tocsr()
     items.sort_indices()
     return items
 

@@ -70,7 +70,7 @@ def test_hash_collisions_fall_back_to_exact_string_identity(monkeypatch):
         owner, key, check = real(block, first)
         return owner, np.zeros_like(key), check  # every bigram shares one key; the check key tells them apart
 
-    monkeypatch.setattr(redundancy, "_block_bigrams", colliding)
+    monkeypatch.setattr(redundancy, "_block_bigrams", colliding)  # every key equal: exact path
     x = bigram_matrix(texts)
     np.testing.assert_array_equal((x @ x.T).toarray(), expected)
     assert x.shape[1] == 9  # the cat, cat sat, a b, b c, cat ran, ünï code, code x, dog sat, sat down
