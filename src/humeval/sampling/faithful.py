@@ -188,7 +188,10 @@ class FaithfulCASFSampler(SamplerBase):
 
     Parameters: ``phases`` (default 5: 10 % each at a 50 % rate); ``metric`` (preliminary sort
     key, default MoverScore when stored, as in the paper); ``features`` (learner inputs per
-    output, default the paper's 8 metrics); ``aspects`` (human columns of the target; default all).
+    output, default the paper's 8 metrics); ``aspects`` (human columns of the target, in the
+    order of the authors' ``hmetric_key``: the order fixes the float sums of the target, and a
+    GBDT turns a difference in the last bit into different trees; default every human column,
+    sorted by name).
     """
 
     name: str = "casf-faithful"
