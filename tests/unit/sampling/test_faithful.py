@@ -103,3 +103,16 @@ def test_permutation_tau_is_the_authors_measure():
     expected = kendalltau(np.argsort(full), np.argsort(sub)).statistic
     assert permutation_tau(sub, full) == pytest.approx(expected)
     assert permutation_tau(full, full) == 1.0
+
+
+def test_vectorised_largest_distance_matches_the_pairwise_definition():
+    from humeval.sampling.faithful import _bigram_sets, _max_distance
+
+    rng = np.random.default_rng(4)
+    words = ["a", "b", "c", "A", "d"]
+    outputs = np.array([" ".join(rng.choice(words, rng.integers(0, 7))) for _ in range(24)], dtype=object).reshape(12, 2)
+    sets, counts = _bigram_sets(outputs)
+    flat = outputs.ravel()
+    rows, others = np.arange(0, 24, 2), np.array([1, 5, 7, 20])
+    expected = [max(ngram_distance(flat[o], flat[r]) for o in others) for r in rows]
+    assert _max_distance(sets, counts, rows, others).tolist() == expected
