@@ -148,7 +148,7 @@ def _evaluate(
         {"dataset": r["dataset"], "aspect": r["aspect"], "method": r["method"], "rate": r["rate"],
          "tau_b": r["tau_b"], "top1": r["top1"],
          "random q05-q95": f"{r['quantiles']['q05']:.2f}..{r['quantiles']['q95']:.2f}" if r["quantiles"] else "",
-         "percentile": r["percentile"], "beats_random": r["beats_random"]}
+         "percentile": r["percentile"], "percentile 95% CI": _interval(r), "beats_random": r["beats_random"]}
         for r in data["rows"]
     ]
     emit_rows(rows, fmt, title="sampler evaluation (Kendall tau-b, subset vs full ranking)", json_data=data)
@@ -156,7 +156,14 @@ def _evaluate(
         emit_rows(data["summary"], fmt, title="mean over data sets")
         if data["leave_one_out"]:
             emit_rows([{"rate": r["rate"], "mean_tau_b": r["mean_tau_b"], "percentile": r["percentile"],
-                        "beats_random": r["beats_random"],
+                        "percentile 95% CI": _interval(r), "beats_random": r["beats_random"],
                         "chosen": ", ".join(f"{d}: {m}" for d, m in r["chosen"].items())}
                        for r in data["leave_one_out"]], fmt,
                       title="method chosen without the data set it is scored on (leave one data set out)")
+
+
+def _interval(row: dict) -> str:
+    """The percentile's 95 % interval as text ("" for random itself)."""
+    if row.get("percentile_low") is None:
+        return ""
+    return f"{row['percentile_low']:.2f}..{row['percentile_high']:.2f}"

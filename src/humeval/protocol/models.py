@@ -226,7 +226,7 @@ class Sampling(_Model):
 
     method: str = Field(
         "auto",
-        description="Sampler: `auto` (every item at rate 1; below it `stratified` by `data.properties`, or `random` without properties: no method beats random when chosen without the data set it is scored on), `all`, `random`, `stratified`, `systematic`, `heuristic`, `balanced`, `casf`, `8m`, `sm`, `ol` (see docs/sampling.md).",
+        description="Sampler: `auto` (every item at rate 1; below it `stratified` by `data.properties`, or `random` without properties: no method beats random when chosen without the data set it is scored on), `all`, `random`, `stratified`, `systematic`, `heuristic`, `balanced`, `casf`, `8m`, `sm`, `ol`, `casf-faithful` (CASF as the authors' code runs it, to reproduce their paper; up to 5,000 items) (see docs/sampling.md).",
     )
     rate: float = Field(1.0, gt=0, le=1, description="Share of items to select, in (0, 1].")
     params: dict[str, Any] = Field(default_factory=dict, description="Parameters of the sampler (see its documentation).")

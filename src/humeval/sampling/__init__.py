@@ -1,7 +1,8 @@
 """Subset selection: which items are evaluated.
 
 Samplers (``SAMPLERS``): ``all``, ``random``, ``stratified``, ``systematic``, ``heuristic``,
-``balanced``, ``casf`` and the CASF ablations ``8m``, ``sm``, ``ol``. Each is a small frozen
+``balanced``, ``casf`` and the CASF ablations ``8m``, ``sm``, ``ol``, and ``casf-faithful`` (CASF as
+the authors' code runs it, for reproducing their paper). Each is a small frozen
 dataclass with a ``choose`` step per phase; :func:`get_sampler` builds one from the
 protocol's ``sampling.method`` and ``sampling.params``.
 """
@@ -28,6 +29,7 @@ from humeval.sampling.casf import (
     OnlineSampler,
     SingleMetricSampler,
 )
+from humeval.sampling.faithful import FaithfulCASFSampler
 from humeval.sampling.heuristic import HeuristicSampler
 from humeval.sampling.simple import AllItems, RandomSampler
 from humeval.sampling.stratified import StratifiedSampler
@@ -36,6 +38,7 @@ from humeval.sampling.table import ItemTable, as_item_table
 
 __all__ = [
     "DEFAULT_METHOD",
+    "FaithfulCASFSampler",
     "RESERVED_PARAMS",
     "SAMPLERS",
     "AllItems",
@@ -69,6 +72,7 @@ SAMPLERS: dict[str, type] = {
     "heuristic": HeuristicSampler,
     "balanced": BalancedSampler,
     "casf": CASFSampler,
+    "casf-faithful": FaithfulCASFSampler,
     "8m": EightMetricSampler,
     "sm": SingleMetricSampler,
     "ol": OnlineSampler,

@@ -124,12 +124,16 @@ class CASFSampler(SamplerBase):
     def plan(self, size: int, n_items: int) -> list[int]:
         return split_phases(size, self.phases, n_items)
 
-    def quality(self, table: ItemTable, phase: int, chosen: np.ndarray, scores: PhaseScores | None, seed: int) -> np.ndarray:
-        """Predicted quality of every item in this phase (higher first)."""
+    def quality(
+        self, table: ItemTable, phase: int, chosen: np.ndarray, scores: PhaseScores | None, seed: int,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Predicted quality of the items ``rows`` (default: every item) in this phase (higher first)."""
+        rows = np.arange(table.n_items) if rows is None else rows
         if phase == 0:
             if self.preliminary == "mean":
-                return normalised_quality(table, resolve_features(table, self.features or None))
-            return item_quality(table, preliminary_metric(table, self.metric))
+                return normalised_quality(table, resolve_features(table, self.features or None))[rows]
+            return item_quality(table, preliminary_metric(table, self.metric))[rows]
         if scores is None or len(scores) != len(chosen):
             raise DataError(f"casf phase {phase}: human scores of the {len(chosen)} chosen items are required")
         from threadpoolctl import threadpool_limits  # imported here: it sets KMP_DUPLICATE_LIB_OK
@@ -139,7 +143,7 @@ class CASFSampler(SamplerBase):
         # one OpenMP thread: the trees are small, and spinning threads on a busy machine cost far more
         with threadpool_limits(limits=1, user_api="openmp"):
             model.fit(x[chosen], learner_target(scores))
-            return model.predict(x)
+            return model.predict(x[rows])  # only the rows asked for: prediction is most of a phase's time
 
     def learner(self, n_train: int, seed: int) -> GradientBoostingRegressor | HistGradientBoostingRegressor:
         """The GBDT regressor (least squares): exact splits below ``HIST_FROM`` training items, histograms above."""
@@ -161,7 +165,7 @@ class CASFSampler(SamplerBase):
         self, table: ItemTable, phase: int, n: int, chosen: np.ndarray, scores: PhaseScores | None, seed: int
     ) -> np.ndarray:
         pool = remaining(table.n_items, chosen)
-        quality = self.quality(table, phase, chosen, scores, seed)[pool]
+        quality = self.quality(table, phase, chosen, scores, seed, pool)
         order = pool[np.argsort(-quality, kind="stable")]
         width = len(order) // n
         offset = 0 if self.start == "first" else (width - 1) // 2

@@ -4,8 +4,10 @@ For each data set, human aspect and sampler: select a subset, rank the systems b
 mean human score on it, and compare with the ranking on all items by Kendall tau-b and
 top-1 accuracy (:mod:`humeval.sampling.ranking`). Random sampling is a distribution over
 many seeds (vectorised: one matrix product per block of seeds). A method's *percentile* is
-the share of random runs its mean tau-b beats (ties count half); it "beats random" only
-when the percentile is at least 95 %, i.e. above the random distribution's 95 % quantile. A subset whose system means are all tied gives tau-b 0 (no information).
+the share of random runs its mean tau-b beats (ties count half), with a 95 % Wilson interval
+for the finite number of random runs; it "beats random" only when the lower end of that
+interval is at least 0.95, i.e. when it is above the random distribution's 95 % quantile
+beyond the uncertainty of the percentile itself. A subset whose system means are all tied gives tau-b 0 (no information).
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class EvalRow:
     quantiles: dict[str, float] = field(default_factory=dict)
     percentile: float | None = None
     beats_random: bool | None = None
+    percentile_low: float | None = None
+    percentile_high: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,14 +117,25 @@ def _method_runs(
     return score_rows(np.asarray(means), full, m)
 
 
+#: "beats random" when the lower end of the percentile's 95 % interval reaches this
 BEATS_PERCENTILE = 0.95
+_Z95 = 1.959963984540054
 
 
-def _verdict(method: np.ndarray, rand: np.ndarray) -> tuple[float, bool]:
-    """Percentile of the method's mean within the random runs, and whether it reaches 95 %."""
+def percentile_interval(share: float, runs: int) -> tuple[float, float]:
+    """95 % Wilson score interval of a share estimated from ``runs`` random runs."""
+    centre = (share + _Z95**2 / (2 * runs)) / (1 + _Z95**2 / runs)
+    half = _Z95 / (1 + _Z95**2 / runs) * np.sqrt(share * (1 - share) / runs + _Z95**2 / (4 * runs**2))
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+
+
+def _verdict(method: np.ndarray, rand: np.ndarray) -> dict[str, Any]:
+    """Percentile of the method's mean within the random runs, its interval, and whether it beats random."""
     mean = method.mean()
     percentile = float(np.mean(rand < mean - 1e-12) + 0.5 * np.mean(np.abs(rand - mean) <= 1e-12))
-    return percentile, percentile >= BEATS_PERCENTILE
+    low, high = percentile_interval(percentile, len(rand))
+    return {"percentile": percentile, "percentile_low": low, "percentile_high": high,
+            "beats_random": low >= BEATS_PERCENTILE}
 
 
 def evaluate(
@@ -171,11 +186,11 @@ def evaluate(
                 tau, top = _method_runs(sampler, table, scores, names, n, seeds)
                 per_dataset[(name, rate)][method] = tau.mean(axis=1)
                 for k, aspect in enumerate(names):
-                    pct, beats = _verdict(tau[:, k], rand_tau[:, k])
+                    verdict = _verdict(tau[:, k], rand_tau[:, k])
                     rows.append(
                         EvalRow(name, aspect.removeprefix("human."), method, rate, float(tau[:, k].mean()),
                                 float(top[:, k].mean()), float(tau[:, k].std(ddof=1)) if len(seeds) > 1 else 0.0,
-                                len(seeds), {}, pct, beats)
+                                len(seeds), {}, **verdict)
                     )
     methods = ["random", *[m for m in samplers if m != "random"]]
     summary = _summarise(per_dataset, list(tables), rates, methods)
@@ -206,8 +221,7 @@ def _leave_one_out(
             chosen[held] = max(methods, key=lambda m, o=others: (np.mean([means[(d, m)] for d in o]), m == "random"))
         score = float(np.mean([means[(d, chosen[d])] for d in datasets]))
         rand = np.mean([per_dataset[(d, rate)]["random"] for d in datasets], axis=0)
-        pct, beats = _verdict(np.array([score]), rand)
-        out.append({"rate": rate, "chosen": chosen, "mean_tau_b": score, "percentile": pct, "beats_random": beats})
+        out.append({"rate": rate, "chosen": chosen, "mean_tau_b": score} | _verdict(np.array([score]), rand))
     return out
 
 
@@ -226,7 +240,6 @@ def _summarise(
             if method == "random":
                 entry |= {f"q{int(p * 100):02d}": float(np.quantile(rand, p)) for p in _QUANTILES}
             else:
-                pct, beats = _verdict(runs, rand)
-                entry |= {"percentile": pct, "beats_random": beats}
+                entry |= _verdict(runs, rand)
             out.append(entry)
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["kendall_tau_b", "top1_accuracy"]
+__all__ = ["kendall_tau_b", "permutation_tau", "top1_accuracy"]
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -39,3 +39,18 @@ def top1_accuracy(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     best_x = np.isclose(x, x.max(axis=-1, keepdims=True), rtol=0, atol=1e-12)
     best_y = np.isclose(y, y.max(), rtol=0, atol=1e-12)
     return (best_x & best_y).sum(axis=-1) / best_x.sum(axis=-1)
+
+
+def permutation_tau(subset: np.ndarray, full: np.ndarray) -> float:
+    """The CASF authors' "Kendall tau": Kendall tau between the two *argsort permutations*.
+
+    ``kendalltau(argsort(full), argsort(subset))`` over the systems' mean scores (``CASF.py``,
+    EnablerRx/CASF e6bd7b9): which system sits at rank 1, 2, ... rather than each system's rank,
+    ties broken by system order (a stable argsort; NumPy's default sort is stable below 16
+    elements, so it agrees with the authors' code there). Used only to recompute the paper's
+    Table 1; :func:`kendall_tau_b` is the measure humeval reports.
+    Checked against: the authors' code run beside on the shipped data (docs/reproduction.md).
+    """
+    a = np.argsort(np.asarray(full, dtype=float), kind="stable").astype(float)
+    b = np.argsort(np.asarray(subset, dtype=float), kind="stable").astype(float)
+    return float(kendall_tau_b(b, a))

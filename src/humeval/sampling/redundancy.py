@@ -33,41 +33,143 @@ DEFAULT_THRESHOLD = 0.5
 MAX_DF = 0.01
 MIN_DF_CAP = 100
 _SEP = "\x01"  # separates outputs in the joined text (never part of a \w token)
-_TOKEN = re.compile(r"\w+|\x01")
 _PAIR_CHUNK = 200_000
+#: outputs tokenised per block (bounds the memory of the code-point arrays)
+_BLOCK_OUTPUTS = 100_000
+#: whether each ASCII code point is a ``\w`` character (Python's definition, looked up once)
+_ASCII_WORD = np.array([re.fullmatch(r"\w", chr(c)) is not None for c in range(128)])
+# two independent 64-bit polynomial hashes of a token, and mixers that turn two token hashes into a bigram key
+_BASES = (np.uint64(0x100000001B3), np.uint64(0x9E3779B97F4A7C15))
+#: tokens longer than this send the whole computation to the exact path
+_LONGEST = 1024
+_SEEDS = (0xCBF29CE484222325, 0x84222325CBF29CE4)
+_MIXERS = (np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
+
+
+def _is_word(codes: np.ndarray) -> np.ndarray:
+    """``\\w`` membership of each code point (non-ASCII ones asked of ``re`` once per distinct code point)."""
+    word = np.zeros(len(codes), dtype=bool)
+    low = codes < 128
+    word[low] = _ASCII_WORD[codes[low]]
+    if not low.all():
+        high, inverse = np.unique(codes[~low], return_inverse=True)
+        table = np.array([re.fullmatch(r"\w", chr(c)) is not None for c in high.tolist()], dtype=bool)
+        word[~low] = table[inverse]
+    return word
+
+
+def _block_bigrams(texts: list[str], first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(output index, key, check key) of every bigram of ``texts`` (outputs ``first``, ``first + 1``, ...).
+
+    The block is lower-cased as one string and read as UTF-32 code points; a token is a maximal
+    run of ``\\w`` code points (exactly what ``re.findall(r"\\w+")`` finds). Each token gets two
+    independent 64-bit polynomial hashes (one ``reduceat`` over the characters each); consecutive
+    tokens of one output form a bigram whose two keys mix them. Returns None when a token is longer
+    than :data:`_LONGEST` characters (polynomial hashes modulo 2^64 can be made to collide for every
+    base only by strings of 2 048 characters or more, e.g. Thue-Morse words).
+    """
+    text = _SEP.join(texts).lower()
+    if text.count(_SEP) != len(texts) - 1:  # an output contains the separator itself: blank it out
+        text = _SEP.join(t.replace(_SEP, " ") for t in texts).lower()
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    word = _is_word(codes)
+    edges = np.diff(word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    starts = np.flatnonzero(edges == 1)
+    lengths = np.flatnonzero(edges == -1) - starts
+    del edges
+    owner = np.searchsorted(np.flatnonzero(codes == ord(_SEP)), starts) + first
+    if len(lengths) and int(lengths.max()) > _LONGEST:
+        return None
+    chars = codes[word].astype(np.uint64)  # the word characters, token after token
+    del word
+    offsets = np.cumsum(lengths) - lengths  # where each token starts in ``chars``
+    position = np.arange(len(chars)) - np.repeat(offsets, lengths)  # of each character inside its token
+    keys = []
+    with np.errstate(over="ignore"):
+        for base, seed in zip(_BASES, _SEEDS, strict=True):
+            powers = np.cumprod(np.full(int(lengths.max(initial=0)) + 1, base, dtype=np.uint64))  # base^(k+1)
+            # sum_k c_k * base^(k+1) + seed (mod 2^64): a polynomial hash (the order of powers is immaterial)
+            token = np.add.reduceat(chars * powers[position], offsets) + np.uint64(seed) if len(chars) else chars
+            keys.append(token)
+    same = owner[1:] == owner[:-1]
+    with np.errstate(over="ignore"):
+        pairs = [t[:-1][same] * mix + (t[1:][same] ^ mix) for t, mix in zip(keys, _MIXERS, strict=True)]
+    return owner[1:][same], pairs[0], pairs[1]
+
+
+def _exact_bigram_ids(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(output index, bigram id) with exact string identity (regular expression and pandas; the slow path)."""
+    texts = outputs.ravel().tolist()
+    text = _SEP.join(texts).lower()
+    if text.count(_SEP) != len(texts) - 1:
+        text = _SEP.join(t.replace(_SEP, " ") for t in texts).lower()
+    tokens = np.asarray(re.findall(r"\w+|\x01", text), dtype=object)
+    is_sep = tokens == _SEP
+    owner = np.cumsum(is_sep)[~is_sep]
+    ids = pd.factorize(tokens[~is_sep])[0].astype(np.int64)
+    same = owner[1:] == owner[:-1]
+    pair = ids[:-1][same] * (int(ids.max(initial=0)) + 1) + ids[1:][same]
+    return owner[1:][same], pd.factorize(pair)[0]
+
+
+def _bigram_keys(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(output index, key, check key) of every bigram, output after output; None when a block refuses to hash."""
+    flat = outputs.ravel()
+    parts = []
+    for lo in range(0, len(flat), _BLOCK_OUTPUTS):
+        part = _block_bigrams(flat[lo : lo + _BLOCK_OUTPUTS].tolist(), lo)
+        if part is None:
+            return None
+        parts.append(part)
+    if not parts:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.uint64)
+    owner, key, check = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    return owner, key, check
+
+
+def _runs(values: np.ndarray) -> np.ndarray:
+    """Whether each element of a sorted array starts a new run of equal values."""
+    new = np.empty(len(values), dtype=bool)
+    new[:1] = True
+    np.not_equal(values[1:], values[:-1], out=new[1:])
+    return new
 
 
 def bigram_matrix(outputs: np.ndarray) -> sp.csr_matrix:
     """Binary ``(n_items, n_bigrams)`` matrix of the word bigrams of each item's outputs (common bigrams dropped).
 
-    Vectorised: all outputs are lower-cased and tokenised in one regular-expression pass over
-    their concatenation (a control character separates outputs), tokens become integer ids, and
-    a bigram is a pair of consecutive ids inside one output.
+    Vectorised (see :func:`_block_bigrams`): no Python string is made per token. One stable sort
+    of the bigram keys groups each bigram's occurrences in item order, which gives the distinct
+    (item, bigram) pairs column by column (the matrix in CSC form) and each bigram's document
+    frequency without a second sort. A bigram is identified by a 64-bit key; a second,
+    independent 64-bit key checks it: if two bigrams with one key differ in the other (a hash
+    collision, odds about 1e-6 at 10^7 distinct bigrams), the exact path (regular expression and
+    pandas, slower) gives the ids instead. Column order is arbitrary (hash order); the
+    redundancy graph does not depend on it.
     """
     n, m = outputs.shape
-    texts = outputs.ravel().tolist()
-    text = _SEP.join(texts).lower()
-    if text.count(_SEP) != len(texts) - 1:  # an output contains the separator itself: blank it out
-        text = _SEP.join(t.replace(_SEP, " ") for t in texts).lower()
-    found = _TOKEN.findall(text)
-    tokens = np.asarray(found, dtype=object)
-    is_sep = tokens == _SEP
-    owner = np.cumsum(is_sep)[~is_sep]  # index of the output each word belongs to
-    ids = pd.factorize(tokens[~is_sep])[0].astype(np.int64)
-    same = owner[1:] == owner[:-1]
-    pair = ids[:-1][same] * (int(ids.max(initial=0)) + 1) + ids[1:][same]
-    item = owner[1:][same] // m
-    codes, _ = pd.factorize(pair)
-    items = sp.csr_matrix(
-        (np.ones(len(codes), dtype=np.float32), (item, codes)), shape=(n, int(codes.max(initial=-1)) + 1)
-    )
-    items.sum_duplicates()
-    items.data[:] = 1.0
-    df = np.diff(items.tocsc().indptr)
-    common = df > max(MIN_DF_CAP, MAX_DF * n)
-    if common.any():
-        items.data[common[items.indices]] = 0.0
-    items.eliminate_zeros()
+    found = _bigram_keys(outputs)
+    if found is not None:
+        owner, key, check = found
+        order = np.argsort(key, kind="stable")  # equal keys keep their item order
+        new = _runs(key[order])
+        if (check[order][1:] != check[order][:-1])[~new[1:]].any():
+            found = None
+        del key, check
+    if found is None:
+        owner, ids = _exact_bigram_ids(outputs)
+        order = np.argsort(ids, kind="stable")
+        new = _runs(ids[order])
+    item = owner[order] // m
+    del owner, order
+    column = np.cumsum(new) - 1
+    keep = new.copy()
+    keep[1:] |= item[1:] != item[:-1]  # the first occurrence of a bigram in an item
+    df = np.bincount(column[keep], minlength=int(column[-1]) + 1 if len(column) else 0)
+    keep &= ~(df > max(MIN_DF_CAP, MAX_DF * n))[column]
+    column, item = column[keep], item[keep]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(column, minlength=len(df)))])
+    items = sp.csc_matrix((np.ones(len(item), dtype=np.float32), item, indptr), shape=(n, len(df))).tocsr()
     items.sort_indices()
     return items
 
@@ -85,15 +187,20 @@ def similar_pairs(bigrams: sp.csr_matrix, threshold: float = DEFAULT_THRESHOLD) 
     sizes = np.diff(x.indptr)
     df = np.bincount(x.indices, minlength=x.shape[1])
     rows = np.repeat(np.arange(n), sizes)
-    # within each row, order the bigrams from rarest to most common (ties by hash id)
-    order = np.lexsort((x.indices, df[x.indices], rows))
-    position = np.arange(len(order)) - x.indptr[rows]
+    # one global order of the bigrams, rarest first (ties by column): each bigram's rank in it;
+    # any global order gives the same pairs, rarest first gives the fewest candidates
+    rank = np.empty(len(df), dtype=np.int64)
+    rank[np.argsort(df.astype(np.uint32), kind="stable")] = np.arange(len(df))
+    ranked = sp.csr_matrix((x.data, rank[x.indices], x.indptr), shape=x.shape)
+    ranked.sort_indices()  # within each row, rarest first
+    position = np.arange(len(ranked.indices)) - ranked.indptr[rows]
     min_overlap = np.ceil(threshold * sizes / (2 - threshold) - 1e-9).astype(np.int64)
     prefix_len = np.where(sizes > 0, sizes - min_overlap + 1, 0)
     keep = position < prefix_len[rows]
     prefix = sp.csr_matrix(
-        (np.ones(int(keep.sum()), dtype=np.float32), (rows[keep], x.indices[order][keep])), shape=x.shape
+        (np.ones(int(keep.sum()), dtype=np.float32), (rows[keep], ranked.indices[keep])), shape=x.shape
     )
+    del ranked
     candidates = sp.triu(prefix @ prefix.T, k=1).tocoo()
     left, right = candidates.row.astype(np.int64), candidates.col.astype(np.int64)
     dice = np.empty(len(left))

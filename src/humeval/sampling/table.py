@@ -47,6 +47,17 @@ class ItemTable:
     def n_systems(self) -> int:
         return len(self.systems)
 
+    def with_system_order(self, systems: Sequence[str]) -> ItemTable:
+        """The same table with its systems (columns of every array) in the order ``systems``."""
+        if sorted(map(str, systems)) != sorted(self.systems):
+            raise DataError(f"data: system order {list(systems)} does not name the table's systems {self.systems}")
+        perm = np.array([self.systems.index(str(s)) for s in systems], dtype=np.int64)
+        return ItemTable(
+            self.item_ids, [self.systems[j] for j in perm], self.outputs[:, perm],
+            {k: v[:, perm] for k, v in self.metrics.items()}, {k: v[:, perm] for k, v in self.human.items()},
+            self.properties,
+        )
+
     @classmethod
     def from_long(
         cls, frame: pd.DataFrame, *, item: str = "item_id", system: str = "system", output: str = "output"

@@ -56,3 +56,27 @@ def test_allocation_caps_and_sums():
     assert allocate(np.array([10, 2, 30]), 12).tolist() == [5, 2, 5]
     assert allocate(np.array([10, 10, 20]), 8, np.array([10, 10, 20])).tolist() == [2, 2, 4]
     assert allocate(np.array([1, 1, 1]), 3).sum() == 3
+
+
+def test_percentile_interval_is_wilsons():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from humeval.sampling.evaluate import percentile_interval
+
+    for share, runs in [(0.53, 1000), (0.96, 200), (0.0, 200), (1.0, 1000), (0.206, 1000)]:
+        low, high = proportion_confint(share * runs, runs, alpha=0.05, method="wilson")
+        assert percentile_interval(share, runs) == pytest.approx((low, high), abs=1e-9)
+
+
+def test_with_system_order_permutes_every_array():
+    import pandas as pd
+
+    from humeval.sampling import ItemTable
+
+    frame = pd.DataFrame({"item_id": ["1", "1", "2", "2"], "system": ["b", "a", "b", "a"], "output": ["x", "y", "z", "w"],
+                          "auto.m": [1.0, 2.0, 3.0, 4.0], "human.h": [5.0, 6.0, 7.0, 8.0]})
+    table = ItemTable.from_long(frame).with_system_order(["b", "a"])
+    assert table.systems == ["b", "a"]
+    assert table.outputs.tolist() == [["x", "y"], ["z", "w"]]
+    assert table.metric("auto.m").tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert table.human["human.h"].tolist() == [[5.0, 6.0], [7.0, 8.0]]

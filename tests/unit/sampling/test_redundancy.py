@@ -57,3 +57,20 @@ def test_earlier_picks_of_a_phase_count_as_selected():
     selected = np.zeros(4, dtype=bool)
     picks = control(np.array([0, 2, 1, 3]), 2, 2, 0, graph, selected, 0.5)
     assert list(picks) == [0, 3]  # item 1 duplicates item 0, picked in the first bucket
+
+
+def test_hash_collisions_fall_back_to_exact_string_identity(monkeypatch):
+    from humeval.sampling import redundancy
+
+    texts = np.array([["the cat sat", "a b c"], ["the cat ran", "Ünï code x"], ["dog sat down", "a b"]], dtype=object)
+    expected = (bigram_matrix(texts) @ bigram_matrix(texts).T).toarray()
+    real = redundancy._block_bigrams
+
+    def colliding(block, first):
+        owner, key, check = real(block, first)
+        return owner, np.zeros_like(key), check  # every bigram shares one key; the check key tells them apart
+
+    monkeypatch.setattr(redundancy, "_block_bigrams", colliding)  # every key equal: exact path
+    x = bigram_matrix(texts)
+    np.testing.assert_array_equal((x @ x.T).toarray(), expected)
+    assert x.shape[1] == 9  # the cat, cat sat, a b, b c, cat ran, ünï code, code x, dog sat, sat down
