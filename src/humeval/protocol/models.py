@@ -92,6 +92,11 @@ class DataSpec(_Model):
     output: str = Field("output", description="Column holding the output text (long layout).")
     input: str | None = Field("input", description="Column holding the system input shown to participants (optional column).")
     references: str | None = Field("references", description="Column holding reference texts (optional column).")
+    format: str | None = Field(
+        "format",
+        description="Column naming each output's format (`text`, `markdown` or `conversation`; optional column): "
+        "overrides `presentation.output_format` for that output; an empty cell keeps the study's format.",
+    )
     properties: list[str] = Field(
         default_factory=list, description="Item property columns used for stratified sampling and reports."
     )
@@ -203,6 +208,21 @@ class Presentation(_Model):
     instructions: str = Field("", description="Instructions shown before the first task (Markdown-free plain text).")
     consent: str = Field("", description="Consent text a participant must accept before starting (empty: no consent page).")
     title: str = Field("", description="Title shown to participants on every page (empty: none; the study's `name` is internal and never shown).")
+    output_format: Literal["text", "markdown", "conversation"] = Field(
+        "text",
+        description="How outputs are shown: `text` (escaped plain text), `markdown` (CommonMark with tables and "
+        "highlighted code, sanitised: raw HTML is shown as text, images are not loaded) or `conversation` "
+        "(a JSON list of {role, content} turns shown as a chat). A data column (`data.format`) may override it per output.",
+    )
+    language: Literal["en", "de", "zh", "ar"] = Field(
+        "en",
+        description="Language of everything humeval shows participants (buttons, progress, consent and instructions "
+        "chrome, errors, completion page): `en`, `de`, `zh` or `ar`; Arabic pages are laid out right to left. "
+        "Your own texts (title, consent, instructions, questions) are shown as written.",
+    )
+    highlight_differences: bool = Field(
+        False, description="Mark the words that differ between two plain-text outputs shown side by side."
+    )
 
 
 class Pairing(_Model):

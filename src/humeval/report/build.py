@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from humeval.protocol.models import Protocol
-from humeval.report.document import Figure, Report, Section, Table, fmt
+from humeval.report.document import Example, Figure, Report, Section, Table, fmt
 from humeval.report.figures import (
     decision_bound_figure,
     distribution_figure,
@@ -250,6 +250,7 @@ def build_report(
     collation: dict[str, Any] | None,
     exclusion: dict[str, Any] | None,
     posthoc: list[Results] | None = None,
+    examples: list[Example] | None = None,
 ) -> Report:
     """The whole report: key results, study and design, dynamic stopping, collation, exclusion, one section per
     criterion, post hoc."""
@@ -266,6 +267,10 @@ def build_report(
     if (stopping := _stopping(results)) is not None:
         sections.insert(2, stopping)
     sections += [_criterion(name, res, sig) for name, res in results.criteria.items()]
+    if examples:
+        sections.append(Section("Examples", [f"The first {len(examples)} selected item(s) as participants saw them "
+                                             "(system names are shown here, never to participants)."],
+                                examples=examples))
     for ph in posthoc or []:
         note = ("Post hoc analysis, run after the preregistered plan and not part of it; it does not change the "
                 "preregistered results above.")

@@ -25,6 +25,7 @@ from humeval.server.errors import install_handlers
 from humeval.server.guard import install_guard
 from humeval.server.pages import page_routes
 from humeval.server.security import SecurityMiddleware
+from humeval.server.view import install_view
 from humeval.store.store import Store
 from humeval.study import Study
 
@@ -47,6 +48,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
         store.close()
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    install_view(env, store.context.protocol.presentation)
     routes = [*api_routes(), *page_routes(), *admin_routes(),
               Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,

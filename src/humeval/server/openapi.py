@@ -74,6 +74,8 @@ def openapi_spec() -> dict[str, Any]:
                                                                   "family": {"type": "string"}, "kind": {"type": "string"}}},
                         "criteria": {"type": "array", "items": {"type": "object", "description": "a criterion of the protocol (name, type, question, ...)"}},
                         "outputs": {"type": "array", "items": {"type": "string"}, "description": "texts in display order (A, B, ...)"},
+                        "formats": {"type": "array", "items": {"type": "string", "enum": ["text", "markdown", "conversation"]},
+                                    "description": "the format of each output (same order): text, markdown or conversation"},
                         "input": {"type": "string"}, "references": {"type": "string"},
                         "progress": {"$ref": "#/components/schemas/Progress"}, "expires_at": {"type": "string"},
                     },

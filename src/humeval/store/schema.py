@@ -86,6 +86,7 @@ outputs = Table(
     Column("output", Text, nullable=False),
     Column("input", Text, nullable=False, default=""),
     Column("references", Text, nullable=False, default=""),
+    Column("format", String(20), nullable=False, default="", server_default=""),
 )
 
 tasks = Table(

@@ -219,9 +219,10 @@ class Store:
         ctx = self.context
         return self.read(lambda conn: overview(conn, ctx))
 
-    def texts(self, item_id: str, system: str) -> tuple[str, str, str]:
-        """(output, input, references) of one system's output for an item."""
-        return self.context.texts.get((item_id, system), ("", "", ""))
+    def texts(self, item_id: str, system: str) -> tuple[str, str, str, str]:
+        """(output, input, references, format) of one system's output for an item (format: the output's
+        own, empty for the study's ``presentation.output_format``)."""
+        return self.context.texts.get((item_id, system), ("", "", "", ""))
 
     def event_count(self, kind: str) -> int:
         from sqlalchemy import func

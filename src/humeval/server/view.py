@@ -1,0 +1,36 @@
+"""What the templates need beyond the assignment JSON: outputs rendered in their format.
+
+:func:`install_view` adds to the Jinja environment the global ``shown_outputs(a)``: the
+outputs of an assignment (:func:`humeval.server.payload.assignment_json`) as safe HTML,
+rendered by :mod:`humeval.render` (the same rendering as the report's examples), with the
+words that differ marked when ``presentation.highlight_differences`` is on and the task
+shows two plain-text outputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from humeval.protocol.models import Presentation
+from humeval.render import render_output, word_diff
+
+__all__ = ["install_view", "shown_outputs"]
+
+
+def shown_outputs(a: dict[str, Any], presentation: Presentation) -> list[dict[str, Any]]:
+    """Each output of ``a`` as ``{"html": Markup, "format": str}`` in display order."""
+    texts, formats = a["outputs"], a.get("formats") or ["text"] * len(a["outputs"])
+    if (presentation.highlight_differences and len(texts) == 2 and formats == ["text", "text"]
+            and a["task"]["kind"] != "attention"):
+        left, right = word_diff(texts[0], texts[1])
+        return [{"html": left, "format": "text"}, {"html": right, "format": "text"}]
+    shown = [render_output(t, f) for t, f in zip(texts, formats, strict=True)]
+    return [{"html": Markup(r.html), "format": r.format} for r in shown]
+
+
+def install_view(env: jinja2.Environment, presentation: Presentation) -> None:
+    """Make ``shown_outputs(a)`` available to every template of ``env``."""
+    env.globals["shown_outputs"] = lambda a: shown_outputs(a, presentation)
