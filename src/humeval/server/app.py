@@ -23,6 +23,7 @@ from humeval.server.api import api_routes
 from humeval.server.config import ServerConfig
 from humeval.server.errors import install_handlers
 from humeval.server.guard import install_guard
+from humeval.server.i18n import install_i18n
 from humeval.server.pages import page_routes
 from humeval.server.security import SecurityMiddleware
 from humeval.server.view import install_view
@@ -48,7 +49,9 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
         store.close()
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
-    install_view(env, store.context.protocol.presentation)
+    protocol = store.context.protocol
+    install_i18n(env, protocol.presentation.language, {c.name: c.question for c in protocol.criteria})
+    install_view(env, protocol.presentation)
     routes = [*api_routes(), *page_routes(), *admin_routes(),
               Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,

@@ -2,13 +2,15 @@
 
 :func:`install_view` adds to the Jinja environment the global ``shown_outputs(a)``: the
 outputs of an assignment (:func:`humeval.server.payload.assignment_json`) as safe HTML,
-rendered by :mod:`humeval.render` (the same rendering as the report's examples), with the
+rendered by :mod:`humeval.render` (the same rendering as the report's examples; see
+:func:`humeval.server.i18n.install_i18n` for the attention checks' wording), with the
 words that differ marked when ``presentation.highlight_differences`` is on and the task
 shows two plain-text outputs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jinja2
@@ -20,9 +22,13 @@ from humeval.render import render_output, word_diff
 __all__ = ["install_view", "shown_outputs"]
 
 
-def shown_outputs(a: dict[str, Any], presentation: Presentation) -> list[dict[str, Any]]:
-    """Each output of ``a`` as ``{"html": Markup, "format": str}`` in display order."""
+def shown_outputs(a: dict[str, Any], presentation: Presentation,
+                  attention: Callable[[dict[str, Any]], str] | None = None) -> list[dict[str, Any]]:
+    """Each output of ``a`` as ``{"html": Markup, "format": str}`` in display order; an attention
+    check shows ``attention(criterion)`` (its instruction in the study's language) in every card."""
     texts, formats = a["outputs"], a.get("formats") or ["text"] * len(a["outputs"])
+    if a["task"]["kind"] == "attention" and attention is not None:
+        texts = [attention(a["criteria"][0])] * len(texts)
     if (presentation.highlight_differences and len(texts) == 2 and formats == ["text", "text"]
             and a["task"]["kind"] != "attention"):
         left, right = word_diff(texts[0], texts[1])
@@ -32,5 +38,6 @@ def shown_outputs(a: dict[str, Any], presentation: Presentation) -> list[dict[st
 
 
 def install_view(env: jinja2.Environment, presentation: Presentation) -> None:
-    """Make ``shown_outputs(a)`` available to every template of ``env``."""
-    env.globals["shown_outputs"] = lambda a: shown_outputs(a, presentation)
+    """Make ``shown_outputs(a)`` available to every template of ``env`` (after :func:`install_i18n`)."""
+    attention = env.globals.get("attention_text")
+    env.globals["shown_outputs"] = lambda a: shown_outputs(a, presentation, attention)  # type: ignore[arg-type]

@@ -7,7 +7,7 @@
   var warned = false;
   // a slider has no value until it is moved (or a number is typed): the number box is the field submitted
   form.querySelectorAll(".slider-input").forEach(function (range) {
-    var box = range.parentNode.querySelector(".slider-value");
+    var box = range.closest("fieldset").querySelector(".slider-value");
     range.tabIndex = 0;
     range.addEventListener("input", function () {
       range.classList.remove("untouched");
@@ -20,7 +20,7 @@
   // magnitude scores are positive numbers, as the server requires (min="0" allows 0 itself)
   form.querySelectorAll("input[data-positive]").forEach(function (input) {
     input.addEventListener("input", function () {
-      input.setCustomValidity(input.value !== "" && Number(input.value) <= 0 ? "Give a number greater than 0." : "");
+      input.setCustomValidity(input.value !== "" && Number(input.value) <= 0 ? form.dataset.positiveMessage : "");
     });
   });
   form.addEventListener("submit", function (event) {
