@@ -1,6 +1,14 @@
-// humeval participant pages: timing, slider read-outs, the magnitude-estimation warning.
+// humeval participant pages: timing, slider read-outs, the magnitude-estimation warning, the return after completion.
 (function () {
   "use strict";
+  // the completion page returns to the platform after a few seconds unless the participant stays
+  // (a script, not <meta http-equiv="refresh">: a timed redirect must be possible to stop, WCAG 2.2.1)
+  var redirect = document.getElementById("redirect");
+  var link = document.getElementById("completion-link");
+  if (redirect && link) {
+    var timer = setTimeout(function () { window.location.assign(link.href); }, 1000 * Number(redirect.dataset.seconds));
+    document.getElementById("stay").addEventListener("click", function () { clearTimeout(timer); redirect.hidden = true; });
+  }
   var form = document.getElementById("task-form");
   if (!form) { return; }
   var started = Date.now();
