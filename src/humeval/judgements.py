@@ -18,6 +18,8 @@ One row per participant, task, criterion and (for ratings) system:
 ``submitted_at``    ISO 8601 time the judgement was stored
 ``stop_seq``        ``2afc`` judgements the live stopping rule consumed: 1-based place in the
                     comparison's outcome sequence (NaN otherwise; see docs/stopping.md)
+``spans``           ``esa`` only: the error spans as JSON, ``[{"start", "end", "severity"}, ...]``
+                    (character offsets into the output shown; ``value`` is the 0-100 score)
 =================  ==========================================================================
 """
 
@@ -48,6 +50,7 @@ JUDGEMENT_COLUMNS = [
     "seconds",
     "submitted_at",
     "stop_seq",
+    "spans",
 ]
 
 
@@ -77,7 +80,8 @@ def read_judgements(path: str | Path) -> pd.DataFrame:
     frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
     frame["seconds"] = pd.to_numeric(frame["seconds"], errors="coerce")
     frame["stop_seq"] = pd.to_numeric(frame["stop_seq"], errors="coerce").astype("Int64")
-    for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice"):
+    for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice",
+                "spans"):
         frame[col] = frame[col].fillna("").astype(str)
     frame.loc[frame["kind"] == "", "kind"] = "task"
     return frame

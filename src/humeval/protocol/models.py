@@ -192,8 +192,19 @@ class Slider(_CriterionBase):
         return self
 
 
-Criterion = Annotated[TwoAFC | Likert | Magnitude | RankME | Slider, Field(discriminator="type")]
-CRITERION_TYPES = ("2afc", "likert", "magnitude", "rankme", "slider")
+class ESA(_CriterionBase):
+    """Error span annotation (ESA, as in the WMT campaigns): mark error spans in one output, each
+    minor or major, then give a 0-100 score. Spans are character offsets into the text shown (the
+    output is shown as plain text)."""
+
+    type: Literal["esa"] = Field(description="Response type: error spans (minor/major) in one output, then a 0-100 score.")
+    minor_weight: float = Field(1.0, ge=0, description="Weight of a minor error in the MQM-style weighted error score.")
+    major_weight: float = Field(5.0, ge=0, description="Weight of a major error in the MQM-style weighted error score.")
+    max_spans: int = Field(50, ge=1, le=500, description="Most error spans a participant may mark in one output.")
+
+
+Criterion = Annotated[TwoAFC | Likert | Magnitude | RankME | Slider | ESA, Field(discriminator="type")]
+CRITERION_TYPES = ("2afc", "likert", "magnitude", "rankme", "slider", "esa")
 
 
 class Presentation(_Model):

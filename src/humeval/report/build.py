@@ -156,6 +156,22 @@ def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
         rows = [[d["system"], *_est(d), d.get("sd"), d.get("median"), d.get("items")] for d in res.descriptives]
         s.tables.append(Table("Scores per system (mean with t interval)",
                               ["system", "mean", "ci_low", "ci_high", "p", "n", "sd", "median", "items"], rows, sig))
+    if res.errors:
+        rows = [[e["system"], e["measure"], *_est(e), e.get("outputs_with_errors")] for e in res.errors]
+        s.tables.append(Table("Errors per system (error spans per output, mean with percentile bootstrap interval; "
+                              "fewer is better)", ["system", "measure", "mean", "ci_low", "ci_high", "p", "n",
+                                                   "outputs with errors"], rows, sig))
+    if res.span_agreement is not None:
+        a = res.span_agreement
+        if a.estimate is None:
+            s.paragraphs.append(f"Span agreement: not computed ({a.get('undefined', 'no pairs')}).")
+        else:
+            sev = a.get("severity_agreement")
+            s.paragraphs.append(
+                f"Span agreement (pairwise F1 of the characters two participants marked as errors, over "
+                f"{a.n} pairs of judgements of {a.get('outputs')} outputs; {a.get('n_both_clean')} pairs where "
+                f"neither marked an error are left out): {_interval(a)}"
+                + (f"; both gave the same severity to {100 * sev:.0f}% of the characters both marked." if sev is not None else "."))
     if res.type == "2afc":
         rows = [[p["a"], p["b"], p["wins_a"], p["wins_b"], p["ties"], *_est(p)] for p in res.pairs]
         s.tables.append(Table(f"Win rates and sign tests ({res.decision})",

@@ -91,6 +91,9 @@ def _attention(criterion: dict[str, Any], language: str) -> str:
         ask = gettext(_("This is an attention check. Please choose the first output (A) for the question: %(question)s"))
     elif kind == "likert":
         ask = gettext(_("This is an attention check. Please give the lowest score (1) for the question: %(question)s"))
+    elif kind == "esa":
+        ask = gettext(_("This is an attention check. Please mark no error and give the score 0 for the question: "
+                        "%(question)s"))
     elif kind == "slider":
         ask = gettext(_("This is an attention check. Please set the slider to its lowest value (%(value)s) for the "
                         "question: %(question)s"))

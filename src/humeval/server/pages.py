@@ -32,6 +32,7 @@ from humeval.server.incoming import TOKEN_COOKIE, optional_session, read_body
 from humeval.server.payload import assignment_json
 from humeval.server.throttle import Throttled, refusal_response
 from humeval.server.tokens import Session, make_token, read_invite, sign
+from humeval.server.view import esa_value
 from humeval.store.participants import StudyFull
 from humeval.store.records import Progress
 from humeval.store.refusal import Refusal
@@ -195,6 +196,8 @@ def _form_values(store: Store, criteria: list[str], n_outputs: int, form: dict[s
         ctype = protocol.criterion(name).type
         if ctype == "rankme":
             values[name] = [_number(form.get(f"{name}.{i}", "")) for i in range(n_outputs)]
+        elif ctype == "esa":
+            values[name] = esa_value(form, name)
         elif name not in form or form[name] == "":
             continue  # missing: the store says "required"
         elif ctype == "2afc":

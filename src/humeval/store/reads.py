@@ -79,6 +79,10 @@ def long_rows(
                 for pos, (system, score) in enumerate(zip(display, value, strict=True)):
                     rows.append(base | {"criterion": name, "system": system, "system_b": "", "position": pos,
                                         "value": float(score), "choice": ""})
+            elif ctype == "esa":
+                rows.append(base | {"criterion": name, "system": display[0], "system_b": "", "position": 0,
+                                    "value": float(value["score"]), "choice": "",
+                                    "spans": json.dumps(value["spans"], separators=(",", ":"))})
             else:
                 rows.append(base | {"criterion": name, "system": display[0], "system_b": "", "position": 0,
                                     "value": float(value), "choice": ""})

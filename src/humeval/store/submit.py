@@ -79,7 +79,8 @@ def submit_judgement(
     _, task_id, list_id, position, display_json, status, created_at, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
     task = ctx.tasks[task_id]
     display = json.loads(display_json)
-    clean = check_values(ctx.protocol, task.criteria, len(display), values)
+    lengths = [len(ctx.texts.get((task.item_id, system), ("",))[0]) for system in display] if task.kind != "attention" else None
+    clean = check_values(ctx.protocol, task.criteria, len(display), values, lengths)
     if j_id is not None:
         if j_aid != assignment_id or j_pid != participant_id:
             raise Refusal("idempotency_conflict", "this idempotency key was used for another assignment", status=409, field="idempotency_key")

@@ -129,3 +129,29 @@ def rendering_study(root: Path, *, language: str = "en", items: int = 3, questio
     list(run(study))
     lock_study(study)
     return study
+
+
+ESA = """
+version: 1
+study: {{name: esa, seed: 6}}
+data: {{files: [data/outputs.jsonl], properties: [slots]}}
+systems: [baseline, candidate, reference]
+criteria:
+  - {{name: quality, type: esa, question: "Mark the errors, then score the translation."}}
+presentation: {{setup: separate, title: Translations, language: {language}}}
+design: {{judgements_per_item: {per_item}, items_per_participant: {per_participant}, counterbalancing: none}}
+analysis: {{bootstrap: 100}}
+dry_run: {{static: {{baseline: 40, candidate: 60, reference: 85}}}}
+platform: {{kind: local, completion_code: DONE-ESA}}
+"""
+
+
+def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant: int = 6, language: str = "en") -> Study:
+    """Error span annotation of three systems' outputs (every output judged ``per_item`` times)."""
+    write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=6))
+    (root / "humeval.yaml").write_text(ESA.format(per_item=per_item, per_participant=per_participant,
+                                                  language=language), encoding="utf-8")
+    study = Study.open(root)
+    list(run(study))
+    lock_study(study)
+    return study
