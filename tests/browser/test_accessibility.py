@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.browser.axe import severe_violations
-from tests.browser.test_participant import ARGS, CHROMIUM
+from tests.browser.test_participant import ARGS, CHROMIUM, SHOTS
 from tests.integration.server.server import ADMIN, ServerProcess
 from tests.integration.server.studies import all_types_study, rendering_study
 
@@ -75,6 +75,7 @@ def test_axe_and_layout_on_every_page(tmp_path: Path, browser: Any, width: int) 
     study = all_types_study(tmp_path / "study")
     server = ServerProcess(study.root, None).start()
     failures: list[str] = []
+    SHOTS.mkdir(parents=True, exist_ok=True)
     try:
         page = browser.new_context(viewport={"width": width, "height": 800}).new_page()
         page.goto(f"{server.url}/")
@@ -94,6 +95,7 @@ def test_axe_and_layout_on_every_page(tmp_path: Path, browser: Any, width: int) 
             if kind not in seen:
                 seen.add(kind)
                 _check(page, f"task {kind}", failures)
+                page.screenshot(path=str(SHOTS / f"task-{kind}-{width}.png"), full_page=True)
                 if width == 390:
                     _phone_layout(page, kind, failures)
             _answer(page)
@@ -117,12 +119,14 @@ def test_axe_on_markdown_and_conversation_outputs(tmp_path: Path, browser: Any, 
     study = rendering_study(tmp_path / "study", language=language)
     server = ServerProcess(study.root, None).start()
     failures: list[str] = []
+    SHOTS.mkdir(parents=True, exist_ok=True)
     try:
         for width in WIDTHS:
             page = browser.new_context(viewport={"width": width, "height": 800}).new_page()
             page.goto(f"{server.url}/?participant_id=M{width}")
             page.goto(f"{server.url}/task")
             _check(page, f"{language} markdown task at {width}", failures)
+            page.screenshot(path=str(SHOTS / f"task-markdown-{language}-{width}.png"), full_page=True)
     finally:
         server.stop()
     assert not failures, "\n".join(failures)
