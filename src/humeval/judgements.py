@@ -20,6 +20,8 @@ One row per participant, task, criterion and (for ratings) system:
                     comparison's outcome sequence (NaN otherwise; see docs/stopping.md)
 ``spans``           ``esa`` only: the error spans as JSON, ``[{"start", "end", "severity"}, ...]``
                     (character offsets into the output shown; ``value`` is the 0-100 score)
+``comment``         the participant's optional free text on the task (``presentation.comments``);
+                    never used by any statistic
 =================  ==========================================================================
 """
 
@@ -51,6 +53,7 @@ JUDGEMENT_COLUMNS = [
     "submitted_at",
     "stop_seq",
     "spans",
+    "comment",
 ]
 
 
@@ -81,7 +84,7 @@ def read_judgements(path: str | Path) -> pd.DataFrame:
     frame["seconds"] = pd.to_numeric(frame["seconds"], errors="coerce")
     frame["stop_seq"] = pd.to_numeric(frame["stop_seq"], errors="coerce").astype("Int64")
     for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice",
-                "spans"):
+                "spans", "comment"):
         frame[col] = frame[col].fillna("").astype(str)
     frame.loc[frame["kind"] == "", "kind"] = "task"
     return frame

@@ -231,6 +231,11 @@ class Presentation(_Model):
         "chrome, errors, completion page): `en`, `de`, `zh` or `ar`; Arabic pages are laid out right to left. "
         "Your own texts (title, consent, instructions, questions) are shown as written.",
     )
+    comments: bool = Field(
+        False,
+        description="Offer an optional free-text comment box on every task (at most 2000 characters): stored with the "
+        "judgement, shown escaped on the admin page, exported in the `comment` column, never used by any statistic.",
+    )
     highlight_differences: bool = Field(
         False, description="Mark the words that differ between two plain-text outputs shown side by side."
     )

@@ -72,8 +72,9 @@ async def admin_page(request: Request) -> Response:
         stopping = store.stopping()
         for st in stopping:
             st["svg"] = Markup(bound_svg(st["curve"]))
+        comments = [j for j in store.judgements() if j.get("comment")]
         return {"overview": store.overview(), "participants": store.participants(), "stopping": stopping,
-                "agreement": agreement_so_far(store.context.protocol, rows)}
+                "agreement": agreement_so_far(store.context.protocol, rows), "comments": comments[-200:]}
 
     data = await run_in_threadpool(gather)
     return request.app.state.templates.TemplateResponse(request, "admin.html", {"study": store.context.protocol.study.name, **data})

@@ -42,7 +42,7 @@ from humeval.store.store import Store
 __all__ = ["api_routes", "require_admin"]
 
 IDEMPOTENCY_KEY = re.compile(r"^[A-Za-z0-9_.:-]{8,128}$")
-_JUDGEMENT_FIELDS = {"assignment_id", "idempotency_key", "values", "seconds"}
+_JUDGEMENT_FIELDS = {"assignment_id", "idempotency_key", "values", "seconds", "comment"}
 
 
 def _store(request: Request) -> Store:
@@ -118,7 +118,8 @@ async def judgements(request: Request) -> Response:
     seconds = data.get("seconds")
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= 7 * 24 * 3600):
         raise ApiError("invalid_value", "seconds: a number of seconds from 0 to 604800", status=422, field="seconds")
-    result = await _store(request).submit(session.participant_id, aid, key, data["values"], seconds)
+    result = await _store(request).submit(session.participant_id, aid, key, data["values"], seconds,
+                                          comment=data.get("comment", ""))
     return JSONResponse(result.judgement.to_json(), status_code=201 if result.judgement.created else 200)
 
 

@@ -85,8 +85,9 @@ def openapi_spec() -> dict[str, Any]:
                     "properties": {
                         "assignment_id": {"type": "string", "maxLength": 64},
                         "idempotency_key": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{8,128}$"},
-                        "values": {"type": "object", "description": "{criterion: value}: 2afc 'A'/'B'/'tie'/'both-good'/'both-bad'; likert integer; magnitude/slider number; rankme list of numbers"},
+                        "values": {"type": "object", "description": "{criterion: value}: 2afc 'A'/'B'/'tie'/'both-good'/'both-bad'; likert integer; magnitude/slider number; rankme list of numbers; esa {score: 0-100, spans: [{start, end, severity: minor|major}]}"},
                         "seconds": {"type": "number", "minimum": 0, "maximum": 604800},
+                        "comment": {"type": "string", "maxLength": 2000, "description": "optional free-text comment (only when presentation.comments is on)"},
                     },
                 },
                 "Judgement": {"type": "object", "properties": {

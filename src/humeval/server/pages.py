@@ -230,7 +230,8 @@ async def task_post(request: Request) -> Response:
     values = _form_values(store, list(task.task.criteria), len(task.display), form)
     seconds = _number(form.get("seconds", ""))
     try:
-        await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None)
+        await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None,
+                           comment=form.get("comment", "").strip())
     except Refusal as exc:
         if exc.status >= 500:
             raise

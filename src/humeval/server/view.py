@@ -78,3 +78,4 @@ def install_view(env: jinja2.Environment, presentation: Presentation) -> None:
     attention = env.globals.get("attention_text")
     env.globals["shown_outputs"] = lambda a: shown_outputs(a, presentation, attention)  # type: ignore[arg-type]
     env.globals["word_tokens"] = word_tokens
+    env.globals["comments"] = presentation.comments

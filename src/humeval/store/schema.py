@@ -186,6 +186,7 @@ judgements = Table(
     Column("seconds", Float, nullable=True),
     Column("revision", Integer, nullable=False, default=0),
     Column("submitted_at", Float, nullable=False),
+    Column("comment", Text, nullable=False, default="", server_default=""),
 )
 
 outcomes = Table(

@@ -126,10 +126,12 @@ class Store:
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
         return result
 
-    async def submit(self, participant_id: str, assignment_id: str, idempotency_key: str, values: Any, seconds: float | None = None) -> SubmitResult:
+    async def submit(self, participant_id: str, assignment_id: str, idempotency_key: str, values: Any,
+                     seconds: float | None = None, comment: Any = "") -> SubmitResult:
         ctx = self.context
         result = await self.awrite(
-            lambda conn: submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds)
+            lambda conn: submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
+                                          comment)
         )
         if result.decided:
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)

@@ -26,7 +26,7 @@ from humeval.store.live import after_judgement, is_settled
 from humeval.store.records import StoredJudgement
 from humeval.store.refusal import Refusal
 from humeval.store.sql import sql_of
-from humeval.store.values import check_values
+from humeval.store.values import check_comment, check_values
 
 __all__ = ["SubmitResult", "submit_judgement"]
 
@@ -51,8 +51,8 @@ _FIND = (
 _LAST_REVISION = "SELECT max(revision) FROM judgements WHERE assignment_id = :aid"
 _STORE = (
     "INSERT INTO judgements (idempotency_key, assignment_id, participant_id, task_id, list_id, kind, item_id, "
-    "display, \"values\", seconds, revision, submitted_at) VALUES (:key, :aid, :pid, :t, :l, :kind, :item, "
-    ":display, :values, :seconds, :revision, :now) RETURNING id"
+    "display, \"values\", seconds, revision, submitted_at, comment) VALUES (:key, :aid, :pid, :t, :l, :kind, :item, "
+    ":display, :values, :seconds, :revision, :now, :comment) RETURNING id"
 )
 _DONE = "UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid"
 _TASK_DONE = "UPDATE tasks SET done = done + 1 WHERE task_id = :t"
@@ -69,8 +69,12 @@ def submit_judgement(
     idempotency_key: str,
     values: Any,
     seconds: float | None = None,
+    comment: Any = "",
 ) -> SubmitResult:
-    """Store one judgement (see the module docstring); raise :class:`Refusal` when refused."""
+    """Store one judgement (see the module docstring); raise :class:`Refusal` when refused.
+
+    ``comment``: the participant's optional free text (``presentation.comments``), stored as given."""
+    comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
     # the assignment and (if the key was used before) the judgement stored under the key: one statement
     row = db.one(_FIND, {"key": idempotency_key, "aid": assignment_id})
@@ -107,7 +111,7 @@ def submit_judgement(
     new_id = db.insert_id(_STORE, {
         "key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
         "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
-        "seconds": float(seconds), "revision": revision, "now": now,
+        "seconds": float(seconds), "revision": revision, "now": now, "comment": comment,
     })
     stored = StoredJudgement(new_id, idempotency_key, assignment_id, participant_id, task_id, clean, now, revision, True)
     decided: list[str] = []

@@ -22,9 +22,24 @@ from typing import Any
 from humeval.protocol.models import Protocol
 from humeval.store.refusal import Refusal
 
-__all__ = ["MAX_SCORE", "check_values"]
+__all__ = ["MAX_COMMENT", "MAX_SCORE", "check_comment", "check_values"]
 
 MAX_SCORE = 1e9
+MAX_COMMENT = 2000
+
+
+def check_comment(protocol: Protocol, comment: Any) -> str:
+    """The participant's optional free-text comment (empty when none), or a :class:`Refusal`."""
+    if comment is None or comment == "":
+        return ""
+    if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
+        raise Refusal("invalid_value", f"comment: expected text of at most {MAX_COMMENT} characters, got "
+                      f"{type(comment).__name__} of length {len(comment) if isinstance(comment, str) else '?'}",
+                      status=422, field="comment")
+    if not protocol.presentation.comments:
+        raise Refusal("invalid_value", "comment: this study does not collect comments (presentation.comments is off)",
+                      status=422, field="comment")
+    return comment
 
 
 def _invalid(field: str, message: str) -> Refusal:

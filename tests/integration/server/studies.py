@@ -101,6 +101,7 @@ criteria:
 presentation:
   setup: separate
   output_format: markdown
+  comments: {comments}
   language: {language}
   title: "{title}"
   instructions: "{instructions}"
@@ -115,7 +116,7 @@ CONVERSATION = [{"role": "user", "content": "What is 2 + 2?"},
 
 
 def rendering_study(root: Path, *, language: str = "en", items: int = 3, question: str = "Which answer is better?",
-                    title: str = "Answers", instructions: str = "Read both answers.") -> Study:
+                    title: str = "Answers", instructions: str = "Read both answers.", comments: bool = False) -> Study:
     """Markdown outputs (bold, code, a table, hostile HTML) against conversation outputs (a data column)."""
     rows = []
     for i in range(items):
@@ -124,7 +125,8 @@ def rendering_study(root: Path, *, language: str = "en", items: int = 3, questio
                      "input": "A question", "slots": 1})
     write_jsonl(root / "data" / "outputs.jsonl", rows)
     (root / "humeval.yaml").write_text(RENDERING.format(language=language, question=question, title=title,
-                                                         instructions=instructions), encoding="utf-8")
+                                                         instructions=instructions, comments=str(comments).lower()),
+                                       encoding="utf-8")
     study = Study.open(root)
     list(run(study))
     lock_study(study)
