@@ -156,6 +156,14 @@ def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
         rows = [[d["system"], *_est(d), d.get("sd"), d.get("median"), d.get("items")] for d in res.descriptives]
         s.tables.append(Table("Scores per system (mean with t interval)",
                               ["system", "mean", "ci_low", "ci_high", "p", "n", "sd", "median", "items"], rows, sig))
+        clipped = [d["system"] for d in res.descriptives if d.get("clipped_to")]
+        if clipped:
+            low, high = next(d["clipped_to"] for d in res.descriptives if d.get("clipped_to"))
+            scale = f"{fmt(low)} to {fmt(high)}" if high is not None else f"at least {fmt(low)}"
+            s.paragraphs.append(
+                f"The t interval of {', '.join(clipped)} reached past the scale ({scale}) and is cut at its end: "
+                "the mean of answers on the scale cannot leave it. A t interval is approximate for scores piled up "
+                "at an end of the scale; read such intervals with care.")
     if res.errors:
         rows = [[e["system"], e["measure"], *_est(e), e.get("outputs_with_errors")] for e in res.errors]
         s.tables.append(Table("Errors per system (error spans per output, mean with percentile bootstrap interval; "
