@@ -36,15 +36,19 @@ def install(extras: str) -> None:
 
 
 def chromium() -> None:
-    """Browser tests drive Debian's Chromium; install it when it is missing and we may."""
-    if Path("/usr/bin/chromium").exists():
+    """Browser tests drive Debian's Chromium; report figures with Chinese, Japanese or Korean labels need a
+    CJK font (WenQuanYi Micro Hei, small). Install what is missing when we may."""
+    wanted = [pkg for pkg, path in (("chromium", "/usr/bin/chromium"),
+                                    ("fonts-wqy-microhei", "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"))
+              if not Path(path).exists()]
+    if not wanted:
         return
     apt = shutil.which("apt-get")
     if apt and hasattr(os, "geteuid") and os.geteuid() == 0:
         sh(apt, "-qq", "update")
-        sh(apt, "-qq", "install", "-y", "--no-install-recommends", "chromium", env=os.environ | {"DEBIAN_FRONTEND": "noninteractive"})
+        sh(apt, "-qq", "install", "-y", "--no-install-recommends", *wanted, env=os.environ | {"DEBIAN_FRONTEND": "noninteractive"})
     else:
-        print("note: /usr/bin/chromium is missing; install Debian's chromium for the browser tests", file=sys.stderr)
+        print(f"note: missing {', '.join(wanted)}; install them (Debian) for the browser tests and CJK figures", file=sys.stderr)
 
 
 def example(args: list[str]) -> int:

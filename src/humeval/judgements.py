@@ -18,6 +18,10 @@ One row per participant, task, criterion and (for ratings) system:
 ``submitted_at``    ISO 8601 time the judgement was stored
 ``stop_seq``        ``2afc`` judgements the live stopping rule consumed: 1-based place in the
                     comparison's outcome sequence (NaN otherwise; see docs/stopping.md)
+``spans``           ``esa`` only: the error spans as JSON, ``[{"start", "end", "severity"}, ...]``
+                    (character offsets into the output shown; ``value`` is the 0-100 score)
+``comment``         the participant's optional free text on the task (``presentation.comments``);
+                    never used by any statistic
 =================  ==========================================================================
 """
 
@@ -48,6 +52,8 @@ JUDGEMENT_COLUMNS = [
     "seconds",
     "submitted_at",
     "stop_seq",
+    "spans",
+    "comment",
 ]
 
 
@@ -77,7 +83,8 @@ def read_judgements(path: str | Path) -> pd.DataFrame:
     frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
     frame["seconds"] = pd.to_numeric(frame["seconds"], errors="coerce")
     frame["stop_seq"] = pd.to_numeric(frame["stop_seq"], errors="coerce").astype("Int64")
-    for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice"):
+    for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice",
+                "spans", "comment"):
         frame[col] = frame[col].fillna("").astype(str)
     frame.loc[frame["kind"] == "", "kind"] = "task"
     return frame

@@ -269,7 +269,8 @@ class CriterionResult(_Node):
     ``omnibus`` and ``posthoc``; ``2afc`` criteria ``pairs`` (sign tests), ``win_rates``,
     ``stopping`` and, for a goal over K systems, ``leaderboard``
     (:func:`humeval.analysis.leaderboard.goal_leaderboard`); both ``agreement``, ``rankings`` and, with ``analysis.judges``,
-    ``judges``. ``undefined`` is set when the criterion has no valid judgements. Absent
+    ``judges``. ``esa`` criteria also have ``errors`` (per system: minor and major errors per
+    output and the weighted error score, one record each) and ``span_agreement``. ``undefined`` is set when the criterion has no valid judgements. Absent
     sections are ``None`` (or empty).
     """
 
@@ -298,13 +299,16 @@ class CriterionResult(_Node):
     rankings: dict[str, RankingResult] = field(default_factory=dict)
     battles_from: str | None = None
     judges: dict[str, JudgeResult] = field(default_factory=dict)
+    errors: tuple[Record, ...] = ()
+    span_agreement: Record | None = None
     _LOAD: ClassVar = {
         "criterion": _plain, "type": _plain, "question": _plain, "seed": _plain, "judgements": _plain,
         "participants": _plain, "items": _plain, "undefined": _plain, "transform": _plain, "seeds": _plain,
         "decision": _plain, "family": _plain, "descriptives": _records, "distribution": _plain,
         "normality": Normality.from_json, "omnibus": Record.from_json, "posthoc": PostHoc.from_json,
         "pairs": _records, "win_rates": _plain, "stopping": _plain, "leaderboard": _plain, "agreement": _records,
-        "rankings": _rankings, "battles_from": _plain, "judges": _judges,
+        "rankings": _rankings, "battles_from": _plain, "judges": _judges, "errors": _records,
+        "span_agreement": Record.from_json,
     }
     _REQUIRED: ClassVar = ("type",)
 

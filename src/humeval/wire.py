@@ -20,6 +20,7 @@ __all__ = [
     "MAX_BODY",
     "MAX_FORM",
     "MAX_INVITES",
+    "MAX_COMMENT",
     "MAX_SCORE",
     "MAX_SECONDS",
     "PARAM_MAX",
@@ -45,6 +46,8 @@ ASSIGNMENT_ID_MAX = 64
 MAX_SECONDS = 7 * 24 * 3600
 #: the largest magnitude-estimation or RankME score
 MAX_SCORE = 1e9
+#: characters of a participant's optional comment on a task (``presentation.comments``)
+MAX_COMMENT = 2000
 #: participant ids per ``POST /api/v1/admin/invites``
 MAX_INVITES = 10_000
 #: bytes of a JSON body, and of a participant page's form

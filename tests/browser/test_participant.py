@@ -71,7 +71,7 @@ def test_participant_completes_every_task_type(tmp_path: Path, page) -> None:  #
             if "/task" not in page.url:
                 break
             ctype = page.locator("fieldset.criterion").first.get_attribute("data-type")
-            texts = page.locator("p.output[data-position]").all_inner_texts()
+            texts = page.locator(".output[data-position]").all_inner_texts()
             if SCRIPT in texts:
                 seen_script = True
                 page.screenshot(path=str(SHOTS / "escaped-script.png"), full_page=True)

@@ -47,7 +47,7 @@ def test_slider_and_magnitude_constraints_and_answers_kept(tmp_path: Path, page)
         page.evaluate("document.getElementById('task-form').noValidate = true")
         page.click("#submit")
         page.wait_for_load_state()
-        assert page.locator("#error").is_visible() and "naturalness" in page.locator("#error").inner_text()
+        assert page.locator("#error").is_visible() and "How natural is it?" in page.locator("#error").inner_text()  # the question, not the internal name
         page.screenshot(path=str(SHOTS / "refused-form-keeps-answers.png"), full_page=True)
         assert page.locator("fieldset[data-type=likert] input[type=radio]").nth(3).is_checked()
         assert page.locator("fieldset[data-type=slider] input[type=number]").input_value() == "80"

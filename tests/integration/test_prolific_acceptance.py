@@ -122,7 +122,7 @@ def browser_participant(url: str, study: Study) -> str:
             for _ in range(20):
                 if "/task" not in page.url:
                     break
-                texts = page.locator("p.output[data-position]").all_inner_texts()
+                texts = page.locator(".output[data-position]").all_inner_texts()
                 item = page.locator("fieldset.criterion").first
                 expected = next((v for (_, text), v in key.attention.items() if texts and text == texts[0]), None)
                 choice = 0 if expected in (None, "A") else 1

@@ -105,6 +105,9 @@ def analyze(
         else:
             results[criterion.name] = base | analyze_ratings(frame, criterion, plan, systems, required,
                                                              seed_of[criterion.name])
+            if criterion.type == "esa":
+                results[criterion.name] |= analyze_spans(frame, criterion, systems, seed_of[criterion.name],
+                                                         1 - plan.alpha)
         fitting = [judges[j] for j in plan.judges if judges and not frame.empty and judges[j].fits(criterion)]
         if fitting:
             logged = log_scores(criterion, plan)
@@ -126,6 +129,26 @@ def analyze(
         "counts": counts(judgements, kept, reasons, analysed),
         "criteria": results,
     }, "analysis")
+
+
+def analyze_spans(frame: pd.DataFrame, criterion: Any, systems: list[str], seed: int,
+                  confidence_level: float) -> dict[str, Any]:
+    """An ``esa`` criterion's error counts and weighted error score per system, and its span agreement."""
+    from humeval.analysis.records import estimate_record
+    from humeval.stats.spans import error_scores, span_agreement
+
+    s_errors, s_agree = child_seeds(seed + 1, 2)
+    errors = []
+    for row in error_scores(frame, systems, minor_weight=criterion.minor_weight, major_weight=criterion.major_weight,
+                            seed=s_errors, confidence_level=confidence_level):
+        for measure in ("minor", "major", "weighted"):
+            label = {"minor": "minor errors per output", "major": "major errors per output",
+                     "weighted": f"weighted errors per output ({criterion.minor_weight:g} x minor + "
+                                 f"{criterion.major_weight:g} x major)"}[measure]
+            errors.append(estimate_record(row[measure], system=row["system"], measure=label,
+                                          outputs_with_errors=row["outputs_with_errors"]))
+    agree = span_agreement(frame, seed=s_agree, confidence_level=confidence_level)
+    return {"errors": errors, "span_agreement": estimate_record(agree)}
 
 
 def counts(judgements: pd.DataFrame, kept: pd.DataFrame, reasons: pd.Series, analysed: pd.DataFrame) -> dict[str, int]:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.analysis.agreement_plan import agreement
-from humeval.analysis.describe import describe, distribution
+from humeval.analysis.describe import describe, distribution, scale_bounds
 from humeval.analysis.rankings_plan import rankings
 from humeval.analysis.records import attempt, estimate_record
 from humeval.errors import DataError
@@ -132,7 +132,7 @@ def analyze_ratings(
     item_scores = frame.groupby(["item_id", "system"])["score"].mean().unstack("system").reindex(columns=systems)
     out: dict[str, Any] = {"transform": "log" if logged else None, "seeds": {"normality": s_norm,
                            "agreement": s_agree, "rankings": s_rank}}
-    out["descriptives"] = describe(frame, systems, plan.alpha)
+    out["descriptives"] = describe(frame, systems, plan.alpha, bounds=scale_bounds(criterion, logged))
     if criterion.type == "likert":
         out["distribution"] = distribution(frame, systems, [float(v) for v in range(1, criterion.points + 1)])
     if plan.tests == "auto":

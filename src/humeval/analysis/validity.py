@@ -45,6 +45,9 @@ def invalid_reasons(frame: pd.DataFrame, protocol: Protocol) -> pd.Series:
         elif criterion.type == "slider":
             off = ~missing & ((value < criterion.min) | (value > criterion.max))
             valid = f"{criterion.min:g}..{criterion.max:g}"
+        elif criterion.type == "esa":
+            off = ~missing & ((value < 0) | (value > 100))
+            valid = "0..100"
         else:
             off = ~missing & (value <= 0)
             valid = "positive numbers"

@@ -9,6 +9,7 @@ and ``systems`` sections.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -23,8 +24,9 @@ from humeval.protocol.models import DataSpec, Protocol
 
 __all__ = ["OUTPUT_COLUMNS", "OutputText", "Outputs", "check_outputs", "load_outputs", "paired", "read_outputs"]
 
-#: the canonical columns of an outputs table (``input`` and ``references`` may be empty strings)
-OUTPUT_COLUMNS = ["item_id", "system", "output", "input", "references"]
+#: the canonical columns of an outputs table (``input``, ``references`` and ``format`` may be empty strings;
+#: an empty ``format`` is the study's ``presentation.output_format``)
+OUTPUT_COLUMNS = ["item_id", "system", "output", "input", "references", "format"]
 _EXAMPLES = 5
 
 
@@ -61,7 +63,7 @@ def read_outputs(spec: DataSpec, systems: list[str], root: Path) -> tuple[pd.Dat
 
 def _to_long(frame: pd.DataFrame, spec: DataSpec, systems: list[str]) -> pd.DataFrame:
     rename = {spec.item_id: "item_id"}
-    for src, dst in ((spec.input, "input"), (spec.references, "references")):
+    for src, dst in ((spec.input, "input"), (spec.references, "references"), (spec.format, "format")):
         if src and src in frame.columns:
             rename[src] = dst
     if spec.layout == "long":
@@ -71,16 +73,27 @@ def _to_long(frame: pd.DataFrame, spec: DataSpec, systems: list[str]) -> pd.Data
         keep = [c for c in frame.columns if c not in systems]
         long = frame.melt(id_vars=keep, value_vars=systems, var_name="system", value_name="output")
         long = long.rename(columns=rename)
-    for col in ("input", "references"):
+    for col in ("input", "references", "format"):
         if col not in long.columns:
             long[col] = ""
     long["item_id"] = long["item_id"].astype(str)
     long["system"] = long["system"].astype(str)
-    long["output"] = long["output"].fillna("").astype(str)
+    long["output"] = long["output"].map(_output_text)
+    long["format"] = long["format"].fillna("").astype(str).str.strip()
     long["input"] = long["input"].fillna("").astype(str)
     long["references"] = long["references"].map(_reference_text)
     rest = [c for c in long.columns if c not in OUTPUT_COLUMNS]
     return long[OUTPUT_COLUMNS + rest]
+
+
+def _output_text(value: object) -> str:
+    """An output cell as text: a conversation given as a JSON list (JSONL, Parquet) is kept as JSON."""
+    if isinstance(value, (list, tuple)) or (hasattr(value, "tolist") and not isinstance(value, str)):
+        items = value.tolist() if hasattr(value, "tolist") else list(value)  # type: ignore[union-attr]
+        return json.dumps([dict(t) if isinstance(t, dict) else t for t in items], ensure_ascii=False)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)
 
 
 def _reference_text(value: object) -> str:
@@ -108,6 +121,7 @@ def check_outputs(outputs: pd.DataFrame, protocol: Protocol) -> list[str]:
         pairs = outputs.loc[dup, ["item_id", "system"]].drop_duplicates().head(_EXAMPLES)
         shown = ", ".join(f"({r.item_id}, {r.system})" for r in pairs.itertuples())
         problems.append(f"data: {int(dup.sum())} rows repeat an (item, system) pair, e.g. {shown}")
+    problems += _format_problems(outputs, protocol)
     present = sorted(outputs["system"].unique())
     for i, name in enumerate(protocol.systems):
         if name not in present:
@@ -119,6 +133,31 @@ def check_outputs(outputs: pd.DataFrame, protocol: Protocol) -> list[str]:
         problems.append(
             f"data: {len(incomplete)} item(s) lack outputs of some systems, e.g. {shown}; every item needs every system"
         )
+    return problems
+
+
+def _format_problems(outputs: pd.DataFrame, protocol: Protocol) -> list[str]:
+    """Unknown output formats, and conversation outputs that are not a JSON list of turns."""
+    from humeval.render.outputs import OUTPUT_FORMATS, parse_conversation
+
+    problems: list[str] = []
+    given = outputs["format"] if "format" in outputs else pd.Series("", index=outputs.index)
+    bad = ~given.isin(("", *OUTPUT_FORMATS))
+    if bad.any():
+        shown = ", ".join(sorted({repr(v) for v in given[bad].head(_EXAMPLES)}))
+        problems.append(f"data: {int(bad.sum())} row(s) name an unknown output format in column "
+                        f"'{protocol.data.format}' ({shown}); valid: {', '.join(OUTPUT_FORMATS)} or empty")
+    effective = given.where(given != "", protocol.presentation.output_format)
+    chats = outputs.loc[effective == "conversation"]
+    wrong = []
+    for row in chats.itertuples(index=False):
+        try:
+            parse_conversation(row.output, where=f"({row.item_id}, {row.system})")
+        except HumevalError as exc:
+            wrong.append(str(exc))
+    if wrong:
+        problems.append(f"data: {len(wrong)} conversation output(s) are not a JSON list of {{role, content}} turns, "
+                        f"e.g. {wrong[0]}")
     return problems
 
 
@@ -148,11 +187,12 @@ def load_outputs(protocol: Protocol, root: str | Path) -> pd.DataFrame:
 
 
 class OutputText(NamedTuple):
-    """What participants are shown of one system's output for an item."""
+    """What participants are shown of one system's output for an item (``format``: empty for the study's)."""
 
     output: str
     input: str
     references: str
+    format: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -170,11 +210,11 @@ class Outputs:
         """``(item_id, system) -> OutputText``: the one lookup of what a participant sees."""
         f = self.frame
         columns = [f[c].fillna("").astype(str) if c in f else pd.Series("", index=f.index) for c in OUTPUT_COLUMNS]
-        return {(i, s): OutputText(o, x, r) for i, s, o, x, r in zip(*columns, strict=True)}
+        return {(i, s): OutputText(o, x, r, fmt) for i, s, o, x, r, fmt in zip(*columns, strict=True)}
 
     def text(self, item_id: str, system: str) -> OutputText:
         """The texts of ``system``'s output for ``item_id`` (empty texts when there is none)."""
-        return self.texts.get((item_id, system), OutputText("", "", ""))
+        return self.texts.get((item_id, system), OutputText("", "", "", ""))
 
     @property
     def systems(self) -> list[str]:

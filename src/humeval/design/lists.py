@@ -49,6 +49,9 @@ def attention_task(template: Task, criterion: Criterion, index: int) -> Task:
     elif criterion.type == "slider":
         expected = criterion.min
         ask = f"set the slider to its LOWEST value ({criterion.min:g})"
+    elif criterion.type == "esa":
+        expected = 0.0
+        ask = "give the score 0 (marking no error)"
     else:
         expected = criterion.modulus
         ask = f"give exactly the score of the standard ({criterion.modulus:g})"

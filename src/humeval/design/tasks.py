@@ -16,7 +16,7 @@ from humeval.protocol.models import Criterion, Protocol
 __all__ = ["FAMILIES", "ParticipantList", "Task", "build_tasks", "criterion_groups", "family_of"]
 
 #: how outputs are shown, by criterion type: one output, a pair, or all outputs side by side
-FAMILIES = {"likert": "single", "magnitude": "single", "slider": "single", "2afc": "pair", "rankme": "multi"}
+FAMILIES = {"likert": "single", "magnitude": "single", "slider": "single", "esa": "single", "2afc": "pair", "rankme": "multi"}
 
 
 @dataclass(frozen=True)

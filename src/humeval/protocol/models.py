@@ -92,6 +92,11 @@ class DataSpec(_Model):
     output: str = Field("output", description="Column holding the output text (long layout).")
     input: str | None = Field("input", description="Column holding the system input shown to participants (optional column).")
     references: str | None = Field("references", description="Column holding reference texts (optional column).")
+    format: str | None = Field(
+        "format",
+        description="Column naming each output's format (`text`, `markdown` or `conversation`; optional column): "
+        "overrides `presentation.output_format` for that output; an empty cell keeps the study's format.",
+    )
     properties: list[str] = Field(
         default_factory=list, description="Item property columns used for stratified sampling and reports."
     )
@@ -187,8 +192,19 @@ class Slider(_CriterionBase):
         return self
 
 
-Criterion = Annotated[TwoAFC | Likert | Magnitude | RankME | Slider, Field(discriminator="type")]
-CRITERION_TYPES = ("2afc", "likert", "magnitude", "rankme", "slider")
+class ESA(_CriterionBase):
+    """Error span annotation (ESA, as in the WMT campaigns): mark error spans in one output, each
+    minor or major, then give a 0-100 score. Spans are character offsets into the text shown (the
+    output is shown as plain text)."""
+
+    type: Literal["esa"] = Field(description="Response type: error spans (minor/major) in one output, then a 0-100 score.")
+    minor_weight: float = Field(1.0, ge=0, description="Weight of a minor error in the MQM-style weighted error score.")
+    major_weight: float = Field(5.0, ge=0, description="Weight of a major error in the MQM-style weighted error score.")
+    max_spans: int = Field(50, ge=1, le=500, description="Most error spans a participant may mark in one output.")
+
+
+Criterion = Annotated[TwoAFC | Likert | Magnitude | RankME | Slider | ESA, Field(discriminator="type")]
+CRITERION_TYPES = ("2afc", "likert", "magnitude", "rankme", "slider", "esa")
 
 
 class Presentation(_Model):
@@ -203,6 +219,26 @@ class Presentation(_Model):
     instructions: str = Field("", description="Instructions shown before the first task (Markdown-free plain text).")
     consent: str = Field("", description="Consent text a participant must accept before starting (empty: no consent page).")
     title: str = Field("", description="Title shown to participants on every page (empty: none; the study's `name` is internal and never shown).")
+    output_format: Literal["text", "markdown", "conversation"] = Field(
+        "text",
+        description="How outputs are shown: `text` (escaped plain text), `markdown` (CommonMark with tables and "
+        "highlighted code, sanitised: raw HTML is shown as text, images are not loaded) or `conversation` "
+        "(a JSON list of {role, content} turns shown as a chat). A data column (`data.format`) may override it per output.",
+    )
+    language: Literal["en", "de", "zh", "ar"] = Field(
+        "en",
+        description="Language of everything humeval shows participants (buttons, progress, consent and instructions "
+        "chrome, errors, completion page): `en`, `de`, `zh` or `ar`; Arabic pages are laid out right to left. "
+        "Your own texts (title, consent, instructions, questions) are shown as written.",
+    )
+    comments: bool = Field(
+        False,
+        description="Offer an optional free-text comment box on every task (at most 2000 characters): stored with the "
+        "judgement, shown escaped on the admin page, exported in the `comment` column, never used by any statistic.",
+    )
+    highlight_differences: bool = Field(
+        False, description="Mark the words that differ between two plain-text outputs shown side by side."
+    )
 
 
 class Pairing(_Model):

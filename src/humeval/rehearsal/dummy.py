@@ -45,6 +45,8 @@ def scale_of(criterion: Criterion) -> Scale:
         return Scale(1, criterion.points, True)
     if criterion.type == "slider":
         return Scale(criterion.min, criterion.max, False)
+    if criterion.type == "esa":
+        return Scale(0.0, 100.0, False)
     if criterion.type in ("magnitude", "rankme"):
         return Scale(np.log(criterion.modulus / 4), np.log(criterion.modulus * 4), False, log=True)
     return Scale(1, 5, True)  # 2afc: latent 5-point scores decide the choice

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import http.client
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -253,6 +254,8 @@ class Answerer:
             return int(expected)
         if criterion.type in ("slider", "magnitude"):
             return float(expected)
+        if criterion.type == "esa":
+            return {"score": float(expected), "spans": []}
         return expected
 
     def _value(self, name: str, item_id: str, texts: list[str], rng: np.random.Generator,
@@ -266,7 +269,10 @@ class Answerer:
             if a != b:
                 return "A" if a > b else "B"
             return "tie" if criterion.tie else ("A" if rng.random() < 0.5 else "B")
-        return self._shaped(criterion, scale, self._latent(name, item_id, texts, rng, who))
+        value = self._shaped(criterion, scale, self._latent(name, item_id, texts, rng, who))
+        if criterion.type == "esa":
+            value["spans"] = simulated_spans(texts[0] if texts else "", value["score"], rng, criterion.max_spans)
+        return value
 
     def _prefer_first(self, name: str, item_id: str, texts: list[str], who: SimulatedParticipant,
                       rng: np.random.Generator) -> float:
@@ -287,7 +293,23 @@ class Answerer:
             return [float(x) for x in scores]
         if criterion.type == "likert":
             return round(float(scores[0]))
+        if criterion.type == "esa":
+            return {"score": float(np.clip(scores[0], 0.0, 100.0)), "spans": []}
         return float(scores[0])
+
+
+def simulated_spans(text: str, score: float, rng: np.random.Generator, most: int) -> list[dict[str, Any]]:
+    """Error spans a simulated participant marks in ``text`` given the score they give: about
+    ``(100 - score) / 25`` errors (Poisson), each one word, major with probability ``(100 - score) / 150``;
+    words are drawn without replacement, so spans never overlap."""
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    n = min(int(rng.poisson(max(100.0 - score, 0.0) / 25.0)), len(words), most)
+    if n == 0:
+        return []
+    chosen = sorted(rng.choice(len(words), size=n, replace=False).tolist())
+    major = rng.random(n) < max(100.0 - score, 0.0) / 150.0
+    return [{"start": words[i][0], "end": words[i][1], "severity": "major" if m else "minor"}
+            for i, m in zip(chosen, major, strict=True)]
 
 
 def draw_seconds(rng: np.random.Generator) -> float:

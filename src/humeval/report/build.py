@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from humeval.protocol.models import Protocol
-from humeval.report.document import Figure, Report, Section, Table, fmt
+from humeval.report.document import Example, Figure, Report, Section, Table, fmt
 from humeval.report.figures import (
     decision_bound_figure,
     distribution_figure,
@@ -167,6 +167,30 @@ def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
         rows = [[d["system"], *_est(d), d.get("sd"), d.get("median"), d.get("items")] for d in res.descriptives]
         s.tables.append(Table("Scores per system (mean with t interval)",
                               ["system", "mean", "ci_low", "ci_high", "p", "n", "sd", "median", "items"], rows, sig))
+        clipped = [d["system"] for d in res.descriptives if d.get("clipped_to")]
+        if clipped:
+            low, high = next(d["clipped_to"] for d in res.descriptives if d.get("clipped_to"))
+            scale = f"{fmt(low)} to {fmt(high)}" if high is not None else f"at least {fmt(low)}"
+            s.paragraphs.append(
+                f"The t interval of {', '.join(clipped)} reached past the scale ({scale}) and is cut at its end: "
+                "the mean of answers on the scale cannot leave it. A t interval is approximate for scores piled up "
+                "at an end of the scale; read such intervals with care.")
+    if res.errors:
+        rows = [[e["system"], e["measure"], *_est(e), e.get("outputs_with_errors")] for e in res.errors]
+        s.tables.append(Table("Errors per system (error spans per output, mean with percentile bootstrap interval; "
+                              "fewer is better)", ["system", "measure", "mean", "ci_low", "ci_high", "p", "n",
+                                                   "outputs with errors"], rows, sig))
+    if res.span_agreement is not None:
+        a = res.span_agreement
+        if a.estimate is None:
+            s.paragraphs.append(f"Span agreement: not computed ({a.get('undefined', 'no pairs')}).")
+        else:
+            sev = a.get("severity_agreement")
+            s.paragraphs.append(
+                f"Span agreement (pairwise F1 of the characters two participants marked as errors, over "
+                f"{a.n} pairs of judgements of {a.get('outputs')} outputs; {a.get('n_both_clean')} pairs where "
+                f"neither marked an error are left out): {_interval(a)}"
+                + (f"; both gave the same severity to {100 * sev:.0f}% of the characters both marked." if sev is not None else "."))
     if res.type == "2afc":
         rows = [[p["a"], p["b"], p["wins_a"], p["wins_b"], p["ties"], *_est(p)] for p in res.pairs]
         s.tables.append(Table(f"Win rates and sign tests ({res.decision})",
@@ -285,6 +309,7 @@ def build_report(
     collation: dict[str, Any] | None,
     exclusion: dict[str, Any] | None,
     posthoc: list[Results] | None = None,
+    examples: list[Example] | None = None,
 ) -> Report:
     """The whole report: key results, study and design, dynamic stopping, collation, exclusion, one section per
     criterion, post hoc."""
@@ -301,6 +326,10 @@ def build_report(
     if (stopping := _stopping(results)) is not None:
         sections.insert(2, stopping)
     sections += [_criterion(name, res, sig) for name, res in results.criteria.items()]
+    if examples:
+        sections.append(Section("Examples", [f"The first {len(examples)} selected item(s) as participants saw them "
+                                             "(system names are shown here, never to participants)."],
+                                examples=examples))
     for ph in posthoc or []:
         note = ("Post hoc analysis, run after the preregistered plan and not part of it; it does not change the "
                 "preregistered results above.")

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import Environment
+from markupsafe import Markup
 
-__all__ = ["Figure", "Report", "Section", "Table", "fmt", "render_html", "render_markdown"]
+from humeval.render import highlight_css, render_output
+
+__all__ = ["Example", "Figure", "Report", "Section", "Table", "fmt", "render_html", "render_markdown"]
 
 
 def fmt(value: Any) -> str:
@@ -39,12 +43,22 @@ class Figure:
 
 
 @dataclass
+class Example:
+    """One item as participants saw it: its input and each system's output (system, text, format)."""
+
+    item_id: str
+    input: str
+    outputs: list[tuple[str, str, str]]
+
+
+@dataclass
 class Section:
     title: str
     paragraphs: list[str] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
     level: int = 2
+    examples: list[Example] = field(default_factory=list)
 
 
 @dataclass
@@ -80,7 +94,27 @@ def render_markdown(report: Report, figure_dir: str = "figures") -> str:
                 lines += [f"`{t.footer}`", ""]
         for f in section.figures:
             lines += [f"![{f.caption}]({figure_dir}/{f.name}.png)", "", f"*{f.caption}*", ""]
+        for ex in section.examples:
+            lines += _md_example(ex)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text`` (the output is shown verbatim)."""
+    runs = [len(m) for m in re.findall(r"`+", text)]
+    return "`" * max(3, max(runs, default=0) + 1)
+
+
+def _md_example(ex: Example) -> list[str]:
+    """An example in Markdown: each output verbatim in a fence (what participants saw rendered is in the HTML)."""
+    lines = [f"**Item {ex.item_id}**", ""]
+    if ex.input:
+        lines += [f"Input: {ex.input}", ""]
+    for system, text, output_format in ex.outputs:
+        fence = _fence(text)
+        lines += [f"*{system}* ({output_format}):", "", fence + ("json" if output_format == "conversation" else output_format),
+                  text, fence, ""]
+    return lines
 
 
 _HTML = """<!DOCTYPE html>
@@ -91,6 +125,10 @@ table{border-collapse:collapse;margin:.5rem 0 .2rem}td,th{border:1px solid #ccc;
 th{background:#f3f3f3}.sig{font-family:monospace;font-size:.8rem;color:#555;margin-bottom:1rem}
 .banner{background:#fff3cd;border:1px solid #e0c36b;padding:.5rem 1rem}figure{margin:1rem 0}
 figcaption{font-size:.9rem;color:#444}img{max-width:100%}
+.example{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}
+.example .outputs{display:grid;gap:.8rem;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr))}
+.example .system{font-weight:600;margin:.3rem 0}
+{{ css }}
 </style></head><body>
 <h1>{{ r.title }}</h1>
 {% if r.banner %}<p class="banner">{{ r.banner }}</p>{% endif %}
@@ -103,6 +141,11 @@ figcaption{font-size:.9rem;color:#444}img{max-width:100%}
 {% endfor %}</table>{% if t.footer %}<div class="sig">{{ t.footer }}</div>{% endif %}
 {% endfor %}{% for f in s.figures %}<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ b64(f.png) }}">
 <figcaption>{{ f.caption }}</figcaption></figure>
+{% endfor %}{% for ex in s.examples %}<div class="example"><p><strong>Item {{ ex.item_id }}</strong></p>
+{% if ex.input %}<p class="input" dir="auto">{{ ex.input }}</p>{% endif %}<div class="outputs">
+{% for system, text, output_format in ex.outputs %}<div><p class="system">{{ system }}</p>
+<div class="output output-{{ output_format }}" dir="auto">{{ render(text, output_format).html }}</div></div>
+{% endfor %}</div></div>
 {% endfor %}{% endfor %}
 </body></html>
 """
@@ -112,4 +155,5 @@ def render_html(report: Report) -> str:
     """One self-contained HTML page (figures embedded as base64 PNG)."""
     env = Environment(autoescape=True)
     template = env.from_string(_HTML)
-    return template.render(r=report, fmt=fmt, b64=lambda b: base64.b64encode(b).decode("ascii"))
+    return template.render(r=report, fmt=fmt, b64=lambda b: base64.b64encode(b).decode("ascii"), render=render_output,
+                           css=Markup(highlight_css()))

@@ -24,6 +24,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from humeval.report.fonts import use_fonts
+
 __all__ = ["decision_bound_figure", "distribution_figure", "ranking_figure", "winrate_heatmap"]
 
 
@@ -35,6 +37,7 @@ def _figure(figsize: tuple[float, float]) -> Figure:
 
 
 def _png(fig: Figure) -> bytes:
+    use_fonts(fig)  # CJK, Arabic, ... system names: a font that has their glyphs
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
     return buf.getvalue()

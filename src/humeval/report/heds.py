@@ -210,6 +210,9 @@ def _scale(c: Any) -> tuple[Any, str, str]:
         return len(c.options()), ", ".join(c.options()), "Multiple-choice options"
     if c.type == "slider":
         return "continuous", f"{c.min:g}-{c.max:g}", "Slider"
+    if c.type == "esa":
+        return ("continuous", "error spans (minor / major) marked in the output, then a score 0-100",
+                "Other: marking error spans in the text, then a number entry box")
     return "continuous", f"positive numbers relative to a standard scored {c.modulus:g}", "Other: a number entry box"
 
 

@@ -8,17 +8,17 @@ from typing import Any
 
 from humeval.analysis.stages import read_results, study_workspace
 from humeval.analysis.workspace import Workspace
-from humeval.files import read_json, write_bytes, write_json, write_text
+from humeval.files import iter_jsonl, read_json, write_bytes, write_json, write_text
 from humeval.protocol.lock import read_lock
 from humeval.report.build import build_report
-from humeval.report.document import render_html, render_markdown
+from humeval.report.document import Example, render_html, render_markdown
 from humeval.report.heds import heds_datasheet
 from humeval.report.latex import write_latex_tables
 from humeval.results import Results
 from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["design_summary", "report_stage", "report_workspace"]
+__all__ = ["design_summary", "report_examples", "report_stage", "report_workspace"]
 
 
 def _count_lines(path: Path) -> int | None:
@@ -47,6 +47,24 @@ def design_summary(study: Study) -> dict[str, Any]:
     }
 
 
+def report_examples(study: Study, n: int = 3) -> list[Example]:
+    """The first ``n`` selected items with every system's output, in the format participants saw."""
+    if not study.items_file.is_file():
+        return []
+    outputs = study.outputs()
+    default = study.protocol.presentation.output_format
+    examples = []
+    for _, row in iter_jsonl(study.items_file, what="selected items"):
+        item_id = str(row.get("item_id", ""))
+        texts = [(system, outputs.text(item_id, system)) for system in outputs.systems]
+        shown = [(system, t.output, t.format or default) for system, t in texts if t.output]
+        if shown:
+            examples.append(Example(item_id, next(t.input for _, t in texts if t.output), shown))
+        if len(examples) == n:
+            break
+    return examples
+
+
 def _optional(path: Path) -> dict[str, Any] | None:
     return read_json(path) if path.is_file() else None
 
@@ -63,7 +81,7 @@ def report_workspace(ws: Workspace, study: Study, results: Results | None = None
     protocol = study.protocol
     exclusion = _optional(ws.exclusion)
     report = build_report(protocol, results, design=design_summary(study), collation=_optional(ws.collation),
-                          exclusion=exclusion, posthoc=_posthoc(ws))
+                          exclusion=exclusion, posthoc=_posthoc(ws), examples=report_examples(study))
     ws.figures_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for section in report.sections:

@@ -76,8 +76,9 @@ async def admin_page(request: Request) -> Response:
         for st in stopping:
             st["svg"] = Markup("") if st["comparison"] in boards else Markup(bound_svg(st["curve"]))
             st["board"] = boards.get(st["comparison"])
+        comments = [j for j in store.judgements() if j.get("comment")]
         return {"overview": store.overview(), "participants": store.participants(), "stopping": stopping,
-                "agreement": agreement_so_far(store.context.protocol, rows)}
+                "agreement": agreement_so_far(store.context.protocol, rows), "comments": comments[-200:]}
 
     data = await run_in_threadpool(gather)
     return request.app.state.templates.TemplateResponse(request, "admin.html", {"study": store.context.protocol.study.name, **data})

@@ -102,7 +102,8 @@ async def judgements(request: Request) -> Response:
     session = session_of(request)
     body = parse(JudgementIn, await read_json(request))
     result = await _store(request).submit(session.participant_id, body.assignment_id, body.idempotency_key,
-                                          body.values, body.seconds)
+                                          body.values, body.seconds,
+                                          comment=body.comment)
     return JSONResponse(result.judgement.to_json(), status_code=201 if result.judgement.created else 200)
 
 

@@ -26,8 +26,10 @@ from humeval.server.config import ServerConfig
 from humeval.server.errors import install_handlers
 from humeval.server.guard import install_guard
 from humeval.server.health import health_routes
+from humeval.server.i18n import install_i18n
 from humeval.server.pages import page_routes
 from humeval.server.security import SecurityMiddleware
+from humeval.server.view import install_view
 from humeval.store.store import Store
 from humeval.study import Study
 
@@ -48,6 +50,9 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
         store.close()
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    protocol = store.context.protocol
+    install_i18n(env, protocol.presentation.language, {c.name: c.question for c in protocol.criteria})
+    install_view(env, protocol.presentation)
     routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(), *_prolific_hook(study, config),
               Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,

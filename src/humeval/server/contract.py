@@ -60,6 +60,8 @@ class JudgementIn(BaseModel):
     values: dict[str, Any] = Field(min_length=1, description="{criterion: value} for every criterion of the assignment")
     seconds: float | None = Field(None, ge=0, le=MAX_SECONDS, allow_inf_nan=False,
                                   description="time spent on the assignment (default: measured by the server)")
+    comment: str = Field("", max_length=MAX_COMMENT,
+                         description="optional free-text comment (only when presentation.comments is on)")
 
 
 class InvitesIn(BaseModel):
@@ -112,6 +114,8 @@ class Assignment(BaseModel):
     task: Task
     criteria: list[dict[str, Any]] = Field(description="the protocol's criteria for this assignment (name, type, question, ...)")
     outputs: list[str] = Field(description="texts in display order; 2afc answers name them A, B")
+    formats: list[Literal["text", "markdown", "conversation"]] = Field(
+        description="the format of each output (same order): text, markdown or conversation")
     input: str
     references: str
     progress: Progress
@@ -174,9 +178,16 @@ def values_schema(protocol: Protocol) -> dict[str, Any]:
             props[c.name] = {"type": "number", "minimum": c.min, "maximum": c.max}
         elif c.type == "magnitude":
             props[c.name] = {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_SCORE}
+        elif c.type == "esa":  # a 0-100 score and error spans as character offsets into the text shown
+            span = {"type": "object", "required": ["start", "end", "severity"], "additionalProperties": False,
+                    "properties": {"start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 1},
+                                   "severity": {"type": "string", "enum": ["minor", "major"]}}}
+            props[c.name] = {"type": "object", "required": ["score"], "additionalProperties": False,
+                             "properties": {"score": {"type": "number", "minimum": 0, "maximum": 100},
+                                            "spans": {"type": "array", "items": span, "maxItems": c.max_spans}}}
         else:  # rankme: one score per output
             props[c.name] = {"type": "array", "minItems": 1,
                              "items": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_SCORE}}
     return {"type": "object", "minProperties": 1, "additionalProperties": False, "properties": props,
             "description": "{criterion: value}: 2afc A/B (or an enabled tie, both-good, both-bad), likert an integer, "
-                           "slider and magnitude a number, rankme one number per output"}
+                           "slider and magnitude a number, rankme one number per output, esa {score, spans}"}

@@ -32,6 +32,7 @@ from humeval.server.incoming import TOKEN_COOKIE, optional_session, read_body
 from humeval.server.payload import assignment_json
 from humeval.server.throttle import is_https
 from humeval.server.tokens import Session, make_token, read_invite, sign
+from humeval.server.view import esa_value
 from humeval.store.records import Progress
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
@@ -191,6 +192,8 @@ def _form_values(store: Store, criteria: list[str], n_outputs: int, form: dict[s
         ctype = protocol.criterion(name).type
         if ctype == "rankme":
             values[name] = [_number(form.get(f"{name}.{i}", "")) for i in range(n_outputs)]
+        elif ctype == "esa":
+            values[name] = esa_value(form, name)
         elif name not in form or form[name] == "":
             continue  # missing: the store says "required"
         elif ctype == "2afc":
@@ -225,7 +228,7 @@ async def task_post(request: Request) -> Response:
     seconds = _number(form.get("seconds", ""))
     try:
         await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None,
-                           only_open=True)
+                           only_open=True, comment=form.get("comment", "").strip())
     except Refusal as exc:
         if exc.code == "already_submitted":
             return RedirectResponse("/task", status_code=303)  # another tab answered it first: nothing stored

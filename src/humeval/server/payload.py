@@ -44,10 +44,12 @@ def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
     pres = protocol.presentation
     if task.kind == "attention":
         outputs = [task.text] * len(view.display)
+        formats = ["text"] * len(view.display)
         item_input, references = "", ""
     else:
         texts = [store.texts(task.item_id, system) for system in view.display]
         outputs = [t[0] for t in texts]
+        formats = [t[3] or pres.output_format for t in texts]
         item_input = texts[0][1] if texts else ""
         references = texts[0][2] if texts else ""
     return {
@@ -55,6 +57,7 @@ def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
         "task": {"family": task.family},  # task ids name systems, item ids name checks and repeats
         "criteria": [_criterion_cached(protocol, c) for c in task.criteria],
         "outputs": outputs,
+        "formats": formats,
         "input": item_input if pres.show_input else "",
         "references": references if pres.show_references else "",
         "progress": view.progress.to_json(),

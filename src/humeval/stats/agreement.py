@@ -203,8 +203,8 @@ def krippendorff_alpha(
     pairable = judged.sum(axis=0) >= 2
     if not pairable.any():
         raise DataError(
-            f"ratings: no item has two or more judgements (shape {data.shape}, "
-            f"{int(judged.sum())} non-missing values); alpha is undefined"
+            f"no item was judged by two or more participants ({data.shape[1]} item(s), {data.shape[0]} "
+            f"participant(s), {int(judged.sum())} judgements); Krippendorff's alpha needs repeated judgements"
         )
     data = data[:, pairable]
     if level == "ratio" and (data[~np.isnan(data)] < 0).any():
@@ -456,7 +456,8 @@ def icc(scores: object, form: str = "2,1", *, confidence_level: float = 0.95) ->
     n, k = x.shape
     if n < 2 or k < 2:
         raise DataError(
-            f"scores: shape {x.shape}; ICC needs at least 2 items (rows) and 2 judgements (columns)"
+            f"ICC needs at least 2 items each judged by at least 2 participants; here {n} item(s) and at most "
+            f"{k} judgement(s) per item"
         )
     judged = ~np.isnan(x)
     m = judged.sum(axis=1)

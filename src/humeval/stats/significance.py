@@ -58,7 +58,8 @@ def _matrix(scores: object, what: str) -> np.ndarray:
     x = as_float_array(scores, f"{what} (items x conditions)", 2, allow_nan=False)
     if x.shape[0] < 2 or x.shape[1] < 2:
         raise DataError(
-            f"{what}: shape {x.shape}; need at least 2 items (rows) and 2 conditions (columns)"
+            f"{what}: needs at least 2 items judged for every one of at least 2 systems; here {x.shape[0]} item(s) "
+            f"and {x.shape[1]} system(s)"
         )
     return x
 

@@ -61,7 +61,7 @@ class StoreContext:
 
     protocol: Protocol
     tasks: dict[str, TaskInfo]
-    texts: dict[tuple[str, str], tuple[str, str, str]]
+    texts: dict[tuple[str, str], tuple[str, str, str, str]]
     systems: list[str]
     comparisons: dict[str, Comparison]
     strategy: LabellingStrategy | None
@@ -93,7 +93,7 @@ class StoreContext:
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:
         tasks = {r.task_id: TaskInfo.from_row(r) for r in conn.execute(select(s.tasks))}
         texts = {
-            (r.item_id, r.system): (r.output, r.input, r.references) for r in conn.execute(select(s.outputs))
+            (r.item_id, r.system): (r.output, r.input, r.references, r.format) for r in conn.execute(select(s.outputs))
         }
         meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
         list_sizes = {r[0]: r[1] for r in conn.execute(select(s.lists.c.list_id, s.lists.c.size))}

@@ -3,7 +3,8 @@
 Migration 1 creates every table of :mod:`humeval.store.schema`; migration 2 adds the
 tables of live stopping with exclusion (``watched_tasks``, ``pending``, ``settled``,
 ``fed``) to a store created before them (creating only missing tables); migration 3 adds
-``bonuses`` (the ledger of platform bonuses). A later change appends a
+``bonuses`` (the ledger of platform bonuses); migration 4 adds ``outputs.format`` (an
+output's own format, empty for the study's) and ``judgements.comment`` (optional free text). A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
 starting at once apply each migration once.
@@ -35,7 +36,15 @@ def _v3(conn: Connection) -> None:
     schema.metadata.create_all(conn, tables=[schema.bonuses], checkfirst=True)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3]
+def _v4(conn: Connection) -> None:
+    columns = {c["name"] for c in inspect(conn).get_columns("outputs")}
+    if "format" not in columns:
+        conn.execute(text("ALTER TABLE outputs ADD COLUMN format VARCHAR(20) NOT NULL DEFAULT ''"))
+    if "comment" not in {c["name"] for c in inspect(conn).get_columns("judgements")}:
+        conn.execute(text("ALTER TABLE judgements ADD COLUMN comment TEXT NOT NULL DEFAULT ''"))
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4]
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 

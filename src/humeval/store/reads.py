@@ -37,6 +37,7 @@ def all_judgements(conn: Connection) -> list[dict[str, Any]]:
             "seconds": r.seconds,
             "revision": r.revision,
             "submitted_at": _iso(r.submitted_at),
+            "comment": r.comment or "",
         }
         for r in conn.execute(select(s.judgements).order_by(j.id))
     ]
@@ -67,6 +68,7 @@ def long_rows(
         base = {
             "participant_id": j["participant_id"], "list_id": j["list_id"], "task_id": j["task_id"], "kind": j["kind"],
             "item_id": j["item_id"], "seconds": j["seconds"], "submitted_at": j["submitted_at"], "stop_seq": math.nan,
+            "comment": j.get("comment", ""),
         }
         for name, value in j["values"].items():
             ctype = ctx.protocol.criterion(name).type
@@ -79,6 +81,10 @@ def long_rows(
                 for pos, (system, score) in enumerate(zip(display, value, strict=True)):
                     rows.append(base | {"criterion": name, "system": system, "system_b": "", "position": pos,
                                         "value": float(score), "choice": ""})
+            elif ctype == "esa":
+                rows.append(base | {"criterion": name, "system": display[0], "system_b": "", "position": 0,
+                                    "value": float(value["score"]), "choice": "",
+                                    "spans": json.dumps(value["spans"], separators=(",", ":"))})
             else:
                 rows.append(base | {"criterion": name, "system": display[0], "system_b": "", "position": 0,
                                     "value": float(value), "choice": ""})

@@ -86,6 +86,7 @@ outputs = Table(
     Column("output", Text, nullable=False),
     Column("input", Text, nullable=False, default=""),
     Column("references", Text, nullable=False, default=""),
+    Column("format", String(20), nullable=False, default="", server_default=""),
 )
 
 tasks = Table(
@@ -185,6 +186,7 @@ judgements = Table(
     Column("seconds", Float, nullable=True),
     Column("revision", Integer, nullable=False, default=0),
     Column("submitted_at", Float, nullable=False),
+    Column("comment", Text, nullable=False, default="", server_default=""),
 )
 
 outcomes = Table(

@@ -65,7 +65,8 @@ def seed_store(conn: Connection, study: Study) -> bool:
         conn,
         s.outputs,
         [
-            {"item_id": r.item_id, "system": r.system, "output": r.output, "input": r.input, "references": r.references}
+            {"item_id": r.item_id, "system": r.system, "output": r.output, "input": r.input, "references": r.references,
+             "format": r.format}
             for r in frame.itertuples(index=False)
         ],
     )

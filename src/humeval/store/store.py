@@ -130,12 +130,13 @@ class Store:
         return result
 
     async def submit(self, participant_id: str, assignment_id: str, idempotency_key: str, values: Any,
-                     seconds: float | None = None, *, only_open: bool = False) -> SubmitResult:
-        """Store a judgement (:func:`humeval.store.submit.submit_judgement`; ``only_open``: no edit of an answered one)."""
+                     seconds: float | None = None, *, only_open: bool = False, comment: Any = "") -> SubmitResult:
+        """Store a judgement (:func:`humeval.store.submit.submit_judgement`; ``only_open``: no edit of an answered one;
+        ``comment``: the participant's optional free text)."""
         ctx = self.context
         result = await self.awrite(
             lambda conn: submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
-                                          only_open=only_open)
+                                          only_open=only_open, comment=comment)
         )
         if result.decided:
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
@@ -231,9 +232,10 @@ class Store:
         ctx = self.context
         return self.read(lambda conn: overview(conn, ctx))
 
-    def texts(self, item_id: str, system: str) -> tuple[str, str, str]:
-        """(output, input, references) of one system's output for an item."""
-        return self.context.texts.get((item_id, system), ("", "", ""))
+    def texts(self, item_id: str, system: str) -> tuple[str, str, str, str]:
+        """(output, input, references, format) of one system's output for an item (format: the output's
+        own, empty for the study's ``presentation.output_format``)."""
+        return self.context.texts.get((item_id, system), ("", "", "", ""))
 
     def event_count(self, kind: str) -> int:
         from sqlalchemy import func

@@ -32,7 +32,7 @@ from humeval.store.live import after_judgement, is_settled
 from humeval.store.records import StoredJudgement
 from humeval.store.refusal import Refusal
 from humeval.store.sql import sql_of
-from humeval.store.values import check_values
+from humeval.store.values import check_comment, check_values
 from humeval.wire import MAX_SECONDS
 
 __all__ = ["SubmitResult", "submit_judgement"]
@@ -57,8 +57,8 @@ _LOCK = " FOR UPDATE OF a"  # PostgreSQL: a concurrent submit of this assignment
 _LAST_REVISION = "SELECT max(revision) FROM judgements WHERE assignment_id = :aid"
 _STORE = (
     "INSERT INTO judgements (idempotency_key, assignment_id, participant_id, task_id, list_id, kind, item_id, "
-    "display, \"values\", seconds, revision, submitted_at) VALUES (:key, :aid, :pid, :t, :l, :kind, :item, "
-    ":display, :values, :seconds, :revision, :now) RETURNING id"
+    "display, \"values\", seconds, revision, submitted_at, comment) VALUES (:key, :aid, :pid, :t, :l, :kind, :item, "
+    ":display, :values, :seconds, :revision, :now, :comment) RETURNING id"
 )
 _DONE = "UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid"
 _TASK_DONE = "UPDATE tasks SET done = done + 1 WHERE task_id = :t"
@@ -77,12 +77,15 @@ def submit_judgement(
     seconds: float | None = None,
     *,
     only_open: bool = False,
+    comment: Any = "",
 ) -> SubmitResult:
     """Store one judgement (see the module docstring); raise :class:`Refusal` when refused.
 
     ``only_open``: refuse (``already_submitted``) an assignment that has been answered already,
     instead of storing an edit: a participant page's form answers its assignment once.
+    ``comment``: the participant's optional free text (``presentation.comments``), stored as given.
     """
+    comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
     # the assignment, locked, and (if the key was used before) the judgement stored under the key: one statement
     row = db.one(_FIND + (_LOCK if db.pg else ""), {"key": idempotency_key, "aid": assignment_id})
@@ -91,7 +94,8 @@ def submit_judgement(
     _, task_id, list_id, position, display_json, status, created_at, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
     task = ctx.tasks[task_id]
     display = json.loads(display_json)
-    clean = check_values(ctx.protocol, task.criteria, len(display), values)
+    lengths = [len(ctx.texts.get((task.item_id, system), ("",))[0]) for system in display] if task.kind != "attention" else None
+    clean = check_values(ctx.protocol, task.criteria, len(display), values, lengths)
     if j_id is not None:
         if j_aid != assignment_id or j_pid != participant_id:
             raise Refusal("idempotency_conflict", "this idempotency key was used for another assignment", status=409, field="idempotency_key")
@@ -121,7 +125,7 @@ def submit_judgement(
     new_id = db.insert_id(_STORE, {
         "key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
         "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
-        "seconds": float(seconds), "revision": revision, "now": now,
+        "seconds": float(seconds), "revision": revision, "now": now, "comment": comment,
     })
     stored = StoredJudgement(new_id, idempotency_key, assignment_id, participant_id, task_id, clean, now, revision, True)
     decided: list[str] = []

@@ -6,6 +6,9 @@
 ``likert``      an integer 1..k
 ``magnitude``   a positive finite number (at most 1e9)
 ``slider``      a finite number in [min, max]
+``esa``         ``{"score": number in [0, 100], "spans": [{"start", "end", "severity"}, ...]}``: character
+                offsets into the output shown (0 <= start < end <= its length), severity ``minor`` or
+                ``major``, at most ``max_spans`` spans, none overlapping
 ``rankme``      a list with one positive finite number per output, in display order
 =============  ==========================================================================
 Every criterion of the task is required; other keys are refused.
@@ -18,9 +21,23 @@ from typing import Any
 
 from humeval.protocol.models import Protocol
 from humeval.store.refusal import Refusal
-from humeval.wire import MAX_SCORE
+from humeval.wire import MAX_COMMENT, MAX_SCORE
 
-__all__ = ["check_values"]
+__all__ = ["check_comment", "check_values"]
+
+
+def check_comment(protocol: Protocol, comment: Any) -> str:
+    """The participant's optional free-text comment (empty when none), or a :class:`Refusal`."""
+    if comment is None or comment == "":
+        return ""
+    if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
+        raise Refusal("invalid_value", f"comment: expected text of at most {MAX_COMMENT} characters, got "
+                      f"{type(comment).__name__} of length {len(comment) if isinstance(comment, str) else '?'}",
+                      status=422, field="comment")
+    if not protocol.presentation.comments:
+        raise Refusal("invalid_value", "comment: this study does not collect comments (presentation.comments is off)",
+                      status=422, field="comment")
+    return comment
 
 
 def _invalid(field: str, message: str) -> Refusal:
@@ -47,8 +64,34 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def check_values(protocol: Protocol, criteria: tuple[str, ...], n_outputs: int, values: Any) -> dict[str, Any]:
-    """The validated values (numbers normalised) or a :class:`Refusal` naming the bad field."""
+def _spans(v: Any, field: str, length: int | None, most: int) -> list[dict[str, Any]]:
+    if not isinstance(v, list) or len(v) > most:
+        raise _invalid(field, f"expected a list of at most {most} spans {{start, end, severity}}, got {_show(v)}")
+    spans = []
+    for i, span in enumerate(v):
+        where = f"{field}[{i}]"
+        if not isinstance(span, dict) or set(span) != {"start", "end", "severity"}:
+            raise _invalid(where, f"expected {{start, end, severity}}, got {_show(span)}")
+        start, end, severity = span["start"], span["end"], span["severity"]
+        if any(isinstance(x, bool) or not isinstance(x, int) for x in (start, end)) or not 0 <= start < end:
+            raise _invalid(where, f"expected integer offsets 0 <= start < end, got start={start!r}, end={end!r}")
+        if length is not None and end > length:
+            raise _invalid(where, f"end {end} is past the end of the output ({length} characters)")
+        if severity not in ("minor", "major"):
+            raise _invalid(where, f"severity: expected minor or major, got {_show(severity)}")
+        spans.append({"start": start, "end": end, "severity": severity})
+    spans.sort(key=lambda s: (s["start"], s["end"]))
+    for a, b in zip(spans, spans[1:], strict=False):
+        if b["start"] < a["end"]:
+            raise _invalid(field, f"spans overlap: [{a['start']}, {a['end']}) and [{b['start']}, {b['end']})")
+    return spans
+
+
+def check_values(protocol: Protocol, criteria: tuple[str, ...], n_outputs: int, values: Any,
+                 lengths: list[int] | None = None) -> dict[str, Any]:
+    """The validated values (numbers normalised) or a :class:`Refusal` naming the bad field.
+
+    ``lengths``: the length (characters) of each output shown, to check ``esa`` span offsets."""
     if not isinstance(values, dict):
         raise _invalid("values", f"expected an object {{criterion: value}}, got {type(values).__name__}")
     unknown = sorted(set(values) - set(criteria))
@@ -77,6 +120,14 @@ def check_values(protocol: Protocol, criteria: tuple[str, ...], n_outputs: int, 
             clean[name] = x
         elif c.type == "magnitude":
             clean[name] = _positive(v, field)
+        elif c.type == "esa":
+            if not isinstance(v, dict) or set(v) != {"score", "spans"}:
+                raise _invalid(field, f"expected {{score, spans}}, got {_show(v)}")
+            score = _number(v["score"], f"{field}.score")
+            if not 0 <= score <= 100:
+                raise _invalid(f"{field}.score", f"expected a number from 0 to 100, got {v['score']!r}")
+            clean[name] = {"score": score, "spans": _spans(v["spans"], f"{field}.spans",
+                                                          lengths[0] if lengths else None, c.max_spans)}
         else:  # rankme
             if not isinstance(v, list) or len(v) != n_outputs:
                 raise _invalid(field, f"expected a list of {n_outputs} positive numbers (one per output), got {_show(v)}")

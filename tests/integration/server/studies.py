@@ -89,3 +89,71 @@ def template_study(root: Path, template: str, items: int) -> Study:
     list(run(study))
     lock_study(study)  # collection refuses an unlocked study
     return study
+
+
+RENDERING = """
+version: 1
+study: {{name: rendering, seed: 4}}
+data: {{files: [data/outputs.jsonl], properties: [slots]}}
+systems: [baseline, candidate]
+criteria:
+  - {{name: quality, type: 2afc, question: "{question}", tie: true}}
+presentation:
+  setup: separate
+  output_format: markdown
+  comments: {comments}
+  language: {language}
+  title: "{title}"
+  instructions: "{instructions}"
+design: {{judgements_per_item: 1, items_per_participant: 2, counterbalancing: none}}
+platform: {{kind: local, completion_code: DONE-7}}
+"""
+MARKDOWN = ("Here is **bold** text.\n\n```python\ndef add(x, y):\n    return x + y\n```\n\n"
+            "| system | score |\n|---|---:|\n| A | 1 |\n\n"
+            "<script>window.__pwned = 1</script> <img src=x onerror=\"window.__pwned = 2\">")
+CONVERSATION = [{"role": "user", "content": "What is 2 + 2?"},
+                {"role": "assistant", "content": "It is **4**."}]
+
+
+def rendering_study(root: Path, *, language: str = "en", items: int = 3, question: str = "Which answer is better?",
+                    title: str = "Answers", instructions: str = "Read both answers.", comments: bool = False) -> Study:
+    """Markdown outputs (bold, code, a table, hostile HTML) against conversation outputs (a data column)."""
+    rows = []
+    for i in range(items):
+        rows.append({"item_id": f"item-{i}", "system": "baseline", "output": MARKDOWN, "input": "A question", "slots": 1})
+        rows.append({"item_id": f"item-{i}", "system": "candidate", "output": CONVERSATION, "format": "conversation",
+                     "input": "A question", "slots": 1})
+    write_jsonl(root / "data" / "outputs.jsonl", rows)
+    (root / "humeval.yaml").write_text(RENDERING.format(language=language, question=question, title=title,
+                                                         instructions=instructions, comments=str(comments).lower()),
+                                       encoding="utf-8")
+    study = Study.open(root)
+    list(run(study))
+    lock_study(study)
+    return study
+
+
+ESA = """
+version: 1
+study: {{name: esa, seed: 6}}
+data: {{files: [data/outputs.jsonl], properties: [slots]}}
+systems: [baseline, candidate, reference]
+criteria:
+  - {{name: quality, type: esa, question: "Mark the errors, then score the translation."}}
+presentation: {{setup: separate, title: Translations, language: {language}}}
+design: {{judgements_per_item: {per_item}, items_per_participant: {per_participant}, counterbalancing: none}}
+analysis: {{bootstrap: 100}}
+dry_run: {{static: {{baseline: 40, candidate: 60, reference: 85}}}}
+platform: {{kind: local, completion_code: DONE-ESA}}
+"""
+
+
+def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant: int = 6, language: str = "en") -> Study:
+    """Error span annotation of three systems' outputs (every output judged ``per_item`` times)."""
+    write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=6))
+    (root / "humeval.yaml").write_text(ESA.format(per_item=per_item, per_participant=per_participant,
+                                                  language=language), encoding="utf-8")
+    study = Study.open(root)
+    list(run(study))
+    lock_study(study)
+    return study

@@ -439,7 +439,7 @@ def test_a_refused_form_comes_back_with_every_answer(tmp_path: Path) -> None:
         assert re.search(r'name="adequacy"[^>]*value="80"', r.text)
         assert re.search(r'name="naturalness"[^>]*value="0"', r.text)
         untouched = await c.post("/task", data=form | {"adequacy": "", "naturalness": "120"})  # slider never moved
-        assert untouched.status_code == 422 and "adequacy: required" in untouched.text
+        assert untouched.status_code == 422 and "Please answer this question: How adequate is it?" in untouched.text
         assert server.count(s.judgements) == 0
         ok = await c.post("/task", data=form | {"naturalness": "120"})
         assert ok.status_code == 303 and server.count(s.judgements) == 1

@@ -164,9 +164,9 @@ def test_alpha_bootstrap_ci_agrees_with_a_resampling_loop() -> None:
 def test_alpha_degenerate_inputs_raise_with_the_bad_value() -> None:
     with pytest.raises(DataError, match="1 participant row"):
         krippendorff_alpha([[1, 2, 3]], "interval")
-    with pytest.raises(DataError, match="no item has two or more judgements"):
+    with pytest.raises(DataError, match="no item was judged by two or more participants"):
         krippendorff_alpha([[1, np.nan], [np.nan, 2]], "interval")
-    with pytest.raises(DataError, match="no item has two or more"):
+    with pytest.raises(DataError, match="no item was judged by two or more"):
         krippendorff_alpha(np.full((3, 4), np.nan), "nominal")
     with pytest.raises(DataError, match="every pairable value is 4"):
         krippendorff_alpha([[4, 4], [4, 4]], "nominal")

@@ -1,13 +1,21 @@
-// humeval participant pages: timing, slider read-outs, the magnitude-estimation warning.
+// humeval participant pages: timing, slider read-outs, the magnitude-estimation warning, the return after completion.
 (function () {
   "use strict";
+  // the completion page returns to the platform after a few seconds unless the participant stays
+  // (a script, not <meta http-equiv="refresh">: a timed redirect must be possible to stop, WCAG 2.2.1)
+  var redirect = document.getElementById("redirect");
+  var link = document.getElementById("completion-link");
+  if (redirect && link) {
+    var timer = setTimeout(function () { window.location.assign(link.href); }, 1000 * Number(redirect.dataset.seconds));
+    document.getElementById("stay").addEventListener("click", function () { clearTimeout(timer); redirect.hidden = true; });
+  }
   var form = document.getElementById("task-form");
   if (!form) { return; }
   var started = Date.now();
   var warned = false;
   // a slider has no value until it is moved (or a number is typed): the number box is the field submitted
   form.querySelectorAll(".slider-input").forEach(function (range) {
-    var box = range.parentNode.querySelector(".slider-value");
+    var box = range.closest("fieldset").querySelector(".slider-value");
     range.tabIndex = 0;
     range.addEventListener("input", function () {
       range.classList.remove("untouched");
@@ -20,7 +28,7 @@
   // magnitude scores are positive numbers, as the server requires (min="0" allows 0 itself)
   form.querySelectorAll("input[data-positive]").forEach(function (input) {
     input.addEventListener("input", function () {
-      input.setCustomValidity(input.value !== "" && Number(input.value) <= 0 ? "Give a number greater than 0." : "");
+      input.setCustomValidity(input.value !== "" && Number(input.value) <= 0 ? form.dataset.positiveMessage : "");
     });
   });
   form.addEventListener("submit", function (event) {
@@ -39,5 +47,84 @@
     document.getElementById("seconds").value = ((Date.now() - started) / 1000).toFixed(2);
     var button = document.getElementById("submit");
     setTimeout(function () { button.disabled = true; }, 0);
+  });
+})();
+// error span annotation (ESA): tap/click the first and the last word of an error (or arrow keys, Shift to
+// extend), then "minor" or "major"; spans are character offsets into the text, kept in a hidden field
+(function () {
+  "use strict";
+  document.querySelectorAll(".esa").forEach(function (box) {
+    var name = box.dataset.criterion;
+    var text = document.querySelector('.esa-text[data-criterion="' + name + '"]');
+    var field = box.querySelector(".esa-spans");
+    var list = box.querySelector(".esa-list");
+    if (!text || !list) { return; }
+    var toks = Array.prototype.slice.call(text.querySelectorAll(".tok"));
+    var spans = [];
+    try { spans = JSON.parse(field.value || "[]"); } catch (e) { spans = []; }
+    var anchor = -1, cursor = -1;
+    function range() {
+      if (anchor < 0) { return null; }
+      return [Math.min(anchor, cursor), Math.max(anchor, cursor)];
+    }
+    function paint() {
+      var r = range();
+      toks.forEach(function (t, i) {
+        var s = Number(t.dataset.s), e = Number(t.dataset.e);
+        t.classList.toggle("sel", r !== null && i >= r[0] && i <= r[1]);
+        t.classList.toggle("cursor", i === cursor);
+        var hit = spans.filter(function (sp) { return sp.start < e && s < sp.end; })[0];
+        t.classList.toggle("err-minor", !!hit && hit.severity === "minor");
+        t.classList.toggle("err-major", !!hit && hit.severity === "major");
+      });
+      field.value = JSON.stringify(spans);
+      list.textContent = "";
+      box.querySelector(".esa-none").hidden = spans.length > 0;
+      spans.forEach(function (sp, k) {
+        var li = document.createElement("li");
+        var words = toks.filter(function (t) { return Number(t.dataset.s) >= sp.start && Number(t.dataset.e) <= sp.end; })
+          .map(function (t) { return t.textContent; }).join(" ");
+        li.textContent = "\u201c" + words + "\u201d: " + box.dataset[sp.severity] + " ";
+        li.className = "esa-" + sp.severity;
+        var remove = document.createElement("button");
+        remove.type = "button";
+        remove.className = "secondary";
+        remove.textContent = box.dataset.remove;
+        remove.addEventListener("click", function () { spans.splice(k, 1); paint(); });
+        li.appendChild(remove);
+        list.appendChild(li);
+      });
+    }
+    toks.forEach(function (t, i) {
+      t.addEventListener("click", function (event) {
+        if (event.shiftKey && anchor >= 0) { cursor = i; }
+        else if (anchor >= 0 && anchor === cursor && i !== anchor) { cursor = i; }  // second tap: extend
+        else if (anchor === i && cursor === i) { anchor = cursor = -1; }            // same word again: unselect
+        else { anchor = cursor = i; }
+        paint();
+      });
+    });
+    text.addEventListener("keydown", function (event) {
+      var step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 1, ArrowUp: -1 }[event.key];
+      if (!step || !toks.length) { return; }
+      if (getComputedStyle(text).direction === "rtl" && (event.key === "ArrowRight" || event.key === "ArrowLeft")) { step = -step; }
+      event.preventDefault();
+      var next = cursor < 0 ? 0 : Math.max(0, Math.min(toks.length - 1, cursor + step));
+      if (event.shiftKey && anchor >= 0) { cursor = next; } else { anchor = cursor = next; }
+      paint();
+    });
+    box.querySelectorAll(".esa-mark").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var r = range();
+        if (r === null) { text.focus(); return; }
+        var start = Number(toks[r[0]].dataset.s), end = Number(toks[r[1]].dataset.e);
+        spans = spans.filter(function (sp) { return sp.end <= start || sp.start >= end; });
+        spans.push({ start: start, end: end, severity: button.dataset.severity });
+        spans.sort(function (a, b) { return a.start - b.start; });
+        anchor = cursor = -1;
+        paint();
+      });
+    });
+    paint();
   });
 })();

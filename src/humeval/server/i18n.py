@@ -1,0 +1,141 @@
+"""The participant pages in the study's language (``presentation.language``).
+
+Every participant-facing string of the templates, of the small script and of the error
+texts is a gettext message (domain ``humeval``) with English msgids; the catalogues live
+in ``server/locale/<lang>/LC_MESSAGES/humeval.po`` and are committed compiled (``.mo``,
+so an installed package needs no build step; ``tests/unit/server/test_i18n.py`` fails when
+a ``.mo`` is older than its ``.po`` or a message is untranslated). Regenerate with::
+
+    python -m humeval.server.i18n   # extract humeval.pot, update every .po, compile every .mo
+
+Pages get ``lang`` and ``dir`` (``rtl`` for right-to-left languages); the admin pages stay
+in English. Error texts: the store and the API refuse with English developer messages and
+a ``code``; participants see the translated sentence of the code (:func:`participant_error`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from babel.support import NullTranslations, Translations
+
+__all__ = ["LANGUAGES", "RTL", "direction", "install_i18n", "participant_error", "translations"]
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+DOMAIN = "humeval"
+#: the languages with a shipped catalogue (English is the msgids themselves)
+LANGUAGES = ("en", "de", "zh", "ar")
+#: right-to-left scripts (a page in one of these languages has ``dir="rtl"``)
+RTL = frozenset({"ar", "he", "fa", "ur", "yi"})
+
+
+def direction(language: str) -> str:
+    """``rtl`` or ``ltr`` for a language code (``ar-EG`` -> ``rtl``)."""
+    return "rtl" if language.split("-")[0].lower() in RTL else "ltr"
+
+
+@cache
+def translations(language: str) -> NullTranslations:
+    """The catalogue of ``language`` (English: the identity)."""
+    if language == "en":
+        return NullTranslations()
+    return Translations.load(str(LOCALE_DIR), [language], domain=DOMAIN)
+
+
+def _(message: str) -> str:
+    """Mark ``message`` for extraction; translated where it is shown (:func:`participant_error`)."""
+    return message
+
+
+#: the participant-facing sentence of each refusal code (English msgids)
+_ERRORS = {
+    "no_session": _("Your session was not found. Please open the link you were given to start the study again; "
+                    "your progress is kept."),
+    "unknown_participant": _("Your session was not found. Please open the link you were given to start the study "
+                             "again; your progress is kept."),
+    "unauthorized": _("Your session was not found. Please open the link you were given to start the study again; "
+                      "your progress is kept."),
+    "invalid_confirmation": _("This confirmation is no longer valid. Please open your study link again."),
+    "route_not_accepted": _("This study is entered only through the link you were given. Please open that link."),
+    "entry_route_mismatch": _("Please enter the study the same way as the first time (with the same link)."),
+    "invalid_invite": _("This invitation link is not valid. Please check that you opened the whole link."),
+    "study_full": _("This study has all the participants it needs. Thank you for your interest."),
+    "throttled": _("Too many people are starting at once. Please wait a minute and open the link again."),
+    "lease_expired": _("This task expired and was given to someone else. Please continue with the next task."),
+    "lease_withdrawn": _("This task is no longer needed. Please continue with the next task."),
+    "not_found": _("This page does not exist."),
+}
+_GENERIC = _("The request could not be processed. Please go back and try again.")
+_ANSWER = _("Please answer this question: %(question)s")
+
+
+def participant_error(code: str, field: str | None, questions: dict[str, str], language: str) -> str:
+    """What a participant reads for a refusal ``code`` (in ``language``): for an invalid answer the
+    question concerned, else the sentence of the code, else a generic sentence."""
+    gettext = translations(language).gettext
+    name = re.split(r"[.\[]", field.removeprefix("values."))[0] if field else ""
+    if code == "invalid_value" and name in questions:
+        return gettext(_ANSWER) % {"question": questions[name]}
+    return gettext(_ERRORS.get(code, _GENERIC))
+
+
+def _attention(criterion: dict[str, Any], language: str) -> str:
+    """The attention check's instruction in ``language`` (the stored English text is for the researcher)."""
+    gettext = translations(language).gettext
+    kind, question = criterion["type"], criterion["question"]
+    if kind == "2afc":
+        ask = gettext(_("This is an attention check. Please choose the first output (A) for the question: %(question)s"))
+    elif kind == "likert":
+        ask = gettext(_("This is an attention check. Please give the lowest score (1) for the question: %(question)s"))
+    elif kind == "esa":
+        ask = gettext(_("This is an attention check. Please mark no error and give the score 0 for the question: "
+                        "%(question)s"))
+    elif kind == "slider":
+        ask = gettext(_("This is an attention check. Please set the slider to its lowest value (%(value)s) for the "
+                        "question: %(question)s"))
+    else:
+        ask = gettext(_("This is an attention check. Please give exactly the score of the standard (%(value)s) for "
+                        "the question: %(question)s"))
+    value = criterion.get("min") if kind == "slider" else criterion.get("modulus")
+    return ask % {"question": question, "value": f"{value:g}" if isinstance(value, (int, float)) else ""}
+
+
+def install_i18n(env: jinja2.Environment, language: str, questions: dict[str, str]) -> None:
+    """Install the catalogue of ``language`` into ``env`` (``_()`` in templates) and the page globals
+    ``ui_lang``, ``ui_dir``, ``error_text(code, field)`` and ``attention_text(criterion)``."""
+    env.add_extension("jinja2.ext.i18n")
+    env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+    env.globals.update(
+        ui_lang=language, ui_dir=direction(language),
+        error_text=lambda code, field=None: participant_error(code, field, questions, language),
+        attention_text=lambda criterion: _attention(criterion, language),
+    )
+
+
+def _update_catalogues() -> None:  # pragma: no cover - a maintainer's command
+    """Extract messages from the templates, the script's strings and this module; update and compile."""
+    import subprocess
+    import sys
+
+    here = Path(__file__).parent
+    cfg = here / "locale" / "babel.cfg"
+    pot = LOCALE_DIR / f"{DOMAIN}.pot"
+    babel = [sys.executable, "-m", "babel.messages.frontend"]
+    subprocess.run([*babel, "extract", "-F", str(cfg), "--no-location", "--omit-header", "-o", str(pot), str(here)],
+                   check=True)
+    for lang in LANGUAGES[1:]:
+        po = LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+        if po.exists():
+            subprocess.run([*babel, "update", "-D", DOMAIN, "-i", str(pot), "-d", str(LOCALE_DIR), "-l", lang,
+                            "--no-fuzzy-matching", "--omit-header"], check=True)
+        else:
+            subprocess.run([*babel, "init", "-D", DOMAIN, "-i", str(pot), "-d", str(LOCALE_DIR), "-l", lang], check=True)
+    subprocess.run([*babel, "compile", "-D", DOMAIN, "-d", str(LOCALE_DIR), "--use-fuzzy"], check=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _update_catalogues()
