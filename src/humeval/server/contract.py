@@ -21,6 +21,7 @@ from humeval.wire import (
     IDEMPOTENCY_KEY_PATTERN,
     MAX_INVITES,
     MAX_SCORE,
+    MAX_COMMENT,
     MAX_SECONDS,
     PARTICIPANT_ID_PATTERN,
 )
