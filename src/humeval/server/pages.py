@@ -178,6 +178,8 @@ async def task_page(request: Request, error: Refusal | None = None, status: int 
     if isinstance(result, Progress):
         return RedirectResponse("/done" if result.completed else "/nothing-left", status_code=303)
     data = assignment_json(store, result)
+    # the page (never the JSON) knows a check's kind: its instruction is shown in the study's language
+    data["task"] = {**data["task"], "kind": result.task.kind}
     letters = [chr(ord("A") + i) for i in range(len(data["outputs"]))]
     return _render(request, "task.html", {
         "a": data, "letters": letters, "key": f"form-{result.assignment_id}-{secrets.token_hex(8)}",

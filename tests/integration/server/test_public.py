@@ -16,7 +16,7 @@ from humeval.store import schema as s
 from tests.integration.server.inprocess import ADMIN, InProcess
 from tests.integration.server.test_entry import make_study
 
-PAYLOAD = {"assignment_id", "task", "criteria", "outputs", "input", "references", "progress", "expires_at"}
+PAYLOAD = {"assignment_id", "task", "criteria", "outputs", "formats", "input", "references", "progress", "expires_at"}
 
 
 def _kind(srv: InProcess, aid: str) -> str:
