@@ -61,6 +61,8 @@ def openapi_spec(protocol: Protocol) -> dict[str, Any]:
                                  ref_template=_REF)
     schemas = _clean(defs["$defs"])
     schemas["JudgementIn"]["properties"]["values"] = c.values_schema(protocol)
+    if not protocol.presentation.comments:  # the study takes no comment: the spec says so
+        schemas["JudgementIn"]["properties"].pop("comment", None)
     participant = [{"participant": []}]
     admin = [{"admin": []}]
     common = (400, 413, 415, 422)
