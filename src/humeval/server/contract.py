@@ -19,9 +19,9 @@ from humeval.server.errors import InvalidValue
 from humeval.wire import (
     ASSIGNMENT_ID_MAX,
     IDEMPOTENCY_KEY_PATTERN,
+    MAX_COMMENT,
     MAX_INVITES,
     MAX_SCORE,
-    MAX_COMMENT,
     MAX_SECONDS,
     PARTICIPANT_ID_PATTERN,
 )
