@@ -30,6 +30,7 @@ import pandas as pd
 
 from humeval.data.readers import read_table, require_columns
 from humeval.errors import DataError
+from humeval.extras import require
 
 __all__ = ["JUDGEMENT_COLUMNS", "agreement_units", "excluded_mask", "pair_units", "read_judgements", "unit_matrix", "winners", "write_judgements"]
 
@@ -60,6 +61,7 @@ def write_judgements(path: str | Path, frame: pd.DataFrame) -> Path:
     if path.suffix == ".csv":
         frame.to_csv(tmp, index=False)
     elif path.suffix == ".parquet":
+        require("pyarrow", f"writing {path}")
         frame.to_parquet(tmp, index=False)
     else:
         frame.to_json(tmp, orient="records", lines=True, force_ascii=False)

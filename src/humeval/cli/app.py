@@ -149,11 +149,20 @@ def command(*, lazy: bool = False) -> typer.core.TyperGroup:
 
 
 def main() -> None:
-    """Entry point of the ``humeval`` script: user errors exit 1 without a traceback."""
+    """Entry point of the ``humeval`` script: user errors exit 1 without a traceback.
+
+    A module of an extra that is not installed (SciPy for ``analyze`` in a server-only
+    install, say) is a user error too: the message names the extra to install.
+    """
     from humeval.errors import HumevalError
+    from humeval.extras import missing_extra
 
     try:
-        command(lazy=True)(prog_name="humeval")
+        try:
+            command(lazy=True)(prog_name="humeval")
+        except ModuleNotFoundError as exc:
+            name = next((a for a in sys.argv[1:] if not a.startswith("-")), "this command")
+            raise (missing_extra(exc, f"humeval {name}") or exc) from None
     except HumevalError as exc:
         from rich.markup import escape
 

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from humeval.extras import require
 from humeval.server.agreement import agreement_so_far
 from humeval.server.errors import ApiError
 from humeval.server.plot import bound_svg
@@ -50,6 +51,7 @@ def export_bytes(store: Store, fmt: str) -> bytes:
     if fmt == "csv":
         frame.to_csv(buf, index=False)
     elif fmt == "parquet":
+        require("pyarrow", "the Parquet export")
         frame.to_parquet(buf, index=False)
     else:
         buf.write(frame.to_json(orient="records", lines=True, force_ascii=False).encode())
