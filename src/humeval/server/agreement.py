@@ -19,8 +19,7 @@ def agreement_so_far(protocol: Protocol, rows: list[dict[str, Any]]) -> list[dic
     """
     import pandas as pd  # only when the admin page is asked for, never at server start
 
-    from humeval.analysis.agreement_plan import auto_level
-    from humeval.analysis.ratings import log_scores
+    from humeval.analysis.agreement_plan import auto_level, log_scores
     from humeval.judgements import JUDGEMENT_COLUMNS, agreement_units, unit_matrix
     from humeval.stats.agreement import krippendorff_alpha
 

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.sparse.csgraph import connected_components
 
 from humeval.errors import DataError
 from humeval.files import iter_jsonl, write_text
@@ -290,6 +289,8 @@ def _bt_fit(
 
 def _connected(wins: np.ndarray) -> bool:
     """MLE exists iff the 'beat or tied' graph is strongly connected (Zermelo/Ford)."""
+    from scipy.sparse.csgraph import connected_components
+
     n, _ = connected_components(wins > 0, directed=True, connection="strong")
     return n == 1
 
