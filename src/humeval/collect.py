@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from humeval.errors import HumevalError
+from humeval.errors import HumevalError, StoreError
 from humeval.pipeline import prepare_collection
 from humeval.study import Study
 
@@ -45,7 +45,8 @@ def serve(
 
     Refuses a locked study whose protocol or inputs changed and an unlocked study unless
     ``unlocked`` (recorded in the logbook). ``workers``: server processes (0: 1 with
-    SQLite, which has one writer; 2 with PostgreSQL). ``db``: store URL or SQLite file
+    SQLite, which has one writer and so takes exactly one process: more is a
+    :class:`StoreError`; 2 with PostgreSQL). ``db``: store URL or SQLite file
     (default ``study.db``). ``admin_token``: the admin secret (generated when absent and
     announced through ``say``). ``sqlite_sync``: ``full`` or ``normal`` commit durability
     (see :mod:`humeval.store.engine`). The entry guard (:mod:`humeval.server.guard`):
@@ -62,8 +63,16 @@ def serve(
     study = study if isinstance(study, Study) else Study.open(study)
     if sqlite_sync not in SYNC_MODES:
         raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
+    sqlite = is_sqlite(database_url(db, study.db_file))
     if workers == 0:
-        workers = 1 if is_sqlite(database_url(db, study.db_file)) else 2
+        workers = 1 if sqlite else 2
+    if sqlite and workers > 1:
+        raise StoreError(
+            f"--workers {workers}: a SQLite store takes one server process. SQLite has one writer, so several "
+            "processes only queue for its write lock (no more judgements per second, a slower 99th percentile); "
+            "serve SQLite with --workers 1 (the default), or use PostgreSQL for several processes: "
+            "--db postgresql://user@host:port/db (see docs/deployment.md)"
+        )
     parameters = {"host": host, "port": port, "workers": workers, "sqlite_sync": sqlite_sync}
     seeded = prepare_collection(study, db=db, unlocked=unlocked, parameters=parameters, progress=say)
     token = admin_token or secrets.token_urlsafe(24)
