@@ -56,7 +56,10 @@ def clean(obj: Any) -> Any:
 
 
 def _dumps(data: Any, indent: int | None = None) -> str:
-    return json.dumps(clean(data), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
+    try:  # plain Python values (most rows) need no cleaning: json refuses NaN and numpy ints itself
+        return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return json.dumps(clean(data), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
 
 
 def _atomic(path: str | Path, write: Any) -> Path:

@@ -42,7 +42,7 @@ def design_stage(study: Study) -> StageOutput:
     tasks_file = study.tasks_file
     lists_file = study.lists_file
     write_jsonl(tasks_file, (t.to_json() for t in tasks))
-    write_jsonl(lists_file, (pl.to_json() for pl in lists))
+    write_jsonl(lists_file, (pl.to_json(compact=True) for pl in lists))  # tasks by id: they are in tasks_file
     n_judged = sum(len(pl.tasks) for pl in lists)
     summary = {"tasks": len(tasks), "lists": len(lists), "tasks_in_lists": n_judged,
                "assignments": sum(t.kind == "task" for pl in lists for t in pl.tasks), "systems": systems}

@@ -70,7 +70,7 @@ def seed_store(conn: Connection, study: Study) -> bool:
         ],
     )
     design_tasks = study.read_tasks()
-    lists = study.read_lists()
+    lists = study.read_lists(design_tasks)
     strategy = strategy_of(protocol)
     by_id: dict[str, Task] = {t.task_id: t for t in design_tasks}
     if strategy is None:
