@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
+import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +23,23 @@ __all__ = ["ADMIN_ENV", "serve"]
 
 #: environment variable holding the admin secret
 ADMIN_ENV = "HUMEVAL_ADMIN_TOKEN"
+
+
+def _announce(host: str, port: int, lines: list[str], say: Callable[[str], None], timeout: float = 600.0) -> None:
+    """Say ``lines`` once the server answers ``/healthz`` (not before: "serving" means it listens)."""
+    local = "127.0.0.1" if host in ("", "0.0.0.0") else "::1" if host == "::" else host
+    url = f"http://{'[' + local + ']' if ':' in local else local}:{port}/healthz"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:  # noqa: S310 (our own server)
+                if r.status == 200:
+                    for line in lines:
+                        say(line)
+                    return
+        except OSError:
+            pass
+        time.sleep(0.1)
 
 
 def serve(
@@ -84,9 +104,11 @@ def serve(
     where = f"http://{host}:{port}"
     if unlocked:
         say(f"warning: collecting for an UNLOCKED study (--unlocked, recorded in {study.relative(study.logbook_file)})")
-    say(f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)")
-    say(f"participants: {where}/   API: {where}/api/v1/openapi.json")
-    say(f"admin: {where}/admin?token={token}" if not admin_token else f"admin: {where}/admin?token=<your admin token>")
+    lines = [f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)",
+             f"participants: {where}/   API: {where}/api/v1/openapi.json",
+             f"admin: {where}/admin?token={token}" if not admin_token else f"admin: {where}/admin?token=<your admin token>"]
+    say(f"starting {workers} server process(es) on {where} ...")
+    threading.Thread(target=_announce, args=(host, port, lines, say), daemon=True, name="humeval-announce").start()
     uvicorn.run(
         "humeval.server.app:app_from_env", factory=True, host=host, port=port, workers=workers,
         log_level=log_level, access_log=False, timeout_graceful_shutdown=5,

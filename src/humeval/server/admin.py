@@ -23,6 +23,8 @@ from humeval.store.store import Store
 __all__ = ["admin_routes", "export_bytes"]
 
 ADMIN_COOKIE = "humeval_admin"
+#: rows per page of the admin page's item and participant tables (a study can have 100,000 items)
+PAGE = 50
 FORMATS = {"csv": "text/csv", "jsonl": "application/x-ndjson", "parquet": "application/vnd.apache.parquet"}
 
 
@@ -58,6 +60,15 @@ def export_bytes(store: Store, fmt: str) -> bytes:
     return buf.getvalue()
 
 
+def _page(request: Request, name: str) -> int:
+    """The page number in query parameter ``name`` (0 when absent; a 400 error naming it when not a count)."""
+    value = request.query_params.get(name, "0")
+    if not value.isdigit():
+        raise ApiError("invalid_value", f"query parameter '{name}': expected a page number (0, 1, 2, ...), got {value!r}",
+                       status=400, field=name)
+    return int(value)
+
+
 async def admin_page(request: Request) -> Response:
     token = request.query_params.get("token")
     if token is not None:
@@ -69,13 +80,19 @@ async def admin_page(request: Request) -> Response:
     _require(request)
     store = _store(request)
 
+    items_page, people_page = _page(request, "items"), _page(request, "participants")
+
     def gather() -> dict[str, Any]:
         rows = store.judgement_rows()
         stopping = store.stopping()
         for st in stopping:
             st["svg"] = Markup(bound_svg(st["curve"]))
-        return {"overview": store.overview(), "participants": store.participants(), "stopping": stopping,
-                "agreement": agreement_so_far(store.context.protocol, rows)}
+        overview = store.overview(items_limit=PAGE, items_offset=items_page * PAGE)
+        pages = {"items": items_page, "participants": people_page, "size": PAGE,
+                 "items_last": max(overview["item_totals"]["items"] - 1, 0) // PAGE,
+                 "participants_last": max(overview["counts"]["participants"] - 1, 0) // PAGE}
+        return {"overview": overview, "participants": store.participants(limit=PAGE, offset=people_page * PAGE),
+                "stopping": stopping, "agreement": agreement_so_far(store.context.protocol, rows), "pages": pages}
 
     data = await run_in_threadpool(gather)
     return request.app.state.templates.TemplateResponse(request, "admin.html", {"study": store.context.protocol.study.name, **data})

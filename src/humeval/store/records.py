@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["AssignmentView", "Progress", "StoredJudgement", "TaskInfo"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(encoded: str) -> tuple[str, ...]:
+    """A JSON list of names as a tuple (systems and criteria repeat across tasks: decoded once)."""
+    return tuple(json.loads(encoded))
 
 
 @dataclass(frozen=True)
@@ -28,11 +35,11 @@ class TaskInfo:
         return cls(
             row.task_id,
             row.item_id,
-            tuple(json.loads(row.systems)),
-            tuple(json.loads(row.criteria)),
+            _names(row.systems),
+            _names(row.criteria),
             row.family,
             row.kind,
-            json.loads(row.expected),
+            json.loads(row.expected) if row.expected != "null" else None,
             row.text,
             row.repeat_of or "",
         )

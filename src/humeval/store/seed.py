@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +32,36 @@ from humeval.study import Study
 
 __all__ = ["seed_rerun", "seed_store"]
 
-_CHUNK = 500
+_CHUNK = 20_000
+
+#: ``progress(what, done, total)``: rows of ``what`` inserted so far
+Progress = Callable[[str, int, int], None]
 
 
-def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
-    for i in range(0, len(rows), _CHUNK):
-        conn.execute(insert(table), rows[i : i + _CHUNK])
+def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]], progress: Progress | None = None) -> None:
+    """Bulk insert in the caller's transaction: the driver's ``executemany`` on named parameters
+    (SQLAlchemy's per-row parameter processing took most of the seeding time of a large study)."""
+    if not rows:
+        return
+    names = list(rows[0])
+    quote = conn.dialect.identifier_preparer.quote
+    marks = [f":{n}" if conn.dialect.paramstyle in ("named", "qmark", "numeric") else f"%({n})s" for n in names]
+    sql = f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, names))}) VALUES ({', '.join(marks)})"
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        for i in range(0, len(rows), _CHUNK):
+            cursor.executemany(sql, rows[i : i + _CHUNK])
+            if progress:
+                progress(table.name, min(i + _CHUNK, len(rows)), len(rows))
+    finally:
+        cursor.close()
 
 
-def seed_store(conn: Connection, study: Study) -> bool:
-    """Seed inside the caller's transaction; True if it seeded, False if already seeded."""
+def seed_store(conn: Connection, study: Study, progress: Progress | None = None) -> bool:
+    """Seed inside the caller's transaction; True if it seeded, False if already seeded.
+
+    ``progress(what, done, total)`` hears of every chunk of rows inserted (a large study
+    inserts millions of rows)."""
     protocol = study.protocol
     digest = sha256_file(study.protocol_file)
     meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
@@ -68,6 +89,7 @@ def seed_store(conn: Connection, study: Study) -> bool:
             {"item_id": r.item_id, "system": r.system, "output": r.output, "input": r.input, "references": r.references}
             for r in frame.itertuples(index=False)
         ],
+        progress,
     )
     design_tasks = study.read_tasks()
     lists = study.read_lists(design_tasks)
@@ -83,17 +105,27 @@ def seed_store(conn: Connection, study: Study) -> bool:
         first = strategy.workers_needed([])
         caps = {tid: first for tid in by_id}
     rows = []
+    encoded: dict[Any, str] = {}  # systems and criteria repeat across tasks: encode each tuple once
+
+    def dumps(value: Any) -> str:
+        key = (type(value), value) if isinstance(value, (tuple, str, int, float, type(None))) else None
+        if key is None:
+            return json.dumps(list(value) if isinstance(value, tuple) else value)
+        if key not in encoded:
+            encoded[key] = json.dumps(list(value) if isinstance(value, tuple) else value)
+        return encoded[key]
+
     for seq, (tid, t) in enumerate(by_id.items()):
         rows.append(
             {
                 "seq": seq,
                 "task_id": tid,
                 "item_id": t.item_id,
-                "systems": json.dumps(list(t.systems)),
-                "criteria": json.dumps(list(t.criteria)),
+                "systems": dumps(t.systems),
+                "criteria": dumps(t.criteria),
                 "family": t.family,
                 "kind": t.kind,
-                "expected": json.dumps(t.expected),
+                "expected": dumps(t.expected),
                 "text": t.text,
                 "repeat_of": t.repeat_of,
                 "cap": caps[tid],
@@ -103,7 +135,7 @@ def seed_store(conn: Connection, study: Study) -> bool:
                 "closed": 0,
             }
         )
-    _insert(conn, s.tasks, rows)
+    _insert(conn, s.tasks, rows, progress)
     if strategy is None:
         _insert(
             conn,
@@ -118,6 +150,7 @@ def seed_store(conn: Connection, study: Study) -> bool:
                 for pl in lists
                 for i, t in enumerate(pl.tasks)
             ],
+            progress,
         )
     comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}  # ProtocolError: unresolvable
     for comparison in comparisons.values():
