@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
-from pathlib import Path
 
 import httpx
 import pytest
