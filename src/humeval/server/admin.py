@@ -5,15 +5,17 @@ from __future__ import annotations
 import hmac
 import io
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from humeval.extras import require
+from humeval.files import csv_chunks, jsonl_chunks
 from humeval.server.agreement import agreement_so_far
 from humeval.server.errors import ApiError
 from humeval.server.plot import bound_svg
@@ -42,22 +44,30 @@ def _require(request: Request) -> None:
         raise ApiError("unauthorized", "Admin pages need the admin token: open /admin?token=<admin token>.", status=401)
 
 
-def export_bytes(store: Store, fmt: str) -> bytes:
-    """The canonical judgements table in ``fmt`` (csv, jsonl, parquet)."""
-    import pandas as pd
+def export_chunks(rows: list[dict[str, Any]], fmt: str) -> Iterator[bytes]:
+    """The canonical judgements table (``rows`` from :meth:`Store.judgement_rows`) in ``fmt``, chunk by chunk.
 
+    CSV and JSON lines are encoded as they are sent (no pandas, no whole file in memory);
+    Parquet, a columnar file, is built whole (pyarrow, the ``parquet`` extra).
+    """
     from humeval.judgements import JUDGEMENT_COLUMNS
 
-    frame = pd.DataFrame(store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
-    buf = io.BytesIO()
     if fmt == "csv":
-        frame.to_csv(buf, index=False)
+        yield from csv_chunks(rows, JUDGEMENT_COLUMNS)
     elif fmt == "parquet":
         require("pyarrow", "the Parquet export")
-        frame.to_parquet(buf, index=False)
+        import pandas as pd
+
+        buf = io.BytesIO()
+        pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS).to_parquet(buf, index=False)
+        yield buf.getvalue()
     else:
-        buf.write(frame.to_json(orient="records", lines=True, force_ascii=False).encode())
-    return buf.getvalue()
+        yield from jsonl_chunks({c: r.get(c) for c in JUDGEMENT_COLUMNS} for r in rows)
+
+
+def export_bytes(store: Store, fmt: str) -> bytes:
+    """The canonical judgements table in ``fmt`` (csv, jsonl, parquet) as one byte string."""
+    return b"".join(export_chunks(store.judgement_rows(), fmt))
 
 
 def _page(request: Request, name: str) -> int:
@@ -103,9 +113,11 @@ async def admin_export(request: Request) -> Response:
     fmt = request.path_params["fmt"]
     if fmt not in FORMATS:
         raise ApiError("not_found", f"unknown export format '{fmt}'; available: {', '.join(FORMATS)}", status=404)
-    body = await run_in_threadpool(export_bytes, _store(request), fmt)
-    return Response(body, media_type=FORMATS[fmt],
-                    headers={"content-disposition": f'attachment; filename="judgements.{fmt}"'})
+    if fmt == "parquet":
+        require("pyarrow", "the Parquet export")  # refused before the download starts
+    rows = await run_in_threadpool(_store(request).judgement_rows)
+    return StreamingResponse(export_chunks(rows, fmt), media_type=FORMATS[fmt],  # sync iterator: run in a thread
+                             headers={"content-disposition": f'attachment; filename="judgements.{fmt}"'})
 
 
 async def admin_json(request: Request) -> Response:
