@@ -18,6 +18,7 @@ __all__ = ["EXTRAS", "missing_extra", "require"]
 
 #: top-level module -> (extra that installs it, its name on PyPI)
 EXTRAS: dict[str, tuple[str, str]] = {
+    "pandas": ("analysis", "pandas"),
     "scipy": ("analysis", "scipy"),
     "sklearn": ("analysis", "scikit-learn"),
     "threadpoolctl": ("analysis", "threadpoolctl"),

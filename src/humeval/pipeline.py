@@ -298,7 +298,8 @@ def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = 
             progress("no participant lists yet: running the pre-collection stages (humeval run)")
         run(study)
     rerun = rerun_lists_file(study_key_file(study))
-    inputs = study.hashes([study.protocol_file, study.tasks_file, study.lists_file, *study.data_files(),
+    texts = [study.texts_file] if study.texts_file.is_file() else []
+    inputs = study.hashes([study.protocol_file, study.tasks_file, study.lists_file, *texts, *study.data_files(),
                            *([rerun] if rerun.is_file() else [])])
     store = Store.open(study, db)
     fields = {"parameters": (parameters or {}) | {"store": redact_url(store.url)}, "unlocked": True if unlocked else None}

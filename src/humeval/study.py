@@ -71,6 +71,12 @@ class Study:
     def lists_file(self) -> Path:
         return self.lists_dir / "lists.jsonl"
 
+    @property
+    def texts_file(self) -> Path:
+        """What participants are shown of each (item, system) the design's tasks show (``lists/texts.jsonl``):
+        written by the design stage from :meth:`outputs`, so that seeding a store needs no data tables."""
+        return self.lists_dir / "texts.jsonl"
+
     def read_tasks(self) -> list[Task]:
         """Every task of the design (``lists/tasks.jsonl``)."""
         return [Task.from_json(r) for r in self._read_design(self.tasks_file, "tasks")]

@@ -57,6 +57,16 @@ def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]], progress: 
         cursor.close()
 
 
+def _texts(study: Study) -> list[dict[str, str]]:
+    """The store's ``outputs`` rows: ``lists/texts.jsonl`` (the design stage's, no data tables needed);
+    for a design made before that file existed, every row of the study's outputs (pandas)."""
+    columns = ("item_id", "system", "output", "input", "references")
+    if study.texts_file.is_file():
+        return [{c: str(r.get(c, "")) for c in columns} for r in read_jsonl(study.texts_file, what="texts")]
+    frame = study.outputs().frame.drop_duplicates(["item_id", "system"])
+    return [dict(zip(columns, values, strict=True)) for values in frame[list(columns)].itertuples(index=False)]
+
+
 def seed_store(conn: Connection, study: Study, progress: Progress | None = None) -> bool:
     """Seed inside the caller's transaction; True if it seeded, False if already seeded.
 
@@ -78,19 +88,9 @@ def seed_store(conn: Connection, study: Study, progress: Progress | None = None)
     tasks_file, lists_file = study.tasks_file, study.lists_file
     if not tasks_file.is_file() or not lists_file.is_file():
         raise StoreError(f"{study.lists_dir}: no tasks or participant lists yet; run `humeval run {study.root}` first")
-    outputs = study.outputs()  # pandas: only here, never in a server process
-    frame = outputs.frame
-    systems = list(protocol.systems) or outputs.systems
-    frame = frame.drop_duplicates(["item_id", "system"])
-    _insert(
-        conn,
-        s.outputs,
-        [
-            {"item_id": r.item_id, "system": r.system, "output": r.output, "input": r.input, "references": r.references}
-            for r in frame.itertuples(index=False)
-        ],
-        progress,
-    )
+    texts = _texts(study)
+    systems = list(protocol.systems) or sorted({r["system"] for r in texts})
+    _insert(conn, s.outputs, texts, progress)
     design_tasks = study.read_tasks()
     lists = study.read_lists(design_tasks)
     strategy = strategy_of(protocol)
