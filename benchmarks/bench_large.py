@@ -124,7 +124,8 @@ def main() -> int:
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="humeval-large-"))
     study = args.keep or tmp / "study"
-    out: dict[str, object] = {"items": args.items, "systems": 3, "template": "rating"}
+    out: dict[str, object] = {"items": args.items, "systems": 3, "template": "rating",
+                              "load_average_1min": os.getloadavg()[0]}
     try:
         if study.exists():
             shutil.rmtree(study)
@@ -138,11 +139,17 @@ def main() -> int:
         port = free_port()
         proc, ready, lines, listening = serve(study, port)
         try:
-            serving_at = next((t for t, line in lines if "serving" in line), float("nan"))
+            deadline = time.perf_counter() + 5  # "serving" follows /healthz: give it a moment to be printed
+            while not any("serving" in line for _, line in lines) and time.perf_counter() < deadline:
+                time.sleep(0.05)
+            for t, line in lines:
+                print(f"  [{t:6.1f} s] {line}", flush=True)
+            serving_at = next((t for t, line in lines if "serving" in line and "starting" not in line), float("nan"))
             out |= {"serve_ready_s": ready, "serve_listening_s": listening, "serving_printed_s": serving_at,
-                    "progress_lines": sum(1 for _, line in lines if "%" in line or "/" in line)}
+                    "progress_lines": sum(1 for _, line in lines if "seeding" in line)}
             print(f"serve: listening after {listening:.1f} s, /healthz after {ready:.1f} s; 'serving' printed at "
-                  f"{serving_at:.1f} s; {out['progress_lines']} progress line(s)", flush=True)
+                  f"{serving_at:.1f} s ({'after' if serving_at >= listening else 'BEFORE'} the port listened); "
+                  f"{out['progress_lines']} progress line(s)", flush=True)
             base = f"http://127.0.0.1:{port}"
             submitted = 0
             for p in range(args.judgements):  # participants until --judgements judgements were acknowledged
@@ -173,6 +180,7 @@ def main() -> int:
     finally:
         if args.keep is None:
             shutil.rmtree(tmp, ignore_errors=True)
+    out["load_average_1min_end"] = os.getloadavg()[0]
     print(json.dumps(out, indent=2))
     return 0
 

@@ -57,9 +57,12 @@ def clean(obj: Any) -> Any:
     return obj
 
 
+_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False)  # one encoder for every line (json.dumps builds one a call)
+
+
 def _dumps(data: Any, indent: int | None = None) -> str:
     try:  # plain Python values (most rows) need no cleaning: json refuses NaN and numpy ints itself
-        return json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
+        return _LINE.encode(data) if indent is None else json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
         return json.dumps(clean(data), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
 
