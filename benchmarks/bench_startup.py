@@ -23,7 +23,7 @@ REPORT = f"import sys, json; print(json.dumps([m for m in {HEAVY!r} if m in sys.
 
 JOBS = {
     "python -c pass (floor)": ["-c", "pass"],
-    "humeval --version": ["-c", "import sys; sys.argv = ['humeval', '--version']; from humeval.cli import main; main()"],
+    "humeval --version": ["-m", "humeval", "--version"],
     "from humeval.stats import krippendorff_alpha": ["-c", f"from humeval.stats import krippendorff_alpha; {REPORT}"],
     "import krippendorff (the package)": ["-c", f"import krippendorff; {REPORT}"],
     "humeval simulate (its imports)": ["-c", "import humeval.cli.simulate; from humeval.simulate import SimulationConfig, "
