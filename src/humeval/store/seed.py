@@ -141,6 +141,7 @@ def seed_store(conn: Connection, study: Study, progress: Progress | None = None)
             conn,
             s.lists,
             [{"list_id": pl.list_id, "round": pl.round, "size": len(pl.tasks), "completed": 0} for pl in lists],
+            progress,
         )
         _insert(
             conn,
