@@ -91,9 +91,9 @@ class StoreContext:
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:
         # plain driver rows (no SQLAlchemy row processing): a study of 100,000 items has 600,000 tasks
         t, o = s.tasks.c, s.outputs.c
-        tasks = {r[0]: TaskInfo.from_row(r) for r in conn.execute(select(*(t[c] for c in TASK_COLUMNS))).tuples()}
+        tasks = {r[0]: TaskInfo.from_row(r) for r in conn.execute(select(*(t[c] for c in TASK_COLUMNS)))}
         texts = {(r[0], r[1]): (r[2], r[3], r[4])
-                 for r in conn.execute(select(o.item_id, o.system, o.output, o.input, o.references)).tuples()}
+                 for r in conn.execute(select(o.item_id, o.system, o.output, o.input, o.references))}
         meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
         list_sizes = {r[0]: r[1] for r in conn.execute(select(s.lists.c.list_id, s.lists.c.size))}
         systems = json.loads(meta.get("systems", "[]"))
