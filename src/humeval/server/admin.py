@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from humeval.errors import HumevalError
 from humeval.extras import require
 from humeval.files import csv_chunks, jsonl_chunks
 from humeval.server.agreement import agreement_so_far
@@ -114,7 +115,10 @@ async def admin_export(request: Request) -> Response:
     if fmt not in FORMATS:
         raise ApiError("not_found", f"unknown export format '{fmt}'; available: {', '.join(FORMATS)}", status=404)
     if fmt == "parquet":
-        require("pyarrow", "the Parquet export")  # refused before the download starts
+        try:
+            require("pyarrow", "the Parquet export")  # refused before the download starts
+        except HumevalError as exc:
+            raise ApiError("missing_extra", str(exc), status=501) from None
     rows = await run_in_threadpool(_store(request).judgement_rows)
     return StreamingResponse(export_chunks(rows, fmt), media_type=FORMATS[fmt],  # sync iterator: run in a thread
                              headers={"content-disposition": f'attachment; filename="judgements.{fmt}"'})

@@ -54,10 +54,24 @@ def test_serve_without_the_analysis_and_parquet_extras(tmp_path: Path) -> None:
             assert admin.status_code == 200 and "quality" in admin.text and "needs the" in admin.text  # alpha: analysis extra
             dump = c.get("/api/v1/admin/judgements", headers={"authorization": f"Bearer {ADMIN}"})
             assert dump.status_code == 200 and len(dump.json()) == submitted
+            for fmt in ("csv", "jsonl"):  # streamed without pandas; Parquet says it needs the parquet extra
+                exported = c.get(f"/admin/export.{fmt}")
+                assert exported.status_code == 200 and len(exported.text.strip().splitlines()) == submitted + (fmt == "csv")
+            assert "humeval[parquet]" in c.get("/admin/export.parquet").text
     finally:
         server.stop()
     log = server.log.read_text()
     assert "No module named" not in log and "Traceback" not in log, log
+
+
+def test_live_exclusion_without_pandas_is_refused_before_serving(tmp_path: Path) -> None:
+    study = pairwise_study(tmp_path / "study", items=12, per_participant=4)
+    protocol = study.protocol_file.read_text(encoding="utf-8") + "exclusion:\n  - {rule: attention, max_failures: 0}\n"
+    study.protocol_file.write_text(protocol, encoding="utf-8")
+    code = f"{BLOCKER}\nfrom humeval.cli import main\nsys.argv = ['humeval', 'serve', {str(study.root)!r}, '--unlocked']\nmain()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "applying `exclusion` to the live stopping rule needs pandas" in done.stderr, done.stderr
+    assert "humeval[analysis]" in done.stderr and not study.db_file.exists()
 
 
 def test_a_missing_extra_is_a_user_error_naming_it(tmp_path: Path) -> None:
