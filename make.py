@@ -53,7 +53,7 @@ def chromium() -> None:
 
 def example(args: list[str]) -> int:
     """``humeval demo``: the example study (dynamic stopping, RankME) run end to end by a simulated crowd."""
-    install("server,metrics")
+    install("server,analysis,parquet,metrics")
     study = Path(args[0] if args else ROOT / "example-study")
     if study.exists():
         shutil.rmtree(study)
@@ -62,7 +62,7 @@ def example(args: list[str]) -> int:
 
 
 def test(args: list[str]) -> int:
-    install("server,postgres,metrics,dev")
+    install("server,analysis,parquet,postgres,metrics,dev")
     chromium()
     return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
 

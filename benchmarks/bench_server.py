@@ -184,7 +184,7 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=3000)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--levels", default="1,10,50")
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=0, help="server processes (0: serve's default; SQLite takes 1)")
     ap.add_argument("--db", default=None)
     ap.add_argument("--json", action="store_true", help="print results as JSON")
     args = ap.parse_args()

@@ -1,3 +1,3 @@
-from humeval.cli.app import main
+from humeval.cli import main
 
 main()

@@ -10,10 +10,14 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+import threading
+import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from humeval.errors import HumevalError
+from humeval.errors import HumevalError, StoreError
+from humeval.extras import require
 from humeval.pipeline import prepare_collection
 from humeval.study import Study
 
@@ -21,6 +25,23 @@ __all__ = ["ADMIN_ENV", "serve"]
 
 #: environment variable holding the admin secret
 ADMIN_ENV = "HUMEVAL_ADMIN_TOKEN"
+
+
+def _announce(host: str, port: int, lines: list[str], say: Callable[[str], None], timeout: float = 600.0) -> None:
+    """Say ``lines`` once the server answers ``/healthz`` (not before: "serving" means it listens)."""
+    local = "127.0.0.1" if host in ("", "0.0.0.0") else "::1" if host == "::" else host
+    url = f"http://{'[' + local + ']' if ':' in local else local}:{port}/healthz"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:  # noqa: S310 (our own server)
+                if r.status == 200:
+                    for line in lines:
+                        say(line)
+                    return
+        except OSError:
+            pass
+        time.sleep(0.1)
 
 
 def serve(
@@ -46,7 +67,8 @@ def serve(
 
     Refuses a locked study whose protocol or inputs changed and an unlocked study unless
     ``unlocked`` (recorded in the logbook). ``workers``: server processes (0: 1 with
-    SQLite, which has one writer; 2 with PostgreSQL). ``db``: store URL or SQLite file
+    SQLite, which has one writer and so takes exactly one process: more is a
+    :class:`StoreError`; 2 with PostgreSQL). ``db``: store URL or SQLite file
     (default ``study.db``). ``admin_token``: the admin secret (generated when absent and
     announced through ``say``). ``sqlite_sync``: ``full`` or ``normal`` commit durability
     (see :mod:`humeval.store.engine`). The entry guard (:mod:`humeval.server.guard`):
@@ -65,8 +87,19 @@ def serve(
     study = study if isinstance(study, Study) else Study.open(study)
     if sqlite_sync not in SYNC_MODES:
         raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
+    sqlite = is_sqlite(database_url(db, study.db_file))
     if workers == 0:
-        workers = 1 if is_sqlite(database_url(db, study.db_file)) else 2
+        workers = 1 if sqlite else 2
+    if sqlite and workers > 1:
+        raise StoreError(
+            f"--workers {workers}: a SQLite store takes one server process. SQLite has one writer, so several "
+            "processes only queue for its write lock (no more judgements per second, a slower 99th percentile); "
+            "serve SQLite with --workers 1 (the default), or use PostgreSQL for several processes: "
+            "--db postgresql://user@host:port/db (see docs/deployment.md)"
+        )
+    if study.protocol.stopping is not None and study.protocol.exclusion:
+        # the live stopping rule drops excluded participants' outcomes with the exclude stage's own rules (pandas)
+        require("pandas", f"{study.protocol_file}: applying `exclusion` to the live stopping rule")
     parameters = {"host": host, "port": port, "workers": workers, "sqlite_sync": sqlite_sync}
     seeded = prepare_collection(study, db=db, unlocked=unlocked, parameters=parameters, progress=say)
     token = admin_token or secrets.token_urlsafe(24)
@@ -77,9 +110,11 @@ def serve(
     where = f"http://{host}:{port}"
     if unlocked:
         say(f"warning: collecting for an UNLOCKED study (--unlocked, recorded in {study.relative(study.logbook_file)})")
-    say(f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)")
-    say(f"participants: {where}/   API: {where}/api/v1/openapi.json")
-    say(f"admin: {where}/admin?token={token}" if not admin_token else f"admin: {where}/admin?token=<your admin token>")
+    lines = [f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)",
+             f"participants: {where}/   API: {where}/api/v1/openapi.json",
+             f"admin: {where}/admin?token={token}" if not admin_token else f"admin: {where}/admin?token=<your admin token>"]
+    say(f"starting {workers} server process(es) on {where} ...")
+    threading.Thread(target=_announce, args=(host, port, lines, say), daemon=True, name="humeval-announce").start()
     with tempfile.TemporaryDirectory(prefix="humeval-serve-") as private:  # mode 0700; removed on exit
         os.environ[CONFIG_FILE_ENV] = str(config.write(Path(private)))
         try:

@@ -26,7 +26,9 @@ from humeval.errors import DataError
 __all__ = [
     "append_jsonl",
     "clean",
+    "csv_chunks",
     "iter_jsonl",
+    "jsonl_chunks",
     "read_json",
     "read_jsonl",
     "write_bytes",
@@ -55,8 +57,14 @@ def clean(obj: Any) -> Any:
     return obj
 
 
+_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False)  # one encoder for every line (json.dumps builds one a call)
+
+
 def _dumps(data: Any, indent: int | None = None) -> str:
-    return json.dumps(clean(data), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
+    try:  # plain Python values (most rows) need no cleaning: json refuses NaN and numpy ints itself
+        return _LINE.encode(data) if indent is None else json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return json.dumps(clean(data), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
 
 
 def _atomic(path: str | Path, write: Any) -> Path:
@@ -95,6 +103,39 @@ def write_jsonl(path: str | Path, rows: Iterable[Any]) -> Path:
                 fh.write(_dumps(row.to_json() if hasattr(row, "to_json") else row) + "\n")
 
     return _atomic(path, write)
+
+
+def jsonl_chunks(rows: Iterable[dict[str, Any]], *, rows_per_chunk: int = 2000) -> Iterator[bytes]:
+    """Rows as UTF-8 JSON lines, ``rows_per_chunk`` rows a chunk (a download streamed as it is encoded)."""
+    chunk: list[str] = []
+    for row in rows:
+        chunk.append(_dumps(row) + "\n")
+        if len(chunk) >= rows_per_chunk:
+            yield "".join(chunk).encode()
+            chunk = []
+    if chunk:
+        yield "".join(chunk).encode()
+
+
+def csv_chunks(rows: Iterable[dict[str, Any]], columns: list[str], *, rows_per_chunk: int = 2000) -> Iterator[bytes]:
+    """Rows as UTF-8 CSV with a header of ``columns``, ``rows_per_chunk`` rows a chunk; None and NaN are empty cells."""
+    import csv
+    import io
+
+    def cell(value: Any) -> Any:
+        return "" if value is None or (isinstance(value, float) and not math.isfinite(value)) else value
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for n, row in enumerate(rows, start=1):
+        writer.writerow([cell(row.get(c)) for c in columns])
+        if n % rows_per_chunk == 0:
+            yield buf.getvalue().encode()
+            buf.seek(0)
+            buf.truncate()
+    if buf.tell():
+        yield buf.getvalue().encode()
 
 
 def append_jsonl(path: str | Path, row: Any) -> None:

@@ -28,12 +28,15 @@ One row per participant, task, criterion and (for ratings) system:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from humeval.data.readers import read_table, require_columns
 from humeval.errors import DataError
+from humeval.extras import require
+
+if TYPE_CHECKING:  # pandas is imported by the functions that use it: JUDGEMENT_COLUMNS needs none (the server's export)
+    import pandas as pd
 
 __all__ = ["JUDGEMENT_COLUMNS", "agreement_units", "excluded_mask", "pair_units", "read_judgements", "unit_matrix", "winners", "write_judgements"]
 
@@ -66,6 +69,7 @@ def write_judgements(path: str | Path, frame: pd.DataFrame) -> Path:
     if path.suffix == ".csv":
         frame.to_csv(tmp, index=False)
     elif path.suffix == ".parquet":
+        require("pyarrow", f"writing {path}")
         frame.to_parquet(tmp, index=False)
     else:
         frame.to_json(tmp, orient="records", lines=True, force_ascii=False)
@@ -75,6 +79,10 @@ def write_judgements(path: str | Path, frame: pd.DataFrame) -> Path:
 
 def read_judgements(path: str | Path) -> pd.DataFrame:
     """Read a judgements file written by :func:`write_judgements` (or any file with its columns)."""
+    import pandas as pd
+
+    from humeval.data.readers import read_table, require_columns
+
     frame = read_table(path)
     problems = require_columns(frame, ["participant_id", "task_id", "item_id", "criterion", "system"], source=str(path))
     if problems:
@@ -105,6 +113,8 @@ def pair_units(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[float]]:
     preference). Returns the long units (``participant_id``, ``unit``, ``code``) and the
     categories.
     """
+    import pandas as pd
+
     first, second = frame["system"].astype(str), frame["system_b"].astype(str)
     low = first.where(first <= second, second)
     high = second.where(first <= second, first)
@@ -128,6 +138,8 @@ def agreement_units(frame: pd.DataFrame, criterion_type: str, *, log: bool = Fal
     units and the categories (``2afc`` choices; Likert points ``1..points``; None for
     continuous responses). The report's agreement and the admin page's both use it.
     """
+    import pandas as pd
+
     if criterion_type == "2afc":
         return pair_units(frame)
     value = frame["value"].astype(float)
@@ -150,6 +162,8 @@ def excluded_mask(frame: pd.DataFrame, excluded: pd.DataFrame) -> pd.Series:
     its (participant_id, task_id, criterion, system). The one mask: collation, the analysis
     and the stopping replay all use it.
     """
+    import pandas as pd
+
     mask = frame["participant_id"].isin(set(excluded.loc[excluded["scope"] == "participant", "participant_id"]))
     single = excluded[excluded["scope"] == "judgement"]
     if not single.empty:

@@ -22,6 +22,7 @@ around it is here, in one place:
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -253,6 +254,20 @@ def run(study: Study, *, force: bool = False, progress: Callable[[str], None] | 
 # --------------------------------------------------------------------------- collection
 
 
+def _seeding_progress(say: Callable[[str], None]) -> Callable[[str, int, int], None]:
+    """Seeding progress as lines: one per table every 10 % of its rows (and at its end), with the time."""
+    start, shown = time.monotonic(), {}
+
+    def report(what: str, done: int, total: int) -> None:
+        tenth = done * 10 // max(total, 1)
+        if tenth > shown.get(what, -1):
+            shown[what] = tenth
+            say(f"seeding the store: {what} {done:,} / {total:,} rows ({100 * done // max(total, 1)} %), "
+                f"{time.monotonic() - start:.1f} s")
+
+    return report
+
+
 def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = False,
                        parameters: dict[str, Any] | None = None,
                        progress: Callable[[str], None] | None = None) -> bool:
@@ -283,13 +298,14 @@ def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = 
             progress("no participant lists yet: running the pre-collection stages (humeval run)")
         run(study)
     rerun = rerun_lists_file(study_key_file(study))
-    inputs = study.hashes([study.protocol_file, study.tasks_file, study.lists_file, *study.data_files(),
+    texts = [study.texts_file] if study.texts_file.is_file() else []
+    inputs = study.hashes([study.protocol_file, study.tasks_file, study.lists_file, *texts, *study.data_files(),
                            *([rerun] if rerun.is_file() else [])])
     store = Store.open(study, db)
     fields = {"parameters": (parameters or {}) | {"store": redact_url(store.url)}, "unlocked": True if unlocked else None}
     try:
         with record_run(study, "serve", inputs=inputs, seed=study.protocol.study.seed, **fields) as rec:
-            seeded = store.prepare()
+            seeded = store.prepare(_seeding_progress(progress) if progress else None)
             added = store.add_rerun(rerun)
             if added and progress:
                 progress(f"added {added} re-run list(s) from {rerun}")

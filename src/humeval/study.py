@@ -71,13 +71,21 @@ class Study:
     def lists_file(self) -> Path:
         return self.lists_dir / "lists.jsonl"
 
+    @property
+    def texts_file(self) -> Path:
+        """What participants are shown of each (item, system) the design's tasks show (``lists/texts.jsonl``):
+        written by the design stage from :meth:`outputs`, so that seeding a store needs no data tables."""
+        return self.lists_dir / "texts.jsonl"
+
     def read_tasks(self) -> list[Task]:
         """Every task of the design (``lists/tasks.jsonl``)."""
         return [Task.from_json(r) for r in self._read_design(self.tasks_file, "tasks")]
 
-    def read_lists(self) -> list[ParticipantList]:
-        """The participant lists of the design (``lists/lists.jsonl``)."""
-        return [ParticipantList.from_json(r) for r in self._read_design(self.lists_file, "participant lists")]
+    def read_lists(self, tasks: list[Task] | None = None) -> list[ParticipantList]:
+        """The participant lists of the design (``lists/lists.jsonl``; their tasks by id from
+        ``lists/tasks.jsonl``, or from ``tasks`` when the caller has read them already)."""
+        by_id = {t.task_id: t for t in (self.read_tasks() if tasks is None else tasks)}
+        return [ParticipantList.from_json(r, by_id) for r in self._read_design(self.lists_file, "participant lists")]
 
     def _read_design(self, path: Path, what: str) -> list[dict[str, Any]]:
         return read_jsonl(path, what=what, hint=f"run `humeval run {self.root}` (sample and design) first")

@@ -2,15 +2,34 @@
 
 Collected judgements come from ``results/judgements.jsonl`` (written by ``humeval export``
 or a platform import). See :mod:`humeval.analysis.workspace` for every file written.
+
+Importing ``humeval.analysis`` defines names only; each is imported from its module on first
+use (PEP 562), so a server process that needs one helper does not import the whole back half.
 """
 
-from humeval.analysis.collate import Collation, collate, rerun_lists, write_rerun
-from humeval.analysis.exclude import exclusion_counts, exclusions, valid_judgements
-from humeval.analysis.plan import analysis_signature, analyze, write_results
-from humeval.analysis.posthoc import posthoc
-from humeval.analysis.stages import analyze_stage, collate_stage, exclude_stage
-from humeval.analysis.validity import invalid_reasons
-from humeval.analysis.workspace import Workspace
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "Collation": "humeval.analysis.collate",
+    "collate": "humeval.analysis.collate",
+    "rerun_lists": "humeval.analysis.collate",
+    "write_rerun": "humeval.analysis.collate",
+    "exclusion_counts": "humeval.analysis.exclude",
+    "exclusions": "humeval.analysis.exclude",
+    "valid_judgements": "humeval.analysis.exclude",
+    "analysis_signature": "humeval.analysis.plan",
+    "analyze": "humeval.analysis.plan",
+    "write_results": "humeval.analysis.plan",
+    "posthoc": "humeval.analysis.posthoc",
+    "analyze_stage": "humeval.analysis.stages",
+    "collate_stage": "humeval.analysis.stages",
+    "exclude_stage": "humeval.analysis.stages",
+    "invalid_reasons": "humeval.analysis.validity",
+    "Workspace": "humeval.analysis.workspace",
+}
 
 __all__ = [
     "Collation",
@@ -30,3 +49,25 @@ __all__ = [
     "write_rerun",
     "write_results",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'humeval.analysis' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from humeval.analysis.collate import Collation, collate, rerun_lists, write_rerun
+    from humeval.analysis.exclude import exclusion_counts, exclusions, valid_judgements
+    from humeval.analysis.plan import analysis_signature, analyze, write_results
+    from humeval.analysis.posthoc import posthoc
+    from humeval.analysis.stages import analyze_stage, collate_stage, exclude_stage
+    from humeval.analysis.validity import invalid_reasons
+    from humeval.analysis.workspace import Workspace

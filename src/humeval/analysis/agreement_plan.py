@@ -17,10 +17,15 @@ import pandas as pd
 
 from humeval.analysis.records import attempt, undefined
 from humeval.judgements import unit_matrix
-from humeval.protocol.models import Analysis
+from humeval.protocol.models import Analysis, Criterion
 from humeval.stats import fleiss_kappa, icc, krippendorff_alpha
 
-__all__ = ["agreement", "auto_level", "verdict"]
+__all__ = ["agreement", "auto_level", "log_scores", "verdict"]
+
+
+def log_scores(criterion: Criterion, plan: Analysis) -> bool:
+    """Whether this criterion's scores are analysed on the log scale."""
+    return criterion.type in ("magnitude", "rankme") and plan.log_magnitude
 
 
 def auto_level(criterion_type: str, log_scores: bool) -> str:

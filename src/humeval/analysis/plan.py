@@ -17,11 +17,12 @@ from typing import Any
 import pandas as pd
 
 from humeval._version import __version__
+from humeval.analysis.agreement_plan import log_scores
 from humeval.analysis.decisions import replay_decisions
 from humeval.analysis.exclude import valid_judgements
 from humeval.analysis.judges import judge_estimates
 from humeval.analysis.pairwise import analyze_pairwise
-from humeval.analysis.ratings import analyze_ratings, log_scores
+from humeval.analysis.ratings import analyze_ratings
 from humeval.analysis.validity import invalid_reasons
 from humeval.data.judges import JudgeScores
 from humeval.design.tasks import Task

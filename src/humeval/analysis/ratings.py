@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from humeval.analysis.agreement_plan import agreement
+from humeval.analysis.agreement_plan import agreement, log_scores
 from humeval.analysis.describe import describe, distribution, scale_bounds
 from humeval.analysis.rankings_plan import rankings
 from humeval.analysis.records import attempt, estimate_record
@@ -45,16 +45,11 @@ from humeval.stats import (
     wilcoxon,
 )
 
-__all__ = ["CORRECTION_NAMES", "analyze_ratings", "log_scores"]
+__all__ = ["CORRECTION_NAMES", "analyze_ratings"]
 
 #: protocol name of a correction -> humeval.stats name
 CORRECTION_NAMES = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni", "none": "none"}
 _SHAPIRO_MAX = 5000
-
-
-def log_scores(criterion: Criterion, plan: Analysis) -> bool:
-    """Whether this criterion's scores are analysed on the log scale."""
-    return criterion.type in ("magnitude", "rankme") and plan.log_magnitude
 
 
 def _normality(groups: dict[str, np.ndarray], plan: Analysis, seed: int) -> dict[str, Any]:

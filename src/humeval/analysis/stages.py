@@ -108,8 +108,9 @@ def platform_outputs(study: Study) -> Outputs | None:
 def collate_stage(study: Study) -> StageOutput:
     """``humeval collate``: completeness of results/judgements.jsonl; a re-run file when short."""
     protocol = study.protocol
+    tasks = study.read_tasks()
     result, paths = collate_workspace(
-        study_workspace(study), protocol, study.read_tasks(), study.read_lists(), platform_outputs(study),
+        study_workspace(study), protocol, tasks, study.read_lists(tasks), platform_outputs(study),
         key_path=workspace_key_file(study, study_workspace(study)),
     )
     summary = {k: v for k, v in result.summary().items() if k not in ("incomplete", "invalid_reasons")}

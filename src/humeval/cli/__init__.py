@@ -1,1 +1,23 @@
-"""The ``humeval`` command line: one module per command, each a thin adapter over the API."""
+"""The ``humeval`` command line: one module per command, each a thin adapter over the API.
+
+:func:`main` is the script's entry point: ``humeval --version`` is answered here, before
+Typer or any command module is imported; everything else goes to :func:`humeval.cli.app.main`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["main"]
+
+
+def main() -> None:
+    """Entry point of the ``humeval`` script."""
+    if sys.argv[1:] == ["--version"]:
+        from humeval._version import __version__
+
+        print(f"humeval {__version__}")
+        return
+    from humeval.cli.app import main as run
+
+    run()

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from humeval.cli._common import Format, emit_rows, err
+from humeval.extras import require
 
 
 def metrics(
@@ -34,6 +35,7 @@ def metrics(
         elif suffix == ".csv":
             result.to_csv(out, index=False)
         elif suffix == ".parquet":
+            require("pyarrow", f"writing {out}")
             result.to_parquet(out, index=False)
         else:
             raise DataError(f"--out: unsupported file type '{suffix}'. Use one of: .jsonl, .csv, .parquet")

@@ -15,7 +15,7 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (default: loopback only)."),
     port: int = typer.Option(8000, "--port", "-p", help="Port to listen on."),
     workers: int = typer.Option(0, "--workers", "-w", min=0, max=64, show_default=False,
-                                help="Server processes sharing the store (default: 1 with SQLite, which has one writer; 2 with PostgreSQL)."),
+                                help="Server processes sharing the store (default: 1 with SQLite, which has one writer and takes only 1; 2 with PostgreSQL)."),
     db: str = typer.Option("", "--db", help="Store: SQLite file or postgresql://user@host:port/db (default: study.db)."),
     admin_token: str = typer.Option("", "--admin-token", envvar=ADMIN_ENV, help=f"Admin secret (or ${ADMIN_ENV}); generated and printed when absent."),
     allow_origin: list[str] = typer.Option([], "--allow-origin", help="Extra origin allowed to POST (a custom front end)."),

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
+from humeval.extras import require
 from humeval.files import read_jsonl
 
 __all__ = ["SUFFIXES", "read_table", "require_columns"]
@@ -33,6 +34,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
             raise DataError(f"{path}: cannot parse CSV: {str(exc).strip()}") from None
     elif suffix == ".parquet":
+        require("pyarrow", f"reading {path}")
         try:
             frame = pd.read_parquet(path)
         except Exception as exc:  # pyarrow raises several unrelated types for a corrupt file

@@ -172,6 +172,8 @@ def _block_size(tasks: list[Task]) -> int:
 
 def _add_checks(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, k: int) -> list[Task]:
     design = protocol.design
+    if not design.repeated_items and not design.attention_checks:
+        return list(chosen)  # nothing to insert (and no random draw: the same lists as drawing none)
     out = list(chosen)
     originals = [t for t in chosen if t.kind == "task"]
     repeats = rng.choice(len(originals), size=min(design.repeated_items, len(originals)), replace=False)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from humeval.design.lists import build_lists
-from humeval.design.tasks import build_tasks
+from humeval.design.tasks import Task, build_tasks
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.files import read_jsonl, write_jsonl
 from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["design_stage", "item_strata", "read_items"]
+__all__ = ["design_stage", "item_strata", "read_items", "shown_texts"]
 
 
 def read_items(study: Study) -> list[str]:
@@ -30,6 +32,15 @@ def item_strata(study: Study, columns: list[str]) -> dict[str, str]:
     return dict(zip(first["item_id"].astype(str), labels, strict=True))
 
 
+def shown_texts(study: Study, tasks: list[Task]) -> Iterator[dict[str, str]]:
+    """One row per (item, system) the tasks show: its output, input, references and format (from the study's outputs)."""
+    outputs = study.outputs()
+    for item_id, system in dict.fromkeys((t.item_id, s) for t in tasks if t.kind == "task" for s in t.systems):
+        text = outputs.text(item_id, system)
+        yield {"item_id": item_id, "system": system, "output": text.output, "input": text.input,
+               "references": text.references, "format": text.format}
+
+
 def design_stage(study: Study) -> StageOutput:
     """Build every task of the selected items and deal them into participant lists."""
     protocol = study.protocol
@@ -42,14 +53,15 @@ def design_stage(study: Study) -> StageOutput:
     tasks_file = study.tasks_file
     lists_file = study.lists_file
     write_jsonl(tasks_file, (t.to_json() for t in tasks))
-    write_jsonl(lists_file, (pl.to_json() for pl in lists))
+    write_jsonl(lists_file, (pl.to_json(compact=True) for pl in lists))  # tasks by id: they are in tasks_file
+    write_jsonl(study.texts_file, shown_texts(study, tasks))
     n_judged = sum(len(pl.tasks) for pl in lists)
     summary = {"tasks": len(tasks), "lists": len(lists), "tasks_in_lists": n_judged,
                "assignments": sum(t.kind == "task" for pl in lists for t in pl.tasks), "systems": systems}
     if strata is not None:
         summary["combinations"] = len({strata[i] for i in items})
     return StageOutput(
-        outputs=[tasks_file, lists_file],
+        outputs=[tasks_file, lists_file, study.texts_file],
         seed=protocol.study.seed,
         parameters=protocol.design.model_dump(),
         summary=summary,

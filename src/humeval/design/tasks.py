@@ -7,10 +7,12 @@ seeding, collation, exclusion, dry runs, rehearsals and platforms.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from humeval.errors import DataError
 from humeval.protocol.models import Criterion, Protocol
 
 __all__ = ["FAMILIES", "ParticipantList", "Task", "build_tasks", "criterion_groups", "family_of"]
@@ -40,9 +42,9 @@ class Task:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["systems"] = list(self.systems)
-        data["criteria"] = list(self.criteria)
+        data = {"task_id": self.task_id, "item_id": self.item_id, "systems": list(self.systems),
+                "criteria": list(self.criteria), "family": self.family, "kind": self.kind, "expected": self.expected,
+                "text": self.text, "repeat_of": self.repeat_of, "extra": dict(self.extra)}
         return {k: v for k, v in data.items() if v not in ("", None, {})}
 
     @classmethod
@@ -64,13 +66,26 @@ class ParticipantList:
     round: int
     tasks: list[Task]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"list_id": self.list_id, "round": self.round, "tasks": [t.to_json() for t in self.tasks]}
+    def to_json(self, *, compact: bool = False) -> dict[str, Any]:
+        """The list as JSON; ``compact``: a real task (``kind`` ``task``, written in full in
+        ``lists/tasks.jsonl``) by its id alone, attention checks and repeats in full."""
+        tasks = [t.task_id if compact and t.kind == "task" else t.to_json() for t in self.tasks]
+        return {"list_id": self.list_id, "round": self.round, "tasks": tasks}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ParticipantList:
-        """The list of one line of ``lists/lists.jsonl`` (the inverse of :meth:`to_json`)."""
-        return cls(str(data["list_id"]), int(data.get("round", 0)), [Task.from_json(t) for t in data["tasks"]])
+    def from_json(cls, data: dict[str, Any], tasks: Mapping[str, Task] | None = None) -> ParticipantList:
+        """The list of one line of ``lists/lists.jsonl`` (the inverse of :meth:`to_json`);
+        ``tasks`` (task id -> task) resolves the task ids of a compact list."""
+        out = []
+        for t in data["tasks"]:
+            if not isinstance(t, str):
+                out.append(Task.from_json(t))
+            elif tasks is not None and t in tasks:
+                out.append(tasks[t])
+            else:
+                raise DataError(f"participant list {data.get('list_id')!r}: task {t!r} is not in the design's tasks "
+                                "(lists/tasks.jsonl); run the design stage again (`humeval run`)")
+        return cls(str(data["list_id"]), int(data.get("round", 0)), out)
 
 
 def family_of(criterion: Criterion) -> str:

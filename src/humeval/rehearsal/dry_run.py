@@ -35,8 +35,8 @@ def dry_run_workspace(study: Study, kind: str) -> Workspace:
 def dry_run_stage(study: Study) -> StageOutput:
     """Dummy judgements of each kind, then collate -> exclude -> analyze -> report for each."""
     protocol = study.protocol
-    lists = study.read_lists()
     tasks = study.read_tasks()
+    lists = study.read_lists(tasks)
     outputs: list[Path] = []
     summary: dict[str, dict] = {}
     for kind, seed in zip(DUMMY_KINDS, child_seeds(protocol.study.seed, len(DUMMY_KINDS)), strict=True):

@@ -138,7 +138,8 @@ def design_counts(study: Study) -> dict[str, Any]:
     """What the design stage built, counted from the study's files (the numbers of section 4.1)."""
     frame = study.outputs().frame.drop_duplicates("item_id").set_index("item_id")
     combo = frame["category"].astype(str) + "|" + frame["size"].astype(str)
-    tasks, lists = study.read_tasks(), study.read_lists()
+    tasks = study.read_tasks()
+    lists = study.read_lists(tasks)
     selected = {t.item_id for t in tasks}
     per_combination = Counter(combo[i] for i in selected)
     judged = Counter(t.task_id for pl in lists for t in pl.tasks if t.kind == "task")

@@ -5,16 +5,20 @@ from __future__ import annotations
 import hmac
 import io
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from humeval.errors import HumevalError
+from humeval.extras import require
+from humeval.files import csv_chunks, jsonl_chunks
 from humeval.server.agreement import agreement_so_far
-from humeval.server.errors import NotFound, Unauthorized
+from humeval.server.errors import BadRequest, HttpError, NotFound, Unauthorized
 from humeval.server.plot import bound_svg
 from humeval.server.throttle import is_https
 from humeval.server.tokens import admin_cookie, admin_cookie_valid
@@ -23,6 +27,8 @@ from humeval.store.store import Store
 __all__ = ["admin_routes", "export_bytes"]
 
 ADMIN_COOKIE = "humeval_admin"
+#: rows per page of the admin page's item and participant tables (a study can have 100,000 items)
+PAGE = 50
 FORMATS = {"csv": "text/csv", "jsonl": "application/x-ndjson", "parquet": "application/vnd.apache.parquet"}
 
 
@@ -38,21 +44,39 @@ def _require(request: Request) -> None:
                            "/admin?token=<admin token>.")
 
 
-def export_bytes(store: Store, fmt: str) -> bytes:
-    """The canonical judgements table in ``fmt`` (csv, jsonl, parquet)."""
-    import pandas as pd
+def export_chunks(rows: list[dict[str, Any]], fmt: str) -> Iterator[bytes]:
+    """The canonical judgements table (``rows`` from :meth:`Store.judgement_rows`) in ``fmt``, chunk by chunk.
 
+    CSV and JSON lines are encoded as they are sent (no pandas, no whole file in memory);
+    Parquet, a columnar file, is built whole (pyarrow, the ``parquet`` extra).
+    """
     from humeval.judgements import JUDGEMENT_COLUMNS
 
-    frame = pd.DataFrame(store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
-    buf = io.BytesIO()
     if fmt == "csv":
-        frame.to_csv(buf, index=False)
+        yield from csv_chunks(rows, JUDGEMENT_COLUMNS)
     elif fmt == "parquet":
-        frame.to_parquet(buf, index=False)
+        require("pyarrow", "the Parquet export")
+        import pandas as pd
+
+        buf = io.BytesIO()
+        pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS).to_parquet(buf, index=False)
+        yield buf.getvalue()
     else:
-        buf.write(frame.to_json(orient="records", lines=True, force_ascii=False).encode())
-    return buf.getvalue()
+        yield from jsonl_chunks({c: r.get(c) for c in JUDGEMENT_COLUMNS} for r in rows)
+
+
+def export_bytes(store: Store, fmt: str) -> bytes:
+    """The canonical judgements table in ``fmt`` (csv, jsonl, parquet) as one byte string."""
+    return b"".join(export_chunks(store.judgement_rows(), fmt))
+
+
+def _page(request: Request, name: str) -> int:
+    """The page number in query parameter ``name`` (0 when absent; a 400 error naming it when not a count)."""
+    value = request.query_params.get(name, "0")
+    if not (value.isascii() and value.isdigit()) or len(value) > 9:
+        raise BadRequest("invalid_value", f"query parameter '{name}': expected a page number (0, 1, 2, ...), got {value[:20]!r}",
+                         field=name)
+    return int(value)
 
 
 async def admin_page(request: Request) -> Response:
@@ -69,6 +93,8 @@ async def admin_page(request: Request) -> Response:
     _require(request)
     store = _store(request)
 
+    items_page, people_page = _page(request, "items"), _page(request, "participants")
+
     def gather() -> dict[str, Any]:
         rows = store.judgement_rows()
         stopping = store.stopping()
@@ -77,8 +103,13 @@ async def admin_page(request: Request) -> Response:
             st["svg"] = Markup("") if st["comparison"] in boards else Markup(bound_svg(st["curve"]))
             st["board"] = boards.get(st["comparison"])
         comments = [j for j in store.judgements() if j.get("comment")]
-        return {"overview": store.overview(), "participants": store.participants(), "stopping": stopping,
-                "agreement": agreement_so_far(store.context.protocol, rows), "comments": comments[-200:]}
+        overview = store.overview(items_limit=PAGE, items_offset=items_page * PAGE)
+        pages = {"items": items_page, "participants": people_page, "size": PAGE,
+                 "items_last": max(overview["item_totals"]["items"] - 1, 0) // PAGE,
+                 "participants_last": max(overview["counts"]["participants"] - 1, 0) // PAGE}
+        return {"overview": overview, "participants": store.participants(limit=PAGE, offset=people_page * PAGE),
+                "stopping": stopping, "agreement": agreement_so_far(store.context.protocol, rows), "pages": pages,
+                "comments": comments[-200:]}
 
     data = await run_in_threadpool(gather)
     return request.app.state.templates.TemplateResponse(request, "admin.html", {"study": store.context.protocol.study.name, **data})
@@ -89,9 +120,14 @@ async def admin_export(request: Request) -> Response:
     fmt = request.path_params["fmt"]
     if fmt not in FORMATS:
         raise NotFound("not_found", f"unknown export format '{fmt}'; available: {', '.join(FORMATS)}")
-    body = await run_in_threadpool(export_bytes, _store(request), fmt)
-    return Response(body, media_type=FORMATS[fmt],
-                    headers={"content-disposition": f'attachment; filename="judgements.{fmt}"'})
+    if fmt == "parquet":
+        try:
+            require("pyarrow", "the Parquet export")  # refused before the download starts
+        except HumevalError as exc:
+            raise HttpError("missing_extra", str(exc), status=501) from None
+    rows = await run_in_threadpool(_store(request).judgement_rows)
+    return StreamingResponse(export_chunks(rows, fmt), media_type=FORMATS[fmt],  # sync iterator: run in a thread
+                             headers={"content-disposition": f'attachment; filename="judgements.{fmt}"'})
 
 
 async def admin_json(request: Request) -> Response:

@@ -17,10 +17,13 @@ def agreement_so_far(protocol: Protocol, rows: list[dict[str, Any]]) -> list[dic
     :func:`humeval.analysis.agreement_plan.auto_level`), so the page shows the number the
     analysis will compute on the same judgements; 100 bootstrap rounds for its interval.
     """
-    import pandas as pd  # only when the admin page is asked for, never at server start
+    try:
+        import pandas as pd  # only when the admin page is asked for, never at server start
+    except ModuleNotFoundError:  # a server-only install: the report's tables need pandas
+        return [{"criterion": c.name, "units": 0, "level": "", "alpha": math.nan,
+                 "note": "needs the 'analysis' extra (pip install 'humeval[analysis]')"} for c in protocol.criteria]
 
-    from humeval.analysis.agreement_plan import auto_level
-    from humeval.analysis.ratings import log_scores
+    from humeval.analysis.agreement_plan import auto_level, log_scores
     from humeval.judgements import JUDGEMENT_COLUMNS, agreement_units, unit_matrix
     from humeval.stats.agreement import krippendorff_alpha
 

@@ -7,22 +7,42 @@
 strategy and rule; ``simulate_many`` runs a grid in parallel; ``resample_collected``
 re-analyses collected judgements (the paper's Table 6); ``fit_pilot`` /
 ``predict_effort`` plan a study from a pilot; ``simulate_best_arm`` covers K > 2 systems.
+
+Importing ``humeval.simulate`` defines names only; each is imported from its module on first
+use (PEP 562), so ``humeval simulate`` pays only for what it runs.
 """
 
-from humeval.simulate.best_arm import BestArmResult, simulate_best_arm
-from humeval.simulate.config import SimulationConfig
-from humeval.simulate.plan import PilotFit, fit_pilot, predict_effort
-from humeval.simulate.plots import plot_bound, plot_effort
-from humeval.simulate.population import (
-    WorkerPool,
-    draw_difficulties,
-    legacy_parity_inputs,
-    make_pool,
-)
-from humeval.simulate.resample import ResampleResult, resample_collected
-from humeval.simulate.results import SimulationReport, StrategyResult
-from humeval.simulate.run import DEFAULT_RULES, DEFAULT_STRATEGIES, simulate, simulate_many
-from humeval.simulate.theory import expected_difficulty, kl_half, one_worker_share, wald_bound
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "BestArmResult": "humeval.simulate.best_arm",
+    "simulate_best_arm": "humeval.simulate.best_arm",
+    "SimulationConfig": "humeval.simulate.config",
+    "PilotFit": "humeval.simulate.plan",
+    "fit_pilot": "humeval.simulate.plan",
+    "predict_effort": "humeval.simulate.plan",
+    "plot_bound": "humeval.simulate.plots",
+    "plot_effort": "humeval.simulate.plots",
+    "WorkerPool": "humeval.simulate.population",
+    "draw_difficulties": "humeval.simulate.population",
+    "legacy_parity_inputs": "humeval.simulate.population",
+    "make_pool": "humeval.simulate.population",
+    "ResampleResult": "humeval.simulate.resample",
+    "resample_collected": "humeval.simulate.resample",
+    "SimulationReport": "humeval.simulate.results",
+    "StrategyResult": "humeval.simulate.results",
+    "DEFAULT_RULES": "humeval.simulate.run",
+    "DEFAULT_STRATEGIES": "humeval.simulate.run",
+    "simulate": "humeval.simulate.run",
+    "simulate_many": "humeval.simulate.run",
+    "expected_difficulty": "humeval.simulate.theory",
+    "kl_half": "humeval.simulate.theory",
+    "one_worker_share": "humeval.simulate.theory",
+    "wald_bound": "humeval.simulate.theory",
+}
 
 __all__ = [
     "DEFAULT_RULES",
@@ -50,3 +70,32 @@ __all__ = [
     "simulate_many",
     "wald_bound",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'humeval.simulate' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from humeval.simulate.best_arm import BestArmResult, simulate_best_arm
+    from humeval.simulate.config import SimulationConfig
+    from humeval.simulate.plan import PilotFit, fit_pilot, predict_effort
+    from humeval.simulate.plots import plot_bound, plot_effort
+    from humeval.simulate.population import (
+        WorkerPool,
+        draw_difficulties,
+        legacy_parity_inputs,
+        make_pool,
+    )
+    from humeval.simulate.resample import ResampleResult, resample_collected
+    from humeval.simulate.results import SimulationReport, StrategyResult
+    from humeval.simulate.run import DEFAULT_RULES, DEFAULT_STRATEGIES, simulate, simulate_many
+    from humeval.simulate.theory import expected_difficulty, kl_half, one_worker_share, wald_bound

@@ -5,46 +5,64 @@ function returns an :class:`Estimate` (``estimate, ci_low, ci_high, p_value, n, 
 extra``), a mapping of them (:func:`posthoc`), or a :class:`Ranking` of them. Randomness
 (bootstrap) enters only through a ``seed`` argument (int or ``numpy.random.Generator``).
 Each docstring gives the formula, a reference, and the oracle it was checked against.
+
+Importing ``humeval.stats`` defines names only: each is imported from its module on first
+use (PEP 562), so ``from humeval.stats import krippendorff_alpha`` pays for neither pandas
+nor SciPy.
 """
 
-from humeval.stats._checks import wide_from_long
-from humeval.stats._result import Estimate, to_frame
-from humeval.stats.agreement import ALPHA_LEVELS, ICC_FORMS, fleiss_kappa, icc, krippendorff_alpha
-from humeval.stats.correction import CORRECTIONS, adjust_pvalues, benjamini_hochberg, holm
-from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
-from humeval.stats.effect import cohens_d, eta_squared, rank_biserial
-from humeval.stats.ppi import (
-    ppi_active_mean,
-    ppi_difference,
-    ppi_mean,
-    ppi_mean_arrays,
-    ppi_win_rate,
-)
-from humeval.stats.rankings import (
-    WINNERS,
-    Ranking,
-    battles_from_scores,
-    bradley_terry,
-    elo,
-    rank_by_scores,
-    read_battles,
-    trueskill_ranking,
-    write_battles,
-)
-from humeval.stats.significance import (
-    POSTHOC_TESTS,
-    anova_oneway,
-    friedman,
-    kruskal_wallis,
-    mann_whitney,
-    paired_bootstrap,
-    posthoc,
-    rm_anova,
-    shapiro,
-    sign_test,
-    ttest,
-    wilcoxon,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "wide_from_long": "humeval.stats._checks",
+    "Estimate": "humeval.stats._result",
+    "to_frame": "humeval.stats._result",
+    "ALPHA_LEVELS": "humeval.stats.agreement",
+    "ICC_FORMS": "humeval.stats.agreement",
+    "fleiss_kappa": "humeval.stats.agreement",
+    "icc": "humeval.stats.agreement",
+    "krippendorff_alpha": "humeval.stats.agreement",
+    "CORRECTIONS": "humeval.stats.correction",
+    "adjust_pvalues": "humeval.stats.correction",
+    "benjamini_hochberg": "humeval.stats.correction",
+    "holm": "humeval.stats.correction",
+    "CI_METHODS": "humeval.stats.correlation",
+    "kendall": "humeval.stats.correlation",
+    "pearson": "humeval.stats.correlation",
+    "spearman": "humeval.stats.correlation",
+    "cohens_d": "humeval.stats.effect",
+    "eta_squared": "humeval.stats.effect",
+    "rank_biserial": "humeval.stats.effect",
+    "ppi_active_mean": "humeval.stats.ppi",
+    "ppi_difference": "humeval.stats.ppi",
+    "ppi_mean": "humeval.stats.ppi",
+    "ppi_mean_arrays": "humeval.stats.ppi",
+    "ppi_win_rate": "humeval.stats.ppi",
+    "WINNERS": "humeval.stats.rankings",
+    "Ranking": "humeval.stats.rankings",
+    "battles_from_scores": "humeval.stats.rankings",
+    "bradley_terry": "humeval.stats.rankings",
+    "elo": "humeval.stats.rankings",
+    "rank_by_scores": "humeval.stats.rankings",
+    "read_battles": "humeval.stats.rankings",
+    "trueskill_ranking": "humeval.stats.rankings",
+    "write_battles": "humeval.stats.rankings",
+    "POSTHOC_TESTS": "humeval.stats.significance",
+    "anova_oneway": "humeval.stats.significance",
+    "friedman": "humeval.stats.significance",
+    "kruskal_wallis": "humeval.stats.significance",
+    "mann_whitney": "humeval.stats.significance",
+    "paired_bootstrap": "humeval.stats.significance",
+    "posthoc": "humeval.stats.significance",
+    "rm_anova": "humeval.stats.significance",
+    "shapiro": "humeval.stats.significance",
+    "sign_test": "humeval.stats.significance",
+    "ttest": "humeval.stats.significance",
+    "wilcoxon": "humeval.stats.significance",
+}
 
 __all__ = [
     "ALPHA_LEVELS",
@@ -93,3 +111,62 @@ __all__ = [
     "wilcoxon",
     "write_battles",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'humeval.stats' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from humeval.stats._checks import wide_from_long
+    from humeval.stats._result import Estimate, to_frame
+    from humeval.stats.agreement import (
+        ALPHA_LEVELS,
+        ICC_FORMS,
+        fleiss_kappa,
+        icc,
+        krippendorff_alpha,
+    )
+    from humeval.stats.correction import CORRECTIONS, adjust_pvalues, benjamini_hochberg, holm
+    from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
+    from humeval.stats.effect import cohens_d, eta_squared, rank_biserial
+    from humeval.stats.ppi import (
+        ppi_active_mean,
+        ppi_difference,
+        ppi_mean,
+        ppi_mean_arrays,
+        ppi_win_rate,
+    )
+    from humeval.stats.rankings import (
+        WINNERS,
+        Ranking,
+        battles_from_scores,
+        bradley_terry,
+        elo,
+        rank_by_scores,
+        read_battles,
+        trueskill_ranking,
+        write_battles,
+    )
+    from humeval.stats.significance import (
+        POSTHOC_TESTS,
+        anova_oneway,
+        friedman,
+        kruskal_wallis,
+        mann_whitney,
+        paired_bootstrap,
+        posthoc,
+        rm_anova,
+        shapiro,
+        sign_test,
+        ttest,
+        wilcoxon,
+    )

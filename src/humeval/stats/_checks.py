@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from numbers import Real
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "as_float_array",

@@ -6,9 +6,10 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Estimate", "to_frame"]
 
@@ -76,6 +77,8 @@ class Estimate:
 
 def to_frame(results: Iterable[Estimate] | Mapping[str, Estimate]) -> pd.DataFrame:
     """Tabulate results (one row each; a mapping's keys become the index)."""
+    import pandas as pd
+
     if isinstance(results, Mapping):
         return pd.DataFrame([r.to_dict() for r in results.values()], index=list(results.keys()))
     return pd.DataFrame([r.to_dict() for r in results])

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy import stats as sps
 
 from humeval.errors import DataError
 from humeval.rng import Seed, as_generator
@@ -97,7 +97,7 @@ def fleiss_kappa(
         * np.sqrt(pq.sum() ** 2 - (pq * ((1.0 - p_j) - p_j)).sum())
     )
     z = kappa / se0
-    p_value = 2.0 * sps.norm.sf(abs(z))
+    p_value = math.erfc(abs(float(z)) / math.sqrt(2.0))  # 2 P(Z > |z|), standard normal
     lo, hi, valid = _bootstrap_fleiss(table, p_i, m, n_boot, seed, confidence_level)
     return Estimate(
         kappa,
@@ -316,10 +316,17 @@ def _interval_stats(data: np.ndarray) -> _Suff:
     return _Suff(within, m, expected, boot)
 
 
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n with ties given their mean rank (``scipy.stats.rankdata(method="average")``)."""
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    first = np.cumsum(counts) - counts  # ranks below each distinct value
+    return (first + (counts + 1) / 2.0)[inverse]
+
+
 def _ordinal_stats(data: np.ndarray) -> _Suff:
     judged = ~np.isnan(data)
     ranked = np.full_like(data, np.nan)
-    ranked[judged] = sps.rankdata(data[judged], method="average")
+    ranked[judged] = _average_ranks(data[judged])
     return _interval_stats(ranked)
 
 
@@ -509,6 +516,8 @@ def icc(scores: object, form: str = "2,1", *, confidence_level: float = 0.95) ->
             est_1 = est_k = 1.0
         lo_1 = hi_1 = lo_k = hi_k = float("nan")
     else:
+        from scipy import stats as sps  # only ICC needs SciPy (the F distribution)
+
         f_stat = msr / denom_ms
         p_value = sps.f.sf(f_stat, df1, df2)
         est_1, est_k, (lo_1, hi_1), (lo_k, hi_k) = _icc_with_ci(
@@ -552,6 +561,8 @@ def _icc_with_ci(
     confidence_level: float,
 ) -> tuple[float, float, tuple[float, float], tuple[float, float]]:
     """Single and average ICC of one model with their McGraw & Wong (1996) confidence intervals."""
+    from scipy import stats as sps
+
     upper = 1 - (1 - confidence_level) / 2  # the F quantile of a two-sided interval
     fl = f_stat / sps.f.ppf(upper, df1, df2)
     fu = f_stat * sps.f.ppf(upper, df2, df1)

@@ -19,8 +19,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from humeval.errors import DataError
 from humeval.files import iter_jsonl, write_text
@@ -301,6 +299,8 @@ def _bt_fit(
 
 def _connected(wins: np.ndarray) -> bool:
     """MLE exists iff the 'beat or tied' graph is strongly connected (Zermelo/Ford)."""
+    from scipy.sparse.csgraph import connected_components
+
     n, _ = connected_components(wins > 0, directed=True, connection="strong")
     return n == 1
 
@@ -363,6 +363,8 @@ def bradley_terry(
     ca, cb, co = (cats // 3) // k, (cats // 3) % k, (cats % 3) / 2.0
     rows = np.concatenate([np.arange(cats.size), np.arange(cats.size)])
     cells = np.concatenate([ca * k + cb, cb * k + ca])
+    from scipy.sparse import csr_matrix  # scipy: only when a bootstrap is asked for
+
     win_map = csr_matrix((np.concatenate([co, 1 - co]), (cells, rows)), shape=(k * k, cats.size))
     game_map = csr_matrix((np.ones(rows.size), (cells, rows)), shape=(k * k, cats.size))
 

@@ -20,7 +20,7 @@ from humeval.design.tasks import Task
 from humeval.protocol.comparisons import Comparison, watched_comparisons
 from humeval.protocol.models import Protocol
 from humeval.store import schema as s
-from humeval.store.records import TaskInfo
+from humeval.store.records import TASK_COLUMNS, TaskInfo
 
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
@@ -91,10 +91,11 @@ class StoreContext:
 
     @classmethod
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:
-        tasks = {r.task_id: TaskInfo.from_row(r) for r in conn.execute(select(s.tasks))}
-        texts = {
-            (r.item_id, r.system): (r.output, r.input, r.references, r.format) for r in conn.execute(select(s.outputs))
-        }
+        # plain driver rows (no SQLAlchemy row processing): a study of 100,000 items has 600,000 tasks
+        t, o = s.tasks.c, s.outputs.c
+        tasks = {r[0]: TaskInfo.from_row(r) for r in conn.execute(select(*(t[c] for c in TASK_COLUMNS)))}
+        texts = {(r[0], r[1]): (r[2], r[3], r[4], r[5])
+                 for r in conn.execute(select(o.item_id, o.system, o.output, o.input, o.references, o.format))}
         meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
         list_sizes = {r[0]: r[1] for r in conn.execute(select(s.lists.c.list_id, s.lists.c.size))}
         systems = json.loads(meta.get("systems", "[]"))

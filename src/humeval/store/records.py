@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["AssignmentView", "Progress", "StoredJudgement", "TaskInfo"]
 
 
-@dataclass(frozen=True)
-class TaskInfo:
-    """The fixed part of a task (cached per process)."""
+@functools.lru_cache(maxsize=4096)
+def _names(encoded: str) -> tuple[str, ...]:
+    """A JSON list of names as a tuple (systems and criteria repeat across tasks: decoded once)."""
+    return tuple(json.loads(encoded))
+
+
+class TaskInfo(NamedTuple):
+    """The fixed part of a task (cached per process: a tuple, as a large study holds 600,000 of them)."""
 
     task_id: str
     item_id: str
@@ -25,17 +31,14 @@ class TaskInfo:
 
     @classmethod
     def from_row(cls, row: Any) -> TaskInfo:
-        return cls(
-            row.task_id,
-            row.item_id,
-            tuple(json.loads(row.systems)),
-            tuple(json.loads(row.criteria)),
-            row.family,
-            row.kind,
-            json.loads(row.expected),
-            row.text,
-            row.repeat_of or "",
-        )
+        """From a ``tasks`` row (or a tuple of :data:`TASK_COLUMNS`, in that order)."""
+        task_id, item_id, systems, criteria, family, kind, expected, text, repeat_of = row
+        return cls(task_id, item_id, _names(systems), _names(criteria), family, kind,
+                   json.loads(expected) if expected != "null" else None, text, repeat_of or "")
+
+
+#: the ``tasks`` columns :meth:`TaskInfo.from_row` reads, in its order
+TASK_COLUMNS = ("task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of")
 
 
 @dataclass(frozen=True)

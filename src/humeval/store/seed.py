@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,16 +32,46 @@ from humeval.study import Study
 
 __all__ = ["seed_rerun", "seed_store"]
 
-_CHUNK = 500
+_CHUNK = 20_000
+
+#: ``progress(what, done, total)``: rows of ``what`` inserted so far
+Progress = Callable[[str, int, int], None]
 
 
-def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]]) -> None:
-    for i in range(0, len(rows), _CHUNK):
-        conn.execute(insert(table), rows[i : i + _CHUNK])
+def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]], progress: Progress | None = None) -> None:
+    """Bulk insert in the caller's transaction: the driver's ``executemany`` on named parameters
+    (SQLAlchemy's per-row parameter processing took most of the seeding time of a large study)."""
+    if not rows:
+        return
+    names = list(rows[0])
+    quote = conn.dialect.identifier_preparer.quote
+    marks = [f":{n}" if conn.dialect.paramstyle in ("named", "qmark", "numeric") else f"%({n})s" for n in names]
+    sql = f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, names))}) VALUES ({', '.join(marks)})"
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        for i in range(0, len(rows), _CHUNK):
+            cursor.executemany(sql, rows[i : i + _CHUNK])
+            if progress:
+                progress(table.name, min(i + _CHUNK, len(rows)), len(rows))
+    finally:
+        cursor.close()
 
 
-def seed_store(conn: Connection, study: Study) -> bool:
-    """Seed inside the caller's transaction; True if it seeded, False if already seeded."""
+def _texts(study: Study) -> list[dict[str, str]]:
+    """The store's ``outputs`` rows: ``lists/texts.jsonl`` (the design stage's, no data tables needed);
+    for a design made before that file existed, every row of the study's outputs (pandas)."""
+    columns = ("item_id", "system", "output", "input", "references", "format")
+    if study.texts_file.is_file():
+        return [{c: str(r.get(c, "")) for c in columns} for r in read_jsonl(study.texts_file, what="texts")]
+    frame = study.outputs().frame.drop_duplicates(["item_id", "system"])
+    return [dict(zip(columns, values, strict=True)) for values in frame[list(columns)].itertuples(index=False)]
+
+
+def seed_store(conn: Connection, study: Study, progress: Progress | None = None) -> bool:
+    """Seed inside the caller's transaction; True if it seeded, False if already seeded.
+
+    ``progress(what, done, total)`` hears of every chunk of rows inserted (a large study
+    inserts millions of rows)."""
     protocol = study.protocol
     digest = sha256_file(study.protocol_file)
     meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
@@ -57,21 +88,11 @@ def seed_store(conn: Connection, study: Study) -> bool:
     tasks_file, lists_file = study.tasks_file, study.lists_file
     if not tasks_file.is_file() or not lists_file.is_file():
         raise StoreError(f"{study.lists_dir}: no tasks or participant lists yet; run `humeval run {study.root}` first")
-    outputs = study.outputs()  # pandas: only here, never in a server process
-    frame = outputs.frame
-    systems = list(protocol.systems) or outputs.systems
-    frame = frame.drop_duplicates(["item_id", "system"])
-    _insert(
-        conn,
-        s.outputs,
-        [
-            {"item_id": r.item_id, "system": r.system, "output": r.output, "input": r.input, "references": r.references,
-             "format": r.format}
-            for r in frame.itertuples(index=False)
-        ],
-    )
+    texts = _texts(study)
+    systems = list(protocol.systems) or sorted({r["system"] for r in texts})
+    _insert(conn, s.outputs, texts, progress)
     design_tasks = study.read_tasks()
-    lists = study.read_lists()
+    lists = study.read_lists(design_tasks)
     strategy = strategy_of(protocol)
     by_id: dict[str, Task] = {t.task_id: t for t in design_tasks}
     if strategy is None:
@@ -84,17 +105,27 @@ def seed_store(conn: Connection, study: Study) -> bool:
         first = strategy.workers_needed([])
         caps = {tid: first for tid in by_id}
     rows = []
+    encoded: dict[Any, str] = {}  # systems and criteria repeat across tasks: encode each tuple once
+
+    def dumps(value: Any) -> str:
+        key = (type(value), value) if isinstance(value, (tuple, str, int, float, type(None))) else None
+        if key is None:
+            return json.dumps(list(value) if isinstance(value, tuple) else value)
+        if key not in encoded:
+            encoded[key] = json.dumps(list(value) if isinstance(value, tuple) else value)
+        return encoded[key]
+
     for seq, (tid, t) in enumerate(by_id.items()):
         rows.append(
             {
                 "seq": seq,
                 "task_id": tid,
                 "item_id": t.item_id,
-                "systems": json.dumps(list(t.systems)),
-                "criteria": json.dumps(list(t.criteria)),
+                "systems": dumps(t.systems),
+                "criteria": dumps(t.criteria),
                 "family": t.family,
                 "kind": t.kind,
-                "expected": json.dumps(t.expected),
+                "expected": dumps(t.expected),
                 "text": t.text,
                 "repeat_of": t.repeat_of,
                 "cap": caps[tid],
@@ -104,12 +135,13 @@ def seed_store(conn: Connection, study: Study) -> bool:
                 "closed": 0,
             }
         )
-    _insert(conn, s.tasks, rows)
+    _insert(conn, s.tasks, rows, progress)
     if strategy is None:
         _insert(
             conn,
             s.lists,
             [{"list_id": pl.list_id, "round": pl.round, "size": len(pl.tasks), "completed": 0} for pl in lists],
+            progress,
         )
         _insert(
             conn,
@@ -119,6 +151,7 @@ def seed_store(conn: Connection, study: Study) -> bool:
                 for pl in lists
                 for i, t in enumerate(pl.tasks)
             ],
+            progress,
         )
     comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}  # ProtocolError: unresolvable
     for comparison in comparisons.values():

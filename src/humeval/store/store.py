@@ -73,11 +73,13 @@ class Store:
         return cls(study, database_url(db, study.db_file), sqlite_sync=sqlite_sync)
 
     # -- setup --------------------------------------------------------------------
-    def prepare(self) -> bool:
-        """Apply migrations and seed from the study (idempotent); True if it seeded now."""
+    def prepare(self, progress: Callable[[str, int, int], None] | None = None) -> bool:
+        """Apply migrations and seed from the study (idempotent); True if it seeded now.
+
+        ``progress(what, done, total)``: rows of table ``what`` seeded so far."""
         with self.write_engine.connect() as conn, conn.begin():
             migrate(conn)
-            seeded = seed_store(conn, self.study)
+            seeded = seed_store(conn, self.study, progress)
         self.log_decisions()
         return seeded
 
@@ -215,8 +217,9 @@ class Store:
         ctx = self.context
         return self.read(lambda conn: judgement_rows(conn, ctx))
 
-    def participants(self) -> list[dict[str, Any]]:
-        return self.read(participant_rows)
+    def participants(self, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        """Participants in the order they entered: all, or a page of ``limit`` from ``offset``."""
+        return self.read(lambda conn: participant_rows(conn, limit=limit, offset=offset))
 
     def stopping(self) -> list[dict[str, Any]]:
         return self.read(stopping_states)
@@ -228,9 +231,10 @@ class Store:
         ctx = self.context
         return self.read(lambda conn: live_leaderboards(conn, ctx))
 
-    def overview(self) -> dict[str, Any]:
+    def overview(self, *, items_limit: int | None = None, items_offset: int = 0) -> dict[str, Any]:
+        """Progress totals, per criterion, per system and per item (all items, or a page of them)."""
         ctx = self.context
-        return self.read(lambda conn: overview(conn, ctx))
+        return self.read(lambda conn: overview(conn, ctx, items_limit=items_limit, items_offset=items_offset))
 
     def texts(self, item_id: str, system: str) -> tuple[str, str, str, str]:
         """(output, input, references, format) of one system's output for an item (format: the output's

@@ -22,10 +22,14 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """``humeval serve`` with ``workers`` processes; ``kill()`` SIGKILLs the whole process group."""
+    """``humeval serve`` with ``workers`` processes; ``kill()`` SIGKILLs the whole process group.
 
-    def __init__(self, study_dir: Path, db: str | None, *, workers: int = 1, port: int | None = None) -> None:
-        self.study_dir, self.db, self.workers = study_dir, db, workers
+    ``prelude``: Python code the server process runs before the CLI (e.g. an import blocker).
+    """
+
+    def __init__(self, study_dir: Path, db: str | None, *, workers: int = 1, port: int | None = None,
+                 prelude: str = "") -> None:
+        self.study_dir, self.db, self.workers, self.prelude = study_dir, db, workers, prelude
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -36,6 +40,9 @@ class ServerProcess:
                "--workers", str(self.workers)]
         if self.db:
             cmd += ["--db", self.db]
+        if self.prelude:
+            cmd = [sys.executable, "-c", f"{self.prelude}\nimport sys\nfrom humeval.cli import main\n"
+                   f"sys.argv = {['humeval', *cmd[3:]]!r}\nmain()"]
         env = dict(os.environ, HUMEVAL_ADMIN_TOKEN=ADMIN)
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)

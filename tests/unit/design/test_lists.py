@@ -104,3 +104,21 @@ def test_lists_reproducible(order):
     b = [pl.to_json() for pl in build_lists(tasks, p, seed=4)]
     c = [pl.to_json() for pl in build_lists(tasks, p, seed=5)]
     assert a == b and (order == "latin-square" or a != c)
+
+
+def test_compact_lists_name_real_tasks_by_id_and_read_back_equal():
+    from humeval.design.tasks import ParticipantList
+    from humeval.errors import DataError
+
+    p = _protocol(items_per_participant=6, judgements_per_item=2, attention_checks=1, repeated_items=1)
+    tasks = build_tasks(p, [f"i{k}" for k in range(8)], ["a", "b", "c"])
+    lists = build_lists(tasks, p, seed=4)
+    by_id = {t.task_id: t for t in tasks}
+    for pl in lists:
+        data = pl.to_json(compact=True)
+        kinds = Counter(t.kind for t in pl.tasks)
+        assert sum(isinstance(t, str) for t in data["tasks"]) == kinds["task"]  # checks and repeats in full
+        assert ParticipantList.from_json(data, by_id) == pl
+        assert ParticipantList.from_json(pl.to_json()) == pl  # full lists (re-run files) need no tasks
+    with pytest.raises(DataError, match="not in the design's tasks"):
+        ParticipantList.from_json(lists[0].to_json(compact=True), {})

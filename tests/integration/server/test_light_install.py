@@ -1,0 +1,82 @@
+"""A server-only install collects: ``humeval serve`` runs with SciPy, scikit-learn, matplotlib and pyarrow absent.
+
+The server process blocks those modules (an import hook raising ModuleNotFoundError, as a
+``pip install "humeval[server]"`` without the ``analysis`` and ``parquet`` extras would),
+then seeds a locked study, admits a participant, takes judgements through the live stopping
+rule and shows the admin page with its agreement. The CLI turns a missing extra into a user
+error that names the extra.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.integration.server.server import ADMIN, ServerProcess
+from tests.integration.server.studies import pairwise_study
+
+pytestmark = pytest.mark.timeout(120)
+
+#: the modules of the ``analysis`` and ``parquet`` extras
+BLOCKED = ("pandas", "scipy", "sklearn", "matplotlib", "pyarrow", "trueskill", "threadpoolctl")
+
+BLOCKER = f"""
+import sys
+class _Absent:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {BLOCKED!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+sys.meta_path.insert(0, _Absent())
+"""
+
+
+def test_serve_without_the_analysis_and_parquet_extras(tmp_path: Path) -> None:
+    study = pairwise_study(tmp_path / "study", items=12, per_participant=4)
+    server = ServerProcess(study.root, None, prelude=BLOCKER).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as c:
+            r = c.post("/api/v1/enter", json={"participant_id": "light-1"})
+            assert r.status_code == 200, r.text
+            h = {"authorization": f"Bearer {r.json()['token']}"}
+            submitted = 0
+            while (a := c.get("/api/v1/next", headers=h)).status_code == 200:  # until the list ends or the rule decides
+                body = {"assignment_id": a.json()["assignment_id"], "idempotency_key": f"light-{submitted:04d}",
+                        "values": {"quality": "A"}}
+                assert c.post("/api/v1/judgements", json=body, headers=h).status_code == 201
+                submitted += 1
+            assert a.status_code == 204 and submitted >= 1, (a.status_code, submitted)
+            admin = c.get("/admin", params={"token": ADMIN}, follow_redirects=True)
+            assert admin.status_code == 200 and "quality" in admin.text and "needs the" in admin.text  # alpha: analysis extra
+            dump = c.get("/api/v1/admin/judgements", headers={"authorization": f"Bearer {ADMIN}"})
+            assert dump.status_code == 200 and len(dump.json()) == submitted
+            for fmt in ("csv", "jsonl"):  # streamed without pandas; Parquet says it needs the parquet extra
+                exported = c.get(f"/admin/export.{fmt}")
+                assert exported.status_code == 200 and len(exported.text.strip().splitlines()) == submitted + (fmt == "csv")
+            assert "humeval[parquet]" in c.get("/admin/export.parquet").text
+    finally:
+        server.stop()
+    log = server.log.read_text()
+    assert "No module named" not in log and "Traceback" not in log, log
+
+
+def test_live_exclusion_without_pandas_is_refused_before_serving(tmp_path: Path) -> None:
+    study = pairwise_study(tmp_path / "study", items=12, per_participant=4)
+    protocol = study.protocol_file.read_text(encoding="utf-8") + "exclusion:\n  - {rule: attention, max_failures: 0}\n"
+    study.protocol_file.write_text(protocol, encoding="utf-8")
+    code = f"{BLOCKER}\nfrom humeval.cli import main\nsys.argv = ['humeval', 'serve', {str(study.root)!r}, '--unlocked']\nmain()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "applying `exclusion` to the live stopping rule needs pandas" in done.stderr, done.stderr
+    assert "humeval[analysis]" in done.stderr and not study.db_file.exists()
+
+
+def test_a_missing_extra_is_a_user_error_naming_it(tmp_path: Path) -> None:
+    study = pairwise_study(tmp_path / "study", items=12, per_participant=4)
+    code = f"{BLOCKER}\nfrom humeval.cli import main\nsys.argv = ['humeval', 'dry-run', {str(study.root)!r}]\nmain()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "pip install 'humeval[analysis]'" in done.stderr and "Traceback" not in done.stderr, done.stderr
