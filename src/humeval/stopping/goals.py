@@ -40,11 +40,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from scipy.special import betaln
 
 from humeval.errors import HumevalError, did_you_mean
 from humeval.stopping._validate import check_delta
-from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
+from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule, _betaln
 
 __all__ = [
     "GOALS",
@@ -278,7 +277,7 @@ def win_rate_cs(wins: np.ndarray, games: np.ndarray, delta: float, prior_strengt
     p0 = np.linspace(0.0, 1.0, grid)[1:-1]
     a = float(prior_strength)
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_m = betaln(a + s, a + n - s) - betaln(a, a) - s * np.log(p0) - (n - s) * np.log1p(-p0)
+        log_m = _betaln(a + s, a + n - s) - _betaln(a, a) - s * np.log(p0) - (n - s) * np.log1p(-p0)
     inside = log_m < np.log(1.0 / check_delta(delta))
     has = inside.any(axis=-1)
     lo = np.where(has, p0[np.argmax(inside, axis=-1)], np.nan)

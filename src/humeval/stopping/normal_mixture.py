@@ -25,7 +25,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from humeval.errors import HumevalError
 from humeval.stopping.base import BoundaryRule
@@ -45,6 +44,10 @@ def normal_mixture_radius(n: np.ndarray | int, delta: float, rho: float) -> np.n
 @lru_cache(maxsize=256)
 def rho_for(n: int, delta: float) -> float:
     """The rho whose boundary is tightest at ``n`` judgements."""
+    from scipy.optimize import (
+        minimize_scalar,  # scipy: only when a rule is tuned (not on a light server)
+    )
+
     res = minimize_scalar(lambda r: float(normal_mixture_radius(n, delta, np.exp(r))), bounds=(-10.0, 15.0),
                           method="bounded", options={"xatol": 1e-6})
     return float(np.exp(res.x))
