@@ -171,7 +171,7 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol, tasks
     fed, as [first, second, winner] indices into ``systems``), from which intervals can be
     intersected over time.
     """
-    from humeval.stopping.goals import GoalRule
+    from humeval.stopping.goals import GoalRule, named_events
 
     index = {name: i for i, name in enumerate(comp.members)}
     rule = GoalRule(len(comp.members), comp.goal, comp.delta, comp.top, comp.prior_strength)
@@ -180,14 +180,7 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol, tasks
     for a, b, w in judged:
         sequence.append([index[a], index[b], index[w]])
         d = rule.update(index[a], index[b], index[w])
-        for e in d.events:
-            e = dict(e, n=d.comparisons)
-            for key in ("above", "below", "system"):
-                if key in e:
-                    e[key] = comp.members[e[key]]
-            if "answer" in e:
-                e["answer"] = [comp.members[i] for i in e["answer"]]
-            timeline.append(e)
+        timeline += [dict(e, n=d.comparisons) for e in named_events(d.events, comp.members)]
         if d.decided or (comp.horizon is not None and d.comparisons >= comp.horizon):
             break
     n = d.comparisons

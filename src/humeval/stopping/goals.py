@@ -36,8 +36,9 @@ simulated wrong-decision rate (<= delta) of :func:`humeval.simulate.multi.simula
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -46,6 +47,7 @@ from humeval.stopping._validate import check_delta
 from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule, _betaln
 
 __all__ = [
+    "named_events",
     "GOALS",
     "Goal",
     "GoalDecision",
@@ -61,6 +63,20 @@ __all__ = [
 
 Goal = Literal["pair", "best", "top-k", "ranking"]
 GOALS: tuple[str, ...] = ("pair", "best", "top-k", "ranking")
+
+
+def named_events(events: Sequence[dict[str, Any]], names: Sequence[str]) -> list[dict[str, Any]]:
+    """The rule's events with system indices replaced by the systems' names (live store and analysis replay)."""
+    out = []
+    for e in events:
+        e = dict(e)
+        for key in ("above", "below", "system"):
+            if key in e:
+                e[key] = names[e[key]]
+        if "answer" in e:
+            e["answer"] = [names[i] for i in e["answer"]]
+        out.append(e)
+    return out
 
 
 def check_goal(goal: str, k: int, top: int | None = None) -> tuple[str, int]:

@@ -215,16 +215,9 @@ class LiveGoalDecision:
         self.reason = d.reason.replace(str(list(d.answer)), str(answer)) if answer is not None else d.reason
 
     def named_events(self) -> list[dict[str, Any]]:
-        out = []
-        for e in self.raw.events:
-            e = dict(e)
-            for key in ("above", "below", "system"):
-                if key in e:
-                    e[key] = self.names[e[key]]
-            if "answer" in e:
-                e["answer"] = [self.names[i] for i in e["answer"]]
-            out.append(e)
-        return out
+        from humeval.stopping.goals import named_events
+
+        return named_events(self.raw.events, self.names)
 
 
 _STOPPING = "SELECT rule, delta, n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
