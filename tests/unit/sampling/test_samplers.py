@@ -12,6 +12,9 @@ from humeval.sampling.casf import split_phases
 from humeval.sampling.systematic import systematic_positions
 
 METHODS = sorted(SAMPLERS)
+#: casf-faithful keeps the authors' floor(size / phases) items per phase (tests/unit/sampling/test_faithful.py),
+#: so it is not held to exactly n items
+EXACT_SIZE = [m for m in METHODS if m != "casf-faithful"]
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +66,7 @@ def test_preliminary_phase_is_systematic_over_the_metric(table):
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 60), method=st.sampled_from(METHODS), seed=st.integers(0, 2**16))
+@given(n=st.integers(1, 60), method=st.sampled_from(EXACT_SIZE), seed=st.integers(0, 2**16))
 def test_never_a_duplicate_or_wrong_size(table, n, method, seed):
     sampler = get_sampler(method, phases=min(n, 3)) if method in ("casf", "ol") else get_sampler(method)
     rows, phases = run_phases(sampler, table, n, seed, lambda r: table.scores(table.aspects(), r))
