@@ -84,18 +84,24 @@ def _events(c: Client) -> list[tuple[str, dict[str, Any]]]:
     return [(k, json.loads(d)) for k, d in rows]
 
 
-def test_five_systems_goal_best_through_the_server(tmp_path: Path) -> None:
-    study = make_study(tmp_path / "study", items=120)  # enough tasks for the closest duel (s3 against s4)
+def collect_until_decided(study: Study, *, max_waves: int) -> BTClient:
+    """Waves of four simulated participants at once through the in-process server, until the goal decides."""
 
     async def go() -> BTClient:
         c = BTClient(study, seed=3)
         wave = 0
-        while c.store.stopping()[0]["outcome"] == "continue" and wave < 60:
+        while c.store.stopping()[0]["outcome"] == "continue" and wave < max_waves:
             await asyncio.gather(*(c.bt_work(f"P{wave:03d}-{k}") for k in range(4)))
             wave += 1
         return c
 
-    c = asyncio.run(go())
+    return asyncio.run(go())
+
+
+def test_five_systems_goal_best_through_the_server(tmp_path: Path) -> None:
+    study = make_study(tmp_path / "study", items=120)  # enough tasks for the closest duel (s3 against s4)
+
+    c = collect_until_decided(study, max_waves=60)
     try:
         st = c.store.stopping()[0]
         assert st["outcome"] == "decided", st
@@ -142,15 +148,7 @@ def test_the_pipeline_reports_the_leaderboard_and_the_decisions_over_time(tmp_pa
     """After collection: export, collate, analyze and report on the goal study (the rest of the pipeline)."""
     study = make_study(tmp_path / "study")
 
-    async def go() -> BTClient:
-        c = BTClient(study, seed=3)
-        wave = 0
-        while c.store.stopping()[0]["outcome"] == "continue" and wave < 60:
-            await asyncio.gather(*(c.bt_work(f"P{wave:03d}-{k}") for k in range(4)))
-            wave += 1
-        return c
-
-    c = asyncio.run(go())
+    c = collect_until_decided(study, max_waves=60)
     live = c.store.stopping()[0]
     asyncio.run(c.close())
     for stage in ("export", "collate", "exclude", "analyze", "report"):  # the stages after collection
@@ -174,15 +172,7 @@ def test_other_labelling_strategies_decide_and_replay(tmp_path: Path, strategy: 
     """max3 (labels of two or three votes, adaptive pair choice) and list (lists in order, no pair choice)."""
     study = make_study(tmp_path / "study", strategy=strategy)
 
-    async def go() -> BTClient:
-        c = BTClient(study, seed=3)
-        wave = 0
-        while c.store.stopping()[0]["outcome"] == "continue" and wave < 80:
-            await asyncio.gather(*(c.bt_work(f"P{wave:03d}-{k}") for k in range(4)))
-            wave += 1
-        return c
-
-    c = asyncio.run(go())
+    c = collect_until_decided(study, max_waves=80)
     try:
         st = c.store.stopping()[0]
         assert st["outcome"] == "decided" and "['s3']" in st["reason"]
