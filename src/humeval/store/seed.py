@@ -15,15 +15,17 @@ from __future__ import annotations
 import json
 import secrets
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from itertools import count, islice, repeat
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, and_, insert, select, update
+from sqlalchemy import Connection, Table, and_, insert, select, update
 
-from humeval.design.tasks import ParticipantList, Task
-from humeval.errors import StoreError
-from humeval.files import read_jsonl
+from humeval.design.tasks import ParticipantList, Task, list_entries, unknown_task
+from humeval.errors import DataError, StoreError
+from humeval.files import iter_jsonl, read_jsonl
 from humeval.hashing import sha256_file
 from humeval.protocol.comparisons import watched_comparisons
 from humeval.store import schema as s
@@ -32,47 +34,110 @@ from humeval.study import Study
 
 __all__ = ["seed_rerun", "seed_store"]
 
-_CHUNK = 20_000
+_CHUNK = 50_000
+#: SQLite's page cache while seeding, KiB
+_SEED_CACHE_KIB = 128 * 1024
 
-#: ``progress(what, done, total)``: rows of ``what`` inserted so far
+#: ``progress(what, done, total)``: lines of the design file ``what`` seeded so far (one row each)
 Progress = Callable[[str, int, int], None]
 
-
-def _insert(conn: Connection, table: Any, rows: list[dict[str, Any]], progress: Progress | None = None) -> None:
-    """Bulk insert in the caller's transaction: the driver's ``executemany`` on named parameters
-    (SQLAlchemy's per-row parameter processing took most of the seeding time of a large study)."""
-    if not rows:
-        return
-    names = list(rows[0])
-    quote = conn.dialect.identifier_preparer.quote
-    marks = [f":{n}" if conn.dialect.paramstyle in ("named", "qmark", "numeric") else f"%({n})s" for n in names]
-    sql = f"INSERT INTO {quote(table.name)} ({', '.join(map(quote, names))}) VALUES ({', '.join(marks)})"
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    try:
-        for i in range(0, len(rows), _CHUNK):
-            cursor.executemany(sql, rows[i : i + _CHUNK])
-            if progress:
-                progress(table.name, min(i + _CHUNK, len(rows)), len(rows))
-    finally:
-        cursor.close()
+_TASK_COLUMNS = ("seq", "task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of",
+                 "cap", "taken", "done", "open", "closed")
+_OUTPUT_COLUMNS = ("item_id", "system", "output", "input", "references", "format")
 
 
-def _texts(study: Study) -> list[dict[str, str]]:
+class _Loader:
+    """Bulk inserts in the caller's transaction: ``COPY ... FROM STDIN`` on PostgreSQL, the driver's
+    ``executemany`` on positional rows elsewhere (SQLAlchemy's per-row parameter processing took
+    most of the seeding time of a large study)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.dbapi = conn.connection.dbapi_connection
+        self.copy = conn.dialect.name == "postgresql"
+        self.quote = conn.dialect.identifier_preparer.quote
+        self.mark = "%s" if conn.dialect.paramstyle in ("format", "pyformat") else "?"
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """A larger page cache on SQLite while seeding (the unique index on task ids is filled in
+        random order: with SQLite's default 2 MB cache its pages are spilled and read back)."""
+        if self.copy:
+            yield
+            return
+        cursor = self.dbapi.cursor()  # type: ignore[union-attr]
+        try:
+            before = cursor.execute("PRAGMA cache_size").fetchone()[0]
+            cursor.execute(f"PRAGMA cache_size={-_SEED_CACHE_KIB}")
+            yield
+        finally:
+            cursor.execute(f"PRAGMA cache_size={int(before)}")
+            cursor.close()
+
+    def insert(self, table: Table, columns: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
+        """Insert ``rows`` (tuples in the order of ``columns``), ``_CHUNK`` rows per statement."""
+        names, it = ", ".join(map(self.quote, columns)), iter(rows)
+        cursor = self.dbapi.cursor()  # type: ignore[union-attr]
+        try:
+            while chunk := list(islice(it, _CHUNK)):
+                if self.copy:
+                    with cursor.copy(f"COPY {self.quote(table.name)} ({names}) FROM STDIN") as copy:
+                        for row in chunk:
+                            copy.write_row(row)
+                else:
+                    marks = ", ".join([self.mark] * len(columns))
+                    cursor.executemany(f"INSERT INTO {self.quote(table.name)} ({names}) VALUES ({marks})", chunk)
+        finally:
+            cursor.close()
+
+
+def _lines(path: Path) -> int:
+    """Lines in ``path`` (the total a streamed file's progress counts towards)."""
+    n, last = 0, b"\n"
+    with path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            n, last = n + block.count(b"\n"), block[-1:]
+    return n + (last != b"\n")
+
+
+def _stream(path: Path, what: str, label: str, progress: Progress | None) -> Iterator[dict[str, Any]]:
+    """The JSON objects of ``path`` one by one; ``progress(label, lines read, lines)`` every ``_CHUNK``
+    lines and at the end."""
+    total = _lines(path) if progress else 0
+    lineno = told = 0
+    for lineno, row in iter_jsonl(path, what=what, hint="run `humeval run` (sample and design) first"):
+        yield row
+        if progress and lineno - told >= _CHUNK:
+            progress(label, lineno, total)
+            told = lineno
+    if progress:
+        progress(label, lineno, lineno)
+
+
+def _texts(study: Study, progress: Progress | None) -> Iterator[tuple[str, ...]]:
     """The store's ``outputs`` rows: ``lists/texts.jsonl`` (the design stage's, no data tables needed);
     for a design made before that file existed, every row of the study's outputs (pandas)."""
-    columns = ("item_id", "system", "output", "input", "references", "format")
     if study.texts_file.is_file():
-        return [{c: str(r.get(c, "")) for c in columns} for r in read_jsonl(study.texts_file, what="texts")]
+        for r in _stream(study.texts_file, "texts", "outputs (lists/texts.jsonl)", progress):
+            yield tuple(str(r.get(c, "")) for c in _OUTPUT_COLUMNS)
+        return
     frame = study.outputs().frame.drop_duplicates(["item_id", "system"])
-    return [dict(zip(columns, values, strict=True)) for values in frame[list(columns)].itertuples(index=False)]
+    yield from frame[list(_OUTPUT_COLUMNS)].itertuples(index=False, name=None)
+
+
+class _Encoded(dict[tuple[str, ...], str]):
+    """JSON text of the tuples tasks repeat (their systems, their criteria): each encoded once."""
+
+    def __missing__(self, key: tuple[str, ...]) -> str:
+        self[key] = text = json.dumps(list(key))
+        return text
 
 
 def seed_store(conn: Connection, study: Study, progress: Progress | None = None) -> bool:
     """Seed inside the caller's transaction; True if it seeded, False if already seeded.
 
-    ``progress(what, done, total)`` hears of every chunk of rows inserted (a large study
-    inserts millions of rows)."""
-    protocol = study.protocol
+    The design files are streamed (a study of 100,000 items has 600,000 tasks and 1,800,000
+    list places): nothing proportional to the study is held but the task ids and their
+    occurrences. ``progress(what, done, total)`` hears of every 50,000 lines of each file."""
     digest = sha256_file(study.protocol_file)
     meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
     if "secret" not in meta:
@@ -88,72 +153,83 @@ def seed_store(conn: Connection, study: Study, progress: Progress | None = None)
     tasks_file, lists_file = study.tasks_file, study.lists_file
     if not tasks_file.is_file() or not lists_file.is_file():
         raise StoreError(f"{study.lists_dir}: no tasks or participant lists yet; run `humeval run {study.root}` first")
-    texts = _texts(study)
-    systems = list(protocol.systems) or sorted({r["system"] for r in texts})
-    _insert(conn, s.outputs, texts, progress)
-    design_tasks = study.read_tasks()
-    lists = study.read_lists(design_tasks)
-    strategy = strategy_of(protocol)
-    by_id: dict[str, Task] = {t.task_id: t for t in design_tasks}
-    if strategy is None:
-        occurrences = Counter(t.task_id for pl in lists for t in pl.tasks)
-        for pl in lists:
-            for t in pl.tasks:
-                by_id.setdefault(t.task_id, t)
-        caps = {tid: occurrences.get(tid, 0) for tid in by_id}
-    else:
-        first = strategy.workers_needed([])
-        caps = {tid: first for tid in by_id}
-    rows = []
-    encoded: dict[Any, str] = {}  # systems and criteria repeat across tasks: encode each tuple once
+    load = _Loader(conn)
+    with load.bulk():
+        return _seed(conn, study, load, digest, progress)
 
-    def dumps(value: Any) -> str:
-        key = (type(value), value) if isinstance(value, (tuple, str, int, float, type(None))) else None
-        if key is None:
-            return json.dumps(list(value) if isinstance(value, tuple) else value)
-        if key not in encoded:
-            encoded[key] = json.dumps(list(value) if isinstance(value, tuple) else value)
-        return encoded[key]
 
-    for seq, (tid, t) in enumerate(by_id.items()):
-        rows.append(
-            {
-                "seq": seq,
-                "task_id": tid,
-                "item_id": t.item_id,
-                "systems": dumps(t.systems),
-                "criteria": dumps(t.criteria),
-                "family": t.family,
-                "kind": t.kind,
-                "expected": dumps(t.expected),
-                "text": t.text,
-                "repeat_of": t.repeat_of,
-                "cap": caps[tid],
-                "taken": 0,
-                "done": 0,
-                "open": int(caps[tid] > 0),
-                "closed": 0,
-            }
-        )
-    _insert(conn, s.tasks, rows, progress)
-    if strategy is None:
-        _insert(
-            conn,
-            s.lists,
-            [{"list_id": pl.list_id, "round": pl.round, "size": len(pl.tasks), "completed": 0} for pl in lists],
-            progress,
-        )
-        _insert(
-            conn,
-            s.list_tasks,
-            [
-                {"list_id": pl.list_id, "position": i, "task_id": t.task_id}
-                for pl in lists
-                for i, t in enumerate(pl.tasks)
-            ],
-            progress,
-        )
+def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: Progress | None) -> bool:
+    protocol, tasks_file, lists_file = study.protocol, study.tasks_file, study.lists_file
+    seen_systems: set[str] = set()
+
+    def outputs() -> Iterator[tuple[str, ...]]:
+        for row in _texts(study, progress):
+            seen_systems.add(row[1])
+            yield row
+
+    load.insert(s.outputs, _OUTPUT_COLUMNS, outputs())
+    systems = list(protocol.systems) or sorted(seen_systems)
     comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}  # ProtocolError: unresolvable
+    strategy = strategy_of(protocol)
+
+    # the lists first (the list strategy caps a task at its occurrences in them); the ids they name are checked below
+    named: Counter[str] = Counter()  # occurrences of every task in the lists
+    inline: dict[str, Task] = {}  # attention checks and repeats, written in full in the lists
+    rows: list[tuple[Any, ...]] = []
+    places: list[tuple[str, int, str]] = []
+    for data in _stream(lists_file, "participant lists", "lists and list_tasks (lists/lists.jsonl)", progress):
+        list_id, round_, ids, written = list_entries(data)
+        named.update(ids)
+        for t in written.values():
+            inline.setdefault(t.task_id, t)
+        if strategy is not None:  # pool strategies serve no lists: they are only read to be checked
+            continue
+        rows.append((list_id, round_, len(ids), 0))
+        places.extend(zip(repeat(list_id), count(), ids))
+        if len(places) >= _CHUNK:
+            load.insert(s.lists, ("list_id", "round", "size", "completed"), rows)
+            load.insert(s.list_tasks, ("list_id", "position", "task_id"), places)
+            rows.clear()
+            places.clear()
+    load.insert(s.lists, ("list_id", "round", "size", "completed"), rows)
+    load.insert(s.list_tasks, ("list_id", "position", "task_id"), places)
+
+    first = None if strategy is None else strategy.workers_needed([])
+    known: set[str] = set()  # the ids of lists/tasks.jsonl
+    watched: dict[str, tuple[str, ...]] = {}
+    encoded = _Encoded()
+
+    def row(seq: int, t: Task) -> tuple[Any, ...]:
+        cap = named.get(t.task_id, 0) if first is None else first
+        expected = "null" if t.expected is None else json.dumps(t.expected)
+        return (seq, t.task_id, t.item_id, encoded[t.systems], encoded[t.criteria], t.family, t.kind, expected,
+                t.text, t.repeat_of, cap, 0, 0, int(cap > 0), 0)
+
+    def task_rows() -> Iterator[tuple[Any, ...]]:
+        batch: dict[str, Task] = {}
+        for seq, data in enumerate(_stream(tasks_file, "tasks", "tasks (lists/tasks.jsonl)", progress)):
+            t = Task.from_json(data)
+            if t.task_id in known:
+                raise DataError(f"{tasks_file}: task {t.task_id!r} appears twice; run the design stage again (`humeval run`)")
+            known.add(t.task_id)
+            batch[t.task_id] = t
+            if len(batch) >= _CHUNK:
+                watched.update(watched_tasks(batch, comparisons))
+                batch.clear()
+            yield row(seq, t)
+        seq = len(known)
+        if strategy is None:  # then the attention checks and repeats only the lists hold, in their order
+            for tid, t in inline.items():
+                if tid not in known:
+                    batch[tid] = t
+                    yield row(seq, t)
+                    seq += 1
+        watched.update(watched_tasks(batch, comparisons))
+
+    load.insert(s.tasks, _TASK_COLUMNS, task_rows())
+    if missing := next((tid for tid in named if tid not in known and tid not in inline), None):
+        raise unknown_task(_first_list_naming(lists_file, missing), missing)
+
     for comparison in comparisons.values():
         conn.execute(
             insert(s.stopping).values(
@@ -169,16 +245,20 @@ def seed_store(conn: Connection, study: Study, progress: Progress | None = None)
                 logged=0,
             )
         )
-    _insert(
-        conn,
-        s.watched_tasks,
-        [{"comparison": c, "task_id": tid} for tid, cs in watched_tasks(by_id, comparisons).items() for c in cs],
-    )
+    load.insert(s.watched_tasks, ("comparison", "task_id"), ((c, tid) for tid, cs in watched.items() for c in cs))
     conn.execute(
         insert(s.meta),
         [{"key": "protocol_sha256", "value": digest}, {"key": "systems", "value": json.dumps(systems)}],
     )
     return True
+
+
+def _first_list_naming(lists_file: Path, task_id: str) -> str:
+    """The id of the first participant list that names ``task_id`` (for the error message)."""
+    for _, data in iter_jsonl(lists_file, what="participant lists"):
+        if task_id in data["tasks"]:
+            return str(data["list_id"])
+    return "?"
 
 
 def seed_rerun(conn: Connection, study: Study, path: Path) -> int:
@@ -206,9 +286,10 @@ def seed_rerun(conn: Connection, study: Study, path: Path) -> int:
         conn.execute(update(s.tasks).where(and_(t.task_id == task_id, t.closed == 0)).values(cap=t.cap + n, open=1))
     if strategy_of(study.protocol) is None:
         ids = {pl.list_id: f"{pl.list_id}.{digest[:8]}" for pl in lists}
-        _insert(conn, s.lists, [{"list_id": ids[pl.list_id], "round": pl.round, "size": len(pl.tasks), "completed": 0}
-                                for pl in lists])
-        _insert(conn, s.list_tasks, [{"list_id": ids[pl.list_id], "position": i, "task_id": task.task_id}
-                                     for pl in lists for i, task in enumerate(pl.tasks)])
+        load = _Loader(conn)
+        load.insert(s.lists, ("list_id", "round", "size", "completed"),
+                    [(ids[pl.list_id], pl.round, len(pl.tasks), 0) for pl in lists])
+        load.insert(s.list_tasks, ("list_id", "position", "task_id"),
+                    [(ids[pl.list_id], i, task.task_id) for pl in lists for i, task in enumerate(pl.tasks)])
     conn.execute(insert(s.meta).values(key=marker, value=str(len(lists))))
     return len(lists)
