@@ -35,7 +35,10 @@ MIN_DF_CAP = 100
 _SEP = "\x01"  # separates outputs in the joined text (never part of a \w token)
 _PAIR_CHUNK = 200_000
 #: outputs tokenised per block (bounds the memory of the code-point arrays)
-_BLOCK_OUTPUTS = 100_000
+_BLOCK_OUTPUTS = 20_000
+#: the bigram occurrences are counted in 2^_PART_BITS partitions (by the top bits of their key)
+_PART_BITS = 4
+_PARTS = 1 << _PART_BITS
 #: whether each ASCII code point is a ``\w`` character (Python's definition, looked up once)
 _ASCII_WORD = np.array([re.fullmatch(r"\w", chr(c)) is not None for c in range(128)])
 # two independent 64-bit polynomial hashes of a token, and mixers that turn two token hashes into a bigram key
@@ -112,19 +115,28 @@ def _exact_bigram_ids(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner[1:][same], pd.factorize(pair)[0]
 
 
-def _bigram_keys(outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(output index, key, check key) of every bigram, output after output; None when a block refuses to hash."""
+def _partitions(outputs: np.ndarray, n_systems: int) -> list[list[tuple[np.ndarray, ...]]] | None:
+    """The bigrams of ``outputs`` as pieces of (item, key, check key), split by the top bits of the
+    key into :data:`_PARTS` partitions, each in item order; None when a block refuses to hash.
+
+    A bigram's occurrences all fall in one partition, so each partition is counted on its own
+    with arrays a sixteenth of the whole: sorts that stay in cache, and temporary arrays small
+    enough to be reused rather than mapped afresh (page faults cost as much as the sort)."""
     flat = outputs.ravel()
-    parts = []
+    pieces: list[list[tuple[np.ndarray, ...]]] = [[] for _ in range(_PARTS)]
     for lo in range(0, len(flat), _BLOCK_OUTPUTS):
-        part = _block_bigrams(flat[lo : lo + _BLOCK_OUTPUTS].tolist(), lo)
-        if part is None:
+        found = _block_bigrams(flat[lo : lo + _BLOCK_OUTPUTS].tolist(), lo)
+        if found is None:
             return None
-        parts.append(part)
-    if not parts:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.uint64)
-    owner, key, check = (np.concatenate([p[i] for p in parts]) for i in range(3))
-    return owner, key, check
+        owner, key, check = found
+        part = (key >> np.uint64(64 - _PART_BITS)).astype(np.uint8)
+        order = np.argsort(part, kind="stable")  # a radix sort: each partition keeps the output order
+        bounds = np.searchsorted(part[order], np.arange(_PARTS + 1))
+        columns = ((owner // n_systems).astype(np.int32), key, check)
+        for p in range(_PARTS):  # copies: the block's arrays are freed (and their memory reused) at once
+            rows = order[bounds[p] : bounds[p + 1]]
+            pieces[p].append(tuple(c[rows] for c in columns))
+    return pieces
 
 
 def _runs(values: np.ndarray) -> np.ndarray:
@@ -135,43 +147,70 @@ def _runs(values: np.ndarray) -> np.ndarray:
     return new
 
 
+def _distinct(item: np.ndarray, key: np.ndarray, check: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """(item, column) of each distinct (item, bigram) pair and the number of bigrams, from the
+    occurrences (``item`` non-decreasing, ``key`` identifying the bigram); None when two
+    occurrences with one key differ in ``check`` (a hash collision)."""
+    order = np.argsort(key, kind="stable")  # equal keys keep their item order
+    new = _runs(key[order])
+    if check is not None and (check[order][1:] != check[order][:-1])[~new[1:]].any():
+        return None
+    item = item[order]
+    del order
+    column = np.cumsum(new, dtype=np.int64) - 1
+    keep = new
+    keep[1:] |= item[1:] != item[:-1]  # the first occurrence of a bigram in an item
+    return item[keep], column[keep], int(column[-1]) + 1 if len(column) else 0
+
+
+def _counted(outputs: np.ndarray, n_systems: int) -> list[tuple[np.ndarray, np.ndarray, int]] | None:
+    """:func:`_distinct` of each partition of :func:`_partitions` (each partition's pieces freed once
+    it is counted); None when a block refuses to hash or a partition holds a collision."""
+    pieces = _partitions(outputs, n_systems)
+    if pieces is None:
+        return None
+    out = []
+    while pieces:
+        part = pieces.pop(0)
+        counted = _distinct(*(np.concatenate([q[i] for q in part]) for i in range(3))) if part else \
+            (np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int64), 0)
+        if counted is None:
+            return None
+        out.append(counted)
+    return out
+
+
 def bigram_matrix(outputs: np.ndarray) -> sp.csr_matrix:
     """Binary ``(n_items, n_bigrams)`` matrix of the word bigrams of each item's outputs (common bigrams dropped).
 
-    Vectorised (see :func:`_block_bigrams`): no Python string is made per token. One stable sort
-    of the bigram keys groups each bigram's occurrences in item order, which gives the distinct
-    (item, bigram) pairs column by column (the matrix in CSC form) and each bigram's document
-    frequency without a second sort. A bigram is identified by a 64-bit key; a second,
-    independent 64-bit key checks it: if two bigrams with one key differ in the other (a hash
-    collision, odds about 1e-6 at 10^7 distinct bigrams), the exact path (regular expression and
-    pandas, slower) gives the ids instead. Column order is arbitrary (hash order); the
-    redundancy graph does not depend on it.
+    Vectorised (see :func:`_block_bigrams`): no Python string is made per token. A bigram is
+    identified by a 64-bit key; the top bits of the key split the occurrences into partitions
+    (:func:`_partitions`), and one stable sort of each partition's keys groups each bigram's
+    occurrences in item order, which gives the distinct (item, bigram) pairs and each bigram's
+    document frequency. A second, independent 64-bit key checks the first: if two bigrams with
+    one key differ in the other (a hash collision, odds about 1e-6 at 10^7 distinct bigrams),
+    the exact path (regular expression and pandas, slower) gives the ids instead. Column order
+    is arbitrary (hash order); the redundancy graph does not depend on it.
     """
     n, m = outputs.shape
-    found = _bigram_keys(outputs)
-    if found is not None:
-        owner, key, check = found
-        order = np.argsort(key, kind="stable")  # equal keys keep their item order
-        new = _runs(key[order])
-        if (check[order][1:] != check[order][:-1])[~new[1:]].any():
-            found = None
-        del key, check
-    if found is None:
+    parts = _counted(outputs, m)
+    if parts is None:  # a token too long to hash, or a hash collision: exact string identity
         owner, ids = _exact_bigram_ids(outputs)
-        order = np.argsort(ids, kind="stable")
-        new = _runs(ids[order])
-    item = owner[order] // m
-    del owner, order
-    column = np.cumsum(new) - 1
-    keep = new.copy()
-    keep[1:] |= item[1:] != item[:-1]  # the first occurrence of a bigram in an item
-    df = np.bincount(column[keep], minlength=int(column[-1]) + 1 if len(column) else 0)
-    keep &= ~(df > max(MIN_DF_CAP, MAX_DF * n))[column]
-    column, item = column[keep], item[keep]
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(column, minlength=len(df)))])
-    items = sp.csc_matrix((np.ones(len(item), dtype=np.float32), item, indptr), shape=(n, len(df))).tocsr()
-    items.sort_indices()
-    return items
+        parts = [_distinct((owner // m).astype(np.int32), ids, None)]  # type: ignore[list-item]
+    items, columns, offset = [], [], 0
+    limit = max(MIN_DF_CAP, MAX_DF * n)
+    for item, column, width in parts:
+        df = np.bincount(column, minlength=width)
+        keep = ~(df > limit)[column]  # common bigrams say nothing about redundancy
+        items.append(item[keep])
+        columns.append(column[keep] + offset)
+        offset += width
+    item, column = np.concatenate(items), np.concatenate(columns)  # column after column, in item order
+    indptr = np.zeros(offset + 1, dtype=np.int64)
+    np.cumsum(np.bincount(column, minlength=offset), out=indptr[1:])
+    x = sp.csc_matrix((np.ones(len(item), dtype=np.float32), item, indptr), shape=(n, offset)).tocsr()
+    x.sort_indices()
+    return x
 
 
 def similar_pairs(bigrams: sp.csr_matrix, threshold: float = DEFAULT_THRESHOLD) -> sp.csr_matrix:

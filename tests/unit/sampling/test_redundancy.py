@@ -74,3 +74,44 @@ def test_hash_collisions_fall_back_to_exact_string_identity(monkeypatch):
     x = bigram_matrix(texts)
     np.testing.assert_array_equal((x @ x.T).toarray(), expected)
     assert x.shape[1] == 9  # the cat, cat sat, a b, b c, cat ran, ünï code, code x, dog sat, sat down
+
+
+def _control_one_by_one(order, n, width, offset, graph, selected, threshold):
+    """The controller as the paper states it: every bucket decided in turn against every earlier pick."""
+    from humeval.sampling.controller import violations
+
+    tie_break = np.abs(np.arange(width) - offset) * width + np.arange(width)
+    picks = []
+    for e in range(n):
+        bucket = order[e * width : (e + 1) * width]
+        vio = violations(graph, bucket, selected, threshold)
+        feasible = vio == 0
+        best = np.flatnonzero(feasible)[np.argmin(tie_break[feasible])] if feasible.any() else np.lexsort((tie_break, vio))[0]
+        picks.append(bucket[best])
+        selected[bucket[best]] = True
+    return np.array(picks)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n_items=st.integers(4, 60), edges=st.integers(0, 80), offset_middle=st.booleans())
+def test_controller_decides_only_linked_buckets_and_matches_the_one_by_one_rule(seed, n_items, edges, offset_middle):
+    rng = np.random.default_rng(seed)
+    a, b = rng.integers(0, n_items, edges), rng.integers(0, n_items, edges)
+    a, b = a[a != b], b[a != b]
+    d = rng.uniform(0.5, 1.0, len(a))
+    graph = sp.csr_matrix((np.concatenate([d, d]), (np.concatenate([a, b]), np.concatenate([b, a]))), shape=(n_items, n_items))
+    graph.sum_duplicates()
+    graph.data = np.minimum(graph.data, 1.0)
+    chosen = rng.random(n_items) < 0.2
+    order = rng.permutation(np.flatnonzero(~chosen))
+    n = max(1, len(order) // int(rng.integers(1, 5)))
+    if len(order) < n:
+        return
+    width = len(order) // n
+    offset = (width - 1) // 2 if offset_middle else 0
+    expected_selected = chosen.copy()
+    expected = _control_one_by_one(order, n, width, offset, graph, expected_selected, 0.5)
+    got_selected = chosen.copy()
+    got = control(order, n, width, offset, graph, got_selected, 0.5)
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(got_selected, expected_selected)
