@@ -255,14 +255,14 @@ def run(study: Study, *, force: bool = False, progress: Callable[[str], None] | 
 
 
 def _seeding_progress(say: Callable[[str], None]) -> Callable[[str, int, int], None]:
-    """Seeding progress as lines: one per table every 10 % of its rows (and at its end), with the time."""
+    """Seeding progress as lines: one per step every 10 % of its work (and at its end), with the time."""
     start, shown = time.monotonic(), {}
 
     def report(what: str, done: int, total: int) -> None:
         tenth = done * 10 // max(total, 1)
         if tenth > shown.get(what, -1):
             shown[what] = tenth
-            say(f"seeding the store: {what} {done:,} / {total:,} rows ({100 * done // max(total, 1)} %), "
+            say(f"seeding the store: {what} {done:,} / {total:,} ({100 * done // max(total, 1)} %), "
                 f"{time.monotonic() - start:.1f} s")
 
     return report

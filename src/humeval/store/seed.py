@@ -38,7 +38,8 @@ _CHUNK = 50_000
 #: SQLite's page cache while seeding, KiB
 _SEED_CACHE_KIB = 128 * 1024
 
-#: ``progress(what, done, total)``: lines of the design file ``what`` seeded so far (one row each)
+#: ``progress(what, done, total)``: of the step ``what`` (the lines of a design file, the indexes
+#: built), ``done`` of ``total`` so far
 Progress = Callable[[str, int, int], None]
 
 _TASK_COLUMNS = ("seq", "task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of",
@@ -74,9 +75,9 @@ class _Loader:
             cursor.close()
 
     @contextmanager
-    def indexes_after(self, table: Table) -> Iterator[None]:
+    def indexes_after(self, table: Table, progress: Progress | None = None) -> Iterator[None]:
         """SQLite: the table's own indexes dropped for the bulk load and built once after it (in the
-        same transaction), instead of updated row by row in random order."""
+        same transaction), instead of updated row by row in random order; ``progress`` hears of each."""
         if self.copy:
             yield
             return
@@ -87,8 +88,12 @@ class _Loader:
             for name, _ in ddl:
                 cursor.execute(f"DROP INDEX {self.quote(name)}")
             yield
-            for _, sql in ddl:
+            for i, (_, sql) in enumerate(ddl):
+                if progress:
+                    progress(f"indexes of {table.name}", i, len(ddl))
                 cursor.execute(sql)
+            if progress and ddl:
+                progress(f"indexes of {table.name}", len(ddl), len(ddl))
         finally:
             cursor.close()
 
@@ -136,7 +141,7 @@ def _texts(study: Study, progress: Progress | None) -> Iterator[tuple[str, ...]]
     """The store's ``outputs`` rows: ``lists/texts.jsonl`` (the design stage's, no data tables needed);
     for a design made before that file existed, every row of the study's outputs (pandas)."""
     if study.texts_file.is_file():
-        for r in _stream(study.texts_file, "texts", "outputs (lists/texts.jsonl)", progress):
+        for r in _stream(study.texts_file, "texts", "outputs, rows of lists/texts.jsonl", progress):
             yield tuple(str(r.get(c, "")) for c in _OUTPUT_COLUMNS)
         return
     frame = study.outputs().frame.drop_duplicates(["item_id", "system"])
@@ -196,7 +201,7 @@ def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: 
     inline: dict[str, Task] = {}  # attention checks and repeats, written in full in the lists
     rows: list[tuple[Any, ...]] = []
     places: list[tuple[str, int, str]] = []
-    for data in _stream(lists_file, "participant lists", "lists and list_tasks (lists/lists.jsonl)", progress):
+    for data in _stream(lists_file, "participant lists", "lists and list_tasks, lists of lists/lists.jsonl", progress):
         list_id, round_, ids, written = list_entries(data)
         named.update(ids)
         for t in written.values():
@@ -226,7 +231,7 @@ def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: 
 
     def task_rows() -> Iterator[tuple[Any, ...]]:
         batch: dict[str, Task] = {}
-        for seq, data in enumerate(_stream(tasks_file, "tasks", "tasks (lists/tasks.jsonl)", progress)):
+        for seq, data in enumerate(_stream(tasks_file, "tasks", "tasks, rows of lists/tasks.jsonl", progress)):
             t = Task.from_json(data)
             if t.task_id in known:
                 raise DataError(f"{tasks_file}: task {t.task_id!r} appears twice; run the design stage again (`humeval run`)")
@@ -245,7 +250,7 @@ def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: 
                     seq += 1
         watched.update(watched_tasks(batch, comparisons))
 
-    with load.indexes_after(s.tasks):
+    with load.indexes_after(s.tasks, progress):
         load.insert(s.tasks, _TASK_COLUMNS, task_rows())
     if missing := next((tid for tid in named if tid not in known and tid not in inline), None):
         raise unknown_task(_first_list_naming(lists_file, missing), missing)

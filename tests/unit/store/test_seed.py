@@ -97,9 +97,13 @@ def test_a_list_study_is_seeded_as_its_typed_design(tmp_path: Path, db_url: str 
     assert sorted(map(tuple, outputs)) == sorted((r["item_id"], r["system"], r["output"]) for r in texts)
     # every file's progress ends at its line count
     last = {what: (done, total) for what, done, total in heard}
-    assert last == {"outputs (lists/texts.jsonl)": (len(texts), len(texts)),
-                    "lists and list_tasks (lists/lists.jsonl)": (len(lists), len(lists)),
-                    "tasks (lists/tasks.jsonl)": (len(study.read_tasks()),) * 2}
+    assert {what: last[what] for what in last if not what.startswith("indexes")} == {
+        "outputs, rows of lists/texts.jsonl": (len(texts), len(texts)),
+        "lists and list_tasks, lists of lists/lists.jsonl": (len(lists), len(lists)),
+        "tasks, rows of lists/tasks.jsonl": (len(study.read_tasks()),) * 2}
+    if db_url is None:  # SQLite builds the tasks table's indexes after the load
+        done, total = last["indexes of tasks"]
+        assert done == total >= 3
 
 
 def test_a_pool_study_seeds_its_tasks_and_no_lists(tmp_path: Path) -> None:
