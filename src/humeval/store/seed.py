@@ -97,6 +97,16 @@ class _Loader:
         finally:
             cursor.close()
 
+    def analyze(self, *tables: Table) -> None:
+        """PostgreSQL: statistics of the freshly loaded tables now (the planner would otherwise plan the
+        first queries, e.g. the admin page's aggregates, for empty tables until autovacuum runs)."""
+        if self.copy:
+            cursor = self.dbapi.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute("ANALYZE " + ", ".join(self.quote(t.name) for t in tables))
+            finally:
+                cursor.close()
+
     def insert(self, table: Table, columns: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
         """Insert ``rows`` (tuples in the order of ``columns``), ``_CHUNK`` rows per statement."""
         names, it = ", ".join(map(self.quote, columns)), iter(rows)
@@ -271,6 +281,7 @@ def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: 
             )
         )
     load.insert(s.watched_tasks, ("comparison", "task_id"), ((c, tid) for tid, cs in watched.items() for c in cs))
+    load.analyze(s.outputs, s.tasks, s.lists, s.list_tasks, s.watched_tasks)
     conn.execute(
         insert(s.meta),
         [{"key": "protocol_sha256", "value": digest}, {"key": "systems", "value": json.dumps(systems)}],
