@@ -91,9 +91,12 @@ def list_entries(data: dict[str, Any]) -> tuple[str, int, list[str], dict[int, T
     """One line of ``lists/lists.jsonl`` with its task ids unresolved: ``(list id, round, task ids,
     {position: task})``, the last for the attention checks and repeats written in full (for readers
     that stream the lists without holding every task, e.g. store seeding)."""
+    raw = data["tasks"]
+    if set(map(type, raw)) <= {str}:  # every task by id (the common case, checked without a Python loop)
+        return str(data["list_id"]), int(data.get("round", 0)), list(raw), {}
     ids: list[str] = []
     written: dict[int, Task] = {}
-    for t in data["tasks"]:
+    for t in raw:
         if not isinstance(t, str):
             written[len(ids)] = task = Task.from_json(t)
             t = task.task_id

@@ -152,7 +152,8 @@ def _texts(study: Study, progress: Progress | None) -> Iterator[tuple[str, ...]]
     for a design made before that file existed, every row of the study's outputs (pandas)."""
     if study.texts_file.is_file():
         for r in _stream(study.texts_file, "texts", "outputs, rows of lists/texts.jsonl", progress):
-            yield tuple(str(r.get(c, "")) for c in _OUTPUT_COLUMNS)
+            get = r.get
+            yield tuple([str(get(c, "")) for c in _OUTPUT_COLUMNS])
         return
     frame = study.outputs().frame.drop_duplicates(["item_id", "system"])
     yield from frame[list(_OUTPUT_COLUMNS)].itertuples(index=False, name=None)
@@ -246,7 +247,8 @@ def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: 
             if t.task_id in known:
                 raise DataError(f"{tasks_file}: task {t.task_id!r} appears twice; run the design stage again (`humeval run`)")
             known.add(t.task_id)
-            batch[t.task_id] = t
+            if comparisons:  # no comparison watches any task otherwise
+                batch[t.task_id] = t
             if len(batch) >= _CHUNK:
                 watched.update(watched_tasks(batch, comparisons))
                 batch.clear()
