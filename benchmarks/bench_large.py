@@ -73,9 +73,10 @@ def post(url: str, body: dict, token: str = "") -> tuple[int, dict]:
         return r.status, json.loads(r.read() or b"{}")
 
 
-def serve(study: Path, port: int) -> tuple[subprocess.Popen[bytes], float, list[tuple[float, str]], float]:
+def serve(study: Path, port: int) -> tuple[subprocess.Popen[bytes], float, list[tuple[float, str]], float, float]:
     """Start ``humeval serve``; return the process, seconds until /healthz answers, its stderr lines
-    with their times, and when the port first accepted a connection."""
+    with their times, when the port first accepted a connection, and when it last refused one (the
+    port listened somewhere between the two: this loop polls)."""
     env = dict(os.environ, HUMEVAL_ADMIN_TOKEN=ADMIN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(humeval("serve", str(study), "--port", str(port)), env=env, stdout=subprocess.DEVNULL,
@@ -91,7 +92,7 @@ def serve(study: Path, port: int) -> tuple[subprocess.Popen[bytes], float, list[
             lines.extend((time.perf_counter() - t0, d.decode(errors="replace")) for d in done if d.strip())
 
     threading.Thread(target=read, daemon=True).start()
-    listening = float("nan")
+    listening, refused = float("nan"), 0.0
     while time.perf_counter() - t0 < TIMEOUT:
         if proc.poll() is not None:
             raise RuntimeError(f"serve exited with {proc.returncode}: {lines[-5:]}")
@@ -99,9 +100,11 @@ def serve(study: Path, port: int) -> tuple[subprocess.Popen[bytes], float, list[
             with socket.socket() as s:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     listening = time.perf_counter() - t0
+                else:
+                    refused = time.perf_counter() - t0
         try:
             if get(f"http://127.0.0.1:{port}/healthz")[0] == 200:
-                return proc, time.perf_counter() - t0, lines, listening
+                return proc, time.perf_counter() - t0, lines, listening, refused
         except OSError:
             time.sleep(0.05)
     raise RuntimeError("serve did not answer in time")
@@ -137,7 +140,7 @@ def main() -> int:
         print(f"run: {out['run_s']:.1f} s, lists/ {out['lists_mb']} MB", flush=True)
 
         port = free_port()
-        proc, ready, lines, listening = serve(study, port)
+        proc, ready, lines, listening, refused = serve(study, port)
         try:
             deadline = time.perf_counter() + 5  # "serving" follows /healthz: give it a moment to be printed
             while not any("serving" in line for _, line in lines) and time.perf_counter() < deadline:
@@ -145,10 +148,12 @@ def main() -> int:
             for t, line in lines:
                 print(f"  [{t:6.1f} s] {line}", flush=True)
             serving_at = next((t for t, line in lines if "serving" in line and "starting" not in line), float("nan"))
-            out |= {"serve_ready_s": ready, "serve_listening_s": listening, "serving_printed_s": serving_at,
+            out |= {"serve_ready_s": ready, "serve_listening_s": listening, "serve_last_refused_s": refused,
+                    "serving_printed_s": serving_at,
                     "progress_lines": sum(1 for _, line in lines if "seeding" in line)}
             print(f"serve: listening after {listening:.1f} s, /healthz after {ready:.1f} s; 'serving' printed at "
-                  f"{serving_at:.1f} s ({'after' if serving_at >= listening else 'BEFORE'} the port listened); "
+                  f"{serving_at:.1f} s ({'after' if serving_at > refused else 'BEFORE'} the port listened: it refused a "
+                  f"connection at {refused:.1f} s); "
                   f"{out['progress_lines']} progress line(s)", flush=True)
             base = f"http://127.0.0.1:{port}"
             submitted = 0
