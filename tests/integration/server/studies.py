@@ -148,9 +148,11 @@ platform: {{kind: local, completion_code: DONE-ESA}}
 """
 
 
-def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant: int = 6, language: str = "en") -> Study:
-    """Error span annotation of three systems' outputs (every output judged ``per_item`` times)."""
-    write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=6))
+def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant: int = 6, language: str = "en",
+              outputs: list[dict] | None = None) -> Study:
+    """Error span annotation of three systems' outputs (every output judged ``per_item`` times);
+    ``outputs`` replaces the generated data set (rows of ``item_id, system, output, slots``)."""
+    write_jsonl(root / "data" / "outputs.jsonl", outputs if outputs is not None else generate_outputs(items, seed=6))
     (root / "humeval.yaml").write_text(ESA.format(per_item=per_item, per_participant=per_participant,
                                                   language=language), encoding="utf-8")
     study = Study.open(root)
