@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from humeval.errors import HumevalError, StoreError
-from humeval.extras import require
 from humeval.pipeline import prepare_collection
 from humeval.study import Study
 
@@ -97,9 +96,6 @@ def serve(
             "serve SQLite with --workers 1 (the default), or use PostgreSQL for several processes: "
             "--db postgresql://user@host:port/db (see docs/deployment.md)"
         )
-    if study.protocol.stopping is not None and study.protocol.exclusion:
-        # the live stopping rule drops excluded participants' outcomes with the exclude stage's own rules (pandas)
-        require("pandas", f"{study.protocol_file}: applying `exclusion` to the live stopping rule")
     parameters = {"host": host, "port": port, "workers": workers, "sqlite_sync": sqlite_sync}
     seeded = prepare_collection(study, db=db, unlocked=unlocked, parameters=parameters, progress=say)
     token = admin_token or secrets.token_urlsafe(24)

@@ -23,8 +23,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from humeval.rng import Seed, as_generator
 from humeval.errors import DataError
+from humeval.rng import Seed, as_generator
 from humeval.stats._bootstrap import percentile_ci, resample_weights
 from humeval.stats._checks import as_float_array, check_confidence_level, check_n_boot
 from humeval.stats._result import Estimate

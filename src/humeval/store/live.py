@@ -545,25 +545,23 @@ def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], 
     protocol = protocol or ctx.protocol
     if not protocol.exclusion or not judgements:
         return False, set(), ""
-    # pandas and the exclusion rules: loaded when the first participant is settled, never at start
-    import pandas as pd
-
-    from humeval.analysis.exclude import exclusions
+    # the exclude stage's own rules, on columns (no pandas): loaded when the first participant is settled
+    from humeval.analysis.exclude import exclusion_rows
     from humeval.design.tasks import ParticipantList, Task
     from humeval.judgements import JUDGEMENT_COLUMNS
     from humeval.store.reads import long_rows
 
-    frame = pd.DataFrame(long_rows(ctx, judgements), columns=JUDGEMENT_COLUMNS)
+    rows = long_rows(ctx, judgements)
+    table = {c: [r.get(c) for r in rows] for c in JUDGEMENT_COLUMNS}
     done = {j["task_id"] for j in judgements}
     checks = [ctx.tasks[t] for t in sorted(done) if ctx.tasks[t].kind != "task"]
     lists = [ParticipantList("store", 0, [Task(t.task_id, t.item_id, t.systems, t.criteria, t.family, t.kind,
                                                 t.expected, t.text, t.repeat_of) for t in checks])]
-    found = exclusions(frame, protocol, lists)
-    people = found[found["scope"] == "participant"]
-    single = found[found["scope"] == "judgement"]
-    keys = {(str(r.task_id), str(r.criterion)) for r in single.itertuples(index=False)}
-    reason = "; ".join(f"{r.rule}: {r.detail}" for r in found.itertuples(index=False))
-    return not people.empty, keys, reason
+    found = exclusion_rows(table, protocol, lists)
+    people = [r for r in found if r["scope"] == "participant"]
+    keys = {(r["task_id"], r["criterion"]) for r in found if r["scope"] == "judgement"}
+    reason = "; ".join(f"{r['rule']}: {r['detail']}" for r in found)
+    return bool(people), keys, reason
 
 
 _GOAL_EVENTS = "SELECT at, kind, data FROM events WHERE kind LIKE :prefix ORDER BY id"  # '%' bound: psycopg
