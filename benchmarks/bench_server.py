@@ -491,23 +491,37 @@ def _ms(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.1f}" if x < 100 else f"{x:.0f}"
 
 
+def _first_sentence(text: str) -> str:
+    head, dot, _ = text.partition(". ")
+    return (head + "." if dot else head).replace("|", "/")
+
+
 def table(configs: list[Config]) -> list[str]:
+    """The results as a Markdown table, then a numbered note for each cell with a warning."""
     rows = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    notes: list[str] = []
     for c in configs:
         if c.status != "ran":
-            rows.append(f"| {c.label} | {c.status}: {c.message.replace('|', '/')} |" + " |" * (len(COLUMNS) - 2))
+            rows.append(f"| {c.label} | {c.status}: {_first_sentence(c.message)} |" + " |" * (len(COLUMNS) - 2))
             continue
         for cell in c.cells:
-            load = f"{cell.load_before:.1f} -> {cell.load_after:.1f}" if cell.load_before is not None and cell.load_after is not None else "n/a"
+            mark = ""
+            if cell.warnings:
+                notes.append(f"({len(notes) + 1}) {c.label}, {cell.annotators} annotators: " + "; ".join(cell.warnings))
+                mark = f" ({len(notes)})"
+            load = (f"{cell.load_before:.1f} -> {cell.load_after:.1f}"
+                    if cell.load_before is not None and cell.load_after is not None else "n/a")
             if not cell.measured:
-                rows.append(f"| {c.label} | {cell.annotators} | **measured nothing** |" + " |" * (len(COLUMNS) - 4) + f" {load} |")
+                rows.append(f"| {c.label} | {cell.annotators} | **measured nothing**{mark} |"
+                            + " |" * (len(COLUMNS) - 4) + f" {load} |")
                 continue
-            pg_cpu = "-" if c.store == "sqlite" else ("n/a" if cell.postgres_cpu_ms_per_item is None else f"{cell.postgres_cpu_ms_per_item:.2f} ms")
+            pg_cpu = "-" if c.store == "sqlite" else (
+                "n/a" if cell.postgres_cpu_ms_per_item is None else f"{cell.postgres_cpu_ms_per_item:.2f} ms")
             rows.append(
-                f"| {c.label} | {cell.annotators} | {cell.items_per_s:.0f}{' (!)' if cell.warnings else ''} | "
+                f"| {c.label} | {cell.annotators} | {cell.items_per_s:.0f}{mark} | "
                 f"{_ms(cell.page_p50_ms)} / {_ms(cell.page_p99_ms)} ms | {_ms(cell.submit_p50_ms)} / {_ms(cell.submit_p99_ms)} ms | "
                 f"{cell.humeval_cpu_ms_per_item:.2f} ms | {pg_cpu} | {cell.peak_rss_mb:.0f} MB | {load} |")
-    return rows
+    return rows + ([""] + notes if notes else [])
 
 
 def main(argv: list[str] | None = None) -> int:
