@@ -36,6 +36,7 @@ import pytest
 from humeval.files import write_jsonl
 from humeval.pipeline import run
 from humeval.protocol.lock import lock_study
+from humeval.store.migrations import MIGRATIONS
 from humeval.study import Study
 from humeval.templates import generate_outputs
 from tests.integration.server.conftest import PG, _pg_available
@@ -58,11 +59,12 @@ stopping: {{rule: anytime, delta: 0.05, systems: [baseline, candidate], min_in_f
 platform: {{kind: local, completion_code: DONE-M}}
 """
 CONCURRENT = 5
+ITEMS = 120
 #: the throttle of every server: new participants per client address per window
 PER_ADDRESS = 2
 
 
-def machines_study(root: Path, items: int = 120) -> Study:
+def machines_study(root: Path, items: int = ITEMS) -> Study:
     """Two systems, lists of 4, a live stopping rule that decides after 17 outcomes all for one system."""
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=13))
     (root / "humeval.yaml").write_text(PROTOCOL, encoding="utf-8")
@@ -275,12 +277,28 @@ def serve_args(proxy: str) -> list[str]:
 
 
 def test_three_servers_on_one_database(tmp_path: Path, pg_url: str) -> None:
-    study = machines_study(tmp_path / "study")
-    servers = [ServerProcess(study.root, pg_url, args=serve_args("127.0.0.1"))]
-    servers[0].start()  # the first start migrates and seeds; the others find the store ready
+    study = machines_study(tmp_path / "study", items=ITEMS)
+    servers = [ServerProcess(study.root, pg_url, args=serve_args("127.0.0.1")) for _ in range(3)]
+    failed: list[BaseException] = []
+
+    def start(server: ServerProcess) -> None:
+        try:
+            server.start(timeout=60)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failed.append(exc)
+
+    starting = [threading.Thread(target=start, args=(s,)) for s in servers]  # all at once on an empty database
     try:
-        for _ in range(2):
-            servers.append(ServerProcess(study.root, pg_url, args=serve_args("127.0.0.1")).start())
+        for t in starting:
+            t.start()
+        for t in starting:
+            t.join()
+        assert not failed, failed
+        # migrated and seeded once (an advisory lock serialises the starts)
+        assert _sql(pg_url, "SELECT count(*) FROM tasks") == [(ITEMS,)]
+        assert _sql(pg_url, "SELECT count(*) FROM lists") == [(ITEMS // PER_LIST,)]
+        versions = _sql(pg_url, "SELECT version FROM schema_version ORDER BY version")
+        assert versions == [(v,) for v in range(1, len(MIGRATIONS) + 1)]
         check_machines(study, pg_url, servers)
     finally:
         for s in servers:
