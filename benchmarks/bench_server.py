@@ -267,6 +267,10 @@ class Work:
         return self.lists - self.claimed
 
 
+def _told(n: int) -> str:
+    return f"{n} new participant{' was' if n == 1 else 's were'} told"
+
+
 def _pct(xs: list[float], q: float) -> float | None:
     return float(np.percentile(np.asarray(xs), q) * 1000) if xs else None
 
@@ -375,11 +379,11 @@ async def run_cell(port: int, server_pid: int, annotators: int, seconds: float, 
         cell.warnings.append("MEASURED NOTHING: no judgement was acknowledged in this cell")
     elif cell.turned_away and work.left <= annotators:
         cell.measured = False
-        cell.warnings.append(f"MEASURED NOTHING: the study ran out of work ({cell.turned_away} new participants were "
-                             f"told nothing is left; {work.left} of {work.lists} lists unclaimed): use more --items")
+        cell.warnings.append(f"MEASURED NOTHING: the study ran out of work ({_told(cell.turned_away)} nothing is left; "
+                             f"{work.left} of {work.lists} lists unclaimed): use more --items")
     elif cell.turned_away:
-        cell.warnings.append(f"{cell.turned_away} new participants were told nothing is left while {work.left} of "
-                             f"{work.lists} lists were unclaimed: the store gave up on free lists")
+        cell.warnings.append(f"{_told(cell.turned_away)} nothing is left while {work.left} of {work.lists} lists were "
+                             "unclaimed: the store gave up on free lists")
     if cell.errors:
         cell.warnings.append("errors: " + ", ".join(f"{k} x{v}" for k, v in sorted(cell.errors.items())))
     if cell.measured:
@@ -547,7 +551,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--configs: expected sqlite:N or postgresql:N (N >= 1), got {spec!r}")
         configs.append(Config(store, int(n)))
     levels = [int(x) for x in args.levels.split(",")]
-    command = "python benchmarks/bench_server.py " + shlex.join(argv if argv is not None else sys.argv[1:])
+    command = " ".join(["python benchmarks/bench_server.py", shlex.join(argv if argv is not None else sys.argv[1:])]).strip()
 
     def say(text: str) -> None:
         print(text, file=sys.stderr if args.json else sys.stdout, flush=True)
