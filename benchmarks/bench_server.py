@@ -511,7 +511,7 @@ def table(configs: list[Config]) -> list[str]:
         for cell in c.cells:
             mark = ""
             if cell.warnings:
-                notes.append(f"({len(notes) + 1}) {c.label}, {cell.annotators} annotators: " + "; ".join(cell.warnings))
+                notes.append(f"- ({len(notes) + 1}) {c.label}, {cell.annotators} annotators: " + "; ".join(cell.warnings))
                 mark = f" ({len(notes)})"
             load = (f"{cell.load_before:.1f} -> {cell.load_after:.1f}"
                     if cell.load_before is not None and cell.load_after is not None else "n/a")
