@@ -40,6 +40,7 @@ import asyncio
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -557,14 +558,17 @@ def main(argv: list[str] | None = None) -> int:
         print(text, file=sys.stderr if args.json else sys.stdout, flush=True)
 
     tmp = Path(tempfile.mkdtemp(prefix="humeval-bench-"))
-    t0 = time.perf_counter()
-    lists = build_study(tmp / "study", args.items)
-    say(f"study: {args.items} items x {PER_ITEM} judgements in {lists} lists of {PER_LIST}, built in "
-        f"{time.perf_counter() - t0:.1f} s; {os.cpu_count()} CPUs, load average {loadavg()}")
-    for config in configs:
-        run_config(config, tmp / "study", levels, args.seconds, args.max_judgements, lists, args.pg, tmp, say)
-        if config.status != "ran":
-            say(f"{config.label}: {config.status}: {config.message}")
+    try:
+        t0 = time.perf_counter()
+        lists = build_study(tmp / "study", args.items)
+        say(f"study: {args.items} items x {PER_ITEM} judgements in {lists} lists of {PER_LIST}, built in "
+            f"{time.perf_counter() - t0:.1f} s; {os.cpu_count()} CPUs, load average {loadavg()}")
+        for config in configs:
+            run_config(config, tmp / "study", levels, args.seconds, args.max_judgements, lists, args.pg, tmp, say)
+            if config.status != "ran":
+                say(f"{config.label}: {config.status}: {config.message}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # the study and the SQLite stores
     nothing = [(c.label, cell.annotators) for c in configs for cell in c.cells if not cell.measured]
     if args.json:
         print(json.dumps({"command": command, "cpus": os.cpu_count(), "items": args.items, "lists": lists,
