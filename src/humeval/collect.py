@@ -109,6 +109,9 @@ def serve(
     lines = [f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)",
              f"participants: {where}/   API: {where}/api/v1/openapi.json",
              f"admin: {where}/admin?token={token}" if not admin_token else f"admin: {where}/admin?token=<your admin token>"]
+    if not admin_token and not sqlite:  # several machines may serve this store: one admin token for all of them
+        lines.append(f"the admin token was generated for this start; give every other `humeval serve` of this store the "
+                     f"same one (--admin-token or ${ADMIN_ENV}): a server with another token refuses this one's admin logins")
     say(f"starting {workers} server process(es) on {where} ...")
     threading.Thread(target=_announce, args=(host, port, lines, say), daemon=True, name="humeval-announce").start()
     with tempfile.TemporaryDirectory(prefix="humeval-serve-") as private:  # mode 0700; removed on exit
