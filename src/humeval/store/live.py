@@ -130,7 +130,13 @@ class _Row:
 
 
 def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
-    """The process's rule object for the comparison, fed every stored outcome in order."""
+    """The process's rule object for the comparison, fed every stored outcome in order
+    (the caller holds ``ctx.rules_lock`` while it uses the rule)."""
+    with ctx.rules_lock:
+        return _rule_locked(conn, ctx, row)
+
+
+def _rule_locked(conn: Connection, ctx: StoreContext, row: Any) -> Any:
     cached = ctx.rules.get(row.comparison)
     comp = ctx.comparisons[row.comparison]
     if cached is None or cached[1] > row.n:
@@ -244,10 +250,11 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
     row = _Row(comparison, *found)
     if row.outcome != "continue":
         return None, False
-    rule = _rule(conn, ctx, row)
     comp = ctx.comparisons[comparison]
-    d = rule.feed(ctx.tasks[task_id].systems, vote) if comp.multi else rule.update(vote)
-    ctx.rules[comparison] = (rule, d.n)
+    with ctx.rules_lock:
+        rule = _rule(conn, ctx, row)
+        d = rule.feed(ctx.tasks[task_id].systems, vote) if comp.multi else rule.update(vote)
+        ctx.rules[comparison] = (rule, d.n)
     bounds = {"n": int(d.n), "successes": int(d.successes), "estimate": _float(d.estimate),
               "threshold_a": _float(d.threshold_a), "threshold_b": _float(d.threshold_b), "c": comparison}
     db.run(_OUTCOME, {**bounds, "t": task_id, "outcome": vote, "now": now})
@@ -291,7 +298,8 @@ def _close(conn: Connection, ctx: StoreContext) -> None:
         cached = ctx.rules.get(c)
         return cached is not None and isinstance(cached[0], LiveGoal) and cached[0].useless(ctx.tasks[task_id].systems)
 
-    ids = [tid for tid, cs in ctx.watched.items() if all(finished(tid, c) for c in cs)]
+    with ctx.rules_lock:
+        ids = [tid for tid, cs in ctx.watched.items() if all(finished(tid, c) for c in cs)]
     t_ = s.tasks.c
     for i in range(0, len(ids), _CLOSE_CHUNK):
         conn.execute(update(s.tasks).where(t_.task_id.in_(ids[i : i + _CLOSE_CHUNK])).values(closed=1))
@@ -359,17 +367,19 @@ def preferred_tasks(conn: Connection, ctx: StoreContext, now: float) -> list[lis
         return []
     import numpy as np
 
-    rule = _rule(conn, ctx, _Row(comp.criterion, *found))
-    weights = rule.weights()
-    counts = (rule.goal.wins + rule.goal.wins.T).astype(float)
+    with ctx.rules_lock:
+        rule = _rule(conn, ctx, _Row(comp.criterion, *found))
+        weights = rule.weights()
+        counts = (rule.goal.wins + rule.goal.wins.T).astype(float)
+        index = dict(rule.index)
     for task_id, n in db.all(_IN_FLIGHT_BY_TASK, {"c": comp.criterion, "now": now}):
-        a, b = (rule.index[x] for x in ctx.tasks[task_id].systems[:2])
+        a, b = (index[x] for x in ctx.tasks[task_id].systems[:2])
         counts[a, b] += n
         counts[b, a] += n
     allowed = np.triu(weights > 0, 1)
     deficit = weights * (counts[allowed].sum() / 2 + 1) - counts / 2
     pairs = sorted(zip(*np.nonzero(allowed)), key=lambda ij: -deficit[ij])
-    by_pair = _pair_tasks(ctx, comp, rule.index)
+    by_pair = _pair_tasks(ctx, comp, index)
     return [by_pair.get((int(i), int(j)), []) for i, j in pairs]
 
 
@@ -584,8 +594,9 @@ def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str
         found = db.one(_GOAL_STATE, {"c": comp.criterion})
         if found is None:
             continue
-        rule = _rule(conn, ctx, _Row(comp.criterion, *found))
-        st, wins = rule.state, rule.goal.wins
+        with ctx.rules_lock:
+            rule = _rule(conn, ctx, _Row(comp.criterion, *found))
+            st, wins = rule.state, rule.goal.wins.copy()
         games = wins + wins.T
         rows = []
         for i, name in enumerate(comp.members):
