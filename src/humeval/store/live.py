@@ -51,7 +51,7 @@ from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["LiveGoal", "LiveGoalDecision", "after_judgement", "has_room", "live_leaderboards", "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
+__all__ = ["STATES_SQL", "LiveGoal", "LiveGoalDecision", "after_judgement", "has_room", "room_guard", "live_leaderboards", "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
            "release_list", "settle", "settle_abandoned",
            "vote_of"]
 
@@ -338,6 +338,13 @@ _IN_FLIGHT_WHERE = (
     "(SELECT 1 FROM fed f WHERE f.comparison = :c AND f.assignment_id = a.assignment_id)))"
 )
 _IN_FLIGHT = "SELECT count(*) " + _IN_FLIGHT_WHERE
+#: a lease of task ``t.task_id`` (``list``: one outcome) would overstep a watched comparison's bound, the
+#: bound of comparison ``:cK`` being ``:bK`` (callers lock the comparisons' ``stopping`` rows first)
+_NO_ROOM = (
+    "EXISTS (SELECT 1 FROM watched_tasks wc JOIN stopping st ON st.comparison = wc.comparison "
+    "WHERE wc.task_id = t.task_id AND (st.outcome <> 'continue' OR (SELECT count(*) "
+    + _IN_FLIGHT_WHERE.replace(":c", "wc.comparison") + ") >= CASE wc.comparison {cases} ELSE 0 END))"
+)
 _IN_FLIGHT_TASKS = "SELECT count(DISTINCT a.task_id) " + _IN_FLIGHT_WHERE
 _TASK_IN_FLIGHT = "SELECT 1 " + _IN_FLIGHT_WHERE + " AND a.task_id = :t LIMIT 1"
 _STATE_OF = "SELECT n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
@@ -404,6 +411,31 @@ def in_flight(db: Sql, ctx: StoreContext, comparison: str, now: float) -> int:
     """
     sql = _IN_FLIGHT if ctx.strategy is None else _IN_FLIGHT_TASKS
     return int(db.scalar(sql, {"c": comparison, "now": now}) or 0)
+
+
+def room_guard(ctx: StoreContext, task_ids: list[str], states: dict[str, int]) -> tuple[str, str, dict[str, Any]] | None:
+    """``list``: the SQL that grants a lease of one of ``task_ids`` only within the bounds :func:`has_room` keeps.
+
+    (statement locking the comparisons' ``stopping`` rows, condition on ``t.task_id`` that holds when
+    the task has no room, their parameters); None when no task is watched. ``states``: comparison ->
+    outcomes fed, as read before the lock (fewer than now at worst: a bound no larger than the true one).
+    """
+    comparisons = sorted({c for t in task_ids for c in ctx.watched.get(t, ())})
+    if not comparisons:
+        return None
+    params: dict[str, Any] = {}
+    cases = []
+    for k, c in enumerate(comparisons):
+        params[f"c{k}"] = c
+        params[f"b{k}"] = ctx.comparisons[c].in_flight_bound(states.get(c, 0))
+        cases.append(f"WHEN :c{k} THEN :b{k}")
+    names = ", ".join(f":c{k}" for k in range(len(comparisons)))
+    lock = f"SELECT comparison FROM stopping WHERE comparison IN ({names}) ORDER BY comparison FOR UPDATE"
+    return lock, _NO_ROOM.format(cases=" ".join(cases)), params
+
+
+#: every comparison's outcomes fed so far (``room_guard``'s ``states``)
+STATES_SQL = "SELECT comparison, n FROM stopping"
 
 
 def has_room(db: Sql, ctx: StoreContext, task_id: str, now: float) -> bool:

@@ -123,6 +123,11 @@ class Sql:
         if self.pg:
             self.pending_begin = True
 
+    def ensure_transaction(self) -> None:
+        """Begin again after a batch committed (PostgreSQL; on SQLite the writer's transaction goes on)."""
+        if self.pg and not self.in_tx and not self.pending_begin:
+            self.pending_begin = True
+
     def flush_begin(self) -> None:
         """Send a pending ``BEGIN`` now (before a statement that does not go through this object)."""
         if self.pending_begin:

@@ -39,6 +39,7 @@ from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
 from humeval.store.migrations import migrate
 from humeval.store.participants import consent, decline, enter, route_of
+from humeval.store.pool import PooledWriter
 from humeval.store.reads import (
     all_judgements,
     judgement_rows,
@@ -50,7 +51,6 @@ from humeval.store.records import AssignmentView, Progress
 from humeval.store.screen import failed_attention
 from humeval.store.seed import seed_rerun, seed_store
 from humeval.store.submit import SubmitResult, submit_judgement
-from humeval.store.pool import PooledWriter
 from humeval.store.writer import Writer
 from humeval.study import Study
 
