@@ -334,7 +334,7 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
     p = got[0].first
     if p is None:
         raise Refusal("unknown_participant", "this token names no participant of this study; enter again", status=401)
-    consented_at, _, list_id = p
+    consented_at, completed_at, list_id = p
     if ctx.protocol.presentation.consent and consented_at is None:
         raise Refusal("consent_required", "the participant has not given consent yet (POST /api/v1/consent)", status=403)
     done, active = _mine(got[1].rows, now)
@@ -359,6 +359,11 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
         return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
     candidates: list[tuple[int | None, str]] = ([(r[0], r[1]) for r in candidate_rows.rows] if listed
                                                 else [(None, r[0]) for r in candidate_rows.rows])
+    if not candidates and listed and done > 0 and not ctx.watched:
+        # the list is done: the participant is finished (no stopping rule to settle them for)
+        steps = [(_LIST_DONE, {"l": list_id})] + ([(_COMPLETED, key)] if completed_at is None else [])
+        db.batch(steps, commit=True)
+        return _progress(ctx, done, list_id, finished=True)
     if not candidates or (not listed and (done >= ctx.per_participant or any(t in ctx.watched for _, t in candidates))):
         return None
     view = _lease_first(db, ctx, participant_id, candidates, list_id if listed else None, now, done, states, claimed)

@@ -35,8 +35,8 @@ _ROUTE = "SELECT platform FROM participants WHERE participant_id = :pid"
 _ACTIVE = "SELECT COUNT(*) FROM participants WHERE completed_at IS NULL AND last_seen >= :cut"
 _ROUTES = {"invite": "their invite link", "local": "a participant id"}
 _ROUTE_IS = "EXISTS (SELECT 1 FROM participants WHERE participant_id = :pid AND platform = :platform)"
-_SESSION = f"INSERT INTO sessions (session_id, participant_id, created_at, user_agent) SELECT :sid, :pid, :now, :ua WHERE {_ROUTE_IS}"
-_EVENT = f"INSERT INTO events (at, kind, participant_id, data) SELECT :now, 'enter', :pid, :data WHERE {_ROUTE_IS}"
+_SESSION = f"INSERT INTO sessions (session_id, participant_id, created_at, user_agent) SELECT :sid, :who, :now, :ua WHERE {_ROUTE_IS}"
+_EVENT = f"INSERT INTO events (at, kind, participant_id, data) SELECT :now, 'enter', :who, :data WHERE {_ROUTE_IS}"
 
 
 class StudyFull(Refusal):
@@ -87,10 +87,11 @@ def enter(
     elif first != platform:
         raise _mismatch(participant_id, first, platform)
     session_id = secrets.token_hex(12)
-    row = {"pid": participant_id, "platform": platform, "params": json.dumps(params), "now": now,
+    row = {"pid": participant_id, "who": participant_id, "platform": platform, "params": json.dumps(params), "now": now,
            "consented": now if consented else None, "sid": session_id, "ua": user_agent[:300],
            "data": json.dumps({"platform": platform, "session_id": session_id})}
-    # the session and its event are written only if the participant's route is this one (they commit with
+    # (``who`` is ``pid`` again: PostgreSQL types a parameter once, and a value inserted is text where one
+    # compared with a column is the column's type) the session and its event are written only if the participant's route is this one (they commit with
     # the batch even when another process created the participant through another route meanwhile)
     got = db.batch([(_UPSERT, row), (_SESSION, row), (_EVENT, row), (_ROUTE, row)], commit=True)
     if got[0].rowcount != 1:
@@ -99,7 +100,7 @@ def enter(
 
 
 _CONSENT_EVENT = (
-    "INSERT INTO events (at, kind, participant_id, data) SELECT :now, 'consent', :pid, '{}' "
+    "INSERT INTO events (at, kind, participant_id, data) SELECT :now, 'consent', :who, '{}' "
     "WHERE EXISTS (SELECT 1 FROM participants WHERE participant_id = :pid AND consented_at IS NULL)"
 )
 _CONSENT = "UPDATE participants SET consented_at = :now WHERE participant_id = :pid AND consented_at IS NULL"
@@ -108,7 +109,7 @@ _KNOWN = "SELECT 1 FROM participants WHERE participant_id = :pid"
 
 def consent(conn: Connection, participant_id: str) -> bool:
     """Record consent (once); False if the participant does not exist."""
-    key = {"now": time.time(), "pid": participant_id}
+    key = {"now": time.time(), "pid": participant_id, "who": participant_id}
     got = sql_of(conn).batch([(_CONSENT_EVENT, key), (_CONSENT, key), (_KNOWN, key)], commit=True)
     return got[2].first is not None
 
