@@ -85,8 +85,8 @@ def _for_sqlite(sql: str) -> str:
 class Sql:
     """Fixed statements on one driver connection (``pg``: PostgreSQL, else SQLite)."""
 
-    __slots__ = ("_convert", "_dialect", "_error", "cur", "in_tx", "pending_begin", "pg", "raw", "returning",
-                 "trips")
+    __slots__ = ("_convert", "_dialect", "_error", "cur", "in_tx", "loader", "pending_begin", "pg", "prepared", "raw",
+                 "returning", "trips")
 
     def __init__(self, conn: Connection) -> None:
         self.raw = conn.connection.driver_connection
@@ -102,6 +102,9 @@ class Sql:
         self.in_tx = False
         #: round trips to the server so far (PostgreSQL; each batch is one)
         self.trips = 0
+        #: PostgreSQL: statements prepared on this connection (SQL text -> name) and the result loader
+        self.prepared: dict[str, bytes] = {}
+        self.loader: Any = None
 
     def _raise(self, sql: str, params: Any, exc: Exception) -> None:
         raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
@@ -148,7 +151,9 @@ class Sql:
         self.pending_begin = False
         self.in_tx = False
         if self.pg and self.raw.info.transaction_status != 0:  # psycopg: 0 = idle, no transaction open
-            self.raw.execute("ROLLBACK")
+            # on the libpq connection: psycopg answers a ROLLBACK of its own with DEALLOCATE ALL, which
+            # would drop the statements this object prepared
+            self.raw.pgconn.exec_(b"ROLLBACK")
 
     # -- statements ----------------------------------------------------------------------------
     def run(self, sql: str, params: dict[str, Any] | None = None) -> int:
@@ -186,19 +191,9 @@ class Sql:
                 cur = self._execute(sql, params)
                 out.append(Rows(cur.rowcount, cur.fetchall() if cur.description else []))
             return out
-        raw = self.raw
-        cursors = []
         begin = self.pending_begin
         try:
-            with raw.pipeline():
-                if begin:
-                    raw.cursor().execute("BEGIN")
-                for sql, params in steps:
-                    cur = raw.cursor()
-                    cur.execute(_for_pg(sql), params or {})
-                    cursors.append(cur)
-                if commit:
-                    raw.cursor().execute("COMMIT")
+            results = _pg_pipeline(self, steps, begin=begin, commit=commit)
         except self._error as exc:
             self.pending_begin = False
             self.in_tx = True  # left open (aborted): the executor rolls it back
@@ -206,7 +201,131 @@ class Sql:
         self.trips += 1
         self.pending_begin = False
         self.in_tx = (self.in_tx or begin) and not commit
-        return [Rows(c.rowcount, c.fetchall() if c.description else []) for c in cursors]
+        return results
+
+
+# -- PostgreSQL: one round trip for a batch ------------------------------------------------------------------
+# libpq's pipeline mode driven directly (psycopg's own pipeline costs a poll and a Python round per
+# statement): every statement is prepared once per connection and then sent with text parameters,
+# one Sync for the batch, one wait for the results.
+_POSITIONAL: dict[str, tuple[bytes, tuple[str, ...]]] = {}
+_INT8, _FLOAT8, _BOOL = 20, 701, 16
+
+
+def _positional(sql: str) -> tuple[bytes, tuple[str, ...]]:
+    found = _POSITIONAL.get(sql)
+    if found is None:
+        names: list[str] = []
+
+        def number(m: re.Match[str]) -> str:
+            if m.group(1) not in names:
+                names.append(m.group(1))
+            return f"${names.index(m.group(1)) + 1}"
+
+        found = _POSITIONAL[sql] = (_PARAM.sub(number, sql).encode(), tuple(names))
+    return found
+
+
+def _encode(value: Any) -> tuple[bytes | None, int]:
+    """A parameter as text, with its type (0: let the server infer it, as for strings)."""
+    if value is None:
+        return None, 0
+    if isinstance(value, str):
+        return value.encode(), 0
+    if isinstance(value, bool):
+        return (b"t" if value else b"f"), _BOOL
+    if isinstance(value, int):
+        return str(value).encode(), _INT8
+    if isinstance(value, float):
+        return repr(value).encode(), _FLOAT8
+    return str(value).encode(), 0
+
+
+def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -> list[Rows]:
+    from psycopg import pq
+    from psycopg.adapt import Transformer
+    from psycopg.errors import error_from_result
+
+    raw = db.raw
+    pg = raw.pgconn
+    prepared: dict[str, bytes] = db.prepared
+    sends: list[tuple[str, bytes, bytes | None, list[bytes | None], list[int]]] = []
+    for sql, params in steps:  # everything encoded before the first byte is sent
+        text, names = _positional(sql)
+        encoded = [_encode(params[n]) for n in names] if names else []  # type: ignore[index]
+        sends.append((sql, text, prepared.get(sql), [v for v, _ in encoded], [oid for _, oid in encoded]))
+    expect: list[int] = []  # per result: the step's index; -1 BEGIN or COMMIT; -2 a PREPARE
+    new: list[str] = []  # statements prepared by this batch, in the order of their PREPARE results
+    results: list[Any] = []
+    pg.enter_pipeline_mode()
+    try:
+        if begin:
+            pg.send_query_params(b"BEGIN", None)
+            expect.append(-1)
+        for i, (sql, text, name, values, oids) in enumerate(sends):
+            if name is None:
+                name = prepared[sql] = f"humeval_{len(prepared)}".encode()
+                pg.send_prepare(name, text, param_types=oids)
+                expect.append(-2)
+                new.append(sql)
+            pg.send_query_prepared(name, values)
+            expect.append(i)
+        if commit:
+            pg.send_query_params(b"COMMIT", None)
+            expect.append(-1)
+        pg.pipeline_sync()
+        fd = pg.socket
+        while pg.flush() != 0:
+            _wait(fd, write=True)
+        while True:
+            while pg.is_busy():
+                _wait(fd, write=False)
+                pg.consume_input()
+            r = pg.get_result()
+            if r is None:
+                continue  # the end of one statement's results
+            if r.status == pq.ExecStatus.PIPELINE_SYNC:
+                break
+            results.append(r)
+    finally:
+        # a PREPARE that did not succeed (an earlier statement failed, the connection broke) is sent again
+        made = [r.status == pq.ExecStatus.COMMAND_OK for kind, r in zip(expect, results, strict=False) if kind == -2]
+        for sql, ok in zip(new, made + [False] * (len(new) - len(made)), strict=True):
+            if not ok:
+                prepared.pop(sql, None)
+        try:
+            if pg.pipeline_status != pq.PipelineStatus.OFF:
+                pg.exit_pipeline_mode()
+        except Exception:  # noqa: BLE001 - a broken connection: the error above says why
+            pass
+    error = next((r for r in results if r.status == pq.ExecStatus.FATAL_ERROR), None)
+    if error is not None:
+        if error.error_field(pq.DiagnosticField.SQLSTATE) == b"26000":
+            prepared.clear()  # prepared statements dropped behind our back: prepare again (the operation is retried)
+        raise error_from_result(error, encoding=raw.info.encoding)
+    tx = db.loader
+    if tx is None:
+        tx = db.loader = Transformer(raw)
+    out = [Rows(0, [])] * len(steps)
+    for kind, r in zip(expect, results, strict=True):
+        if kind < 0:
+            continue
+        rows: list[tuple[Any, ...]] = []
+        if r.status == pq.ExecStatus.TUPLES_OK and r.ntuples:
+            tx.set_pgresult(r)
+            rows = tx.load_rows(0, r.ntuples, tuple)
+        count = r.command_tuples
+        out[kind] = Rows(-1 if count is None else count, rows)
+    return out
+
+
+def _wait(fd: int, *, write: bool) -> None:
+    import select
+
+    if write:
+        select.select([], [fd], [])
+    else:
+        select.select([fd], [], [])
 
 
 class _Done:

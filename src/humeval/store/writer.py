@@ -194,5 +194,5 @@ def retryable(exc: DBAPIError) -> bool:
         or "busy" in text
         or "deadlock" in text
         or "could not serialize" in text
-        or code in ("40001", "40P01", "55P03")
+        or code in ("40001", "40P01", "55P03", "26000")  # 26000: a prepared statement was dropped
     )
