@@ -131,11 +131,15 @@ _SETTLED = "SELECT 1 FROM settled WHERE participant_id = :pid"
 _MINE = "SELECT assignment_id, task_id, display, expires_at, status, created_at FROM assignments WHERE participant_id = :pid"
 _HOLDER = "SELECT participant_id FROM lists WHERE list_id = :l"
 _FREE = "(participant_id IS NULL OR (completed = 0 AND expires_at < :now))"
-#: the first free list no other transaction is claiming (PostgreSQL: locked, and re-checked free once
-#: locked; lists being claimed meanwhile are skipped, never waited for, so a claim fails only when
-#: no list is free); SQLite: the writer holds the database
-_FREE_LIST = f"SELECT list_id FROM lists WHERE {_FREE} {{guard}}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED"
-_CLAIM = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = ({_FREE_LIST.format(guard='')}) RETURNING list_id"
+#: a free list no other transaction is claiming: one left unfinished (its reservation ran out) first, else the
+#: first list nobody holds, in list order. PostgreSQL: the row is locked, and re-checked free once locked;
+#: lists being claimed meanwhile are skipped, never waited for, so a claim fails only when no list is free
+#: (the second query runs only when the first found nothing). SQLite: the writer holds the database.
+_LEFT_LIST = ("SELECT list_id FROM lists WHERE completed = 0 AND expires_at < :now AND participant_id IS NOT NULL "
+              "{guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED")
+_NEW_LIST = "SELECT list_id FROM lists WHERE participant_id IS NULL {guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED"
+_FREE_LIST = f"COALESCE(({_LEFT_LIST}), ({_NEW_LIST}))"
+_CLAIM = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = {_FREE_LIST.format(guard='')} RETURNING list_id"
 _CLAIM_OLD_SQLITE = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = :l AND {_FREE}"
 _SET_LIST = "UPDATE participants SET list_id = :l WHERE participant_id = :pid"
 _EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, :kind, :pid, :data)"
@@ -196,7 +200,7 @@ def _claim_list(db: Sql, ctx: StoreContext, participant_id: str, current: str | 
     if db.returning:
         list_id = db.scalar(_CLAIM, key)
     else:  # SQLite before 3.35: the writer holds the database between the two statements
-        list_id = db.scalar(_FREE_LIST.format(guard=""), key)
+        list_id = db.scalar("SELECT " + _FREE_LIST.format(guard=""), key)
         if list_id is not None:
             db.run(_CLAIM_OLD_SQLITE, {**key, "l": list_id})
     if list_id is None:
@@ -278,15 +282,15 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
 # closed, nothing left, the last task of a pool share, goals over K systems) goes on statement by
 # statement below, in a transaction of its own.
 _CLAIM_NEW = (
-    "UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = ("
+    "UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = "
     + _FREE_LIST.format(guard="AND EXISTS (SELECT 1 FROM participants p WHERE p.participant_id = :pid "
                               "AND p.list_id IS NULL AND (p.consented_at IS NOT NULL OR :free = 1)) ")
-    + ") RETURNING list_id"
+    + " RETURNING list_id"
 )
 _SET_NEW_LIST = (
-    "UPDATE participants SET list_id = (SELECT list_id FROM lists WHERE participant_id = :pid AND completed = 0 "
-    "ORDER BY list_id LIMIT 1) WHERE participant_id = :pid AND list_id IS NULL "
-    "AND EXISTS (SELECT 1 FROM lists WHERE participant_id = :pid AND completed = 0)"
+    "UPDATE participants SET list_id = (SELECT l.list_id FROM lists l WHERE l.participant_id = participants.participant_id "
+    "AND l.completed = 0 ORDER BY l.list_id LIMIT 1) WHERE participant_id = :pid AND list_id IS NULL "
+    "AND EXISTS (SELECT 1 FROM lists l WHERE l.participant_id = participants.participant_id AND l.completed = 0)"
 )
 _HELD = "SELECT l.list_id, l.participant_id FROM participants p JOIN lists l ON l.list_id = p.list_id WHERE p.participant_id = :pid"
 _HELD_CANDIDATES = (

@@ -121,6 +121,10 @@ lists = Table(
     Column("completed", Integer, nullable=False, default=0),
 )
 
+#: who holds which list (a participant's list, releasing it) and the lists whose reservation ran out (claims)
+Index("ix_lists_holder", lists.c.participant_id, lists.c.list_id)
+Index("ix_lists_expiry", lists.c.completed, lists.c.expires_at)
+
 list_tasks = Table(
     "list_tasks",
     metadata,
