@@ -317,6 +317,9 @@ _LIST_POSITION_LEASED = (
 )
 _LIST_LEASE_LEASED = "UPDATE lists SET expires_at = :exp WHERE list_id = :l AND EXISTS (SELECT 1 FROM assignments WHERE assignment_id = :aid)"
 _LEASED = "SELECT task_id FROM assignments WHERE assignment_id = :aid"
+#: PostgreSQL: this transaction's commit returns before its WAL reaches the disk (a crash of the database
+#: server may forget the last leases, never a judgement: a submit commits synchronously)
+_ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF"
 
 
 def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> AssignmentView | Progress | None:
@@ -400,6 +403,8 @@ def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: li
         key[f"p{k}"], key[f"t{k}"], key[f"d{k}"], key[f"o{k}"] = pos, task_id, json.dumps(display), k
         values.append(f"(:p{k}, :t{k}, :d{k}, :o{k})")
     steps: list[tuple[str, dict[str, Any] | None]] = []
+    if db.pg:  # a lease is not an acknowledged judgement: its commit need not wait for the disk
+        steps.append((_ASYNC_COMMIT, None))
     if claimed is not None:
         steps.append((_EVENT, _claimed_event(participant_id, claimed, now)))
     room = ""
