@@ -162,3 +162,43 @@ def test_hammering_loses_nothing_and_assigns_nothing_twice(tmp_path: Path, db_ur
     finally:
         for store in stores:
             store.close()
+
+
+@pytest.mark.postgres
+def test_pooled_writer_batches_commit_whole_or_not_at_all(db_url: str | None) -> None:
+    """PostgreSQL's executor: a batch is one round trip whose statements see each other's writes; a refused or
+    failed operation leaves nothing behind; statements stay prepared across rollbacks."""
+    if db_url is None:
+        pytest.skip("PostgreSQL's executor")
+    from sqlalchemy import text
+
+    from humeval.errors import HumevalError, StoreError
+    from humeval.store.engine import database_url, operation_engine
+    from humeval.store.pool import PooledWriter
+    from humeval.store.sql import sql_of
+
+    engine = operation_engine(database_url(db_url, Path("unused")), 3)
+    writer = PooledWriter(engine, 3)
+    ins = "INSERT INTO kv (k, v) VALUES (:k, :v)"
+    try:
+        writer.run(lambda conn: sql_of(conn).batch([("CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER)", None)], commit=True))
+
+        def two_then(conn, k: str, fail: Exception | None):  # type: ignore[no-untyped-def]
+            db = sql_of(conn)
+            got = db.batch([(ins, {"k": k, "v": 1}), ("UPDATE kv SET v = v + 1 WHERE k = :k RETURNING v", {"k": k}),
+                            ("SELECT count(*) FROM kv", None)])
+            if fail is not None:
+                raise fail
+            return got[1].scalar, db.trips
+
+        assert writer.run(lambda conn: two_then(conn, "a", None)) == (2, 2)  # one batch, then the COMMIT
+        with pytest.raises(HumevalError):
+            writer.run(lambda conn: two_then(conn, "b", HumevalError("refused")))
+        with pytest.raises(StoreError, match="kept conflicting"):  # a unique key taken in the batch: run again, given up
+            writer.run(lambda conn: sql_of(conn).batch([(ins, {"k": "c", "v": 1}), (ins, {"k": "c", "v": 2})], commit=True))
+        assert writer.run(lambda conn: two_then(conn, "d", None))[0] == 2  # prepared statements still there
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT k, v FROM kv ORDER BY k")).all() == [("a", 2), ("d", 2)]
+    finally:
+        writer.close()
+        engine.dispose()
