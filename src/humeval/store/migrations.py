@@ -4,7 +4,8 @@ Migration 1 creates every table of :mod:`humeval.store.schema`; migration 2 adds
 tables of live stopping with exclusion (``watched_tasks``, ``pending``, ``settled``,
 ``fed``) to a store created before them (creating only missing tables); migration 3 adds
 ``bonuses`` (the ledger of platform bonuses); migration 4 adds ``outputs.format`` (an
-output's own format, empty for the study's) and ``judgements.comment`` (optional free text). A later change appends a
+output's own format, empty for the study's) and ``judgements.comment`` (optional free text); migration 5 indexes
+``lists`` by holder and by expiry (claims and releases of lists without a scan). A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
 starting at once apply each migration once.
@@ -44,7 +45,12 @@ def _v4(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE judgements ADD COLUMN comment TEXT NOT NULL DEFAULT ''"))
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4]
+def _v5(conn: Connection) -> None:
+    for index in schema.lists.indexes:  # a claim and a release find their lists without a scan
+        index.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 

@@ -1,4 +1,4 @@
-"""The single writer: every write of a process runs on one thread, in one transaction per batch.
+"""SQLite's single writer: every write of a process runs on one thread, in one transaction per batch.
 
 Writes queue up while the previous batch commits; the next batch runs them one after the
 other, each inside its own savepoint (a refused operation rolls back alone), and one
@@ -27,7 +27,7 @@ from humeval.errors import HumevalError, StoreError
 from humeval.store.refusal import StoreUnwritable, disk_full
 from humeval.store.sql import sql_of
 
-__all__ = ["Writer"]
+__all__ = ["RETRIES", "Writer", "retryable"]
 
 T = TypeVar("T")
 log = logging.getLogger("humeval.store")
@@ -139,7 +139,7 @@ class Writer:
                     for fn, fut in batch:
                         results.append((fut, *self._run_one(conn, fn)))
             except (OperationalError, DBAPIError) as exc:
-                if not _retryable(exc) or attempt == RETRIES - 1:
+                if not retryable(exc) or attempt == RETRIES - 1:
                     raise
                 time.sleep(0.01 * (attempt + 1))
                 if conn.invalidated:
@@ -185,7 +185,8 @@ class Writer:
         return None, StoreError("a write kept conflicting with a concurrent one; try again")
 
 
-def _retryable(exc: DBAPIError) -> bool:
+def retryable(exc: DBAPIError) -> bool:
+    """Whether the failure goes away when the transaction runs again (lock wait, deadlock, serialisation)."""
     text = str(exc.orig if exc.orig is not None else exc).lower()
     code = getattr(exc.orig, "sqlstate", None)
     return (
@@ -193,5 +194,5 @@ def _retryable(exc: DBAPIError) -> bool:
         or "busy" in text
         or "deadlock" in text
         or "could not serialize" in text
-        or code in ("40001", "40P01", "55P03")
+        or code in ("40001", "40P01", "55P03", "26000")  # 26000: a prepared statement was dropped
     )
