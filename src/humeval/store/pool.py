@@ -52,6 +52,8 @@ class PooledWriter:
         self.unwritable: str | None = None
         #: how the store is named in messages (set by the store: a redacted URL)
         self.where = "the store"
+        #: called after a transaction rolled back (the store drops what it cached from uncommitted work)
+        self.on_rollback: Callable[[], None] | None = None
 
     def mark_unwritable(self, reason: str) -> None:
         self.unwritable = reason
@@ -83,6 +85,8 @@ class PooledWriter:
                             db.rollback()
                         except Exception:  # noqa: BLE001 - the connection broke: it is invalidated below
                             conn.invalidate()
+                        if self.on_rollback is not None:
+                            self.on_rollback()
                         raise
             except IntegrityError:
                 self.stats["retries"] += 1

@@ -81,7 +81,15 @@ class Store:
         #: how messages and the logbook name this store: the SQLite file, or the URL without its secrets
         self.where = str(study.relative(Path(url.split("///", 1)[1]))) if is_sqlite(url) and "///" in url else redact_url(url)
         self.writer.where = self.where
+        self.writer.on_rollback = self._forget_rules
         self._ctx: StoreContext | None = None
+
+    def _forget_rules(self) -> None:
+        """A write transaction rolled back: the live rules it fed may hold outcomes that were never stored
+        (and that another process may store differently), so each is rebuilt from the store when next used."""
+        if self._ctx is not None:
+            with self._ctx.rules_lock:
+                self._ctx.rules.clear()
 
     @classmethod
     def open(cls, study: Study, db: str | None = None, *, sqlite_sync: str = "full") -> Store:

@@ -54,6 +54,14 @@ class Writer:
         self.unwritable: str | None = None
         #: how the store is named in messages (set by the store: a file or a redacted URL)
         self.where = "the store"
+        #: called after a batch's transaction rolled back (the store drops what it cached from uncommitted
+        #: work; an operation's savepoint rolled back needs nothing: the next feed finds the cache ahead of
+        #: the stored count and rebuilds, and no other process writes to this store)
+        self.on_rollback: Callable[[], None] | None = None
+
+    def _rolled_back(self) -> None:
+        if self.on_rollback is not None:
+            self.on_rollback()
 
     def mark_unwritable(self, reason: str) -> None:
         self.unwritable = reason
@@ -111,6 +119,7 @@ class Writer:
                     conn = self._engine.connect()
                 self._run_batch(conn, batch)
             except Exception as exc:  # the connection itself failed: fail the batch, reconnect
+                self._rolled_back()
                 reason = disk_full(exc)
                 if reason is None:
                     log.exception("store writer: batch failed")
@@ -139,6 +148,7 @@ class Writer:
                     for fn, fut in batch:
                         results.append((fut, *self._run_one(conn, fn)))
             except (OperationalError, DBAPIError) as exc:
+                self._rolled_back()
                 if not retryable(exc) or attempt == RETRIES - 1:
                     raise
                 time.sleep(0.01 * (attempt + 1))

@@ -202,3 +202,36 @@ def test_pooled_writer_batches_commit_whole_or_not_at_all(db_url: str | None) ->
     finally:
         writer.close()
         engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_rolled_back_feed_leaves_no_outcome_in_the_rule(tmp_path: Path, db_url: str | None) -> None:
+    """Process A feeds an outcome in a transaction that rolls back; process B then stores a different outcome at
+    the same place. A's next outcome must follow B's, not the one it fed and lost (the rule cache is dropped on
+    every rollback)."""
+    if db_url is None:
+        pytest.skip("two processes on one store: PostgreSQL")
+    from humeval.errors import HumevalError
+    from humeval.store.live import _feed
+
+    study = _study(tmp_path / "study", 30, stopping=True)
+    a, b = _stores(study, db_url)[:2]
+    try:
+        ctx_a, ctx_b = a.context, b.context
+        task = sorted(ctx_a.watched)[0]
+
+        def feed_then_refuse(conn):  # type: ignore[no-untyped-def]
+            _feed(conn, ctx_a, "quality", 1, task, 0.0)
+            raise HumevalError("refused after feeding")
+
+        with pytest.raises(HumevalError):
+            a.writer.run(feed_then_refuse)
+        b.writer.run(lambda conn: _feed(conn, ctx_b, "quality", 0, task, 0.0))
+        a.writer.run(lambda conn: _feed(conn, ctx_a, "quality", 1, task, 0.0))
+        with a.read_engine.connect() as conn:
+            stored = [r[0] for r in conn.execute(select(s.outcomes.c.outcome).order_by(s.outcomes.c.n))]
+            n, successes = conn.execute(select(s.stopping.c.n, s.stopping.c.successes)).one()
+        assert stored == [0, 1] and (n, successes) == (2, 1)
+    finally:
+        a.close()
+        b.close()
