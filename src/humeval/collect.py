@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from humeval.errors import HumevalError, StoreError
-from humeval.extras import require
 from humeval.pipeline import prepare_collection
 from humeval.study import Study
 
@@ -97,9 +96,6 @@ def serve(
             "serve SQLite with --workers 1 (the default), or use PostgreSQL for several processes: "
             "--db postgresql://user@host:port/db (see docs/deployment.md)"
         )
-    if study.protocol.stopping is not None and study.protocol.exclusion:
-        # the live stopping rule drops excluded participants' outcomes with the exclude stage's own rules (pandas)
-        require("pandas", f"{study.protocol_file}: applying `exclusion` to the live stopping rule")
     parameters = {"host": host, "port": port, "workers": workers, "sqlite_sync": sqlite_sync}
     seeded = prepare_collection(study, db=db, unlocked=unlocked, parameters=parameters, progress=say)
     token = admin_token or secrets.token_urlsafe(24)
@@ -113,6 +109,9 @@ def serve(
     lines = [f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)",
              f"participants: {where}/   API: {where}/api/v1/openapi.json",
              f"admin: {where}/admin?token={token}" if not admin_token else f"admin: {where}/admin?token=<your admin token>"]
+    if not admin_token and not sqlite:  # several machines may serve this store: one admin token for all of them
+        lines.append(f"the admin token was generated for this start; give every other `humeval serve` of this store the "
+                     f"same one (--admin-token or ${ADMIN_ENV}): a server with another token refuses this one's admin logins")
     say(f"starting {workers} server process(es) on {where} ...")
     threading.Thread(target=_announce, args=(host, port, lines, say), daemon=True, name="humeval-announce").start()
     with tempfile.TemporaryDirectory(prefix="humeval-serve-") as private:  # mode 0700; removed on exit

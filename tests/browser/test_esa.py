@@ -66,3 +66,44 @@ def _word_offsets(text: str) -> list[tuple[int, int]]:
     import re
 
     return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+
+
+_TEXT = "Le café 😀 était naïvement délicieux, wirklich schön."
+
+
+def test_esa_marks_any_characters_by_selection(tmp_path: Path, browser: Any) -> None:  # noqa: F811
+    # a selection inside words (and across an emoji, one code point but two UTF-16 units) is stored exactly,
+    # in code points as the server counts them
+    rows = [{"item_id": f"item-{i}", "system": s, "output": _TEXT, "slots": 1}
+            for i in range(2) for s in ("baseline", "candidate", "reference")]
+    study = esa_study(tmp_path / "esa", items=2, per_item=1, per_participant=6, outputs=rows)
+    server = ServerProcess(study.root, None).start()
+    try:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+        page.goto(f"{server.url}/?participant_id=SEL")
+        page.goto(f"{server.url}/task")
+        # select "fé 😀 ét" (from inside "café" to inside "était") as a user does with the mouse
+        start, end = _TEXT.index("fé"), _TEXT.index("ait ")
+        page.evaluate("""([start, end]) => {
+            const text = document.querySelector('.esa-text');
+            const at = (cp) => { for (const t of text.querySelectorAll('.tok')) {
+                const s = Number(t.dataset.s), e = Number(t.dataset.e);
+                if (cp >= s && cp <= e) { return [t.firstChild, Array.from(t.textContent).slice(0, cp - s).join('').length]; } } };
+            const r = document.createRange(); r.setStart(...at(start)); r.setEnd(...at(end));
+            const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(r);
+        }""", [start, end])
+        page.click(".esa-mark[data-severity=major]")  # a real click: the selection must survive it
+        assert page.locator(".esa-list li").first.inner_text().startswith("\u201cfé 😀 ét\u201d")
+        # a whole word by tap still works beside it
+        page.locator(".esa-text .tok").last.click()
+        page.click(".esa-mark[data-severity=minor]")
+        assert page.evaluate("CSS.highlights.get('esa-major').size") == 1
+        page.fill("input[name='quality.score']", "40")
+        page.click("#submit")
+        page.wait_for_load_state()
+        spans = [j for j in _stored(server) if j["participant_id"] == "SEL"][0]["values"]["quality"]["spans"]
+        assert spans == [{"start": start, "end": end, "severity": "major"},
+                         {"start": _TEXT.index("schön."), "end": len(_TEXT), "severity": "minor"}]
+        assert _TEXT[spans[0]["start"]:spans[0]["end"]] == "fé 😀 ét"
+    finally:
+        server.stop()

@@ -1,4 +1,9 @@
-"""Descriptive statistics per system: mean with its t interval, median, spread, response counts."""
+"""Descriptive statistics per system: mean with its interval, median, spread, response counts.
+
+On a bounded scale (Likert, slider, ESA score, raw magnitude) the interval is the BCa
+bootstrap over items of :func:`humeval.stats.means.mean_ci`, whose ends are means of
+resampled answers and so stay on the scale; unbounded scores (log magnitudes) keep the
+Student-t interval."""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
+
+from humeval.stats.means import mean_ci
 
 __all__ = ["describe", "distribution", "scale_bounds"]
 
@@ -20,28 +27,30 @@ def _mean_ci(x: np.ndarray, alpha: float) -> tuple[float, float]:
 
 
 def describe(frame: pd.DataFrame, systems: list[str], alpha: float, score: str = "score",
-             bounds: tuple[float, float] | None = None) -> list[dict[str, Any]]:
-    """One record per system: mean (with its ``1 - alpha`` t interval), sd, median, n judgements, n items.
+             bounds: tuple[float, float] | None = None, *, n_boot: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+    """One record per system: mean (with its ``1 - alpha`` interval), sd, median, n judgements, n items.
 
-    ``bounds``: the scale's range (Likert 1..k, slider min..max, ESA 0..100; 0..inf for
-    magnitude scores). A t interval that leaves the scale is clipped to it (the mean of values
-    on the scale is on the scale), and the record says so in ``clipped_to``.
+    ``bounds``: the scale's range (Likert 1..k, slider min..max, ESA 0..100; 0..inf for raw
+    magnitude scores). On a bounded scale the interval is a BCa bootstrap over items
+    (``n_boot`` resamples, ``seed``; it cannot leave the scale), otherwise a t interval.
     """
     out = []
-    for system in systems:
+    for k, system in enumerate(systems):
         sub = frame[frame["system"] == system]
         x = sub[score].to_numpy(dtype=float)
-        lo, hi = _mean_ci(x, alpha)
-        record = {
+        if bounds is None:
+            (lo, hi), method, extra = _mean_ci(x, alpha), "mean_t_interval", {}
+        else:
+            est = mean_ci(x, sub["item_id"].to_numpy(), confidence_level=1 - alpha, n_boot=n_boot, seed=seed + k)
+            lo, hi, method = est.ci_low, est.ci_high, est.method
+            extra = {"n_boot": n_boot, "seed": seed + k}
+        out.append({
             "system": system, "estimate": float(x.mean()) if x.size else None, "ci_low": lo, "ci_high": hi,
-            "p_value": None, "n": int(x.size), "method": "mean_t_interval",
+            "p_value": None, "n": int(x.size), "method": method,
             "sd": float(x.std(ddof=1)) if x.size > 1 else None,
             "median": float(np.median(x)) if x.size else None,
-            "items": int(sub["item_id"].nunique()),
-        }
-        if bounds is not None and x.size >= 2 and (lo < bounds[0] or hi > bounds[1]):
-            record |= {"ci_low": max(lo, bounds[0]), "ci_high": min(hi, bounds[1]), "clipped_to": [b if np.isfinite(b) else None for b in bounds]}
-        out.append(record)
+            "items": int(sub["item_id"].nunique()), **extra,
+        })
     return out
 
 

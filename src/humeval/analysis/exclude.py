@@ -22,13 +22,13 @@ without changing them on disk.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from humeval.design.tasks import ParticipantList
-from humeval.judgements import excluded_mask, winners
+from humeval.errors import DataError
 from humeval.protocol.models import (
     AttentionExclusion,
     InconsistentExclusion,
@@ -37,9 +37,16 @@ from humeval.protocol.models import (
     StraightLiningExclusion,
 )
 
-__all__ = ["EXCLUDED_COLUMNS", "exclusion_counts", "exclusions", "expected_answers", "valid_judgements"]
+if TYPE_CHECKING:  # the rules themselves need no pandas (the server applies them live on a light install)
+    import pandas as pd
+
+__all__ = ["EXCLUDED_COLUMNS", "exclusion_counts", "exclusion_rows", "exclusions", "expected_answers",
+           "valid_judgements"]
 
 EXCLUDED_COLUMNS = ["scope", "participant_id", "task_id", "criterion", "system", "rule", "detail"]
+
+#: the judgement columns the rules read
+_COLUMNS = ("participant_id", "task_id", "kind", "criterion", "system", "system_b", "value", "choice", "seconds")
 
 
 def expected_answers(lists: list[ParticipantList]) -> dict[str, Any]:
@@ -52,21 +59,74 @@ def _participant_row(pid: str, rule: str, detail: str) -> dict[str, str]:
             "rule": rule, "detail": detail}
 
 
-def _response(frame: pd.DataFrame) -> pd.Series:
-    """The response of each row as a string: the value for ratings, the choice for ``2afc``."""
-    value = frame["value"].map(lambda v: "" if pd.isna(v) else f"{float(v):.10g}")
-    return value.where(frame["choice"] == "", frame["choice"])
+class _Columns:
+    """The judgement columns as NumPy arrays: text as ``str`` (missing -> ""), numbers as float (missing -> NaN)."""
+
+    def __init__(self, table: Mapping[str, Any]) -> None:
+        missing = [c for c in _COLUMNS if c not in table]
+        if missing:
+            raise DataError(f"exclusion: the judgements lack the column(s) {', '.join(missing)}; "
+                            f"expected the long judgements table ({', '.join(_COLUMNS)}, ...)")
+        for name in ("value", "seconds"):
+            setattr(self, name, np.asarray(table[name], dtype=float))
+        for name in ("participant_id", "task_id", "kind", "criterion", "system", "system_b", "choice"):
+            raw = np.asarray(table[name], dtype=object)
+            setattr(self, name, np.array(["" if v is None or v != v else str(v) for v in raw], dtype=str)
+                    if raw.size else np.array([], dtype=str))
+
+    participant_id: np.ndarray
+    task_id: np.ndarray
+    kind: np.ndarray
+    criterion: np.ndarray
+    system: np.ndarray
+    system_b: np.ndarray
+    choice: np.ndarray
+    value: np.ndarray
+    seconds: np.ndarray
+
+    def response(self) -> np.ndarray:
+        """The response of each row as text: the value (``%.10g``) for ratings, the choice for ``2afc``."""
+        value = np.array(["" if np.isnan(v) else f"{v:.10g}" for v in self.value], dtype=str)
+        return np.where(self.choice == "", value, self.choice)
+
+    def answer(self) -> np.ndarray:
+        """:func:`humeval.judgements.winners` on these columns: the system chosen, or the tie option."""
+        return np.where(self.choice == "A", self.system, np.where(self.choice == "B", self.system_b, self.choice))
 
 
-def _straight_lining(frame: pd.DataFrame, rule: StraightLiningExclusion) -> list[dict[str, str]]:
-    tasks = frame[frame["kind"] != "attention"].assign(response=_response)
-    out = []
-    for (pid, criterion), sub in tasks.groupby(["participant_id", "criterion"], sort=True):
-        n_tasks = sub["task_id"].nunique()
-        if n_tasks >= rule.min_tasks and sub["response"].nunique() == 1:
-            out.append(_participant_row(str(pid), rule.rule,
-                                        f"{criterion}: same response '{sub['response'].iloc[0]}' for all {n_tasks} tasks"))
-    return out
+def _groups(*keys: np.ndarray) -> tuple[np.ndarray, list[tuple[str, ...]]]:
+    """Group code of each row (groups sorted by their keys) and the groups' keys."""
+    if not keys[0].size:
+        return np.array([], dtype=int), []
+    codes, names = [], []
+    for k in keys:
+        u, inv = np.unique(k, return_inverse=True)
+        codes.append(inv)
+        names.append(u)
+    flat = np.ravel_multi_index(codes, [len(u) for u in names])
+    uniq, group = np.unique(flat, return_inverse=True)
+    index = np.unravel_index(uniq, [len(u) for u in names])
+    return group, [tuple(str(names[d][index[d][g]]) for d in range(len(keys))) for g in range(uniq.size)]
+
+
+def _distinct(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Number of distinct ``values`` per group."""
+    if not group.size:
+        return np.zeros(n_groups, dtype=int)
+    _, code = np.unique(values, return_inverse=True)
+    pairs = np.unique(group.astype(np.int64) * (code.max() + 1) + code)
+    return np.bincount(pairs // (code.max() + 1), minlength=n_groups)
+
+
+def _straight_lining(c: _Columns, rule: StraightLiningExclusion) -> list[dict[str, str]]:
+    rows = c.kind != "attention"
+    pid, crit, task, response = c.participant_id[rows], c.criterion[rows], c.task_id[rows], c.response()[rows]
+    group, keys = _groups(pid, crit)
+    n_tasks, n_responses = _distinct(group, task, len(keys)), _distinct(group, response, len(keys))
+    first = np.full(len(keys), group.size)
+    np.minimum.at(first, group, np.arange(group.size))  # the first row of each group
+    return [_participant_row(p, rule.rule, f"{k}: same response '{response[first[g]]}' for all {n_tasks[g]} tasks")
+            for g, (p, k) in enumerate(keys) if n_tasks[g] >= rule.min_tasks and n_responses[g] == 1]
 
 
 def _failed(row_value: float, row_choice: str, expected: Any) -> bool:
@@ -80,100 +140,124 @@ def _failed(row_value: float, row_choice: str, expected: Any) -> bool:
         return True
 
 
-def _attention(frame: pd.DataFrame, rule: AttentionExclusion, expected: dict[str, Any]) -> list[dict[str, str]]:
-    checks = frame[frame["kind"] == "attention"]
+def _attention(c: _Columns, rule: AttentionExclusion, expected: dict[str, Any]) -> list[dict[str, str]]:
+    checks = np.flatnonzero(c.kind == "attention")
+    failed: dict[str, set[str]] = {}
+    seen: dict[str, set[str]] = {}
+    for i in checks:  # attention checks only: a few per participant
+        pid, task = str(c.participant_id[i]), str(c.task_id[i])
+        seen.setdefault(pid, set()).add(task)
+        if _failed(c.value[i], str(c.choice[i]), expected.get(task)):
+            failed.setdefault(pid, set()).add(task)
     out = []
-    for pid, sub in checks.groupby("participant_id", sort=True):
-        failed = sorted({t for t, v, c in zip(sub["task_id"], sub["value"], sub["choice"], strict=True)
-                         if _failed(v, c, expected.get(t))})
-        if len(failed) > rule.max_failures:
-            out.append(_participant_row(str(pid), rule.rule,
-                                        f"failed {len(failed)} of {sub['task_id'].nunique()} attention checks "
-                                        f"(tolerated: {rule.max_failures}): {', '.join(failed[:3])}"))
-    return out
-
-
-def _min_time(frame: pd.DataFrame, rule: MinTimeExclusion) -> list[dict[str, str]]:
-    timed = frame[frame["seconds"].notna()]
-    out = []
-    if rule.scope == "judgement":
-        fast = timed[timed["seconds"] < rule.seconds]
-        for r in fast.itertuples(index=False):
-            out.append({"scope": "judgement", "participant_id": r.participant_id, "task_id": r.task_id,
-                        "criterion": r.criterion, "system": r.system, "rule": rule.rule,
-                        "detail": f"{r.seconds:g} s < {rule.seconds:g} s"})
-        return out
-    per_task = timed.groupby(["participant_id", "task_id"])["seconds"].first()
-    medians = per_task.groupby(level=0).median()
-    for pid, med in medians[medians < rule.seconds].items():
-        out.append(_participant_row(str(pid), rule.rule, f"median {med:g} s per task < {rule.seconds:g} s"))
-    return out
-
-
-def _keyed(sub: pd.DataFrame, original: pd.Series) -> pd.DataFrame:
-    """Rows keyed by (participant, original task, criterion, shown systems in any order)."""
-    pair = [a if not b else "+".join(sorted((a, b))) for a, b in zip(sub["system"], sub["system_b"], strict=True)]
-    return sub.assign(original=original.to_numpy(), system_key=pair, answer=winners(sub).to_numpy())
-
-
-def _inconsistent(frame: pd.DataFrame, rule: InconsistentExclusion, repeat_of: dict[str, str]) -> list[dict[str, str]]:
-    repeats = frame[frame["kind"] == "repeat"]
-    if repeats.empty:
-        return []
-    originals = frame[frame["kind"] == "task"]
-    rep = _keyed(repeats, repeats["task_id"].map(lambda t: repeat_of.get(t, t.removesuffix("|repeat"))))
-    orig = _keyed(originals, originals["task_id"])
-    key = ["participant_id", "original", "criterion", "system_key"]
-    merged = rep.merge(orig, on=key, suffixes=("_r", "_o"))
-    is_choice = (merged["choice_r"] != "").to_numpy()
-    differs = np.where(is_choice, (merged["answer_r"] != merged["answer_o"]).to_numpy(),
-                       ((merged["value_r"] - merged["value_o"]).abs() > rule.max_difference).to_numpy())
-    merged = merged.assign(differs=differs)
-    out = []
-    for pid, sub in merged.groupby("participant_id", sort=True):
-        bad = sorted(set(sub.loc[sub["differs"], "original"]))
+    for pid in sorted(seen):
+        bad = sorted(failed.get(pid, ()))
         if len(bad) > rule.max_failures:
-            out.append(_participant_row(str(pid), rule.rule,
-                                        f"{len(bad)} inconsistent repeated task(s) (tolerated: {rule.max_failures}): "
-                                        f"{', '.join(bad[:3])}"))
+            out.append(_participant_row(pid, rule.rule, f"failed {len(bad)} of {len(seen[pid])} attention checks "
+                                                        f"(tolerated: {rule.max_failures}): {', '.join(bad[:3])}"))
     return out
 
 
-def exclusions(frame: pd.DataFrame, protocol: Protocol, lists: list[ParticipantList] | None = None) -> pd.DataFrame:
-    """Apply the protocol's exclusion rules to judgements ``frame``; one row per (excluded unit, rule).
+def _min_time(c: _Columns, rule: MinTimeExclusion) -> list[dict[str, str]]:
+    timed = np.flatnonzero(~np.isnan(c.seconds))
+    if rule.scope == "judgement":
+        return [{"scope": "judgement", "participant_id": str(c.participant_id[i]), "task_id": str(c.task_id[i]),
+                 "criterion": str(c.criterion[i]), "system": str(c.system[i]), "rule": rule.rule,
+                 "detail": f"{c.seconds[i]:g} s < {rule.seconds:g} s"}
+                for i in timed[c.seconds[timed] < rule.seconds]]
+    group, keys = _groups(c.participant_id[timed], c.task_id[timed])
+    first = np.full(len(keys), group.size)
+    np.minimum.at(first, group, np.arange(group.size))  # each task's time: its first timed row
+    per_task = c.seconds[timed][first] if keys else np.array([])
+    people = np.array([k[0] for k in keys], dtype=str)
+    out = []
+    for pid in np.unique(people):
+        med = float(np.median(per_task[people == pid]))
+        if med < rule.seconds:
+            out.append(_participant_row(str(pid), rule.rule, f"median {med:g} s per task < {rule.seconds:g} s"))
+    return out
 
-    ``lists`` (the participant lists) supply the expected answers of attention checks and
-    the originals of repeated tasks; without them attention checks cannot be scored, and
-    that is an error when the protocol has an ``attention`` rule.
+
+def _inconsistent(c: _Columns, rule: InconsistentExclusion, repeat_of: dict[str, str]) -> list[dict[str, str]]:
+    repeats = np.flatnonzero(c.kind == "repeat")
+    if not repeats.size:
+        return []
+    answer = c.answer()
+
+    def key(i: int, original: str) -> tuple[str, str, str, str]:
+        a, b = str(c.system[i]), str(c.system_b[i])
+        return str(c.participant_id[i]), original, str(c.criterion[i]), a if not b else "+".join(sorted((a, b)))
+
+    originals: dict[tuple[str, str, str, str], list[int]] = {}
+    for i in np.flatnonzero(c.kind == "task"):
+        originals.setdefault(key(i, str(c.task_id[i])), []).append(i)
+    bad: dict[str, set[str]] = {}
+    for r in repeats:  # repeated tasks only: a few per participant
+        task = str(c.task_id[r])
+        k = key(r, repeat_of.get(task, task.removesuffix("|repeat")))
+        for o in originals.get(k, ()):
+            differs = (answer[r] != answer[o]) if c.choice[r] else bool(abs(c.value[r] - c.value[o]) > rule.max_difference)
+            if differs:
+                bad.setdefault(k[0], set()).add(k[1])
+    out = []
+    for pid in sorted(bad):
+        found = sorted(bad[pid])
+        if len(found) > rule.max_failures:
+            out.append(_participant_row(pid, rule.rule, f"{len(found)} inconsistent repeated task(s) "
+                                                        f"(tolerated: {rule.max_failures}): {', '.join(found[:3])}"))
+    return out
+
+
+def exclusion_rows(table: Mapping[str, Any], protocol: Protocol,
+                   lists: list[ParticipantList] | None = None) -> list[dict[str, str]]:
+    """Apply the protocol's exclusion rules to the judgements ``table``; one record per (excluded unit, rule).
+
+    ``table``: the long judgements table, as a DataFrame or as a mapping of column -> values
+    (no pandas needed: the server applies the same rules live). ``lists`` (the participant
+    lists) supply the expected answers of attention checks and the originals of repeated
+    tasks; without them attention checks cannot be scored, and that is an error when the
+    protocol has an ``attention`` rule.
     """
-    from humeval.errors import DataError
-
+    if not protocol.exclusion:
+        return []
+    c = _Columns(table)
     lists = lists or []
     rows: list[dict[str, str]] = []
     repeat_of = {t.task_id: t.repeat_of for pl in lists for t in pl.tasks if t.repeat_of}
     for rule in protocol.exclusion:
         if isinstance(rule, StraightLiningExclusion):
-            rows += _straight_lining(frame, rule)
+            rows += _straight_lining(c, rule)
         elif isinstance(rule, AttentionExclusion):
             expected = expected_answers(lists)
-            if not expected and (frame["kind"] == "attention").any():
+            if not expected and (c.kind == "attention").any():
                 raise DataError("exclusion: attention rule: the participant lists hold no attention checks with "
                                 "expected answers; cannot score the attention-check judgements")
-            rows += _attention(frame, rule, expected)
+            rows += _attention(c, rule, expected)
         elif isinstance(rule, MinTimeExclusion):
-            rows += _min_time(frame, rule)
+            rows += _min_time(c, rule)
         elif isinstance(rule, InconsistentExclusion):
-            rows += _inconsistent(frame, rule, repeat_of)
-    return pd.DataFrame(rows, columns=EXCLUDED_COLUMNS)
+            rows += _inconsistent(c, rule, repeat_of)
+    return rows
+
+
+def exclusions(frame: pd.DataFrame, protocol: Protocol, lists: list[ParticipantList] | None = None) -> pd.DataFrame:
+    """:func:`exclusion_rows` as a table (columns :data:`EXCLUDED_COLUMNS`)."""
+    import pandas as pd
+
+    return pd.DataFrame(exclusion_rows(frame, protocol, lists), columns=EXCLUDED_COLUMNS)
 
 
 def valid_judgements(frame: pd.DataFrame, excluded: pd.DataFrame) -> pd.DataFrame:
     """The judgements not excluded (a filtered copy; ``frame`` is unchanged)."""
+    from humeval.judgements import excluded_mask
+
     return frame.loc[~excluded_mask(frame, excluded)].copy()
 
 
 def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Protocol) -> dict[str, Any]:
     """Counts per rule and overall: participants and judgements excluded, judgements kept."""
+    from humeval.judgements import excluded_mask
+
     per_rule = []
     for rule in protocol.exclusion:
         sub = excluded[excluded["rule"] == rule.rule]

@@ -1,6 +1,6 @@
 """Rankings the plan declares: by mean, by paired bootstrap, Bradley-Terry, TrueSkill, Elo.
 
-``mean`` orders systems by mean score with t intervals; rank ranges come from
+``mean`` orders systems by mean score with their intervals (see :mod:`humeval.analysis.describe`); rank ranges come from
 non-overlapping intervals. ``bootstrap`` is :func:`humeval.stats.rank_by_scores` on
 per-item mean scores (items judged for every system). The pairwise models take battles:
 ``2afc`` judgements directly; for ratings, outputs scored side by side by one participant
@@ -29,7 +29,7 @@ TRUESKILL_MAX_BOOT = 100
 
 
 def mean_ranking(descriptives: list[dict[str, Any]]) -> dict[str, Any]:
-    """Systems by mean, best first; rank ranges from non-overlapping t intervals."""
+    """Systems by mean, best first; rank ranges from non-overlapping intervals."""
     rows = sorted((d for d in descriptives if d["estimate"] is not None), key=lambda d: -d["estimate"])
     lo = np.array([np.nan if d["ci_low"] is None else d["ci_low"] for d in rows], dtype=float)
     hi = np.array([np.nan if d["ci_high"] is None else d["ci_high"] for d in rows], dtype=float)
@@ -40,7 +40,7 @@ def mean_ranking(descriptives: list[dict[str, Any]]) -> dict[str, Any]:
         out.append({**d, "rank_low": int(1 + ahead[:, i].sum()), "rank_high": int(k - ahead[i, :].sum())})
     label = "; ".join(f"{r['rank_low']}.{'' if r['rank_low'] == r['rank_high'] else '-' + str(r['rank_high']) + '.'} "
                       f"{r['system']}" for r in out)
-    return {"method": "mean", "label": label, "systems": out, "extra": {"interval": "t"}}
+    return {"method": "mean", "label": label, "systems": out, "extra": {"interval": rows[0]["method"] if rows else None}}
 
 
 def rankings(

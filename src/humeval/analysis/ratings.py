@@ -116,7 +116,7 @@ def analyze_ratings(
     seed: int,
 ) -> dict[str, Any]:
     """Run the plan on the valid judgements ``frame`` of one rating criterion."""
-    s_norm, s_agree, s_rank = child_seeds(seed, 3)
+    s_norm, s_agree, s_rank, s_desc = child_seeds(seed, 4)
     logged = log_scores(criterion, plan)
     frame = frame.assign(score=np.log(frame["value"].astype(float)) if logged else frame["value"].astype(float))
     systems = [s for s in systems if (frame["system"] == s).any()]
@@ -126,8 +126,10 @@ def analyze_ratings(
     groups = {s: frame.loc[frame["system"] == s, "score"].to_numpy(dtype=float) for s in systems}
     item_scores = frame.groupby(["item_id", "system"])["score"].mean().unstack("system").reindex(columns=systems)
     out: dict[str, Any] = {"transform": "log" if logged else None, "seeds": {"normality": s_norm,
-                           "agreement": s_agree, "rankings": s_rank}}
-    out["descriptives"] = describe(frame, systems, plan.alpha, bounds=scale_bounds(criterion, logged))
+                           "agreement": s_agree, "rankings": s_rank,
+                           "descriptives": s_desc}}
+    out["descriptives"] = describe(frame, systems, plan.alpha, bounds=scale_bounds(criterion, logged),
+                                  n_boot=plan.bootstrap, seed=s_desc)
     if criterion.type == "likert":
         out["distribution"] = distribution(frame, systems, [float(v) for v in range(1, criterion.points + 1)])
     if plan.tests == "auto":

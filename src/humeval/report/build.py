@@ -165,16 +165,16 @@ def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
         s.paragraphs.append("Scores are log-transformed before averaging, tests and agreement (analysis.log_magnitude).")
     if res.descriptives:
         rows = [[d["system"], *_est(d), d.get("sd"), d.get("median"), d.get("items")] for d in res.descriptives]
-        s.tables.append(Table("Scores per system (mean with t interval)",
+        methods = {d["method"] for d in res.descriptives}
+        how = ("BCa bootstrap interval over items, which stays on the scale" if "mean_t_interval" not in methods
+               else "t interval")
+        s.tables.append(Table(f"Scores per system (mean with {how})",
                               ["system", "mean", "ci_low", "ci_high", "p", "n", "sd", "median", "items"], rows, sig))
-        clipped = [d["system"] for d in res.descriptives if d.get("clipped_to")]
-        if clipped:
-            low, high = next(d["clipped_to"] for d in res.descriptives if d.get("clipped_to"))
-            scale = f"{fmt(low)} to {fmt(high)}" if high is not None else f"at least {fmt(low)}"
+        fallback = [d["system"] for d in res.descriptives if d["method"].startswith("mean, percentile")]
+        if fallback:
             s.paragraphs.append(
-                f"The t interval of {', '.join(clipped)} reached past the scale ({scale}) and is cut at its end: "
-                "the mean of answers on the scale cannot leave it. A t interval is approximate for scores piled up "
-                "at an end of the scale; read such intervals with care.")
+                f"For {', '.join(fallback)} every resampled mean fell on one side of the observed mean, so the "
+                "bias correction is undefined and the plain percentile interval is shown.")
     if res.errors:
         rows = [[e["system"], e["measure"], *_est(e), e.get("outputs_with_errors")] for e in res.errors]
         s.tables.append(Table("Errors per system (error spans per output, mean with percentile bootstrap interval; "

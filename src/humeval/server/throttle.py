@@ -3,9 +3,12 @@
 A study link posted in public can be scripted: without a limit, one client entering as 250
 new participants reserves every list of the study. The server admits at most
 ``new_per_address`` new participants per client address in any ``throttle_window`` seconds
-(a sliding window, kept in each server process: with K processes behind a proxy that
-balances per connection, an address gets at most K times the limit). Returning
-participants are never throttled: someone who already has work keeps it.
+(a sliding window, kept in each server process: with N machines of K processes behind a
+proxy, an address gets at most N x K times the limit). That is acceptable for what it is, a
+brake on scripted entries: the bound that protects the study's lists, ``max_active``
+unfinished participants, is counted in the store and so shared by every process
+(:mod:`humeval.server.guard`). Returning participants are never throttled: someone who
+already has work keeps it.
 
 The client address is the TCP peer, unless the peer is a trusted proxy
 (``trusted_proxies``, addresses or networks): then it is the right-most address of

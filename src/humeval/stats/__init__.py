@@ -36,6 +36,7 @@ _EXPORTS = {
     "cohens_d": "humeval.stats.effect",
     "eta_squared": "humeval.stats.effect",
     "rank_biserial": "humeval.stats.effect",
+    "mean_ci": "humeval.stats.means",
     "ppi_active_mean": "humeval.stats.ppi",
     "ppi_difference": "humeval.stats.ppi",
     "ppi_mean": "humeval.stats.ppi",
@@ -86,6 +87,7 @@ __all__ = [
     "holm",
     "icc",
     "kendall",
+    "mean_ci",
     "krippendorff_alpha",
     "kruskal_wallis",
     "mann_whitney",
@@ -138,6 +140,7 @@ if TYPE_CHECKING:
     from humeval.stats.correction import CORRECTIONS, adjust_pvalues, benjamini_hochberg, holm
     from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
     from humeval.stats.effect import cohens_d, eta_squared, rank_biserial
+    from humeval.stats.means import mean_ci
     from humeval.stats.ppi import (
         ppi_active_mean,
         ppi_difference,

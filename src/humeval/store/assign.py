@@ -23,16 +23,19 @@ import secrets
 import time
 from collections.abc import Iterable
 from itertools import chain
+from typing import Any
 
 from sqlalchemy import Connection, and_, func, insert, select, update
 
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 from humeval.store.live import (
+    STATES_SQL,
     has_room,
     is_settled,
     preferred_tasks,
     release_list,
+    room_guard,
     settle,
     settle_abandoned,
 )
@@ -124,11 +127,20 @@ def _progress(ctx: StoreContext, done: int, list_id: str | None, finished: bool 
 _TOUCH_RETURNING = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid RETURNING consented_at, completed_at, list_id"
 _PARTICIPANT = "SELECT consented_at, completed_at, list_id FROM participants WHERE participant_id = :pid FOR UPDATE"
 _TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
+_SETTLED = "SELECT 1 FROM settled WHERE participant_id = :pid"
 _MINE = "SELECT assignment_id, task_id, display, expires_at, status, created_at FROM assignments WHERE participant_id = :pid"
 _HOLDER = "SELECT participant_id FROM lists WHERE list_id = :l"
 _FREE = "(participant_id IS NULL OR (completed = 0 AND expires_at < :now))"
-_FREE_LISTS = f"SELECT list_id FROM lists WHERE {_FREE} ORDER BY list_id LIMIT {_CANDIDATES}"
-_CLAIM = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = :l AND {_FREE}"
+#: a free list no other transaction is claiming: one left unfinished (its reservation ran out) first, else the
+#: first list nobody holds, in list order. PostgreSQL: the row is locked, and re-checked free once locked;
+#: lists being claimed meanwhile are skipped, never waited for, so a claim fails only when no list is free
+#: (the second query runs only when the first found nothing). SQLite: the writer holds the database.
+_LEFT_LIST = ("SELECT list_id FROM lists WHERE completed = 0 AND expires_at < :now AND participant_id IS NOT NULL "
+              "{guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED")
+_NEW_LIST = "SELECT list_id FROM lists WHERE participant_id IS NULL {guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED"
+_FREE_LIST = f"COALESCE(({_LEFT_LIST}), ({_NEW_LIST}))"
+_CLAIM = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = {_FREE_LIST.format(guard='')} RETURNING list_id"
+_CLAIM_OLD_SQLITE = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = :l AND {_FREE}"
 _SET_LIST = "UPDATE participants SET list_id = :l WHERE participant_id = :pid"
 _EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, :kind, :pid, :data)"
 _LIST_CANDIDATES = (
@@ -184,12 +196,22 @@ def _claim_list(db: Sql, ctx: StoreContext, participant_id: str, current: str | 
         return current
     if current is not None and done > 0:
         return None
-    for (list_id,) in db.all(_FREE_LISTS, {"now": now}):
-        if db.run(_CLAIM, {"pid": participant_id, "exp": now + ctx.reservation(0), "l": list_id, "now": now}) == 1:
-            db.run(_SET_LIST, {"l": list_id, "pid": participant_id})
-            db.run(_EVENT, {"now": now, "kind": "list_claimed", "pid": participant_id, "data": json.dumps({"list_id": list_id})})
-            return list_id
-    return None
+    key = {"pid": participant_id, "exp": now + ctx.reservation(0), "now": now}
+    if db.returning:
+        list_id = db.scalar(_CLAIM, key)
+    else:  # SQLite before 3.35: the writer holds the database between the two statements
+        list_id = db.scalar("SELECT " + _FREE_LIST.format(guard=""), key)
+        if list_id is not None:
+            db.run(_CLAIM_OLD_SQLITE, {**key, "l": list_id})
+    if list_id is None:
+        return None
+    db.run(_SET_LIST, {"l": list_id, "pid": participant_id})
+    db.run(_EVENT, _claimed_event(participant_id, list_id, now))
+    return str(list_id)
+
+
+def _claimed_event(participant_id: str, list_id: str, now: float) -> dict[str, Any]:
+    return {"now": now, "kind": "list_claimed", "pid": participant_id, "data": json.dumps({"list_id": list_id})}
 
 
 def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) -> AssignmentView | Progress:
@@ -200,6 +222,11 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
         reap(conn, now)
         settle_abandoned(conn, ctx, now)
     db = sql_of(conn)
+    if db.pg:  # SQLite's statements cost microseconds (no round trips): the step-by-step path below is cheaper
+        fast = _next_fast(db, ctx, participant_id, now)
+        if fast is not None:
+            return fast
+        db.ensure_transaction()  # the fast path may have committed what it did (a touch, a claim)
     key = {"pid": participant_id, "now": now}
     if db.returning:  # one statement: last_seen, the participant's row (and its row lock on PostgreSQL)
         p = db.one(_TOUCH_RETURNING, key)
@@ -244,6 +271,162 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     elif ctx.watched and ctx.strategy is None:
         release_list(db, participant_id)  # held back by the in-flight bound: the list waits for the next participant
     return final
+
+
+# -- PostgreSQL's fast path: two batches (two round trips) --------------------------------------------------
+# Batch 1 locks and touches the participant, reads their assignments and, for a new participant of the
+# ``list`` strategy, claims a free list; it reads the candidate tasks (the participant's list in order, or
+# the pool's). Batch 2 leases the first candidate that still has room, choosing it in SQL: the new
+# assignment's key is made in Python beforehand, and the statements after the INSERT find the chosen
+# task through it. What the fast path does not cover (a participant who lost their list, a list done or
+# closed, nothing left, the last task of a pool share, goals over K systems) goes on statement by
+# statement below, in a transaction of its own.
+_CLAIM_NEW = (
+    "UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = "
+    + _FREE_LIST.format(guard="AND EXISTS (SELECT 1 FROM participants p WHERE p.participant_id = :pid "
+                              "AND p.list_id IS NULL AND (p.consented_at IS NOT NULL OR :free = 1)) ")
+    + " RETURNING list_id"
+)
+_SET_NEW_LIST = (
+    "UPDATE participants SET list_id = (SELECT l.list_id FROM lists l WHERE l.participant_id = participants.participant_id "
+    "AND l.completed = 0 ORDER BY l.list_id LIMIT 1) WHERE participant_id = :pid AND list_id IS NULL "
+    "AND EXISTS (SELECT 1 FROM lists l WHERE l.participant_id = participants.participant_id AND l.completed = 0)"
+)
+_HELD = "SELECT l.list_id, l.participant_id FROM participants p JOIN lists l ON l.list_id = p.list_id WHERE p.participant_id = :pid"
+_HELD_CANDIDATES = (
+    "SELECT lt.position, lt.task_id FROM participants p JOIN lists l ON l.list_id = p.list_id "
+    "AND l.participant_id = p.participant_id JOIN list_tasks lt ON lt.list_id = l.list_id "
+    "JOIN tasks t ON t.task_id = lt.task_id WHERE p.participant_id = :pid AND lt.assignment_id IS NULL "
+    "AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid "
+    f"AND a.task_id = lt.task_id) ORDER BY lt.position LIMIT {_CANDIDATES}"
+)
+_LEASE_FIRST = (
+    "WITH c (pos, task_id, display, ord) AS (VALUES {values}) "
+    "INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, "
+    "created_at, expires_at) SELECT :aid, :pid, t.task_id, :l, {position}, c.display, 'leased', :now, :exp "
+    "FROM c JOIN tasks t ON t.task_id = c.task_id WHERE t.taken < t.cap AND t.closed = 0{room} "
+    "ORDER BY c.ord LIMIT 1 FOR UPDATE OF t"
+)
+_TAKE_LEASED = (
+    "UPDATE tasks SET taken = taken + 1, open = CASE WHEN taken + 1 >= cap THEN 0 ELSE 1 END "
+    "WHERE task_id = (SELECT task_id FROM assignments WHERE assignment_id = :aid)"
+)
+_LIST_POSITION_LEASED = (
+    "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l "
+    "AND position = (SELECT position FROM assignments WHERE assignment_id = :aid)"
+)
+_LIST_LEASE_LEASED = "UPDATE lists SET expires_at = :exp WHERE list_id = :l AND EXISTS (SELECT 1 FROM assignments WHERE assignment_id = :aid)"
+_LEASED = "SELECT task_id FROM assignments WHERE assignment_id = :aid"
+_FAST_CANDIDATES = 4
+#: PostgreSQL: this transaction's commit returns before its WAL reaches the disk (a crash of the database
+#: server may forget the last leases, never a judgement: a submit commits synchronously)
+_ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF"
+
+
+def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> AssignmentView | Progress | None:
+    """The common cases of :func:`next_assignment` in two batches; None (nothing changed but the
+    participant's ``last_seen`` and maybe a claimed list, possibly committed) for the others."""
+    listed = ctx.strategy is None
+    if not listed and (ctx.strategy.same_worker or any(c.multi for c in ctx.comparisons.values())):  # type: ignore[union-attr]
+        return None
+    key = {"pid": participant_id, "now": now, "exp": now + ctx.reservation(0),
+           "free": 0 if ctx.protocol.presentation.consent else 1}
+    steps: list[tuple[str, dict[str, Any] | None]] = [(_TOUCH_RETURNING, key), (_MINE, key)]
+    if ctx.watched:
+        steps += [(_SETTLED, key), (STATES_SQL, None)]
+    if listed:
+        steps += [(_CLAIM_NEW, key), (_SET_NEW_LIST, key), (_HELD, key), (_HELD_CANDIDATES, key)]
+    else:
+        steps.append((_POOL_CANDIDATES, key))
+    got = db.batch(steps)
+    p = got[0].first
+    if p is None:
+        raise Refusal("unknown_participant", "this token names no participant of this study; enter again", status=401)
+    consented_at, completed_at, list_id = p
+    if ctx.protocol.presentation.consent and consented_at is None:
+        raise Refusal("consent_required", "the participant has not given consent yet (POST /api/v1/consent)", status=403)
+    done, active = _mine(got[1].rows, now)
+    rest = got[2:]
+    states: dict[str, int] = {}
+    if ctx.watched:
+        settled, state_rows, *rest = rest
+        states = {c: int(n) for c, n in state_rows.rows}
+    claimed = None
+    if listed:
+        claim, _, held, candidate_rows = rest
+        claimed = claim.scalar
+        if held.first is None or held.first[1] != participant_id:
+            return None  # lost their list (or none free): the slow path decides
+        list_id = held.first[0]
+    else:
+        candidate_rows = rest[0]
+    if active is not None:
+        return AssignmentView(active[0], ctx.tasks[active[1]], tuple(json.loads(active[2])), active[3],
+                              _progress(ctx, done, list_id))
+    if ctx.watched and settled.first is not None:
+        return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
+    candidates: list[tuple[int | None, str]] = ([(r[0], r[1]) for r in candidate_rows.rows] if listed
+                                                else [(None, r[0]) for r in candidate_rows.rows])
+    if not candidates and listed and done > 0 and not ctx.watched:
+        # the list is done: the participant is finished (no stopping rule to settle them for)
+        steps = [(_LIST_DONE, {"l": list_id})] + ([(_COMPLETED, key)] if completed_at is None else [])
+        db.batch(steps, commit=True)
+        return _progress(ctx, done, list_id, finished=True)
+    if not candidates or (not listed and (done >= ctx.per_participant or any(t in ctx.watched for _, t in candidates))):
+        return None
+    # the first few: their display orders are computed beforehand, and the first one usually has room
+    view = _lease_first(db, ctx, participant_id, candidates[:_FAST_CANDIDATES], list_id if listed else None, now, done,
+                        states, claimed)
+    return view
+
+
+def _mine(rows: list[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, ...] | None]:
+    """(tasks done, the live lease made first) from the participant's assignments."""
+    done = 0
+    active = None
+    for row in rows:
+        if row[4] == "done":
+            done += 1
+        elif row[4] == "leased" and row[3] >= now and (active is None or row[5] < active[5]):
+            active = row
+    return done, active
+
+
+def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: list[tuple[int | None, str]],
+                 list_id: str | None, now: float, done: int, states: dict[str, int], claimed: str | None,
+                 ) -> AssignmentView | None:
+    """Lease the first candidate with room, in one batch that commits (PostgreSQL) whatever it leased."""
+    aid = secrets.token_hex(12)
+    expires = now + ctx.reservation(done)
+    key: dict[str, Any] = {"aid": aid, "pid": participant_id, "l": list_id, "now": now, "exp": expires}
+    displays = {}
+    values = []
+    for k, (pos, task_id) in enumerate(candidates):
+        displays[task_id] = display = display_order(ctx, participant_id, ctx.tasks[task_id])
+        key[f"p{k}"], key[f"t{k}"], key[f"d{k}"], key[f"o{k}"] = pos, task_id, json.dumps(display), k
+        values.append(f"(:p{k}, :t{k}, :d{k}, :o{k})")
+    steps: list[tuple[str, dict[str, Any] | None]] = []
+    if db.pg:  # a lease is not an acknowledged judgement: its commit need not wait for the disk
+        steps.append((_ASYNC_COMMIT, None))
+    if claimed is not None:
+        steps.append((_EVENT, _claimed_event(participant_id, claimed, now)))
+    room = ""
+    guard = room_guard(ctx, [t for _, t in candidates], states) if ctx.watched else None
+    if guard is not None:
+        lock, no_room, params = guard
+        steps.append((lock, params))
+        room = f" AND NOT {no_room}"
+        key.update(params)
+    lease = _LEASE_FIRST.format(values=", ".join(values), position="c.pos" if list_id is not None else "NULL", room=room)
+    steps += [(lease, key), (_TAKE_LEASED, key)]
+    if list_id is not None:
+        steps += [(_LIST_POSITION_LEASED, key), (_LIST_LEASE_LEASED, key)]
+    steps.append((_LEASED, key))
+    got = db.batch(steps, commit=True)
+    task_id = got[-1].scalar
+    if task_id is None:
+        return None
+    return AssignmentView(aid, ctx.tasks[task_id], displays[task_id], expires, _progress(ctx, done, list_id))
 
 
 def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, now: float, done: int) -> AssignmentView | None:

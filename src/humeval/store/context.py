@@ -9,6 +9,7 @@ rule from :mod:`humeval.stopping`. The watched comparisons come from the one res
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -74,6 +75,9 @@ class StoreContext:
     pair_tasks: dict[str, dict[tuple[int, int], list[str]]] = field(default_factory=dict)
     #: how long a list and lease are held before a participant's first submit (None: a whole lease)
     first_lease_seconds: int | None = None
+    #: held while a rule object of :attr:`rules` is brought up to date, fed or read (PostgreSQL runs
+    #: several operations of a process at once; the rows they feed from are locked in the database)
+    rules_lock: threading.RLock = field(default_factory=threading.RLock)
 
     @property
     def per_participant(self) -> int:

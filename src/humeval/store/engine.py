@@ -1,4 +1,4 @@
-"""Database URLs and engines: SQLite in WAL mode (one writer at a time), or PostgreSQL.
+"""Database URLs and engines: SQLite in WAL mode (one writer at a time), or PostgreSQL (a pool).
 
 SQLite writes start with ``BEGIN IMMEDIATE`` so that a transaction takes the write lock
 up front (several server processes on one file queue on the lock instead of failing on
@@ -20,8 +20,9 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
 from humeval.errors import StoreError
+from humeval.store.sql import SQL_INFO_KEY
 
-__all__ = ["SYNC_MODES", "database_url", "is_sqlite", "make_engines", "redact_url"]
+__all__ = ["SYNC_MODES", "database_url", "is_sqlite", "make_engines", "operation_engine", "redact_url"]
 
 BUSY_TIMEOUT_MS = 30_000
 SYNC_MODES = ("full", "normal")
@@ -63,6 +64,26 @@ def make_engines(url: str, *, readers: int = 4, sqlite_sync: str = "full") -> tu
     writer = create_engine(url, pool_size=1, max_overflow=1, **kw)
     reader = create_engine(url, pool_size=readers, max_overflow=2, **kw)
     return writer, reader
+
+
+def operation_engine(url: str, size: int) -> Engine:
+    """PostgreSQL: the pool the participant operations run on (:mod:`humeval.store.pool`).
+
+    ``size`` connections in autocommit mode (each operation sends its own ``BEGIN`` and
+    ``COMMIT`` with its statements), no ping before each use (a dropped connection fails the
+    operation's first statement and the operation runs again on a new one), and a few more
+    connections for the synchronous writes of admin actions while the pool is busy.
+    """
+    engine = create_engine(url, pool_size=size, max_overflow=4, isolation_level="AUTOCOMMIT", pool_recycle=3600)
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _begin_first(conn: Any, cursor: Any, statement: Any, parameters: Any, context: Any, executemany: Any) -> None:
+        # a SQLAlchemy Core statement of a rarer path: the operation's pending BEGIN goes first
+        db = conn.info.get(SQL_INFO_KEY)
+        if db is not None and db.pending_begin:
+            db.flush_begin()
+
+    return engine
 
 
 def _sqlite_engine(url: str, *, writer: bool, pool: int = 1, sync: str = "full") -> Engine:

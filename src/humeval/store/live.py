@@ -51,7 +51,7 @@ from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["LiveGoal", "LiveGoalDecision", "after_judgement", "has_room", "live_leaderboards", "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
+__all__ = ["STATES_SQL", "LiveGoal", "LiveGoalDecision", "after_judgement", "has_room", "room_guard", "live_leaderboards", "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
            "release_list", "settle", "settle_abandoned",
            "vote_of"]
 
@@ -130,7 +130,13 @@ class _Row:
 
 
 def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
-    """The process's rule object for the comparison, fed every stored outcome in order."""
+    """The process's rule object for the comparison, fed every stored outcome in order
+    (the caller holds ``ctx.rules_lock`` while it uses the rule)."""
+    with ctx.rules_lock:
+        return _rule_locked(conn, ctx, row)
+
+
+def _rule_locked(conn: Connection, ctx: StoreContext, row: Any) -> Any:
     cached = ctx.rules.get(row.comparison)
     comp = ctx.comparisons[row.comparison]
     if cached is None or cached[1] > row.n:
@@ -244,10 +250,11 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
     row = _Row(comparison, *found)
     if row.outcome != "continue":
         return None, False
-    rule = _rule(conn, ctx, row)
     comp = ctx.comparisons[comparison]
-    d = rule.feed(ctx.tasks[task_id].systems, vote) if comp.multi else rule.update(vote)
-    ctx.rules[comparison] = (rule, d.n)
+    with ctx.rules_lock:
+        rule = _rule(conn, ctx, row)
+        d = rule.feed(ctx.tasks[task_id].systems, vote) if comp.multi else rule.update(vote)
+        ctx.rules[comparison] = (rule, d.n)
     bounds = {"n": int(d.n), "successes": int(d.successes), "estimate": _float(d.estimate),
               "threshold_a": _float(d.threshold_a), "threshold_b": _float(d.threshold_b), "c": comparison}
     db.run(_OUTCOME, {**bounds, "t": task_id, "outcome": vote, "now": now})
@@ -291,7 +298,8 @@ def _close(conn: Connection, ctx: StoreContext) -> None:
         cached = ctx.rules.get(c)
         return cached is not None and isinstance(cached[0], LiveGoal) and cached[0].useless(ctx.tasks[task_id].systems)
 
-    ids = [tid for tid, cs in ctx.watched.items() if all(finished(tid, c) for c in cs)]
+    with ctx.rules_lock:
+        ids = [tid for tid, cs in ctx.watched.items() if all(finished(tid, c) for c in cs)]
     t_ = s.tasks.c
     for i in range(0, len(ids), _CLOSE_CHUNK):
         conn.execute(update(s.tasks).where(t_.task_id.in_(ids[i : i + _CLOSE_CHUNK])).values(closed=1))
@@ -330,6 +338,13 @@ _IN_FLIGHT_WHERE = (
     "(SELECT 1 FROM fed f WHERE f.comparison = :c AND f.assignment_id = a.assignment_id)))"
 )
 _IN_FLIGHT = "SELECT count(*) " + _IN_FLIGHT_WHERE
+#: a lease of task ``t.task_id`` (``list``: one outcome) would overstep a watched comparison's bound, the
+#: bound of comparison ``:cK`` being ``:bK`` (callers lock the comparisons' ``stopping`` rows first)
+_NO_ROOM = (
+    "EXISTS (SELECT 1 FROM watched_tasks wc JOIN stopping st ON st.comparison = wc.comparison "
+    "WHERE wc.task_id = t.task_id AND (st.outcome <> 'continue' OR (SELECT count(*) "
+    + _IN_FLIGHT_WHERE.replace(":c", "wc.comparison") + ") >= CASE wc.comparison {cases} ELSE 0 END))"
+)
 _IN_FLIGHT_TASKS = "SELECT count(DISTINCT a.task_id) " + _IN_FLIGHT_WHERE
 _TASK_IN_FLIGHT = "SELECT 1 " + _IN_FLIGHT_WHERE + " AND a.task_id = :t LIMIT 1"
 _STATE_OF = "SELECT n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
@@ -359,17 +374,19 @@ def preferred_tasks(conn: Connection, ctx: StoreContext, now: float) -> list[lis
         return []
     import numpy as np
 
-    rule = _rule(conn, ctx, _Row(comp.criterion, *found))
-    weights = rule.weights()
-    counts = (rule.goal.wins + rule.goal.wins.T).astype(float)
+    with ctx.rules_lock:
+        rule = _rule(conn, ctx, _Row(comp.criterion, *found))
+        weights = rule.weights()
+        counts = (rule.goal.wins + rule.goal.wins.T).astype(float)
+        index = dict(rule.index)
     for task_id, n in db.all(_IN_FLIGHT_BY_TASK, {"c": comp.criterion, "now": now}):
-        a, b = (rule.index[x] for x in ctx.tasks[task_id].systems[:2])
+        a, b = (index[x] for x in ctx.tasks[task_id].systems[:2])
         counts[a, b] += n
         counts[b, a] += n
     allowed = np.triu(weights > 0, 1)
     deficit = weights * (counts[allowed].sum() / 2 + 1) - counts / 2
     pairs = sorted(zip(*np.nonzero(allowed)), key=lambda ij: -deficit[ij])
-    by_pair = _pair_tasks(ctx, comp, rule.index)
+    by_pair = _pair_tasks(ctx, comp, index)
     return [by_pair.get((int(i), int(j)), []) for i, j in pairs]
 
 
@@ -394,6 +411,31 @@ def in_flight(db: Sql, ctx: StoreContext, comparison: str, now: float) -> int:
     """
     sql = _IN_FLIGHT if ctx.strategy is None else _IN_FLIGHT_TASKS
     return int(db.scalar(sql, {"c": comparison, "now": now}) or 0)
+
+
+def room_guard(ctx: StoreContext, task_ids: list[str], states: dict[str, int]) -> tuple[str, str, dict[str, Any]] | None:
+    """``list``: the SQL that grants a lease of one of ``task_ids`` only within the bounds :func:`has_room` keeps.
+
+    (statement locking the comparisons' ``stopping`` rows, condition on ``t.task_id`` that holds when
+    the task has no room, their parameters); None when no task is watched. ``states``: comparison ->
+    outcomes fed, as read before the lock (fewer than now at worst: a bound no larger than the true one).
+    """
+    comparisons = sorted({c for t in task_ids for c in ctx.watched.get(t, ())})
+    if not comparisons:
+        return None
+    params: dict[str, Any] = {}
+    cases = []
+    for k, c in enumerate(comparisons):
+        params[f"c{k}"] = c
+        params[f"b{k}"] = ctx.comparisons[c].in_flight_bound(states.get(c, 0))
+        cases.append(f"WHEN :c{k} THEN :b{k}")
+    names = ", ".join(f":c{k}" for k in range(len(comparisons)))
+    lock = f"SELECT comparison FROM stopping WHERE comparison IN ({names}) ORDER BY comparison FOR UPDATE"
+    return lock, _NO_ROOM.format(cases=" ".join(cases)), params
+
+
+#: every comparison's outcomes fed so far (``room_guard``'s ``states``)
+STATES_SQL = "SELECT comparison, n FROM stopping"
 
 
 def has_room(db: Sql, ctx: StoreContext, task_id: str, now: float) -> bool:
@@ -545,25 +587,23 @@ def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], 
     protocol = protocol or ctx.protocol
     if not protocol.exclusion or not judgements:
         return False, set(), ""
-    # pandas and the exclusion rules: loaded when the first participant is settled, never at start
-    import pandas as pd
-
-    from humeval.analysis.exclude import exclusions
+    # the exclude stage's own rules, on columns (no pandas): loaded when the first participant is settled
+    from humeval.analysis.exclude import exclusion_rows
     from humeval.design.tasks import ParticipantList, Task
     from humeval.judgements import JUDGEMENT_COLUMNS
     from humeval.store.reads import long_rows
 
-    frame = pd.DataFrame(long_rows(ctx, judgements), columns=JUDGEMENT_COLUMNS)
+    rows = long_rows(ctx, judgements)
+    table = {c: [r.get(c) for r in rows] for c in JUDGEMENT_COLUMNS}
     done = {j["task_id"] for j in judgements}
     checks = [ctx.tasks[t] for t in sorted(done) if ctx.tasks[t].kind != "task"]
     lists = [ParticipantList("store", 0, [Task(t.task_id, t.item_id, t.systems, t.criteria, t.family, t.kind,
                                                 t.expected, t.text, t.repeat_of) for t in checks])]
-    found = exclusions(frame, protocol, lists)
-    people = found[found["scope"] == "participant"]
-    single = found[found["scope"] == "judgement"]
-    keys = {(str(r.task_id), str(r.criterion)) for r in single.itertuples(index=False)}
-    reason = "; ".join(f"{r.rule}: {r.detail}" for r in found.itertuples(index=False))
-    return not people.empty, keys, reason
+    found = exclusion_rows(table, protocol, lists)
+    people = [r for r in found if r["scope"] == "participant"]
+    keys = {(r["task_id"], r["criterion"]) for r in found if r["scope"] == "judgement"}
+    reason = "; ".join(f"{r['rule']}: {r['detail']}" for r in found)
+    return bool(people), keys, reason
 
 
 _GOAL_EVENTS = "SELECT at, kind, data FROM events WHERE kind LIKE :prefix ORDER BY id"  # '%' bound: psycopg
@@ -584,8 +624,9 @@ def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str
         found = db.one(_GOAL_STATE, {"c": comp.criterion})
         if found is None:
             continue
-        rule = _rule(conn, ctx, _Row(comp.criterion, *found))
-        st, wins = rule.state, rule.goal.wins
+        with ctx.rules_lock:
+            rule = _rule(conn, ctx, _Row(comp.criterion, *found))
+            st, wins = rule.state, rule.goal.wins.copy()
         games = wins + wins.T
         rows = []
         for i, name in enumerate(comp.members):

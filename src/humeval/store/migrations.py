@@ -4,7 +4,8 @@ Migration 1 creates every table of :mod:`humeval.store.schema`; migration 2 adds
 tables of live stopping with exclusion (``watched_tasks``, ``pending``, ``settled``,
 ``fed``) to a store created before them (creating only missing tables); migration 3 adds
 ``bonuses`` (the ledger of platform bonuses); migration 4 adds ``outputs.format`` (an
-output's own format, empty for the study's) and ``judgements.comment`` (optional free text); migration 5 adds the
+output's own format, empty for the study's) and ``judgements.comment`` (optional free text); migration 5 indexes
+``lists`` by holder and by expiry (claims and releases of lists without a scan); migration 6 adds the
 indexes of the admin page's progress aggregates (:data:`TASK_PROGRESS_INDEXES`). A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
@@ -45,6 +46,11 @@ def _v4(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE judgements ADD COLUMN comment TEXT NOT NULL DEFAULT ''"))
 
 
+def _v5(conn: Connection) -> None:
+    for index in schema.lists.indexes:  # a claim and a release find their lists without a scan
+        index.create(conn, checkfirst=True)
+
+
 #: the admin page's aggregates over the tasks (a study of 100,000 items has 600,000) read an index in
 #: its order instead of sorting the table. SQLite: covering indexes (each aggregate one pass over an
 #: index, no table lookups; a judgement rewrites two index entries). PostgreSQL aggregates with hash
@@ -57,12 +63,12 @@ TASK_PROGRESS_INDEXES = {
 }
 
 
-def _v5(conn: Connection) -> None:
+def _v6(conn: Connection) -> None:
     for ddl in TASK_PROGRESS_INDEXES.get(conn.dialect.name, ()):
         conn.execute(text(ddl))
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5]
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 

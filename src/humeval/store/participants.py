@@ -16,9 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection
 
-from humeval.store import schema as s
 from humeval.store.refusal import Refusal
 from humeval.store.sql import sql_of
 
@@ -35,8 +34,9 @@ _UPSERT = (
 _ROUTE = "SELECT platform FROM participants WHERE participant_id = :pid"
 _ACTIVE = "SELECT COUNT(*) FROM participants WHERE completed_at IS NULL AND last_seen >= :cut"
 _ROUTES = {"invite": "their invite link", "local": "a participant id"}
-_SESSION = "INSERT INTO sessions (session_id, participant_id, created_at, user_agent) VALUES (:sid, :pid, :now, :ua)"
-_EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, 'enter', :pid, :data)"
+_ROUTE_IS = "EXISTS (SELECT 1 FROM participants WHERE participant_id = :pid AND platform = :platform)"
+_SESSION = f"INSERT INTO sessions (session_id, participant_id, created_at, user_agent) SELECT :sid, :who, :now, :ua WHERE {_ROUTE_IS}"
+_EVENT = f"INSERT INTO events (at, kind, participant_id, data) SELECT :now, 'enter', :who, :data WHERE {_ROUTE_IS}"
 
 
 class StudyFull(Refusal):
@@ -75,44 +75,50 @@ def enter(
     """
     now = time.time()
     db = sql_of(conn)
-    first = db.scalar(_ROUTE, {"pid": participant_id})
+    key = {"pid": participant_id, "cut": now - active_window}
+    # two batches (two round trips on PostgreSQL): who this is (and how many are at work), then the writes
+    got = db.batch([(_ROUTE, key), (_ACTIVE, key)] if max_active else [(_ROUTE, key)])
+    first = got[0].scalar
     if first is None:
-        if max_active and active_unfinished(conn, now - active_window) >= max_active:
+        if max_active and int(got[1].scalar or 0) >= max_active:
             raise StudyFull(max_active)
         if admit is not None:
             admit()
     elif first != platform:
         raise _mismatch(participant_id, first, platform)
-    changed = db.run(_UPSERT, {"pid": participant_id, "platform": platform, "params": json.dumps(params), "now": now,
-                               "consented": now if consented else None})
-    if changed != 1:  # another process created the participant through another route meanwhile
-        raise _mismatch(participant_id, str(db.scalar(_ROUTE, {"pid": participant_id})), platform)
     session_id = secrets.token_hex(12)
-    db.run(_SESSION, {"sid": session_id, "pid": participant_id, "now": now, "ua": user_agent[:300]})
-    db.run(_EVENT, {"now": now, "pid": participant_id, "data": json.dumps({"platform": platform, "session_id": session_id})})
+    row = {"pid": participant_id, "who": participant_id, "platform": platform, "params": json.dumps(params), "now": now,
+           "consented": now if consented else None, "sid": session_id, "ua": user_agent[:300],
+           "data": json.dumps({"platform": platform, "session_id": session_id})}
+    # (``who`` is ``pid`` again: PostgreSQL types a parameter once, and a value inserted is text where one
+    # compared with a column is the column's type) the session and its event are written only if the participant's route is this one (they commit with
+    # the batch even when another process created the participant through another route meanwhile)
+    got = db.batch([(_UPSERT, row), (_SESSION, row), (_EVENT, row), (_ROUTE, row)], commit=True)
+    if got[0].rowcount != 1:
+        raise _mismatch(participant_id, str(got[3].scalar), platform)
     return session_id
+
+
+_CONSENT_EVENT = (
+    "INSERT INTO events (at, kind, participant_id, data) SELECT :now, 'consent', :who, '{}' "
+    "WHERE EXISTS (SELECT 1 FROM participants WHERE participant_id = :pid AND consented_at IS NULL)"
+)
+_CONSENT = "UPDATE participants SET consented_at = :now WHERE participant_id = :pid AND consented_at IS NULL"
+_KNOWN = "SELECT 1 FROM participants WHERE participant_id = :pid"
 
 
 def consent(conn: Connection, participant_id: str) -> bool:
     """Record consent (once); False if the participant does not exist."""
-    now = time.time()
-    p = s.participants.c
-    row = conn.execute(select(p.consented_at).where(p.participant_id == participant_id)).first()
-    if row is None:
-        return False
-    if row.consented_at is None:
-        conn.execute(update(s.participants).where(p.participant_id == participant_id).values(consented_at=now))
-        conn.execute(insert(s.events).values(at=now, kind="consent", participant_id=participant_id, data="{}"))
-    return True
+    key = {"now": time.time(), "pid": participant_id, "who": participant_id}
+    got = sql_of(conn).batch([(_CONSENT_EVENT, key), (_CONSENT, key), (_KNOWN, key)], commit=True)
+    return got[2].first is not None
 
 
+_DECLINED = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, 'declined', :pid, '{}')"
 _DECLINE_LIST = "UPDATE lists SET participant_id = NULL, expires_at = NULL WHERE completed = 0 AND participant_id = :pid"
 
 
 def decline(conn: Connection, participant_id: str) -> None:
     """Record a declined consent (an event) and free the participant's unfinished list for someone else."""
-    now = time.time()
-    db = sql_of(conn)
-    db.run(_DECLINE_LIST, {"pid": participant_id})
-    db.run("INSERT INTO events (at, kind, participant_id, data) VALUES (:now, 'declined', :pid, '{}')",
-           {"now": now, "pid": participant_id})
+    key = {"now": time.time(), "pid": participant_id}
+    sql_of(conn).batch([(_DECLINE_LIST, key), (_DECLINED, key)], commit=True)

@@ -121,6 +121,13 @@ lists = Table(
     Column("completed", Integer, nullable=False, default=0),
 )
 
+#: who holds which list (a participant's list, releasing it); the lists nobody holds, in order, and those
+#: whose reservation ran out (claims)
+Index("ix_lists_holder", lists.c.participant_id)
+Index("ix_lists_unheld", lists.c.list_id, postgresql_where=lists.c.participant_id.is_(None),
+      sqlite_where=lists.c.participant_id.is_(None))
+Index("ix_lists_expiry", lists.c.completed, lists.c.expires_at)
+
 list_tasks = Table(
     "list_tasks",
     metadata,

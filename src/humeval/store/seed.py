@@ -212,22 +212,23 @@ def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: 
     inline: dict[str, Task] = {}  # attention checks and repeats, written in full in the lists
     rows: list[tuple[Any, ...]] = []
     places: list[tuple[str, int, str]] = []
-    for data in _stream(lists_file, "participant lists", "lists and list_tasks, lists of lists/lists.jsonl", progress):
-        list_id, round_, ids, written = list_entries(data)
-        named.update(ids)
-        for t in written.values():
-            inline.setdefault(t.task_id, t)
-        if strategy is not None:  # pool strategies serve no lists: they are only read to be checked
-            continue
-        rows.append((list_id, round_, len(ids), 0))
-        places.extend(zip(repeat(list_id), count(), ids))
-        if len(places) >= _CHUNK:
-            load.insert(s.lists, ("list_id", "round", "size", "completed"), rows)
-            load.insert(s.list_tasks, ("list_id", "position", "task_id"), places)
-            rows.clear()
-            places.clear()
-    load.insert(s.lists, ("list_id", "round", "size", "completed"), rows)
-    load.insert(s.list_tasks, ("list_id", "position", "task_id"), places)
+    with load.indexes_after(s.lists, progress):
+        for data in _stream(lists_file, "participant lists", "lists and list_tasks, lists of lists/lists.jsonl", progress):
+            list_id, round_, ids, written = list_entries(data)
+            named.update(ids)
+            for t in written.values():
+                inline.setdefault(t.task_id, t)
+            if strategy is not None:  # pool strategies serve no lists: they are only read to be checked
+                continue
+            rows.append((list_id, round_, len(ids), 0))
+            places.extend(zip(repeat(list_id), count(), ids))
+            if len(places) >= _CHUNK:
+                load.insert(s.lists, ("list_id", "round", "size", "completed"), rows)
+                load.insert(s.list_tasks, ("list_id", "position", "task_id"), places)
+                rows.clear()
+                places.clear()
+        load.insert(s.lists, ("list_id", "round", "size", "completed"), rows)
+        load.insert(s.list_tasks, ("list_id", "position", "task_id"), places)
 
     first = None if strategy is None else strategy.workers_needed([])
     known: set[str] = set()  # the ids of lists/tasks.jsonl

@@ -5,32 +5,67 @@ with SQLAlchemy Core, each costs ~100-250 µs of Python (statement construction,
 execution context, result processing); the same statement text run on the DBAPI cursor
 costs a few µs on SQLite and one round trip on PostgreSQL (psycopg prepares repeated
 statements on the server by itself). The statements are written once, with ``:name``
-parameters, and converted to the driver's style on first use.
+parameters, and converted to the driver's style on first use: ``FOR UPDATE`` clauses are
+PostgreSQL's (row locks); SQLite drops them (its writer holds the database lock).
+
+:meth:`Sql.batch` runs several statements in order, each seeing what the previous ones
+wrote: one after the other on SQLite, in one round trip on PostgreSQL (psycopg's pipeline
+mode). A statement that needs what an earlier one chose finds it in SQL (a key generated
+in Python beforehand, a subquery), not in Python, so one list of statements is the logic
+of both stores.
+
+Transactions: on SQLite the single writer (:mod:`humeval.store.writer`) begins and commits
+(one transaction per batch of operations, a savepoint per operation). On PostgreSQL the
+connection is in autocommit mode and the operation's executor (:mod:`humeval.store.pool`)
+calls :meth:`Sql.begin`: ``BEGIN`` is sent with the first statement (no round trip of its
+own), and ``batch(..., commit=True)`` sends ``COMMIT`` with the batch's last statement.
 
 They run on the same driver connection as the SQLAlchemy :class:`~sqlalchemy.Connection`
-of the writer, inside its transaction and savepoints. Driver errors are re-raised as
-SQLAlchemy's exceptions (``IntegrityError``, ``OperationalError``...) so that the writer
-retries or re-runs an operation exactly as for Core statements.
+of the operation, inside its transaction. Driver errors are re-raised as SQLAlchemy's
+exceptions (``IntegrityError``, ``OperationalError``...) so that the executor retries or
+re-runs an operation exactly as for Core statements.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
-__all__ = ["Sql", "sql_of"]
+__all__ = ["SQL_INFO_KEY", "Rows", "Sql", "sql_of"]
 
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+_LOCKING = re.compile(r" FOR UPDATE(?: OF \w+)?(?: SKIP LOCKED)?")
 _PG: dict[str, str] = {}
 _LITE: dict[str, str] = {}
-_INFO_KEY = "humeval_sql"
+SQL_INFO_KEY = "humeval_sql"
 
 #: SQLite 3.35 added ``RETURNING``; older libraries take a second statement instead
 SQLITE_RETURNING = sqlite3.sqlite_version_info >= (3, 35)
+
+#: one statement of a batch: (SQL text with ``:name`` parameters, parameters)
+Step = tuple[str, dict[str, Any] | None]
+
+
+class Rows:
+    """What one statement of a batch gave: rows changed and the rows it returned."""
+
+    __slots__ = ("rowcount", "rows")
+
+    def __init__(self, rowcount: int, rows: list[tuple[Any, ...]]) -> None:
+        self.rowcount, self.rows = rowcount, rows
+
+    @property
+    def first(self) -> tuple[Any, ...] | None:
+        return self.rows[0] if self.rows else None
+
+    @property
+    def scalar(self) -> Any:
+        return self.rows[0][0] if self.rows else None
 
 
 def _for_pg(sql: str) -> str:
@@ -43,14 +78,15 @@ def _for_pg(sql: str) -> str:
 def _for_sqlite(sql: str) -> str:
     text = _LITE.get(sql)
     if text is None:
-        text = _LITE[sql] = sql.replace(" FOR UPDATE", "")  # SQLite: the writer holds the database lock
+        text = _LITE[sql] = _LOCKING.sub("", sql)  # SQLite: the writer holds the database lock
     return text
 
 
 class Sql:
     """Fixed statements on one driver connection (``pg``: PostgreSQL, else SQLite)."""
 
-    __slots__ = ("_convert", "_dialect", "_error", "cur", "pg", "raw", "returning")
+    __slots__ = ("_convert", "_dialect", "_error", "cur", "in_tx", "loader", "pending_begin", "pg", "prepared", "raw",
+                 "returning", "trips")
 
     def __init__(self, conn: Connection) -> None:
         self.raw = conn.connection.driver_connection
@@ -60,14 +96,66 @@ class Sql:
         self._convert = _for_pg if self.pg else _for_sqlite
         self._error: type[Exception] = conn.dialect.loaded_dbapi.Error
         self.cur = self.raw.cursor()
+        #: PostgreSQL: a transaction was begun (``BEGIN`` not sent yet: it goes with the next statement)
+        self.pending_begin = False
+        #: PostgreSQL: a transaction begun by :meth:`begin` is open on the server
+        self.in_tx = False
+        #: round trips to the server so far (PostgreSQL; each batch is one)
+        self.trips = 0
+        #: PostgreSQL: statements prepared on this connection (SQL text -> name) and the result loader
+        self.prepared: dict[str, bytes] = {}
+        self.loader: Any = None
+
+    def _raise(self, sql: str, params: Any, exc: Exception) -> None:
+        raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
 
     def _execute(self, sql: str, params: dict[str, Any] | None) -> Any:
+        if self.pending_begin:
+            result = self.batch([(sql, params)])[0]
+            return _Done(result)
         try:
             self.cur.execute(self._convert(sql), params or {})
         except self._error as exc:
-            raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
+            self._raise(sql, params, exc)
+        self.trips += 1
         return self.cur
 
+    # -- transactions (PostgreSQL; the SQLite writer manages its own) -----------------------------
+    def begin(self) -> None:
+        """Start a transaction: ``BEGIN`` goes out with the next statement (PostgreSQL)."""
+        if self.pg:
+            self.pending_begin = True
+
+    def ensure_transaction(self) -> None:
+        """Begin again after a batch committed (PostgreSQL; on SQLite the writer's transaction goes on)."""
+        if self.pg and not self.in_tx and not self.pending_begin:
+            self.pending_begin = True
+
+    def flush_begin(self) -> None:
+        """Send a pending ``BEGIN`` now (before a statement that does not go through this object)."""
+        if self.pending_begin:
+            self.pending_begin = False
+            self.raw.execute("BEGIN")
+            self.trips += 1
+            self.in_tx = True
+
+    def commit(self) -> None:
+        """Commit the open transaction (nothing to send when no statement ran since :meth:`begin`)."""
+        self.pending_begin = False
+        if self.in_tx:
+            self.in_tx = False
+            self.raw.execute("COMMIT")
+            self.trips += 1
+
+    def rollback(self) -> None:
+        self.pending_begin = False
+        self.in_tx = False
+        if self.pg and self.raw.info.transaction_status != 0:  # psycopg: 0 = idle, no transaction open
+            # on the libpq connection: psycopg answers a ROLLBACK of its own with DEALLOCATE ALL, which
+            # would drop the statements this object prepared
+            self.raw.pgconn.exec_(b"ROLLBACK")
+
+    # -- statements ----------------------------------------------------------------------------
     def run(self, sql: str, params: dict[str, Any] | None = None) -> int:
         """Execute; the number of rows changed."""
         return int(self._execute(sql, params).rowcount)
@@ -90,11 +178,176 @@ class Sql:
             return int(self.one(sql, params)[0])  # type: ignore[index]
         return int(self._execute(sql.rsplit(" RETURNING ", 1)[0], params).lastrowid)
 
+    def batch(self, steps: Sequence[Step], *, commit: bool = False) -> list[Rows]:
+        """Run ``steps`` in order in the current transaction; what each gave.
+
+        PostgreSQL: one round trip (with a pending ``BEGIN`` first and, with ``commit``, ``COMMIT``
+        last; after an error nothing later in the batch runs, and the transaction is left for the
+        executor to roll back). SQLite: one statement after the other; ``commit`` is the writer's.
+        """
+        if not self.pg:
+            out = []
+            for sql, params in steps:
+                cur = self._execute(sql, params)
+                out.append(Rows(cur.rowcount, cur.fetchall() if cur.description else []))
+            return out
+        begin = self.pending_begin
+        try:
+            results = _pg_pipeline(self, steps, begin=begin, commit=commit)
+        except self._error as exc:
+            self.pending_begin = False
+            self.in_tx = True  # left open (aborted): the executor rolls it back
+            self._raise("; ".join(sql for sql, _ in steps), None, exc)
+        self.trips += 1
+        self.pending_begin = False
+        self.in_tx = (self.in_tx or begin) and not commit
+        return results
+
+
+# -- PostgreSQL: one round trip for a batch ------------------------------------------------------------------
+# libpq's pipeline mode driven directly (psycopg's own pipeline costs a poll and a Python round per
+# statement): every statement is prepared once per connection and then sent with text parameters,
+# one Sync for the batch, one wait for the results.
+_POSITIONAL: dict[str, tuple[bytes, tuple[str, ...]]] = {}
+_INT8, _FLOAT8, _BOOL = 20, 701, 16
+
+
+def _positional(sql: str) -> tuple[bytes, tuple[str, ...]]:
+    found = _POSITIONAL.get(sql)
+    if found is None:
+        names: list[str] = []
+
+        def number(m: re.Match[str]) -> str:
+            if m.group(1) not in names:
+                names.append(m.group(1))
+            return f"${names.index(m.group(1)) + 1}"
+
+        found = _POSITIONAL[sql] = (_PARAM.sub(number, sql).encode(), tuple(names))
+    return found
+
+
+def _encode(value: Any) -> tuple[bytes | None, int]:
+    """A parameter as text, with its type (0: let the server infer it, as for strings)."""
+    if value is None:
+        return None, 0
+    if isinstance(value, str):
+        return value.encode(), 0
+    if isinstance(value, bool):
+        return (b"t" if value else b"f"), _BOOL
+    if isinstance(value, int):
+        return str(value).encode(), _INT8
+    if isinstance(value, float):
+        return repr(value).encode(), _FLOAT8
+    return str(value).encode(), 0
+
+
+def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -> list[Rows]:
+    from psycopg import pq
+    from psycopg.adapt import Transformer
+    from psycopg.errors import error_from_result
+
+    raw = db.raw
+    pg = raw.pgconn
+    prepared: dict[str, bytes] = db.prepared
+    sends: list[tuple[str, bytes, bytes | None, list[bytes | None], list[int]]] = []
+    for sql, params in steps:  # everything encoded before the first byte is sent
+        text, names = _positional(sql)
+        encoded = [_encode(params[n]) for n in names] if names else []  # type: ignore[index]
+        sends.append((sql, text, prepared.get(sql), [v for v, _ in encoded], [oid for _, oid in encoded]))
+    expect: list[int] = []  # per result: the step's index; -1 BEGIN or COMMIT; -2 a PREPARE
+    new: list[str] = []  # statements prepared by this batch, in the order of their PREPARE results
+    results: list[Any] = []
+    pg.enter_pipeline_mode()
+    try:
+        if begin:
+            pg.send_query_params(b"BEGIN", None)
+            expect.append(-1)
+        for i, (sql, text, name, values, oids) in enumerate(sends):
+            if name is None:
+                name = prepared[sql] = f"humeval_{len(prepared)}".encode()
+                pg.send_prepare(name, text, param_types=oids)
+                expect.append(-2)
+                new.append(sql)
+            pg.send_query_prepared(name, values)
+            expect.append(i)
+        if commit:
+            pg.send_query_params(b"COMMIT", None)
+            expect.append(-1)
+        pg.pipeline_sync()
+        fd = pg.socket
+        while pg.flush() != 0:
+            _wait(fd, write=True)
+        while True:
+            while pg.is_busy():
+                _wait(fd, write=False)
+                pg.consume_input()
+            r = pg.get_result()
+            if r is None:
+                continue  # the end of one statement's results
+            if r.status == pq.ExecStatus.PIPELINE_SYNC:
+                break
+            results.append(r)
+    finally:
+        # a PREPARE that did not succeed (an earlier statement failed, the connection broke) is sent again
+        made = [r.status == pq.ExecStatus.COMMAND_OK for kind, r in zip(expect, results, strict=False) if kind == -2]
+        for sql, ok in zip(new, made + [False] * (len(new) - len(made)), strict=True):
+            if not ok:
+                prepared.pop(sql, None)
+        try:
+            if pg.pipeline_status != pq.PipelineStatus.OFF:
+                pg.exit_pipeline_mode()
+        except Exception:  # noqa: BLE001 - a broken connection: the error above says why
+            pass
+    error = next((r for r in results if r.status == pq.ExecStatus.FATAL_ERROR), None)
+    if error is not None:
+        if error.error_field(pq.DiagnosticField.SQLSTATE) == b"26000":
+            prepared.clear()  # prepared statements dropped behind our back: prepare again (the operation is retried)
+        raise error_from_result(error, encoding=raw.info.encoding)
+    tx = db.loader
+    if tx is None:
+        tx = db.loader = Transformer(raw)
+    out = [Rows(0, [])] * len(steps)
+    for kind, r in zip(expect, results, strict=True):
+        if kind < 0:
+            continue
+        rows: list[tuple[Any, ...]] = []
+        if r.status == pq.ExecStatus.TUPLES_OK and r.ntuples:
+            tx.set_pgresult(r)
+            rows = tx.load_rows(0, r.ntuples, tuple)
+        count = r.command_tuples
+        out[kind] = Rows(-1 if count is None else count, rows)
+    return out
+
+
+def _wait(fd: int, *, write: bool) -> None:
+    import select
+
+    if write:
+        select.select([], [fd], [])
+    else:
+        select.select([fd], [], [])
+
+
+class _Done:
+    """A finished statement's result, read like a cursor (``rowcount``, ``fetchall``)."""
+
+    __slots__ = ("_r", "rowcount")
+
+    def __init__(self, r: Rows) -> None:
+        self._r, self.rowcount = r, r.rowcount
+
+    @property
+    def lastrowid(self) -> Any:
+        return None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self._r.rows
+
 
 def sql_of(conn: Connection) -> Sql:
     """The :class:`Sql` of the connection's current driver connection (made once per connection)."""
     info = conn.info
-    db = info.get(_INFO_KEY)
+    db = info.get(SQL_INFO_KEY)
     if db is None or db.raw is not conn.connection.driver_connection:
-        db = info[_INFO_KEY] = Sql(conn)
+        db = info[SQL_INFO_KEY] = Sql(conn)
     return db

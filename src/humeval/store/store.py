@@ -4,10 +4,21 @@
 
     store = Store.open(Study.open("my-study"))      # study.db, or db="postgresql://..."
     store.prepare()                                 # migrate + seed (once, before serving)
-    await store.next_assignment("P1")               # writes go through the single writer
+    await store.next_assignment("P1")               # a write operation
 
-Every write runs on the process's single writer (:class:`~humeval.store.writer.Writer`);
-reads for the admin views run on a separate pool.
+Write operations run on SQLite's single writer of the process
+(:class:`~humeval.store.writer.Writer`: one thread, group commit), or on PostgreSQL's pool
+of connections, several in flight at once, each in its own READ COMMITTED transaction
+(:class:`~humeval.store.pool.PooledWriter`). Reads for the admin views run on a separate pool.
+
+Concurrency on PostgreSQL (several operations of a process, several processes, several
+machines) is held by the database, at READ COMMITTED: a list is claimed by one statement that
+skips lists other transactions are claiming (``FOR UPDATE SKIP LOCKED``) and never gives up
+while a free list exists; a task's cap by a conditional update on its locked row
+(``taken < cap``); a participant's operations queue on their participant row; a submit on
+its assignment row; the live stopping state (and the leases of a watched comparison) on the
+comparison's ``stopping`` row. Nothing is lost or assigned twice
+(``tests/integration/server/test_pg_concurrency.py`` hammers it with real connections).
 """
 
 from __future__ import annotations
@@ -25,9 +36,10 @@ from humeval import logbook
 from humeval.store import schema as s
 from humeval.store.assign import next_assignment, progress
 from humeval.store.context import StoreContext
-from humeval.store.engine import database_url, is_sqlite, make_engines, redact_url
+from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
 from humeval.store.migrations import migrate
 from humeval.store.participants import consent, decline, enter, route_of
+from humeval.store.pool import PooledWriter
 from humeval.store.reads import (
     all_judgements,
     judgement_rows,
@@ -46,6 +58,9 @@ __all__ = ["Store"]
 
 T = TypeVar("T")
 
+#: PostgreSQL: write operations of one process in flight at once (and connections of its pool)
+OPERATIONS_IN_FLIGHT = 6
+
 
 class Store:
     """Participants, assignments and judgements of one study in SQLite or PostgreSQL."""
@@ -56,11 +71,25 @@ class Store:
         self.write_engine: Engine
         self.read_engine: Engine
         self.write_engine, self.read_engine = make_engines(url, sqlite_sync=sqlite_sync)
-        self.writer = Writer(self.write_engine)
+        self.writer: Writer | PooledWriter
+        self.op_engine: Engine | None = None
+        if is_sqlite(url):
+            self.writer = Writer(self.write_engine)
+        else:
+            self.op_engine = operation_engine(url, OPERATIONS_IN_FLIGHT)
+            self.writer = PooledWriter(self.op_engine, OPERATIONS_IN_FLIGHT)
         #: how messages and the logbook name this store: the SQLite file, or the URL without its secrets
         self.where = str(study.relative(Path(url.split("///", 1)[1]))) if is_sqlite(url) and "///" in url else redact_url(url)
         self.writer.where = self.where
+        self.writer.on_rollback = self._forget_rules
         self._ctx: StoreContext | None = None
+
+    def _forget_rules(self) -> None:
+        """A write transaction rolled back: the live rules it fed may hold outcomes that were never stored
+        (and that another process may store differently), so each is rebuilt from the store when next used."""
+        if self._ctx is not None:
+            with self._ctx.rules_lock:
+                self._ctx.rules.clear()
 
     @classmethod
     def open(cls, study: Study, db: str | None = None, *, sqlite_sync: str = "full") -> Store:
@@ -99,6 +128,8 @@ class Store:
 
     def close(self) -> None:
         self.writer.close()
+        if self.op_engine is not None:
+            self.op_engine.dispose()
         self.write_engine.dispose()
         self.read_engine.dispose()
 

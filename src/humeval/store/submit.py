@@ -113,7 +113,8 @@ def submit_judgement(
     if status == "done" and task_id in ctx.watched and (ctx.strategy is not None or is_settled(db, participant_id)):
         raise Refusal("judgement_final", "this judgement already counts for the live stopping rule and cannot be "
                       "changed", status=409, field="assignment_id")
-    if status == "expired":
+    reclaimed = status == "expired"
+    if reclaimed:
         if not take(conn, task_id):
             raise Refusal("lease_expired", "this assignment expired and was given to someone else; ask for the next one", status=409, field="assignment_id")
         status = "leased"
@@ -122,20 +123,27 @@ def submit_judgement(
         revision = 1 + int(db.scalar(_LAST_REVISION, {"aid": assignment_id}) or 0)
     if seconds is None or isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (0 <= seconds <= MAX_SECONDS) or math.isnan(seconds):
         seconds = max(0.0, now - created_at)
-    new_id = db.insert_id(_STORE, {
-        "key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
-        "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
-        "seconds": float(seconds), "revision": revision, "now": now, "comment": comment,
-    })
-    stored = StoredJudgement(new_id, idempotency_key, assignment_id, participant_id, task_id, clean, now, revision, True)
-    decided: list[str] = []
+    row = {"key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
+           "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
+           "seconds": float(seconds), "revision": revision, "now": now, "comment": comment}
+    # one batch (one round trip on PostgreSQL, with the COMMIT unless the pool's labels follow)
+    steps: list[tuple[str, dict[str, Any] | None]] = []
+    if db.returning:
+        steps.append((_STORE, row))
+    else:  # SQLite before 3.35: the key comes from the cursor
+        new_id = db.insert_id(_STORE, row)
+    pooled_pair = revision == 0 and ctx.strategy is not None and task.family == "pair" and task.kind == "task"
     if revision == 0:
-        db.run(_DONE, {"now": now, "aid": assignment_id})
-        db.run(_TASK_DONE, {"t": task_id})
+        steps += [(_DONE, row), (_TASK_DONE, row)]
         if list_id is not None:
-            db.run(_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position})
-            db.run(_LIST_LEASE, {"exp": now + ctx.lease_seconds, "l": list_id})
-        if task.family == "pair" and task.kind == "task":
-            after_judgement(conn, ctx, task, clean, now)
-    db.run(_TOUCH, {"now": now, "pid": participant_id})
-    return SubmitResult(stored, decided)
+            if reclaimed:  # reaped while it was away: its list position was freed
+                steps.append((_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}))
+            steps.append((_LIST_LEASE, {"exp": now + ctx.lease_seconds, "l": list_id}))
+    steps.append((_TOUCH, row))
+    got = db.batch(steps, commit=not pooled_pair)
+    if db.returning:
+        new_id = int(got[0].scalar)
+    stored = StoredJudgement(new_id, idempotency_key, assignment_id, participant_id, task_id, clean, now, revision, True)
+    if pooled_pair:
+        after_judgement(conn, ctx, task, clean, now)  # list: the participant's outcomes are fed when settled
+    return SubmitResult(stored, [])

@@ -1,4 +1,4 @@
-"""The single writer: every write of a process runs on one thread, in one transaction per batch.
+"""SQLite's single writer: every write of a process runs on one thread, in one transaction per batch.
 
 Writes queue up while the previous batch commits; the next batch runs them one after the
 other, each inside its own savepoint (a refused operation rolls back alone), and one
@@ -27,7 +27,7 @@ from humeval.errors import HumevalError, StoreError
 from humeval.store.refusal import StoreUnwritable, disk_full
 from humeval.store.sql import sql_of
 
-__all__ = ["Writer"]
+__all__ = ["RETRIES", "Writer", "retryable"]
 
 T = TypeVar("T")
 log = logging.getLogger("humeval.store")
@@ -54,6 +54,14 @@ class Writer:
         self.unwritable: str | None = None
         #: how the store is named in messages (set by the store: a file or a redacted URL)
         self.where = "the store"
+        #: called after a batch's transaction rolled back (the store drops what it cached from uncommitted
+        #: work; an operation's savepoint rolled back needs nothing: the next feed finds the cache ahead of
+        #: the stored count and rebuilds, and no other process writes to this store)
+        self.on_rollback: Callable[[], None] | None = None
+
+    def _rolled_back(self) -> None:
+        if self.on_rollback is not None:
+            self.on_rollback()
 
     def mark_unwritable(self, reason: str) -> None:
         self.unwritable = reason
@@ -111,6 +119,7 @@ class Writer:
                     conn = self._engine.connect()
                 self._run_batch(conn, batch)
             except Exception as exc:  # the connection itself failed: fail the batch, reconnect
+                self._rolled_back()
                 reason = disk_full(exc)
                 if reason is None:
                     log.exception("store writer: batch failed")
@@ -139,7 +148,8 @@ class Writer:
                     for fn, fut in batch:
                         results.append((fut, *self._run_one(conn, fn)))
             except (OperationalError, DBAPIError) as exc:
-                if not _retryable(exc) or attempt == RETRIES - 1:
+                self._rolled_back()
+                if not retryable(exc) or attempt == RETRIES - 1:
                     raise
                 time.sleep(0.01 * (attempt + 1))
                 if conn.invalidated:
@@ -185,7 +195,8 @@ class Writer:
         return None, StoreError("a write kept conflicting with a concurrent one; try again")
 
 
-def _retryable(exc: DBAPIError) -> bool:
+def retryable(exc: DBAPIError) -> bool:
+    """Whether the failure goes away when the transaction runs again (lock wait, deadlock, serialisation)."""
     text = str(exc.orig if exc.orig is not None else exc).lower()
     code = getattr(exc.orig, "sqlstate", None)
     return (
@@ -193,5 +204,5 @@ def _retryable(exc: DBAPIError) -> bool:
         or "busy" in text
         or "deadlock" in text
         or "could not serialize" in text
-        or code in ("40001", "40P01", "55P03")
+        or code in ("40001", "40P01", "55P03", "26000")  # 26000: a prepared statement was dropped
     )

@@ -69,10 +69,15 @@ def all_types_study(root: Path, *, items: int = 2, code: str = "C0DE-777") -> St
 
 def pairwise_study(
     root: Path, *, items: int = 30, strategy: str = "list", per_item: int = 3, per_participant: int = 10,
-    stopping: bool = True, delta: float = 0.05, lease: int = 1800,
+    stopping: bool = True, delta: float = 0.05, lease: int = 1800, exclusion: str = "",
+    min_in_flight: int = 1,
 ) -> Study:
+    """A two-system ``2afc`` study; ``exclusion``: the protocol's ``exclusion`` list in YAML flow style."""
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
-    stop = f"stopping: {{rule: anytime, delta: {delta}, systems: [baseline, candidate]}}" if stopping else ""
+    stop = (f"stopping: {{rule: anytime, delta: {delta}, systems: [baseline, candidate], min_in_flight: {min_in_flight}}}"
+            if stopping else "")
+    if exclusion:
+        stop += f"\nexclusion: {exclusion}"
     (root / "humeval.yaml").write_text(
         PAIRWISE.format(strategy=strategy, per_item=per_item, per_participant=per_participant, stopping=stop, lease=lease),
         encoding="utf-8",
@@ -148,9 +153,11 @@ platform: {{kind: local, completion_code: DONE-ESA}}
 """
 
 
-def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant: int = 6, language: str = "en") -> Study:
-    """Error span annotation of three systems' outputs (every output judged ``per_item`` times)."""
-    write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=6))
+def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant: int = 6, language: str = "en",
+              outputs: list[dict] | None = None) -> Study:
+    """Error span annotation of three systems' outputs (every output judged ``per_item`` times);
+    ``outputs`` replaces the generated data set (rows of ``item_id, system, output, slots``)."""
+    write_jsonl(root / "data" / "outputs.jsonl", outputs if outputs is not None else generate_outputs(items, seed=6))
     (root / "humeval.yaml").write_text(ESA.format(per_item=per_item, per_participant=per_participant,
                                                   language=language), encoding="utf-8")
     study = Study.open(root)

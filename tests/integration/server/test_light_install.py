@@ -3,7 +3,7 @@
 The server process blocks those modules (an import hook raising ModuleNotFoundError, as a
 ``pip install "humeval[server]"`` without the ``analysis`` and ``parquet`` extras would),
 then seeds a locked study, admits a participant, takes judgements through the live stopping
-rule and shows the admin page with its agreement. The CLI turns a missing extra into a user
+rule (with the exclude stage's rules applied live) and shows the admin page with its agreement. The CLI turns a missing extra into a user
 error that names the extra.
 """
 
@@ -64,14 +64,29 @@ def test_serve_without_the_analysis_and_parquet_extras(tmp_path: Path) -> None:
     assert "No module named" not in log and "Traceback" not in log, log
 
 
-def test_live_exclusion_without_pandas_is_refused_before_serving(tmp_path: Path) -> None:
-    study = pairwise_study(tmp_path / "study", items=12, per_participant=4)
-    protocol = study.protocol_file.read_text(encoding="utf-8") + "exclusion:\n  - {rule: attention, max_failures: 0}\n"
-    study.protocol_file.write_text(protocol, encoding="utf-8")
-    code = f"{BLOCKER}\nfrom humeval.cli import main\nsys.argv = ['humeval', 'serve', {str(study.root)!r}, '--unlocked']\nmain()"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1 and "applying `exclusion` to the live stopping rule needs pandas" in done.stderr, done.stderr
-    assert "humeval[analysis]" in done.stderr and not study.db_file.exists()
+def test_live_exclusion_runs_without_pandas(tmp_path: Path) -> None:
+    """The exclude stage's rules need no pandas: the live stopping rule drops a straight-lining participant."""
+    study = pairwise_study(tmp_path / "study", items=12, per_participant=4,
+                           exclusion="[{rule: straight-lining, min_tasks: 2}]", min_in_flight=8)
+    server = ServerProcess(study.root, None, prelude=BLOCKER).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as c:
+            for pid, answers in (("same", "AAAA"), ("varied", "ABAB")):
+                h = {"authorization": f"Bearer {c.post('/api/v1/enter', json={'participant_id': pid}).json()['token']}"}
+                for k, choice in enumerate(answers):
+                    a = c.get("/api/v1/next", headers=h)
+                    assert a.status_code == 200, (pid, k, a.status_code, a.text)
+                    body = {"assignment_id": a.json()["assignment_id"], "idempotency_key": f"{pid}-key-{k:04d}",
+                            "values": {"quality": choice}}
+                    assert c.post("/api/v1/judgements", json=body, headers=h).status_code == 201
+                assert c.get("/api/v1/next", headers=h).status_code == 204  # the list is done: settled
+            status = c.get("/api/v1/admin/status", headers={"authorization": f"Bearer {ADMIN}"}).json()
+    finally:
+        server.stop()
+    log = server.log.read_text()
+    assert "No module named" not in log and "Traceback" not in log, log
+    stopping = status["stopping"][0]
+    assert stopping["n"] == 4, stopping  # only the varied participant's four judgements reached the rule
 
 
 def test_a_missing_extra_is_a_user_error_naming_it(tmp_path: Path) -> None:

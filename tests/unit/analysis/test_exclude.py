@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from humeval.analysis.exclude import exclusion_counts, exclusions, valid_judgements
 from humeval.design.tasks import ParticipantList, Task
+from humeval.errors import DataError
 
 from .conftest import make_protocol, rows
 
@@ -72,3 +74,23 @@ def test_no_rules_excludes_nothing(protocol):
     counts = exclusion_counts(frame, out, protocol)
     assert counts["judgements_kept"] == 1 and counts["rules"] == []
     assert isinstance(valid_judgements(frame, out), pd.DataFrame)
+
+
+def test_the_rules_take_plain_columns_as_the_server_gives_them():
+    """exclusion_rows on a mapping of column -> list (no pandas, as the live store calls it) gives the same
+    records as exclusions on the DataFrame; missing values may be None."""
+    from humeval.analysis.exclude import exclusion_rows
+
+    protocol = make_protocol(exclusion=[{"rule": "straight-lining", "min_tasks": 2},
+                                        {"rule": "min-time", "seconds": 5, "scope": "participant"}])
+    frame = rows([{"participant_id": "same", "item_id": f"i{k}", "system": "A", "value": 4.0, "seconds": 2.0}
+                  for k in range(3)]
+                 + [{"participant_id": "slow", "item_id": f"i{k}", "system": "A", "value": float(k), "seconds": 9.0}
+                    for k in range(3)]
+                 + [{"participant_id": "untimed", "item_id": "i1", "system": "A", "value": 1.0, "seconds": None}])
+    table = {c: [None if pd.isna(v) else v for v in frame[c]] for c in frame.columns}
+    records = exclusion_rows(table, protocol)
+    assert records == exclusions(frame, protocol).to_dict("records")
+    assert [(r["participant_id"], r["rule"]) for r in records] == [("same", "straight-lining"), ("same", "min-time")]
+    with pytest.raises(DataError, match=r"lack the column\(s\) task_id"):
+        exclusion_rows({"participant_id": []}, protocol)

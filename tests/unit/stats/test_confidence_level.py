@@ -88,6 +88,7 @@ EXAMPLES: dict[str, Callable[[float], Interval]] = {
     "trueskill_ranking": lambda cl: (
         hs.trueskill_ranking(_BATTLES, n_boot=20, seed=7, confidence_level=cl).score("a").ci
     ),
+    "mean_ci": lambda cl: hs.mean_ci(_X, n_boot=300, seed=9, confidence_level=cl).ci,
     "ppi_mean": lambda cl: hs.ppi_mean(_X, _Y, _Y * 0.9, confidence_level=cl).ci,
     "ppi_mean_arrays": lambda cl: tuple(
         float(hs.ppi_mean_arrays(_X, _Y, _Y * 0.9, confidence_level=cl)[k]) for k in ("ci_low", "ci_high")

@@ -50,7 +50,10 @@
   });
 })();
 // error span annotation (ESA): tap/click the first and the last word of an error (or arrow keys, Shift to
-// extend), then "minor" or "major"; spans are character offsets into the text, kept in a hidden field
+// extend), or select any characters with the mouse or the keyboard's text selection, then "minor" or
+// "major"; spans are character offsets (Unicode code points, as the server counts them) into the text,
+// kept in a hidden field; marked spans are painted exactly with the CSS Custom Highlight API where the
+// browser has it, else on the words they touch
 (function () {
   "use strict";
   document.querySelectorAll(".esa").forEach(function (box) {
@@ -63,6 +66,54 @@
     var spans = [];
     try { spans = JSON.parse(field.value || "[]"); } catch (e) { spans = []; }
     var anchor = -1, cursor = -1;
+    var exact = typeof Highlight === "function" && window.CSS && CSS.highlights;
+    function points(str) { return Array.from(str).length; }
+    function units(str, n) { return Array.from(str).slice(0, n).join("").length; }
+    function tokOf(node) {
+      var el = node.nodeType === 3 ? node.parentNode : node;
+      return el && el.classList && el.classList.contains("tok") ? el : null;
+    }
+    // a DOM position (node, offset) inside the text -> code point offset into the text shown; whitespace
+    // between words snaps to the next word (side "start") or the previous one (side "end")
+    function offsetOf(node, off, side) {
+      var tok = tokOf(node);
+      if (tok) {
+        var s = Number(tok.dataset.s);
+        return node.nodeType === 3 ? s + points(node.data.slice(0, off)) : (off === 0 ? s : Number(tok.dataset.e));
+      }
+      if (node === text) { node = text.childNodes[off] || null; off = 0; if (!node) { return toks.length ? Number(toks[toks.length - 1].dataset.e) : 0; } if (tokOf(node)) { return Number(node.dataset.s); } }
+      var prev = node.previousSibling, next = node.nextSibling;
+      while (prev && !tokOf(prev)) { prev = prev.previousSibling; }
+      while (next && !tokOf(next)) { next = next.nextSibling; }
+      if (side === "start") { return next ? Number(next.dataset.s) : (prev ? Number(prev.dataset.e) : 0); }
+      return prev ? Number(prev.dataset.e) : (next ? Number(next.dataset.s) : 0);
+    }
+    function selected() {
+      var sel = window.getSelection();
+      if (!sel || sel.isCollapsed || !sel.rangeCount) { return null; }
+      var r = sel.getRangeAt(0);
+      if (!text.contains(r.startContainer) || !text.contains(r.endContainer)) { return null; }
+      var start = offsetOf(r.startContainer, r.startOffset, "start"), end = offsetOf(r.endContainer, r.endOffset, "end");
+      return end > start ? [start, end] : null;
+    }
+    // code point offset -> DOM range over the tokens' text nodes
+    function domRange(start, end) {
+      var range = document.createRange(), begun = false;
+      toks.forEach(function (t) {
+        var s = Number(t.dataset.s), e = Number(t.dataset.e), node = t.firstChild;
+        if (!node || e <= start || s >= end) { return; }
+        if (!begun) { range.setStart(node, units(node.data, Math.max(0, start - s))); begun = true; }
+        range.setEnd(node, units(node.data, Math.min(e, end) - s));
+      });
+      return begun ? range : null;
+    }
+    function piece(sp) {
+      return toks.filter(function (t) { return Number(t.dataset.s) < sp.end && sp.start < Number(t.dataset.e); })
+        .map(function (t) {
+          var s = Number(t.dataset.s);
+          return Array.from(t.textContent).slice(Math.max(0, sp.start - s), sp.end - s).join("");
+        }).join(" ");
+    }
     function range() {
       if (anchor < 0) { return null; }
       return [Math.min(anchor, cursor), Math.max(anchor, cursor)];
@@ -73,18 +124,28 @@
         var s = Number(t.dataset.s), e = Number(t.dataset.e);
         t.classList.toggle("sel", r !== null && i >= r[0] && i <= r[1]);
         t.classList.toggle("cursor", i === cursor);
-        var hit = spans.filter(function (sp) { return sp.start < e && s < sp.end; })[0];
+        var hit = exact ? null : spans.filter(function (sp) { return sp.start < e && s < sp.end; })[0];
         t.classList.toggle("err-minor", !!hit && hit.severity === "minor");
         t.classList.toggle("err-major", !!hit && hit.severity === "major");
       });
+      if (exact) {
+        ["minor", "major"].forEach(function (severity) {
+          var ranges = spans.filter(function (sp) { return sp.severity === severity; })
+            .map(function (sp) { return domRange(sp.start, sp.end); }).filter(Boolean);
+          var all = CSS.highlights.get("esa-" + severity) || new Highlight();
+          (box._ranges && box._ranges[severity] || []).forEach(function (r) { all.delete(r); });
+          ranges.forEach(function (r) { all.add(r); });
+          box._ranges = box._ranges || {};
+          box._ranges[severity] = ranges;
+          CSS.highlights.set("esa-" + severity, all);
+        });
+      }
       field.value = JSON.stringify(spans);
       list.textContent = "";
       box.querySelector(".esa-none").hidden = spans.length > 0;
       spans.forEach(function (sp, k) {
         var li = document.createElement("li");
-        var words = toks.filter(function (t) { return Number(t.dataset.s) >= sp.start && Number(t.dataset.e) <= sp.end; })
-          .map(function (t) { return t.textContent; }).join(" ");
-        li.textContent = "\u201c" + words + "\u201d: " + box.dataset[sp.severity] + " ";
+        li.textContent = "\u201c" + piece(sp) + "\u201d: " + box.dataset[sp.severity] + " ";
         li.className = "esa-" + sp.severity;
         var remove = document.createElement("button");
         remove.type = "button";
@@ -115,9 +176,10 @@
     });
     box.querySelectorAll(".esa-mark").forEach(function (button) {
       button.addEventListener("click", function () {
-        var r = range();
-        if (r === null) { text.focus(); return; }
-        var start = Number(toks[r[0]].dataset.s), end = Number(toks[r[1]].dataset.e);
+        var chars = selected(), r = range(), start, end;
+        if (chars !== null) { start = chars[0]; end = chars[1]; window.getSelection().removeAllRanges(); }
+        else if (r !== null) { start = Number(toks[r[0]].dataset.s); end = Number(toks[r[1]].dataset.e); }
+        else { text.focus(); return; }
         spans = spans.filter(function (sp) { return sp.end <= start || sp.start >= end; });
         spans.push({ start: start, end: end, severity: button.dataset.severity });
         spans.sort(function (a, b) { return a.start - b.start; });

@@ -1,0 +1,237 @@
+"""Real concurrent connections on the store: several stores (as several server processes) hammer enter, next
+and submit at once, on PostgreSQL (each store a pool of connections, READ COMMITTED) and on SQLite (the
+one writer).
+
+Afterwards: every list was claimed once, no task went over its cap, every assignment has at most one
+first judgement, and the live stopping state counts exactly the judgements stored. And 60 entries at
+once while 300 lists are free: every one gets a list (a claim skips lists being claimed, it never gives up).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from humeval.files import write_jsonl
+from humeval.pipeline import run
+from humeval.protocol.lock import lock_study
+from humeval.store import schema as s
+from humeval.store.records import AssignmentView, Progress
+from humeval.store.refusal import Refusal
+from humeval.store.store import Store
+from humeval.study import Study
+from humeval.templates import generate_outputs
+
+pytestmark = pytest.mark.timeout(300)
+
+PROTOCOL = """
+version: 1
+study: {{name: hammer, seed: 11}}
+data: {{files: [data/outputs.jsonl], properties: [slots]}}
+systems: [baseline, candidate]
+criteria:
+  - {{name: quality, type: 2afc, question: "Which is better?"}}
+presentation: {{setup: separate, randomise_order: true}}
+design: {{judgements_per_item: {per_item}, items_per_participant: 10, counterbalancing: latin-square}}
+assignment: {{strategy: list}}
+{stopping}
+platform: {{kind: local, completion_code: DONE-1}}
+"""
+STOPPING = "stopping: {rule: anytime, delta: 0.000001, systems: [baseline, candidate], min_in_flight: 10000}"
+
+
+def _study(root: Path, items: int, *, per_item: int = 3, stopping: bool = False) -> Study:
+    write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=11))
+    (root / "humeval.yaml").write_text(PROTOCOL.format(per_item=per_item, stopping=STOPPING if stopping else ""),
+                                       encoding="utf-8")
+    study = Study.open(root)
+    list(run(study))
+    lock_study(study)
+    return study
+
+
+def _stores(study: Study, db_url: str | None) -> list[Store]:
+    """Three stores on PostgreSQL (three processes' pools), the one SQLite takes."""
+    first = Store.open(study, db_url)
+    first.prepare()
+    return [first] + ([Store.open(study, db_url) for _ in range(2)] if db_url else [])
+
+
+def test_sixty_entries_at_once_each_get_a_list(tmp_path: Path, db_url: str | None) -> None:
+    study = _study(tmp_path / "study", items=1000)  # 3000 judgements in 300 lists of 10
+    stores = _stores(study, db_url)
+    try:
+        assert len(stores[0].context.list_sizes) == 300
+
+        async def arrive(i: int) -> AssignmentView | Progress:
+            store = stores[i % len(stores)]
+            await store.enter(f"E{i:02d}", "local", {})
+            return await store.next_assignment(f"E{i:02d}")
+
+        async def main() -> list[AssignmentView | Progress]:
+            return await asyncio.gather(*(arrive(i) for i in range(60)))
+
+        got = asyncio.run(main())
+        assert all(isinstance(g, AssignmentView) for g in got), [g for g in got if not isinstance(g, AssignmentView)][:3]
+        p = s.participants.c
+        held = stores[0].read(lambda conn: conn.execute(select(p.list_id)).scalars().all())
+        assert len(held) == 60 and None not in held and len(set(held)) == 60  # 60 lists, one each
+    finally:
+        for store in stores:
+            store.close()
+
+
+def test_hammering_loses_nothing_and_assigns_nothing_twice(tmp_path: Path, db_url: str | None) -> None:
+    items, per_item = 100, 3
+    study = _study(tmp_path / "study", items=items, per_item=per_item, stopping=True)
+    stores = _stores(study, db_url)
+    acknowledged: dict[str, str] = {}
+    ids = iter(range(10**6))
+    rng = random.Random(3)
+    idle = [0]
+
+    async def annotator(k: int) -> None:
+        store = stores[k % len(stores)]
+        other = stores[(k + 1) % len(stores)]
+        while idle[0] < 6:
+            pid = f"H{next(ids):04d}"
+            await store.enter(pid, "local", {})
+            n = 0
+            while isinstance(a := await store.next_assignment(pid), AssignmentView):
+                n += 1
+                key = f"{pid}-{n}"
+                values = {"quality": rng.choice("AB")}
+                if rng.random() < 0.2:  # two tabs at once, through two processes: one stores, the other is refused
+                    results = await asyncio.gather(
+                        store.submit(pid, a.assignment_id, key, values, only_open=True),
+                        other.submit(pid, a.assignment_id, key + "b", values, only_open=True), return_exceptions=True)
+                    stored = [r for r in results if not isinstance(r, BaseException)]
+                    refused = [r for r in results if isinstance(r, Refusal)]
+                    assert len(stored) == 1 and len(refused) == 1 and refused[0].code == "already_submitted", results
+                    acknowledged[stored[0].judgement.idempotency_key] = a.assignment_id
+                else:
+                    r = await store.submit(pid, a.assignment_id, key, values)
+                    acknowledged[key] = a.assignment_id
+                    again = await other.submit(pid, a.assignment_id, key, values)  # a retried request
+                    assert again.judgement.id == r.judgement.id and not again.judgement.created
+            idle[0] = idle[0] + 1 if n == 0 else 0
+
+    async def main() -> None:
+        await asyncio.gather(*(annotator(k) for k in range(24)))
+
+    try:
+        asyncio.run(main())
+        reader = stores[0]
+        j, t, lt, st = s.judgements.c, s.tasks.c, s.list_tasks.c, s.stopping.c
+
+        def read(conn):  # type: ignore[no-untyped-def]
+            return (conn.execute(select(j.idempotency_key, j.assignment_id, j.task_id, j.revision, j.participant_id)).all(),
+                    conn.execute(select(t.task_id, t.cap, t.taken, t.done).where(t.kind == "task")).all(),
+                    conn.execute(select(s.events.c.data).where(s.events.c.kind == "list_claimed")).scalars().all(),
+                    conn.execute(select(lt.list_id, lt.position, lt.assignment_id)).all(),
+                    conn.execute(select(st.n, st.outcome)).one(),
+                    conn.execute(select(s.outcomes.c.n)).scalars().all(),
+                    conn.execute(select(s.fed.c.seq).where(s.fed.c.seq.is_not(None))).scalars().all(),
+                    conn.execute(select(s.settled.c.participant_id)).scalars().all())
+
+        stored, tasks, claims, positions, (n, outcome), outcomes, seqs, settled = reader.read(read)
+        keys = Counter(r.idempotency_key for r in stored)
+        assert max(keys.values()) == 1
+        assert not [k for k in acknowledged if k not in keys], "an acknowledged judgement was lost"
+        first = Counter(r.assignment_id for r in stored if r.revision == 0)
+        assert max(first.values()) == 1, "an assignment was answered twice"
+        per_task = Counter(r.task_id for r in stored if r.revision == 0)
+        for task_id, cap, taken, done in tasks:
+            assert per_task[task_id] == done <= taken <= cap == per_item, (task_id, cap, taken, done)
+        assert sum(per_task.values()) == items * per_item, "the study was not collected to its end"
+        claimed = Counter(claims)
+        assert len(claimed) == len(reader.context.list_sizes) and max(claimed.values()) == 1, "a list was claimed twice"
+        assert len({(lid, a) for lid, _, a in positions if a is not None}) == len([a for *_, a in positions if a is not None])
+        pairs = Counter((r.participant_id, r.task_id) for r in stored)
+        assert max(pairs.values()) == 1
+        # the live rule: every first judgement of a settled participant fed once, in one sequence
+        fed = [r for r in stored if r.revision == 0 and r.participant_id in set(settled)]
+        assert outcome == "continue"
+        assert n == len(outcomes) == len(seqs) == len(fed) == items * per_item
+        assert sorted(outcomes) == list(range(1, n + 1)) and sorted(seqs) == list(range(1, n + 1))
+    finally:
+        for store in stores:
+            store.close()
+
+
+@pytest.mark.postgres
+def test_pooled_writer_batches_commit_whole_or_not_at_all(db_url: str | None) -> None:
+    """PostgreSQL's executor: a batch is one round trip whose statements see each other's writes; a refused or
+    failed operation leaves nothing behind; statements stay prepared across rollbacks."""
+    if db_url is None:
+        pytest.skip("PostgreSQL's executor")
+    from sqlalchemy import text
+
+    from humeval.errors import HumevalError, StoreError
+    from humeval.store.engine import database_url, operation_engine
+    from humeval.store.pool import PooledWriter
+    from humeval.store.sql import sql_of
+
+    engine = operation_engine(database_url(db_url, Path("unused")), 3)
+    writer = PooledWriter(engine, 3)
+    ins = "INSERT INTO kv (k, v) VALUES (:k, :v)"
+    try:
+        writer.run(lambda conn: sql_of(conn).batch([("CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER)", None)], commit=True))
+
+        def two_then(conn, k: str, fail: Exception | None):  # type: ignore[no-untyped-def]
+            db = sql_of(conn)
+            got = db.batch([(ins, {"k": k, "v": 1}), ("UPDATE kv SET v = v + 1 WHERE k = :k RETURNING v", {"k": k}),
+                            ("SELECT count(*) FROM kv", None)])
+            if fail is not None:
+                raise fail
+            return got[1].scalar, db.trips
+
+        assert writer.run(lambda conn: two_then(conn, "a", None)) == (2, 2)  # one batch, then the COMMIT
+        with pytest.raises(HumevalError):
+            writer.run(lambda conn: two_then(conn, "b", HumevalError("refused")))
+        with pytest.raises(StoreError, match="kept conflicting"):  # a unique key taken in the batch: run again, given up
+            writer.run(lambda conn: sql_of(conn).batch([(ins, {"k": "c", "v": 1}), (ins, {"k": "c", "v": 2})], commit=True))
+        assert writer.run(lambda conn: two_then(conn, "d", None))[0] == 2  # prepared statements still there
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT k, v FROM kv ORDER BY k")).all() == [("a", 2), ("d", 2)]
+    finally:
+        writer.close()
+        engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_rolled_back_feed_leaves_no_outcome_in_the_rule(tmp_path: Path, db_url: str | None) -> None:
+    """Process A feeds an outcome in a transaction that rolls back; process B then stores a different outcome at
+    the same place. A's next outcome must follow B's, not the one it fed and lost (the rule cache is dropped on
+    every rollback)."""
+    if db_url is None:
+        pytest.skip("two processes on one store: PostgreSQL")
+    from humeval.errors import HumevalError
+    from humeval.store.live import _feed
+
+    study = _study(tmp_path / "study", 30, stopping=True)
+    a, b = _stores(study, db_url)[:2]
+    try:
+        ctx_a, ctx_b = a.context, b.context
+        task = sorted(ctx_a.watched)[0]
+
+        def feed_then_refuse(conn):  # type: ignore[no-untyped-def]
+            _feed(conn, ctx_a, "quality", 1, task, 0.0)
+            raise HumevalError("refused after feeding")
+
+        with pytest.raises(HumevalError):
+            a.writer.run(feed_then_refuse)
+        b.writer.run(lambda conn: _feed(conn, ctx_b, "quality", 0, task, 0.0))
+        a.writer.run(lambda conn: _feed(conn, ctx_a, "quality", 1, task, 0.0))
+        with a.read_engine.connect() as conn:
+            stored = [r[0] for r in conn.execute(select(s.outcomes.c.outcome).order_by(s.outcomes.c.n))]
+            n, successes = conn.execute(select(s.stopping.c.n, s.stopping.c.successes)).one()
+        assert stored == [0, 1] and (n, successes) == (2, 1)
+    finally:
+        a.close()
+        b.close()
