@@ -10,7 +10,7 @@ command a real subprocess on loopback:
 - ``admin``: ``GET /admin`` with the admin cookie, wall clock and bytes;
 - ``export``: ``GET /admin/export.jsonl`` after some judgements, wall clock and bytes.
 
-    python benchmarks/bench_large.py [--items 100000] [--keep DIR]
+    python benchmarks/bench_large.py [--items 100000] [--keep DIR] [--db postgresql://user@host/empty_db]
 
 Prints one line per step and a JSON summary. Bounded: each step has a timeout (300 s).
 """
@@ -73,14 +73,14 @@ def post(url: str, body: dict, token: str = "") -> tuple[int, dict]:
         return r.status, json.loads(r.read() or b"{}")
 
 
-def serve(study: Path, port: int) -> tuple[subprocess.Popen[bytes], float, list[tuple[float, str]], float, float]:
+def serve(study: Path, port: int, db: str = "") -> tuple[subprocess.Popen[bytes], float, list[tuple[float, str]], float, float]:
     """Start ``humeval serve``; return the process, seconds until /healthz answers, its stderr lines
     with their times, when the port first accepted a connection, and when it last refused one (the
     port listened somewhere between the two: this loop polls)."""
     env = dict(os.environ, HUMEVAL_ADMIN_TOKEN=ADMIN)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(humeval("serve", str(study), "--port", str(port)), env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(humeval("serve", str(study), "--port", str(port), *(("--db", db) if db else ())), env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     lines: list[tuple[float, str]] = []
 
     def read() -> None:
@@ -124,10 +124,12 @@ def main() -> int:
     ap.add_argument("--items", type=int, default=100_000)
     ap.add_argument("--judgements", type=int, default=200, help="judgements submitted before the export")
     ap.add_argument("--keep", type=Path, default=None, help="build the study here and keep it")
+    ap.add_argument("--db", default="", help="serve from this store (e.g. postgresql://user@host/db: an empty "
+                    "database; default the study's SQLite file)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="humeval-large-"))
     study = args.keep or tmp / "study"
-    out: dict[str, object] = {"items": args.items, "systems": 3, "template": "rating",
+    out: dict[str, object] = {"items": args.items, "systems": 3, "template": "rating", "store": "postgresql" if args.db else "sqlite",
                               "load_average_1min": os.getloadavg()[0]}
     try:
         if study.exists():
@@ -140,7 +142,7 @@ def main() -> int:
         print(f"run: {out['run_s']:.1f} s, lists/ {out['lists_mb']} MB", flush=True)
 
         port = free_port()
-        proc, ready, lines, listening, refused = serve(study, port)
+        proc, ready, lines, listening, refused = serve(study, port, args.db)
         try:
             deadline = time.perf_counter() + 5  # "serving" follows /healthz: give it a moment to be printed
             while not any("serving" in line for _, line in lines) and time.perf_counter() < deadline:
