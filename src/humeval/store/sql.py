@@ -9,8 +9,9 @@ parameters, and converted to the driver's style on first use: ``FOR UPDATE`` cla
 PostgreSQL's (row locks); SQLite drops them (its writer holds the database lock).
 
 :meth:`Sql.batch` runs several statements in order, each seeing what the previous ones
-wrote: one after the other on SQLite, in one round trip on PostgreSQL (psycopg's pipeline
-mode). A statement that needs what an earlier one chose finds it in SQL (a key generated
+wrote: one after the other on SQLite, in one round trip on PostgreSQL (libpq's pipeline
+mode through psycopg's ``pgconn``, each statement prepared once per connection; see
+:func:`_pg_pipeline`). A statement that needs what an earlier one chose finds it in SQL (a key generated
 in Python beforehand, a subquery), not in Python, so one list of statements is the logic
 of both stores.
 
