@@ -118,13 +118,19 @@ def _distinct(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarra
     return np.bincount(pairs // (code.max() + 1), minlength=n_groups)
 
 
+def _first_rows(group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Index of the first row of each group."""
+    first = np.full(n_groups, group.size)
+    np.minimum.at(first, group, np.arange(group.size))
+    return first
+
+
 def _straight_lining(c: _Columns, rule: StraightLiningExclusion) -> list[dict[str, str]]:
     rows = c.kind != "attention"
     pid, crit, task, response = c.participant_id[rows], c.criterion[rows], c.task_id[rows], c.response()[rows]
     group, keys = _groups(pid, crit)
     n_tasks, n_responses = _distinct(group, task, len(keys)), _distinct(group, response, len(keys))
-    first = np.full(len(keys), group.size)
-    np.minimum.at(first, group, np.arange(group.size))  # the first row of each group
+    first = _first_rows(group, len(keys))
     return [_participant_row(p, rule.rule, f"{k}: same response '{response[first[g]]}' for all {n_tasks[g]} tasks")
             for g, (p, k) in enumerate(keys) if n_tasks[g] >= rule.min_tasks and n_responses[g] == 1]
 
@@ -166,8 +172,7 @@ def _min_time(c: _Columns, rule: MinTimeExclusion) -> list[dict[str, str]]:
                  "detail": f"{c.seconds[i]:g} s < {rule.seconds:g} s"}
                 for i in timed[c.seconds[timed] < rule.seconds]]
     group, keys = _groups(c.participant_id[timed], c.task_id[timed])
-    first = np.full(len(keys), group.size)
-    np.minimum.at(first, group, np.arange(group.size))  # each task's time: its first timed row
+    first = _first_rows(group, len(keys))  # each task's time: its first timed row
     per_task = c.seconds[timed][first] if keys else np.array([])
     people = np.array([k[0] for k in keys], dtype=str)
     out = []
