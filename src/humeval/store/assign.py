@@ -47,6 +47,8 @@ __all__ = ["display_order", "next_assignment", "progress", "reap", "release", "t
 
 REAP_EVERY = 2.0
 _CANDIDATES = 16
+#: PostgreSQL's fast path: candidates read for a lease (their display orders are computed beforehand)
+_FAST_CANDIDATES = 4
 
 
 def display_order(ctx: StoreContext, participant_id: str, task: TaskInfo) -> tuple[str, ...]:
@@ -175,7 +177,7 @@ def _create(
 ) -> AssignmentView:
     task = ctx.tasks[task_id]
     display = display_order(ctx, participant_id, task)
-    assignment_id = secrets.token_hex(12)
+    assignment_id = ctx.assignment_id(task, secrets.token_hex(12))
     expires = now + ctx.reservation(done)
     db.run(_LEASE, {"aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id, "pos": position,
                     "display": json.dumps(display), "now": now, "exp": expires})
@@ -274,13 +276,13 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
 
 
 # -- PostgreSQL's fast path: two batches (two round trips) --------------------------------------------------
-# Batch 1 locks and touches the participant, reads their assignments and, for a new participant of the
-# ``list`` strategy, claims a free list; it reads the candidate tasks (the participant's list in order, or
-# the pool's). Batch 2 leases the first candidate that still has room, choosing it in SQL: the new
-# assignment's key is made in Python beforehand, and the statements after the INSERT find the chosen
-# task through it. What the fast path does not cover (a participant who lost their list, a list done or
-# closed, nothing left, the last task of a pool share, goals over K systems) goes on statement by
-# statement below, in a transaction of its own.
+# Batch 1 locks and touches the participant and reads, in the same statement, their list's holder, their
+# assignments and the candidate tasks (their list's first open tasks in order; the pool's in a statement of
+# its own); for a participant this process has not seen holding a list, it first claims a free list. Batch 2
+# leases the first candidate that still has room in one statement (data-modifying CTEs), choosing it in SQL:
+# the keys of the candidates' assignments are made in Python beforehand. What the fast path does not cover (a
+# participant who lost their list, a list done or closed, nothing left, the last task of a pool share, goals
+# over K systems) goes on statement by statement below, in a transaction of its own.
 _CLAIM_NEW = (
     "UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = "
     + _FREE_LIST.format(guard="AND EXISTS (SELECT 1 FROM participants p WHERE p.participant_id = :pid "
@@ -292,35 +294,41 @@ _SET_NEW_LIST = (
     "AND l.completed = 0 ORDER BY l.list_id LIMIT 1) WHERE participant_id = :pid AND list_id IS NULL "
     "AND EXISTS (SELECT 1 FROM lists l WHERE l.participant_id = participants.participant_id AND l.completed = 0)"
 )
-_HELD = "SELECT l.list_id, l.participant_id FROM participants p JOIN lists l ON l.list_id = p.list_id WHERE p.participant_id = :pid"
-_HELD_CANDIDATES = (
-    "SELECT lt.position, lt.task_id FROM participants p JOIN lists l ON l.list_id = p.list_id "
-    "AND l.participant_id = p.participant_id JOIN list_tasks lt ON lt.list_id = l.list_id "
-    "JOIN tasks t ON t.task_id = lt.task_id WHERE p.participant_id = :pid AND lt.assignment_id IS NULL "
-    "AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid "
-    f"AND a.task_id = lt.task_id) ORDER BY lt.position LIMIT {_CANDIDATES}"
+#: the participant's state in one row: consent, completion, their list and who holds it, their assignments
+#: (JSON) and, for the ``list`` strategy, the list's first tasks they may be given (JSON)
+_STATE = (
+    "UPDATE participants SET last_seen = :now WHERE participant_id = :pid RETURNING consented_at, completed_at, "
+    "list_id, (SELECT l.participant_id FROM lists l WHERE l.list_id = participants.list_id), "
+    "(SELECT json_agg(json_build_array(a.assignment_id, a.task_id, a.display, a.expires_at, a.status, a.created_at)) "
+    "FROM assignments a WHERE a.participant_id = :pid){candidates}"
 )
+_STATE_LIST = _STATE.format(candidates=(
+    ", (SELECT json_agg(json_build_array(c.position, c.task_id) ORDER BY c.position) FROM (SELECT lt.position, "
+    "lt.task_id FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE lt.list_id = participants.list_id "
+    "AND lt.assignment_id IS NULL AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a "
+    f"WHERE a.participant_id = :pid AND a.task_id = lt.task_id) ORDER BY lt.position LIMIT {_FAST_CANDIDATES}) c)"))
+_STATE_POOL = _STATE.format(candidates="")
+#: the first candidate with room leased: the assignment, its task's cap, its list position and the list's lease
 _LEASE_FIRST = (
-    "WITH c (pos, task_id, display, ord) AS (VALUES {values}) "
-    "INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, "
-    "created_at, expires_at) SELECT :aid, :pid, t.task_id, :l, {position}, c.display, 'leased', :now, :exp "
+    "WITH c (pos, task_id, display, ord, aid) AS (VALUES {values}), "
+    "ins AS (INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, "
+    "created_at, expires_at) SELECT c.aid, :who, t.task_id, :list, {position}, c.display, 'leased', :now, :exp "
     "FROM c JOIN tasks t ON t.task_id = c.task_id WHERE t.taken < t.cap AND t.closed = 0{room} "
-    "ORDER BY c.ord LIMIT 1 FOR UPDATE OF t"
+    "ORDER BY c.ord LIMIT 1 FOR UPDATE OF t RETURNING assignment_id, task_id, position), "
+    "took AS (UPDATE tasks SET taken = taken + 1, open = CASE WHEN taken + 1 >= cap THEN 0 ELSE 1 END "
+    "WHERE task_id = (SELECT task_id FROM ins)){list_steps} "
+    "SELECT assignment_id, task_id FROM ins"
 )
-_TAKE_LEASED = (
-    "UPDATE tasks SET taken = taken + 1, open = CASE WHEN taken + 1 >= cap THEN 0 ELSE 1 END "
-    "WHERE task_id = (SELECT task_id FROM assignments WHERE assignment_id = :aid)"
+_LEASE_LIST_STEPS = (
+    ", placed AS (UPDATE list_tasks SET assignment_id = (SELECT assignment_id FROM ins) WHERE list_id = :l "
+    "AND position = (SELECT position FROM ins)), "
+    "held AS (UPDATE lists SET expires_at = :exp WHERE list_id = :l AND EXISTS (SELECT 1 FROM ins))"
 )
-_LIST_POSITION_LEASED = (
-    "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l "
-    "AND position = (SELECT position FROM assignments WHERE assignment_id = :aid)"
-)
-_LIST_LEASE_LEASED = "UPDATE lists SET expires_at = :exp WHERE list_id = :l AND EXISTS (SELECT 1 FROM assignments WHERE assignment_id = :aid)"
-_LEASED = "SELECT task_id FROM assignments WHERE assignment_id = :aid"
-_FAST_CANDIDATES = 4
 #: PostgreSQL: this transaction's commit returns before its WAL reaches the disk (a crash of the database
 #: server may forget the last leases, never a judgement: a submit commits synchronously)
 _ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF"
+#: participants :attr:`StoreContext.holding` remembers before it starts again
+_HOLDING_MAX = 100_000
 
 
 def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> AssignmentView | Progress | None:
@@ -331,42 +339,43 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
         return None
     key = {"pid": participant_id, "now": now, "exp": now + ctx.reservation(0),
            "free": 0 if ctx.protocol.presentation.consent else 1}
-    steps: list[tuple[str, dict[str, Any] | None]] = [(_TOUCH_RETURNING, key), (_MINE, key)]
+    steps: list[tuple[str, dict[str, Any] | None]] = []
+    claiming = listed and participant_id not in ctx.holding
+    if claiming:  # the participant's row first (the order every operation locks in), then a free list
+        steps += [(_TOUCH, key), (_CLAIM_NEW, key), (_SET_NEW_LIST, key)]
+    steps.append((_STATE_LIST if listed else _STATE_POOL, key))
     if ctx.watched:
         steps += [(_SETTLED, key), (STATES_SQL, None)]
-    if listed:
-        steps += [(_CLAIM_NEW, key), (_SET_NEW_LIST, key), (_HELD, key), (_HELD_CANDIDATES, key)]
-    else:
+    if not listed:
         steps.append((_POOL_CANDIDATES, key))
     got = db.batch(steps)
+    claimed = got[1].scalar if claiming else None
+    got = got[3:] if claiming else got
     p = got[0].first
     if p is None:
         raise Refusal("unknown_participant", "this token names no participant of this study; enter again", status=401)
-    consented_at, completed_at, list_id = p
+    consented_at, completed_at, list_id, holder, mine = p[:5]
     if ctx.protocol.presentation.consent and consented_at is None:
         raise Refusal("consent_required", "the participant has not given consent yet (POST /api/v1/consent)", status=403)
-    done, active = _mine(got[1].rows, now)
-    rest = got[2:]
+    done, active = _mine(mine or (), now)
     states: dict[str, int] = {}
     if ctx.watched:
-        settled, state_rows, *rest = rest
-        states = {c: int(n) for c, n in state_rows.rows}
-    claimed = None
+        states = {c: int(n) for c, n in got[2].rows}
     if listed:
-        claim, _, held, candidate_rows = rest
-        claimed = claim.scalar
-        if held.first is None or held.first[1] != participant_id:
+        if list_id is None or holder != participant_id:
+            ctx.holding.discard(participant_id)
             return None  # lost their list (or none free): the slow path decides
-        list_id = held.first[0]
+        if len(ctx.holding) >= _HOLDING_MAX:
+            ctx.holding.clear()
+        ctx.holding.add(participant_id)
+        candidates: list[tuple[int | None, str]] = [(pos, t) for pos, t in p[5] or ()]
     else:
-        candidate_rows = rest[0]
+        candidates = [(None, r[0]) for r in got[-1].rows]
     if active is not None:
         return AssignmentView(active[0], ctx.tasks[active[1]], tuple(json.loads(active[2])), active[3],
                               _progress(ctx, done, list_id))
-    if ctx.watched and settled.first is not None:
+    if ctx.watched and got[1].first is not None:
         return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
-    candidates: list[tuple[int | None, str]] = ([(r[0], r[1]) for r in candidate_rows.rows] if listed
-                                                else [(None, r[0]) for r in candidate_rows.rows])
     if not candidates and listed and done > 0 and not ctx.watched:
         # the list is done: the participant is finished (no stopping rule to settle them for)
         steps = [(_LIST_DONE, {"l": list_id})] + ([(_COMPLETED, key)] if completed_at is None else [])
@@ -375,9 +384,8 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
     if not candidates or (not listed and (done >= ctx.per_participant or any(t in ctx.watched for _, t in candidates))):
         return None
     # the first few: their display orders are computed beforehand, and the first one usually has room
-    view = _lease_first(db, ctx, participant_id, candidates[:_FAST_CANDIDATES], list_id if listed else None, now, done,
+    return _lease_first(db, ctx, participant_id, candidates[:_FAST_CANDIDATES], list_id if listed else None, now, done,
                         states, claimed)
-    return view
 
 
 def _mine(rows: list[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, ...] | None]:
@@ -396,15 +404,18 @@ def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: li
                  list_id: str | None, now: float, done: int, states: dict[str, int], claimed: str | None,
                  ) -> AssignmentView | None:
     """Lease the first candidate with room, in one batch that commits (PostgreSQL) whatever it leased."""
-    aid = secrets.token_hex(12)
+    token = secrets.token_hex(12)
     expires = now + ctx.reservation(done)
-    key: dict[str, Any] = {"aid": aid, "pid": participant_id, "l": list_id, "now": now, "exp": expires}
+    # ``who``/``list``: the values inserted; ``l``: compared with a column (PostgreSQL types each parameter once)
+    key: dict[str, Any] = {"who": participant_id, "list": list_id, "l": list_id, "now": now, "exp": expires}
     displays = {}
     values = []
     for k, (pos, task_id) in enumerate(candidates):
-        displays[task_id] = display = display_order(ctx, participant_id, ctx.tasks[task_id])
-        key[f"p{k}"], key[f"t{k}"], key[f"d{k}"], key[f"o{k}"] = pos, task_id, json.dumps(display), k
-        values.append(f"(:p{k}, :t{k}, :d{k}, :o{k})")
+        task = ctx.tasks[task_id]
+        displays[task_id] = display = display_order(ctx, participant_id, task)
+        key[f"p{k}"], key[f"t{k}"], key[f"d{k}"], key[f"o{k}"], key[f"a{k}"] = (
+            pos, task_id, json.dumps(display), k, ctx.assignment_id(task, token))
+        values.append(f"(:p{k}, :t{k}, :d{k}, :o{k}, :a{k})")
     steps: list[tuple[str, dict[str, Any] | None]] = []
     if db.pg:  # a lease is not an acknowledged judgement: its commit need not wait for the disk
         steps.append((_ASYNC_COMMIT, None))
@@ -417,15 +428,13 @@ def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: li
         steps.append((lock, params))
         room = f" AND NOT {no_room}"
         key.update(params)
-    lease = _LEASE_FIRST.format(values=", ".join(values), position="c.pos" if list_id is not None else "NULL", room=room)
-    steps += [(lease, key), (_TAKE_LEASED, key)]
-    if list_id is not None:
-        steps += [(_LIST_POSITION_LEASED, key), (_LIST_LEASE_LEASED, key)]
-    steps.append((_LEASED, key))
-    got = db.batch(steps, commit=True)
-    task_id = got[-1].scalar
-    if task_id is None:
+    lease = _LEASE_FIRST.format(values=", ".join(values), position="c.pos" if list_id is not None else "NULL",
+                                room=room, list_steps=_LEASE_LIST_STEPS if list_id is not None else "")
+    steps.append((lease, key))
+    leased = db.batch(steps, commit=True)[-1].first
+    if leased is None:
         return None
+    aid, task_id = leased
     return AssignmentView(aid, ctx.tasks[task_id], displays[task_id], expires, _progress(ctx, done, list_id))
 
 

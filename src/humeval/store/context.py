@@ -78,6 +78,11 @@ class StoreContext:
     #: held while a rule object of :attr:`rules` is brought up to date, fed or read (PostgreSQL runs
     #: several operations of a process at once; the rows they feed from are locked in the database)
     rules_lock: threading.RLock = field(default_factory=threading.RLock)
+    #: tasks by their ``seq`` (None where no task has that number)
+    by_seq: list[TaskInfo | None] = field(default_factory=list)
+    #: PostgreSQL: participants this process saw holding their list (their next need not try to claim one;
+    #: a hint only: whether they still hold it is read with the rest of their state)
+    holding: set[str] = field(default_factory=set)
 
     @property
     def per_participant(self) -> int:
@@ -93,6 +98,18 @@ class StoreContext:
             return self.lease_seconds
         return min(self.lease_seconds, self.first_lease_seconds)
 
+    def assignment_id(self, task: TaskInfo, token: str) -> str:
+        """A new assignment's id: a random token and the task's ``seq`` (see :meth:`task_of`)."""
+        return f"{token}.{task.seq}" if task.seq >= 0 else token
+
+    def task_of(self, assignment_id: str) -> TaskInfo | None:
+        """The task an assignment id names (a submit validates its values before reading the store);
+        None for an id without one. The id is only a hint: the store's row is what counts."""
+        _, dot, seq = assignment_id.rpartition(".")
+        if not dot or not (seq.isascii() and seq.isdigit()) or int(seq) >= len(self.by_seq):
+            return None
+        return self.by_seq[int(seq)]
+
     @classmethod
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:
         # plain driver rows (no SQLAlchemy row processing): a study of 100,000 items has 600,000 tasks
@@ -103,6 +120,9 @@ class StoreContext:
         meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
         list_sizes = {r[0]: r[1] for r in conn.execute(select(s.lists.c.list_id, s.lists.c.size))}
         systems = json.loads(meta.get("systems", "[]"))
+        by_seq: list[TaskInfo | None] = [None] * (1 + max((t.seq for t in tasks.values()), default=-1))
+        for t in tasks.values():
+            by_seq[t.seq] = t
         comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}
         return cls(
             protocol=protocol,
@@ -115,4 +135,5 @@ class StoreContext:
             list_sizes=list_sizes,
             last_reap=time.time(),
             watched=watched_tasks(tasks, comparisons),
+            by_seq=by_seq,
         )

@@ -28,17 +28,19 @@ class TaskInfo(NamedTuple):
     expected: Any
     text: str
     repeat_of: str = ""
+    #: the task's row number in the store (-1: not from a store)
+    seq: int = -1
 
     @classmethod
     def from_row(cls, row: Any) -> TaskInfo:
         """From a ``tasks`` row (or a tuple of :data:`TASK_COLUMNS`, in that order)."""
-        task_id, item_id, systems, criteria, family, kind, expected, text, repeat_of = row
+        task_id, item_id, systems, criteria, family, kind, expected, text, repeat_of, seq = row
         return cls(task_id, item_id, _names(systems), _names(criteria), family, kind,
-                   json.loads(expected) if expected != "null" else None, text, repeat_of or "")
+                   json.loads(expected) if expected != "null" else None, text, repeat_of or "", seq)
 
 
 #: the ``tasks`` columns :meth:`TaskInfo.from_row` reads, in its order
-TASK_COLUMNS = ("task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of")
+TASK_COLUMNS = ("task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of", "seq")
 
 
 @dataclass(frozen=True)

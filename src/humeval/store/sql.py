@@ -183,8 +183,9 @@ class Sql:
         """Run ``steps`` in order in the current transaction; what each gave.
 
         PostgreSQL: one round trip (with a pending ``BEGIN`` first and, with ``commit``, ``COMMIT``
-        last; after an error nothing later in the batch runs, and the transaction is left for the
-        executor to roll back). SQLite: one statement after the other; ``commit`` is the writer's.
+        last, or neither when the batch is the whole transaction: then it is the implicit
+        transaction libpq's pipeline Sync commits; after an error nothing later in the batch runs,
+        and the transaction is left for the executor to roll back). SQLite: one statement after the other; ``commit`` is the writer's.
         """
         if not self.pg:
             out = []
@@ -193,8 +194,11 @@ class Sql:
                 out.append(Rows(cur.rowcount, cur.fetchall() if cur.description else []))
             return out
         begin = self.pending_begin
+        # a whole transaction in one batch needs neither: the statements up to a pipeline's Sync run in
+        # one implicit transaction, committed at the Sync (rolled back if one of them fails)
+        whole = begin and commit
         try:
-            results = _pg_pipeline(self, steps, begin=begin, commit=commit)
+            results = _pg_pipeline(self, steps, begin=begin and not whole, commit=commit and not whole)
         except self._error as exc:
             self.pending_begin = False
             self.in_tx = True  # left open (aborted): the executor rolls it back

@@ -26,12 +26,12 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from humeval.store.assign import take
+from humeval.store.assign import display_order, take
 from humeval.store.context import StoreContext
 from humeval.store.live import after_judgement, is_settled
-from humeval.store.records import StoredJudgement
+from humeval.store.records import StoredJudgement, TaskInfo
 from humeval.store.refusal import Refusal
-from humeval.store.sql import sql_of
+from humeval.store.sql import Sql, sql_of
 from humeval.store.values import check_comment, check_values
 from humeval.wire import MAX_SECONDS
 
@@ -65,6 +65,27 @@ _TASK_DONE = "UPDATE tasks SET done = done + 1 WHERE task_id = :t"
 _LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos AND assignment_id IS NULL"
 _LIST_LEASE = "UPDATE lists SET expires_at = :exp WHERE list_id = :l"
 _TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
+#: PostgreSQL: a first answer to an open assignment in one statement (the assignment locked and checked,
+#: the judgement stored, the assignment, task, list and participant updated); no row when anything is
+#: not as expected (another participant's or answered assignment, another display, a key used before):
+#: then nothing is stored and the step-by-step path decides. Parameters inserted (``k2``...) are named
+#: apart from those compared with a column (PostgreSQL types each parameter once).
+_STORE_FIRST = (
+    "WITH a AS (SELECT assignment_id, participant_id, task_id, list_id, display, created_at FROM assignments "
+    "WHERE assignment_id = :aid AND participant_id = :pid AND task_id = :t AND status = 'leased' "
+    "AND display = :display FOR UPDATE), "
+    "j AS (INSERT INTO judgements (idempotency_key, assignment_id, participant_id, task_id, list_id, kind, item_id, "
+    "display, \"values\", seconds, revision, submitted_at, comment) SELECT :k2, a.assignment_id, a.participant_id, "
+    "a.task_id, COALESCE(a.list_id, ''), :kind, :item, a.display, :values, "
+    "COALESCE(:seconds, GREATEST(0.0, :now - a.created_at)), 0, :now, :comment FROM a "
+    "WHERE NOT EXISTS (SELECT 1 FROM judgements WHERE idempotency_key = :key) RETURNING id), "
+    "d AS (UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
+    "AND EXISTS (SELECT 1 FROM j)), "
+    "n AS (UPDATE tasks SET done = done + 1 WHERE task_id = :t AND EXISTS (SELECT 1 FROM j)), "
+    "l AS (UPDATE lists SET expires_at = :exp WHERE list_id = (SELECT list_id FROM a) AND EXISTS (SELECT 1 FROM j)), "
+    "p AS (UPDATE participants SET last_seen = :now WHERE participant_id = :pid) "
+    "SELECT id FROM j"
+)
 
 
 def submit_judgement(
@@ -87,15 +108,18 @@ def submit_judgement(
     """
     comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
+    if db.pg:
+        first = _store_first(db, ctx, participant_id, assignment_id, idempotency_key, values, seconds, comment)
+        if first is not None:
+            return first
+        db.ensure_transaction()  # the fast path committed what it did (the participant's ``last_seen``)
     # the assignment, locked, and (if the key was used before) the judgement stored under the key: one statement
     row = db.one(_FIND + (_LOCK if db.pg else ""), {"key": idempotency_key, "aid": assignment_id})
     if row is None or row[0] != participant_id:
         raise Refusal("unknown_assignment", "no such assignment for this participant", status=404, field="assignment_id")
     _, task_id, list_id, position, display_json, status, created_at, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
     task = ctx.tasks[task_id]
-    display = json.loads(display_json)
-    lengths = [len(ctx.texts.get((task.item_id, system), ("",))[0]) for system in display] if task.kind != "attention" else None
-    clean = check_values(ctx.protocol, task.criteria, len(display), values, lengths)
+    clean = _checked(ctx, task, json.loads(display_json), values)
     if j_id is not None:
         if j_aid != assignment_id or j_pid != participant_id:
             raise Refusal("idempotency_conflict", "this idempotency key was used for another assignment", status=409, field="idempotency_key")
@@ -121,7 +145,8 @@ def submit_judgement(
     revision = 0
     if status == "done":
         revision = 1 + int(db.scalar(_LAST_REVISION, {"aid": assignment_id}) or 0)
-    if seconds is None or isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (0 <= seconds <= MAX_SECONDS) or math.isnan(seconds):
+    seconds = _seconds(seconds)
+    if seconds is None:
         seconds = max(0.0, now - created_at)
     row = {"key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
            "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
@@ -147,3 +172,40 @@ def submit_judgement(
     if pooled_pair:
         after_judgement(conn, ctx, task, clean, now)  # list: the participant's outcomes are fed when settled
     return SubmitResult(stored, [])
+
+
+def _checked(ctx: StoreContext, task: TaskInfo, display: list[str] | tuple[str, ...], values: Any) -> Any:
+    """The values validated for the task as shown (ESA spans against each output's length)."""
+    lengths = [len(ctx.texts.get((task.item_id, system), ("",))[0]) for system in display] if task.kind != "attention" else None
+    return check_values(ctx.protocol, task.criteria, len(display), values, lengths)
+
+
+def _seconds(seconds: Any) -> float | None:
+    """The seconds a client reported, or None when absent or not plausible (the server's count is used)."""
+    if seconds is None or isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (0 <= seconds <= MAX_SECONDS) or math.isnan(seconds):
+        return None
+    return float(seconds)
+
+
+def _store_first(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, idempotency_key: str,
+                 values: Any, seconds: Any, comment: str) -> SubmitResult | None:
+    """PostgreSQL: store a first answer in one statement (one round trip, its own transaction); None when
+    this is not the common case (the step-by-step path then decides, with the refusals in their order)."""
+    task = ctx.task_of(assignment_id)
+    if task is None or (ctx.strategy is not None and task.family == "pair" and task.kind == "task"):
+        return None  # an id without its task; or a pool's pair label, which feeds the stopping rule
+    display = display_order(ctx, participant_id, task)
+    try:
+        clean = _checked(ctx, task, display, values)
+    except Refusal:
+        return None  # refused below, after the checks that come first (is the assignment theirs?)
+    now = time.time()
+    row = {"aid": assignment_id, "pid": participant_id, "t": task.task_id, "display": json.dumps(display),
+           "k2": idempotency_key, "key": idempotency_key, "kind": task.kind, "item": task.item_id,
+           "values": json.dumps(clean), "seconds": _seconds(seconds), "now": now, "comment": comment,
+           "exp": now + ctx.lease_seconds}
+    new_id = db.batch([(_STORE_FIRST, row)], commit=True)[0].scalar
+    if new_id is None:
+        return None
+    return SubmitResult(StoredJudgement(int(new_id), idempotency_key, assignment_id, participant_id, task.task_id, clean,
+                                        now, 0, True), [])
