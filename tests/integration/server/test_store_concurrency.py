@@ -197,8 +197,22 @@ def test_pooled_writer_batches_commit_whole_or_not_at_all(db_url: str | None) ->
         with pytest.raises(StoreError, match="kept conflicting"):  # a unique key taken in the batch: run again, given up
             writer.run(lambda conn: sql_of(conn).batch([(ins, {"k": "c", "v": 1}), (ins, {"k": "c", "v": 2})], commit=True))
         assert writer.run(lambda conn: two_then(conn, "d", None))[0] == 2  # prepared statements still there
+
+        def whole(conn, rows: list[tuple[str, int]]):  # type: ignore[no-untyped-def]
+            db = sql_of(conn)
+            before = db.trips
+            db.batch([(ins, {"k": k, "v": v}) for k, v in rows], commit=True)
+            return db.trips - before, db.raw.info.transaction_status
+
+        # a batch that is the whole transaction: one round trip without BEGIN and COMMIT (the pipeline's
+        # implicit transaction, committed at its Sync), nothing left open, and all or nothing
+        assert writer.run(lambda conn: whole(conn, [("e", 1), ("f", 1)])) == (1, 0)
+        with pytest.raises(StoreError, match="kept conflicting"):
+            writer.run(lambda conn: whole(conn, [("g", 1), ("e", 2)]))
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT k, v FROM kv ORDER BY k")).all() == [("a", 2), ("d", 2)]
+            assert conn.execute(text("SELECT k, v FROM kv ORDER BY k")).all() == [("a", 2), ("d", 2), ("e", 1), ("f", 1)]
+            # statements are planned once per connection (see humeval.store.engine.operation_engine)
+            assert conn.exec_driver_sql("SHOW plan_cache_mode").scalar() == "force_generic_plan"
     finally:
         writer.close()
         engine.dispose()
@@ -235,3 +249,56 @@ def test_a_rolled_back_feed_leaves_no_outcome_in_the_rule(tmp_path: Path, db_url
     finally:
         a.close()
         b.close()
+
+
+@pytest.mark.postgres
+def test_each_participant_operation_takes_at_most_two_round_trips(tmp_path: Path, db_url: str | None) -> None:
+    """PostgreSQL: enter and next take two round trips, a first answer one (one statement); an edit, a repeated
+    key and a refusal take the step-by-step path and are answered as before."""
+    if db_url is None:
+        pytest.skip("round trips to PostgreSQL")
+    from humeval.store import sql
+
+    study = _study(tmp_path / "study", 30)
+    store = _stores(study, db_url)[0]
+    trips: list[int] = []
+    batch = sql.Sql.batch
+
+    def counted(self, steps, **kw):  # type: ignore[no-untyped-def]
+        trips[-1] += 1
+        return batch(self, steps, **kw)
+
+    async def op(coro):  # type: ignore[no-untyped-def]
+        trips.append(0)
+        return await coro
+
+    async def main() -> None:
+        await op(store.enter("T1", "local", {}))
+        view = await op(store.next_assignment("T1"))
+        assert isinstance(view, AssignmentView) and view.assignment_id.endswith(f".{view.task.seq}")
+        first = await op(store.submit("T1", view.assignment_id, "k1", {"quality": "A"}))
+        assert first.judgement.created and first.judgement.revision == 0
+        again = await op(store.submit("T1", view.assignment_id, "k1", {"quality": "A"}))  # the same key: the stored one
+        assert again.judgement.id == first.judgement.id and not again.judgement.created
+        edit = await op(store.submit("T1", view.assignment_id, "k2", {"quality": "B"}))
+        assert edit.judgement.revision == 1
+        with pytest.raises(Refusal) as refused:
+            await op(store.submit("T1", view.assignment_id, "k3", {"quality": "B"}, only_open=True))
+        assert refused.value.code == "already_submitted"
+        with pytest.raises(Refusal) as refused:  # someone else's assignment: unknown to them, before any value check
+            await op(store.submit("T2", view.assignment_id, "k4", {"quality": "nonsense"}))
+        assert refused.value.code == "unknown_assignment"
+        await op(store.next_assignment("T1"))
+
+    sql.Sql.batch = counted  # type: ignore[method-assign]
+    try:
+        asyncio.run(main())
+        with store.read_engine.connect() as conn:
+            rows = conn.execute(select(s.judgements.c.idempotency_key, s.judgements.c.revision)).all()
+    finally:
+        sql.Sql.batch = batch  # type: ignore[method-assign]
+        store.close()
+    enter, next_, first = trips[:3]
+    assert (enter, next_, first) == (2, 2, 1), trips
+    assert trips[-1] == 2  # the next task: two round trips again
+    assert sorted(rows) == [("k1", 0), ("k2", 1)]

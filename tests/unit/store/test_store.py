@@ -105,3 +105,15 @@ def test_tokens_are_signed() -> None:
     assert read_token(secret, "v1.UDE.abc") is None
     assert read_invite(secret, make_invite(secret, "P9")) == "P9"
     assert read_invite(secret, make_invite(b"y" * 32, "P9")) is None
+
+
+def test_an_assignment_id_names_its_task(store: Store) -> None:
+    """The id handed out carries the task's number, so a submit can check its values before reading the store;
+    an id without one (or a forged one) names no task, and the store's row stays what counts."""
+    ctx = store.context
+    task = next(iter(ctx.tasks.values()))
+    aid = ctx.assignment_id(task, "ab" * 12)
+    assert aid == f"{'ab' * 12}.{task.seq}" and ctx.task_of(aid) is task
+    assert all(ctx.by_seq[t.seq] is t for t in ctx.tasks.values())
+    for bad in ("ab" * 12, f"{'ab' * 12}.", f"{'ab' * 12}.-1", f"{'ab' * 12}.{len(ctx.by_seq)}", "x.²", "x.1e3"):
+        assert ctx.task_of(bad) is None, bad
