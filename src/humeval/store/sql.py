@@ -19,7 +19,9 @@ Transactions: on SQLite the single writer (:mod:`humeval.store.writer`) begins a
 (one transaction per batch of operations, a savepoint per operation). On PostgreSQL the
 connection is in autocommit mode and the operation's executor (:mod:`humeval.store.pool`)
 calls :meth:`Sql.begin`: ``BEGIN`` is sent with the first statement (no round trip of its
-own), and ``batch(..., commit=True)`` sends ``COMMIT`` with the batch's last statement.
+own), and ``batch(..., commit=True)`` sends ``COMMIT`` with the batch's last statement; a
+batch that is the whole transaction (``BEGIN`` still pending, ``commit=True``) sends neither,
+as the statements of a pipeline up to its Sync are one implicit transaction.
 
 They run on the same driver connection as the SQLAlchemy :class:`~sqlalchemy.Connection`
 of the operation, inside its transaction. Driver errors are re-raised as SQLAlchemy's

@@ -15,6 +15,12 @@ answer an open assignment, still unanswered: ``only_open``) and the write are on
 transaction: the assignment row is read with ``FOR UPDATE`` on PostgreSQL, and SQLite's
 write transactions (``BEGIN IMMEDIATE``) hold the database, so two tabs submitting the same
 task at the same instant store one row; the other gets ``already_submitted`` (409).
+
+On PostgreSQL a first answer to an open assignment is one statement in one round trip
+(:data:`_STORE_FIRST`): the values are checked first, against the task the assignment id
+names (:meth:`~humeval.store.context.StoreContext.task_of`), and the statement stores
+nothing unless the stored assignment is that participant's, open, of that task and shown in
+that order; everything else takes the step-by-step path below, with its refusals in order.
 """
 
 from __future__ import annotations
