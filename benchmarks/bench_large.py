@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -31,14 +30,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+from _serve import free_port, stop
+
 ADMIN = "bench-large-admin-token"
 TIMEOUT = 300.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def humeval(*args: str) -> list[str]:
@@ -108,15 +103,6 @@ def serve(study: Path, port: int, db: str = "") -> tuple[subprocess.Popen[bytes]
         except OSError:
             time.sleep(0.05)
     raise RuntimeError("serve did not answer in time")
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
 
 
 def main() -> int:

@@ -21,8 +21,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _serve import free_port, stop
 from sqlalchemy import select
 
 from humeval.files import write_jsonl, write_text
@@ -63,12 +62,6 @@ def make_study(root: Path, floor: int) -> Study:
     return study
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Server:
     """``humeval serve`` on 127.0.0.1 (a real multi-process server), or the app in-process."""
 
@@ -84,7 +77,7 @@ class Server:
             store.prepare()
             app = create_app(ServerConfig(study_dir=str(self.study.root), admin_token=ADMIN), store)
             return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://bench")
-        port = _free_port()
+        port = free_port()
         env = dict(os.environ, HUMEVAL_ADMIN_TOKEN=ADMIN)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "humeval", "serve", str(self.study.root), "--db", self.db, "--port", str(port),
@@ -101,9 +94,8 @@ class Server:
         raise RuntimeError("the server did not start in 60 s")
 
     def __exit__(self, *exc: object) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=20)
+        if self.proc is not None:
+            stop(self.proc)
 
 
 async def one_run(study: Study, db: str | None, workers: int, annotators: int, max_participants: int) -> dict[str, Any]:

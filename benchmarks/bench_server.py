@@ -41,7 +41,6 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -53,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from _serve import free_port, stop
 
 ADMIN = "bench-admin-token-0123456789"
 HOST = "127.0.0.1"
@@ -397,12 +397,6 @@ async def run_cell(port: int, server_pid: int, annotators: int, seconds: float, 
 
 
 # -- one configuration ---------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
 def _healthy(port: int) -> bool:
     try:
         with socket.create_connection((HOST, port), timeout=0.5) as s:
@@ -458,13 +452,7 @@ def run_config(config: Config, study: Path, levels: list[int], seconds: float, m
             say(f"  {n:>4} annotators: " + (f"{cell.items_per_s:.0f} items/s" if cell.measured else "measured nothing")
                 + "".join(f"\n  WARNING: {w}" for w in cell.warnings))
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop(proc)
         if pg is not None:
             pg.drop()
 
