@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -20,21 +21,30 @@ def _pg_available() -> bool:
     return True
 
 
+@contextmanager
+def pg_scratch(kind: str, prefix: str) -> Iterator[str]:
+    """A fresh PostgreSQL ``SCHEMA`` or ``DATABASE`` named ``prefix`` + a random suffix, dropped afterwards;
+    yields its name."""
+    import psycopg
+
+    if not _pg_available():
+        pytest.fail(f"PostgreSQL is not reachable at {PG}")
+    name = f"{prefix}{uuid.uuid4().hex[:12]}"
+    drop = {"SCHEMA": f'DROP SCHEMA "{name}" CASCADE', "DATABASE": f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'}[kind]
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f'CREATE {kind} "{name}"')
+    try:
+        yield name
+    finally:
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(drop)
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def db_url(request: pytest.FixtureRequest) -> Iterator[str | None]:
     """None (SQLite study.db) or a PostgreSQL URL whose search_path is a fresh schema, dropped afterwards."""
     if request.param == "sqlite":
         yield None
         return
-    import psycopg
-
-    if not _pg_available():
-        pytest.fail(f"PostgreSQL is not reachable at {PG}")
-    schema = f"hv_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
+    with pg_scratch("SCHEMA", "hv_") as schema:
         yield f"{PG}?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(PG, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -39,7 +39,7 @@ from humeval.protocol.lock import lock_study
 from humeval.store.migrations import MIGRATIONS
 from humeval.study import Study
 from humeval.templates import generate_outputs
-from tests.integration.server.conftest import PG, _pg_available
+from tests.integration.server.conftest import PG, pg_scratch
 from tests.integration.server.server import ADMIN, ServerProcess, free_port
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.postgres]
@@ -77,18 +77,8 @@ def machines_study(root: Path, items: int = ITEMS) -> Study:
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """A fresh PostgreSQL database (dropped afterwards): the servers' shared store."""
-    import psycopg
-
-    if not _pg_available():
-        pytest.fail(f"PostgreSQL is not reachable at {PG}")
-    name = f"hv_machines_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(PG, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
+    with pg_scratch("DATABASE", "hv_machines_") as name:
         yield PG.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with psycopg.connect(PG, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 class Balancer:
