@@ -79,8 +79,8 @@ def operation_engine(url: str, size: int) -> Engine:
     @event.listens_for(engine, "connect")
     def _generic_plans(dbapi_conn: Any, _record: Any) -> None:
         # the participant operations are prepared statements of a few index lookups each: planned once per
-        # connection, not again at every execution (PostgreSQL's default re-plans a statement whose generic
-        # plan it guesses costlier, ~1.5 ms for the lease's CTEs against ~0.1 ms to run it)
+        # connection, not again at every execution (PostgreSQL's default may plan a statement again each time
+        # it guesses its generic plan costlier, and planning the larger statements costs more than running them)
         dbapi_conn.execute("SET plan_cache_mode TO force_generic_plan")
         dbapi_conn.commit()  # (the driver began a transaction for it: a rollback would undo the setting)
 

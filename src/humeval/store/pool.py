@@ -5,8 +5,9 @@ runs as one transaction (or, for an operation that commits on its way, a few) at
 COMMITTED, several operations in flight at once on threads of their own. The connections are
 in autocommit mode and the operation's statements carry ``BEGIN`` and ``COMMIT`` themselves
 (:class:`~humeval.store.sql.Sql`; an operation that is one batch needs neither): an operation
-written as batches of statements costs one round trip per batch. There is no savepoint: an operation that is refused (a
-:class:`~humeval.errors.HumevalError`) or fails rolls its transaction back alone.
+written as batches of statements costs one round trip per batch. There is no savepoint: an
+operation that is refused (a :class:`~humeval.errors.HumevalError`) or fails rolls its
+transaction back alone.
 
 Concurrency is the database's: row locks taken by the statements (``FOR UPDATE``; ``SKIP
 LOCKED`` where any free row will do, as for claiming a list), conditional updates

@@ -187,7 +187,8 @@ class Sql:
         PostgreSQL: one round trip (with a pending ``BEGIN`` first and, with ``commit``, ``COMMIT``
         last, or neither when the batch is the whole transaction: then it is the implicit
         transaction libpq's pipeline Sync commits; after an error nothing later in the batch runs,
-        and the transaction is left for the executor to roll back). SQLite: one statement after the other; ``commit`` is the writer's.
+        and the transaction is left for the executor to roll back). SQLite: one statement after
+        the other; ``commit`` is the writer's.
         """
         if not self.pg:
             out = []
