@@ -54,6 +54,8 @@ from typing import Any
 import numpy as np
 from _serve import free_port, stop
 
+from humeval.collect import wait_until_serving
+
 ADMIN = "bench-admin-token-0123456789"
 HOST = "127.0.0.1"
 PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
@@ -442,7 +444,11 @@ def run_config(config: Config, study: Path, levels: list[int], seconds: float, m
                 config.status, config.message = "failed", "the server did not answer /healthz within 300 s"
                 return
             time.sleep(0.05)
+        answered = wait_until_serving(HOST, port, config.processes, timeout=120)  # every process, not the first
         config.start_s = time.perf_counter() - t0
+        if len(answered) < config.processes:
+            config.status, config.message = "failed", f"{len(answered)} of {config.processes} processes answered within 120 s"
+            return
         say(f"{config.label}: serving after {config.start_s:.1f} s (seeding included)")
         work = Work(lists)
         tag = f"{config.store[0]}{config.processes}"

@@ -7,6 +7,7 @@ server processes on top of it.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import tempfile
@@ -20,27 +21,40 @@ from humeval.errors import HumevalError, StoreError
 from humeval.pipeline import prepare_collection
 from humeval.study import Study
 
-__all__ = ["ADMIN_ENV", "serve"]
+__all__ = ["ADMIN_ENV", "serve", "wait_until_serving"]
 
 #: environment variable holding the admin secret
 ADMIN_ENV = "HUMEVAL_ADMIN_TOKEN"
 
 
-def _announce(host: str, port: int, lines: list[str], say: Callable[[str], None], timeout: float = 600.0) -> None:
-    """Say ``lines`` once the server answers ``/healthz`` (not before: "serving" means it listens)."""
+def wait_until_serving(host: str, port: int, processes: int = 1, timeout: float = 600.0) -> set[int]:
+    """Poll ``GET /healthz`` until ``processes`` distinct server processes have answered (or ``timeout``
+    seconds passed); the process ids that answered. Each poll is a new connection, accepted by one of the
+    processes listening on the port, so every process is reached after a few polls once it listens."""
     local = "127.0.0.1" if host in ("", "0.0.0.0") else "::1" if host == "::" else host
     url = f"http://{'[' + local + ']' if ':' in local else local}:{port}/healthz"
+    seen: set[int] = set()
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while len(seen) < processes and time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(url, timeout=2) as r:  # noqa: S310 (our own server)
                 if r.status == 200:
-                    for line in lines:
-                        say(line)
-                    return
-        except OSError:
+                    seen.add(int(json.loads(r.read()).get("process", 0)))
+                    continue
+        except (OSError, ValueError):
             pass
         time.sleep(0.1)
+    return seen
+
+
+def _announce(host: str, port: int, processes: int, lines: list[str], say: Callable[[str], None]) -> None:
+    """Say ``lines`` once every server process answers ``/healthz`` (not before: "serving" means they listen)."""
+    seen = wait_until_serving(host, port, processes)
+    if seen:
+        for line in lines:
+            say(line)
+    if 0 < len(seen) < processes:
+        say(f"warning: only {len(seen)} of {processes} server processes answered within 600 s")
 
 
 def serve(
@@ -113,7 +127,7 @@ def serve(
         lines.append(f"the admin token was generated for this start; give every other `humeval serve` of this store the "
                      f"same one (--admin-token or ${ADMIN_ENV}): a server with another token refuses this one's admin logins")
     say(f"starting {workers} server process(es) on {where} ...")
-    threading.Thread(target=_announce, args=(host, port, lines, say), daemon=True, name="humeval-announce").start()
+    threading.Thread(target=_announce, args=(host, port, workers, lines, say), daemon=True, name="humeval-announce").start()
     with tempfile.TemporaryDirectory(prefix="humeval-serve-") as private:  # mode 0700; removed on exit
         os.environ[CONFIG_FILE_ENV] = str(config.write(Path(private)))
         try:

@@ -8,6 +8,7 @@ participants, sessions and judgements tables did not change.
 from __future__ import annotations
 
 import errno
+import os
 import json
 import re
 import sqlite3
@@ -181,7 +182,7 @@ def test_a_full_disk_answers_503_and_healthz_says_unwritable(tmp_path: Path, how
         async def body(c: httpx.AsyncClient) -> None:
             h = {"authorization": f"Bearer {(await c.post('/api/v1/enter', json={'participant_id': 'p1'})).json()['token']}"}
             aid = (await c.get("/api/v1/next", headers=h)).json()["assignment_id"]
-            assert (await c.get("/healthz")).json() == {"status": "ok", "store": "writable"}
+            assert (await c.get("/healthz")).json() == {"status": "ok", "store": "writable", "process": os.getpid()}
             _fill(srv, how, monkeypatch)
             values = {"fluency": 3, "adequacy": 50.0, "naturalness": 10.0}
             for i in range(2000):  # edits of one assignment add rows until the database may not grow
