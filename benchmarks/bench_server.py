@@ -62,6 +62,7 @@ PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
 DEFAULT_CONFIGS = "sqlite:1,sqlite:2,postgresql:1,postgresql:2,postgresql:4"
 QUICK = {"configs": "sqlite:1,sqlite:2,postgresql:2", "levels": "1,10", "seconds": 2.0, "items": 3000}
 PER_ITEM, PER_LIST = 3, 10
+FLOWS = ("next", "page")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 PROTOCOL = f"""version: 1
@@ -279,7 +280,7 @@ def _pct(xs: list[float], q: float) -> float | None:
 
 
 async def run_cell(port: int, server_pid: int, annotators: int, seconds: float, max_judgements: int, work: Work,
-                   pg: Postgres | None, tag: str) -> Cell:
+                   pg: Postgres | None, tag: str, flow: str = "next") -> Cell:
     cell = Cell(annotators)
     page: list[float] = []
     submit: list[float] = []
@@ -308,31 +309,41 @@ async def run_cell(port: int, server_pid: int, annotators: int, seconds: float, 
                     continue
                 token = json.loads(body)["token"]
                 n = 0
+                a: dict[str, Any] | None = None
                 while going():
-                    t0 = time.perf_counter()
-                    status, body = await conn.request("GET", "/api/v1/next", token=token)
-                    page.append(time.perf_counter() - t0)
-                    if status == 204:
-                        if n == 0:  # a new participant given nothing
-                            cell.turned_away += 1
-                            await asyncio.sleep(0.05)
-                        break
-                    if status != 200:
-                        error(f"next {status}")
-                        break
-                    a = json.loads(body)
+                    if a is None:  # the first task, and every task of the page flow
+                        t0 = time.perf_counter()
+                        status, body = await conn.request("GET", "/api/v1/next", token=token)
+                        page.append(time.perf_counter() - t0)
+                        if status == 204:
+                            if n == 0:  # a new participant given nothing
+                                cell.turned_away += 1
+                                await asyncio.sleep(0.05)
+                            break
+                        if status != 200:
+                            error(f"next {status}")
+                            break
+                        a = json.loads(body)
                     if n == 0:
                         work.claimed += 1
                     n += 1
                     values = {c["name"]: "A" for c in a["criteria"]}
+                    answer = {"assignment_id": a["assignment_id"], "idempotency_key": f"{pid}-{n}", "values": values}
+                    if flow == "next":
+                        answer["next"] = True
                     t0 = time.perf_counter()
-                    status, _ = await conn.request("POST", "/api/v1/judgements", {
-                        "assignment_id": a["assignment_id"], "idempotency_key": f"{pid}-{n}", "values": values}, token)
+                    status, body = await conn.request("POST", "/api/v1/judgements", answer, token)
                     submit.append(time.perf_counter() - t0)
-                    if status in (200, 201):
-                        done += 1
-                    else:
+                    if status not in (200, 201):
                         error(f"submit {status}")
+                        a = None  # ask for the task again
+                        continue
+                    done += 1
+                    a = None
+                    if flow == "next":
+                        a = json.loads(body)["next"]
+                        if a is None:  # the list is done
+                            break
         except (ConnectionError, asyncio.IncompleteReadError, OSError) as exc:
             error(type(exc).__name__)
         finally:
@@ -414,7 +425,7 @@ def serve_command(study: Path, port: int, processes: int, db: str) -> list[str]:
 
 
 def run_config(config: Config, study: Path, levels: list[int], seconds: float, max_judgements: int,
-               lists: int, pg_admin: str, tmp: Path, say: Any) -> None:
+               lists: int, pg_admin: str, tmp: Path, say: Any, flow: str = "next") -> None:
     pg: Postgres | None = None
     if config.store == "postgresql":
         pg = Postgres(pg_admin)
@@ -453,7 +464,7 @@ def run_config(config: Config, study: Path, levels: list[int], seconds: float, m
         work = Work(lists)
         tag = f"{config.store[0]}{config.processes}"
         for n in levels:
-            cell = asyncio.run(run_cell(port, proc.pid, n, seconds, max_judgements, work, pg, tag))
+            cell = asyncio.run(run_cell(port, proc.pid, n, seconds, max_judgements, work, pg, tag, flow))
             config.cells.append(cell)
             say(f"  {n:>4} annotators: " + (f"{cell.items_per_s:.0f} items/s" if cell.measured else "measured nothing")
                 + "".join(f"\n  WARNING: {w}" for w in cell.warnings))
@@ -532,6 +543,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-judgements", type=int, default=100_000, help="stop a cell after this many judgements")
     ap.add_argument("--pg", default=PG_DEFAULT, help=f"PostgreSQL server (a database to connect to for CREATE "
                     f"DATABASE; default {PG_DEFAULT})")
+    ap.add_argument("--flow", choices=FLOWS, default="next", help="next (default): each submit asks for the next "
+                    "task too (POST /api/v1/judgements with next: true); page: GET /api/v1/next, then the submit")
     ap.add_argument("--quick", action="store_true", help=f"a short run: {QUICK}")
     ap.add_argument("--json", action="store_true", help="print the results as JSON (progress goes to stderr)")
     args = ap.parse_args(argv)
@@ -558,7 +571,8 @@ def main(argv: list[str] | None = None) -> int:
         say(f"study: {args.items} items x {PER_ITEM} judgements in {lists} lists of {PER_LIST}, built in "
             f"{time.perf_counter() - t0:.1f} s; {os.cpu_count()} CPUs, load average {loadavg()}")
         for config in configs:
-            run_config(config, tmp / "study", levels, args.seconds, args.max_judgements, lists, args.pg, tmp, say)
+            run_config(config, tmp / "study", levels, args.seconds, args.max_judgements, lists, args.pg, tmp, say,
+                       args.flow)
             if config.status != "ran":
                 say(f"{config.label}: {config.status}: {config.message}")
     finally:

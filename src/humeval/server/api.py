@@ -7,7 +7,8 @@
 ``POST /api/v1/consent``                 record consent -> ``{"consented": true}``
 ``GET  /api/v1/next``                    the current or next assignment, or 204
 ``POST /api/v1/judgements``              ``{assignment_id, idempotency_key, values,
-                                         seconds?}`` -> 201 (stored), 200 (repeat)
+                                         seconds?, next?}`` -> 201 (stored), 200 (repeat);
+                                         with ``next``: the next assignment too
 ``GET  /api/v1/status``                  progress; completion code once completed
 ``GET  /api/v1/admin/judgements``        every stored judgement (admin token)
 ``GET  /api/v1/admin/status``            progress and live decisions (admin token)
@@ -101,10 +102,13 @@ async def status(request: Request) -> Response:
 async def judgements(request: Request) -> Response:
     session = session_of(request)
     body = parse(JudgementIn, await read_json(request))
-    result = await _store(request).submit(session.participant_id, body.assignment_id, body.idempotency_key,
-                                          body.values, body.seconds,
-                                          comment=body.comment)
-    return JSONResponse(result.judgement.to_json(), status_code=201 if result.judgement.created else 200)
+    store = _store(request)
+    result = await store.submit(session.participant_id, body.assignment_id, body.idempotency_key, body.values,
+                                body.seconds, comment=body.comment, then_next=body.next)
+    data = result.judgement.to_json()
+    if body.next:
+        data["next"] = None if result.next is None or isinstance(result.next, Progress) else assignment_json(store, result.next)
+    return JSONResponse(data, status_code=201 if result.judgement.created else 200)
 
 
 async def admin_judgements(request: Request) -> Response:

@@ -63,6 +63,8 @@ class JudgementIn(BaseModel):
                                   description="time spent on the assignment (default: measured by the server)")
     comment: str = Field("", max_length=MAX_COMMENT,
                          description="optional free-text comment (only when presentation.comments is on)")
+    next: bool = Field(False, description="also give the participant their next assignment, in the answer's `next` "
+                       "(one request per task instead of a submit and a GET /api/v1/next)")
 
 
 class InvitesIn(BaseModel):
@@ -130,6 +132,9 @@ class Judgement(BaseModel):
     values: dict[str, Any]
     revision: int = Field(ge=0, description="0 for the first answer, then 1, 2, ... for edits")
     submitted_at: str
+    next: Assignment | None = Field(None, description="only when the request asked for it (`next: true`): the "
+                                    "participant's next assignment, as GET /api/v1/next gives it; null when there is "
+                                    "none (nothing left, or none now: GET /api/v1/status and GET /api/v1/next tell)")
 
 
 class Completion(BaseModel):

@@ -32,26 +32,29 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from humeval.store.assign import display_order, take
+from humeval.store.assign import display_order, next_assignment, take
 from humeval.store.context import StoreContext
 from humeval.store.live import after_judgement, is_settled
-from humeval.store.records import StoredJudgement, TaskInfo
+from humeval.store.records import AssignmentView, Progress, StoredJudgement, TaskInfo
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Sql, sql_of
 from humeval.store.values import check_comment, check_values
 from humeval.wire import MAX_SECONDS
 
-__all__ = ["SubmitResult", "submit_judgement"]
+__all__ = ["SubmitResult", "submit_judgement", "submit_then_next"]
 
 
 class SubmitResult:
-    """The stored judgement and the comparisons this submit decided."""
+    """The stored judgement, the comparisons this submit decided and, when asked for (:func:`submit_then_next`),
+    the participant's next assignment: an :class:`AssignmentView`, their :class:`Progress` when nothing is left,
+    or None when the next one could not be had (the judgement is stored all the same)."""
 
-    __slots__ = ("decided", "judgement")
+    __slots__ = ("decided", "judgement", "next")
 
     def __init__(self, judgement: StoredJudgement, decided: list[str]) -> None:
         self.judgement = judgement
         self.decided = decided
+        self.next: AssignmentView | Progress | None = None
 
 
 _FIND = (
@@ -178,6 +181,25 @@ def submit_judgement(
     if pooled_pair:
         after_judgement(conn, ctx, task, clean, now)  # list: the participant's outcomes are fed when settled
     return SubmitResult(stored, [])
+
+
+def submit_then_next(conn: Connection, ctx: StoreContext, participant_id: str, assignment_id: str,
+                     idempotency_key: str, values: Any, seconds: float | None = None, *, only_open: bool = False,
+                     comment: Any = "") -> SubmitResult:
+    """Store one judgement (:func:`submit_judgement`), then give the participant their next assignment
+    (:func:`~humeval.store.assign.next_assignment`) in the same operation: one request per task instead of two.
+
+    The judgement is stored whatever becomes of the next assignment: a refusal of the next one (the participant
+    cannot be given one now) leaves ``next`` None, and the participant asks again (``GET /api/v1/next``).
+    """
+    result = submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
+                              only_open=only_open, comment=comment)
+    sql_of(conn).ensure_transaction()  # PostgreSQL: the submit committed what it stored
+    try:
+        result.next = next_assignment(conn, ctx, participant_id)
+    except Refusal:
+        result.next = None
+    return result
 
 
 def _checked(ctx: StoreContext, task: TaskInfo, display: list[str] | tuple[str, ...], values: Any) -> Any:

@@ -184,7 +184,9 @@ def test_caps_exact_under_concurrency(tmp_path: Path, db_url: str | None) -> Non
         server.stop()
 
 
-def test_live_stopping_decides_and_stops_pair_items(tmp_path: Path, db_url: str | None) -> None:
+@pytest.mark.parametrize("flow", ["page", "next"])
+def test_live_stopping_decides_and_stops_pair_items(tmp_path: Path, db_url: str | None, flow: str) -> None:
+    """The same decision, logged once, whether each task is asked for (page) or comes with the last answer (next)."""
     study = pairwise_study(tmp_path / "study", items=60, strategy="one", per_participant=100, delta=0.05)
     srv = InProcess(study, db_url)
 
@@ -192,12 +194,20 @@ def test_live_stopping_decides_and_stops_pair_items(tmp_path: Path, db_url: str 
         n = 0
         for i in range(60):  # each participant is settled (and fed) once nothing is left for them
             h = await aenter(c, f"P{i}")
-            while (r := await c.get("/api/v1/next", headers=h)).status_code == 200:
-                a = r.json()
+            r = await c.get("/api/v1/next", headers=h)
+            a = r.json() if r.status_code == 200 else None
+            while a is not None:
                 pick = "A" if a["outputs"][0].startswith("In the") else "B"  # always the candidate
                 n += 1
-                assert (await c.post("/api/v1/judgements", headers=h, json={"assignment_id": a["assignment_id"],
-                        "idempotency_key": f"k-{n:08d}", "values": {"quality": pick}})).status_code == 201
+                answer = await c.post("/api/v1/judgements", headers=h, json={
+                    "assignment_id": a["assignment_id"], "idempotency_key": f"k-{n:08d}", "values": {"quality": pick},
+                    "next": flow == "next"})
+                assert answer.status_code == 201
+                if flow == "next":
+                    a = answer.json()["next"]
+                else:
+                    r = await c.get("/api/v1/next", headers=h)
+                    a = r.json() if r.status_code == 200 else None
             if (await c.get("/api/v1/admin/status", headers=ADMIN_HEADERS)).json()["stopping"][0]["outcome"] != "continue":
                 break
         assert 3 < n < 60  # decided before the items ran out
@@ -281,3 +291,50 @@ def test_export_cli_writes_the_canonical_table(app: InProcess, tmp_path: Path) -
 
 def a_system(a: dict) -> str:
     return "candidate" if a["outputs"][0].startswith("In the") else "baseline"
+
+
+def test_a_submit_with_next_returns_the_next_assignment_in_the_same_request(app: InProcess) -> None:
+    """``next: true``: the answer carries what ``GET /api/v1/next`` would give next; the list ends with null."""
+    async def body(c: httpx.AsyncClient) -> None:
+        h = await aenter(c, "P1")
+        a = (await c.get("/api/v1/next", headers=h)).json()
+        seen, answers = [], []
+        while a is not None:
+            seen.append(item_of(app, a["assignment_id"]))
+            sub = {"assignment_id": a["assignment_id"], "idempotency_key": f"next-{len(seen):04d}",
+                   "values": {"quality": "A"}, "next": True}
+            r = await c.post("/api/v1/judgements", json=sub, headers=h)
+            assert r.status_code == 201, r.text
+            answers.append((sub, r.json()))
+            a = r.json()["next"]
+            if a is not None:  # the very assignment the page would have given, and the progress after the submit
+                assert (await c.get("/api/v1/next", headers=h)).json() == a
+                assert a["progress"]["done"] == len(seen)
+            if len(seen) == 1:  # a retry (the answer was lost on the way) repeats the judgement and the same next one
+                again = await c.post("/api/v1/judgements", json=sub, headers=h)
+                assert again.status_code == 200 and again.json() == r.json()
+        assert len(seen) == len(set(seen)) == 4  # items_per_participant, never the same item twice
+        assert (await c.get("/api/v1/next", headers=h)).status_code == 204
+        status = (await c.get("/api/v1/status", headers=h)).json()
+        assert status["progress"]["completed"] and status["completion"]["code"] == "DONE-42"
+        # without ``next`` the answer is the judgement alone, as before
+        sub, first = answers[1]
+        keys = {k for k in first if k != "next"}
+        plain = await c.post("/api/v1/judgements", json={k: v for k, v in sub.items() if k != "next"}, headers=h)
+        assert plain.status_code == 200 and set(plain.json()) == keys
+        # a refused answer stores nothing and leases nothing
+        h2 = await aenter(c, "P2")
+        b = (await c.get("/api/v1/next", headers=h2)).json()
+        bad = {"assignment_id": b["assignment_id"], "idempotency_key": "next-bad-0001", "values": {"quality": "C"},
+               "next": True}
+        assert_error(await c.post("/api/v1/judgements", json=bad, headers=h2), 422, "invalid_value", "values.quality")
+        assert_error(await c.post("/api/v1/judgements", json=bad | {"next": "yes"}, headers=h2), 422, "invalid_value",
+                     "next")
+        assert (await c.get("/api/v1/next", headers=h2)).json() == b
+        stored = (await c.get("/api/v1/admin/judgements", headers=ADMIN_HEADERS)).json()
+        assert sorted(j["idempotency_key"] for j in stored) == [f"next-{i:04d}" for i in range(1, 5)]
+        spec = (await c.get("/api/v1/openapi.json")).json()["components"]["schemas"]
+        assert spec["JudgementIn"]["properties"]["next"]["type"] == "boolean"
+        assert "next" in spec["Judgement"]["properties"]
+
+    app.run(body)
