@@ -113,9 +113,8 @@ class Sql:
         raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
 
     def _execute(self, sql: str, params: dict[str, Any] | None) -> Any:
-        if self.pending_begin:
-            result = self.batch([(sql, params)])[0]
-            return _Done(result)
+        if self.pg:  # one statement is a batch of one (with a pending BEGIN first): one round trip
+            return _Done(self.batch([(sql, params)])[0])
         try:
             self.cur.execute(self._convert(sql), params or {})
         except self._error as exc:
@@ -138,8 +137,7 @@ class Sql:
         """Send a pending ``BEGIN`` now (before a statement that does not go through this object)."""
         if self.pending_begin:
             self.pending_begin = False
-            self.raw.execute("BEGIN")
-            self.trips += 1
+            self._command(b"BEGIN")
             self.in_tx = True
 
     def commit(self) -> None:
@@ -147,8 +145,7 @@ class Sql:
         self.pending_begin = False
         if self.in_tx:
             self.in_tx = False
-            self.raw.execute("COMMIT")
-            self.trips += 1
+            self._command(b"COMMIT")
 
     def rollback(self) -> None:
         self.pending_begin = False
@@ -156,7 +153,16 @@ class Sql:
         if self.pg and self.raw.info.transaction_status != 0:  # psycopg: 0 = idle, no transaction open
             # on the libpq connection: psycopg answers a ROLLBACK of its own with DEALLOCATE ALL, which
             # would drop the statements this object prepared
-            self.raw.pgconn.exec_(b"ROLLBACK")
+            self._command(b"ROLLBACK")
+
+    def _command(self, command: bytes) -> None:
+        """PostgreSQL: one command without parameters (``BEGIN``, ``COMMIT``, ``ROLLBACK``) in a round trip."""
+        try:
+            _pg_pipeline(self, [], before=command if command == b"BEGIN" else None,
+                         after=None if command == b"BEGIN" else command)
+        except self._error as exc:
+            self._raise(command.decode(), None, exc)
+        self.trips += 1
 
     # -- statements ----------------------------------------------------------------------------
     def run(self, sql: str, params: dict[str, Any] | None = None) -> int:
@@ -201,7 +207,8 @@ class Sql:
         # one implicit transaction, committed at the Sync (rolled back if one of them fails)
         whole = begin and commit
         try:
-            results = _pg_pipeline(self, steps, begin=begin and not whole, commit=commit and not whole)
+            results = _pg_pipeline(self, steps, before=b"BEGIN" if begin and not whole else None,
+                                   after=b"COMMIT" if commit and not whole else None)
         except self._error as exc:
             self.pending_begin = False
             self.in_tx = True  # left open (aborted): the executor rolls it back
@@ -249,10 +256,13 @@ def _encode(value: Any) -> tuple[bytes | None, int]:
     return str(value).encode(), 0
 
 
-def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -> list[Rows]:
+def _pg_pipeline(db: Sql, steps: Sequence[Step], *, before: bytes | None = None, after: bytes | None = None
+                 ) -> list[Rows]:
     from psycopg import pq
     from psycopg.adapt import Transformer
     from psycopg.errors import error_from_result
+
+    from humeval.store.onloop import wait_socket
 
     raw = db.raw
     pg = raw.pgconn
@@ -267,8 +277,8 @@ def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -
     results: list[Any] = []
     pg.enter_pipeline_mode()
     try:
-        if begin:
-            pg.send_query_params(b"BEGIN", None)
+        if before is not None:
+            pg.send_query_params(before, None)
             expect.append(-1)
         for i, (sql, text, name, values, oids) in enumerate(sends):
             if name is None:
@@ -278,16 +288,16 @@ def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -
                 new.append(sql)
             pg.send_query_prepared(name, values)
             expect.append(i)
-        if commit:
-            pg.send_query_params(b"COMMIT", None)
+        if after is not None:
+            pg.send_query_params(after, None)
             expect.append(-1)
         pg.pipeline_sync()
         fd = pg.socket
         while pg.flush() != 0:
-            _wait(fd, write=True)
+            wait_socket(fd, write=True)
         while True:
             while pg.is_busy():
-                _wait(fd, write=False)
+                wait_socket(fd, write=False)
                 pg.consume_input()
             r = pg.get_result()
             if r is None:
@@ -325,15 +335,6 @@ def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -
         count = r.command_tuples
         out[kind] = Rows(-1 if count is None else count, rows)
     return out
-
-
-def _wait(fd: int, *, write: bool) -> None:
-    import select
-
-    if write:
-        select.select([], [fd], [])
-    else:
-        select.select([fd], [], [])
 
 
 class _Done:

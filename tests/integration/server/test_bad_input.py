@@ -8,8 +8,8 @@ participants, sessions and judgements tables did not change.
 from __future__ import annotations
 
 import errno
-import os
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
