@@ -66,23 +66,15 @@ def make_engines(url: str, *, readers: int = 4, sqlite_sync: str = "full") -> tu
     return writer, reader
 
 
-def operation_engine(url: str, size: int, overflow: int = 4) -> Engine:
-    """PostgreSQL: a pool the participant operations run on (:mod:`humeval.store.pool`).
+def operation_engine(url: str, size: int) -> Engine:
+    """PostgreSQL: the pool the participant operations run on (:mod:`humeval.store.pool`).
 
-    ``size`` connections (and ``overflow`` more while they are all in use) in autocommit mode
-    (each operation sends its own ``BEGIN`` and ``COMMIT`` with its statements), no ping before
-    each use (a dropped connection fails the operation's first statement and the operation runs
-    again on a new one). The connections wait on the event loop inside
-    :func:`humeval.store.onloop.run_on_loop` (:class:`~humeval.store.onloop.LoopConnection`).
+    ``size`` connections in autocommit mode (each operation sends its own ``BEGIN`` and
+    ``COMMIT`` with its statements), no ping before each use (a dropped connection fails the
+    operation's first statement and the operation runs again on a new one), and a few more
+    connections for the synchronous writes of admin actions while the pool is busy.
     """
-    engine = create_engine(url, pool_size=size, max_overflow=overflow, isolation_level="AUTOCOMMIT",
-                           pool_recycle=3600)
-
-    @event.listens_for(engine, "do_connect")
-    def _loop_connection(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
-        from humeval.store.onloop import LoopConnection
-
-        return LoopConnection.connect(*cargs, **cparams)
+    engine = create_engine(url, pool_size=size, max_overflow=4, isolation_level="AUTOCOMMIT", pool_recycle=3600)
 
     @event.listens_for(engine, "connect")
     def _generic_plans(dbapi_conn: Any, _record: Any) -> None:

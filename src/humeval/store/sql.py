@@ -113,8 +113,9 @@ class Sql:
         raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
 
     def _execute(self, sql: str, params: dict[str, Any] | None) -> Any:
-        if self.pg:  # one statement is a batch of one (with a pending BEGIN first): one round trip
-            return _Done(self.batch([(sql, params)])[0])
+        if self.pending_begin:
+            result = self.batch([(sql, params)])[0]
+            return _Done(result)
         try:
             self.cur.execute(self._convert(sql), params or {})
         except self._error as exc:
@@ -137,7 +138,8 @@ class Sql:
         """Send a pending ``BEGIN`` now (before a statement that does not go through this object)."""
         if self.pending_begin:
             self.pending_begin = False
-            self._command(b"BEGIN")
+            self.raw.execute("BEGIN")
+            self.trips += 1
             self.in_tx = True
 
     def commit(self) -> None:
@@ -145,7 +147,8 @@ class Sql:
         self.pending_begin = False
         if self.in_tx:
             self.in_tx = False
-            self._command(b"COMMIT")
+            self.raw.execute("COMMIT")
+            self.trips += 1
 
     def rollback(self) -> None:
         self.pending_begin = False
@@ -153,16 +156,7 @@ class Sql:
         if self.pg and self.raw.info.transaction_status != 0:  # psycopg: 0 = idle, no transaction open
             # on the libpq connection: psycopg answers a ROLLBACK of its own with DEALLOCATE ALL, which
             # would drop the statements this object prepared
-            self._command(b"ROLLBACK")
-
-    def _command(self, command: bytes) -> None:
-        """PostgreSQL: one command without parameters (``BEGIN``, ``COMMIT``, ``ROLLBACK``) in a round trip."""
-        try:
-            _pg_pipeline(self, [], before=command if command == b"BEGIN" else None,
-                         after=None if command == b"BEGIN" else command)
-        except self._error as exc:
-            self._raise(command.decode(), None, exc)
-        self.trips += 1
+            self.raw.pgconn.exec_(b"ROLLBACK")
 
     # -- statements ----------------------------------------------------------------------------
     def run(self, sql: str, params: dict[str, Any] | None = None) -> int:
@@ -207,8 +201,7 @@ class Sql:
         # one implicit transaction, committed at the Sync (rolled back if one of them fails)
         whole = begin and commit
         try:
-            results = _pg_pipeline(self, steps, before=b"BEGIN" if begin and not whole else None,
-                                   after=b"COMMIT" if commit and not whole else None)
+            results = _pg_pipeline(self, steps, begin=begin and not whole, commit=commit and not whole)
         except self._error as exc:
             self.pending_begin = False
             self.in_tx = True  # left open (aborted): the executor rolls it back
@@ -256,13 +249,10 @@ def _encode(value: Any) -> tuple[bytes | None, int]:
     return str(value).encode(), 0
 
 
-def _pg_pipeline(db: Sql, steps: Sequence[Step], *, before: bytes | None = None, after: bytes | None = None
-                 ) -> list[Rows]:
+def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -> list[Rows]:
     from psycopg import pq
     from psycopg.adapt import Transformer
     from psycopg.errors import error_from_result
-
-    from humeval.store.onloop import wait_socket
 
     raw = db.raw
     pg = raw.pgconn
@@ -277,8 +267,8 @@ def _pg_pipeline(db: Sql, steps: Sequence[Step], *, before: bytes | None = None,
     results: list[Any] = []
     pg.enter_pipeline_mode()
     try:
-        if before is not None:
-            pg.send_query_params(before, None)
+        if begin:
+            pg.send_query_params(b"BEGIN", None)
             expect.append(-1)
         for i, (sql, text, name, values, oids) in enumerate(sends):
             if name is None:
@@ -288,16 +278,16 @@ def _pg_pipeline(db: Sql, steps: Sequence[Step], *, before: bytes | None = None,
                 new.append(sql)
             pg.send_query_prepared(name, values)
             expect.append(i)
-        if after is not None:
-            pg.send_query_params(after, None)
+        if commit:
+            pg.send_query_params(b"COMMIT", None)
             expect.append(-1)
         pg.pipeline_sync()
         fd = pg.socket
         while pg.flush() != 0:
-            wait_socket(fd, write=True)
+            _wait(fd, write=True)
         while True:
             while pg.is_busy():
-                wait_socket(fd, write=False)
+                _wait(fd, write=False)
                 pg.consume_input()
             r = pg.get_result()
             if r is None:
@@ -335,6 +325,15 @@ def _pg_pipeline(db: Sql, steps: Sequence[Step], *, before: bytes | None = None,
         count = r.command_tuples
         out[kind] = Rows(-1 if count is None else count, rows)
     return out
+
+
+def _wait(fd: int, *, write: bool) -> None:
+    import select
+
+    if write:
+        select.select([], [fd], [])
+    else:
+        select.select([fd], [], [])
 
 
 class _Done:

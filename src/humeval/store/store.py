@@ -76,10 +76,8 @@ class Store:
         if is_sqlite(url):
             self.writer = Writer(self.write_engine)
         else:
-            # the event loop's operations (never more than its connections), and blocking callers' own few
-            self.op_engine = operation_engine(url, OPERATIONS_IN_FLIGHT, overflow=0)
-            self._blocking_engine = operation_engine(url, 1)
-            self.writer = PooledWriter(self._blocking_engine, OPERATIONS_IN_FLIGHT, self.op_engine)
+            self.op_engine = operation_engine(url, OPERATIONS_IN_FLIGHT)
+            self.writer = PooledWriter(self.op_engine, OPERATIONS_IN_FLIGHT)
         #: how messages and the logbook name this store: the SQLite file, or the URL without its secrets
         self.where = str(study.relative(Path(url.split("///", 1)[1]))) if is_sqlite(url) and "///" in url else redact_url(url)
         self.writer.where = self.where
@@ -132,7 +130,6 @@ class Store:
         self.writer.close()
         if self.op_engine is not None:
             self.op_engine.dispose()
-            self._blocking_engine.dispose()
         self.write_engine.dispose()
         self.read_engine.dispose()
 
