@@ -43,12 +43,15 @@ from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["display_order", "next_assignment", "progress", "reap", "release", "take"]
+__all__ = ["LeaseWithAnswer", "display_order", "lease_with_answer", "next_assignment", "progress", "reap", "release", "take"]
 
 REAP_EVERY = 2.0
 _CANDIDATES = 16
-#: PostgreSQL's fast path: candidates read for a lease (their display orders are computed beforehand)
+#: PostgreSQL's fast path: candidates tried by a lease (their display orders are computed beforehand)
 _FAST_CANDIDATES = 4
+#: ... and positions of the participant's list read with their state (those after the one leased are kept
+#: in :attr:`StoreContext.upcoming`, so that the next lease goes with their answer)
+_STATE_CANDIDATES = 12
 
 
 def display_order(ctx: StoreContext, participant_id: str, task: TaskInfo) -> tuple[str, ...]:
@@ -306,14 +309,14 @@ _STATE_LIST = _STATE.format(candidates=(
     ", (SELECT json_agg(json_build_array(c.position, c.task_id) ORDER BY c.position) FROM (SELECT lt.position, "
     "lt.task_id FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE lt.list_id = participants.list_id "
     "AND lt.assignment_id IS NULL AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a "
-    f"WHERE a.participant_id = :pid AND a.task_id = lt.task_id) ORDER BY lt.position LIMIT {_FAST_CANDIDATES}) c)"))
+    f"WHERE a.participant_id = :pid AND a.task_id = lt.task_id) ORDER BY lt.position LIMIT {_STATE_CANDIDATES}) c)"))
 _STATE_POOL = _STATE.format(candidates="")
 #: the first candidate with room leased: the assignment, its task's cap, its list position and the list's lease
 _LEASE_FIRST = (
     "WITH c (pos, task_id, display, ord, aid) AS (VALUES {values}), "
     "ins AS (INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, "
     "created_at, expires_at) SELECT c.aid, :who, t.task_id, :list, {position}, c.display, 'leased', :now, :exp "
-    "FROM c JOIN tasks t ON t.task_id = c.task_id WHERE t.taken < t.cap AND t.closed = 0{room} "
+    "FROM c JOIN tasks t ON t.task_id = c.task_id WHERE t.taken < t.cap AND t.closed = 0{room}{answered} "
     "ORDER BY c.ord LIMIT 1 FOR UPDATE OF t RETURNING assignment_id, task_id, position), "
     "took AS (UPDATE tasks SET taken = taken + 1, open = CASE WHEN taken + 1 >= cap THEN 0 ELSE 1 END "
     "WHERE task_id = (SELECT task_id FROM ins)){list_steps} "
@@ -323,6 +326,16 @@ _LEASE_LIST_STEPS = (
     ", placed AS (UPDATE list_tasks SET assignment_id = (SELECT assignment_id FROM ins) WHERE list_id = :l "
     "AND position = (SELECT position FROM ins)), "
     "held AS (UPDATE lists SET expires_at = :exp WHERE list_id = :l AND EXISTS (SELECT 1 FROM ins))"
+)
+#: a lease that goes with the participant's answer (:func:`lease_with_answer`): only when that answer was stored
+#: (``:jkey``), the participant still holds the list and has no other lease, the position is free and the task
+#: new to them (what the state read checks on the page's way)
+_ANSWERED = (
+    " AND EXISTS (SELECT 1 FROM judgements j WHERE j.idempotency_key = :jkey AND j.assignment_id = :jaid) "
+    "AND EXISTS (SELECT 1 FROM lists h WHERE h.list_id = :gl AND h.participant_id = :gp AND h.completed = 0) "
+    "AND NOT EXISTS (SELECT 1 FROM assignments m WHERE m.participant_id = :gp AND m.status = 'leased') "
+    "AND EXISTS (SELECT 1 FROM list_tasks x WHERE x.list_id = :gl AND x.position = c.pos AND x.assignment_id IS NULL) "
+    "AND NOT EXISTS (SELECT 1 FROM assignments m WHERE m.participant_id = :gp AND m.task_id = t.task_id)"
 )
 #: PostgreSQL: this transaction's commit returns before its WAL reaches the disk (a crash of the database
 #: server may forget the last leases, never a judgement: a submit commits synchronously)
@@ -384,8 +397,7 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
     if not candidates or (not listed and (done >= ctx.per_participant or any(t in ctx.watched for _, t in candidates))):
         return None
     # the first few: their display orders are computed beforehand, and the first one usually has room
-    return _lease_first(db, ctx, participant_id, candidates[:_FAST_CANDIDATES], list_id if listed else None, now, done,
-                        states, claimed)
+    return _lease_first(db, ctx, participant_id, candidates, list_id if listed else None, now, done, states, claimed)
 
 
 def _mine(rows: list[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, ...] | None]:
@@ -404,38 +416,101 @@ def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: li
                  list_id: str | None, now: float, done: int, states: dict[str, int], claimed: str | None,
                  ) -> AssignmentView | None:
     """Lease the first candidate with room, in one batch that commits (PostgreSQL) whatever it leased."""
-    token = secrets.token_hex(12)
-    expires = now + ctx.reservation(done)
-    # ``who``/``list``: the values inserted; ``l``: compared with a column (PostgreSQL types each parameter once)
-    key: dict[str, Any] = {"who": participant_id, "list": list_id, "l": list_id, "now": now, "exp": expires}
-    displays = {}
-    values = []
-    for k, (pos, task_id) in enumerate(candidates):
-        task = ctx.tasks[task_id]
-        displays[task_id] = display = display_order(ctx, participant_id, task)
-        key[f"p{k}"], key[f"t{k}"], key[f"d{k}"], key[f"o{k}"], key[f"a{k}"] = (
-            pos, task_id, json.dumps(display), k, ctx.assignment_id(task, token))
-        values.append(f"(:p{k}, :t{k}, :d{k}, :o{k}, :a{k})")
+    lease = _Lease(ctx, participant_id, candidates, list_id, now, done)
     steps: list[tuple[str, dict[str, Any] | None]] = []
     if db.pg:  # a lease is not an acknowledged judgement: its commit need not wait for the disk
         steps.append((_ASYNC_COMMIT, None))
     if claimed is not None:
         steps.append((_EVENT, _claimed_event(participant_id, claimed, now)))
     room = ""
-    guard = room_guard(ctx, [t for _, t in candidates], states) if ctx.watched else None
+    guard = room_guard(ctx, lease.tasks, states) if ctx.watched else None
     if guard is not None:
         lock, no_room, params = guard
         steps.append((lock, params))
         room = f" AND NOT {no_room}"
-        key.update(params)
-    lease = _LEASE_FIRST.format(values=", ".join(values), position="c.pos" if list_id is not None else "NULL",
-                                room=room, list_steps=_LEASE_LIST_STEPS if list_id is not None else "")
-    steps.append((lease, key))
-    leased = db.batch(steps, commit=True)[-1].first
-    if leased is None:
+        lease.key.update(params)
+    steps.append(lease.statement(room=room))
+    return lease.leased(db.batch(steps, commit=True)[-1].first)
+
+
+class _Lease:
+    """The statement that leases the first of ``candidates`` (list positions, or pool tasks) with room, and
+    what it leased; the positions after it are remembered for the participant's next lease (PostgreSQL)."""
+
+    def __init__(self, ctx: StoreContext, participant_id: str, candidates: list[tuple[int | None, str]],
+                 list_id: str | None, now: float, done: int) -> None:
+        self.ctx, self.participant_id, self.list_id, self.done = ctx, participant_id, list_id, done
+        self.rest = candidates[_FAST_CANDIDATES:]
+        self.candidates = candidates[:_FAST_CANDIDATES]
+        token = secrets.token_hex(12)
+        self.expires = now + ctx.reservation(done)
+        # ``who``/``list``: the values inserted; ``l``: compared with a column (PostgreSQL types each parameter once)
+        self.key: dict[str, Any] = {"who": participant_id, "list": list_id, "l": list_id, "now": now,
+                                    "exp": self.expires}
+        self.displays: dict[str, tuple[str, ...]] = {}
+        self.values = []
+        for k, (pos, task_id) in enumerate(self.candidates):
+            task = ctx.tasks[task_id]
+            self.displays[task_id] = display = display_order(ctx, participant_id, task)
+            self.key[f"p{k}"], self.key[f"t{k}"], self.key[f"d{k}"], self.key[f"o{k}"], self.key[f"a{k}"] = (
+                pos, task_id, json.dumps(display), k, ctx.assignment_id(task, token))
+            self.values.append(f"(:p{k}, :t{k}, :d{k}, :o{k}, :a{k})")
+
+    @property
+    def tasks(self) -> list[str]:
+        return [t for _, t in self.candidates]
+
+    def statement(self, *, room: str = "", answered: str = "") -> tuple[str, dict[str, Any]]:
+        listed = self.list_id is not None
+        return _LEASE_FIRST.format(values=", ".join(self.values), position="c.pos" if listed else "NULL", room=room,
+                                   answered=answered, list_steps=_LEASE_LIST_STEPS if listed else ""), self.key
+
+    def leased(self, row: tuple[Any, ...] | None) -> AssignmentView | None:
+        """What the statement leased (its returned row), or None; remembers the positions after it."""
+        upcoming = self.ctx.upcoming
+        upcoming.pop(self.participant_id, None)
+        if row is None:
+            return None
+        aid, task_id = row
+        if self.list_id is not None:
+            after = self.candidates[[t for _, t in self.candidates].index(task_id) + 1:]
+            if after or self.rest:
+                if len(upcoming) >= _HOLDING_MAX:
+                    upcoming.clear()
+                upcoming[self.participant_id] = (self.list_id, self.done, after + self.rest)
+        return AssignmentView(aid, self.ctx.tasks[task_id], self.displays[task_id], self.expires,
+                              _progress(self.ctx, self.done, self.list_id))
+
+
+class LeaseWithAnswer:
+    """Statements sent with a participant's answer that lease their next task (:func:`lease_with_answer`)."""
+
+    __slots__ = ("_lease", "steps")
+
+    def __init__(self, lease: _Lease, steps: list[tuple[str, dict[str, Any] | None]]) -> None:
+        self._lease, self.steps = lease, steps
+
+    def leased(self, results: list[Any]) -> AssignmentView | None:
+        """The next assignment from the results of :attr:`steps`, or None when nothing was leased."""
+        return self._lease.leased(results[-1].first)
+
+
+def lease_with_answer(ctx: StoreContext, participant_id: str, assignment_id: str, idempotency_key: str,
+                      now: float) -> LeaseWithAnswer | None:
+    """PostgreSQL, ``list`` strategy: the statements that lease the participant's next task in the round trip
+    and the transaction of their answer (``idempotency_key`` for ``assignment_id``), from the positions of their
+    list this process read last (:attr:`StoreContext.upcoming`); None when it has none.
+
+    The statement leases only when the answer was stored, the participant still holds the list and has no other
+    lease, the position is free and the task new to them; else nothing (and the page's way decides). Positions
+    freed again before those read (an expired lease of theirs) wait until the participant's next page."""
+    found = ctx.upcoming.pop(participant_id, None)
+    if found is None or ctx.strategy is not None or ctx.watched:
         return None
-    aid, task_id = leased
-    return AssignmentView(aid, ctx.tasks[task_id], displays[task_id], expires, _progress(ctx, done, list_id))
+    list_id, done, candidates = found
+    lease = _Lease(ctx, participant_id, candidates, list_id, now, done + 1)
+    lease.key.update({"jkey": idempotency_key, "jaid": assignment_id, "gl": list_id, "gp": participant_id})
+    return LeaseWithAnswer(lease, [lease.statement(answered=_ANSWERED)])
 
 
 def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, now: float, done: int) -> AssignmentView | None:

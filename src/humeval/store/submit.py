@@ -32,7 +32,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from humeval.store.assign import display_order, next_assignment, take
+from humeval.store.assign import LeaseWithAnswer, display_order, lease_with_answer, next_assignment, take
 from humeval.store.context import StoreContext
 from humeval.store.live import after_judgement, is_settled
 from humeval.store.records import AssignmentView, Progress, StoredJudgement, TaskInfo
@@ -108,17 +108,20 @@ def submit_judgement(
     *,
     only_open: bool = False,
     comment: Any = "",
+    then: LeaseWithAnswer | None = None,
 ) -> SubmitResult:
     """Store one judgement (see the module docstring); raise :class:`Refusal` when refused.
 
     ``only_open``: refuse (``already_submitted``) an assignment that has been answered already,
     instead of storing an edit: a participant page's form answers its assignment once.
     ``comment``: the participant's optional free text (``presentation.comments``), stored as given.
+    ``then`` (PostgreSQL): statements that lease the participant's next task, sent in the round trip and
+    the transaction of a first answer (``result.next``; not sent on the step-by-step way).
     """
     comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
     if db.pg:
-        first = _store_first(db, ctx, participant_id, assignment_id, idempotency_key, values, seconds, comment)
+        first = _store_first(db, ctx, participant_id, assignment_id, idempotency_key, values, seconds, comment, then)
         if first is not None:
             return first
         db.ensure_transaction()  # the fast path committed what it did (the participant's ``last_seen``)
@@ -192,9 +195,13 @@ def submit_then_next(conn: Connection, ctx: StoreContext, participant_id: str, a
     The judgement is stored whatever becomes of the next assignment: a refusal of the next one (the participant
     cannot be given one now) leaves ``next`` None, and the participant asks again (``GET /api/v1/next``).
     """
+    db = sql_of(conn)
+    then = lease_with_answer(ctx, participant_id, assignment_id, idempotency_key, time.time()) if db.pg else None
     result = submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
-                              only_open=only_open, comment=comment)
-    sql_of(conn).ensure_transaction()  # PostgreSQL: the submit committed what it stored
+                              only_open=only_open, comment=comment, then=then)
+    if result.next is not None:
+        return result  # leased with the answer: one round trip, one transaction
+    db.ensure_transaction()  # PostgreSQL: the submit committed what it stored
     try:
         result.next = next_assignment(conn, ctx, participant_id)
     except Refusal:
@@ -216,9 +223,10 @@ def _seconds(seconds: Any) -> float | None:
 
 
 def _store_first(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, idempotency_key: str,
-                 values: Any, seconds: Any, comment: str) -> SubmitResult | None:
-    """PostgreSQL: store a first answer in one statement (one round trip, its own transaction); None when
-    this is not the common case (the step-by-step path then decides, with the refusals in their order)."""
+                 values: Any, seconds: Any, comment: str, then: LeaseWithAnswer | None = None) -> SubmitResult | None:
+    """PostgreSQL: store a first answer in one statement (one round trip, its own transaction, with ``then``'s
+    statements after it); None when this is not the common case (the step-by-step path then decides, with the
+    refusals in their order)."""
     task = ctx.task_of(assignment_id)
     if task is None or (ctx.strategy is not None and task.family == "pair" and task.kind == "task"):
         return None  # an id without its task; or a pool's pair label, which feeds the stopping rule
@@ -232,8 +240,12 @@ def _store_first(db: Sql, ctx: StoreContext, participant_id: str, assignment_id:
            "k2": idempotency_key, "key": idempotency_key, "kind": task.kind, "item": task.item_id,
            "values": json.dumps(clean), "seconds": _seconds(seconds), "now": now, "comment": comment,
            "exp": now + ctx.lease_seconds}
-    new_id = db.batch([(_STORE_FIRST, row)], commit=True)[0].scalar
+    got = db.batch([(_STORE_FIRST, row), *(then.steps if then is not None else ())], commit=True)
+    new_id = got[0].scalar
     if new_id is None:
-        return None
-    return SubmitResult(StoredJudgement(int(new_id), idempotency_key, assignment_id, participant_id, task.task_id, clean,
-                                        now, 0, True), [])
+        return None  # nothing stored (so nothing leased either)
+    result = SubmitResult(StoredJudgement(int(new_id), idempotency_key, assignment_id, participant_id, task.task_id,
+                                          clean, now, 0, True), [])
+    if then is not None:
+        result.next = then.leased(got[1:])
+    return result

@@ -302,3 +302,62 @@ def test_each_participant_operation_takes_at_most_two_round_trips(tmp_path: Path
     assert (enter, next_, first) == (2, 2, 1), trips
     assert trips[-1] == 2  # the next task: two round trips again
     assert sorted(rows) == [("k1", 0), ("k2", 1)]
+
+
+@pytest.mark.postgres
+def test_an_answer_with_next_leases_the_next_task_in_its_own_round_trip(tmp_path: Path, db_url: str | None) -> None:
+    """PostgreSQL: ``submit(..., then_next=True)`` stores the answer and leases the next position of the list in
+    one round trip (one transaction) when this process read the list; the same tasks, in the same order, as the
+    page's way; a repeated answer leases nothing more."""
+    if db_url is None:
+        pytest.skip("round trips to PostgreSQL")
+    from humeval.store import sql
+
+    study = _study(tmp_path / "study", 30)
+    store, other = _stores(study, db_url)[:2]
+    trips: list[int] = [0]
+    batch = sql.Sql.batch
+
+    def counted(self, steps, **kw):  # type: ignore[no-untyped-def]
+        trips[-1] += 1
+        return batch(self, steps, **kw)
+
+    async def main() -> list[tuple[int, str]]:
+        await store.enter("N1", "local", {})
+        view = await store.next_assignment("N1")
+        leased = []
+        for n in range(1, 11):
+            assert isinstance(view, AssignmentView)
+            leased.append(view.assignment_id)
+            trips.append(0)  # the round trips of this answer
+            result = await store.submit("N1", view.assignment_id, f"n-{n}", {"quality": "A"}, then_next=True)
+            trips.append(0)  # (those of the checks below: not counted)
+            assert result.judgement.created
+            if n == 3:  # the same answer again: stored once, and the assignment already leased comes back
+                again = await store.submit("N1", view.assignment_id, f"n-{n}", {"quality": "A"}, then_next=True)
+                assert not again.judgement.created and again.next.assignment_id == result.next.assignment_id
+            if n == 5:  # another process shows the participant their page: the same task
+                assert (await other.next_assignment("N1")).assignment_id == result.next.assignment_id
+            view = result.next
+            if n < 10:
+                assert view.progress.done == n and (await store.next_assignment("N1")).assignment_id == view.assignment_id
+        assert isinstance(view, Progress) and view.completed
+        with store.read_engine.connect() as conn:
+            a = s.assignments.c
+            rows = conn.execute(select(a.position, a.assignment_id).where(a.participant_id == "N1")).all()
+        assert sorted(aid for _, aid in rows) == sorted(leased)
+        return sorted(rows)
+
+    sql.Sql.batch = counted  # type: ignore[method-assign]
+    try:
+        rows = asyncio.run(main())
+    finally:
+        sql.Sql.batch = batch  # type: ignore[method-assign]
+        store.close()
+        other.close()
+    assert [pos for pos, _ in rows] == list(range(10))  # the list's positions in order, each once
+    # positions 2..9 went with the answer before them (the 1st came from the page, which read 12 positions ahead),
+    # but the 4th: the repeated 3rd answer used the hint up, so the 4th answer took the page's way (3 round trips:
+    # the answer, the state, the lease); the 10th found nothing left (then the page's way: the list done)
+    answers = trips[1::2]
+    assert answers[:9] == [1, 1, 1, 3, 1, 1, 1, 1, 1] and answers[9] > 1, trips
