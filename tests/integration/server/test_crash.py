@@ -1,4 +1,5 @@
-"""SIGKILL under load: 50 annotators, 4 server processes; every acknowledged judgement survives once."""
+"""SIGKILL under load: 50 annotators, 4 server processes; every acknowledged judgement survives once (half the
+annotators get their next task with their answer, ``next: true``)."""
 
 from __future__ import annotations
 
@@ -38,32 +39,38 @@ def test_sigkill_loses_and_duplicates_nothing(tmp_path: Path, db_url: str | None
                 time.sleep(0.05)  # the server is down: retry the same request
         raise TimeoutError
 
-    def annotator() -> None:
+    def annotator(with_next: bool) -> None:
+        """Half the annotators ask for each task (GET next), half get it with their answer (``next: true``)."""
         with httpx.Client(base_url=server.url, timeout=20) as c:
             try:
                 while not stop.is_set():
                     pid = f"A{next(ids)}"
                     h = {"authorization": f"Bearer {call(c, 'POST', '/api/v1/enter', json={'participant_id': pid}).json()['token']}"}
                     n = 0
+                    a = None
                     while not stop.is_set():
-                        r = call(c, "GET", "/api/v1/next", headers=h)
-                        if r.status_code == 204:
-                            break
-                        a = r.json()
+                        if a is None:
+                            r = call(c, "GET", "/api/v1/next", headers=h)
+                            if r.status_code == 204:
+                                break
+                            a = r.json()
                         n += 1
                         key = f"{pid}-{n:06d}"
-                        body = {"assignment_id": a["assignment_id"], "idempotency_key": key, "values": {"quality": "A"}}
+                        body = {"assignment_id": a["assignment_id"], "idempotency_key": key, "values": {"quality": "A"},
+                                "next": with_next}
                         res = call(c, "POST", "/api/v1/judgements", json=body, headers=h)
+                        a = None
                         if res.status_code in (200, 201):
                             with lock:
                                 acked[key] = res.json()["assignment_id"]
+                            a = res.json().get("next")
                         else:
                             with lock:
                                 errors.append(f"{res.status_code} {res.text[:200]}")
             except TimeoutError:
                 return
 
-    threads = [threading.Thread(target=annotator) for _ in range(ANNOTATORS)]
+    threads = [threading.Thread(target=annotator, args=(i % 2 == 1,)) for i in range(ANNOTATORS)]
     for t in threads:
         t.start()
     total = ITEMS * PER_ITEM
