@@ -322,10 +322,12 @@ _LEASE_FIRST = (
     "WHERE task_id = (SELECT task_id FROM ins)){list_steps} "
     "SELECT assignment_id, task_id FROM ins"
 )
-_LEASE_LIST_STEPS = (
+_LEASE_PLACED = (
     ", placed AS (UPDATE list_tasks SET assignment_id = (SELECT assignment_id FROM ins) WHERE list_id = :l "
-    "AND position = (SELECT position FROM ins)), "
-    "held AS (UPDATE lists SET expires_at = :exp WHERE list_id = :l AND EXISTS (SELECT 1 FROM ins))"
+    "AND position = (SELECT position FROM ins))"
+)
+_LEASE_LIST_STEPS = _LEASE_PLACED + (
+    ", held AS (UPDATE lists SET expires_at = :exp WHERE list_id = :l AND EXISTS (SELECT 1 FROM ins))"
 )
 #: a lease that goes with the participant's answer (:func:`lease_with_answer`): only when that answer was stored
 #: (``:jkey``), the participant still holds the list and has no other lease, the position is free and the task
@@ -461,9 +463,12 @@ class _Lease:
         return [t for _, t in self.candidates]
 
     def statement(self, *, room: str = "", answered: str = "") -> tuple[str, dict[str, Any]]:
+        """The lease; ``answered``: the guards of a lease that goes with an answer (whose own statement held the
+        list for a whole lease already: the list's row is not written twice)."""
         listed = self.list_id is not None
+        steps = (_LEASE_PLACED if answered else _LEASE_LIST_STEPS) if listed else ""
         return _LEASE_FIRST.format(values=", ".join(self.values), position="c.pos" if listed else "NULL", room=room,
-                                   answered=answered, list_steps=_LEASE_LIST_STEPS if listed else ""), self.key
+                                   answered=answered, list_steps=steps), self.key
 
     def leased(self, row: tuple[Any, ...] | None) -> AssignmentView | None:
         """What the statement leased (its returned row), or None; remembers the positions after it."""
