@@ -1,8 +1,11 @@
 """The collection benchmark: ``humeval serve`` on each store and process count, side by side, in one run.
 
-Virtual annotators enter, get a task (``GET /api/v1/next``), submit it, and move on to the
-next task until their list is done, then enter again as a new participant. Every
-configuration is measured at every level of concurrency:
+Virtual annotators enter, get their first task (``GET /api/v1/next``) and answer each task with
+``next: true``, which brings the next one back with the answer (``--flow next``, the default: one
+request per task; ``--flow page`` asks for every task with ``GET /api/v1/next`` first), until
+their list is done, then enter again as a new participant. A configuration is measured once
+every one of its server processes answers ``/healthz``. Every configuration is measured at
+every level of concurrency:
 
 * configurations (``--configs``): SQLite with 1 and 2 processes, PostgreSQL with 1, 2 and 4
   processes. ``serve`` refuses ``--workers 2`` on SQLite (one writer): that cell says
