@@ -169,10 +169,10 @@ class Store:
         ``comment``: the participant's optional free text). ``then_next``: in the same operation, give the participant
         their next assignment too (``result.next``; :func:`humeval.store.submit.submit_then_next`)."""
         ctx = self.context
-        store = submit_then_next if then_next else submit_judgement
+        operation = submit_then_next if then_next else submit_judgement
         result = await self.awrite(
-            lambda conn: store(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
-                               only_open=only_open, comment=comment)
+            lambda conn: operation(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
+                                   only_open=only_open, comment=comment)
         )
         if result.decided or (isinstance(result.next, Progress) and ctx.watched):  # settling may have decided
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
