@@ -338,3 +338,35 @@ def test_a_submit_with_next_returns_the_next_assignment_in_the_same_request(app:
         assert "next" in spec["Judgement"]["properties"]
 
     app.run(body)
+
+
+def test_a_server_process_moves_what_it_loaded_out_of_the_collectors_reach(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn's factory freezes the objects a worker made at start (its task and text caches among them): a full
+    collection then no longer walks them, and no request waits for that walk."""
+    import gc
+
+    from humeval.server.app import app_from_env
+    from humeval.server.config import CONFIG_FILE_ENV, ServerConfig
+    from humeval.store.store import Store
+
+    study = pairwise_study(tmp_path / "study", items=12, per_item=2, per_participant=4, stopping=False)
+    seeded = Store.open(study)
+    seeded.prepare()
+    seeded.close()
+    monkeypatch.setenv(CONFIG_FILE_ENV, str(ServerConfig(study_dir=str(study.root), admin_token=ADMIN).write(tmp_path)))
+    loaded: list[bool] = []  # at each freeze: were the caches loaded already?
+    monkeypatch.setattr(gc, "freeze", lambda: loaded.append(bool(app_store) and app_store[0]._ctx is not None))
+    app_store: list[Store] = []
+    real_init = Store.__init__
+
+    def remember(self: Store, *args: object, **kw: object) -> None:
+        real_init(self, *args, **kw)  # type: ignore[arg-type]
+        app_store.append(self)
+
+    monkeypatch.setattr(Store, "__init__", remember)
+    app = app_from_env()
+    try:
+        assert loaded == [True] and app.state.store is app_store[0]  # once, with the caches loaded
+    finally:
+        app.state.store.close()
