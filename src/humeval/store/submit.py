@@ -32,7 +32,13 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from humeval.store.assign import LeaseWithAnswer, display_order, lease_with_answer, next_assignment, take
+from humeval.store.assign import (
+    LeaseWithAnswer,
+    display_order,
+    lease_with_answer,
+    next_assignment,
+    take,
+)
 from humeval.store.context import StoreContext
 from humeval.store.live import after_judgement, is_settled
 from humeval.store.records import AssignmentView, Progress, StoredJudgement, TaskInfo
