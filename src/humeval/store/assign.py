@@ -43,7 +43,7 @@ from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["LeaseWithAnswer", "display_order", "lease_with_answer", "next_assignment", "progress", "reap", "release", "take"]
+__all__ = ["Lease", "display_order", "lease_with_answer", "next_assignment", "progress", "reap", "release", "take"]
 
 REAP_EVERY = 2.0
 _CANDIDATES = 16
@@ -418,7 +418,7 @@ def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: li
                  list_id: str | None, now: float, done: int, states: dict[str, int], claimed: str | None,
                  ) -> AssignmentView | None:
     """Lease the first candidate with room, in one batch that commits (PostgreSQL) whatever it leased."""
-    lease = _Lease(ctx, participant_id, candidates, list_id, now, done)
+    lease = Lease(ctx, participant_id, candidates, list_id, now, done)
     steps: list[tuple[str, dict[str, Any] | None]] = []
     if db.pg:  # a lease is not an acknowledged judgement: its commit need not wait for the disk
         steps.append((_ASYNC_COMMIT, None))
@@ -435,13 +435,15 @@ def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: li
     return lease.leased(db.batch(steps, commit=True)[-1].first)
 
 
-class _Lease:
+class Lease:
     """The statement that leases the first of ``candidates`` (list positions, or pool tasks) with room, and
-    what it leased; the positions after it are remembered for the participant's next lease (PostgreSQL)."""
+    what it leased; the positions after it are remembered for the participant's next lease (PostgreSQL).
+    ``answered``: the guards of a lease sent with the participant's answer (:func:`lease_with_answer`)."""
 
     def __init__(self, ctx: StoreContext, participant_id: str, candidates: list[tuple[int | None, str]],
-                 list_id: str | None, now: float, done: int) -> None:
+                 list_id: str | None, now: float, done: int, answered: str = "") -> None:
         self.ctx, self.participant_id, self.list_id, self.done = ctx, participant_id, list_id, done
+        self.answered = answered
         self.rest = candidates[_FAST_CANDIDATES:]
         self.candidates = candidates[:_FAST_CANDIDATES]
         token = secrets.token_hex(12)
@@ -462,13 +464,13 @@ class _Lease:
     def tasks(self) -> list[str]:
         return [t for _, t in self.candidates]
 
-    def statement(self, *, room: str = "", answered: str = "") -> tuple[str, dict[str, Any]]:
-        """The lease; ``answered``: the guards of a lease that goes with an answer (whose own statement held the
-        list for a whole lease already: the list's row is not written twice)."""
+    def statement(self, *, room: str = "") -> tuple[str, dict[str, Any]]:
+        """The lease (with an answer: its guards, and the list's row not written again, as the answer's own
+        statement held the list for a whole lease already)."""
         listed = self.list_id is not None
-        steps = (_LEASE_PLACED if answered else _LEASE_LIST_STEPS) if listed else ""
+        steps = (_LEASE_PLACED if self.answered else _LEASE_LIST_STEPS) if listed else ""
         return _LEASE_FIRST.format(values=", ".join(self.values), position="c.pos" if listed else "NULL", room=room,
-                                   answered=answered, list_steps=steps), self.key
+                                   answered=self.answered, list_steps=steps), self.key
 
     def leased(self, row: tuple[Any, ...] | None) -> AssignmentView | None:
         """What the statement leased (its returned row), or None; remembers the positions after it."""
@@ -478,7 +480,7 @@ class _Lease:
             return None
         aid, task_id = row
         if self.list_id is not None:
-            after = self.candidates[[t for _, t in self.candidates].index(task_id) + 1:]
+            after = self.candidates[self.tasks.index(task_id) + 1:]
             if after or self.rest:
                 if len(upcoming) >= _HOLDING_MAX:
                     upcoming.clear()
@@ -487,22 +489,9 @@ class _Lease:
                               _progress(self.ctx, self.done, self.list_id))
 
 
-class LeaseWithAnswer:
-    """Statements sent with a participant's answer that lease their next task (:func:`lease_with_answer`)."""
-
-    __slots__ = ("_lease", "steps")
-
-    def __init__(self, lease: _Lease, steps: list[tuple[str, dict[str, Any] | None]]) -> None:
-        self._lease, self.steps = lease, steps
-
-    def leased(self, results: list[Any]) -> AssignmentView | None:
-        """The next assignment from the results of :attr:`steps`, or None when nothing was leased."""
-        return self._lease.leased(results[-1].first)
-
-
 def lease_with_answer(ctx: StoreContext, participant_id: str, assignment_id: str, idempotency_key: str,
-                      now: float) -> LeaseWithAnswer | None:
-    """PostgreSQL, ``list`` strategy: the statements that lease the participant's next task in the round trip
+                      now: float) -> Lease | None:
+    """PostgreSQL, ``list`` strategy: the lease of the participant's next task, sent in the round trip
     and the transaction of their answer (``idempotency_key`` for ``assignment_id``), from the positions of their
     list this process read last (:attr:`StoreContext.upcoming`); None when it has none.
 
@@ -513,9 +502,9 @@ def lease_with_answer(ctx: StoreContext, participant_id: str, assignment_id: str
     if found is None or ctx.strategy is not None or ctx.watched:
         return None
     list_id, done, candidates = found
-    lease = _Lease(ctx, participant_id, candidates, list_id, now, done + 1)
+    lease = Lease(ctx, participant_id, candidates, list_id, now, done + 1, answered=_ANSWERED)
     lease.key.update({"jkey": idempotency_key, "jaid": assignment_id, "gl": list_id, "gp": participant_id})
-    return LeaseWithAnswer(lease, [lease.statement(answered=_ANSWERED)])
+    return lease
 
 
 def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, now: float, done: int) -> AssignmentView | None:

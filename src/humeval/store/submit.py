@@ -33,7 +33,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from humeval.store.assign import (
-    LeaseWithAnswer,
+    Lease,
     display_order,
     lease_with_answer,
     next_assignment,
@@ -114,15 +114,15 @@ def submit_judgement(
     *,
     only_open: bool = False,
     comment: Any = "",
-    then: LeaseWithAnswer | None = None,
+    then: Lease | None = None,
 ) -> SubmitResult:
     """Store one judgement (see the module docstring); raise :class:`Refusal` when refused.
 
     ``only_open``: refuse (``already_submitted``) an assignment that has been answered already,
     instead of storing an edit: a participant page's form answers its assignment once.
     ``comment``: the participant's optional free text (``presentation.comments``), stored as given.
-    ``then`` (PostgreSQL): statements that lease the participant's next task, sent in the round trip and
-    the transaction of a first answer (``result.next``; not sent on the step-by-step way).
+    ``then`` (PostgreSQL): the lease of the participant's next task, sent in the round trip and the
+    transaction of a first answer (``result.next``; not sent on the step-by-step way).
     """
     comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
@@ -229,7 +229,7 @@ def _seconds(seconds: Any) -> float | None:
 
 
 def _store_first(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, idempotency_key: str,
-                 values: Any, seconds: Any, comment: str, then: LeaseWithAnswer | None = None) -> SubmitResult | None:
+                 values: Any, seconds: Any, comment: str, then: Lease | None = None) -> SubmitResult | None:
     """PostgreSQL: store a first answer in one statement (one round trip, its own transaction, with ``then``'s
     statements after it); None when this is not the common case (the step-by-step path then decides, with the
     refusals in their order)."""
@@ -246,12 +246,12 @@ def _store_first(db: Sql, ctx: StoreContext, participant_id: str, assignment_id:
            "k2": idempotency_key, "key": idempotency_key, "kind": task.kind, "item": task.item_id,
            "values": json.dumps(clean), "seconds": _seconds(seconds), "now": now, "comment": comment,
            "exp": now + ctx.lease_seconds}
-    got = db.batch([(_STORE_FIRST, row), *(then.steps if then is not None else ())], commit=True)
+    got = db.batch([(_STORE_FIRST, row), *((then.statement(),) if then is not None else ())], commit=True)
     new_id = got[0].scalar
     if new_id is None:
         return None  # nothing stored (so nothing leased either)
     result = SubmitResult(StoredJudgement(int(new_id), idempotency_key, assignment_id, participant_id, task.task_id,
                                           clean, now, 0, True), [])
     if then is not None:
-        result.next = then.leased(got[1:])
+        result.next = then.leased(got[1].first)
     return result
