@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, func, insert, select, update
 
 from humeval.store import schema as s
-from humeval.store.context import StoreContext
+from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.live import (
     STATES_SQL,
     has_room,
@@ -139,8 +139,11 @@ _FREE = "(participant_id IS NULL OR (completed = 0 AND expires_at < :now))"
 #: a free list no other transaction is claiming: one left unfinished (its reservation ran out) first, else the
 #: first list nobody holds, in list order. PostgreSQL: the row is locked, and re-checked free once locked;
 #: lists being claimed meanwhile are skipped, never waited for, so a claim fails only when no list is free
-#: (the second query runs only when the first found nothing). SQLite: the writer holds the database.
-_LEFT_LIST = ("SELECT list_id FROM lists WHERE completed = 0 AND expires_at < :now AND participant_id IS NOT NULL "
+#: (the second query runs only when the first found nothing). SQLite: the writer holds the database. The holder
+#: test is written so that no index serves it (``IS TRUE``): the lists are found by their expiry, not by walking
+#: every held list's entry of the holder index (which PostgreSQL's planner, with the statistics of the lists as
+#: seeded, when nobody held one, takes for the rarer condition).
+_LEFT_LIST = ("SELECT list_id FROM lists WHERE completed = 0 AND expires_at < :now AND (participant_id IS NOT NULL) IS TRUE "
               "{guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED")
 _NEW_LIST = "SELECT list_id FROM lists WHERE participant_id IS NULL {guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED"
 _FREE_LIST = f"COALESCE(({_LEFT_LIST}), ({_NEW_LIST}))"
@@ -168,7 +171,6 @@ _LEASE = (
     "VALUES (:aid, :pid, :t, :l, :pos, :display, 'leased', :now, :exp)"
 )
 _LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos"
-_LIST_LEASE = "UPDATE lists SET expires_at = :exp WHERE list_id = :l"
 _LIST_DONE = "UPDATE lists SET completed = 1 WHERE list_id = :l"
 _LIST_COMPLETED = "SELECT completed FROM lists WHERE list_id = :l"
 _COMPLETED = "UPDATE participants SET completed_at = :now WHERE participant_id = :pid"
@@ -186,7 +188,7 @@ def _create(
                     "display": json.dumps(display), "now": now, "exp": expires})
     if list_id is not None:
         db.run(_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position})
-        db.run(_LIST_LEASE, {"exp": expires, "l": list_id})
+        db.run(RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.reservation(done))})
     return AssignmentView(assignment_id, task, display, expires, _progress(ctx, done, list_id))
 
 
@@ -327,15 +329,18 @@ _LEASE_PLACED = (
     "AND position = (SELECT position FROM ins))"
 )
 _LEASE_LIST_STEPS = _LEASE_PLACED + (
-    ", held AS (UPDATE lists SET expires_at = :exp WHERE list_id = :l AND EXISTS (SELECT 1 FROM ins))"
+    ", held AS (UPDATE lists SET expires_at = :hold WHERE list_id = :l AND COALESCE(expires_at, 0) < :renew "
+    "AND EXISTS (SELECT 1 FROM ins))"
 )
 #: a lease that goes with the participant's answer (:func:`lease_with_answer`): only when that answer was stored
 #: (``:jkey``), the participant still holds the list and has no other lease, the position is free and the task
-#: new to them (what the state read checks on the page's way)
+#: new to them (what the state read checks on the page's way). The list is read by its key and the participant's
+#: leases among their assignments (the conditions are not where an index on the holder or the status could serve
+#: them: such a scan walks every holder's or every lease's entries, dead versions included)
 _ANSWERED = (
     " AND EXISTS (SELECT 1 FROM judgements j WHERE j.idempotency_key = :jkey AND j.assignment_id = :jaid) "
-    "AND EXISTS (SELECT 1 FROM lists h WHERE h.list_id = :gl AND h.participant_id = :gp AND h.completed = 0) "
-    "AND NOT EXISTS (SELECT 1 FROM assignments m WHERE m.participant_id = :gp AND m.status = 'leased') "
+    "AND (SELECT h.participant_id = :gp AND h.completed = 0 FROM lists h WHERE h.list_id = :gl) "
+    "AND (SELECT count(*) FILTER (WHERE m.status = 'leased') FROM assignments m WHERE m.participant_id = :gp) = 0 "
     "AND EXISTS (SELECT 1 FROM list_tasks x WHERE x.list_id = :gl AND x.position = c.pos AND x.assignment_id IS NULL) "
     "AND NOT EXISTS (SELECT 1 FROM assignments m WHERE m.participant_id = :gp AND m.task_id = t.task_id)"
 )
@@ -451,6 +456,8 @@ class Lease:
         # ``who``/``list``: the values inserted; ``l``: compared with a column (PostgreSQL types each parameter once)
         self.key: dict[str, Any] = {"who": participant_id, "list": list_id, "l": list_id, "now": now,
                                     "exp": self.expires}
+        if list_id is not None and not answered:
+            self.key.update(ctx.list_hold(now, ctx.reservation(done)))
         self.displays: dict[str, tuple[str, ...]] = {}
         self.values = []
         for k, (pos, task_id) in enumerate(self.candidates):

@@ -26,7 +26,13 @@ from humeval.store.records import TASK_COLUMNS, TaskInfo
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
 
-__all__ = ["StoreContext", "strategy_of", "watched_tasks"]
+__all__ = ["LIST_HOLD_SLACK", "RENEW_LIST", "StoreContext", "strategy_of", "watched_tasks"]
+
+#: seconds a list may be held beyond what was asked for (:meth:`StoreContext.list_hold`)
+LIST_HOLD_SLACK = 60.0
+#: a list's hold extended (with :meth:`StoreContext.list_hold`'s parameters), its row written only when the hold
+#: would end too soon
+RENEW_LIST = "UPDATE lists SET expires_at = :hold WHERE list_id = :l AND COALESCE(expires_at, 0) < :renew"
 
 
 def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
@@ -101,6 +107,15 @@ class StoreContext:
         if done > 0 or self.first_lease_seconds is None:
             return self.lease_seconds
         return min(self.lease_seconds, self.first_lease_seconds)
+
+    def list_hold(self, now: float, seconds: float) -> dict[str, float]:
+        """The parameters of :data:`RENEW_LIST`: a list held for ``seconds`` from ``now``.
+
+        Its row is written only when its hold ends sooner (``renew``), and then held a little longer (a tenth
+        of ``seconds``, at most :data:`LIST_HOLD_SLACK`): a participant answering task after task rewrites
+        their list's row about once a minute, not with every answer, and is never held for less than asked."""
+        renew = now + seconds
+        return {"renew": renew, "hold": renew + min(LIST_HOLD_SLACK, seconds / 10)}
 
     def assignment_id(self, task: TaskInfo, token: str) -> str:
         """A new assignment's id: a random token and the task's ``seq`` (see :meth:`task_of`)."""

@@ -39,7 +39,7 @@ from humeval.store.assign import (
     next_assignment,
     take,
 )
-from humeval.store.context import StoreContext
+from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.live import after_judgement, is_settled
 from humeval.store.records import AssignmentView, Progress, StoredJudgement, TaskInfo
 from humeval.store.refusal import Refusal
@@ -78,26 +78,26 @@ _STORE = (
 _DONE = "UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid"
 _TASK_DONE = "UPDATE tasks SET done = done + 1 WHERE task_id = :t"
 _LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos AND assignment_id IS NULL"
-_LIST_LEASE = "UPDATE lists SET expires_at = :exp WHERE list_id = :l"
 _TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
-#: PostgreSQL: a first answer to an open assignment in one statement (the assignment locked and checked,
-#: the judgement stored, the assignment, task, list and participant updated); no row when anything is
+#: PostgreSQL: a first answer to an open assignment in one statement (the assignment checked and marked done,
+#: which locks it; the judgement stored; the task, list and participant updated); no row when anything is
 #: not as expected (another participant's or answered assignment, another display, a key used before):
 #: then nothing is stored and the step-by-step path decides. Parameters inserted (``k2``...) are named
-#: apart from those compared with a column (PostgreSQL types each parameter once).
+#: apart from those compared with a column (PostgreSQL types each parameter once). The status test is written so
+#: that no index serves it (``IS TRUE``): planned while the table was nearly empty, the status index looked as
+#: cheap as the key, and its scan walks every lease.
 _STORE_FIRST = (
-    "WITH a AS (SELECT assignment_id, participant_id, task_id, list_id, display, created_at FROM assignments "
-    "WHERE assignment_id = :aid AND participant_id = :pid AND task_id = :t AND status = 'leased' "
-    "AND display = :display FOR UPDATE), "
+    "WITH a AS (UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
+    "AND participant_id = :pid AND task_id = :t AND (status = 'leased') IS TRUE AND display = :display "
+    "AND NOT EXISTS (SELECT 1 FROM judgements WHERE idempotency_key = :key) "
+    "RETURNING assignment_id, participant_id, task_id, list_id, display, created_at), "
     "j AS (INSERT INTO judgements (idempotency_key, assignment_id, participant_id, task_id, list_id, kind, item_id, "
     "display, \"values\", seconds, revision, submitted_at, comment) SELECT :k2, a.assignment_id, a.participant_id, "
     "a.task_id, COALESCE(a.list_id, ''), :kind, :item, a.display, :values, "
-    "COALESCE(:seconds, GREATEST(0.0, :now - a.created_at)), 0, :now, :comment FROM a "
-    "WHERE NOT EXISTS (SELECT 1 FROM judgements WHERE idempotency_key = :key) RETURNING id), "
-    "d AS (UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
-    "AND EXISTS (SELECT 1 FROM j)), "
-    "n AS (UPDATE tasks SET done = done + 1 WHERE task_id = :t AND EXISTS (SELECT 1 FROM j)), "
-    "l AS (UPDATE lists SET expires_at = :exp WHERE list_id = (SELECT list_id FROM a) AND EXISTS (SELECT 1 FROM j)), "
+    "COALESCE(:seconds, GREATEST(0.0, :now - a.created_at)), 0, :now, :comment FROM a RETURNING id), "
+    "n AS (UPDATE tasks SET done = done + 1 WHERE task_id = :t AND EXISTS (SELECT 1 FROM a)), "
+    "l AS (UPDATE lists SET expires_at = :hold WHERE list_id = (SELECT list_id FROM a) "
+    "AND COALESCE(expires_at, 0) < :renew), "
     "p AS (UPDATE participants SET last_seen = :now WHERE participant_id = :pid) "
     "SELECT id FROM j"
 )
@@ -181,7 +181,7 @@ def submit_judgement(
         if list_id is not None:
             if reclaimed:  # reaped while it was away: its list position was freed
                 steps.append((_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}))
-            steps.append((_LIST_LEASE, {"exp": now + ctx.lease_seconds, "l": list_id}))
+            steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.lease_seconds)}))
     steps.append((_TOUCH, row))
     got = db.batch(steps, commit=not pooled_pair)
     if db.returning:
@@ -245,7 +245,7 @@ def _store_first(db: Sql, ctx: StoreContext, participant_id: str, assignment_id:
     row = {"aid": assignment_id, "pid": participant_id, "t": task.task_id, "display": json.dumps(display),
            "k2": idempotency_key, "key": idempotency_key, "kind": task.kind, "item": task.item_id,
            "values": json.dumps(clean), "seconds": _seconds(seconds), "now": now, "comment": comment,
-           "exp": now + ctx.lease_seconds}
+           **ctx.list_hold(now, ctx.lease_seconds)}
     got = db.batch([(_STORE_FIRST, row), *((then.statement(),) if then is not None else ())], commit=True)
     new_id = got[0].scalar
     if new_id is None:
