@@ -449,8 +449,11 @@ class Lease:
                  list_id: str | None, now: float, done: int, answered: str = "") -> None:
         self.ctx, self.participant_id, self.list_id, self.done = ctx, participant_id, list_id, done
         self.answered = answered
-        self.rest = candidates[_FAST_CANDIDATES:]
-        self.candidates = candidates[:_FAST_CANDIDATES]
+        # with an answer, the next position only: it has room but for a stopping rule (not used here) or a rare
+        # expired lease, and every candidate costs the statement its guards (the page's way then decides)
+        first = 1 if answered else _FAST_CANDIDATES
+        self.rest = candidates[first:]
+        self.candidates = candidates[:first]
         token = secrets.token_hex(12)
         self.expires = now + ctx.reservation(done)
         # ``who``/``list``: the values inserted; ``l``: compared with a column (PostgreSQL types each parameter once)
