@@ -318,7 +318,7 @@ _LEASE_FIRST = (
     "WITH c (pos, task_id, display, ord, aid) AS (VALUES {values}), "
     "ins AS (INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, "
     "created_at, expires_at) SELECT c.aid, :who, t.task_id, :list, {position}, c.display, 'leased', :now, :exp "
-    "FROM c JOIN tasks t ON t.task_id = c.task_id WHERE t.taken < t.cap AND t.closed = 0{room}{answered} "
+    "FROM c JOIN tasks t ON t.task_id = c.task_id WHERE t.taken < t.cap AND t.closed = 0{room} "
     "ORDER BY c.ord LIMIT 1 FOR UPDATE OF t RETURNING assignment_id, task_id, position), "
     "took AS (UPDATE tasks SET taken = taken + 1, open = CASE WHEN taken + 1 >= cap THEN 0 ELSE 1 END "
     "WHERE task_id = (SELECT task_id FROM ins)){list_steps} "
@@ -332,17 +332,23 @@ _LEASE_LIST_STEPS = _LEASE_PLACED + (
     ", held AS (UPDATE lists SET expires_at = :hold WHERE list_id = :l AND COALESCE(expires_at, 0) < :renew "
     "AND EXISTS (SELECT 1 FROM ins))"
 )
-#: a lease that goes with the participant's answer (:func:`lease_with_answer`): only when that answer was stored
-#: (``:jkey``), the participant still holds the list and has no other lease, the position is free and the task
-#: new to them (what the state read checks on the page's way). The list is read by its key and the participant's
+#: a lease that goes with the participant's answer (:func:`lease_with_answer`): the next position's task taken (its
+#: row updated, which locks it) only when that answer was stored (``:jkey``), the participant still holds the list
+#: and has no other lease, the position is free and the task new to them (what the state read checks on the page's
+#: way); then the assignment inserted and the position filled. The list is read by its key and the participant's
 #: leases among their assignments (the conditions are not where an index on the holder or the status could serve
 #: them: such a scan walks every holder's or every lease's entries, dead versions included)
-_ANSWERED = (
-    " AND EXISTS (SELECT 1 FROM judgements j WHERE j.idempotency_key = :jkey AND j.assignment_id = :jaid) "
-    "AND (SELECT h.participant_id = :gp AND h.completed = 0 FROM lists h WHERE h.list_id = :gl) "
+_LEASE_ANSWERED = (
+    "WITH took AS (UPDATE tasks SET taken = taken + 1, open = CASE WHEN taken + 1 >= cap THEN 0 ELSE 1 END "
+    "WHERE task_id = :t0 AND taken < cap AND closed = 0 "
+    "AND EXISTS (SELECT 1 FROM judgements j WHERE j.idempotency_key = :jkey AND j.assignment_id = :jaid) "
+    "AND (SELECT h.participant_id = :gp AND h.completed = 0 FROM lists h WHERE h.list_id = :l) "
     "AND (SELECT count(*) FILTER (WHERE m.status = 'leased') FROM assignments m WHERE m.participant_id = :gp) = 0 "
-    "AND EXISTS (SELECT 1 FROM list_tasks x WHERE x.list_id = :gl AND x.position = c.pos AND x.assignment_id IS NULL) "
-    "AND NOT EXISTS (SELECT 1 FROM assignments m WHERE m.participant_id = :gp AND m.task_id = t.task_id)"
+    "AND EXISTS (SELECT 1 FROM list_tasks x WHERE x.list_id = :l AND x.position = :p0 AND x.assignment_id IS NULL) "
+    "AND NOT EXISTS (SELECT 1 FROM assignments m WHERE m.participant_id = :gp AND m.task_id = :t0) RETURNING task_id), "
+    "ins AS (INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, "
+    "created_at, expires_at) SELECT :a0, :who, task_id, :list, :p0, :d0, 'leased', :now, :exp FROM took "
+    "RETURNING assignment_id, task_id, position)" + _LEASE_PLACED + " SELECT assignment_id, task_id FROM ins"
 )
 #: PostgreSQL: this transaction's commit returns before its WAL reaches the disk (a crash of the database
 #: server may forget the last leases, never a judgement: a submit commits synchronously)
@@ -443,10 +449,10 @@ def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: li
 class Lease:
     """The statement that leases the first of ``candidates`` (list positions, or pool tasks) with room, and
     what it leased; the positions after it are remembered for the participant's next lease (PostgreSQL).
-    ``answered``: the guards of a lease sent with the participant's answer (:func:`lease_with_answer`)."""
+    ``answered``: a lease sent with the participant's answer (:func:`lease_with_answer`), of the next position."""
 
     def __init__(self, ctx: StoreContext, participant_id: str, candidates: list[tuple[int | None, str]],
-                 list_id: str | None, now: float, done: int, answered: str = "") -> None:
+                 list_id: str | None, now: float, done: int, *, answered: bool = False) -> None:
         self.ctx, self.participant_id, self.list_id, self.done = ctx, participant_id, list_id, done
         self.answered = answered
         # with an answer, the next position only: it has room but for a stopping rule (not used here) or a rare
@@ -475,12 +481,12 @@ class Lease:
         return [t for _, t in self.candidates]
 
     def statement(self, *, room: str = "") -> tuple[str, dict[str, Any]]:
-        """The lease (with an answer: its guards, and the list's row not written again, as the answer's own
-        statement held the list for a whole lease already)."""
+        """The lease (with an answer, :data:`_LEASE_ANSWERED`: the list's hold was renewed by the answer)."""
+        if self.answered:
+            return _LEASE_ANSWERED, self.key
         listed = self.list_id is not None
-        steps = (_LEASE_PLACED if self.answered else _LEASE_LIST_STEPS) if listed else ""
         return _LEASE_FIRST.format(values=", ".join(self.values), position="c.pos" if listed else "NULL", room=room,
-                                   answered=self.answered, list_steps=steps), self.key
+                                   list_steps=_LEASE_LIST_STEPS if listed else ""), self.key
 
     def leased(self, row: tuple[Any, ...] | None) -> AssignmentView | None:
         """What the statement leased (its returned row), or None; remembers the positions after it."""
@@ -512,8 +518,8 @@ def lease_with_answer(ctx: StoreContext, participant_id: str, assignment_id: str
     if found is None or ctx.strategy is not None or ctx.watched:
         return None
     list_id, done, candidates = found
-    lease = Lease(ctx, participant_id, candidates, list_id, now, done + 1, answered=_ANSWERED)
-    lease.key.update({"jkey": idempotency_key, "jaid": assignment_id, "gl": list_id, "gp": participant_id})
+    lease = Lease(ctx, participant_id, candidates, list_id, now, done + 1, answered=True)
+    lease.key.update({"jkey": idempotency_key, "jaid": assignment_id, "gp": participant_id})
     return lease
 
 

@@ -6,7 +6,8 @@ tables of live stopping with exclusion (``watched_tasks``, ``pending``, ``settle
 ``bonuses`` (the ledger of platform bonuses); migration 4 adds ``outputs.format`` (an
 output's own format, empty for the study's) and ``judgements.comment`` (optional free text); migration 5 indexes
 ``lists`` by holder and by expiry (claims and releases of lists without a scan); migration 6 adds the
-indexes of the admin page's progress aggregates (:data:`TASK_PROGRESS_INDEXES`). A later change appends a
+indexes of the admin page's progress aggregates (:data:`TASK_PROGRESS_INDEXES`); migration 7 indexes only the
+leases out by expiry (``ix_assignments_leased``, a partial index), not every assignment by status. A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
 starting at once apply each migration once.
@@ -68,7 +69,13 @@ def _v6(conn: Connection) -> None:
         conn.execute(text(ddl))
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
+def _v7(conn: Connection) -> None:
+    conn.execute(text("DROP INDEX IF EXISTS ix_assignments_status"))
+    for index in schema.assignments.indexes:
+        index.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 

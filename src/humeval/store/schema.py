@@ -174,7 +174,10 @@ assignments = Table(
     Column("completed_at", Float, nullable=True),
     UniqueConstraint("participant_id", "task_id", name="uq_assignment_participant_task"),
 )
-Index("ix_assignments_status", assignments.c.status, assignments.c.expires_at)
+#: the leases (by expiry, for the reaper): an answered assignment leaves this index, so that it holds only the
+#: leases out, and marking one done does not write an entry
+Index("ix_assignments_leased", assignments.c.expires_at, postgresql_where=assignments.c.status == "leased",
+      sqlite_where=assignments.c.status == "leased")
 Index("ix_assignments_task", assignments.c.task_id)
 
 judgements = Table(

@@ -8,13 +8,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import inspect, select, text
 
 from humeval.server.tokens import make_invite, make_token, read_invite, read_token
 from humeval.store import Progress, Refusal, Store
 from humeval.store import schema as s
 from humeval.store.assign import reap
-from humeval.store.migrations import MIGRATIONS, current_version
+from humeval.store.migrations import MIGRATIONS, current_version, migrate
 from humeval.store.values import check_values
 from tests.integration.server.studies import all_types_study, pairwise_study
 
@@ -33,6 +33,21 @@ def test_prepare_is_idempotent_and_versioned(store: Store) -> None:
     with store.read_engine.connect() as conn:
         assert current_version(conn) == len(MIGRATIONS)
         assert conn.execute(select(s.tasks.c.cap)).scalars().all() == [1] * 6
+
+
+def test_a_store_of_version_6_gets_the_index_of_leases_out_in_place_of_the_status_index(store: Store) -> None:
+    with store.read_engine.begin() as conn:  # back to version 6: every assignment indexed by status
+        conn.execute(text("DROP INDEX ix_assignments_leased"))
+        conn.execute(text("CREATE INDEX ix_assignments_status ON assignments (status, expires_at)"))
+        conn.execute(s.schema_version.delete().where(s.schema_version.c.version == 7))
+        assert current_version(conn) == 6
+        assert migrate(conn) == 7
+        indexes = {i["name"]: i for i in inspect(conn).get_indexes("assignments")}
+        assert "ix_assignments_status" not in indexes
+        assert indexes["ix_assignments_leased"]["column_names"] == ["expires_at"]
+        plan = " ".join(str(r) for r in conn.execute(text(
+            "EXPLAIN QUERY PLAN SELECT assignment_id FROM assignments WHERE status = 'leased' AND expires_at < 1")))
+        assert "ix_assignments_leased" in plan  # the reaper's query
 
 
 def test_values_are_checked_against_the_protocol(tmp_path: Path) -> None:
