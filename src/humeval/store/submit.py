@@ -84,8 +84,8 @@ _TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
 #: not as expected (another participant's or answered assignment, another display, a key used before):
 #: then nothing is stored and the step-by-step path decides. Parameters inserted (``k2``...) are named
 #: apart from those compared with a column (PostgreSQL types each parameter once). The status test is written so
-#: that no index serves it (``IS TRUE``): planned while the table was nearly empty, the status index looked as
-#: cheap as the key, and its scan walks every lease.
+#: that no index serves it (``IS TRUE``): planned while the table was nearly empty, an index over the status looks
+#: as cheap as the key, and its scan walks every lease out.
 _STORE_FIRST = (
     "WITH a AS (UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
     "AND participant_id = :pid AND task_id = :t AND (status = 'leased') IS TRUE AND display = :display "
