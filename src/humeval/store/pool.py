@@ -30,6 +30,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from humeval.errors import HumevalError, StoreError
+from humeval.store.group import GroupCommit
 from humeval.store.refusal import StoreUnwritable, disk_full
 from humeval.store.sql import sql_of
 from humeval.store.writer import RETRIES, retryable
@@ -46,6 +47,8 @@ class PooledWriter:
     def __init__(self, engine: Engine, threads: int) -> None:
         self._engine = engine
         self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="humeval-pg")
+        #: answers committed together (:mod:`humeval.store.group`)
+        self.group = GroupCommit()
         self._closed = False
         #: committed operations (``batches`` = ``operations``: every operation is its own transaction)
         self.stats = {"batches": 0, "operations": 0, "retries": 0}
@@ -77,6 +80,7 @@ class PooledWriter:
             try:
                 with self._engine.connect() as conn:
                     db = sql_of(conn)
+                    db.group = self.group
                     db.begin()
                     try:
                         value = fn(conn)

@@ -34,10 +34,13 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
+
+if TYPE_CHECKING:
+    from humeval.store.group import GroupCommit
 
 __all__ = ["SQL_INFO_KEY", "Rows", "Sql", "sql_of"]
 
@@ -88,8 +91,8 @@ def _for_sqlite(sql: str) -> str:
 class Sql:
     """Fixed statements on one driver connection (``pg``: PostgreSQL, else SQLite)."""
 
-    __slots__ = ("_convert", "_dialect", "_error", "cur", "in_tx", "loader", "pending_begin", "pg", "prepared", "raw",
-                 "returning", "trips")
+    __slots__ = ("_convert", "_dialect", "_error", "cur", "group", "in_tx", "loader", "named", "pending_begin", "pg",
+                 "prepared", "raw", "returning", "trips")
 
     def __init__(self, conn: Connection) -> None:
         self.raw = conn.connection.driver_connection
@@ -108,6 +111,11 @@ class Sql:
         #: PostgreSQL: statements prepared on this connection (SQL text -> name) and the result loader
         self.prepared: dict[str, bytes] = {}
         self.loader: Any = None
+        #: statements named on this connection so far (a name is never used twice, even for a statement whose
+        #: PREPARE an aborted pipeline skipped and which is prepared again)
+        self.named = 0
+        #: PostgreSQL: the process's group commit (set by the pool that runs the operation), or None
+        self.group: GroupCommit | None = None
 
     def _raise(self, sql: str, params: Any, exc: Exception) -> None:
         raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
@@ -181,14 +189,15 @@ class Sql:
             return int(self.one(sql, params)[0])  # type: ignore[index]
         return int(self._execute(sql.rsplit(" RETURNING ", 1)[0], params).lastrowid)
 
-    def batch(self, steps: Sequence[Step], *, commit: bool = False) -> list[Rows]:
+    def batch(self, steps: Sequence[Step], *, commit: bool = False, group: bool = False) -> list[Rows]:
         """Run ``steps`` in order in the current transaction; what each gave.
 
         PostgreSQL: one round trip (with a pending ``BEGIN`` first and, with ``commit``, ``COMMIT``
         last, or neither when the batch is the whole transaction: then it is the implicit
         transaction libpq's pipeline Sync commits; after an error nothing later in the batch runs,
-        and the transaction is left for the executor to roll back). SQLite: one statement after
-        the other; ``commit`` is the writer's.
+        and the transaction is left for the executor to roll back). ``group``: a whole transaction
+        that commits synchronously may be committed with other operations' (:mod:`humeval.store.group`).
+        SQLite: one statement after the other; ``commit`` is the writer's.
         """
         if not self.pg:
             out = []
@@ -200,6 +209,12 @@ class Sql:
         # a whole transaction in one batch needs neither: the statements up to a pipeline's Sync run in
         # one implicit transaction, committed at the Sync (rolled back if one of them fails)
         whole = begin and commit
+        if whole and group and self.group is not None:
+            grouped = self.group.run(steps, self._whole)
+            if grouped is not None:
+                self.trips += 1
+                self.pending_begin = False
+                return grouped
         try:
             results = _pg_pipeline(self, steps, begin=begin and not whole, commit=commit and not whole)
         except self._error as exc:
@@ -210,6 +225,11 @@ class Sql:
         self.pending_begin = False
         self.in_tx = (self.in_tx or begin) and not commit
         return results
+
+
+    def _whole(self, steps: Sequence[Step]) -> list[Rows]:
+        """PostgreSQL: ``steps`` as one transaction (a group's, :mod:`humeval.store.group`), on this connection."""
+        return _pg_pipeline(self, steps, begin=False, commit=False)
 
 
 # -- PostgreSQL: one round trip for a batch ------------------------------------------------------------------
@@ -257,11 +277,11 @@ def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -
     raw = db.raw
     pg = raw.pgconn
     prepared: dict[str, bytes] = db.prepared
-    sends: list[tuple[str, bytes, bytes | None, list[bytes | None], list[int]]] = []
+    sends: list[tuple[str, bytes, list[bytes | None], list[int]]] = []
     for sql, params in steps:  # everything encoded before the first byte is sent
         text, names = _positional(sql)
         encoded = [_encode(params[n]) for n in names] if names else []  # type: ignore[index]
-        sends.append((sql, text, prepared.get(sql), [v for v, _ in encoded], [oid for _, oid in encoded]))
+        sends.append((sql, text, [v for v, _ in encoded], [oid for _, oid in encoded]))
     expect: list[int] = []  # per result: the step's index; -1 BEGIN or COMMIT; -2 a PREPARE
     new: list[str] = []  # statements prepared by this batch, in the order of their PREPARE results
     results: list[Any] = []
@@ -270,9 +290,11 @@ def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -
         if begin:
             pg.send_query_params(b"BEGIN", None)
             expect.append(-1)
-        for i, (sql, text, name, values, oids) in enumerate(sends):
+        for i, (sql, text, values, oids) in enumerate(sends):
+            name = prepared.get(sql)  # (a statement twice in a batch is prepared once)
             if name is None:
-                name = prepared[sql] = f"humeval_{len(prepared)}".encode()
+                db.named += 1
+                name = prepared[sql] = f"humeval_{db.named}".encode()
                 pg.send_prepare(name, text, param_types=oids)
                 expect.append(-2)
                 new.append(sql)

@@ -59,7 +59,7 @@ __all__ = ["Store"]
 T = TypeVar("T")
 
 #: PostgreSQL: write operations of one process in flight at once (and connections of its pool)
-OPERATIONS_IN_FLIGHT = 6
+OPERATIONS_IN_FLIGHT = 12
 
 
 class Store:

@@ -246,7 +246,7 @@ def _store_first(db: Sql, ctx: StoreContext, participant_id: str, assignment_id:
            "k2": idempotency_key, "key": idempotency_key, "kind": task.kind, "item": task.item_id,
            "values": json.dumps(clean), "seconds": _seconds(seconds), "now": now, "comment": comment,
            **ctx.list_hold(now, ctx.lease_seconds)}
-    got = db.batch([(_STORE_FIRST, row), *((then.statement(),) if then is not None else ())], commit=True)
+    got = db.batch([(_STORE_FIRST, row), *((then.statement(),) if then is not None else ())], commit=True, group=True)
     new_id = got[0].scalar
     if new_id is None:
         return None  # nothing stored (so nothing leased either)
