@@ -361,3 +361,61 @@ def test_an_answer_with_next_leases_the_next_task_in_its_own_round_trip(tmp_path
     # the answer, the state, the lease); the 10th found nothing left (then the page's way: the list done)
     answers = trips[1::2]
     assert answers[:9] == [1, 1, 1, 3, 1, 1, 1, 1, 1] and answers[9] > 1, trips
+
+
+@pytest.mark.postgres
+def test_answers_arriving_while_a_group_is_in_flight_are_committed_together(tmp_path: Path, db_url: str | None) -> None:
+    """PostgreSQL: while one group of answers is in flight (held here for 0.3 s), the answers of other
+    participants wait and go out as one group (one transaction); every one of them is stored once, gets its own
+    judgement back and the next task of its own list."""
+    if db_url is None:
+        pytest.skip("group commit: PostgreSQL")
+    from humeval.store import sql
+
+    study = _study(tmp_path / "study", 60)
+    store = _stores(study, db_url)[0]
+    whole = sql.Sql._whole
+    sent: list[int] = []
+
+    def held(self, steps):  # type: ignore[no-untyped-def]
+        sent.append(len(steps))
+        if len(sent) == 1:
+            import time
+
+            time.sleep(0.3)
+        return whole(self, steps)
+
+    people = [f"G{k}" for k in range(8)]
+
+    async def main() -> list[object]:
+        views = {}
+        for pid in people:
+            await store.enter(pid, "local", {})
+            views[pid] = await store.next_assignment(pid)
+        first = asyncio.ensure_future(store.submit(people[0], views[people[0]].assignment_id, "g-0", {"quality": "A"},
+                                                   then_next=True))
+        await asyncio.sleep(0.1)  # the first answer's group is in flight: the others queue behind it
+        rest = [store.submit(pid, views[pid].assignment_id, f"g-{k}", {"quality": "B"}, then_next=True)
+                for k, pid in enumerate(people[1:], 1)]
+        return [await first, *await asyncio.gather(*rest)], views
+
+    sql.Sql._whole = held  # type: ignore[method-assign]
+    try:
+        results, views = asyncio.run(main())
+        stats = dict(store.writer.group.stats)
+        with store.read_engine.connect() as conn:
+            stored = conn.execute(select(s.judgements.c.idempotency_key, s.judgements.c.participant_id)).all()
+            leased = conn.execute(select(s.assignments.c.participant_id, s.assignments.c.list_id)
+                                  .where(s.assignments.c.status == "leased")).all()
+            held_by = dict(conn.execute(select(s.lists.c.participant_id, s.lists.c.list_id)
+                                        .where(s.lists.c.participant_id.is_not(None))).all())
+    finally:
+        sql.Sql._whole = whole  # type: ignore[method-assign]
+        store.close()
+    assert sent[0] == 2 and len(sent) >= 2 and max(sent[1:]) > 2  # several answers (two statements each) in one group
+    assert stats["batches"] == len(people) and stats["groups"] < len(people) and stats["alone"] == 0
+    for k, (pid, r) in enumerate(zip(people, results, strict=True)):
+        assert r.judgement.created and r.judgement.idempotency_key == f"g-{k}" and r.judgement.participant_id == pid
+        assert isinstance(r.next, AssignmentView) and r.next.assignment_id != views[pid].assignment_id
+    assert sorted(stored) == sorted((f"g-{k}", pid) for k, pid in enumerate(people))
+    assert sorted(leased) == sorted((pid, held_by[pid]) for pid in people)  # each their next task, of their own list
