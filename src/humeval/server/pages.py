@@ -229,8 +229,9 @@ async def task_post(request: Request) -> Response:
     values = _form_values(store, list(task.task.criteria), len(task.display), form)
     seconds = _number(form.get("seconds", ""))
     try:
+        # the next task is leased with the answer (on PostgreSQL in its round trip): the redirected page finds it
         await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None,
-                           only_open=True, comment=form.get("comment", "").strip())
+                           only_open=True, comment=form.get("comment", "").strip(), then_next=True)
     except Refusal as exc:
         if exc.code == "already_submitted":
             return RedirectResponse("/task", status_code=303)  # another tab answered it first: nothing stored

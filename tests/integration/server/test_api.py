@@ -4,6 +4,7 @@ multi-worker tests, which need a real ``humeval serve``."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -370,3 +371,39 @@ def test_a_server_process_moves_what_it_loaded_out_of_the_collectors_reach(tmp_p
         assert loaded == [True] and app.state.store is app_store[0]  # once, with the caches loaded
     finally:
         app.state.store.close()
+
+
+def test_the_task_form_leases_the_next_task_with_its_answer(app: InProcess, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The participant page's answer (``POST /task``) leases the next task in the operation that stores it, so the
+    page the browser is redirected to only reads it: on PostgreSQL three round trips per task (the form's check,
+    the answer with the lease, the next page's state read) instead of four; the tasks are those of the list, each
+    once, and the list ends on the completion page."""
+    from humeval.store import sql
+
+    trips = [0]
+    batch = sql.Sql.batch
+
+    def counted(self, steps, **kw):  # type: ignore[no-untyped-def]
+        trips[0] += 1
+        return batch(self, steps, **kw)
+
+    monkeypatch.setattr(sql.Sql, "batch", counted)
+    pg = hasattr(app.store.writer, "group")  # the PostgreSQL pool
+
+    async def body(c: httpx.AsyncClient) -> None:
+        await c.get("/?participant_id=H1")
+        page = (await c.get("/task")).text
+        seen, per_task = [], []
+        while 'name="assignment_id"' in page:
+            form = dict(re.findall(r'name="(assignment_id|idempotency_key)" value="([^"]+)"', page))
+            seen.append(item_of(app, form["assignment_id"]))
+            trips[0] = 0
+            r = await c.post("/task", data=form | {"quality": "A", "seconds": "2"}, follow_redirects=True)
+            per_task.append(trips[0])
+            assert r.status_code == 200, r.text
+            page = r.text
+        assert len(seen) == len(set(seen)) == 4 and "DONE-42" in page
+        if pg:
+            assert per_task[:3] == [3, 3, 3], per_task  # the last answer finishes the list: the participant's completion
+
+    app.run(body)
