@@ -7,7 +7,9 @@ in autocommit mode and the operation's statements carry ``BEGIN`` and ``COMMIT``
 (:class:`~humeval.store.sql.Sql`; an operation that is one batch needs neither): an operation
 written as batches of statements costs one round trip per batch. There is no savepoint: an
 operation that is refused (a :class:`~humeval.errors.HumevalError`) or fails rolls its
-transaction back alone.
+transaction back alone. The exception: an answer that is one batch is committed with the answers
+in flight beside it (:mod:`humeval.store.group`, :attr:`PooledWriter.group`), and runs alone
+again if its group fails.
 
 Concurrency is the database's: row locks taken by the statements (``FOR UPDATE``; ``SKIP
 LOCKED`` where any free row will do, as for claiming a list), conditional updates

@@ -58,7 +58,9 @@ __all__ = ["Store"]
 
 T = TypeVar("T")
 
-#: PostgreSQL: write operations of one process in flight at once (and connections of its pool)
+#: PostgreSQL: write operations of one process in flight at once (and connections of its pool); a group of answers
+#: (:mod:`humeval.store.group`) holds at most these: 12 served more judgements per second than 6 or 20
+#: (docs/collection.md, Measuring)
 OPERATIONS_IN_FLIGHT = 12
 
 
