@@ -328,10 +328,7 @@ _LEASE_PLACED = (
     ", placed AS (UPDATE list_tasks SET assignment_id = (SELECT assignment_id FROM ins) WHERE list_id = :l "
     "AND position = (SELECT position FROM ins))"
 )
-_LEASE_LIST_STEPS = _LEASE_PLACED + (
-    ", held AS (UPDATE lists SET expires_at = :hold WHERE list_id = :l AND COALESCE(expires_at, 0) < :renew "
-    "AND EXISTS (SELECT 1 FROM ins))"
-)
+_LEASE_LIST_STEPS = _LEASE_PLACED + f", held AS ({RENEW_LIST} AND EXISTS (SELECT 1 FROM ins))"
 #: a lease that goes with the participant's answer (:func:`lease_with_answer`): the next position's task taken (its
 #: row updated, which locks it) only when that answer was stored (``:jkey``), the participant still holds the list
 #: and has no other lease, the position is free and the task new to them (what the state read checks on the page's

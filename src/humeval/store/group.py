@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from humeval.store.sql import Rows, Step
+from typing import Any
 
 __all__ = ["GroupCommit"]
 
@@ -34,7 +31,7 @@ _LEAD = object()
 class _Waiting:
     __slots__ = ("done", "rows", "steps")
 
-    def __init__(self, steps: Sequence[Step]) -> None:
+    def __init__(self, steps: Sequence[Any]) -> None:
         self.steps = steps
         self.rows: object = None
         self.done = threading.Lock()
@@ -52,8 +49,9 @@ class GroupCommit:
         #: groups sent, the batches in them, and those of them that ran alone after their group failed
         self.stats = {"groups": 0, "batches": 0, "alone": 0}
 
-    def run(self, steps: Sequence[Step], send: Callable[[Sequence[Step]], list[Rows]]) -> list[Rows] | None:
-        """Commit ``steps`` with the batches waiting meanwhile; their results, or None when the group failed
+    def run(self, steps: Sequence[Any], send: Callable[[list[Any]], list[Any]]) -> list[Any] | None:
+        """Commit ``steps`` (statements, :data:`humeval.store.sql.Step`) with the batches waiting meanwhile; their
+        results (one per statement), or None when the group failed
         (nothing of it stored: the caller runs its batch alone). ``send`` runs a batch as one transaction on the
         caller's connection (used when the caller leads the group)."""
         me = _Waiting(steps)
@@ -68,7 +66,7 @@ class GroupCommit:
         with self._lock:
             group = self._queue[: self.most]
             del self._queue[: self.most]
-        rows: list[Rows] | None = None
+        rows: list[Any] | None = None
         try:
             rows = send([step for w in group for step in w.steps])
         except Exception:  # noqa: BLE001, S110 - the group rolled back: each batch runs alone (and fails on its own)
@@ -77,7 +75,7 @@ class GroupCommit:
             self._hand_over(group, me, rows)
         return me.rows  # type: ignore[return-value]
 
-    def _hand_over(self, group: list[_Waiting], me: _Waiting, rows: list[Rows] | None) -> None:
+    def _hand_over(self, group: list[_Waiting], me: _Waiting, rows: list[Any] | None) -> None:
         """Give each batch of the group its rows (None: run alone) and the lead to the first batch waiting."""
         k = 0
         for w in group:

@@ -52,7 +52,8 @@ class PooledWriter:
         #: answers committed together (:mod:`humeval.store.group`)
         self.group = GroupCommit()
         self._closed = False
-        #: committed operations (``batches`` = ``operations``: every operation is its own transaction)
+        #: committed operations (``batches`` = ``operations``: every operation is its own transaction, or one
+        #: answer of a group, counted in :attr:`group`'s ``stats``)
         self.stats = {"batches": 0, "operations": 0, "retries": 0}
         #: why the last write failed for lack of space (None once a write committed again)
         self.unwritable: str | None = None

@@ -226,8 +226,7 @@ class Sql:
         self.in_tx = (self.in_tx or begin) and not commit
         return results
 
-
-    def _whole(self, steps: Sequence[Step]) -> list[Rows]:
+    def _whole(self, steps: list[Step]) -> list[Rows]:
         """PostgreSQL: ``steps`` as one transaction (a group's, :mod:`humeval.store.group`), on this connection."""
         return _pg_pipeline(self, steps, begin=False, commit=False)
 

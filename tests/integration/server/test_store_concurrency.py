@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -380,8 +381,6 @@ def test_answers_arriving_while_a_group_is_in_flight_are_committed_together(tmp_
     def held(self, steps):  # type: ignore[no-untyped-def]
         sent.append(len(steps))
         if len(sent) == 1:
-            import time
-
             time.sleep(0.3)
         return whole(self, steps)
 
