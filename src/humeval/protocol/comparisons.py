@@ -32,7 +32,8 @@ class Comparison:
 
     ``horizon`` is the largest number of aggregated outcomes collected without a decision
     (``stopping.max_judgements``; None: no horizon). ``in_flight_share`` and
-    ``min_in_flight`` bound the judgements in flight (:meth:`in_flight_bound`).
+    ``min_in_flight`` bound the judgements in flight (:meth:`in_flight_bound`); ``sessions``
+    is ``stopping.sessions``, which admits sessions (:mod:`humeval.stopping.admission`).
 
     A goal over K systems (``goal`` other than ``pair``) watches every pair of ``members``;
     ``system_a``/``system_b`` are then its first two members and an outcome is 1 when the
@@ -52,6 +53,7 @@ class Comparison:
     top: int = 1
     pair_choice: str = "adaptive"
     tuned_for: int | None = None
+    sessions: int = 2
 
     @property
     def multi(self) -> bool:
@@ -134,7 +136,7 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
     return [
         Comparison(c.name, pair[0], pair[1], stop.rule, stop.delta, stop.max_judgements, stop.in_flight_share,
                    stop.min_in_flight, goal=str(goal), members=tuple(pair), top=top, pair_choice=stop.pair_choice,
-                   tuned_for=stop.tuned_for)
+                   tuned_for=stop.tuned_for, sessions=stop.sessions)
         for c in protocol.criteria
         if c.type == "2afc"
     ]

@@ -138,6 +138,15 @@ class BoundaryRule:
             self._final = d
         return d
 
+    def distance(self) -> int:
+        """Fewest further outcomes after which the rule can decide (0 once decided;
+        :func:`humeval.stopping.admission.distance`)."""
+        from humeval.stopping.admission import distance
+
+        if self._final is not None:
+            return 0
+        return distance(self.a_min, self.n, self.successes)
+
     def decide_paths(self, successes: np.ndarray) -> PathDecisions:
         s = np.asarray(successes)
         return first_passage(s, self.boundary(s.shape[-1]))

@@ -9,9 +9,12 @@ so entries that never answer do not hold the study's lists for a whole lease. Th
 list in order; the labelling strategies serve the task pool in order, up to
 ``items_per_participant`` tasks per participant.
 
-With a live stopping rule, a pair task of an undecided comparison is leased only while the
-comparison has room in flight (:func:`humeval.store.live.has_room`); a participant who is
-left with nothing is settled (:func:`humeval.store.live.settle`) and gets no further task.
+With a live stopping rule and the ``list`` strategy, a list holding watched pair tasks is a
+session: it is claimed only while the rule admits one (:func:`humeval.store.live.admissions`)
+and then served whole, but for the tasks the rule closed when it decided. With a pool
+strategy, a pair task of an undecided comparison is leased only while the comparison has
+room in flight (:func:`humeval.store.live.has_room`). A participant who is left with nothing
+is settled (:func:`humeval.store.live.settle`) and gets no further task.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import random
 import secrets
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from itertools import chain
 from typing import Any
 
@@ -30,12 +34,11 @@ from sqlalchemy import Connection, and_, func, insert, select, update
 from humeval.store import schema as s
 from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.live import (
-    STATES_SQL,
+    admissions,
     has_room,
     is_settled,
     preferred_tasks,
     release_list,
-    room_guard,
     settle,
     settle_abandoned,
 )
@@ -147,7 +150,10 @@ _LEFT_LIST = ("SELECT list_id FROM lists WHERE completed = 0 AND expires_at < :n
               "{guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED")
 _NEW_LIST = "SELECT list_id FROM lists WHERE participant_id IS NULL {guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED"
 _FREE_LIST = f"COALESCE(({_LEFT_LIST}), ({_NEW_LIST}))"
-_CLAIM = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = {_FREE_LIST.format(guard='')} RETURNING list_id"
+#: which lists a claim may take: any; sessions of a watched comparison (first, while the rule admits one); the others
+_ANY, _WATCHED, _UNWATCHED = "", "AND watched > 0 ", "AND watched = 0 "
+_CLAIM = {g: f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = {_FREE_LIST.format(guard=g)} "
+             "RETURNING list_id" for g in (_ANY, _WATCHED, _UNWATCHED)}
 _CLAIM_OLD_SQLITE = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = :l AND {_FREE}"
 _SET_LIST = "UPDATE participants SET list_id = :l WHERE participant_id = :pid"
 _EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, :kind, :pid, :data)"
@@ -192,29 +198,53 @@ def _create(
     return AssignmentView(assignment_id, task, display, expires, _progress(ctx, done, list_id))
 
 
-def _claim_list(db: Sql, ctx: StoreContext, participant_id: str, current: str | None, now: float, done: int) -> str | None:
+def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, current: str | None, now: float,
+                done: int) -> str | None:
     """The participant's list, claiming a free (or abandoned) one when they hold none.
 
     One list per participant: someone who judged tasks of a list and lost it (idle beyond
     its lease, it went to the next participant) gets no second list. A list is reserved for
     :meth:`StoreContext.reservation` seconds: briefly until the participant's first submit.
+    A list holding watched pair tasks is a session the stopping rule admits
+    (:func:`humeval.store.live.admissions`): taken first while it admits one, else another list.
     """
+    db = sql_of(conn)
     if current is not None and db.scalar(_HOLDER, {"l": current}) == participant_id:
         return current
     if current is not None and done > 0:
         return None
     key = {"pid": participant_id, "exp": now + ctx.reservation(0), "now": now}
-    if db.returning:
-        list_id = db.scalar(_CLAIM, key)
-    else:  # SQLite before 3.35: the writer holds the database between the two statements
-        list_id = db.scalar("SELECT " + _FREE_LIST.format(guard=""), key)
+    list_id = None
+    for guard in _claimable(conn, ctx):
+        if db.returning:
+            list_id = db.scalar(_CLAIM[guard], key)
+        else:  # SQLite before 3.35: the writer holds the database between the two statements
+            list_id = db.scalar("SELECT " + _FREE_LIST.format(guard=guard), key)
+            if list_id is not None:
+                db.run(_CLAIM_OLD_SQLITE, {**key, "l": list_id})
         if list_id is not None:
-            db.run(_CLAIM_OLD_SQLITE, {**key, "l": list_id})
+            break
     if list_id is None:
         return None
     db.run(_SET_LIST, {"l": list_id, "pid": participant_id})
     db.run(_EVENT, _claimed_event(participant_id, list_id, now))
     return str(list_id)
+
+
+def _claimable(conn: Connection, ctx: StoreContext) -> tuple[str, ...]:
+    """The kinds of list a claim may take now, in order of preference."""
+    if not ctx.list_watched:
+        return (_ANY,)
+    found = [a for a in admissions(conn, ctx) if a.outcome == "continue"]
+    return (_WATCHED, _UNWATCHED) if found and all(a.wanted > 0 for a in found) else (_UNWATCHED,)
+
+
+def _idle(conn: Connection, ctx: StoreContext) -> str:
+    """Why a participant who has done nothing gets no list: ``wait`` (the stopping rule admits no session now,
+    one may open later) or ``closed`` (no list is left for them)."""
+    if any(a.outcome == "continue" and a.free > 0 for a in admissions(conn, ctx)):
+        return "wait"
+    return "closed"
 
 
 def _claimed_event(participant_id: str, list_id: str, now: float) -> dict[str, Any]:
@@ -259,11 +289,11 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     if ctx.watched and is_settled(db, participant_id):
         return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
     if ctx.strategy is None:
-        claimed = _claim_list(db, ctx, participant_id, list_id, now, done)
+        claimed = _claim_list(conn, ctx, participant_id, list_id, now, done)
         view = _from_list(db, ctx, participant_id, claimed, now, done) if claimed is not None else None
         while view is None and claimed is not None and done == 0 and db.scalar(_LIST_COMPLETED, {"l": claimed}):
             # the list held only tasks the stopping rule closed: one who has done nothing yet takes the next free list
-            claimed = _claim_list(db, ctx, participant_id, None, now, done)
+            claimed = _claim_list(conn, ctx, participant_id, None, now, done)
             view = _from_list(db, ctx, participant_id, claimed, now, done) if claimed is not None else None
         list_id = claimed or list_id
     else:
@@ -276,7 +306,8 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     if done > 0:
         settle(conn, ctx, participant_id, now)
     elif ctx.watched and ctx.strategy is None:
-        release_list(db, participant_id)  # held back by the in-flight bound: the list waits for the next participant
+        release_list(db, participant_id)
+        return replace(final, reason=_idle(conn, ctx))
     return final
 
 
@@ -318,7 +349,7 @@ _LEASE_FIRST = (
     "WITH c (pos, task_id, display, ord, aid) AS (VALUES {values}), "
     "ins AS (INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, "
     "created_at, expires_at) SELECT c.aid, :who, t.task_id, :list, {position}, c.display, 'leased', :now, :exp "
-    "FROM c JOIN tasks t ON t.task_id = c.task_id WHERE t.taken < t.cap AND t.closed = 0{room} "
+    "FROM c JOIN tasks t ON t.task_id = c.task_id WHERE t.taken < t.cap AND t.closed = 0 "
     "ORDER BY c.ord LIMIT 1 FOR UPDATE OF t RETURNING assignment_id, task_id, position), "
     "took AS (UPDATE tasks SET taken = taken + 1, open = CASE WHEN taken + 1 >= cap THEN 0 ELSE 1 END "
     "WHERE task_id = (SELECT task_id FROM ins)){list_steps} "
@@ -363,12 +394,13 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
     key = {"pid": participant_id, "now": now, "exp": now + ctx.reservation(0),
            "free": 0 if ctx.protocol.presentation.consent else 1}
     steps: list[tuple[str, dict[str, Any] | None]] = []
-    claiming = listed and participant_id not in ctx.holding
+    # a new participant's claim: a session of a watched comparison is admitted on the step-by-step way
+    claiming = listed and participant_id not in ctx.holding and not ctx.list_watched
     if claiming:  # the participant's row first (the order every operation locks in), then a free list
         steps += [(_TOUCH, key), (_CLAIM_NEW, key), (_SET_NEW_LIST, key)]
     steps.append((_STATE_LIST if listed else _STATE_POOL, key))
     if ctx.watched:
-        steps += [(_SETTLED, key), (STATES_SQL, None)]
+        steps.append((_SETTLED, key))
     if not listed:
         steps.append((_POOL_CANDIDATES, key))
     got = db.batch(steps)
@@ -381,9 +413,6 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
     if ctx.protocol.presentation.consent and consented_at is None:
         raise Refusal("consent_required", "the participant has not given consent yet (POST /api/v1/consent)", status=403)
     done, active = _mine(mine or (), now)
-    states: dict[str, int] = {}
-    if ctx.watched:
-        states = {c: int(n) for c, n in got[2].rows}
     if listed:
         if list_id is None or holder != participant_id:
             ctx.holding.discard(participant_id)
@@ -407,7 +436,7 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
     if not candidates or (not listed and (done >= ctx.per_participant or any(t in ctx.watched for _, t in candidates))):
         return None
     # the first few: their display orders are computed beforehand, and the first one usually has room
-    return _lease_first(db, ctx, participant_id, candidates, list_id if listed else None, now, done, states, claimed)
+    return _lease_first(db, ctx, participant_id, candidates, list_id if listed else None, now, done, claimed)
 
 
 def _mine(rows: list[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, ...] | None]:
@@ -423,8 +452,7 @@ def _mine(rows: list[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, ...]
 
 
 def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: list[tuple[int | None, str]],
-                 list_id: str | None, now: float, done: int, states: dict[str, int], claimed: str | None,
-                 ) -> AssignmentView | None:
+                 list_id: str | None, now: float, done: int, claimed: str | None) -> AssignmentView | None:
     """Lease the first candidate with room, in one batch that commits (PostgreSQL) whatever it leased."""
     lease = Lease(ctx, participant_id, candidates, list_id, now, done)
     steps: list[tuple[str, dict[str, Any] | None]] = []
@@ -432,14 +460,7 @@ def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: li
         steps.append((_ASYNC_COMMIT, None))
     if claimed is not None:
         steps.append((_EVENT, _claimed_event(participant_id, claimed, now)))
-    room = ""
-    guard = room_guard(ctx, lease.tasks, states) if ctx.watched else None
-    if guard is not None:
-        lock, no_room, params = guard
-        steps.append((lock, params))
-        room = f" AND NOT {no_room}"
-        lease.key.update(params)
-    steps.append(lease.statement(room=room))
+    steps.append(lease.statement())
     return lease.leased(db.batch(steps, commit=True)[-1].first)
 
 
@@ -477,12 +498,12 @@ class Lease:
     def tasks(self) -> list[str]:
         return [t for _, t in self.candidates]
 
-    def statement(self, *, room: str = "") -> tuple[str, dict[str, Any]]:
+    def statement(self) -> tuple[str, dict[str, Any]]:
         """The lease (with an answer, :data:`_LEASE_ANSWERED`: the list's hold was renewed by the answer)."""
         if self.answered:
             return _LEASE_ANSWERED, self.key
         listed = self.list_id is not None
-        return _LEASE_FIRST.format(values=", ".join(self.values), position="c.pos" if listed else "NULL", room=room,
+        return _LEASE_FIRST.format(values=", ".join(self.values), position="c.pos" if listed else "NULL",
                                    list_steps=_LEASE_LIST_STEPS if listed else ""), self.key
 
     def leased(self, row: tuple[Any, ...] | None) -> AssignmentView | None:
@@ -522,9 +543,7 @@ def lease_with_answer(ctx: StoreContext, participant_id: str, assignment_id: str
 
 def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, now: float, done: int) -> AssignmentView | None:
     candidates = db.all(_LIST_CANDIDATES, {"l": list_id, "pid": participant_id})
-    for position, task_id in candidates:
-        if task_id in ctx.watched and not has_room(db, ctx, task_id, now):
-            continue
+    for position, task_id in candidates:  # a session admitted is served whole (closed tasks aside)
         if db.run(_TAKE, {"t": task_id}) == 1:
             return _create(db, ctx, participant_id, task_id, now, done, list_id, position)
     if not candidates:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, func, select
 
 from humeval.design.tasks import Task
 from humeval.protocol.comparisons import Comparison, watched_comparisons
@@ -74,6 +74,11 @@ class StoreContext:
     strategy: LabellingStrategy | None
     secret: bytes
     list_sizes: dict[str, int] = field(default_factory=dict)
+    #: ``list`` strategy: per list holding watched pair tasks, how many each comparison watches (a session's
+    #: ``w``, :mod:`humeval.stopping.admission`)
+    list_watched: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: per comparison, the most of its tasks one list holds: ``w``, the size of a session
+    session_sizes: dict[str, int] = field(default_factory=dict)
     last_reap: float = 0.0
     rules: dict[str, tuple[Any, int]] = field(default_factory=dict)
     watched: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -143,6 +148,13 @@ class StoreContext:
         for t in tasks.values():
             by_seq[t.seq] = t
         comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}
+        list_watched: dict[str, dict[str, int]] = {}
+        lt, w = s.list_tasks.c, s.watched_tasks.c
+        for list_id, comparison, k in conn.execute(
+            select(lt.list_id, w.comparison, func.count()).join_from(s.list_tasks, s.watched_tasks, lt.task_id == w.task_id)
+            .group_by(lt.list_id, w.comparison)
+        ):
+            list_watched.setdefault(list_id, {})[comparison] = int(k)
         return cls(
             protocol=protocol,
             tasks=tasks,
@@ -152,6 +164,8 @@ class StoreContext:
             strategy=strategy_of(protocol),
             secret=bytes.fromhex(meta["secret"]),
             list_sizes=list_sizes,
+            list_watched=list_watched,
+            session_sizes={c: max((k.get(c, 0) for k in list_watched.values()), default=0) for c in comparisons},
             last_reap=time.time(),
             watched=watched_tasks(tasks, comparisons),
             by_seq=by_seq,

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, and_, insert, select, update
@@ -51,7 +52,8 @@ from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["STATES_SQL", "LiveGoal", "LiveGoalDecision", "after_judgement", "has_room", "room_guard", "live_leaderboards", "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions",
+__all__ = ["Admission", "LiveGoal", "LiveGoalDecision", "admissions", "after_judgement", "has_room", "live_leaderboards",
+           "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions", "session_gate",
            "release_list", "settle", "settle_abandoned",
            "vote_of"]
 
@@ -193,6 +195,18 @@ class LiveGoal:
         cont[list(self.state.contention)] = True
         return pair_weights(self.goal.wins, self.state.closed, cont, self.goal.goal, self.comparison.pair_choice,
                             self.goal.top)
+
+    def distance(self) -> int:
+        """Fewest further judgements before the goal can change: the least distance of a pair not resolved yet."""
+        from humeval.stopping.admission import distance
+
+        st, wins = self.state, self.goal.wins
+        if st.decided:
+            return 0
+        open_pairs = [(i, j) for i in range(self.goal.k) for j in range(i + 1, self.goal.k)
+                      if not (st.resolved[i, j] or st.resolved[j, i])]
+        return min((distance(self.goal.test.a_min, int(wins[i, j] + wins[j, i]), int(wins[i, j])) for i, j in open_pairs),
+                   default=1)
 
     def useless(self, task_systems: Sequence[str]) -> bool:
         """Whether judging this pair can no longer change the answer (resolved, or both systems settled)."""
@@ -338,13 +352,6 @@ _IN_FLIGHT_WHERE = (
     "(SELECT 1 FROM fed f WHERE f.comparison = :c AND f.assignment_id = a.assignment_id)))"
 )
 _IN_FLIGHT = "SELECT count(*) " + _IN_FLIGHT_WHERE
-#: a lease of task ``t.task_id`` (``list``: one outcome) would overstep a watched comparison's bound, the
-#: bound of comparison ``:cK`` being ``:bK`` (callers lock the comparisons' ``stopping`` rows first)
-_NO_ROOM = (
-    "EXISTS (SELECT 1 FROM watched_tasks wc JOIN stopping st ON st.comparison = wc.comparison "
-    "WHERE wc.task_id = t.task_id AND (st.outcome <> 'continue' OR (SELECT count(*) "
-    + _IN_FLIGHT_WHERE.replace(":c", "wc.comparison") + ") >= CASE wc.comparison {cases} ELSE 0 END))"
-)
 _IN_FLIGHT_TASKS = "SELECT count(DISTINCT a.task_id) " + _IN_FLIGHT_WHERE
 _TASK_IN_FLIGHT = "SELECT 1 " + _IN_FLIGHT_WHERE + " AND a.task_id = :t LIMIT 1"
 _STATE_OF = "SELECT n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
@@ -413,31 +420,6 @@ def in_flight(db: Sql, ctx: StoreContext, comparison: str, now: float) -> int:
     return int(db.scalar(sql, {"c": comparison, "now": now}) or 0)
 
 
-def room_guard(ctx: StoreContext, task_ids: list[str], states: dict[str, int]) -> tuple[str, str, dict[str, Any]] | None:
-    """``list``: the SQL that grants a lease of one of ``task_ids`` only within the bounds :func:`has_room` keeps.
-
-    (statement locking the comparisons' ``stopping`` rows, condition on ``t.task_id`` that holds when
-    the task has no room, their parameters); None when no task is watched. ``states``: comparison ->
-    outcomes fed, as read before the lock (fewer than now at worst: a bound no larger than the true one).
-    """
-    comparisons = sorted({c for t in task_ids for c in ctx.watched.get(t, ())})
-    if not comparisons:
-        return None
-    params: dict[str, Any] = {}
-    cases = []
-    for k, c in enumerate(comparisons):
-        params[f"c{k}"] = c
-        params[f"b{k}"] = ctx.comparisons[c].in_flight_bound(states.get(c, 0))
-        cases.append(f"WHEN :c{k} THEN :b{k}")
-    names = ", ".join(f":c{k}" for k in range(len(comparisons)))
-    lock = f"SELECT comparison FROM stopping WHERE comparison IN ({names}) ORDER BY comparison FOR UPDATE"
-    return lock, _NO_ROOM.format(cases=" ".join(cases)), params
-
-
-#: every comparison's outcomes fed so far (``room_guard``'s ``states``)
-STATES_SQL = "SELECT comparison, n FROM stopping"
-
-
 def has_room(db: Sql, ctx: StoreContext, task_id: str, now: float) -> bool:
     """Whether one more lease of ``task_id`` keeps every undecided watched comparison within its bound.
 
@@ -455,6 +437,90 @@ def has_room(db: Sql, ctx: StoreContext, task_id: str, now: float) -> bool:
         if in_flight(db, ctx, c, now) >= ctx.comparisons[c].in_flight_bound(int(state[0])):
             return False
     return True
+
+
+# -- sessions: admitting participant lists (``list`` strategy) ------------------------------------
+#: the watched lists in progress: held by a participant who is not settled yet (their outcomes are pending)
+_HELD_WATCHED = (
+    "SELECT l.list_id FROM lists l WHERE l.watched > 0 AND l.participant_id IS NOT NULL "
+    "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = l.participant_id)"
+)
+#: every comparison's state, locked (PostgreSQL) so that processes admit sessions one at a time
+_STOPPING_ALL = "SELECT comparison, rule, delta, n, outcome FROM stopping ORDER BY comparison FOR UPDATE"
+_FREE_WATCHED = "SELECT count(*) FROM lists WHERE watched > 0 AND participant_id IS NULL"
+
+
+@dataclass(frozen=True)
+class Admission:
+    """One watched comparison's admission of sessions (:mod:`humeval.stopping.admission`).
+
+    ``n`` outcomes fed, ``outcome`` the stopping state (``continue`` while undecided), ``distance``
+    to the rule's boundary, ``pending`` outcomes admitted but not fed (the watched tasks of the
+    sessions in progress), ``active`` those sessions, ``session`` the watched tasks of one session
+    (w), ``allowance``, ``wanted`` the sessions that may start now, ``unused_bound`` the most
+    admitted outcomes the decision can leave unused, ``free`` watched lists nobody has claimed.
+    """
+
+    comparison: str
+    n: int
+    outcome: str
+    distance: int
+    pending: int
+    active: int
+    session: int
+    allowance: int
+    wanted: int
+    unused_bound: int
+    free: int
+
+    @property
+    def admits(self) -> bool:
+        return self.outcome == "continue" and self.wanted > 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def admissions(conn: Connection, ctx: StoreContext) -> list[Admission]:
+    """Every watched comparison's admission now (locks the ``stopping`` rows on PostgreSQL)."""
+    from humeval.stopping import admission as adm
+
+    if not ctx.list_watched:
+        return []
+    db = sql_of(conn)
+    held = [r[0] for r in db.all(_HELD_WATCHED)]
+    free = int(db.scalar(_FREE_WATCHED) or 0)
+    out = []
+    for row in db.all(_STOPPING_ALL):
+        c, n, outcome = row[0], int(row[3]), row[4]
+        comp = ctx.comparisons.get(c)
+        if comp is None:
+            continue
+        w = ctx.session_sizes.get(c, 0)
+        pending = sum(ctx.list_watched.get(l_, {}).get(c, 0) for l_ in held)
+        active = sum(1 for l_ in held if c in ctx.list_watched.get(l_, {}))
+        bound = comp.in_flight_bound(n)
+        allow = adm.allowance(comp.sessions, w, bound)
+        d = 0
+        if outcome == "continue":
+            with ctx.rules_lock:
+                d = _distance(_rule(conn, ctx, _Row(c, *row[1:])), comp, n)
+        wanted = adm.wanted(pending, w, d, allow) if outcome == "continue" else 0
+        out.append(Admission(c, n, outcome, d, pending, active, w, allow, wanted,
+                             adm.unused_bound(comp.sessions, w, bound), free))
+    return out
+
+
+def _distance(rule: Any, comp: Comparison, n: int) -> int:
+    """The rule's distance to a decision (1 for a rule with no boundary on counts), at most its horizon."""
+    d = int(rule.distance()) if hasattr(rule, "distance") else 1
+    return min(d, comp.horizon - n) if comp.horizon is not None else d
+
+
+def session_gate(conn: Connection, ctx: StoreContext) -> bool:
+    """Whether a watched session may start now: some comparison is undecided and every undecided one admits one."""
+    found = [a for a in admissions(conn, ctx) if a.outcome == "continue"]
+    return bool(found) and all(a.wanted > 0 for a in found)
 
 
 # -- settling participants ----------------------------------------------------------------------

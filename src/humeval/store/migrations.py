@@ -7,7 +7,8 @@ tables of live stopping with exclusion (``watched_tasks``, ``pending``, ``settle
 output's own format, empty for the study's) and ``judgements.comment`` (optional free text); migration 5 indexes
 ``lists`` by holder and by expiry (claims and releases of lists without a scan); migration 6 adds the
 indexes of the admin page's progress aggregates (:data:`TASK_PROGRESS_INDEXES`); migration 7 indexes only the
-leases out by expiry (``ix_assignments_leased``, a partial index), not every assignment by status. A later change appends a
+leases out by expiry (``ix_assignments_leased``, a partial index), not every assignment by status; migration 8 adds
+``lists.watched`` (the list's watched pair tasks: sessions admitted by the stopping rule) and fills it. A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
 starting at once apply each migration once.
@@ -23,7 +24,7 @@ from sqlalchemy import Connection, inspect, select, text
 from humeval.errors import StoreError
 from humeval.store import schema
 
-__all__ = ["MIGRATIONS", "TASK_PROGRESS_INDEXES", "current_version", "migrate"]
+__all__ = ["MARK_WATCHED_LISTS", "MIGRATIONS", "TASK_PROGRESS_INDEXES", "current_version", "migrate"]
 
 
 def _v1(conn: Connection) -> None:
@@ -75,7 +76,21 @@ def _v7(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
+#: ``lists.watched``: how many of the list's tasks a stopping rule watches (seeding and re-run lists set it too)
+MARK_WATCHED_LISTS = (
+    "UPDATE lists SET watched = (SELECT count(*) FROM list_tasks lt JOIN watched_tasks w ON w.task_id = lt.task_id "
+    "WHERE lt.list_id = lists.list_id) WHERE EXISTS (SELECT 1 FROM list_tasks lt JOIN watched_tasks w "
+    "ON w.task_id = lt.task_id WHERE lt.list_id = lists.list_id)"
+)
+
+
+def _v8(conn: Connection) -> None:
+    if "watched" not in {c["name"] for c in inspect(conn).get_columns("lists")}:
+        conn.execute(text("ALTER TABLE lists ADD COLUMN watched INTEGER NOT NULL DEFAULT 0"))
+    conn.execute(text(MARK_WATCHED_LISTS))
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 

@@ -45,15 +45,24 @@ TASK_COLUMNS = ("task_id", "item_id", "systems", "criteria", "family", "kind", "
 
 @dataclass(frozen=True)
 class Progress:
-    """How far a participant is: ``done`` of ``total`` tasks; ``finished`` when nothing is left."""
+    """How far a participant is: ``done`` of ``total`` tasks; ``finished`` when nothing is left.
+
+    ``reason`` says why a participant who has done nothing got nothing: ``wait`` (the stopping
+    rule admits no new session now; one may open later) or ``closed`` (no session is left).
+    """
 
     done: int
     total: int
     finished: bool = False
     completed: bool = False
+    reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"done": self.done, "total": self.total, "finished": self.finished, "completed": self.completed}
+        out: dict[str, Any] = {"done": self.done, "total": self.total, "finished": self.finished,
+                               "completed": self.completed}
+        if self.reason:
+            out["reason"] = self.reason
+        return out
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,8 @@ lists = Table(
     Column("participant_id", String(200), nullable=True),
     Column("expires_at", Float, nullable=True),
     Column("completed", Integer, nullable=False, default=0),
+    #: the list's pair tasks watched by a stopping rule (> 0: a session admitted by the rule, :mod:`humeval.stopping.admission`)
+    Column("watched", Integer, nullable=False, default=0, server_default="0"),
 )
 
 #: who holds which list (a participant's list, releasing it); the lists nobody holds, in order, and those

@@ -21,7 +21,7 @@ from itertools import count, islice, repeat
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Table, and_, insert, select, update
+from sqlalchemy import Connection, Table, and_, insert, select, text, update
 
 from humeval.design.tasks import ParticipantList, Task, list_entries, unknown_task
 from humeval.errors import DataError, StoreError
@@ -30,6 +30,7 @@ from humeval.hashing import sha256_file
 from humeval.protocol.comparisons import watched_comparisons
 from humeval.store import schema as s
 from humeval.store.context import strategy_of, watched_tasks
+from humeval.store.migrations import MARK_WATCHED_LISTS
 from humeval.study import Study
 
 __all__ = ["seed_rerun", "seed_store"]
@@ -284,6 +285,7 @@ def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: 
             )
         )
     load.insert(s.watched_tasks, ("comparison", "task_id"), ((c, tid) for tid, cs in watched.items() for c in cs))
+    conn.execute(text(MARK_WATCHED_LISTS))
     load.analyze(s.outputs, s.tasks, s.lists, s.list_tasks, s.watched_tasks)
     conn.execute(
         insert(s.meta),
@@ -330,5 +332,6 @@ def seed_rerun(conn: Connection, study: Study, path: Path) -> int:
                     [(ids[pl.list_id], pl.round, len(pl.tasks), 0) for pl in lists])
         load.insert(s.list_tasks, ("list_id", "position", "task_id"),
                     [(ids[pl.list_id], i, task.task_id) for pl in lists for i, task in enumerate(pl.tasks)])
+        conn.execute(text(MARK_WATCHED_LISTS))
     conn.execute(insert(s.meta).values(key=marker, value=str(len(lists))))
     return len(lists)

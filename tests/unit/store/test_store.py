@@ -39,15 +39,28 @@ def test_a_store_of_version_6_gets_the_index_of_leases_out_in_place_of_the_statu
     with store.read_engine.begin() as conn:  # back to version 6: every assignment indexed by status
         conn.execute(text("DROP INDEX ix_assignments_leased"))
         conn.execute(text("CREATE INDEX ix_assignments_status ON assignments (status, expires_at)"))
-        conn.execute(s.schema_version.delete().where(s.schema_version.c.version == 7))
+        conn.execute(s.schema_version.delete().where(s.schema_version.c.version >= 7))
         assert current_version(conn) == 6
-        assert migrate(conn) == 7
+        assert migrate(conn) == len(MIGRATIONS)
         indexes = {i["name"]: i for i in inspect(conn).get_indexes("assignments")}
         assert "ix_assignments_status" not in indexes
         assert indexes["ix_assignments_leased"]["column_names"] == ["expires_at"]
         plan = " ".join(str(r) for r in conn.execute(text(
             "EXPLAIN QUERY PLAN SELECT assignment_id FROM assignments WHERE status = 'leased' AND expires_at < 1")))
         assert "ix_assignments_leased" in plan  # the reaper's query
+
+
+def test_a_store_of_version_7_gets_its_watched_lists_marked(tmp_path: Path) -> None:
+    store = Store.open(pairwise_study(tmp_path / "w", items=6))
+    store.prepare()
+    with store.read_engine.begin() as conn:  # back to version 7: lists without the ``watched`` column
+        marked = dict(conn.execute(select(s.lists.c.list_id, s.lists.c.watched)).all())
+        conn.execute(text("ALTER TABLE lists DROP COLUMN watched"))
+        conn.execute(s.schema_version.delete().where(s.schema_version.c.version == 8))
+        assert migrate(conn) == len(MIGRATIONS)
+        assert dict(conn.execute(select(s.lists.c.list_id, s.lists.c.watched)).all()) == marked
+    assert any(marked.values())
+    store.close()
 
 
 def test_values_are_checked_against_the_protocol(tmp_path: Path) -> None:
