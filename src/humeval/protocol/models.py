@@ -20,6 +20,7 @@ __all__ = [
     "Assignment",
     "AttentionExclusion",
     "Criterion",
+    "Crowd",
     "DataSpec",
     "Design",
     "DryRun",
@@ -547,6 +548,13 @@ class Pay(_Model):
     pilot: str = Field("", description="Judgements file of a pilot (relative to the study folder, any file `humeval plan` reads): its median seconds per task estimate the time, and with dynamic stopping it fits the simulator that predicts the judgements.")
 
 
+class Crowd(_Model):
+    """How participants arrive, for planning dynamic stopping in places, money and wall time, and how places open."""
+
+    arrivals_per_hour: float | None = Field(None, gt=0, le=100_000, description="Participants who start the study per hour while places are open (planning only: `humeval budget` predicts wall time from it; a pilot or an earlier study on the same platform tells it).")
+    wave: int = Field(1, ge=1, le=10_000, description="Prolific: places are opened in waves of at least this many (the stopping rule's wanted sessions, rounded up), so that a study is not re-published for every place.")
+
+
 class Protocol(_Model):
     """A whole study, declared in advance."""
 
@@ -565,6 +573,7 @@ class Protocol(_Model):
     dry_run: DryRun = Field(default_factory=DryRun, description="Dummy responses for rehearsals.")
     platform: Platform = Field(default_factory=Platform, description="Participant source.")
     pay: Pay = Field(default_factory=Pay, description="Participant pay, the minimum hourly pay and the platform fee (see docs/budget.md).")
+    crowd: Crowd = Field(default_factory=Crowd, description="How participants arrive and how places open (dynamic stopping plans sessions from it; see docs/stopping.md, 'Sessions').")
 
     @model_validator(mode="after")
     def _prolific_currency(self) -> Protocol:

@@ -52,7 +52,7 @@ from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["Admission", "LiveGoal", "LiveGoalDecision", "admissions", "after_judgement", "has_room", "live_leaderboards",
+__all__ = ["Admission", "LiveGoal", "Recruitment", "recruitment", "LiveGoalDecision", "admissions", "after_judgement", "has_room", "live_leaderboards",
            "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions", "session_gate",
            "release_list", "settle", "settle_abandoned",
            "vote_of"]
@@ -446,7 +446,7 @@ _HELD_WATCHED = (
     "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = l.participant_id)"
 )
 #: every comparison's state, locked (PostgreSQL) so that processes admit sessions one at a time
-_STOPPING_ALL = "SELECT comparison, rule, delta, n, outcome FROM stopping ORDER BY comparison FOR UPDATE"
+_STOPPING_ALL = "SELECT comparison, rule, delta, n, outcome FROM stopping ORDER BY comparison"
 _FREE_WATCHED = "SELECT count(*) FROM lists WHERE watched > 0 AND participant_id IS NULL"
 
 
@@ -481,8 +481,9 @@ class Admission:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def admissions(conn: Connection, ctx: StoreContext) -> list[Admission]:
-    """Every watched comparison's admission now (locks the ``stopping`` rows on PostgreSQL)."""
+def admissions(conn: Connection, ctx: StoreContext, *, lock: bool = True) -> list[Admission]:
+    """Every watched comparison's admission now (``lock``: the ``stopping`` rows locked on PostgreSQL, as a
+    claim does; a read for the admin page or a platform does not lock)."""
     from humeval.stopping import admission as adm
 
     if not ctx.list_watched:
@@ -491,7 +492,7 @@ def admissions(conn: Connection, ctx: StoreContext) -> list[Admission]:
     held = [r[0] for r in db.all(_HELD_WATCHED)]
     free = int(db.scalar(_FREE_WATCHED) or 0)
     out = []
-    for row in db.all(_STOPPING_ALL):
+    for row in db.all(_STOPPING_ALL + (" FOR UPDATE" if lock else "")):
         c, n, outcome = row[0], int(row[3]), row[4]
         comp = ctx.comparisons.get(c)
         if comp is None:
@@ -521,6 +522,59 @@ def session_gate(conn: Connection, ctx: StoreContext) -> bool:
     """Whether a watched session may start now: some comparison is undecided and every undecided one admits one."""
     found = [a for a in admissions(conn, ctx) if a.outcome == "continue"]
     return bool(found) and all(a.wanted > 0 for a in found)
+
+
+@dataclass(frozen=True)
+class Recruitment:
+    """What a crowd platform should offer now (``list`` strategy): places are participant lists.
+
+    ``started``: participants who were given a list (places used); ``active``: lists in progress;
+    ``wanted``: lists that may start now (sessions the stopping rule admits, within the watched
+    lists left, plus every other list left); ``target = started + wanted``: the places a platform
+    should have opened in all; ``decided``: every watched comparison is decided (or none is
+    watched); ``finished``: nothing is wanted or in progress any more and nothing can reopen.
+    """
+
+    started: int
+    active: int
+    wanted: int
+    free_watched: int
+    free_other: int
+    decided: bool
+    finished: bool
+    comparisons: tuple[Admission, ...]
+
+    @property
+    def target(self) -> int:
+        return self.started + self.wanted
+
+    def to_json(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in ("started", "active", "wanted", "free_watched", "free_other", "decided",
+                                              "finished")}
+        return out | {"target": self.target, "comparisons": [a.to_json() for a in self.comparisons]}
+
+
+_STARTED = "SELECT count(*) FROM participants WHERE list_id IS NOT NULL"
+_ACTIVE = (
+    "SELECT count(*) FROM lists l WHERE l.participant_id IS NOT NULL AND l.completed = 0 "
+    "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = l.participant_id)"
+)
+_FREE_OTHER = "SELECT count(*) FROM lists WHERE watched = 0 AND participant_id IS NULL"
+
+
+def recruitment(conn: Connection, ctx: StoreContext) -> Recruitment:
+    """The places a platform should offer now (a read: nothing is locked)."""
+    db = sql_of(conn)
+    found = tuple(admissions(conn, ctx, lock=False))
+    undecided = [a for a in found if a.outcome == "continue"]
+    free_watched = int(db.scalar(_FREE_WATCHED) or 0)
+    free_other = int(db.scalar(_FREE_OTHER) or 0)
+    watched_wanted = min(min((a.wanted for a in undecided), default=0), free_watched)
+    active = int(db.scalar(_ACTIVE) or 0)
+    wanted = watched_wanted + free_other
+    reopen = bool(undecided) and free_watched > 0  # sessions in progress may let the rule admit more
+    return Recruitment(int(db.scalar(_STARTED) or 0), active, wanted, free_watched, free_other, not undecided,
+                       wanted == 0 and active == 0 and not reopen, found)
 
 
 # -- settling participants ----------------------------------------------------------------------

@@ -28,7 +28,7 @@ import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, select, update
 
@@ -53,6 +53,9 @@ from humeval.store.seed import seed_rerun, seed_store
 from humeval.store.submit import SubmitResult, submit_judgement, submit_then_next
 from humeval.store.writer import Writer
 from humeval.study import Study
+
+if TYPE_CHECKING:
+    from humeval.store.live import Recruitment
 
 __all__ = ["Store"]
 
@@ -259,6 +262,13 @@ class Store:
 
     def stopping(self) -> list[dict[str, Any]]:
         return self.read(stopping_states)
+
+    def recruitment(self) -> Recruitment:
+        """The places a crowd platform should offer now (:func:`humeval.store.live.recruitment`)."""
+        from humeval.store.live import recruitment
+
+        ctx = self.context
+        return self.read(lambda conn: recruitment(conn, ctx))
 
     def leaderboards(self) -> dict[str, dict[str, Any]]:
         """Live leaderboards of the goals over K systems (:func:`humeval.store.live.live_leaderboards`)."""
