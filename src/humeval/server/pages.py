@@ -15,6 +15,7 @@ Participant pages show ``presentation.title``, never the study's internal name.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import secrets
 from typing import Any
@@ -78,8 +79,24 @@ def _resolve(request: Request, data: dict[str, Any]) -> Entry:
     return resolve_entry(data, store.context.protocol.platform, lambda inv: read_invite(store.context.secret, inv))
 
 
+async def _no_place(request: Request, participant_id: str) -> str | None:
+    """For someone new to a study whose lists are sessions of a stopping rule: ``wait`` or ``closed`` when no
+    session can start now, so that they are told before they begin (consent, instructions); None otherwise."""
+    store = _store(request)
+    if not store.context.list_watched or await store.route_of(participant_id) is not None:
+        return None
+    loop = asyncio.get_running_loop()
+    found = await loop.run_in_executor(None, store.recruitment)
+    if found.wanted > 0:
+        return None
+    return "closed" if found.finished else "wait"
+
+
 async def _enter(request: Request, entry: Entry) -> Response:
     store = _store(request)
+    reason = await _no_place(request, entry.participant_id)
+    if reason is not None:
+        return _nothing_left(request, reason)
     session_id = await admit_entry(request, entry)
     consented = not store.context.protocol.presentation.consent or await store.has_consented(entry.participant_id)
     response = RedirectResponse(_after_entry(request, consented), status_code=303)
@@ -176,7 +193,9 @@ async def task_page(request: Request, error: Refusal | None = None, status: int 
             return RedirectResponse("/consent", status_code=303)
         raise
     if isinstance(result, Progress):
-        return RedirectResponse("/done" if result.completed else "/nothing-left", status_code=303)
+        if result.completed:
+            return RedirectResponse("/done", status_code=303)
+        return RedirectResponse(f"/nothing-left?reason={result.reason or 'closed'}", status_code=303)
     data = assignment_json(store, result)
     # the page (never the JSON) knows a check's kind: its instruction is shown in the study's language
     data["task"] = {**data["task"], "kind": result.task.kind}
@@ -249,11 +268,19 @@ async def done(request: Request) -> Response:
         return RedirectResponse("/task", status_code=303)
     completion = completion_json(store.context.protocol.platform, session.participant_id,
                                  screened_out=await store.screened_out(session.participant_id))
-    return _render(request, "done.html", {"completion": completion, "progress": prog.to_json()})
+    return _render(request, "done.html", {"completion": completion, "progress": prog.to_json(),
+                                          "ended_early": await store.ended_early(session.participant_id)})
+
+
+def _nothing_left(request: Request, reason: str) -> Response:
+    platform = _store(request).context.protocol.platform
+    return _render(request, "nothing_left.html", {"reason": reason if reason in ("wait", "closed") else "closed",
+                                                  "prolific": platform.kind == "prolific",
+                                                  "return_url": return_link(platform)})
 
 
 async def nothing_left(request: Request) -> Response:
-    return _render(request, "nothing_left.html", {})
+    return _nothing_left(request, request.query_params.get("reason", "closed"))
 
 
 def page_routes() -> list[Route]:

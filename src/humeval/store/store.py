@@ -203,6 +203,23 @@ class Store:
 
         return await asyncio.get_running_loop().run_in_executor(None, self.read, _read)
 
+    async def ended_early(self, participant_id: str) -> bool:
+        """Whether the participant's session (a list with watched tasks) ended before its last task because the
+        stopping rule decided (the rest of the list was closed)."""
+        ctx = self.context
+        if not ctx.list_watched:
+            return False
+
+        def _read(conn: Connection) -> bool:
+            p = s.participants.c
+            list_id = conn.execute(select(p.list_id).where(p.participant_id == participant_id)).scalar()
+            if list_id not in ctx.list_watched:
+                return False
+            prog = progress(conn, ctx, participant_id)
+            return prog.done < prog.total
+
+        return await asyncio.get_running_loop().run_in_executor(None, self.read, _read)
+
     async def screened_out(self, participant_id: str) -> bool:
         """Whether the participant failed the attention checks (gets the screen-out link at the end)."""
         ctx = self.context
