@@ -236,7 +236,9 @@ def _claimable(conn: Connection, ctx: StoreContext) -> tuple[str, ...]:
     if not ctx.list_watched:
         return (_ANY,)
     found = [a for a in admissions(conn, ctx) if a.outcome == "continue"]
-    return (_WATCHED, _UNWATCHED) if found and all(a.wanted > 0 for a in found) else (_UNWATCHED,)
+    if not found:  # every comparison decided: the lists left hold other tasks too
+        return (_ANY,)
+    return (_WATCHED, _UNWATCHED) if all(a.wanted > 0 for a in found) else (_UNWATCHED,)
 
 
 def _idle(conn: Connection, ctx: StoreContext) -> str:

@@ -317,6 +317,22 @@ def _close(conn: Connection, ctx: StoreContext) -> None:
     t_ = s.tasks.c
     for i in range(0, len(ids), _CLOSE_CHUNK):
         conn.execute(update(s.tasks).where(t_.task_id.in_(ids[i : i + _CLOSE_CHUNK])).values(closed=1))
+    db = sql_of(conn)
+    db.run(_CLOSE_CHECKS)
+    db.run(_SPENT_LISTS)
+
+
+#: a session with no task left to judge but its checks is over: its attention checks and repeats are closed (the
+#: participant finishes instead of answering a check alone), and a list nobody holds is not handed out again
+_NOTHING_LEFT = ("NOT EXISTS (SELECT 1 FROM list_tasks x JOIN tasks t ON t.task_id = x.task_id WHERE x.list_id = {l} "
+                 "AND x.assignment_id IS NULL AND t.kind = 'task' AND t.closed = 0)")
+_CLOSE_CHECKS = (
+    "UPDATE tasks SET closed = 1 WHERE kind <> 'task' AND closed = 0 AND task_id IN (SELECT lt.task_id FROM list_tasks lt "
+    "JOIN lists l ON l.list_id = lt.list_id WHERE l.watched > 0 AND lt.assignment_id IS NULL AND "
+    + _NOTHING_LEFT.format(l="lt.list_id") + ")"
+)
+_SPENT_LISTS = ("UPDATE lists SET completed = 1 WHERE participant_id IS NULL AND completed = 0 AND watched > 0 AND "
+                + _NOTHING_LEFT.format(l="lists.list_id"))
 
 
 _OPEN_LEASES = (
@@ -447,7 +463,7 @@ _HELD_WATCHED = (
 )
 #: every comparison's state, locked (PostgreSQL) so that processes admit sessions one at a time
 _STOPPING_ALL = "SELECT comparison, rule, delta, n, outcome FROM stopping ORDER BY comparison"
-_FREE_WATCHED = "SELECT count(*) FROM lists WHERE watched > 0 AND participant_id IS NULL"
+_FREE_WATCHED = "SELECT count(*) FROM lists WHERE watched > 0 AND participant_id IS NULL AND completed = 0"
 
 
 @dataclass(frozen=True)
@@ -559,7 +575,7 @@ _ACTIVE = (
     "SELECT count(*) FROM lists l WHERE l.participant_id IS NOT NULL AND l.completed = 0 "
     "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = l.participant_id)"
 )
-_FREE_OTHER = "SELECT count(*) FROM lists WHERE watched = 0 AND participant_id IS NULL"
+_FREE_OTHER = "SELECT count(*) FROM lists WHERE watched = 0 AND participant_id IS NULL AND completed = 0"
 
 
 def recruitment(conn: Connection, ctx: StoreContext) -> Recruitment:
@@ -569,6 +585,8 @@ def recruitment(conn: Connection, ctx: StoreContext) -> Recruitment:
     undecided = [a for a in found if a.outcome == "continue"]
     free_watched = int(db.scalar(_FREE_WATCHED) or 0)
     free_other = int(db.scalar(_FREE_OTHER) or 0)
+    if not undecided:  # the lists left hold other tasks too (those holding only the decided ones are spent)
+        free_watched, free_other = 0, free_watched + free_other
     watched_wanted = min(min((a.wanted for a in undecided), default=0), free_watched)
     active = int(db.scalar(_ACTIVE) or 0)
     wanted = watched_wanted + free_other
