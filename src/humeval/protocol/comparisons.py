@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol as _Shape
+from typing import Any
+from typing import Protocol as _Shape
 
 from humeval.errors import ProtocolError
 from humeval.protocol.models import Protocol

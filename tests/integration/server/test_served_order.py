@@ -72,7 +72,7 @@ def test_sorted_tied_data_is_served_in_the_recorded_random_order_and_replays_to_
     class Crowd(Client):
         """Answers a pair task from its item's P, a likert task with 3, every check correctly."""
 
-        def answer(self, aid: str, *, prefer: str, spam: bool) -> str:  # noqa: ARG002
+        def answer(self, aid: str, *, prefer: str, spam: bool) -> str:
             task, display = self.task_of(aid)
             if task.kind == "attention":
                 return str(task.expected)

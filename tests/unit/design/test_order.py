@@ -6,7 +6,14 @@ from collections import Counter
 
 import numpy as np
 
-from humeval.design import ParticipantList, build_lists, build_tasks, order_items, serving_order, watched_map
+from humeval.design import (
+    ParticipantList,
+    build_lists,
+    build_tasks,
+    order_items,
+    serving_order,
+    watched_map,
+)
 from humeval.protocol import parse_protocol
 from humeval.protocol.comparisons import watched_comparisons
 
@@ -68,7 +75,7 @@ def test_watched_tasks_in_lists_of_their_own_each_with_its_check():
 
 
 def test_watched_lists_hold_a_random_subset_in_a_random_order():
-    items, _, lists = _design(WATCHED)
+    _items, _, lists = _design(WATCHED)
     first = [t.item_id for t in lists[0].tasks if t.kind == "task"]
     rank = {item: ITEMS.index(item) for item in ITEMS}
     assert sorted(first, key=rank.get) != first  # not in file order within the list
@@ -90,7 +97,7 @@ def test_latin_square_still_balances_systems_with_the_serving_order():
 
 def test_a_study_without_a_watched_comparison_keeps_its_lists():
     data = {k: v for k, v in WATCHED.items() if k != "stopping"}
-    items, tasks, lists = _design(data)
+    items, _tasks, lists = _design(data)
     p = parse_protocol(data)
     assert items == ITEMS and not any(pl.watched for pl in lists)
     assert [pl.to_json() for pl in lists] == [pl.to_json() for pl in build_lists(build_tasks(p, ITEMS, SYSTEMS), p, 7)]
