@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
-__all__ = ["Seed", "as_generator", "child_seeds"]
+__all__ = ["Seed", "as_generator", "child_seeds", "stream"]
 
 Seed = int | np.random.Generator | None
 
@@ -22,6 +24,14 @@ def as_generator(seed: Seed) -> np.random.Generator:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     return np.random.default_rng(int(seed))
+
+
+def stream(seed: int, name: str) -> np.random.Generator:
+    """The Generator of the named random stream ``name`` of ``seed``: independent of the seed's other streams
+    (``SeedSequence(seed, spawn_key=(crc32(name),))``), so adding a stream changes no other draw."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(zlib.crc32(name.encode()),)))
 
 
 def child_seeds(seed: int, n: int) -> list[int]:

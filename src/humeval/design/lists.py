@@ -25,6 +25,7 @@ n lists of H x B tasks per round, ``judgements_per_item`` rounds.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -68,37 +69,58 @@ def attention_task(template: Task, criterion: Criterion, index: int) -> Task:
 
 
 def build_lists(tasks: list[Task], protocol: Protocol, seed: int,
-                strata: dict[str, str] | None = None) -> list[ParticipantList]:
+                strata: dict[str, str] | None = None, *,
+                watched: Mapping[str, tuple[str, ...]] | None = None) -> list[ParticipantList]:
     """Distribute ``tasks`` into participant lists as the protocol's design says.
 
     ``strata`` (item id -> property combination) makes the lists balanced
     (:func:`balanced_order`); the design stage passes it when ``design.balance`` is set.
+    ``watched`` (task id -> the watched comparisons it feeds, :func:`humeval.design.order.watched_map`):
+    when some tasks are watched and others are not, the watched tasks are dealt into lists of their
+    own, numbered first, and the other tasks into the lists after them (not with ``strata``: a
+    balanced list needs every task of an item). Each list records the comparisons whose tasks it
+    holds (``ParticipantList.watched``).
     """
     design: Design = protocol.design
     rng = as_generator(seed)
-    n = len(tasks)
-    if n == 0:
+    watched = watched or {}
+    if not tasks:
         return []
     if strata is not None:
         rounds = balanced_order(tasks, strata, design.items_per_participant, design.judgements_per_item, rng)
-        return [_finish(chosen, protocol, rng, r, k)
+        return [_finish(chosen, protocol, rng, r, k, watched)
                 for k, (r, chosen) in enumerate((r, c) for r, lists in enumerate(rounds) for c in lists)]
+    groups = [tasks]
+    if watched:
+        mine = [t for t in tasks if t.task_id in watched]
+        others = [t for t in tasks if t.task_id not in watched]
+        groups = [g for g in (mine, others) if g]
+    lists: list[ParticipantList] = []
+    for group in groups:
+        _deal(group, protocol, rng, watched, lists)
+    return lists
+
+
+def _deal(tasks: list[Task], protocol: Protocol, rng: np.random.Generator,
+          watched: Mapping[str, tuple[str, ...]], lists: list[ParticipantList]) -> None:
+    """Deal ``tasks`` (sorted by item) into lists by striding, R rounds, appending to ``lists``."""
+    design = protocol.design
+    n = len(tasks)
     per_list = min(design.items_per_participant, n)
     m = math.ceil(n / per_list)
     block = _block_size(tasks)
     c = 0 if math.gcd(m, block) == 1 else (m - 1) % block
     starts = np.arange(0, n, block)
-    lists = []
     for r in range(design.judgements_per_item):
         shift = (c * (starts // m) + r) % block
         within = (np.arange(n) - np.repeat(starts, block)) % block
         order = np.repeat(starts, block) + (within + np.repeat(shift, block)) % block
         for j in range(m):
-            lists.append(_finish([tasks[i] for i in order[j::m]], protocol, rng, r, len(lists)))
-    return lists
+            lists.append(_finish([tasks[i] for i in order[j::m]], protocol, rng, r, len(lists), watched))
 
 
-def _finish(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, r: int, k: int) -> ParticipantList:
+def _finish(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, r: int, k: int,
+            watched: Mapping[str, tuple[str, ...]]) -> ParticipantList:
     """List number ``k`` of round ``r``: ordered as ``counterbalancing`` says, with checks inserted."""
     counterbalancing = protocol.design.counterbalancing
     if counterbalancing == "latin-square":
@@ -106,7 +128,8 @@ def _finish(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, r:
         chosen = chosen[shift:] + chosen[:shift]
     elif counterbalancing == "random":
         chosen = [chosen[i] for i in rng.permutation(len(chosen))]
-    return ParticipantList(f"L{k + 1:04d}", r, _add_checks(chosen, protocol, rng, k))
+    names = tuple(sorted({c for t in chosen for c in watched.get(t.task_id, ())}))
+    return ParticipantList(f"L{k + 1:04d}", r, _add_checks(chosen, protocol, rng, k), names)
 
 
 def balanced_order(tasks: list[Task], strata: dict[str, str], per_list: int, rounds: int,

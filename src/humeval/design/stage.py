@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from humeval.design.lists import build_lists
+from humeval.design.order import ORDER_STREAM, order_items, watched_map
 from humeval.design.tasks import Task, build_tasks
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.files import read_jsonl, write_jsonl
+from humeval.protocol.comparisons import watched_comparisons
 from humeval.stage import StageOutput
 from humeval.study import Study
 
@@ -42,14 +44,20 @@ def shown_texts(study: Study, tasks: list[Task]) -> Iterator[dict[str, str]]:
 
 
 def design_stage(study: Study) -> StageOutput:
-    """Build every task of the selected items and deal them into participant lists."""
+    """Build every task of the selected items and deal them into participant lists.
+
+    A study whose stopping rule watches a comparison gets its items in serving order
+    (:func:`humeval.design.order.serving_order`; ``lists/tasks.jsonl`` holds that order) and its
+    watched tasks in lists of their own (:func:`humeval.design.lists.build_lists`).
+    """
     protocol = study.protocol
     systems = protocol.systems or study.outputs().systems
-    items = read_items(study)
+    comparisons = watched_comparisons(protocol, systems)
+    items = order_items(read_items(study), protocol.study.seed, comparisons)  # a watched study: serving order
     tasks = build_tasks(protocol, items, systems)
     balance = list(protocol.design.balance)
     strata = item_strata(study, balance) if balance else None
-    lists = build_lists(tasks, protocol, protocol.study.seed, strata)
+    lists = build_lists(tasks, protocol, protocol.study.seed, strata, watched=watched_map(tasks, comparisons))
     tasks_file = study.tasks_file
     lists_file = study.lists_file
     write_jsonl(tasks_file, (t.to_json() for t in tasks))
@@ -58,6 +66,9 @@ def design_stage(study: Study) -> StageOutput:
     n_judged = sum(len(pl.tasks) for pl in lists)
     summary = {"tasks": len(tasks), "lists": len(lists), "tasks_in_lists": n_judged,
                "assignments": sum(t.kind == "task" for pl in lists for t in pl.tasks), "systems": systems}
+    if comparisons:
+        summary["serving_order"] = {"items": len(items), "seed": protocol.study.seed, "stream": ORDER_STREAM}
+        summary["watched_lists"] = sum(bool(pl.watched) for pl in lists)
     if strata is not None:
         summary["combinations"] = len({strata[i] for i in items})
     return StageOutput(

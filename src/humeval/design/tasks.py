@@ -59,17 +59,27 @@ class Task:
 
 @dataclass(frozen=True)
 class ParticipantList:
-    """The tasks one participant does, in display order."""
+    """The tasks one participant does, in display order.
+
+    ``watched``: the watched comparisons (criterion names) whose tasks this list holds; a study
+    with a watched comparison and other tasks deals the watched tasks into lists of their own
+    (a *watched session*, empty for any other list). Written only when not empty; a lists file
+    written before the field existed reads as empty.
+    """
 
     list_id: str
     round: int
     tasks: list[Task]
+    watched: tuple[str, ...] = ()
 
     def to_json(self, *, compact: bool = False) -> dict[str, Any]:
         """The list as JSON; ``compact``: a real task (``kind`` ``task``, written in full in
         ``lists/tasks.jsonl``) by its id alone, attention checks and repeats in full."""
         tasks = [t.task_id if compact and t.kind == "task" else t.to_json() for t in self.tasks]
-        return {"list_id": self.list_id, "round": self.round, "tasks": tasks}
+        out: dict[str, Any] = {"list_id": self.list_id, "round": self.round, "tasks": tasks}
+        if self.watched:
+            out["watched"] = list(self.watched)
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any], tasks: Mapping[str, Task] | None = None) -> ParticipantList:
@@ -84,7 +94,7 @@ class ParticipantList:
                 out.append(tasks[tid])
             else:
                 raise unknown_task(list_id, tid)
-        return cls(list_id, round_, out)
+        return cls(list_id, round_, out, tuple(str(w) for w in data.get("watched") or ()))
 
 
 def list_entries(data: dict[str, Any]) -> tuple[str, int, list[str], dict[int, Task]]:

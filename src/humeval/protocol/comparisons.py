@@ -16,14 +16,15 @@ Without a goal, two systems give ``pair`` and more give ``best``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from typing import Protocol as _Shape
 
 from humeval.errors import ProtocolError
 from humeval.protocol.models import Protocol
 
-__all__ = ["Comparison", "resolve_goal", "watched_comparisons"]
+__all__ = ["Comparison", "resolve_goal", "watched_comparisons", "watched_criteria"]
 
 
 @dataclass(frozen=True)
@@ -140,3 +141,22 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
         for c in protocol.criteria
         if c.type == "2afc"
     ]
+
+
+class _TaskShape(_Shape):
+    family: str
+    kind: str
+    systems: Sequence[str]
+    criteria: Sequence[str]
+
+
+def watched_criteria(task: _TaskShape, comparisons: Mapping[str, Comparison]) -> tuple[str, ...]:
+    """The watched comparisons (criterion names) a task feeds: a real pair task (kind ``task``) between a
+    comparison's systems, for each of its criteria that a comparison watches; empty for any other task.
+
+    The one rule for "a watched task": the design stage (serving order, watched lists) and the store
+    (feeding the rule) both ask it.
+    """
+    if task.family != "pair" or task.kind != "task" or len(task.systems) != 2:
+        return ()
+    return tuple(c for c in task.criteria if c in comparisons and comparisons[c].involves(*task.systems))

@@ -6,7 +6,9 @@
 ``simulate(config, strategies, rules, seed)`` returns effort with 99% bootstrap CIs per
 strategy and rule; ``simulate_many`` runs a grid in parallel; ``resample_collected``
 re-analyses collected judgements (the paper's Table 6); ``fit_pilot`` /
-``predict_effort`` plan a study from a pilot; ``simulate_best_arm`` covers K > 2 systems.
+``predict_effort`` plan a study from a pilot; ``simulate_best_arm`` covers K > 2 systems;
+``simulate_served_pair`` / ``simulate_served_goal`` run a rule on a finite set of items in the
+design's serving order (or in file order).
 
 Importing ``humeval.simulate`` defines names only; each is imported from its module on first
 use (PEP 562), so ``humeval simulate`` pays only for what it runs.
@@ -21,6 +23,9 @@ _EXPORTS = {
     "BestArmResult": "humeval.simulate.best_arm",
     "simulate_best_arm": "humeval.simulate.best_arm",
     "SimulationConfig": "humeval.simulate.config",
+    "OrderResult": "humeval.simulate.order",
+    "simulate_served_goal": "humeval.simulate.order",
+    "simulate_served_pair": "humeval.simulate.order",
     "PilotFit": "humeval.simulate.plan",
     "fit_pilot": "humeval.simulate.plan",
     "predict_effort": "humeval.simulate.plan",
@@ -48,6 +53,7 @@ __all__ = [
     "DEFAULT_RULES",
     "DEFAULT_STRATEGIES",
     "BestArmResult",
+    "OrderResult",
     "PilotFit",
     "ResampleResult",
     "SimulationConfig",
@@ -68,6 +74,8 @@ __all__ = [
     "simulate",
     "simulate_best_arm",
     "simulate_many",
+    "simulate_served_goal",
+    "simulate_served_pair",
     "wald_bound",
 ]
 
@@ -87,6 +95,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from humeval.simulate.best_arm import BestArmResult, simulate_best_arm
     from humeval.simulate.config import SimulationConfig
+    from humeval.simulate.order import OrderResult, simulate_served_goal, simulate_served_pair
     from humeval.simulate.plan import PilotFit, fit_pilot, predict_effort
     from humeval.simulate.plots import plot_bound, plot_effort
     from humeval.simulate.population import (

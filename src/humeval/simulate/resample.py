@@ -64,8 +64,14 @@ def resample_collected(
     *,
     max3_cost: Literal["correct", "authors"] = "correct",
     two_sided_lastrun: bool = True,
+    order: Literal["file", "serving"] = "file",
 ) -> list[ResampleResult]:
-    """Resample ``votes`` (requests x answers, 1 = the orientation model A) per strategy and rule."""
+    """Resample ``votes`` (requests x answers, 1 = the orientation model A) per strategy and rule.
+
+    ``order``: ``file`` visits the requests in the matrix's order in every iteration (the paper's
+    re-analysis); ``serving`` visits them in the order a humeval study serves a watched comparison,
+    a fresh :func:`humeval.design.order.serving_order` per iteration (``child_seeds(seed, iterations)``).
+    """
     v = np.asarray(votes, dtype=np.int8)
     if v.ndim != 2 or not np.isin(v, (0, 1)).all():
         raise HumevalError("votes must be a (requests, answers) matrix of 0/1")
@@ -74,6 +80,14 @@ def resample_collected(
     if isinstance(iterations, bool) or int(iterations) != iterations or iterations < 1:
         raise HumevalError(f"iterations must be a positive integer, got {iterations!r}")
     p, r = v.shape
+    if order == "serving":
+        from humeval.simulate.order import served_items
+
+        visits: np.ndarray = v[served_items(p, int(iterations), seed)]  # (iterations, requests, answers)
+    elif order == "file":
+        visits = np.broadcast_to(v, (int(iterations), p, r))
+    else:
+        raise HumevalError(f"order must be 'file' or 'serving', got {order!r}")
     out: list[ResampleResult] = []
     for name in strategies:
         st = get_strategy(name)
@@ -83,8 +97,8 @@ def resample_collected(
         if k > r:
             raise HumevalError(f"{st.name} needs {k} answers per request; the data has {r}")
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(3, zlib.crc32(st.name.encode()))))
-        order = np.argsort(rng.random((iterations, p, r)), axis=2)[..., :k]  # distinct answers
-        drawn = np.take_along_axis(np.broadcast_to(v, (iterations, p, r)), order, axis=2)
+        picks = np.argsort(rng.random((iterations, p, r)), axis=2)[..., :k]  # distinct answers
+        drawn = np.take_along_axis(visits, picks, axis=2)
         stacked = np.moveaxis(drawn, 2, 0)  # (k, iterations, requests)
         labels, cost = st.aggregate(stacked)
         if isinstance(st, MaxThree) and max3_cost == "authors":
