@@ -148,7 +148,7 @@ _FREE = "(participant_id IS NULL OR (completed = 0 AND expires_at < :now))"
 #: seeded, when nobody held one, takes for the rarer condition).
 _LEFT_LIST = ("SELECT list_id FROM lists WHERE completed = 0 AND expires_at < :now AND (participant_id IS NOT NULL) IS TRUE "
               "{guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED")
-_NEW_LIST = "SELECT list_id FROM lists WHERE participant_id IS NULL {guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED"
+_NEW_LIST = "SELECT list_id FROM lists WHERE participant_id IS NULL AND completed = 0 {guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED"
 _FREE_LIST = f"COALESCE(({_LEFT_LIST}), ({_NEW_LIST}))"
 #: which lists a claim may take: any; sessions of a watched comparison (first, while the rule admits one); the others
 _ANY, _WATCHED, _UNWATCHED = "", "AND watched > 0 ", "AND watched = 0 "

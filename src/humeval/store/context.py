@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, func, select
 
 from humeval.design.tasks import Task
-from humeval.protocol.comparisons import Comparison, watched_comparisons
+from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_criteria
 from humeval.protocol.models import Protocol
 from humeval.store import schema as s
 from humeval.store.records import TASK_COLUMNS, TaskInfo
@@ -51,15 +51,8 @@ def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
 def watched_tasks(
     tasks: Mapping[str, TaskInfo | Task], comparisons: dict[str, Comparison]
 ) -> dict[str, tuple[str, ...]]:
-    """``task_id -> watched criteria`` for every pair task (kind ``task``) between a comparison's systems."""
-    out: dict[str, tuple[str, ...]] = {}
-    for t in tasks.values():
-        if t.family != "pair" or t.kind != "task" or len(t.systems) != 2:
-            continue
-        watched = tuple(c for c in t.criteria if c in comparisons and comparisons[c].involves(*t.systems))
-        if watched:
-            out[t.task_id] = watched
-    return out
+    """``task_id -> watched criteria`` for every watched task (:func:`humeval.protocol.comparisons.watched_criteria`)."""
+    return {tid: w for tid, t in tasks.items() if (w := watched_criteria(t, comparisons))}
 
 
 @dataclass
