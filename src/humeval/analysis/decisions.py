@@ -30,7 +30,7 @@ from humeval.judgements import winners
 from humeval.protocol.comparisons import Comparison, watched_comparisons
 from humeval.protocol.models import Protocol
 
-__all__ = ["DECIDED", "fixed_design", "replay_decisions"]
+__all__ = ["DECIDED", "fixed_design", "fixed_places", "replay_decisions"]
 
 #: outcomes after which collection of a comparison stops (the rule decided, a goal over K systems
 #: was reached, or the horizon was reached)
@@ -72,7 +72,7 @@ def _clip(x: float | None) -> float | None:
 
 
 def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[str],
-                     tasks: Sequence[Task] | None = None) -> list[dict[str, Any]]:
+                     tasks: Sequence[Task] | None = None, paid: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """Replay the protocol's stopping rule on ``valid`` judgements (after exclusion), one record per comparison.
 
     A record: ``criterion``, ``a``/``b`` (the systems; the rule's outcome 1 is a win of
@@ -83,7 +83,9 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
     ``reachable_a``/``reachable_b`` say whether the unclipped bound could be reached),
     ``live_n`` (the export's largest ``stop_seq``; None without one), ``agrees_with_live``,
     ``collected`` (valid decisive and tied judgements of the comparison), ``after_decision``
-    and, with ``tasks``, ``fixed_design`` and ``saved``.
+    and, with ``tasks``, ``fixed_design`` and ``saved`` (judgements), ``fixed_places`` (the
+    design's lists of the comparison) and, with ``paid`` (every judgement, the excluded
+    included), ``places``: the participants who judged the comparison's tasks (sessions paid).
     """
     from humeval.stopping import ANYTIME_VALID  # scipy: only when a rule is replayed
 
@@ -93,7 +95,8 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
         rows = rows[invalid_reasons(rows, protocol) == ""]
         rows = rows[[comp.involves(a, b) for a, b in zip(rows["system"], rows["system_b"], strict=True)]]
         if comp.multi:
-            records.append(_replay_goal(rows, comp, protocol, tasks))
+            goal = _replay_goal(rows, comp, protocol)
+            records.append(goal | _costs(comp, protocol, tasks, paid, len(rows), goal["outcome"]))
             continue
         outcomes = _outcomes(rows, comp, protocol)
         rule = comp.build_rule()
@@ -119,11 +122,31 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
             "live_n": live_n, "agrees_with_live": None if live_n is None else live_n == n,
             "collected": len(rows), "after_decision": max(0, len(outcomes) - n) if outcome in DECIDED else 0,
         }
-        if tasks is not None:
-            fixed = fixed_design(tasks, comp, protocol)
-            record |= {"fixed_design": fixed, "saved": fixed - len(rows) if outcome in DECIDED else None}
-        records.append(record)
+        records.append(record | _costs(comp, protocol, tasks, paid, len(rows), outcome))
     return records
+
+
+def _costs(comp: Comparison, protocol: Protocol, tasks: Sequence[Task] | None, paid: pd.DataFrame | None,
+           collected: int, outcome: str) -> dict[str, Any]:
+    """What the decision cost against the fixed design: judgements, and places (sessions paid)."""
+    out: dict[str, Any] = {}
+    if tasks is not None:
+        fixed = fixed_design(tasks, comp, protocol)
+        out |= {"fixed_design": fixed, "saved": fixed - collected if outcome in DECIDED else None,
+                "fixed_places": fixed_places(tasks, comp, protocol)}
+    if paid is not None and not paid.empty:
+        mine = paid[(paid["criterion"] == comp.criterion) & (paid["kind"] == "task")]
+        mine = mine[[comp.involves(a, b) for a, b in zip(mine["system"], mine["system_b"], strict=True)]]
+        out["places"] = int(mine["participant_id"].nunique())
+    return out
+
+
+def fixed_places(tasks: Sequence[Task], comparison: Comparison, protocol: Protocol) -> int:
+    """The places (lists) the fixed design pays for ``comparison``'s pair tasks, dealt into lists of their own
+    (``ceil(pair tasks / items_per_participant)`` per round, ``judgements_per_item`` rounds)."""
+    pair = fixed_design(tasks, comparison, protocol) // max(1, protocol.design.judgements_per_item)
+    per = max(1, min(protocol.design.items_per_participant, pair))
+    return -(-pair // per) * protocol.design.judgements_per_item if pair else 0
 
 
 def fixed_design(tasks: Sequence[Task], comparison: Comparison, protocol: Protocol) -> int:
@@ -163,7 +186,7 @@ def _goal_judgements(rows: pd.DataFrame, protocol: Protocol) -> list[tuple[str, 
     return out
 
 
-def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol, tasks: Sequence[Task] | None) -> dict[str, Any]:
+def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol) -> dict[str, Any]:
     """The goal over K systems (:class:`humeval.stopping.goals.GoalRule`) replayed on one criterion's judgements.
 
     Besides the decision: ``rank_sets``, ``contention``, ``wins`` (i over j), ``timeline`` (the
@@ -202,7 +225,4 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol, tasks
         "live_n": live_n, "agrees_with_live": None if live_n is None else live_n == n,
         "collected": len(rows), "after_decision": max(0, len(judged) - n) if outcome in DECIDED else 0,
     }
-    if tasks is not None:
-        fixed = fixed_design(tasks, comp, protocol)
-        record |= {"fixed_design": fixed, "saved": fixed - len(rows) if outcome in DECIDED else None}
     return record

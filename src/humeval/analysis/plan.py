@@ -88,7 +88,7 @@ def analyze(
                         f"({len(judgements)} judgements, {len(judgements) - len(kept)} excluded)")
     systems = protocol.systems or sorted((set(analysed["system"]) | set(analysed["system_b"])) - {""})
     criteria = _criteria(protocol)
-    decisions = {d["criterion"]: d for d in replay_decisions(analysed, protocol, systems, tasks)}
+    decisions = {d["criterion"]: d for d in replay_decisions(analysed, protocol, systems, tasks, paid=judgements)}
     seeds = child_seeds(seed, len(protocol.criteria))
     seed_of = {c.name: s for c, s in zip(protocol.criteria, seeds, strict=True)}
     required = protocol.design.judgements_per_item

@@ -59,7 +59,15 @@ def _decision_text(d: dict[str, Any]) -> str:
                  f"({d['saved']} saved, {100 * d['saved'] / d['fixed_design']:.0f}%)")
     elif d.get("fixed_design"):
         text += f"; {d['collected']} judgements collected of the fixed design's {d['fixed_design']}"
-    return text + "."
+    return text + _places_text(d) + "."
+
+
+def _places_text(d: dict[str, Any]) -> str:
+    """Places (sessions paid) against the fixed design's: what the money follows."""
+    if d.get("places") is None or not d.get("fixed_places"):
+        return ""
+    return (f"; {d['places']} places (participants who judged it) where the fixed design pays "
+            f"{d['fixed_places']} ({d['fixed_places'] - d['places']} saved)")
 
 
 def _interval(record: Any) -> str:
@@ -125,7 +133,8 @@ def _stopping(results: Results) -> Section | None:
         text = f"{d['criterion']} ({compared}): the {d['rule']} rule ({guarantee}) {_outcome_words(d)}."
         if d.get("fixed_design") and d.get("saved") is not None:
             text += (f" It used {d['collected']} judgements of this comparison where the fixed design would have "
-                     f"collected {d['fixed_design']}: {d['saved']} saved ({100 * d['saved'] / d['fixed_design']:.0f}%).")
+                     f"collected {d['fixed_design']}: {d['saved']} saved ({100 * d['saved'] / d['fixed_design']:.0f}%)"
+                     f"{_places_text(d)}.")
         if d.get("live_n") is not None:
             text += (f" The live rule decided at n = {d['live_n']}; the replay on the exported, excluded judgements "
                      + ("agrees." if d["agrees_with_live"] else f"reaches n = {d['n']}: THEY DISAGREE."))
