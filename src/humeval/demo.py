@@ -86,7 +86,8 @@ class DemoResult:
                     for name, c in res.criteria.items() for method, rk in c.rankings.items() if not rk.undefined
                     for s in rk.systems]
         decisions = [{k: d.get(k) for k in ("criterion", "a", "b", "rule", "delta", "anytime_valid", "outcome",
-                                            "decision", "n", "collected", "fixed_design", "saved", "live_n",
+                                            "decision", "n", "collected", "fixed_design", "saved", "places",
+                                            "fixed_places", "live_n",
                                             "agrees_with_live")} for d in self.decisions]
         collation, exclusion = self.collation, self.exclusion
         return {

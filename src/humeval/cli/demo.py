@@ -56,6 +56,10 @@ def _print(s: dict[str, Any]) -> None:
         if d.get("fixed_design") and d.get("saved") is not None:
             lines.append(f"  judgements of this comparison: {d['collected']} taken; the fixed design takes "
                          f"{d['fixed_design']} ({d['saved']} saved, {_pct(d['saved'], d['fixed_design'])})")
+        if d.get("places") is not None and d.get("fixed_places"):
+            spared = d["fixed_places"] - d["places"]
+            lines.append(f"  places (sessions paid) for this comparison: {d['places']}; the fixed design pays "
+                         f"{d['fixed_places']} ({spared} saved, {_pct(spared, d['fixed_places'])})")
     c, x, col = s["collection"], s["exclusion"], s["collation"]
     lines += ["", "Collection (real server, SQLite, simulated crowd)",
               (f"  {c['judgements']} judgements from {c['participants_active']} participants in {c['seconds']:.1f}s; "
