@@ -5,33 +5,46 @@ mixture test (:class:`~humeval.stopping.mixture.BetaMixtureRule`) at level
 delta' = delta / (K (K - 1) / 2) (a union bound over the pairs). A pair's outcomes are the
 judgements that compared i and j; the test *resolves* the pair (i above j) the first time
 wins_ij >= a(n_ij), n_ij = wins_ij + wins_ji, and the resolution is kept for ever (sticky).
-The resolved relation is closed transitively (i above j, j above l => i above l). From the
-closed relation every system gets a *rank set* [1 + #systems above it, K - #systems below it]
-and the goals read:
+The goals are read from these direct resolutions only, never from their transitive closure:
 
-* ``best``: a system is in contention while no system is above it; decided when one is left.
-* ``top-k``: a system is *in* when at least K - k systems are below it, *out* when at least k
-  are above it; in contention while neither; decided when every system is in or out.
-* ``ranking``: decided when every rank set is a single rank (every adjacent pair resolved).
+* ``best``: a system is in contention while no system beat it directly; decided when one
+  system beat every other system directly (the answer).
+* ``top-k``: a system is *out* once k systems beat it directly, *in* once it beat K - k
+  directly, in contention while neither; decided when k systems each beat each of the other
+  K - k directly (the answer).
+* ``ranking``: decided when every pair is resolved and the resolutions form a total order
+  (the answer); a system leaves contention when all its pairs are resolved.
 * ``pair``: two systems; decided when their test resolves (delta' = delta).
+
+A goal that the direct resolutions can no longer satisfy (``best``: every system beaten;
+``top-k``: an *out* system beat an *in* one, or too many in or out; ``ranking``: a resolved
+cycle) is *unreachable*: nothing is left in contention, no pair is open
+(:func:`open_pairs`), and the goal stays undecided. The transitive closure gives the rank
+sets shown on leaderboards ([1 + #strictly above, K - #strictly below]); it decides nothing.
 
 Guarantee. By Ville's inequality each pair's test resolves wrongly with probability at most
 delta', at any time and under any data-dependent choice of which pair to judge next
 (optional sampling); so with probability at least 1 - delta no pair is ever resolved
-wrongly, whatever the monitoring. Under weak stochastic transitivity (the true preferences
-form an order; Bradley-Terry, Thurstone and every strict linear order satisfy it) the
-transitive closure of correct resolutions is correct, so on that event every elimination,
-acceptance, rejection and rank set announced at any time is correct:
-P(any announced decision is ever wrong) <= delta. Without such an order (a preference cycle)
-``best`` still needs only the pairs it resolved directly to be right, but the closure may
-then claim relations the data never tested; ties (P = 1/2) are never resolved (with
-probability 1 - delta'), so a goal that needs a tied pair resolved never stops.
+wrongly, whatever the monitoring. Every announcement rests on pairs resolved directly, so on
+that event it is correct whatever the preferences, transitive or not:
+P(any announced answer is ever wrong) <= delta, where correct means borne out pair by pair
+(``best``: the system is preferred to every other with P > 1/2, a Condorcet winner;
+``top-k``: each of the k is preferred to each of the rest; ``ranking``: each system is
+preferred to every system below it). It assumes the judgements of a pair are independent
+draws at a fixed rate P(i preferred to j) (one population of judges, no drift); it needs no
+transitivity. When no correct answer exists (a preference cycle, a tie) the goal stays
+undecided (a tie is never resolved with probability 1 - delta'; the horizon ends
+collection), which is correct. Of the per-system events, ``eliminated`` and ``out`` hold
+whatever the preferences; ``in`` and ``ranked`` say where a system stands in the answer if
+the goal is reached. Without transitivity, reaching an answer takes every pair it needs:
+``best`` has the winner meet all K - 1 rivals, ``ranking`` resolves all K (K - 1) / 2 pairs.
 
 References: Even-Dar, Mannor, Mansour (2006), JMLR 7 (successive elimination); Yue & Joachims
 (2011), ICML (dueling bandits); Howard, Ramdas, McAuliffe, Sekhon (2021), Ann. Statist. 49(2)
 (conjugate mixture confidence sequences); Ville (1939).
-Checked against: hand-built resolution matrices in tests/unit/stopping/test_goals.py and the
-simulated wrong-decision rate (<= delta) of :func:`humeval.simulate.multi.simulate_goal`.
+Checked against: hand-built resolution matrices in tests/unit/stopping/test_goals.py and
+test_goals_intransitive.py, and the simulated wrong-decision rate (<= delta) of
+:func:`humeval.simulate.multi.simulate_goal`, including a preference cycle A > B > C > A.
 """
 
 from __future__ import annotations
