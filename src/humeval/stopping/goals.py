@@ -60,7 +60,6 @@ from humeval.stopping._validate import check_delta
 from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule, _betaln
 
 __all__ = [
-    "named_events",
     "GOALS",
     "Goal",
     "GoalDecision",
@@ -69,6 +68,7 @@ __all__ = [
     "check_goal",
     "closure",
     "goal_status",
+    "named_events",
     "open_pairs",
     "pair_delta",
     "rank_sets",

@@ -8,7 +8,15 @@ from scipy.special import betaln
 
 from humeval.errors import HumevalError
 from humeval.stopping import BetaMixtureRule
-from humeval.stopping.goals import GoalRule, check_goal, closure, goal_status, open_pairs, pair_delta, rank_sets
+from humeval.stopping.goals import (
+    GoalRule,
+    check_goal,
+    closure,
+    goal_status,
+    open_pairs,
+    pair_delta,
+    rank_sets,
+)
 
 
 def _rel(k: int, pairs: list[tuple[int, int]]) -> np.ndarray:
