@@ -178,3 +178,26 @@ def test_bad_preferences() -> None:
         simulate_goal(3, "x", "best", preferences=[[0.5, 0.7, 0.7], [0.7, 0.5, 0.5], [0.3, 0.5, 0.5]])
     with pytest.raises(HumevalError, match="not both"):
         simulate_goal(2, "x", "best", strengths=[0.0, 1.0], preferences=[[0.5, 0.5], [0.5, 0.5]])
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_any_decision_on_true_resolutions_is_right_whatever_the_preferences(k: int) -> None:
+    # random tournaments (cycles included) and random subsets of their true pairs as the resolved
+    # relation: whenever a goal is decided, the answer is borne out by every pair it needs
+    rng = np.random.default_rng(k)
+    runs = 3000
+    upper = np.triu(rng.random((runs, k, k)) < 0.5, 1)
+    truth = upper | np.swapaxes(np.triu(~upper, 1), -1, -2)  # truth[i, j]: i preferred to j
+    resolved = truth & (rng.random((runs, k, k)) < 0.8)
+    checked = 0
+    for goal, top in (("best", 1), ("top-k", 2), ("ranking", 1)):
+        decided, _ = goal_status(resolved, goal, top)
+        for r in np.flatnonzero(decided):
+            ans = answer_of(resolved[r], goal, top)
+            if goal == "ranking":
+                assert all(truth[r, ans[a], ans[b]] for a in range(k) for b in range(a + 1, k))
+            else:
+                inside = set(ans)
+                assert all(truth[r, i, j] for i in inside for j in range(k) if j not in inside)
+            checked += 1
+    assert checked > 100
