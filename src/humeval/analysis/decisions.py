@@ -190,10 +190,13 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol) -> di
     """The goal over K systems (:class:`humeval.stopping.goals.GoalRule`) replayed on one criterion's judgements.
 
     Besides the decision: ``rank_sets``, ``contention``, ``wins`` (i over j), ``timeline`` (the
-    rule's announcements with the n at which each happened) and ``sequence`` (the judgements
+    rule's announcements with the n at which each happened), ``sequence`` (the judgements
     fed, as [first, second, winner] indices into ``systems``), from which intervals can be
-    intersected over time.
+    intersected over time, ``reachable`` (False once the pairs resolved directly admit no
+    answer) and ``cycles``/``intransitive`` (:mod:`humeval.stopping.cycles`: 3-cycles in the
+    win shares, and the report's sentence about them, '' when none).
     """
+    from humeval.stopping.cycles import cycle_note, preference_cycles
     from humeval.stopping.goals import GoalRule, named_events
 
     index = {name: i for i, name in enumerate(comp.members)}
@@ -207,6 +210,7 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol) -> di
         if d.decided or (comp.horizon is not None and d.comparisons >= comp.horizon):
             break
     n = d.comparisons
+    cycles = preference_cycles(rule.wins, rule.resolved)
     outcome = "decided" if d.decided else ("horizon" if comp.horizon is not None and n >= comp.horizon else "continue")
     answer = None if d.answer is None else [comp.members[i] for i in d.answer]
     seq = pd.to_numeric(rows["stop_seq"], errors="coerce") if "stop_seq" in rows else pd.Series(dtype=float)
@@ -221,7 +225,10 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol) -> di
         "rank_sets": {name: [int(d.rank_low[i]), int(d.rank_high[i])] for i, name in enumerate(comp.members)},
         "wins": {a: {b: int(rule.wins[i, j]) for j, b in enumerate(comp.members) if i != j}
                  for i, a in enumerate(comp.members)},
-        "timeline": timeline, "sequence": sequence, "path": [],
+        "timeline": timeline, "sequence": sequence, "path": [], "reachable": d.reachable,
+        "cycles": [{"systems": [comp.members[i] for i in c.systems], "shares": list(c.shares),
+                    "resolved": list(c.resolved), "strength": c.strength} for c in cycles],
+        "intransitive": cycle_note(cycles, comp.members),
         "live_n": live_n, "agrees_with_live": None if live_n is None else live_n == n,
         "collected": len(rows), "after_decision": max(0, len(judged) - n) if outcome in DECIDED else 0,
     }

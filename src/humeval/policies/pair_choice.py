@@ -2,16 +2,17 @@
 
 ``uniform`` spreads judgements evenly over all K (K - 1) / 2 pairs, whatever has been
 decided (a round-robin design). ``adaptive`` spends a share ``1 - explore`` on the pairs
-that can still end the study and ``explore`` (the exploration floor) evenly on every
-unresolved pair touching a system in contention:
+that can still end the study soonest and ``explore`` (the exploration floor) evenly on every
+open pair (:func:`humeval.stopping.goals.open_pairs`: unresolved and still needed, since
+a goal is decided on direct resolutions only):
 
 * ``best`` / ``pair``: the current leader (highest smoothed Borda score among the systems
-  in contention) against each other system in contention (successive elimination with
-  leader-vs-challenger duels);
-* ``top-k``: unresolved pairs straddling the estimated boundary (one system in the
-  estimated top k, one outside), at least one in contention (LUCB-style);
-* ``ranking``: unresolved pairs adjacent in the estimated order (a full ranking needs
-  every adjacent pair resolved directly; the rest follow by transitivity).
+  in contention, i.e. never beaten directly) against every system it has not yet beaten,
+  eliminated or not (the winner must beat each one itself; leader-vs-challenger duels);
+* ``top-k``: open pairs straddling the estimated boundary (one system in the estimated top
+  k, one outside; LUCB-style);
+* ``ranking``: open pairs adjacent in the estimated order first, then the rest (a ranking is
+  announced only once every pair is resolved directly).
 
 The choice uses only past judgements, so the guarantee of
 :mod:`humeval.stopping.goals` holds unchanged (each pairwise test is valid under
@@ -50,12 +51,13 @@ def _normalise(mask: np.ndarray) -> np.ndarray:
     return np.where(total > 0, mask / np.maximum(total, 1), 0.0)
 
 
-def pair_weights(wins: np.ndarray, closed: np.ndarray, contention: np.ndarray, goal: str, policy: str = "adaptive",
-                 top: int = 1, explore: float = DEFAULT_EXPLORE) -> np.ndarray:
+def pair_weights(wins: np.ndarray, open_pairs: np.ndarray, contention: np.ndarray, goal: str,
+                 policy: str = "adaptive", top: int = 1, explore: float = DEFAULT_EXPLORE) -> np.ndarray:
     """Target shares of the next judgements over pairs: ``out[..., i, j]`` for i < j (zero elsewhere).
 
-    ``closed`` is the resolved relation after transitive closure and ``contention`` the
-    systems still in contention (:func:`humeval.stopping.goals.goal_status`). Each study's
+    ``open_pairs`` are the pairs still able to bring the decision and ``contention`` the
+    systems still in contention (:func:`humeval.stopping.goals.open_pairs`,
+    :func:`humeval.stopping.goals.goal_status`, both from the direct relation). Each study's
     shares sum to 1 (0 for a study with nothing left to judge under ``adaptive``).
     """
     if policy not in PAIR_POLICIES:
@@ -67,16 +69,14 @@ def pair_weights(wins: np.ndarray, closed: np.ndarray, contention: np.ndarray, g
     upper = np.triu(np.ones((k, k), dtype=bool), 1)
     if policy == "uniform":
         return np.broadcast_to(_normalise(upper), w.shape).copy()
-    c = np.asarray(closed, dtype=bool)
+    op = np.asarray(open_pairs, dtype=bool)
     cont = np.asarray(contention, dtype=bool)
-    unresolved = ~(c | np.swapaxes(c, -1, -2)) & upper
-    relevant = unresolved & (cont[..., :, None] | cont[..., None, :])
+    relevant = (op | np.swapaxes(op, -1, -2)) & upper
     score = borda_scores(w)
     if goal in ("best", "pair"):
         lead = np.argmax(np.where(cont, score, -np.inf), axis=-1)
-        is_lead = np.arange(k) == lead[..., None]
-        duel = is_lead[..., :, None] & cont[..., None, :] | cont[..., :, None] & is_lead[..., None, :]
-        focus = duel & relevant
+        is_lead = (np.arange(k) == lead[..., None]) & cont.any(axis=-1, keepdims=True)
+        focus = (is_lead[..., :, None] | is_lead[..., None, :]) & relevant
     elif goal == "top-k":
         rank = np.argsort(np.argsort(-score, axis=-1, kind="stable"), axis=-1)
         inside = rank < top

@@ -42,6 +42,9 @@ def _outcome_words(d: dict[str, Any]) -> str:
             return f"identified {what}, {', '.join(d['decision'])}, after n = {d['n']} judgements"
         if d["outcome"] == "horizon":
             return f"reached its horizon of {d['horizon']} judgements without identifying {what}"
+        if not d.get("reachable", True):
+            return (f"cannot identify {what}: after n = {d['n']} judgements the pairs resolved directly admit no "
+                    "answer (intransitive preferences)")
         return f"has not identified {what} after n = {d['n']} judgements ({len(d['contention'])} systems in contention)"
     if d["outcome"] in ("A", "B"):
         return f"decided for {d['decision']} after n = {d['n']} decisive judgements"
@@ -138,6 +141,8 @@ def _stopping(results: Results) -> Section | None:
         if d.get("live_n") is not None:
             text += (f" The live rule decided at n = {d['live_n']}; the replay on the exported, excluded judgements "
                      + ("agrees." if d["agrees_with_live"] else f"reaches n = {d['n']}: THEY DISAGREE."))
+        if d.get("intransitive"):
+            text += f" {d['intransitive']}."
         paras.append(text)
         decision = d["decision"] if not isinstance(d["decision"], list) else ", ".join(d["decision"])
         rows.append([d["criterion"], compared, d["rule"], d["delta"], d["anytime_valid"], decision,

@@ -1,15 +1,24 @@
-"""Simulating goals over K systems (``pair``, ``best``, ``top-k``, ``ranking``) with Bradley-Terry ground truth.
+"""Simulating goals over K systems (``pair``, ``best``, ``top-k``, ``ranking``) with known preferences.
 
 Systems have Bradley-Terry strengths s (``profile_scores``); a judgement of (i, j) prefers i
-with probability 1 / (1 + exp(s_j - s_i)) (one worker per judgement). Every run of a cell
-runs at once. At each round every undecided run receives a batch of judgements, split over
+with probability 1 / (1 + exp(s_j - s_i)) (one worker per judgement). Any matrix of
+preferences P(i preferred to j) may be given instead (``preferences``), intransitive ones
+included. Every run of a cell
+runs at once. At each round every running run receives a batch of judgements, split over
 the pairs by the policy's target shares (:func:`humeval.policies.pair_choice.pair_weights`,
-a multinomial draw) and won by binomial draws; then the pairwise tests, the transitive
-closure and the goal's status (:mod:`humeval.stopping.goals`) are updated for all runs.
+a multinomial draw) and won by binomial draws; then the pairwise tests and the goal's status
+read from the direct resolutions (:mod:`humeval.stopping.goals`) are updated for all runs.
+A run stops when decided, at the horizon, or when no open pair is left (the goal can no
+longer be reached, e.g. a preference cycle resolved directly).
 The first batch has one judgement per pair and each later batch is ``growth`` (5%) of the
 judgements so far: decisions are checked at a subset of times, which keeps the guarantee
 and costs at most ``growth`` extra judgements; the Python loop runs over rounds (a few
 hundred), never over judgements or runs.
+
+An answer is correct when the preferences bear it out pair by pair: ``best``/``pair``, the
+system is preferred to every other with P > 1/2 (a Condorcet winner); ``top-k``, each of the
+k is preferred to each of the rest; ``ranking``, each system is preferred to every system
+below it. When no such answer exists (ties, a preference cycle) every announcement is wrong.
 
 Profiles (system 0 strongest; strengths on the logit scale):
 
@@ -37,10 +46,9 @@ from humeval.simulate._bootstrap import bootstrap_mean_ci
 from humeval.stopping._validate import check_delta
 from humeval.stopping.goals import (
     check_goal,
-    closure,
     goal_status,
+    open_pairs,
     pair_delta,
-    rank_sets,
     resolve_pairs,
 )
 from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
@@ -69,7 +77,8 @@ def profile_scores(profile: str, k: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class GoalSimResult:
-    """One cell: effort (judgements to the decision, the horizon when undecided) and error rates.
+    """One cell: effort (judgements to the decision; when undecided, to the horizon or to the point where the
+    goal could no longer be reached) and error rates.
 
     ``wrong_share``: runs whose decided answer is wrong; ``wrong_pair_share``: runs in which
     any pair was ever resolved wrongly (the event the guarantee bounds by delta).
@@ -97,43 +106,59 @@ class GoalSimResult:
         return asdict(self)
 
 
-def _wrong_answers(closed: np.ndarray, decided: np.ndarray, goal: str, top: int, s: np.ndarray) -> np.ndarray:
-    low, high = rank_sets(closed)
-    if np.unique(s).size < s.size:  # ties: no answer is correct
-        return decided.copy()
-    true_rank = 1 + np.argsort(np.argsort(-s, kind="stable"), kind="stable")
-    if goal in ("best", "pair"):
-        bad = low[:, int(np.argmax(s))] != 1
-    elif goal == "top-k":
-        bad = ((high <= top) != (true_rank <= top)).any(axis=1)
+def _wrong_answers(resolved: np.ndarray, decided: np.ndarray, goal: str, top: int, prob: np.ndarray) -> np.ndarray:
+    """Decided runs whose answer some pair's true preference contradicts (P <= 1/2 where the answer needs > 1/2)."""
+    wins = resolved.sum(axis=-1)
+    better = prob > 0.5
+    if goal == "ranking":
+        order = np.argsort(-wins, axis=-1, kind="stable")
+        rank = np.argsort(order, axis=-1, kind="stable")
+        claimed = rank[:, :, None] < rank[:, None, :]  # i announced above j
     else:
-        bad = (low != true_rank).any(axis=1)
-    return decided & bad
+        k = 1 if goal in ("best", "pair") else top
+        order = np.argsort(-wins, axis=-1, kind="stable")
+        inside = np.zeros(resolved.shape[:2], dtype=bool)
+        np.put_along_axis(inside, order[:, :k], True, axis=-1)
+        claimed = inside[:, :, None] & ~inside[:, None, :]  # i announced in, j out
+    return decided & (claimed & ~better).any(axis=(1, 2))
 
 
 def simulate_goal(k: int, profile: str, goal: str, policy: str = "adaptive", *, delta: float = 0.05,
                   top: int | None = None, iterations: int = 1000, max_judgements: int = DEFAULT_MAX_JUDGEMENTS,
                   seed: int = 21, explore: float = DEFAULT_EXPLORE, growth: float = 0.05,
                   prior_strength: float = DEFAULT_PRIOR_STRENGTH, strengths: Sequence[float] | None = None,
-                  ) -> GoalSimResult:
+                  preferences: Sequence[Sequence[float]] | np.ndarray | None = None) -> GoalSimResult:
     """Judgements to reach ``goal`` over ``k`` systems of ``profile`` with pair choice ``policy``.
 
     ``goal='pair'`` compares the two strongest systems of the profile (K is then 2).
     ``strengths``: Bradley-Terry strengths to use instead of a profile (``profile`` is then
-    only a label, e.g. ``fitted``; ``k`` must match).
+    only a label, e.g. ``fitted``; ``k`` must match). ``preferences``: a K x K matrix of
+    P(i preferred to j) instead (P[j, i] = 1 - P[i, j]; any, intransitive included).
     Seeds: ``SeedSequence(seed, spawn_key=(crc32(cell),))`` per cell, so a cell's numbers do not
     depend on the other cells run beside it.
     """
     delta = check_delta(delta)
-    if strengths is None:
-        s = profile_scores(profile, k)
+    if strengths is not None and preferences is not None:
+        raise HumevalError("give Bradley-Terry strengths or a preference matrix, not both")
+    if preferences is not None:
+        prob = np.array(preferences, dtype=float)
+        off = ~np.eye(k, dtype=bool)
+        if (prob.shape != (k, k) or not np.isfinite(prob[off]).all() or (prob[off] < 0).any() or (prob[off] > 1).any()
+                or not np.allclose((prob + prob.T)[off], 1.0)):
+            raise HumevalError(f"preferences: need a {k} x {k} matrix of P(i preferred to j) in [0, 1] with "
+                               f"P[j, i] = 1 - P[i, j], got {np.asarray(preferences).tolist()!r}")
+        np.fill_diagonal(prob, 0.5)
     else:
-        s = np.asarray(strengths, dtype=float)
-        if s.ndim != 1 or s.size != k or not np.isfinite(s).all():
-            raise HumevalError(f"strengths: need {k} finite Bradley-Terry strengths, got {list(strengths)!r}")
+        if strengths is None:
+            s = profile_scores(profile, k)
+        else:
+            s = np.asarray(strengths, dtype=float)
+            if s.ndim != 1 or s.size != k or not np.isfinite(s).all():
+                raise HumevalError(f"strengths: need {k} finite Bradley-Terry strengths, got {list(strengths)!r}")
+        prob = 1.0 / (1.0 + np.exp(s[None, :] - s[:, None]))  # P(i preferred to j)
     if goal == "pair":
-        s = s[:2]
-    kk = s.size
+        prob = prob[:2, :2]
+    kk = prob.shape[0]
     goal, top_ = check_goal(goal, kk, top)
     if policy not in PAIR_POLICIES:
         raise HumevalError(f"unknown pair policy '{policy}'. {did_you_mean(policy, PAIR_POLICIES)}")
@@ -145,25 +170,26 @@ def simulate_goal(k: int, profile: str, goal: str, policy: str = "adaptive", *, 
     cell = f"{k}|{profile}|{goal}|{top_}|{policy}|{delta:g}|{explore:g}|{max_judgements}"
     if strengths is not None:
         cell += "|" + ",".join(f"{x:.6g}" for x in s)
+    if preferences is not None:
+        cell += "|" + ",".join(f"{x:.6g}" for x in prob.ravel())
     ss = np.random.SeedSequence(seed, spawn_key=(zlib.crc32(cell.encode()),))
     rng = np.random.default_rng(ss)
     boundary = BetaMixtureRule(pair_delta(delta, kk), prior_strength).boundary(int(max_judgements) + 1)
-    prob = 1.0 / (1.0 + np.exp(s[None, :] - s[:, None]))  # P(i preferred to j)
     iu, ju = np.triu_indices(kk, 1)
     runs = int(iterations)
     wins = np.zeros((runs, kk, kk), dtype=np.int64)
     resolved = np.zeros((runs, kk, kk), dtype=bool)
     used = np.zeros(runs, dtype=np.int64)
     done = np.zeros(runs, dtype=bool)
-    closed = resolved.copy()
     decided = np.zeros(runs, dtype=bool)
     contention = np.ones((runs, kk), dtype=bool)
+    open_ = np.ones((runs, kk, kk), dtype=bool)
     while True:
         running = ~done & (used < max_judgements)
         if not running.any():
             break
         r = np.flatnonzero(running)
-        weights = pair_weights(wins[r], closed[r], contention[r], goal, policy, top_, explore)[:, iu, ju]
+        weights = pair_weights(wins[r], open_[r], contention[r], goal, policy, top_, explore)[:, iu, ju]
         b = np.maximum(iu.size, np.ceil(growth * used[r])).astype(np.int64)
         b = np.minimum(b, max_judgements - used[r])
         counts = rng.multinomial(b, weights)
@@ -171,13 +197,14 @@ def simulate_goal(k: int, profile: str, goal: str, policy: str = "adaptive", *, 
         wins[r[:, None], iu, ju] += won
         wins[r[:, None], ju, iu] += counts - won
         used[r] += b
-        resolved[r] |= resolve_pairs(wins[r], boundary)
-        closed[r] = closure(resolved[r])
-        dec, cont = goal_status(closed[r], goal, top_)
+        # sticky: a pair resolved one way is never resolved the other way
+        resolved[r] |= resolve_pairs(wins[r], boundary) & ~np.swapaxes(resolved[r], -1, -2)
+        dec, cont = goal_status(resolved[r], goal, top_)
         decided[r], contention[r] = dec, cont
-        done[r] = dec
-    wrong = _wrong_answers(closed, decided, goal, top_, s)
-    truth = s[:, None] > s[None, :]
+        open_[r] = open_pairs(resolved[r], goal, top_)
+        done[r] = dec | ~open_[r].any(axis=(-1, -2))  # decided, or the goal can no longer be reached
+    wrong = _wrong_answers(resolved, decided, goal, top_, prob)
+    truth = prob > 0.5
     wrong_pair = (resolved & ~truth).any(axis=(1, 2))
     effort = used.astype(float)
     lo, hi = bootstrap_mean_ci(effort, np.random.default_rng(ss.spawn(1)[0]))

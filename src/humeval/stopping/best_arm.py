@@ -4,7 +4,7 @@ Method. Every unordered pair (i, j) of the K systems has its own two-sided mixtu
 (:class:`BetaMixtureRule`) at level delta' = delta / (K (K - 1) / 2) (union bound over the
 pairs). A pair's outcomes are the judgements that compared i and j (1: i preferred).
 When the test of (i, j) decides, the loser is eliminated (successive elimination); the
-procedure stops when one system is left. Which pair to judge next is up to the
+procedure stops when one system has beaten every other system directly. Which pair to judge next is up to the
 assignment policy (:class:`humeval.policies.BestPairPolicy` compares the current leader
 with the least-compared challenger); any policy that picks the next pair from past data
 keeps the guarantee.
@@ -12,11 +12,11 @@ keeps the guarantee.
 Guarantee. With probability at least 1 - delta no pairwise test ever decides wrongly, at
 any time and under any data-dependent choice of pairs (each pair's test martingale is
 valid under optional sampling). On that event a system is only eliminated by one that is
-truly preferred to it (P(i beats j) > 1/2). So if a Condorcet winner exists (a system
-preferred to every other), it is never eliminated, and whenever the procedure stops it
-returns the Condorcet winner: P(return a system that is not the winner) <= delta.
-Without a Condorcet winner (a preference cycle) or with exact ties the procedure may not
-stop; it then reports the remaining active systems.
+truly preferred to it (P(i beats j) > 1/2), and the system returned beat every other one
+directly, so it is the Condorcet winner (a system preferred to every other): P(return a
+system that is not a Condorcet winner) <= delta, with no transitivity assumed. Without a
+Condorcet winner (a preference cycle) or with exact ties the procedure does not stop; it
+then reports the remaining active systems (none once every system has been beaten).
 
 Reference: Even-Dar, Mannor, Mansour (2006), "Action elimination and stopping conditions
 for the multi-armed bandit", JMLR 7; Yue & Joachims (2011), "Beat the mean bandit", ICML
@@ -81,7 +81,7 @@ class BestArmRule:
 
     @property
     def active(self) -> np.ndarray:
-        """The systems still in contention (nothing resolved above them)."""
+        """The systems still in contention (never beaten directly)."""
         out = np.zeros(self.k, dtype=bool)
         out[list(self.goal.current().contention)] = True
         return out
@@ -105,5 +105,5 @@ class BestArmRule:
         act = d.contention
         if d.answer is not None:
             return BestArmDecision(d.answer[0], act, d.comparisons,
-                                   f"system {d.answer[0]} beat every eliminated rival (pairwise delta {self.pair_delta:.3g})")
+                                   f"system {d.answer[0]} beat every rival directly (pairwise delta {self.pair_delta:.3g})")
         return BestArmDecision(None, act, d.comparisons, f"{len(act)} systems still active")

@@ -5,33 +5,46 @@ mixture test (:class:`~humeval.stopping.mixture.BetaMixtureRule`) at level
 delta' = delta / (K (K - 1) / 2) (a union bound over the pairs). A pair's outcomes are the
 judgements that compared i and j; the test *resolves* the pair (i above j) the first time
 wins_ij >= a(n_ij), n_ij = wins_ij + wins_ji, and the resolution is kept for ever (sticky).
-The resolved relation is closed transitively (i above j, j above l => i above l). From the
-closed relation every system gets a *rank set* [1 + #systems above it, K - #systems below it]
-and the goals read:
+The goals are read from these direct resolutions only, never from their transitive closure:
 
-* ``best``: a system is in contention while no system is above it; decided when one is left.
-* ``top-k``: a system is *in* when at least K - k systems are below it, *out* when at least k
-  are above it; in contention while neither; decided when every system is in or out.
-* ``ranking``: decided when every rank set is a single rank (every adjacent pair resolved).
+* ``best``: a system is in contention while no system beat it directly; decided when one
+  system beat every other system directly (the answer).
+* ``top-k``: a system is *out* once k systems beat it directly, *in* once it beat K - k
+  directly, in contention while neither; decided when k systems each beat each of the other
+  K - k directly (the answer).
+* ``ranking``: decided when every pair is resolved and the resolutions form a total order
+  (the answer); a system leaves contention when all its pairs are resolved.
 * ``pair``: two systems; decided when their test resolves (delta' = delta).
+
+A goal that the direct resolutions can no longer satisfy (``best``: every system beaten;
+``top-k``: an *out* system beat an *in* one, or too many in or out; ``ranking``: a resolved
+cycle) is *unreachable*: nothing is left in contention, no pair is open
+(:func:`open_pairs`), and the goal stays undecided. The transitive closure gives the rank
+sets shown on leaderboards ([1 + #strictly above, K - #strictly below]); it decides nothing.
 
 Guarantee. By Ville's inequality each pair's test resolves wrongly with probability at most
 delta', at any time and under any data-dependent choice of which pair to judge next
 (optional sampling); so with probability at least 1 - delta no pair is ever resolved
-wrongly, whatever the monitoring. Under weak stochastic transitivity (the true preferences
-form an order; Bradley-Terry, Thurstone and every strict linear order satisfy it) the
-transitive closure of correct resolutions is correct, so on that event every elimination,
-acceptance, rejection and rank set announced at any time is correct:
-P(any announced decision is ever wrong) <= delta. Without such an order (a preference cycle)
-``best`` still needs only the pairs it resolved directly to be right, but the closure may
-then claim relations the data never tested; ties (P = 1/2) are never resolved (with
-probability 1 - delta'), so a goal that needs a tied pair resolved never stops.
+wrongly, whatever the monitoring. Every announcement rests on pairs resolved directly, so on
+that event it is correct whatever the preferences, transitive or not:
+P(any announced answer is ever wrong) <= delta, where correct means borne out pair by pair
+(``best``: the system is preferred to every other with P > 1/2, a Condorcet winner;
+``top-k``: each of the k is preferred to each of the rest; ``ranking``: each system is
+preferred to every system below it). It assumes the judgements of a pair are independent
+draws at a fixed rate P(i preferred to j) (one population of judges, no drift); it needs no
+transitivity. When no correct answer exists (a preference cycle, a tie) the goal stays
+undecided (a tie is never resolved with probability 1 - delta'; the horizon ends
+collection), which is correct. Of the per-system events, ``eliminated`` and ``out`` hold
+whatever the preferences; ``in`` and ``ranked`` say where a system stands in the answer if
+the goal is reached. Without transitivity, reaching an answer takes every pair it needs:
+``best`` has the winner meet all K - 1 rivals, ``ranking`` resolves all K (K - 1) / 2 pairs.
 
 References: Even-Dar, Mannor, Mansour (2006), JMLR 7 (successive elimination); Yue & Joachims
 (2011), ICML (dueling bandits); Howard, Ramdas, McAuliffe, Sekhon (2021), Ann. Statist. 49(2)
 (conjugate mixture confidence sequences); Ville (1939).
-Checked against: hand-built resolution matrices in tests/unit/stopping/test_goals.py and the
-simulated wrong-decision rate (<= delta) of :func:`humeval.simulate.multi.simulate_goal`.
+Checked against: hand-built resolution matrices in tests/unit/stopping/test_goals.py and
+test_goals_intransitive.py, and the simulated wrong-decision rate (<= delta) of
+:func:`humeval.simulate.multi.simulate_goal`, including a preference cycle A > B > C > A.
 """
 
 from __future__ import annotations
@@ -47,14 +60,16 @@ from humeval.stopping._validate import check_delta
 from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule, _betaln
 
 __all__ = [
-    "named_events",
     "GOALS",
     "Goal",
     "GoalDecision",
     "GoalRule",
+    "answer_of",
     "check_goal",
     "closure",
     "goal_status",
+    "named_events",
+    "open_pairs",
     "pair_delta",
     "rank_sets",
     "resolve_pairs",
@@ -125,41 +140,93 @@ def closure(above: np.ndarray) -> np.ndarray:
 
 
 def rank_sets(closed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rank sets from a closed relation: low = 1 + #above, high = K - #below (1 = best)."""
+    """Rank sets for display from a closed relation: low = 1 + #above, high = K - #below (1 = best).
+
+    Only the strict part counts (i above j and not j above i): systems on a preference cycle
+    are not ranked against each other. For display only; decisions are read from the direct
+    relation (:func:`goal_status`).
+    """
     c = np.asarray(closed, dtype=bool)
+    c = c & ~np.swapaxes(c, -1, -2)
     k = c.shape[-1]
     above = c.sum(axis=-2)  # column sums: systems above i
     below = c.sum(axis=-1)
     return 1 + above, k - below
 
 
-def goal_status(closed: np.ndarray, goal: str, top: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """(decided, contention) for a goal from the closed relation, vectorised over leading axes.
+def _unresolved(r: np.ndarray) -> np.ndarray:
+    k = r.shape[-1]
+    return ~(r | np.swapaxes(r, -1, -2)) & ~np.eye(k, dtype=bool)
 
-    ``contention[..., i]``: system i can still change the answer (``best``: nothing above it;
-    ``top-k``: neither in nor out; ``ranking``/``pair``: its rank set has more than one rank).
-    """
-    low, high = rank_sets(closed)
-    if goal == "best":
-        contention = low == 1
-        decided = contention.sum(axis=-1) == 1
+
+def _status(resolved: np.ndarray, goal: str, top: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(decided, contention, open pairs) from the direct relation; see :func:`goal_status`."""
+    r = np.asarray(resolved, dtype=bool)
+    k = r.shape[-1]
+    wins, losses = r.sum(axis=-1), r.sum(axis=-2)
+    unresolved = _unresolved(r)
+    if goal in ("best", "pair"):
+        contention = losses == 0  # never beaten directly: can still be the answer
+        decided = (wins == k - 1).any(axis=-1)
+        open_ = unresolved & (contention[..., :, None] | contention[..., None, :])
     elif goal == "top-k":
-        inside = high <= top
-        out = low > top
-        contention = ~(inside | out)
-        decided = ~contention.any(axis=-1)
-    elif goal in ("ranking", "pair"):
-        contention = low != high
-        decided = ~contention.any(axis=-1)
+        inside, out = wins >= k - top, losses >= top
+        # no top set can exist: too many in or out, or an outside system beat an inside one directly
+        stuck = ((inside.sum(axis=-1) > top) | (out.sum(axis=-1) > k - top)
+                 | (r & out[..., :, None] & inside[..., None, :]).any(axis=(-1, -2)))
+        contention = ~(inside | out) & ~stuck[..., None]
+        block = inside[..., :, None] & out[..., None, :]
+        decided = (inside.sum(axis=-1) == top) & (out.sum(axis=-1) == k - top) & ~(block & ~r).any(axis=(-1, -2))
+        same = inside[..., :, None] & inside[..., None, :] | out[..., :, None] & out[..., None, :]
+        open_ = unresolved & ~same & ~stuck[..., None, None]
+    elif goal == "ranking":
+        stuck = np.diagonal(closure(r), axis1=-2, axis2=-1).any(axis=-1)  # a directly resolved cycle
+        open_ = unresolved & ~stuck[..., None, None]
+        contention = open_.any(axis=-1)
+        # a complete tournament is a total order exactly when its win counts are 0, 1, ..., K - 1
+        decided = ~unresolved.any(axis=(-1, -2)) & (np.sort(wins, axis=-1) == np.arange(k)).all(axis=-1)
     else:
         raise HumevalError(f"unknown goal '{goal}'. {did_you_mean(goal, GOALS)}")
+    return decided, contention, open_
+
+
+def goal_status(resolved: np.ndarray, goal: str, top: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(decided, contention) for a goal from the DIRECT relation, vectorised over leading axes.
+
+    ``resolved[..., i, j]``: the pair's own test resolved i above j (never its transitive
+    closure: a decision read from the closure is not covered by the guarantee when the
+    preferences are intransitive). Decided when
+
+    * ``best`` / ``pair``: one system beat every other system directly;
+    * ``top-k``: k systems each beat each of the other K - k directly;
+    * ``ranking``: every pair is resolved and the resolutions form a total order.
+
+    ``contention[..., i]``: system i can still change the answer (``best``: never beaten
+    directly; ``top-k``: neither *in*, at least K - k direct wins, nor *out*, at least k direct
+    losses; ``ranking``: a pair of i is unresolved). A goal that can no longer be reached (every
+    system beaten, a resolved cycle) has nobody in contention and no open pair.
+    """
+    decided, contention, _ = _status(resolved, goal, top)
     return decided, contention
 
 
-def answer_of(closed: np.ndarray, goal: str, top: int = 1) -> tuple[int, ...]:
-    """The decided answer of one study: (winner,), the top systems, or the order (best first)."""
-    low, _ = rank_sets(closed)
-    order = [int(i) for i in np.argsort(low, kind="stable")]
+def open_pairs(resolved: np.ndarray, goal: str, top: int = 1) -> np.ndarray:
+    """Unresolved pairs whose direct resolution can still bring the decision (symmetric, vectorised).
+
+    ``best``: pairs touching a system never beaten directly (the winner must beat everyone
+    itself); ``top-k``: pairs not both *in* and not both *out*; ``ranking``: every unresolved
+    pair. None once decided or once the goal can no longer be reached (the live store closes a
+    pair's tasks when it is not open; the pair choice serves only open pairs).
+    """
+    decided, _, open_ = _status(resolved, goal, top)
+    return open_ & ~np.asarray(decided)[..., None, None]
+
+
+def answer_of(resolved: np.ndarray, goal: str, top: int = 1) -> tuple[int, ...]:
+    """The answer of one decided study from its direct relation: (winner,), the top systems, or the order."""
+    r = np.asarray(resolved, dtype=bool)
+    wins = r.sum(axis=-1)
+    order = [int(i) for i in np.argsort(-wins, kind="stable")]
     if goal in ("best", "pair"):
         return (order[0],)
     if goal == "top-k":
@@ -171,10 +238,12 @@ def answer_of(closed: np.ndarray, goal: str, top: int = 1) -> tuple[int, ...]:
 class GoalDecision:
     """The state of a goal over K systems after ``comparisons`` judgements.
 
-    ``resolved[i, j]``: the pair's test resolved i above j (directly); ``closed``: its
-    transitive closure; ``rank_low``/``rank_high``: rank sets (1 = best); ``contention``:
-    the systems still able to change the answer; ``answer``: None until decided.
-    ``events`` are the announcements the last update made (kind, details).
+    ``resolved[i, j]``: the pair's test resolved i above j (directly), the only relation the
+    decision reads; ``closed``: its transitive closure, for display; ``rank_low``/``rank_high``:
+    display rank sets from the closure (1 = best); ``contention``: the systems still able to
+    change the answer; ``open_pairs[i, j]``: the unresolved pairs still able to bring the
+    decision (:func:`open_pairs`); ``answer``: None until decided. ``events`` are the
+    announcements the last update made (kind, details).
     """
 
     goal: str
@@ -189,11 +258,17 @@ class GoalDecision:
     contention: tuple[int, ...]
     answer: tuple[int, ...] | None
     reason: str
+    open_pairs: np.ndarray
     events: tuple[dict, ...] = field(default=())
 
     @property
     def decided(self) -> bool:
         return self.answer is not None
+
+    @property
+    def reachable(self) -> bool:
+        """False once no judgement can bring the decision (e.g. a preference cycle resolved directly)."""
+        return self.decided or bool(self.open_pairs.any())
 
 
 class GoalRule:
@@ -201,7 +276,8 @@ class GoalRule:
 
     ``update(i, j, winner)`` records a judgement between systems i and j and returns the
     :class:`GoalDecision`, whose ``events`` name what the judgement changed (a pair resolved,
-    a system eliminated / in / out, the goal decided). Decisions are sticky.
+    a system eliminated / in / out / ranked, the goal unreachable or decided). Decisions are
+    sticky, and read from the direct resolutions only (:func:`goal_status`).
     """
 
     name = "goal"
@@ -242,38 +318,57 @@ class GoalRule:
     def current(self, before: GoalDecision | None = None) -> GoalDecision:
         closed = closure(self.resolved)
         low, high = rank_sets(closed)
-        decided, contention = goal_status(closed, self.goal, self.top)
+        decided, contention, open_ = _status(self.resolved, self.goal, self.top)
         answer = self._final
         if answer is None and bool(decided):
-            answer = self._final = answer_of(closed, self.goal, self.top)
+            answer = self._final = answer_of(self.resolved, self.goal, self.top)
+        if answer is not None:
+            open_ = np.zeros_like(open_)
         cont = tuple(int(x) for x in np.flatnonzero(contention))
-        reason = self._reason(answer, cont)
+        reachable = answer is not None or bool(open_.any())
+        reason = self._reason(answer, cont, reachable)
         events: list[dict] = []
         if before is not None:
             for w, lo in zip(*np.nonzero(self.resolved & ~before.resolved)):
                 events.append({"kind": "pair_resolved", "above": int(w), "below": int(lo),
                                "judgements": int(self.wins[w, lo] + self.wins[lo, w]), "wins": int(self.wins[w, lo])})
             for s in sorted(set(before.contention) - set(cont)):
-                events.append({"kind": self._leaving(int(s), low, high), "system": int(s),
-                               "rank_low": int(low[s]), "rank_high": int(high[s])})
+                kind = self._leaving(int(s), reachable)
+                if kind is not None:
+                    events.append({"kind": kind, "system": int(s), "rank_low": int(low[s]), "rank_high": int(high[s])})
+            if not reachable and before.reachable:
+                events.append({"kind": "unreachable"})
             if answer is not None and before.answer is None:
                 events.append({"kind": "decided", "answer": list(answer)})
         return GoalDecision(self.goal, self.top, self.delta, self.pair_delta, self.comparisons, self.resolved.copy(),
-                            closed, low, high, cont, answer, reason, tuple(events))
+                            closed, low, high, cont, answer, reason, open_, tuple(events))
 
-    def _leaving(self, s: int, low: np.ndarray, high: np.ndarray) -> str:
-        if self.goal == "best":
-            return "eliminated"
+    def _leaving(self, s: int, reachable: bool) -> str | None:
+        """What a system leaving contention was settled as, from its direct resolutions alone.
+
+        ``eliminated`` (beaten directly) and ``out`` (beaten directly by k systems) hold whatever
+        the preferences; ``in`` and ``ranked`` say where the system stands in the answer if the
+        goal is reached, and are not announced once it cannot be (None).
+        """
+        wins, losses = int(self.resolved[s].sum()), int(self.resolved[:, s].sum())
+        if self.goal in ("best", "pair"):
+            return "eliminated" if losses else None
         if self.goal == "top-k":
-            return "in" if high[s] <= self.top else "out"
-        return "ranked"
+            if losses >= self.top:
+                return "out"
+            return "in" if wins >= self.k - self.top and reachable else None
+        return "ranked" if wins + losses == self.k - 1 and reachable else None
 
-    def _reason(self, answer: tuple[int, ...] | None, cont: tuple[int, ...]) -> str:
+    def _reason(self, answer: tuple[int, ...] | None, cont: tuple[int, ...], reachable: bool = True) -> str:
         level = f"pairwise mixture tests at delta/{self.k * (self.k - 1) // 2} = {self.pair_delta:.3g}"
+        if answer is None and not reachable:
+            return (f"the goal cannot be reached: the pairs resolved directly admit no answer (intransitive "
+                    f"preferences, {level})")
         if answer is None:
             return f"{len(cont)} of {self.k} systems still in contention ({level})"
         what = {"best": "best system", "top-k": f"top {self.top}", "ranking": "ranking", "pair": "better system"}
-        return f"{what[self.goal]} {list(answer)} identified with probability >= {1 - self.delta:g} ({level})"
+        return (f"{what[self.goal]} {list(answer)} identified with probability >= {1 - self.delta:g}, "
+                f"every pair it needs resolved directly ({level})")
 
 
 def win_rate_cs(wins: np.ndarray, games: np.ndarray, delta: float, prior_strength: float = DEFAULT_PRIOR_STRENGTH,

@@ -193,7 +193,7 @@ class LiveGoal:
 
         cont = np.zeros(self.goal.k, dtype=bool)
         cont[list(self.state.contention)] = True
-        return pair_weights(self.goal.wins, self.state.closed, cont, self.goal.goal, self.comparison.pair_choice,
+        return pair_weights(self.goal.wins, self.state.open_pairs, cont, self.goal.goal, self.comparison.pair_choice,
                             self.goal.top)
 
     def distance(self) -> int:
@@ -209,14 +209,16 @@ class LiveGoal:
                    default=1)
 
     def useless(self, task_systems: Sequence[str]) -> bool:
-        """Whether judging this pair can no longer change the answer (resolved, or both systems settled)."""
+        """Whether judging this pair can no longer change the answer (not an open pair of the goal rule).
+
+        Open pairs (:func:`humeval.stopping.goals.open_pairs`) are unresolved and still needed by a
+        decision read from direct resolutions only (``best``: pairs touching a system never beaten).
+        """
         i, j = self.index.get(task_systems[0]), self.index.get(task_systems[1])
         if i is None or j is None:
             return False
         st = self.state
-        if st.decided or st.closed[i, j] or st.closed[j, i]:
-            return True
-        return i not in st.contention and j not in st.contention and self.goal.goal in ("best", "top-k")
+        return st.decided or not st.open_pairs[i, j]
 
 
 class LiveGoalDecision:

@@ -7,7 +7,7 @@ import pytest
 
 from humeval.errors import HumevalError
 from humeval.policies.pair_choice import borda_scores, next_pair, pair_weights
-from humeval.stopping.goals import closure, goal_status
+from humeval.stopping.goals import goal_status, open_pairs
 
 
 def test_uniform_spreads_over_all_pairs() -> None:
@@ -22,15 +22,30 @@ def test_adaptive_best_duels_the_leader_with_contenders() -> None:
     wins[2, 2] = 0
     resolved = np.zeros((4, 4), bool)
     resolved[2, 3] = True  # 3 is out
-    c = closure(resolved)
-    _, cont = goal_status(c, "best")
-    w = pair_weights(wins, c, cont, "best", "adaptive", explore=0.0)
+    _, cont = goal_status(resolved, "best")
+    op = open_pairs(resolved, "best")
+    w = pair_weights(wins, op, cont, "best", "adaptive", explore=0.0)
     # leader 2 against 0 and 1 only, half each
     assert w[0, 2] == pytest.approx(0.5) and w[1, 2] == pytest.approx(0.5)
     assert w.sum() == pytest.approx(1.0)
-    # the floor goes to every unresolved pair touching a contender: (0,1), (0,2), (0,3), (1,2), (1,3)
-    w = pair_weights(wins, c, cont, "best", "adaptive", explore=0.1)
+    # the floor goes to every open pair (unresolved, touching a contender): (0,1), (0,2), (0,3), (1,2), (1,3)
+    w = pair_weights(wins, op, cont, "best", "adaptive", explore=0.1)
     assert w[0, 1] == pytest.approx(0.1 / 5) and w[2, 3] == 0.0
+
+
+def test_adaptive_best_duels_the_leader_with_systems_others_beat() -> None:
+    # 3 was beaten by 0, not by the leader 2: 2 must still beat 3 itself to be announced
+    wins = np.zeros((4, 4))
+    wins[2, :] = 10
+    wins[2, 2] = 0
+    resolved = np.zeros((4, 4), bool)
+    resolved[0, 3] = True
+    _, cont = goal_status(resolved, "best")
+    assert cont.tolist() == [True, True, True, False]
+    w = pair_weights(wins, open_pairs(resolved, "best"), cont, "best", "adaptive", explore=0.0)
+    assert {(i, j) for i, j in zip(*np.nonzero(w))} == {(0, 2), (1, 2), (2, 3)}
+    # 1 vs 3 stays open (1 may still be the best) but is not one of the leader's duels
+    assert open_pairs(resolved, "best")[1, 3]
 
 
 def test_adaptive_ranking_uses_adjacent_pairs() -> None:
@@ -38,7 +53,7 @@ def test_adaptive_ranking_uses_adjacent_pairs() -> None:
     assert np.argsort(-borda_scores(wins)).tolist() == [0, 1, 2, 3]
     none = np.zeros((4, 4), bool)
     _, cont = goal_status(none, "ranking")
-    w = pair_weights(wins, none, cont, "ranking", "adaptive", explore=0.0)
+    w = pair_weights(wins, open_pairs(none, "ranking"), cont, "ranking", "adaptive", explore=0.0)
     assert {(i, j) for i, j in zip(*np.nonzero(w))} == {(0, 1), (1, 2), (2, 3)}
 
 

@@ -1,4 +1,4 @@
-"""Goals over K systems: closure, rank sets, goal status on hand-built relations, and the live rule."""
+"""Goals over K systems: closure, display rank sets, goal status on hand-built direct relations, and the live rule."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from scipy.special import betaln
 
 from humeval.errors import HumevalError
 from humeval.stopping import BetaMixtureRule
-from humeval.stopping.goals import GoalRule, check_goal, closure, goal_status, pair_delta, rank_sets
+from humeval.stopping.goals import (
+    GoalRule,
+    check_goal,
+    closure,
+    goal_status,
+    open_pairs,
+    pair_delta,
+    rank_sets,
+)
 
 
 def _rel(k: int, pairs: list[tuple[int, int]]) -> np.ndarray:
@@ -31,20 +39,27 @@ def test_closure_and_rank_sets_by_hand() -> None:
 
 
 def test_goal_status_by_hand() -> None:
-    c = closure(_rel(4, [(0, 1), (1, 2), (3, 2)]))
-    decided, cont = goal_status(c, "best")
+    # direct 0 > 1, 1 > 2, 3 > 2: 0 and 3 never beaten; nobody beat everyone
+    r = _rel(4, [(0, 1), (1, 2), (3, 2)])
+    decided, cont = goal_status(r, "best")
     assert not decided and cont.tolist() == [True, False, False, True]
-    decided, cont = goal_status(closure(_rel(4, [(0, 1), (1, 2), (0, 3)])), "best")
+    # 0 beat 1 and 3 directly, 2 only through 1: the only one left, yet not decided (the closure
+    # would announce 0); the one pair still open is 0 vs 2
+    r = _rel(4, [(0, 1), (1, 2), (0, 3)])
+    decided, cont = goal_status(r, "best")
+    assert not decided and cont.tolist() == [True, False, False, False]
+    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(open_pairs(r, "best"))))} == {(0, 2)}
+    decided, cont = goal_status(_rel(4, [(0, 1), (0, 2), (0, 3)]), "best")
     assert decided and cont.tolist() == [True, False, False, False]
-    # top-2 of 4: 0 and 3 each above two systems -> in; 1 and 2 each below two -> out
-    top2 = closure(_rel(4, [(0, 1), (0, 2), (3, 1), (3, 2)]))
+    # top-2 of 4: 0 and 3 each beat 1 and 2 directly -> in; 1 and 2 each beaten by two -> out
+    top2 = _rel(4, [(0, 1), (0, 2), (3, 1), (3, 2)])
     decided, cont = goal_status(top2, "top-k", 2)
-    assert decided and not cont.any()
+    assert decided and not cont.any() and not open_pairs(top2, "top-k", 2).any()
     decided, _ = goal_status(top2, "ranking")
     assert not decided  # 0 vs 3 and 1 vs 2 unresolved
     # vectorised over runs
     both = np.stack([top2, np.zeros((4, 4), dtype=bool)])
-    decided, cont = goal_status(closure(both), "top-k", 2)
+    decided, cont = goal_status(both, "top-k", 2)
     assert decided.tolist() == [True, False] and cont[1].all()
 
 
