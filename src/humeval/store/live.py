@@ -197,14 +197,14 @@ class LiveGoal:
                             self.goal.top)
 
     def distance(self) -> int:
-        """Fewest further judgements before the goal can change: the least distance of a pair not resolved yet."""
+        """Fewest further judgements before the goal can change: the least distance of a pair it still needs."""
         from humeval.stopping.admission import distance
 
         st, wins = self.state, self.goal.wins
         if st.decided:
             return 0
         open_pairs = [(i, j) for i in range(self.goal.k) for j in range(i + 1, self.goal.k)
-                      if not (st.resolved[i, j] or st.resolved[j, i])]
+                      if st.open_pairs[i, j] or st.open_pairs[j, i]]
         return min((distance(self.goal.test.a_min, int(wins[i, j] + wins[j, i]), int(wins[i, j])) for i, j in open_pairs),
                    default=1)
 
