@@ -29,7 +29,7 @@ from humeval.rehearsal.rehearse import _answer_key
 from humeval.study import Study
 from humeval.templates import generate_outputs
 from tests.fake_prolific import TOKEN, FakeProlific
-from tests.integration.server.inprocess import InProcess
+from tests.integration.server.inprocess import ADMIN, ADMIN_HEADERS, InProcess
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -182,6 +182,12 @@ def test_waves_follow_the_rule_and_the_study_stops_at_the_decision(tmp_path: Pat
                 return nxt.status_code, reason, str(page.url)
 
             code, reason, page = server.run(arrive_late)
+
+            async def admin(c: httpx.AsyncClient) -> tuple[str, dict[str, Any]]:
+                html = (await c.get(f"/admin?token={ADMIN}", follow_redirects=True)).text
+                return html, (await c.get("/api/v1/admin/status", headers=ADMIN_HEADERS)).json()["recruitment"]
+
+            html, view = server.run(admin)
             assert state.reserve(sid, "N" * 24) is None  # nobody takes a place of a stopped study
         finally:
             server.close()
@@ -213,6 +219,13 @@ def test_waves_follow_the_rule_and_the_study_stops_at_the_decision(tmp_path: Pat
     waves = [e for e in stages if e["stage"] == "prolific-wave"]
     assert len(waves) == len(state.patches)
     assert [e["stage"] for e in stages if e["stage"].startswith("prolific-")][-1] == "prolific-stop"
+    # the admin page and its JSON: waves, sessions, the decision and what the stop saved
+    assert view["final"] and view["unused"] == lists - used and view["places"] == opened
+    assert view["saved"] == round(view["unused"] * created.budget.reward_per_list, 2) and view["currency"] == "GBP"
+    assert view["unused_tasks"] == sum(len(pl.tasks) for pl in study.read_lists()) // lists * view["unused"]
+    assert [w["places"] for w in view["waves"]] == [first, *state.patches]
+    assert 'id="recruitment"' in html and 'id="waves"' in html and "recruitment finished" in html
+    assert f"{view['unused']} lists never given" in html and f"{view['saved']:.2f} GBP" in html
     print(f"\nplaces: first wave {first}, waves {state.patches}, used {used}, opened {opened} of {lists}; "
           f"turned away {len(crowd.turned_away)} ({sorted(set(crowd.turned_away.values()))}), refused {crowd.refused}; "
           f"decision {[(a.comparison, a.outcome, a.n) for a in rec.comparisons]}; actions {[a for a in actions if a]}")

@@ -38,6 +38,7 @@ from humeval.server.incoming import read_json, session_of
 from humeval.server.openapi import openapi_spec
 from humeval.server.payload import assignment_json
 from humeval.server.tokens import make_invite, make_token, read_invite
+from humeval.server.recruitment import recruitment_view
 from humeval.store.records import Progress
 from humeval.store.store import Store
 
@@ -122,7 +123,8 @@ async def admin_status(request: Request) -> Response:
     require_admin(request)
     store = _store(request)
     overview = await _in_thread(store.overview)
-    return JSONResponse({"overview": overview, "stopping": await _in_thread(store.stopping)})
+    return JSONResponse({"overview": overview, "stopping": await _in_thread(store.stopping),
+                         "recruitment": await _in_thread(lambda: recruitment_view(store))})
 
 
 async def admin_invites(request: Request) -> Response:
