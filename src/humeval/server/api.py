@@ -37,8 +37,8 @@ from humeval.server.guard import admit_entry
 from humeval.server.incoming import read_json, session_of
 from humeval.server.openapi import openapi_spec
 from humeval.server.payload import assignment_json
-from humeval.server.tokens import make_invite, make_token, read_invite
 from humeval.server.recruitment import recruitment_view
+from humeval.server.tokens import make_invite, make_token, read_invite
 from humeval.store.records import Progress
 from humeval.store.store import Store
 
