@@ -11,7 +11,7 @@
                                          with ``next``: the next assignment too
 ``GET  /api/v1/status``                  progress; completion code once completed
 ``GET  /api/v1/admin/judgements``        every stored judgement (admin token)
-``GET  /api/v1/admin/status``            progress and live decisions (admin token)
+``GET  /api/v1/admin/status``            progress, live decisions and recruitment (admin token)
 ``POST /api/v1/admin/invites``           invite links for participant ids (admin token)
 ``GET  /api/v1/openapi.json``            this API in OpenAPI 3.1
 ======================================  ==================================================
