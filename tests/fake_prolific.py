@@ -1,11 +1,19 @@
 """A local fake of Prolific's API: the documented endpoints humeval uses, with injectable faults.
 
-Endpoints (Prolific API reference): ``POST /api/v1/studies/``, ``POST /api/v1/studies/{id}/transition/``,
+Endpoints (Prolific API reference): ``POST /api/v1/studies/``, ``GET``/``PATCH /api/v1/studies/{id}/``
+(after publishing only ``total_available_places`` and ``internal_name`` change, and places only grow;
+raising them makes a study whose places were all submitted ACTIVE again), ``POST /api/v1/studies/{id}/transition/``
+(``STOP`` is final: the study awaits review and no transition or wave follows),
 ``GET /api/v1/studies/{id}/submissions/``, ``GET /api/v1/submissions/{id}/``,
 ``POST /api/v1/submissions/{id}/transition/``, ``POST /api/v1/submissions/bonus-payments/``,
 ``POST /api/v1/bulk-bonus-payments/{id}/pay/`` (not idempotent: every call pays) and
 ``POST /api/v1/hooks/subscriptions/``. Every request needs ``Authorization: Token <TOKEN>`` (401
 otherwise); an unknown id answers 404.
+
+Places: ``fake.state.reserve(study_id, pid)`` is a participant taking a place from Prolific's study list:
+refused (None) unless the study is ACTIVE and a place is free (submissions RETURNED, TIMED-OUT or REJECTED
+give their place back); when every place is taken and none is ACTIVE any more the study goes to
+AWAITING REVIEW, as Prolific does.
 
 Faults: ``fake.fail(method, path_regex, kind)`` makes the next matching request answer
 ``429`` (with ``Retry-After: 0``), ``500``, ``401``, or ``timeout``: the request is carried
@@ -29,6 +37,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 TOKEN = "fake-prolific-token-9f8e7d"
+#: submission statuses whose place Prolific gives to another participant
+FREED = ("RETURNED", "TIMED-OUT", "REJECTED")
 HOLD_SECONDS = 3.0
 
 
@@ -40,8 +50,10 @@ class FakeState:
     #: participant id -> cents paid, one entry per payment actually made
     payments: list[tuple[str, int]] = field(default_factory=list)
     log: list[tuple[str, str, int]] = field(default_factory=list)
+    #: every total_available_places sent by PATCH
+    patches: list[int] = field(default_factory=list)
     faults: list[tuple[str, re.Pattern[str], str]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.RLock = field(default_factory=threading.RLock)
 
     def fail(self, method: str, path: str, kind: str) -> None:
         self.faults.append((method, re.compile(path), kind))
@@ -50,6 +62,31 @@ class FakeState:
         self.submissions[session_id] = {"id": session_id, "participant_id": participant_id, "study_id": study_id,
                                         "status": status, "started_at": "2026-11-23T10:00:00Z", "completed_at": None,
                                         "study_code": None, "bonus_payments": []}
+
+    def taken(self, study_id: str) -> int:
+        """Places taken: submissions that hold one (not returned, timed out or rejected)."""
+        return sum(s["study_id"] == study_id and s["status"] not in FREED for s in self.submissions.values())
+
+    def reserve(self, study_id: str, participant_id: str) -> str | None:
+        """A participant takes a place; the submission (session) id, or None when the study is not ACTIVE or full."""
+        with self.lock:
+            study = self.studies[study_id]
+            if study["status"] != "ACTIVE" or self.taken(study_id) >= study["total_available_places"]:
+                return None
+            session = f"S{len(self.submissions):05d}{secrets.token_hex(4)}"
+            self.add_submission(study_id, participant_id, session)
+            return session
+
+    def finish(self, session_id: str, status: str, code: str | None = None) -> None:
+        """A participant submits (``AWAITING REVIEW`` with their code) or returns (``RETURNED``)."""
+        with self.lock:
+            sub = self.submissions[session_id]
+            sub.update(status=status, study_code=code)
+            study = self.studies[sub["study_id"]]
+            subs = [s for s in self.submissions.values() if s["study_id"] == study["id"]]
+            if (study["status"] == "ACTIVE" and self.taken(study["id"]) >= study["total_available_places"]
+                    and not any(s["status"] == "ACTIVE" for s in subs)):
+                study["status"] = "AWAITING REVIEW"  # every place submitted: Prolific closes the study
 
 
 def make_app(state: FakeState) -> Starlette:
@@ -71,7 +108,7 @@ def make_app(state: FakeState) -> Starlette:
             elif kind == "500":
                 response = JSONResponse({"error": {"detail": "Internal error"}}, 500)
             else:
-                body = await request.json() if request.method == "POST" and await request.body() else None
+                body = await request.json() if request.method in ("POST", "PATCH") and await request.body() else None
                 response = fn(request, body)
                 if kind == "timeout":
                     state.log.append((request.method, request.url.path, response.status_code))
@@ -100,8 +137,38 @@ def make_app(state: FakeState) -> Starlette:
         nxt = {"PUBLISH": "ACTIVE", "PAUSE": "PAUSED", "START": "ACTIVE", "STOP": "AWAITING REVIEW"}.get(body.get("action"))
         if nxt is None:
             return JSONResponse({"error": {"detail": "bad action"}}, 400)
+        if study.get("stopped"):
+            return JSONResponse({"error": {"detail": "the study was stopped; a stop is final"}}, 400)
         study["status"] = nxt
+        study["stopped"] = body.get("action") == "STOP"
         return JSONResponse(study)
+
+    def get_study(request: Request, body: Any) -> Response:
+        study = state.studies.get(request.path_params["id"])
+        if study is None:
+            return not_found("study")
+        return JSONResponse({**study, "places_taken": state.taken(study["id"])})
+
+    def update_study(request: Request, body: Any) -> Response:
+        study = state.studies.get(request.path_params["id"])
+        if study is None:
+            return not_found("study")
+        if study["status"] != "UNPUBLISHED":
+            fixed = sorted(set(body) - {"total_available_places", "internal_name"})
+            if fixed:
+                return JSONResponse({"error": {"detail": f"cannot change {fixed} after publishing"}}, 400)
+        places = body.get("total_available_places", study["total_available_places"])
+        if not isinstance(places, int) or places < study["total_available_places"]:
+            return JSONResponse({"error": {"detail": f"places can only be increased (now "
+                                                     f"{study['total_available_places']}), got {places!r}"}}, 400)
+        if study.get("stopped") and places != study["total_available_places"]:
+            return JSONResponse({"error": {"detail": "the study was stopped"}}, 400)
+        with state.lock:
+            study.update(body)
+            if study["status"] == "AWAITING REVIEW" and state.taken(study["id"]) < places:
+                study["status"] = "ACTIVE"  # more places: Prolific makes the study active again
+        state.patches.append(places)
+        return JSONResponse({**study, "places_taken": state.taken(study["id"])})
 
     def list_submissions(request: Request, body: Any) -> Response:
         sid = request.path_params["id"]
@@ -161,6 +228,8 @@ def make_app(state: FakeState) -> Starlette:
 
     return Starlette(routes=[
         Route("/api/v1/studies/", endpoint(create_study), methods=["POST"]),
+        Route("/api/v1/studies/{id}/", endpoint(get_study), methods=["GET"]),
+        Route("/api/v1/studies/{id}/", endpoint(update_study), methods=["PATCH"]),
         Route("/api/v1/studies/{id}/transition/", endpoint(transition_study), methods=["POST"]),
         Route("/api/v1/studies/{id}/submissions/", endpoint(list_submissions), methods=["GET"]),
         Route("/api/v1/submissions/bonus-payments/", endpoint(setup_bonus), methods=["POST"]),

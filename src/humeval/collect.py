@@ -74,6 +74,7 @@ def serve(
     trusted_proxies: list[str] | None = None,
     first_lease_seconds: int = 300,
     max_active: int = 0,
+    prolific_sync: float = 0.0,
     say: Callable[[str], None] = print,
 ) -> None:
     """Serve ``study``: participant pages, admin pages and the JSON API, until stopped.
@@ -89,6 +90,8 @@ def serve(
     (0: no limit), ``trusted_proxies`` whose ``X-Forwarded-For`` is believed,
     ``first_lease_seconds`` a list is held before a participant's first submit, and
     ``max_active`` unfinished participants at once (0: twice the lists; -1: no cap).
+    ``prolific_sync``: seconds between two ``prolific sync`` runs in the background (a Prolific study
+    only; 0: none): waves of places as the stopping rule needs them, the stop at the decision.
     """
     import uvicorn
 
@@ -126,6 +129,8 @@ def serve(
     if not admin_token and not sqlite:  # several machines may serve this store: one admin token for all of them
         lines.append(f"the admin token was generated for this start; give every other `humeval serve` of this store the "
                      f"same one (--admin-token or ${ADMIN_ENV}): a server with another token refuses this one's admin logins")
+    if prolific_sync > 0:
+        _start_prolific_sync(study, prolific_sync, db, say)
     say(f"starting {workers} server process(es) on {where} ...")
     threading.Thread(target=_announce, args=(host, port, workers, lines, say), daemon=True, name="humeval-announce").start()
     with tempfile.TemporaryDirectory(prefix="humeval-serve-") as private:  # mode 0700; removed on exit
@@ -138,6 +143,23 @@ def serve(
             )
         finally:
             os.environ.pop(CONFIG_FILE_ENV, None)
+
+
+def _start_prolific_sync(study: Study, seconds: float, db: str | None, say: Callable[[str], None]) -> None:
+    """Run ``prolific sync`` every ``seconds`` in a thread of this process until the Prolific study is stopped."""
+    from humeval.platforms.prolific.actions import study_id_of
+    from humeval.platforms.prolific.client import ProlificClient
+    from humeval.platforms.prolific.waves import sync_every
+
+    if study.protocol.platform.kind != "prolific":
+        raise HumevalError(f"--prolific-sync: the study's platform.kind is {study.protocol.platform.kind!r}; waves of "
+                           "places are for a Prolific study (a panel's quota is set on the panel: docs/panels.md)")
+    with ProlificClient.from_env(study.root) as client:  # the token and the study id, before anything is served
+        study_id_of(study, client)
+    threading.Thread(target=sync_every, args=(study, seconds),
+                     kwargs={"client_factory": lambda: ProlificClient.from_env(study.root), "db": db, "say": say},
+                     daemon=True, name="humeval-prolific-sync").start()
+    say(f"prolific sync every {seconds:g} s: places opened in waves as the stopping rule needs them")
 
 
 def _hook_secret(study: Study) -> str:

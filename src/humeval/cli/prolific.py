@@ -1,4 +1,4 @@
-"""``humeval prolific create|publish|pause|start|stop|status|review|bonus DIR``: a study on Prolific's API.
+"""``humeval prolific create|publish|pause|start|stop|sync|status|review|bonus DIR``: a study on Prolific's API.
 
 The token is read from ``$PROLIFIC_TOKEN`` or ``--token-file`` (outside the study folder);
 ``$PROLIFIC_API_URL`` points the commands at another API root (a local fake for tests).
@@ -15,8 +15,8 @@ import typer
 from humeval.cli._common import Format, emit_rows, err
 
 prolific = typer.Typer(name="prolific", no_args_is_help=True, add_completion=False,
-                       help="Run the study on Prolific through its API: create, publish, pause, start, stop, status, "
-                            "review, bonus (see docs/prolific.md).")
+                       help="Run the study on Prolific through its API: create, publish, pause, start, stop, sync, "
+                            "status, review, bonus (see docs/prolific.md).")
 
 DIR = typer.Argument(Path("."), help="Study folder (locked).")
 DRY = typer.Option(False, "--dry-run", help="Print the HTTP requests as JSON lines instead of sending them.")
@@ -46,13 +46,22 @@ def _budget(budget: Any) -> None:
         err.print(f"  {row['item']}: {row['value']} ({row['source']})", highlight=False, markup=False)
 
 
+def _wave(places: int, lists: int, fresh: Any) -> None:
+    if fresh is None:
+        err.print(f"  places opened: {places} (every list: a fixed design)", highlight=False, markup=False)
+        return
+    err.print(f"  places opened: {places} of {lists} (first wave: the stopping rule admits {fresh.target} "
+              f"session(s) before any outcome, rounded up to crowd.wave; `humeval prolific sync` opens the next "
+              f"waves and stops the study at the decision)", highlight=False, markup=False)
+
+
 @prolific.command("create")
 def create(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
     """Create the draft study from the locked protocol; the budget is printed before anything is sent."""
     from humeval.platforms.prolific import prolific_create
 
     with _client(directory, dry_run, token_file) as client:
-        result = prolific_create(_open(directory), client=client, show_budget=_budget)
+        result = prolific_create(_open(directory), client=client, show_budget=_budget, show_wave=_wave)
     if not dry_run:
         err.print(f"created Prolific study {result.study_id} (unpublished); publish it with "
                   f"`humeval prolific publish {directory}`", highlight=False, markup=False)
@@ -89,6 +98,26 @@ def start(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = 
 def stop(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
     """Stop the study for good (submissions can still be reviewed)."""
     _transition("STOP", directory, dry_run, token_file)
+
+
+@prolific.command("sync")
+def sync(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE, db: str = DB,
+         every: float = typer.Option(0.0, "--every", min=0.0, help="Sync every SECONDS until the study is stopped "
+                                     "(default: once)."),
+         fmt: Format = FMT) -> None:
+    """Open the places the stopping rule can use now (waves of crowd.wave), pause at the decision, stop when done."""
+    from humeval.platforms.prolific.waves import prolific_sync, sync_every
+
+    study = _open(directory)
+    if every > 0:
+        last = sync_every(study, every, client_factory=lambda: _client(directory, dry_run, token_file), db=db or None,
+                          say=lambda text: err.print(text, highlight=False, markup=False))
+        rows = [last.to_json()] if last is not None else []
+    else:
+        with _client(directory, dry_run, token_file) as client:
+            rows = [prolific_sync(study, client=client, db=db or None).to_json()]
+    if not dry_run:
+        emit_rows(rows, fmt, title="Prolific places and the stopping rule")
 
 
 @prolific.command("status")

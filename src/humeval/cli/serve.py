@@ -32,6 +32,9 @@ def serve(
                                     "their first submit (then assignment.lease_seconds)."),
     max_active: int = typer.Option(0, "--max-active", min=-1, help="Unfinished participants admitted at once (0: twice "
                                    "the lists or places; -1: no cap); more get 503 with Retry-After."),
+    prolific_sync: float = typer.Option(0.0, "--prolific-sync", min=0.0, metavar="SECONDS", help="Prolific study: run "
+                                        "`humeval prolific sync` every SECONDS in the background (waves of places as "
+                                        "the stopping rule needs them; the study stopped at the decision). 0: never."),
     unlocked: bool = typer.Option(False, "--unlocked", help="Collect for a study that is not locked (recorded in the "
                                   "logbook). Without it, serve refuses an unlocked study; a locked study whose protocol "
                                   "or inputs changed is always refused."),
@@ -42,5 +45,5 @@ def serve(
     serve_study(directory, host=host, port=port, workers=workers, db=db or None, admin_token=admin_token or None,
                 allow_origin=list(allow_origin), log_level=log_level, sqlite_sync=sqlite_sync, unlocked=unlocked,
                 new_per_address=new_per_address, throttle_window=throttle_window, trusted_proxies=list(trusted_proxy),
-                first_lease_seconds=first_lease, max_active=max_active,
+                first_lease_seconds=first_lease, max_active=max_active, prolific_sync=prolific_sync,
                 say=lambda text: err.print(text, highlight=False, markup=False))

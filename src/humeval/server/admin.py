@@ -1,4 +1,4 @@
-"""Admin pages behind the admin token: progress, participants, live decision, agreement, export."""
+"""Admin pages behind the admin token: progress, recruitment, participants, live decision, agreement, export."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from humeval.files import csv_chunks, jsonl_chunks
 from humeval.server.agreement import agreement_so_far
 from humeval.server.errors import BadRequest, HttpError, NotFound, Unauthorized
 from humeval.server.plot import bound_svg
+from humeval.server.recruitment import recruitment_view
 from humeval.server.throttle import is_https
 from humeval.server.tokens import admin_cookie, admin_cookie_valid
 from humeval.store.store import Store
@@ -109,7 +110,7 @@ async def admin_page(request: Request) -> Response:
                  "participants_last": max(overview["counts"]["participants"] - 1, 0) // PAGE}
         return {"overview": overview, "participants": store.participants(limit=PAGE, offset=people_page * PAGE),
                 "stopping": stopping, "agreement": agreement_so_far(store.context.protocol, rows), "pages": pages,
-                "comments": comments[-200:]}
+                "comments": comments[-200:], "recruitment": recruitment_view(store)}
 
     data = await run_in_threadpool(gather)
     return request.app.state.templates.TemplateResponse(request, "admin.html", {"study": store.context.protocol.study.name, **data})

@@ -11,7 +11,7 @@
                                          with ``next``: the next assignment too
 ``GET  /api/v1/status``                  progress; completion code once completed
 ``GET  /api/v1/admin/judgements``        every stored judgement (admin token)
-``GET  /api/v1/admin/status``            progress and live decisions (admin token)
+``GET  /api/v1/admin/status``            progress, live decisions and recruitment (admin token)
 ``POST /api/v1/admin/invites``           invite links for participant ids (admin token)
 ``GET  /api/v1/openapi.json``            this API in OpenAPI 3.1
 ======================================  ==================================================
@@ -37,6 +37,7 @@ from humeval.server.guard import admit_entry
 from humeval.server.incoming import read_json, session_of
 from humeval.server.openapi import openapi_spec
 from humeval.server.payload import assignment_json
+from humeval.server.recruitment import recruitment_view
 from humeval.server.tokens import make_invite, make_token, read_invite
 from humeval.store.records import Progress
 from humeval.store.store import Store
@@ -122,7 +123,8 @@ async def admin_status(request: Request) -> Response:
     require_admin(request)
     store = _store(request)
     overview = await _in_thread(store.overview)
-    return JSONResponse({"overview": overview, "stopping": await _in_thread(store.stopping)})
+    return JSONResponse({"overview": overview, "stopping": await _in_thread(store.stopping),
+                         "recruitment": await _in_thread(lambda: recruitment_view(store))})
 
 
 async def admin_invites(request: Request) -> Response:

@@ -104,8 +104,8 @@ def openapi_spec(protocol: Protocol) -> dict[str, Any]:
                 "operationId": "adminJudgements", "summary": "Every stored judgement", "security": admin,
                 "responses": {"200": _any("judgements", "array"), **_errors(401)}}},
             "/api/v1/admin/status": {"get": {
-                "operationId": "adminStatus", "summary": "Progress and live stopping decisions", "security": admin,
-                "responses": {"200": _any("overview and stopping states"), **_errors(401)}}},
+                "operationId": "adminStatus", "summary": "Progress, live stopping decisions and recruitment", "security": admin,
+                "responses": {"200": _any("overview, stopping states and recruitment (places used, in progress, wanted; waves; what the stop saved)"), **_errors(401)}}},
             "/api/v1/admin/invites": {"post": {
                 "operationId": "adminInvites", "summary": "Signed invite links", "security": admin,
                 "requestBody": _body("InvitesIn"),

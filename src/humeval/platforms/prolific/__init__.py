@@ -2,7 +2,7 @@
 
 Modules: :mod:`~.client` (HTTP, token, retries, dry run), :mod:`~.study` (the study body and
 its budget), :mod:`~.actions` (create, transitions, status, review, bonus), :mod:`~.ledger`
-(bonus intents and their reconciliation) and :mod:`~.webhooks` (signed hook requests);
+(bonus intents and their reconciliation) and :mod:`~.webhooks` (signed hook requests), :mod:`~.waves` (places opened as the stopping rule needs them);
 :mod:`~.export_file` reads the submissions CSV downloaded from the app.
 """
 
@@ -27,6 +27,7 @@ from humeval.platforms.prolific.client import (
 )
 from humeval.platforms.prolific.export_file import read_submissions
 from humeval.platforms.prolific.study import launch_budget, study_body
+from humeval.platforms.prolific.waves import SyncResult, prolific_sync
 
 __all__ = [
     "TRANSITIONS",
@@ -37,12 +38,14 @@ __all__ = [
     "ProlificError",
     "ReviewDecision",
     "StatusRow",
+    "SyncResult",
     "UncertainOutcome",
     "launch_budget",
     "prolific_bonus",
     "prolific_create",
     "prolific_review",
     "prolific_status",
+    "prolific_sync",
     "prolific_transition",
     "read_submissions",
     "read_token",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -132,36 +133,52 @@ def _submissions(client: ProlificClient, study_id: str, people: dict[str, dict[s
 
 @dataclass(frozen=True)
 class CreateResult:
+    """``places``: the places opened (every list, or the first wave with dynamic stopping); ``lists``: all lists."""
+
     study_id: str
     budget: Budget
     body: dict[str, Any]
+    places: int = 0
+    lists: int = 0
 
 
 def prolific_create(study: Study, *, client: ProlificClient,
-                    show_budget: Callable[[Budget], None] | None = None) -> CreateResult:
+                    show_budget: Callable[[Budget], None] | None = None,
+                    show_wave: Callable[[int, int, Any], None] | None = None) -> CreateResult:
     """Create the draft study on Prolific from the locked protocol (once; publish it with ``publish``).
 
-    ``show_budget`` is called with the budget before any request is sent.
+    With dynamic stopping (a watched comparison, ``list`` strategy) the study opens the first wave of
+    places only (:func:`humeval.platforms.prolific.waves.first_wave`); ``prolific sync`` opens the next.
+    ``show_budget`` is called with the budget, and ``show_wave`` with ``(places, lists, recruitment or None)``,
+    before any request is sent.
     """
+    from humeval.platforms.prolific.waves import first_wave
+
     _locked(study, "create")
     path = state_file(study)
     if path.is_file():
         raise PlatformError(f"{path}: this study already has a Prolific study ({read_json(path)['study_id']}); "
                             "a second one would recruit the same lists twice")
     budget = launch_budget(study)
-    body = study_body(study, budget)
+    places, fresh = first_wave(study)
+    body = study_body(study, budget, places)
     if show_budget is not None:
         show_budget(budget)
+    if show_wave is not None:
+        show_wave(places, budget.places, fresh)
     with _logged(study, "create", client) as summary:
         made = client.post("/api/v1/studies/", body)
         if client.dry_run is not None:
-            return CreateResult(_PLACEHOLDER, budget, body)
+            return CreateResult(_PLACEHOLDER, budget, body, places, budget.places)
         if not isinstance(made, dict) or not made.get("id"):
             raise ProlificError(f"Prolific: POST /api/v1/studies/ answered without a study id: {str(made)[:200]}")
         study_id = str(made["id"])
-        write_json(path, {"study_id": study_id, "status": made.get("status", "UNPUBLISHED"), "budget": budget.to_json()})
-        summary.update({"study_id": study_id, **budget.to_json()})
-    return CreateResult(study_id, budget, body)
+        waves = [] if fresh is None else [{"at": time.time(), "from": 0, "places": places, "target": fresh.target,
+                                           "started": 0, "active": 0}]
+        write_json(path, {"study_id": study_id, "status": made.get("status", "UNPUBLISHED"), "budget": budget.to_json(),
+                          "places": places, "lists": budget.places, "waves": waves})
+        summary.update({"study_id": study_id, **budget.to_json(), "first_wave": places if fresh is not None else None})
+    return CreateResult(study_id, budget, body, places, budget.places)
 
 
 def prolific_transition(study: Study, action: str, *, client: ProlificClient) -> dict[str, Any]:
@@ -179,7 +196,7 @@ def prolific_transition(study: Study, action: str, *, client: ProlificClient) ->
         summary.update({"study_id": study_id, "action": action, "status": status})
         if client.dry_run is None:
             path = state_file(study)
-            write_json(path, {**read_json(path), "status": status})
+            write_json(path, {**read_json(path), "status": status} | ({"stopped": True} if action == "STOP" else {}))
     return answer or {}
 
 
@@ -236,8 +253,6 @@ def prolific_status(study: Study, *, client: ProlificClient, db: str | None = No
 
 
 def _release(conn: Any, pid: str, status: str, release_list: Any, sql_of: Any) -> None:
-    import time
-
     db = sql_of(conn)
     release_list(db, pid)
     db.run("INSERT INTO events (at, kind, participant_id, data) VALUES (:now, 'platform_released', :pid, :data)",

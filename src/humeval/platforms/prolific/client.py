@@ -158,6 +158,10 @@ class ProlificClient:
     def post(self, path: str, body: Any = None, *, safe: bool = True) -> Any:
         return self.request("POST", path, body=body, safe=safe)
 
+    def patch(self, path: str, body: Any) -> Any:
+        """A partial update; safe to send again when it sets absolute values (``total_available_places``)."""
+        return self.request("PATCH", path, body=body)
+
     def request(self, method: str, path: str, *, body: Any = None, params: dict[str, Any] | None = None,
                 safe: bool = True) -> Any:
         """Send one request (retrying as the module docstring says); return the decoded JSON body."""

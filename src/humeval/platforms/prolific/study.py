@@ -10,7 +10,8 @@ field of the study          from
 time``                      declared, or measured on ``pay.pilot`` or a rehearsal)
 ``reward``                  its reward per list, in cents (``pay.hourly`` x minutes / 60,
                             rounded up to the cent, or ``platform.reward``)
-``total_available_places``  the number of participant lists of the design
+``total_available_places``  the number of participant lists of the design, or with dynamic
+                            stopping its first wave (:mod:`~.waves`; later waves by ``sync``)
 ``completion_codes``        ``platform.completion_code`` (COMPLETED) and
                             ``platform.screenout_code`` (FAILED_ATTENTION_CHECK),
                             both reviewed by hand (``humeval prolific review``)
@@ -64,8 +65,8 @@ def study_url(settings: ProlificSettings) -> str:
     return base + ("&" if "?" in base else "?") + ENTRY_QUERY
 
 
-def study_body(study: Study, budget: Budget) -> dict[str, Any]:
-    """The body of ``POST /api/v1/studies/`` for this study."""
+def study_body(study: Study, budget: Budget, places: int | None = None) -> dict[str, Any]:
+    """The body of ``POST /api/v1/studies/`` for this study (``places``: the first wave; default every list)."""
     protocol = study.protocol
     platform, settings = protocol.platform, protocol.platform.prolific
     if platform.kind != "prolific":
@@ -95,7 +96,7 @@ def study_body(study: Study, budget: Budget) -> dict[str, Any]:
         "external_study_url": study_url(settings),
         "prolific_id_option": "url_parameters",
         "completion_codes": codes,
-        "total_available_places": budget.places,
+        "total_available_places": budget.places if places is None else places,
         "estimated_completion_time": int(budget.minutes_per_list),
         "reward": round(budget.reward_per_list * 100),
         "device_compatibility": list(settings.devices),
