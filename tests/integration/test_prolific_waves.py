@@ -192,7 +192,7 @@ def test_waves_follow_the_rule_and_the_study_stops_at_the_decision(tmp_path: Pat
         finally:
             server.close()
 
-    assert code == 204 and reason == "closed" and page.endswith("/nothing-left")
+    assert code == 204 and reason == "closed" and page.endswith("/nothing-left?reason=closed")
     # the rule decided; the waves were opened while it needed them, each a multiple of the wave (or every list)
     assert rec.decided and rec.finished and rec.active == 0
     assert all(a.outcome != "continue" for a in rec.comparisons)

@@ -58,5 +58,5 @@ def _given(conn: Any) -> list[str]:
     from sqlalchemy import text
 
     rows = conn.execute(text("SELECT DISTINCT list_id FROM participants WHERE list_id IS NOT NULL "
-                             "UNION SELECT list_id FROM lists WHERE participant_id IS NOT NULL OR completed = 1"))
+                             "UNION SELECT list_id FROM lists WHERE participant_id IS NOT NULL"))
     return [r[0] for r in rows]

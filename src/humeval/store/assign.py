@@ -46,7 +46,7 @@ from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["Lease", "display_order", "lease_with_answer", "next_assignment", "progress", "reap", "release", "take"]
+__all__ = ["Lease", "display_order", "idle_reason", "lease_with_answer", "next_assignment", "progress", "reap", "release", "take"]
 
 REAP_EVERY = 2.0
 _CANDIDATES = 16
@@ -241,10 +241,10 @@ def _claimable(conn: Connection, ctx: StoreContext) -> tuple[str, ...]:
     return (_WATCHED, _UNWATCHED) if all(a.wanted > 0 for a in found) else (_UNWATCHED,)
 
 
-def _idle(conn: Connection, ctx: StoreContext) -> str:
+def idle_reason(conn: Connection, ctx: StoreContext) -> str:
     """Why a participant who has done nothing gets no list: ``wait`` (the stopping rule admits no session now,
     one may open later) or ``closed`` (no list is left for them)."""
-    if any(a.outcome == "continue" and a.free > 0 for a in admissions(conn, ctx)):
+    if any(a.outcome == "continue" and a.free > 0 for a in admissions(conn, ctx, lock=False)):
         return "wait"
     return "closed"
 
@@ -309,7 +309,7 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
         settle(conn, ctx, participant_id, now)
     elif ctx.watched and ctx.strategy is None:
         release_list(db, participant_id)
-        return replace(final, reason=_idle(conn, ctx))
+        return replace(final, reason=idle_reason(conn, ctx))
     return final
 
 

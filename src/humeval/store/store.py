@@ -34,7 +34,7 @@ from sqlalchemy import Connection, Engine, select, update
 
 from humeval import logbook
 from humeval.store import schema as s
-from humeval.store.assign import next_assignment, progress
+from humeval.store.assign import idle_reason, next_assignment, progress
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
 from humeval.store.migrations import migrate
@@ -198,8 +198,11 @@ class Store:
         def _read(conn: Connection) -> Progress:
             prog = progress(conn, ctx, participant_id)
             p = s.participants.c
-            completed = conn.execute(select(p.completed_at).where(p.participant_id == participant_id)).scalar()
-            return Progress(prog.done, prog.total, finished=completed is not None, completed=completed is not None)
+            completed, list_id = conn.execute(
+                select(p.completed_at, p.list_id).where(p.participant_id == participant_id)).one_or_none() or (None, None)
+            reason = idle_reason(conn, ctx) if ctx.list_watched and list_id is None and prog.done == 0 else ""
+            return Progress(prog.done, prog.total, finished=completed is not None, completed=completed is not None,
+                            reason=reason)
 
         return await asyncio.get_running_loop().run_in_executor(None, self.read, _read)
 

@@ -51,6 +51,7 @@ def test_sessions_are_admitted_whole_and_waiting_participants_are_told(tmp_path:
             assert tasks[2] is None  # two sessions admitted: the third participant waits
             r = await c.http.get("/api/v1/status", headers=heads[2])
             assert r.status_code == 200 and r.json()["progress"]["done"] == 0
+            assert r.json()["progress"]["reason"] == "wait"
             # the pages tell a newcomer before they start (no consent, no instructions)
             page = await c.http.get("/?participant_id=P9", follow_redirects=False)
             assert page.status_code == 200 and 'data-reason="wait"' in page.text
