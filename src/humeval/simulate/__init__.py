@@ -6,7 +6,8 @@
 ``simulate(config, strategies, rules, seed)`` returns effort with 99% bootstrap CIs per
 strategy and rule; ``simulate_many`` runs a grid in parallel; ``resample_collected``
 re-analyses collected judgements (the paper's Table 6); ``fit_pilot`` /
-``predict_effort`` plan a study from a pilot; ``simulate_best_arm`` covers K > 2 systems.
+``predict_effort`` plan a study from a pilot; ``simulate_best_arm`` covers K > 2 systems; ``simulate_crowd`` simulates sessions and arrivals
+(places, money and wall time of dynamic stopping with a crowd).
 
 Importing ``humeval.simulate`` defines names only; each is imported from its module on first
 use (PEP 562), so ``humeval simulate`` pays only for what it runs.
@@ -21,6 +22,8 @@ _EXPORTS = {
     "BestArmResult": "humeval.simulate.best_arm",
     "simulate_best_arm": "humeval.simulate.best_arm",
     "SimulationConfig": "humeval.simulate.config",
+    "CrowdResult": "humeval.simulate.crowd",
+    "simulate_crowd": "humeval.simulate.crowd",
     "PilotFit": "humeval.simulate.plan",
     "fit_pilot": "humeval.simulate.plan",
     "predict_effort": "humeval.simulate.plan",
@@ -48,6 +51,7 @@ __all__ = [
     "DEFAULT_RULES",
     "DEFAULT_STRATEGIES",
     "BestArmResult",
+    "CrowdResult",
     "PilotFit",
     "ResampleResult",
     "SimulationConfig",
@@ -67,6 +71,7 @@ __all__ = [
     "resample_collected",
     "simulate",
     "simulate_best_arm",
+    "simulate_crowd",
     "simulate_many",
     "wald_bound",
 ]
@@ -87,6 +92,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from humeval.simulate.best_arm import BestArmResult, simulate_best_arm
     from humeval.simulate.config import SimulationConfig
+    from humeval.simulate.crowd import CrowdResult, simulate_crowd
     from humeval.simulate.plan import PilotFit, fit_pilot, predict_effort
     from humeval.simulate.plots import plot_bound, plot_effort
     from humeval.simulate.population import (
