@@ -322,7 +322,7 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     )
 
 
-def _watched_lists(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | None:
+def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | None:
     """The first watched comparison and each list's watched tasks (as the store counts them), or None."""
     from humeval.protocol.comparisons import watched_comparisons
 
@@ -342,7 +342,7 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     from humeval.simulate.crowd import simulate_crowd
 
     protocol = study.protocol
-    found = _watched_lists(study, lists)
+    found = watched_per_list(study, lists)
     if found is None:
         return [], []
     comp, per_list = found
