@@ -352,7 +352,7 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     watched_lists = [k for k in per_list if k > 0]
     if not watched_lists:
         return [], []
-    w, big_p = max(watched_lists), len(watched_lists)
+    big_p = len(watched_lists)
     other = len(per_list) - big_p  # lists with no watched task: always paid
     lam = protocol.crowd.arrivals_per_hour
     rule = comp.build_rule()
@@ -365,7 +365,7 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     settings = sorted({min(v, big_p) for v in (1, 2, 3, own)})
     plans = []
     for i, sessions in enumerate(settings):
-        r = simulate_crowd(rule, lists=big_p, watched=w, minutes_per_list=minutes, arrivals_per_hour=lam,
+        r = simulate_crowd(rule, lists=big_p, watched=watched_lists, minutes_per_list=minutes, arrivals_per_hour=lam,
                            sessions=sessions, fit=fit, in_flight_share=comp.in_flight_share,
                            min_in_flight=comp.min_in_flight, horizon=comp.horizon, runs=runs, seed=seed)
         sm = r.summary()

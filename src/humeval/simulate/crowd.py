@@ -42,6 +42,7 @@ and the scalar admission rule (tests/unit/simulate/test_crowd.py, tests/unit/sto
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -117,6 +118,7 @@ class CrowdResult:
     seed: int | None
     runs: CrowdRuns = field(repr=False)
     fit: dict[str, Any] | None = None
+    total: int = 0  # watched judgements of the fixed design (lists x w when every list holds w)
 
     @property
     def fixed_places(self) -> int:
@@ -124,7 +126,7 @@ class CrowdResult:
 
     @property
     def fixed_judgements(self) -> int:
-        return self.lists * self.watched
+        return self.total or self.lists * self.watched
 
     @property
     def decided_share(self) -> float:
@@ -180,7 +182,7 @@ def _outcomes(rng: np.random.Generator, shape: tuple[int, int, int], p: float | 
     return rng.random(shape) < (c * d + 1) / 2, float((1 + (lo + hi) / 2 * np.clip(fit.mu, -1, 1)) / 2)
 
 
-def simulate_crowd(rule: Any, *, lists: int, watched: int, minutes_per_list: float,
+def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minutes_per_list: float,
                    arrivals_per_hour: float | None = None, sessions: int = 2, p: float | None = None,
                    fit: PilotFit | None = None, in_flight_share: float = 0.05, min_in_flight: int = 1,
                    horizon: int | None = None, runs: int = 1000, spread: float = DEFAULT_SPREAD,
@@ -189,14 +191,17 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int, minutes_per_list: flo
 
     ``rule``: a boundary rule (``humeval.stopping.get_rule(name, delta)``); ``lists``: the watched
     participant lists of the design (the fixed design's places); ``watched``: watched tasks per
-    list (w); ``minutes_per_list``: a session's mean duration; ``sessions``: W
+    list, one number (w) or one per list in the order the lists are taken (the admission counts a
+    session as the largest, as the store does); ``minutes_per_list``: a session's mean duration; ``sessions``: W
     (``stopping.sessions``); ``p`` or ``fit``: the outcome model; ``in_flight_share``,
     ``min_in_flight``, ``horizon``: the protocol's ``stopping`` settings; ``seed``: int or Generator.
     """
     from humeval.protocol.comparisons import Comparison
 
-    if lists < 1 or watched < 1:
-        raise ValueError(f"a crowd simulation needs at least one list with a watched task (lists={lists}, w={watched})")
+    per_list = np.full(int(lists), int(watched)) if np.ndim(watched) == 0 else np.asarray(watched, dtype=np.int64)
+    if lists < 1 or len(per_list) != lists or per_list.min() < 1:
+        raise ValueError(f"a crowd simulation needs lists with at least one watched task each (lists={lists}, "
+                         f"watched={watched!r})")
     if minutes_per_list <= 0:
         raise ValueError(f"minutes_per_list must be positive, got {minutes_per_list!r}")
     if arrivals_per_hour is not None and arrivals_per_hour <= 0:
@@ -204,8 +209,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int, minutes_per_list: flo
     if sessions < 1 or runs < 1:
         raise ValueError(f"sessions and runs must be at least 1 (sessions={sessions}, runs={runs})")
     rng = as_generator(seed)
-    n_runs, big_p, w = int(runs), int(lists), int(watched)
-    total = big_p * w
+    n_runs, big_p, w = int(runs), int(lists), int(per_list.max())
+    total = int(per_list.sum())
     cap = total if horizon is None else min(total, int(horizon))
     a = np.asarray(rule.boundary(cap), dtype=np.int64)
     # the distance as the store sees it: capped at the horizon, else searched far enough that the
@@ -217,7 +222,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int, minutes_per_list: flo
     allow = np.array([adm.allowance(sessions, w, comp.in_flight_bound(k)) for k in range(total + 1)])
 
     x, p_mean = _outcomes(rng, (n_runs, big_p, w), p, fit)
-    x = x.astype(np.int64)
+    valid = np.arange(w)[None, :] < per_list[:, None]  # (lists, w): the tasks each list holds
+    x = x.astype(np.int64) * valid
     hours = minutes_per_list / 60.0
     dur = hours * rng.lognormal(-spread**2 / 2, spread, (n_runs, big_p))
     lam = arrivals_per_hour
@@ -234,7 +240,6 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int, minutes_per_list: flo
     unfed = np.zeros(n_runs, dtype=np.int64)
     cut = np.zeros(n_runs, dtype=np.int64)
     cut_sessions = np.zeros(n_runs, dtype=np.int64)
-    steps = np.arange(1, w + 1)
 
     def start(rows: np.ndarray, at: np.ndarray) -> None:
         k = started[rows]
@@ -244,7 +249,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int, minutes_per_list: flo
         t[rows] = at
 
     def want() -> np.ndarray:
-        pending = (end < np.inf).sum(axis=1) * w
+        pending = ((end < np.inf) * per_list).sum(axis=1)
         d = adm.distances(a_dist, n, s)
         k = np.minimum(adm.wanted_many(pending, w, d, allow[np.minimum(n, total)]), big_p - started)
         return np.where(live, k, 0)
@@ -276,8 +281,9 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int, minutes_per_list: flo
         end[rows, j] = np.inf
         outs = x[rows, j]
         total_s = s[rows, None] + np.cumsum(outs, axis=1)
-        total_n = n[rows, None] + steps
-        ok = total_n <= cap
+        has = valid[j]
+        total_n = n[rows, None] + np.cumsum(has, axis=1)
+        ok = has & (total_n <= cap)
         a_n = a[np.minimum(total_n, cap) - 1]
         hit_a = ok & (total_s >= a_n)
         hit = hit_a | (ok & (total_s <= total_n - a_n))
@@ -285,20 +291,21 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int, minutes_per_list: flo
         first = hit.argmax(axis=1)
         at_cap = ~crossed & (total_n[:, -1] >= cap)
         stop = crossed | at_cap
-        k_fed = np.where(crossed, first + 1, np.minimum(w, cap - n[rows]))
+        last = np.where(crossed, first, np.minimum(per_list[j], cap - n[rows]) - 1)  # the last position fed
+        k_fed = np.take_along_axis(total_n, last[:, None], axis=1)[:, 0] - n[rows]
         n[rows] += k_fed
-        s[rows] = np.take_along_axis(total_s, (k_fed - 1)[:, None], axis=1)[:, 0]
+        s[rows] = np.take_along_axis(total_s, last[:, None], axis=1)[:, 0]
         done_rows = rows[stop]
         outcome[rows[crossed]] = np.where(hit_a[crossed, first[crossed]], 1, -1)
         used[done_rows] = n[done_rows]
-        unfed[done_rows] += w - k_fed[stop]
+        unfed[done_rows] += per_list[j[stop]] - k_fed[stop]
         if done_rows.size:  # the sessions in progress are cut: answered so far unused, the rest closed
             e, b = end[done_rows], begin[done_rows]
             active = e < np.inf
             frac = np.where(active, np.clip((t[done_rows, None] - b) / np.where(active, e - b, 1.0), 0, 1), 0)
-            answered = np.floor(frac * w).astype(np.int64)
+            answered = np.floor(frac * per_list).astype(np.int64)
             unfed[done_rows] += np.where(active, answered, 0).sum(axis=1)
-            cut[done_rows] += np.where(active, w - answered, 0).sum(axis=1)
+            cut[done_rows] += np.where(active, per_list - answered, 0).sum(axis=1)
             cut_sessions[done_rows] += active.sum(axis=1)
             end[done_rows] = np.inf
             live[done_rows] = False
@@ -313,11 +320,12 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int, minutes_per_list: flo
         arrive = np.cumsum(rng.exponential(1.0 / lam, (n_runs, big_p)), axis=1)
         fixed_wall = (arrive + fixed_dur).max(axis=1)
     nan = np.full(n_runs, np.nan)
-    result_runs = CrowdRuns(places=started, paid=started * w, used=used, unfed=unfed, cut=cut,
+    paid = np.concatenate([[0], np.cumsum(per_list)])[started]
+    result_runs = CrowdRuns(places=started, paid=paid, used=used, unfed=unfed, cut=cut,
                             cut_sessions=cut_sessions, wall=t if lam is not None else nan,
                             fixed_wall=fixed_wall if lam is not None else nan, outcome=outcome)
     return CrowdResult(rule=str(getattr(rule, "name", type(rule).__name__)), delta=float(getattr(rule, "delta", float("nan"))),
-                       sessions=int(sessions), lists=big_p, watched=w, minutes_per_list=float(minutes_per_list),
+                       sessions=int(sessions), lists=big_p, watched=w, total=total, minutes_per_list=float(minutes_per_list),
                        arrivals_per_hour=None if lam is None else float(lam), p=p_mean, spread=float(spread),
                        seed=seed if isinstance(seed, int) else None, runs=result_runs,
                        fit=None if fit is None else fit.to_dict())

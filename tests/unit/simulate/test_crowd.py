@@ -82,3 +82,17 @@ def test_seeded_and_recorded() -> None:
 def test_without_arrivals_wall_time_is_not_predicted() -> None:
     r = simulate_crowd(RULE, lists=9, watched=10, minutes_per_list=4, p=0.8, runs=50, seed=8)
     assert "wall_hours" not in r.summary()
+
+
+def test_lists_of_unequal_watched_tasks() -> None:
+    """Lists of 3 or 4 watched tasks (the demo's design): every paid judgement is used, unfed or cut, and with
+    p = 1 the decision still comes at n = d0."""
+    per_list = [4, 3, 3] * 15
+    d0 = adm.distance(RULE.a_min, 0, 0)
+    r = simulate_crowd(RULE, lists=45, watched=per_list, minutes_per_list=4, arrivals_per_hour=45, sessions=2, p=1.0,
+                       runs=100, seed=9)
+    assert (r.runs.used == d0).all() and r.fixed_judgements == 150
+    assert r.runs.paid.tolist() == (r.runs.used + r.runs.unfed + r.runs.cut).tolist()
+    r = simulate_crowd(RULE, lists=45, watched=per_list, minutes_per_list=4, arrivals_per_hour=45, sessions=2, p=0.5,
+                       runs=100, seed=9)
+    assert r.runs.paid.tolist() == (r.runs.used + r.runs.unfed + r.runs.cut).tolist()
