@@ -9,10 +9,10 @@ from humeval.validate import study_warnings, validate_study
 def _study(tmp_path, *, sessions: int | None = None, wave: int | None = None, strategy: str = "list"):
     path = init_study(tmp_path / "s", "pairwise", items=30)  # 30 items x 3 judgements / 10 per list: 9 lists
     text = path.read_text().replace("strategy: list ", f"strategy: {strategy} ")
-    if sessions is not None:
-        text = text.replace("  systems: [baseline, candidate]\n", f"  systems: [baseline, candidate]\n  sessions: {sessions}\n", 1)
+    if sessions is not None:  # the template sets sessions: 2 and crowd.arrivals_per_hour
+        text = text.replace("  sessions: 2 ", f"  sessions: {sessions} ", 1)
     if wave is not None:
-        text += f"\ncrowd:\n  wave: {wave}\n"
+        text = text.replace("  arrivals_per_hour: 45", f"  wave: {wave}\n  arrivals_per_hour: 45", 1)
     path.write_text(text)
     return path.parent
 

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from humeval.simulate.crowd import simulate_crowd
 from humeval.stopping import admission as adm
 from humeval.stopping import get_rule
-from humeval.simulate.crowd import simulate_crowd
 
 RULE = get_rule("anytime", 0.05)
 
@@ -52,7 +52,7 @@ def test_unused_within_the_stated_bound(sessions: int) -> None:
 
 def test_ignoring_the_admission_rule_costs_unused_judgements() -> None:
     """W huge admits every list at once: unused judgements grow far beyond the default's."""
-    kw = dict(lists=30, watched=10, minutes_per_list=4, arrivals_per_hour=200, p=0.8, runs=300, seed=4)
+    kw = {"lists": 30, "watched": 10, "minutes_per_list": 4, "arrivals_per_hour": 200, "p": 0.8, "runs": 300, "seed": 4}
     default = simulate_crowd(RULE, sessions=2, **kw).summary()
     unbounded = simulate_crowd(RULE, sessions=1000, **kw).summary()
     assert unbounded["unused"].mean > 5 * default["unused"].mean
@@ -73,7 +73,7 @@ def test_template_settings_places_follow_the_judgements_and_wall_time_stays_clos
 
 
 def test_seeded_and_recorded() -> None:
-    kw = dict(lists=9, watched=10, minutes_per_list=4, arrivals_per_hour=45, p=0.75, runs=100)
+    kw = {"lists": 9, "watched": 10, "minutes_per_list": 4, "arrivals_per_hour": 45, "p": 0.75, "runs": 100}
     a, b = simulate_crowd(RULE, seed=7, **kw), simulate_crowd(RULE, seed=7, **kw)
     assert a.runs.places.tolist() == b.runs.places.tolist() and np.array_equal(a.runs.wall, b.runs.wall)
     assert "seed:7" in a.signature() and a.to_json()["seed"] == 7
