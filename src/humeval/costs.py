@@ -20,6 +20,13 @@ minimum hourly pay, fee rate, time estimates):
     fee               = fee rate x rewards (Prolific's published platform fee by default)
     total             = rewards + fee
 
+Sessions (``assignment.strategy: list`` with dynamic stopping): a place is a session, admitted
+by the rule of :mod:`humeval.stopping.admission`; :func:`humeval.simulate.crowd.simulate_crowd`
+predicts places, money (places x reward x (1 + fee rate), plus the lists with no watched task,
+which are always paid), judgements used and unused, and wall time (with
+``crowd.arrivals_per_hour``) for ``stopping.sessions`` and for W = 1, 2, 3, beside the fixed
+design with the same crowd (:attr:`Budget.sessions`).
+
 ``humeval budget`` prints this; ``humeval prolific create`` prints the same budget (without
 the simulated effort) and refuses a pay below the minimum.
 
@@ -40,7 +47,7 @@ import numpy as np
 from humeval.errors import DataError, ProtocolError
 from humeval.study import Study
 
-__all__ = ["PROLIFIC_FEE_RATE", "PROLIFIC_MINIMUM_HOURLY", "Budget", "EffortCost", "budget"]
+__all__ = ["PROLIFIC_FEE_RATE", "PROLIFIC_MINIMUM_HOURLY", "Budget", "EffortCost", "SessionPlan", "budget"]
 
 #: Prolific's platform fee as a share of participant rewards (www.prolific.com/pricing, read 2026-09-20)
 PROLIFIC_FEE_RATE = 0.428
@@ -63,6 +70,30 @@ class EffortCost:
     total: float
     total_low: float
     total_high: float
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """Places, money, judgements and wall time of one way of collecting with a crowd (simulated).
+
+    ``design``: ``fixed`` (every place open at once) or ``dynamic``; ``sessions``: W
+    (``stopping.sessions``; 0 for the fixed design); ``protocol``: the protocol's own setting.
+    Each quantity as ``[mean, ci_low, ci_high, q95]`` over the simulated runs (normal 95 %
+    interval of the mean, 95th percentile); ``wall_hours`` is None without
+    ``crowd.arrivals_per_hour``.
+    """
+
+    design: str
+    sessions: int
+    protocol: bool
+    places: list[float]
+    total: list[float]
+    used: list[float]
+    unused: list[float]
+    wall_hours: list[float] | None
+    wall_ratio: list[float] | None
+    decided_share: float | None
+    signature: str
 
 
 @dataclass(frozen=True)
@@ -90,9 +121,26 @@ class Budget:
     total: float
     effort: list[EffortCost] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    sessions: list[SessionPlan] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def session_rows(self) -> list[dict[str, Any]]:
+        """The session plans as table rows: mean [95 % CI] and 95th percentile over simulated runs."""
+        def show(q: list[float] | None, digits: int = 1) -> str:
+            if q is None:
+                return "-"
+            if q[0] == q[1] == q[2] == q[3]:
+                return f"{q[0]:.{digits}f}"
+            return f"{q[0]:.{digits}f} [{q[1]:.{digits}f}, {q[2]:.{digits}f}] p95 {q[3]:.{digits}f}"
+
+        c = self.currency
+        return [{"design": p.design if p.design == "fixed" else f"dynamic W={p.sessions}" + (" (protocol)" if p.protocol else ""),
+                 "places": show(p.places), f"total ({c})": show(p.total, 2), "judgements used": show(p.used),
+                 "unused": show(p.unused), "wall hours": show(p.wall_hours, 2), "wall / fixed": show(p.wall_ratio, 2),
+                 "decided": "" if p.decided_share is None else f"{p.decided_share:.0%}"}
+                for p in self.sessions]
 
     def rows(self) -> list[dict[str, Any]]:
         """The budget as ``{"item", "value", "source"}`` rows for a table (both CLIs print these)."""
@@ -166,7 +214,7 @@ def _strategies(study: Study, strategies: list[str] | None) -> list[str]:
 
 def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
-           system_a: str = "", predict: bool = True) -> Budget:
+           system_a: str = "", predict: bool = True, crowd_runs: int = 2000) -> Budget:
     """The study's budget from its design (run ``humeval design`` first) and its ``pay`` section.
 
     Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default ``pay.pilot``, then
@@ -174,6 +222,8 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     the protocol's, ``one``, ``max3``, ``majority5``) and ``deltas`` (default: the protocol's)
     are predicted with ``iterations`` simulated studies each (seed: the study seed).
     ``predict=False`` budgets the fixed design only (every place; what a platform is asked for).
+    With the ``list`` strategy, :attr:`Budget.sessions` plans the sessions (``crowd_runs`` simulated
+    collections per setting; :func:`humeval.simulate.crowd.simulate_crowd`).
     """
     study = study if isinstance(study, Study) else Study.open(study)
     protocol = study.protocol
@@ -247,12 +297,20 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
 
     rewards = reward * len(lists)
     effort: list[EffortCost] = []
+    sessions_plan: list[SessionPlan] = []
     design = "fixed"
     if fit_pilot_data is not None:
         design = "dynamic"
-        effort = _effort(study, fit_pilot_data, strategies, deltas, iterations, seed, judgements,
+        from humeval.simulate.plan import fit_pilot
+
+        fit = fit_pilot(fit_pilot_data.frame, seed=protocol.study.seed if seed is None else seed)
+        effort = _effort(study, fit, strategies, deltas, iterations, seed, judgements,
                          judgements / len(lists), reward, fee_rate)
         notes.append(f"dynamic stopping: the fixed design's {judgements} judgements ({len(lists)} places) are the most it can cost")
+        if protocol.assignment.strategy == "list":
+            plans, plan_notes = _sessions(study, lists, fit, minutes, reward * (1 + fee_rate), runs=crowd_runs,
+                                          seed=protocol.study.seed if seed is None else seed)
+            sessions_plan, notes = plans, notes + plan_notes
     return Budget(
         study=protocol.study.name, platform=platform.kind, currency=pay.currency, design=design,
         places=len(lists), tasks_per_list=tasks_per_list, judgements=judgements,
@@ -260,21 +318,92 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
         reward_per_list=_money(reward), reward_source=reward_source, hourly_pay=round(hourly, 2),
         minimum_hourly=minimum, meets_minimum=meets, fee_rate=fee_rate, fee_source=fee_source,
         rewards=_money(rewards), fee=_money(rewards * fee_rate), total=_money(rewards * (1 + fee_rate)),
-        effort=effort, notes=notes,
+        effort=effort, notes=notes, sessions=sessions_plan,
     )
 
 
-def _effort(study: Study, pilot: Any, strategies: list[str] | None, deltas: list[float] | None, iterations: int,
+def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | None:
+    """The first watched comparison and each list's watched tasks (as the store counts them), or None."""
+    from humeval.protocol.comparisons import watched_comparisons
+
+    systems = list(study.protocol.systems) or sorted({x for pl in lists for t in pl.tasks for x in t.systems})
+    found = watched_comparisons(study.protocol, systems)
+    if not found:
+        return None
+    c = found[0]
+    per_list = [sum(1 for t in pl.tasks if t.kind == "task" and len(t.systems) == 2 and c.criterion in t.criteria
+                    and c.involves(*t.systems)) for pl in lists]
+    return c, per_list
+
+
+def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per_place: float, *, runs: int,
+              seed: int) -> tuple[list[SessionPlan], list[str]]:
+    """The session plans: the fixed design, the protocol's W, and W = 1, 2, 3 (within the watched lists)."""
+    from humeval.simulate.crowd import simulate_crowd
+
+    protocol = study.protocol
+    found = watched_per_list(study, lists)
+    if found is None:
+        return [], []
+    comp, per_list = found
+    if comp.multi:
+        return [], [f"sessions: goal '{comp.goal}' over {len(comp.members)} systems is not simulated with sessions yet; "
+                    "places, money and wall time are predicted for a pair goal only"]
+    watched_lists = [k for k in per_list if k > 0]
+    if not watched_lists:
+        return [], []
+    big_p = len(watched_lists)
+    other = len(per_list) - big_p  # lists with no watched task: always paid
+    lam = protocol.crowd.arrivals_per_hour
+    rule = comp.build_rule()
+    notes = []
+    if lam is None:
+        notes.append("sessions: wall time is not predicted: set crowd.arrivals_per_hour (participants who start the "
+                     "study per hour while places are open; a pilot or an earlier study on the platform tells it). "
+                     "Without it every open place is taken at once (the most places and unused judgements)")
+    own = protocol.stopping.sessions if protocol.stopping is not None else 2
+    settings = sorted({min(v, big_p) for v in (1, 2, 3, own)})
+    plans = []
+    for i, sessions in enumerate(settings):
+        r = simulate_crowd(rule, lists=big_p, watched=watched_lists, minutes_per_list=minutes, arrivals_per_hour=lam,
+                           sessions=sessions, fit=fit, in_flight_share=comp.in_flight_share,
+                           min_in_flight=comp.min_in_flight, horizon=comp.horizon, runs=runs, seed=seed)
+        sm = r.summary()
+        if i == 0:
+            fixed_wall = sm.get("fixed_wall_hours")
+            plans.append(SessionPlan(
+                "fixed", 0, False, [float(big_p + other)] * 4, [_money((big_p + other) * cost_per_place)] * 4,
+                [float(r.fixed_judgements)] * 4, [0.0] * 4,
+                None if fixed_wall is None else _quad(fixed_wall), None if fixed_wall is None else [1.0] * 4, None,
+                r.signature().replace(f"|W:{sessions}|", "|W:all|")))
+
+        def shifted(q: Any, by: float = 0.0, scale: float = 1.0) -> list[float]:
+            return [round((v + by) * scale, 2) for v in _quad(q)]
+
+        plans.append(SessionPlan(
+            "dynamic", sessions, sessions == own, shifted(sm["places"], other), shifted(sm["places"], other, cost_per_place),
+            shifted(sm["used"]), shifted(sm["unused"]),
+            shifted(sm["wall_hours"]) if "wall_hours" in sm else None,
+            shifted(sm["wall_ratio"]) if "wall_ratio" in sm else None, r.decided_share, r.signature()))
+    if other:
+        notes.append(f"sessions: {other} lists hold no watched task and are always paid (counted in the places)")
+    return plans, notes
+
+
+def _quad(q: Any) -> list[float]:
+    return [round(float(v), 2) for v in (q.mean, q.ci_low, q.ci_high, q.q95)]
+
+
+def _effort(study: Study, fit: Any, strategies: list[str] | None, deltas: list[float] | None, iterations: int,
             seed: int | None, judgements: int, per_list: float, reward: float, fee_rate: float) -> list[EffortCost]:
     """Predicted judgements per strategy and delta; places = judgements / judgements per list, rounded up."""
-    from humeval.simulate.plan import fit_pilot, predict_effort
+    from humeval.simulate.plan import predict_effort
 
     protocol = study.protocol
     stopping = protocol.stopping
     if stopping is None:
         raise ProtocolError("budget: predicted effort needs the protocol's stopping section")
     seed = protocol.study.seed if seed is None else seed
-    fit = fit_pilot(pilot.frame, seed=seed)
     requests = len({t.item_id for t in study.read_tasks() if t.family == "pair"}) or judgements
     results = predict_effort(fit, _strategies(study, strategies), deltas or [stopping.delta], rule=stopping.rule,
                              n_requests=requests, iterations=iterations, seed=seed)

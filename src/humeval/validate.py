@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_pr
 from humeval.protocol.models import Protocol
 from humeval.study import Study
 
-__all__ = ["CHECKS", "check_protocol", "cross_references", "validate_study"]
+__all__ = ["CHECKS", "check_protocol", "cross_references", "study_warnings", "validate_study"]
 
 #: what ``validate`` checks (shown in ``humeval validate --help``)
 CHECKS = (
@@ -26,6 +27,9 @@ CHECKS = (
     "in the same pass as the schema problems",
     "sampler, stopping rule and labelling strategy names exist and their parameters can run "
     "(e.g. hoeffding-lastrun needs stopping.max_judgements; the stopping rule compares two named systems)",
+    "sessions can work: stopping.sessions at most the lists that hold watched pair tasks, crowd.wave at most the "
+    "lists, some list holds a watched task (counted in lists/lists.jsonl after `humeval design`, else estimated "
+    "from the design with every item selected); settings without effect are warned about",
 )
 
 Problem = tuple[tuple[Any, ...], str]
@@ -206,7 +210,87 @@ def validate_study(path: str | Path = ".") -> list[str]:
             return [*problems, str(exc)]
         problems += check_outputs(outputs, protocol)
         problems += _judge_file_problems(protocol, study.root, outputs)
+        if not problems:
+            errors, _ = _session_problems(study, protocol, outputs)
+            problems += located(errors)
     return problems
+
+
+def study_warnings(path: str | Path = ".") -> list[str]:
+    """Settings that are valid but have no effect (printed by ``humeval validate``; they do not fail it)."""
+    study = Study.open(path)
+    source = str(study.protocol_file)
+    try:
+        raw, node = read_yaml(study.protocol_file, strict=False)
+        protocol = parse_protocol(raw, source=source, node=node)
+    except ProtocolError:
+        return []
+    _, warned = _session_problems(study, protocol, None)
+    out = []
+    for loc, msg in warned:
+        line = line_of(node, loc)
+        out.append(f"{source}:{line}: {format_path(loc)}: {msg}" if line else f"{source}: {format_path(loc)}: {msg}")
+    return out
+
+
+def _watched_lists(study: Study, protocol: Protocol, outputs: Any) -> tuple[int, int, str] | None:
+    """(lists, lists holding a watched pair task, where counted): from lists/lists.jsonl, else the design
+    rebuilt with every item selected (``outputs`` needed), else None."""
+    from humeval.costs import watched_per_list
+
+    if study.lists_file.is_file():
+        lists, source = study.read_lists(), "lists/lists.jsonl"
+    elif outputs is not None:
+        from humeval.design.lists import build_lists
+        from humeval.design.tasks import build_tasks
+
+        items = sorted(outputs["item_id"].astype(str).unique())
+        systems = list(protocol.systems) or sorted(outputs["system"].astype(str).unique())
+        selected = items[: max(1, math.ceil(protocol.sampling.rate * len(items)))]
+        lists = build_lists(build_tasks(protocol, selected, systems), protocol, protocol.study.seed)
+        source = f"estimated from the design with {len(selected)} items; run `humeval design` to count"
+    else:
+        return None
+    found = watched_per_list(study, lists)
+    if found is None:
+        return None
+    return len(lists), sum(1 for k in found[1] if k > 0), source
+
+
+def _session_problems(study: Study, protocol: Protocol, outputs: Any) -> tuple[list[Problem], list[Problem]]:
+    """Sessions that cannot work (errors) and session settings without effect (warnings)."""
+    errors: list[Problem] = []
+    warned: list[Problem] = []
+    stopping, crowd = protocol.stopping, protocol.crowd
+    if "wave" in crowd.model_fields_set and protocol.platform.kind != "prolific":
+        warned.append((("crowd", "wave"), f"has no effect on platform '{protocol.platform.kind}': waves open places "
+                       "on Prolific only"))
+    if stopping is None:
+        return errors, warned
+    strategy = protocol.assignment.strategy
+    if strategy != "list":
+        if "sessions" in stopping.model_fields_set:
+            warned.append((("stopping", "sessions"), f"has no effect with assignment.strategy '{strategy}': sessions "
+                           "(whole participant lists) are admitted with the 'list' strategy only"))
+        return errors, warned
+    try:
+        counted = _watched_lists(study, protocol, outputs)
+    except HumevalError:
+        return errors, warned  # the design cannot be built: the stage reports why
+    if counted is None:
+        return errors, warned
+    lists, watched, source = counted
+    if watched == 0:
+        errors.append((("stopping",), f"no participant list holds a pair task the rule watches ({source}): the rule "
+                       "can never decide; check stopping.systems and the 2afc criteria"))
+        return errors, warned
+    if stopping.sessions > watched:
+        errors.append((("stopping", "sessions"), f"{stopping.sessions} sessions at once, but only {watched} lists hold "
+                       f"watched pair tasks ({source}): set at most {watched} (default 2)"))
+    if crowd.wave > lists:
+        errors.append((("crowd", "wave"), f"waves of {crowd.wave} places, but the design has {lists} lists ({source}): "
+                       f"set at most {lists}"))
+    return errors, warned
 
 
 def _judge_file_problems(protocol: Protocol, root: Path, outputs: Any) -> list[str]:

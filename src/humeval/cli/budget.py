@@ -18,6 +18,7 @@ def budget(
     delta: str = typer.Option("", "--delta", help="Dynamic stopping: comma list of error probabilities (default: the protocol's)."),
     iterations: int = typer.Option(200, "--iterations", help="Dynamic stopping: simulated studies per prediction."),
     system_a: str = typer.Option("", "--system-a", help="Dynamic stopping: the system counted as A in the pilot."),
+    crowd_runs: int = typer.Option(2000, "--crowd-runs", help="Dynamic stopping with sessions: simulated collections per setting."),
     fmt: Format = typer.Option(Format.table, "--format", help="table | json | csv"),
 ) -> None:
     """Budget a study before launch: places, judgements, minutes, reward, hourly pay vs the minimum, fee, total."""
@@ -29,7 +30,8 @@ def budget(
     except ValueError:
         raise HumevalError(f"--delta must be a comma list of numbers in (0, 1), got {delta!r}") from None
     strategies = [s.strip() for s in strategy.split(",") if s.strip()] or None
-    result = compute(directory, pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, system_a=system_a)
+    result = compute(directory, pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, system_a=system_a,
+                     crowd_runs=crowd_runs)
     if fmt == Format.json:
         emit_json(result.to_json())
         return
@@ -42,5 +44,9 @@ def budget(
                    "places": e.places, f"total ({c})": f"{e.total:.2f}", f"total CI ({c})": f"{e.total_low:.2f}..{e.total_high:.2f}"}
                   for e in result.effort]
         emit_rows(effort, fmt, title="dynamic stopping: predicted judgements until the decision (99% CI of the mean)")
+    if result.sessions:
+        emit_rows(result.session_rows(), fmt,
+                  title="sessions: places, money and wall time with the same crowd (mean [95% CI] p95 over simulated runs)",
+                  footer=next((p.signature for p in result.sessions if p.protocol), result.sessions[-1].signature))
     for note in result.notes:
         out.print(f"note: {note}", highlight=False)

@@ -27,6 +27,11 @@ def plan(
     seed: int = typer.Option(21, "--seed", help="Seed."),
     fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the effort plot here."),
+    lists: int = typer.Option(0, "--lists", help="Sessions: the design's participant lists holding the watched pair (0: no session plan; `humeval budget` counts them from the design)."),
+    watched: int = typer.Option(10, "--watched", help="Sessions: watched pair tasks per list."),
+    minutes_per_list: float = typer.Option(5.0, "--minutes-per-list", help="Sessions: mean minutes a participant needs for a list."),
+    arrivals_per_hour: float | None = typer.Option(None, "--arrivals-per-hour", help="Sessions: participants who start per hour while places are open (without it wall time is not predicted)."),
+    sessions: int = typer.Option(2, "--sessions", help="Sessions: stopping.sessions (W); W = 1, 2, 3 are shown beside it."),
 ) -> None:
     """Plan a pairwise study from a pilot: fitted difficulty and predicted labelling effort."""
     from humeval.errors import HumevalError
@@ -56,9 +61,11 @@ def plan(
     c_mean = (fit.capability[0] + fit.capability[1]) / 2
     weak_mu = min(fit.mu_ci, key=abs)  # the confidence limit nearer no effect
     tunings = _tunings(fit.share_for_a, (1 + c_mean * weak_mu) / 2, deltas, rule)
+    plan_rows = (_sessions(fit, rule, deltas[0], lists, watched, minutes_per_list, arrivals_per_hour, sessions, seed)
+                 if lists > 0 else ([], "", ""))
     if fmt == Format.json:
         emit_json({"fit": fit.to_dict(), "results": [r.to_dict() for r in results],
-                   "tuning": [t.to_json() for t in tunings]})
+                   "tuning": [t.to_json() for t in tunings], "sessions": plan_rows[0]})
         return
     rows = [{"strategy": r.strategy, "delta": r.delta, "rule": r.rule, "mean_effort": round(r.mean_effort, 1),
              "ci_low": round(r.ci_low, 1), "ci_high": round(r.ci_high, 1), "decided_share": r.decided_share}
@@ -66,6 +73,8 @@ def plan(
     emit_rows(rows, fmt, title="predicted labelling effort (99% CI)",
               footer=f"fit: mu={fit.mu:.4f} [{fit.mu_ci[0]:.4f}, {fit.mu_ci[1]:.4f}], var={fit.difficulty_var:.4f}, "
                      f"capability U{fit.capability}, {fit.requests} requests / {fit.judgements} judgements")
+    if lists > 0:
+        emit_rows(*plan_rows[:1], fmt, title=plan_rows[1], footer=plan_rows[2])
     if tunings:
         emit_rows([{"delta": t.delta, "p": round(t.p, 4), "stopping.tuned_for": t.tuned_for,
                     "prior_strength": round(t.prior_strength, 2), "expected_n": round(t.expected_n, 1),
@@ -76,6 +85,27 @@ def plan(
                   title="tuning at the pilot's preference share (one worker per request; exact expected judgements)",
                   footer="declare stopping.tuned_for in the protocol before lock; any value keeps the guarantee. "
                          "'at weak p': tuned vs default expected judgements at the fit's confidence limit nearer no effect")
+
+
+def _sessions(fit, rule: str, delta: float, lists: int, watched: int, minutes: float, arrivals: float | None,
+              own: int, seed: int) -> tuple[list[dict], str, str]:
+    """The session plan of ``humeval budget`` without a study: places, unused judgements and wall time per W."""
+    from humeval.simulate.crowd import simulate_crowd
+    from humeval.stopping import get_rule
+
+    r_rule = get_rule(rule, delta)
+    rows = []
+    for w in sorted({min(v, lists) for v in (1, 2, 3, own)}):
+        r = simulate_crowd(r_rule, lists=lists, watched=watched, minutes_per_list=minutes, arrivals_per_hour=arrivals,
+                           sessions=w, fit=fit, runs=2000, seed=seed)
+        sm = r.summary()
+        rows.append({"W": f"{w}" + (" (chosen)" if w == own else ""), "places": round(sm["places"].mean, 2),
+                     "places p95": sm["places"].q95, "fixed places": lists, "used": round(sm["used"].mean, 1),
+                     "unused": round(sm["unused"].mean, 1),
+                     "wall / fixed": "-" if "wall_ratio" not in sm else round(sm["wall_ratio"].mean, 2),
+                     "decided": round(r.decided_share, 3)})
+    return (rows, f"sessions at delta={delta:g} (means over 2000 simulated collections)",
+            r.signature() + ("" if arrivals else "; wall time not predicted: pass --arrivals-per-hour"))
 
 
 def _tunings(share: float, weak: float, deltas: list[float], rule: str) -> list:

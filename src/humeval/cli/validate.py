@@ -15,9 +15,11 @@ _HELP = "Check a study and print every problem found (not only the first).\n\nCh
 
 
 def validate(directory: Path = typer.Argument(Path("."), help="Study folder.")) -> None:
-    from humeval.validate import validate_study
+    from humeval.validate import study_warnings, validate_study
 
     problems = validate_study(directory)
+    for warning in study_warnings(directory):
+        err.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     if problems:
         err.print(f"[bold red]{len(problems)} problem(s):[/]")
         for p in problems:

@@ -8,7 +8,8 @@ strategy and rule; ``simulate_many`` runs a grid in parallel; ``resample_collect
 re-analyses collected judgements (the paper's Table 6); ``fit_pilot`` /
 ``predict_effort`` plan a study from a pilot; ``simulate_best_arm`` covers K > 2 systems;
 ``simulate_served_pair`` / ``simulate_served_goal`` run a rule on a finite set of items in the
-design's serving order (or in file order).
+design's serving order (or in file order); ``simulate_crowd`` simulates sessions and arrivals
+(places, money and wall time of dynamic stopping with a crowd).
 
 Importing ``humeval.simulate`` defines names only; each is imported from its module on first
 use (PEP 562), so ``humeval simulate`` pays only for what it runs.
@@ -26,6 +27,8 @@ _EXPORTS = {
     "OrderResult": "humeval.simulate.order",
     "simulate_served_goal": "humeval.simulate.order",
     "simulate_served_pair": "humeval.simulate.order",
+    "CrowdResult": "humeval.simulate.crowd",
+    "simulate_crowd": "humeval.simulate.crowd",
     "PilotFit": "humeval.simulate.plan",
     "fit_pilot": "humeval.simulate.plan",
     "predict_effort": "humeval.simulate.plan",
@@ -54,6 +57,7 @@ __all__ = [
     "DEFAULT_STRATEGIES",
     "BestArmResult",
     "OrderResult",
+    "CrowdResult",
     "PilotFit",
     "ResampleResult",
     "SimulationConfig",
@@ -73,6 +77,7 @@ __all__ = [
     "resample_collected",
     "simulate",
     "simulate_best_arm",
+    "simulate_crowd",
     "simulate_many",
     "simulate_served_goal",
     "simulate_served_pair",
@@ -96,6 +101,7 @@ if TYPE_CHECKING:
     from humeval.simulate.best_arm import BestArmResult, simulate_best_arm
     from humeval.simulate.config import SimulationConfig
     from humeval.simulate.order import OrderResult, simulate_served_goal, simulate_served_pair
+    from humeval.simulate.crowd import CrowdResult, simulate_crowd
     from humeval.simulate.plan import PilotFit, fit_pilot, predict_effort
     from humeval.simulate.plots import plot_bound, plot_effort
     from humeval.simulate.population import (

@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["admits", "allowance", "distance", "unused_bound", "wanted"]
+__all__ = ["admits", "allowance", "distance", "distance_table", "distances", "unused_bound", "wanted", "wanted_many"]
 
 #: the farthest distance looked for (beyond it the boundary counts as out of reach)
 _REACH = 1_000_000
@@ -62,6 +62,43 @@ def distance(a_min: Callable[[np.ndarray], np.ndarray], n: int, successes: int, 
     return limit
 
 
+def distances(boundary: np.ndarray, n: np.ndarray, successes: np.ndarray) -> np.ndarray:
+    """:func:`distance` for many states at once, with ``horizon = len(boundary)``.
+
+    ``boundary[m - 1]`` is ``a(m)`` for m = 1..horizon (``rule.boundary(horizon)``); ``n`` and
+    ``successes`` are integer arrays of one shape. Element by element equal to
+    ``distance(a_min, n, successes, horizon)`` (tests/unit/stopping/test_admission.py checks every
+    state up to a size): the least k in 1..max(1, horizon - n) with ``max(S, n - S) + k >= a(n + k)``,
+    else ``max(1, horizon - n)``. Searched in doubling windows over the states not yet found.
+    """
+    a = np.asarray(boundary, dtype=np.int64)
+    horizon = len(a)
+    n = np.asarray(n, dtype=np.int64)
+    lead = np.maximum(np.asarray(successes, dtype=np.int64), n - np.asarray(successes, dtype=np.int64))
+    limit = np.maximum(1, horizon - n)
+    out = limit.copy()
+    todo = np.flatnonzero((n < horizon).ravel())  # at n >= horizon the answer is 1 = limit
+    flat_n, flat_lead, flat_out = n.ravel(), lead.ravel(), out.reshape(-1)
+    lo, width = 1, 64
+    while todo.size and lo <= horizon:
+        k = np.arange(lo, lo + width)
+        nn, ll = flat_n[todo], flat_lead[todo]
+        m = nn[:, None] + k  # candidate totals n + k
+        ok = m <= horizon
+        hit = ok & (ll[:, None] + k >= a[np.minimum(m, horizon) - 1])
+        found = hit.any(axis=1)
+        flat_out[todo[found]] = k[hit[found].argmax(axis=1)]
+        todo = todo[~found & (nn + lo + width <= horizon)]
+        lo, width = lo + width, width * 2
+    return out
+
+
+def distance_table(boundary: np.ndarray, n_max: int) -> np.ndarray:
+    """``table[n, s]`` = :func:`distances` at (n, s) for 0 <= s <= n <= n_max (-1 where s > n)."""
+    n, s = np.meshgrid(np.arange(n_max + 1), np.arange(n_max + 1), indexing="ij")
+    return np.where(s <= n, distances(boundary, n, np.minimum(s, n)), -1)
+
+
 def allowance(sessions: int, w: int, in_flight_bound: int) -> int:
     """Outcomes that may be pending beyond the distance: ``(W - 1) * w + in_flight_bound - 1``."""
     return max(0, (sessions - 1) * w + in_flight_bound - 1)
@@ -74,11 +111,16 @@ def admits(pending: int, w: int, d: int, allow: int) -> bool:
 
 def wanted(pending: int, w: int, d: int, allow: int) -> int:
     """How many sessions of ``w`` watched tasks may start now, one after the other (0 when none)."""
+    return int(wanted_many(np.asarray(pending), w, np.asarray(d), np.asarray(allow)))
+
+
+def wanted_many(pending: np.ndarray, w: int, d: np.ndarray, allow: np.ndarray) -> np.ndarray:
+    """:func:`wanted` element by element over arrays (the simulator's form; :func:`wanted` calls it)."""
+    pending = np.asarray(pending, dtype=np.int64)
     if w <= 0:
-        return 0
-    room = d + allow - pending
-    k = max(0, room // w)
-    return max(k, 1) if pending == 0 else k
+        return np.zeros_like(pending)
+    k = np.maximum(0, (np.asarray(d, dtype=np.int64) + allow - pending) // w)
+    return np.where(pending == 0, np.maximum(k, 1), k)
 
 
 def unused_bound(sessions: int, w: int, in_flight_bound: int) -> int:
