@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -48,7 +49,7 @@ def rehearse(
     err.print(
         f"[bold]rehearse[/] ({result.kind}): {result.participants_active} of {result.participants} participants "
         f"submitted {result.judgements} judgements{required} in {result.seconds:.2f}s "
-        f"({result.items_per_second:g} items/s); store {result.store}",
+        f"({result.items_per_second:g} items/s){_places(result)}; store {result.store}",
         highlight=False, soft_wrap=True,
     )
     if result.rerun_lists:
@@ -65,3 +66,12 @@ def rehearse(
         err.print(f"  wrote {result.report} and {result.results} ({result.elapsed:.1f}s in all)",
                   highlight=False, soft_wrap=True, markup=False)
         out.print(result.signature, markup=False, highlight=False, soft_wrap=True)
+
+
+def _places(result: Any) -> str:
+    """The places the rehearsal used (``list`` strategy), beside the budget's prediction when there is one."""
+    if result.places is None:
+        return ""
+    predicted = f" ({result.places_predicted} predicted)" if result.places_predicted is not None else ""
+    return (f"; places {result.places}{predicted}, {result.turned_away} turned away, "
+            f"{result.sessions_cut} sessions cut at the decision")

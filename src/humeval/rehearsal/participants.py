@@ -328,6 +328,8 @@ class ApiClient:
     def __init__(self, host: str, port: int, timeout: float) -> None:
         self.host, self.port, self.timeout = host, port, timeout
         self._conn: http.client.HTTPConnection | None = None
+        #: the ``Humeval-Reason`` header of the last answer: why a participant was given nothing (wait, closed)
+        self.last_reason = ""
 
     def close(self) -> None:
         if self._conn is not None:
@@ -350,6 +352,7 @@ class ApiClient:
                 self._conn.request(method, path, body=data, headers=headers)
                 response = self._conn.getresponse()
                 raw = response.read()
+                self.last_reason = response.getheader("humeval-reason") or ""
                 break
             except (ConnectionError, http.client.HTTPException) as exc:
                 self.close()

@@ -8,7 +8,13 @@ table, a rehearsal runs the collection for real:
    an empty database given with ``db``; the study's own ``study.db`` is never used.
 2. Synthetic participants (``concurrency`` at a time) enter, give consent when the
    protocol asks for it, and ``GET /api/v1/next`` / ``POST /api/v1/judgements`` until the
-   server answers 204. Values are dummy responses of ``kind`` (as in the dry run), the
+   server answers 204. With participant lists (``list`` strategy) they arrive as a crowd
+   platform's places open: a participant enters only while the store's recruitment
+   (:meth:`humeval.store.Store.recruitment`) has a place open (``target > started``, less
+   those entering), and waits for one otherwise, so that dynamic stopping's sessions are
+   not met by a crowd that is told ``wait``; the result reports the places used, the
+   participants turned away (given nothing before any task) and the sessions cut at the
+   decision. Values are dummy responses of ``kind`` (as in the dry run), the
    hidden score looked up from the output *text* through an :class:`AnswerKey` the
    researcher side builds from the study's data; attention checks are answered correctly.
    The ``crowd`` kind answers as a simulated crowd instead (:class:`Population`: capability,
@@ -65,13 +71,15 @@ from humeval.store.engine import redact_url
 from humeval.store.export import write_store_judgements
 from humeval.study import Study
 
-__all__ = ["HOST", "RehearsalError", "RehearsalResult", "rehearsal_workspace", "rehearse"]
+__all__ = ["HOST", "RehearsalError", "RehearsalResult", "predicted_places", "rehearsal_workspace", "rehearse"]
 
 HOST = "127.0.0.1"
 
 _REQUEST_TIMEOUT = 30.0
 #: seconds a synthetic participant waits before the next one enters when work is held back by the in-flight bound
 _HELD_BACK_PAUSE = 0.02
+#: seconds between two looks at the open places while none is open
+_PLACE_POLL = 0.05
 _START_TIMEOUT = 60.0
 
 
@@ -108,6 +116,26 @@ class RehearsalResult:
     #: participant lists of the re-run rounds (``rerun_rounds``): the tasks collation found short
     rerun_lists: int = 0
     summary: dict[str, Any] = field(default_factory=dict)
+    #: places used: participants given a list (``list`` strategy; None for the labelling strategies)
+    places: int | None = None
+    #: the places ``humeval budget`` predicts for this design (None until it predicts them; see :func:`predicted_places`)
+    places_predicted: int | None = None
+    #: participants given nothing before any task (told ``wait`` or ``closed``): 0 when they follow the open places
+    turned_away: int = 0
+    #: sessions served less than their list (cut when the stopping rule decided)
+    sessions_cut: int = 0
+
+
+def predicted_places(study: Study) -> int | None:
+    """The places ``humeval budget`` predicts for the study as designed, to set beside the places a rehearsal used.
+
+    The hook for the budget's prediction of places under dynamic stopping: until
+    :func:`humeval.costs.budget` predicts them (a ``places`` prediction for the dynamic design),
+    only the fixed design is known, and a study without a stopping rule uses every place.
+    """
+    if study.protocol.stopping is not None or study.protocol.assignment.strategy != "list":
+        return None
+    return len(study.read_lists())
 
 
 def rehearsal_workspace(study: Study, kind: str) -> Workspace:
@@ -208,6 +236,8 @@ class _Tally:
     active: int = 0
     judgements: int = 0
     withdrawn: int = 0
+    turned: int = 0
+    cut: int = 0
     first: float | None = None
     last: float | None = None
 
@@ -220,6 +250,42 @@ class _Tally:
                 setattr(self, k, getattr(self, k) + v)
 
 
+class _Places:
+    """Arrivals that follow a crowd platform's open places (``list`` strategy): the store's recruitment, read by the
+    rehearsal. A participant arrives only while ``target - started`` exceeds those still entering (they have no list
+    yet); otherwise they wait for a place. :meth:`arrive` says False once recruitment has finished."""
+
+    def __init__(self, study: Study, db: str) -> None:
+        from humeval.store import Store
+
+        self.store = Store.open(study, db)
+        self.lock = threading.Lock()
+        self.entering = 0
+
+    def arrive(self, stop: threading.Event, deadline: float) -> bool:
+        while not stop.is_set() and time.monotonic() < deadline:
+            with self.lock:
+                rec = self.store.recruitment()
+                if rec.finished and self.entering == 0:
+                    return False
+                if rec.target - rec.started > self.entering:
+                    self.entering += 1
+                    return True
+            time.sleep(_PLACE_POLL)
+        return False
+
+    def entered(self) -> None:
+        """The arrival has been given a list, or nothing: no longer counted as entering."""
+        with self.lock:
+            self.entering -= 1
+
+    def started(self) -> int:
+        return self.store.recruitment().started
+
+    def close(self) -> None:
+        self.store.close()
+
+
 def _code(answer: Any) -> str:
     """The error code of an API error answer (empty for anything else)."""
     return str(answer.get("error", {}).get("code", "")) if isinstance(answer, dict) else ""
@@ -230,8 +296,10 @@ class _Crowd:
 
     def __init__(self, port: int, answerer: Answerer, kind: str, seed: int, participants: int | None,
                  max_tasks: int, advance: Any, admin_token: str = "", tally: _Tally | None = None,
-                 first: int = 0, platform: Platform | None = None) -> None:
+                 first: int = 0, platform: Platform | None = None, places: _Places | None = None) -> None:
         self.port, self.answerer, self.kind, self.seed = port, answerer, kind, seed
+        self.places = places  # arrivals follow the open places (list strategy)
+        self.deadline = float("inf")
         self.platform = platform or Platform()
         self.admin_token = admin_token
         self.limit, self.max_tasks, self.advance = participants, max_tasks, advance
@@ -262,8 +330,10 @@ class _Crowd:
                 index = self._claim()
                 if index is None:
                     return
+                if self.places is not None and not self.places.arrive(self.stop, self.deadline):
+                    return
                 done = self._participant(client, index)
-                if self.limit is None and done == 0:
+                if self.places is None and self.limit is None and done == 0:
                     if not self._held_back(client):
                         return
                     time.sleep(_HELD_BACK_PAUSE)
@@ -293,33 +363,53 @@ class _Crowd:
         pid = f"rehearsal-{self.kind}-{index + 1:05d}"
         rng = np.random.default_rng(np.random.SeedSequence(self.seed, spawn_key=(index,)))
         who = self.answerer.participant(index)  # a simulated participant (crowd kind), else None
-        _, entered = client.request("POST", "/api/v1/enter", self._entry(client, pid))
-        token = entered["token"]
-        if entered.get("consent_required"):
-            client.request("POST", "/api/v1/consent", {}, token=token)
-        self.tally.add(entered=1)
-        done = 0
-        while not self.stop.is_set():
-            status, assignment = client.request("GET", "/api/v1/next", token=token, expect=(200, 204))
-            if status == 204:
-                break
-            if done >= self.max_tasks:
-                raise RehearsalError(f"rehearsal: participant {pid} was served more than {self.max_tasks} tasks "
-                                     "(the study's largest list); the server keeps serving work")
-            body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
-                    "values": self.answerer.values(assignment, rng, who), "seconds": draw_seconds(rng)}
-            status, answer = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200, 409))
-            if status == 409 and _code(answer) == "lease_withdrawn":
-                self.tally.add(withdrawn=1)  # the rule decided meanwhile: not stored, the next task follows
-                continue
-            if status != 201:
-                raise RehearsalError(f"rehearsal: a new judgement of {pid} was answered {status}, not 201 (stored)")
-            done += 1
-            self.tally.add(judgements=1, active=int(done == 1))
-            self.advance()
+        entering = self.places is not None
+        try:
+            _, entered = client.request("POST", "/api/v1/enter", self._entry(client, pid))
+            token = entered["token"]
+            if entered.get("consent_required"):
+                client.request("POST", "/api/v1/consent", {}, token=token)
+            self.tally.add(entered=1)
+            done, total = 0, 0
+            while not self.stop.is_set():
+                status, assignment = client.request("GET", "/api/v1/next", token=token, expect=(200, 204))
+                if entering:
+                    entering = False
+                    self.places.entered()  # type: ignore[union-attr]
+                if status == 204:
+                    if done == 0:
+                        self.tally.add(turned=1)  # told wait or closed (client.last_reason) before any task
+                    elif done < total:
+                        self.tally.add(cut=1)  # the rule decided during the session: the rest was closed
+                    break
+                total = int(assignment.get("progress", {}).get("total", 0))
+                done = self._task(client, pid, token, assignment, rng, who, done)
+        finally:
+            if entering:
+                self.places.entered()  # type: ignore[union-attr]
+        return done
+
+    def _task(self, client: ApiClient, pid: str, token: str, assignment: dict[str, Any], rng: np.random.Generator,
+              who: Any, done: int) -> int:
+        """Answer one assignment; the tasks done after it."""
+        if done >= self.max_tasks:
+            raise RehearsalError(f"rehearsal: participant {pid} was served more than {self.max_tasks} tasks "
+                                 "(the study's largest list); the server keeps serving work")
+        body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
+                "values": self.answerer.values(assignment, rng, who), "seconds": draw_seconds(rng)}
+        status, answer = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200, 409))
+        if status == 409 and _code(answer) == "lease_withdrawn":
+            self.tally.add(withdrawn=1)  # the rule decided meanwhile: not stored, the next task follows
+            return done
+        if status != 201:
+            raise RehearsalError(f"rehearsal: a new judgement of {pid} was answered {status}, not 201 (stored)")
+        done += 1
+        self.tally.add(judgements=1, active=int(done == 1))
+        self.advance()
         return done
 
     def run(self, concurrency: int, deadline: float) -> None:
+        self.deadline = deadline
         pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rehearsal")
         futures: list[Future[None]] = [pool.submit(self.worker) for _ in range(concurrency)]
         try:
@@ -495,6 +585,7 @@ def rehearse(
             tally = _Tally()
             first = first_round = 0
             rerun = rerun_tasks = rounds_run = 0
+            used: int | None = None  # places: participants given a list
             for round_no in range(rerun_rounds + 1):
                 if round_no:  # a re-run of what the collation found short, as `humeval collate` and `serve` do
                     complete, added, size = _add_rerun(study, ws, store, tasks, lists)
@@ -508,11 +599,18 @@ def rehearse(
                 server.start(deadline)
                 label = f"rehearsal ({kind})" if not round_no else f"re-run {round_no} ({kind})"
                 total = required if not round_no else rerun_tasks
-                with _progress_bar(progress, total, label) as advance:
-                    crowd = _Crowd(server.port, answerer, kind, seed, participants if not round_no else None,
-                                   max_tasks, advance, server.admin_token, tally, first,
-                                   study.protocol.platform)
-                    crowd.run(concurrency, deadline)
+                places = _Places(study, store) if required is not None else None
+                try:
+                    with _progress_bar(progress, total, label) as advance:
+                        crowd = _Crowd(server.port, answerer, kind, seed, participants if not round_no else None,
+                                       max_tasks, advance, server.admin_token, tally, first,
+                                       study.protocol.platform, places)
+                        crowd.run(concurrency, deadline)
+                    if places is not None:
+                        used = (used or 0) + places.started()
+                finally:
+                    if places is not None:
+                        places.close()
                 first = crowd.next_index
                 admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)
                 try:
@@ -539,7 +637,9 @@ def rehearse(
                     "withdrawn": tally.withdrawn, "seconds": round(collection, 3),
                     "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
                     "elapsed": round(elapsed, 3), "ambiguous_outputs": answerer.key.ambiguous,
-                    "rerun_lists": rerun, "rerun_rounds": rounds_run, "rerun_judgements": tally.judgements - first_round}
+                    "rerun_lists": rerun, "rerun_rounds": rounds_run, "rerun_judgements": tally.judgements - first_round,
+                    "places": used, "places_predicted": predicted_places(study), "turned_away": tally.turned,
+                    "sessions_cut": tally.cut}
         run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
     return RehearsalResult(
         kind=kind, seed=seed, participants=tally.entered, participants_active=tally.active,
@@ -550,4 +650,5 @@ def rehearse(
         results=ws.results if "signature" in summary else None,
         signature=summary.get("signature"), analysis_error=summary.get("analysis_error"),
         ambiguous_outputs=answerer.key.ambiguous, rerun_lists=rerun, summary=summary,
+        places=used, places_predicted=summary["places_predicted"], turned_away=tally.turned, sessions_cut=tally.cut,
     )

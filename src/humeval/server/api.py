@@ -5,7 +5,9 @@
                                          consent?}`` (the routes the protocol accepts)
                                          -> ``{"token"}``
 ``POST /api/v1/consent``                 record consent -> ``{"consented": true}``
-``GET  /api/v1/next``                    the current or next assignment, or 204
+``GET  /api/v1/next``                    the current or next assignment, or 204 (with header
+                                         ``Humeval-Reason: wait | closed`` when a participant
+                                         who has done nothing is given nothing: see below)
 ``POST /api/v1/judgements``              ``{assignment_id, idempotency_key, values,
                                          seconds?, next?}`` -> 201 (stored), 200 (repeat);
                                          with ``next``: the next assignment too
@@ -15,6 +17,11 @@
 ``POST /api/v1/admin/invites``           invite links for participant ids (admin token)
 ``GET  /api/v1/openapi.json``            this API in OpenAPI 3.1
 ======================================  ==================================================
+
+A participant who has done nothing and is given nothing learns why in the header
+``Humeval-Reason`` (a 204 has no body): ``wait`` (the stopping rule admits no new session
+now; places may reopen) or ``closed`` (no session is left); a ``next: true`` submit whose
+``next`` is null carries the same header.
 
 The bodies are the models of :mod:`humeval.server.contract`, checked with them and published
 from them; a refusal of any layer answers in the one error shape of :mod:`humeval.server.errors`.
@@ -42,7 +49,7 @@ from humeval.server.tokens import make_invite, make_token, read_invite
 from humeval.store.records import Progress
 from humeval.store.store import Store
 
-__all__ = ["api_routes", "require_admin"]
+__all__ = ["REASON_HEADER", "api_routes", "require_admin"]
 
 
 def _store(request: Request) -> Store:
@@ -85,8 +92,16 @@ async def next_assignment(request: Request) -> Response:
     store = _store(request)
     result = await store.next_assignment(session.participant_id)
     if isinstance(result, Progress):
-        return Response(status_code=204)
+        return Response(status_code=204, headers=_reason(result))
     return JSONResponse(assignment_json(store, result))
+
+
+#: the header that says why a participant was given nothing (a 204 carries no body)
+REASON_HEADER = "Humeval-Reason"
+
+
+def _reason(progress: Progress | None) -> dict[str, str]:
+    return {REASON_HEADER: progress.reason} if progress is not None and progress.reason else {}
 
 
 async def status(request: Request) -> Response:
@@ -107,9 +122,11 @@ async def judgements(request: Request) -> Response:
     result = await store.submit(session.participant_id, body.assignment_id, body.idempotency_key, body.values,
                                 body.seconds, comment=body.comment, then_next=body.next)
     data = result.judgement.to_json()
+    headers: dict[str, str] = {}
     if body.next:
         data["next"] = None if result.next is None or isinstance(result.next, Progress) else assignment_json(store, result.next)
-    return JSONResponse(data, status_code=201 if result.judgement.created else 200)
+        headers = _reason(result.next) if isinstance(result.next, Progress) else {}
+    return JSONResponse(data, status_code=201 if result.judgement.created else 200, headers=headers)
 
 
 async def admin_judgements(request: Request) -> Response:

@@ -1,0 +1,617 @@
+"""The crowd benchmark: dynamic stopping with a crowd paid per session, through the real server.
+
+Simulated participants arrive as a Poisson process (``--rate`` participants per simulated minute)
+and take part through ``humeval serve`` (a subprocess on 127.0.0.1) with the JSON API: enter,
+``GET /api/v1/next``, ``POST /api/v1/judgements`` with ``next: true``, one task every ``--pace``
+simulated seconds. Arrivals follow Prolific's places: an arrival happens only while a place is
+open (``Store.recruitment()``, read by this process: places open = target - started - arrivals
+still entering); an arrival while none is open is not a participant (the platform shows no
+place). A participant told ``wait`` or ``closed`` before any task (header ``Humeval-Reason`` of
+the 204) is *turned away*; with arrivals that follow the open places this must be 0.
+
+Time: one simulated minute is ``--scale`` real seconds (default 0.2: a task of 30 s takes 0.1 s).
+Every wall time printed is in simulated minutes, from the first arrival: real seconds / scale.
+Request latency counts as task time (a few simulated seconds per task on a loaded machine).
+
+Scenarios (``--scenarios``), each run in three designs side by side:
+
+* ``demo``: ``humeval init --template demo --items 48`` (its pairwise comparison watched,
+  RankME criteria not); ``pairwise``: the pairwise template with 30 items;
+  ``best``: ``goal: best`` over 5 systems of differing quality, every pair of every item in
+  the design (uniform pairs), ``list`` strategy; ``sorted``: two systems tied overall, A better
+  on the first half of the data file (one study; the serving order decides whether the file
+  order leaks into the decision).
+* designs: ``dynamic`` (the protocol's settings), ``fixed`` (the ``stopping`` section removed:
+  every list), ``unbounded`` (``stopping.sessions: 1000``).
+
+Stores (``--stores``): SQLite with 1 process, PostgreSQL with 2 processes (a database of its own
+on ``--pg``, dropped afterwards; skipped with a line saying why when unreachable).
+
+Answers: attention checks right; a 2afc choice from each system's strength (Bradley-Terry,
+P(first wins) = 1 / (1 + exp(s_second - s_first))); other criteria as the rehearsal's ``normal``
+dummies (:class:`humeval.rehearsal.participants.Answerer`).
+
+Per scenario x store x design: places paid (participants given a list), turned away, sessions
+cut (served less than their list: at the decision, and before it), admitted with nothing to do,
+judgements of the watched comparison paid / used to the decision (its n) / unused / paid after
+the decision time, money (places x the budget's reward per list x (1 + fee rate)), wall time to
+the decision and to the end, and whether the replay of the exported judgements
+(:func:`humeval.analysis.decisions.replay_decisions` after exclusion) equals the live decision.
+Then issue 30's acceptance lines, PASS/FAIL with their numbers. A cell that measured nothing
+(server refused, no participant, no decision where one is needed) says so.
+
+    python benchmarks/bench_crowd.py                          # 4 scenarios x SQLite:1, PostgreSQL:2
+    python benchmarks/bench_crowd.py --quick                  # pairwise on SQLite only, faster clock
+    python benchmarks/bench_crowd.py --scenarios demo --stores sqlite --rate 6 --json
+
+Loopback only (127.0.0.1); bounded in time (``--cell-seconds`` real seconds per cell) and in
+requests (``--crowd`` arrivals per cell, each at most one list of tasks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _serve import free_port, stop
+
+HOST = "127.0.0.1"
+ADMIN = "bench-crowd-admin-token-0123456789"
+PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
+SCENARIOS = ("demo", "pairwise", "best", "sorted")
+DESIGNS = ("dynamic", "fixed", "unbounded")
+STORES = {"sqlite": 1, "postgresql": 2}
+QUICK = {"scenarios": "pairwise", "stores": "sqlite", "scale": 0.15, "crowd": 40}
+
+#: Bradley-Terry strengths of the simulated systems per scenario
+STRENGTH: dict[str, dict[str, float]] = {
+    "demo": {"baseline": 0.0, "candidate": 0.5, "reference": 0.85},
+    "pairwise": {"baseline": 0.0, "candidate": 0.85},
+    "best": {"s1": -0.5, "s2": 0.0, "s3": 2.0, "s4": -1.0, "s5": 0.3},
+    "sorted": {"A": 0.0, "B": 0.0},
+}
+#: sorted data: A's edge on the first half of the file (B's on the second)
+SORTED_EDGE, SORTED_ITEMS, BEST_ITEMS = 1.2, 60, 40
+#: what a place costs (Prolific-like): pay per hour and the platform fee as a share of the rewards
+PAY_HOURLY, PAY_FEE = 9.0, 0.3333
+
+BEST_PROTOCOL = """version: 1
+study: {name: bench-best, seed: 3}
+data: {files: [data/outputs.jsonl]}
+systems: [s1, s2, s3, s4, s5]
+criteria:
+  - {name: quality, type: 2afc, question: "Which is better?", tie: false}
+presentation: {setup: separate, randomise_order: true}
+design: {judgements_per_item: 1, items_per_participant: 10, counterbalancing: latin-square, attention_checks: 1}
+assignment: {strategy: list}
+stopping: {rule: anytime, delta: 0.05, goal: best, pair_choice: uniform}
+exclusion:
+  - {rule: attention, max_failures: 0}
+platform: {kind: local}
+"""
+SORTED_PROTOCOL = """version: 1
+study: {name: bench-sorted, seed: 5}
+data: {files: [data/outputs.jsonl]}
+systems: [A, B]
+criteria:
+  - {name: quality, type: 2afc, question: "Which is better?", tie: false}
+presentation: {setup: separate, randomise_order: true}
+design: {judgements_per_item: 3, items_per_participant: 10, counterbalancing: latin-square, attention_checks: 1}
+assignment: {strategy: list}
+stopping: {rule: anytime, delta: 0.05, systems: [A, B]}
+exclusion:
+  - {rule: attention, max_failures: 0}
+platform: {kind: local}
+"""
+
+
+# -- the studies ---------------------------------------------------------------------------------
+def _humeval(*args: str, cwd: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "humeval", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"humeval {' '.join(args)}: {(out.stderr or out.stdout).strip()[-400:]}")
+
+
+def _set_design(text: str, design: str, pace: float, scenario: str = "") -> str:
+    """The protocol of a design: ``fixed`` without its stopping section, ``unbounded`` with ``sessions: 1000``.
+
+    The demo's ``fixed`` design keeps its stopping section with ``delta: 1e-12`` and ``sessions: 1000``: without
+    it the design would compare every pair of its three systems (a different study, 3x the pair tasks); with it
+    every list is served and the rule cannot decide within the design's 144 outcomes. Every design declares ``pay.seconds_per_task`` (the simulated pace), ``pay.hourly`` and ``pay.fee_rate`` so that
+    the budget prices a list."""
+    import yaml
+
+    data = yaml.safe_load(text)
+    if design == "fixed" and scenario == "demo":
+        data["stopping"] = dict(data["stopping"], delta=1e-12, sessions=1000)
+    elif design == "fixed":
+        data.pop("stopping", None)
+    elif design == "unbounded":
+        data["stopping"] = dict(data["stopping"], sessions=1000)
+    data["pay"] = dict(data.get("pay") or {}, seconds_per_task=pace, hourly=PAY_HOURLY, fee_rate=PAY_FEE)
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def build_study(root: Path, scenario: str, design: str, pace: float) -> Path:
+    """Write, design and lock the study of ``scenario`` x ``design`` in ``root``; its folder."""
+    from humeval.files import write_jsonl
+
+    root.parent.mkdir(parents=True, exist_ok=True)
+    if scenario in ("demo", "pairwise"):
+        template, items = ("demo", 48) if scenario == "demo" else ("pairwise", 30)
+        _humeval("init", str(root), "--template", template, "--items", str(items), cwd=root.parent)
+    else:
+        systems = list(STRENGTH[scenario])
+        n = BEST_ITEMS if scenario == "best" else SORTED_ITEMS
+        rows = [{"item_id": f"item-{i:03d}", "system": sy, "output": f"{sy} wrote text {i} for the item",
+                 "input": f"input {i}"} for i in range(n) for sy in systems]
+        write_jsonl(root / "data" / "outputs.jsonl", rows)
+        (root / "humeval.yaml").write_text(BEST_PROTOCOL if scenario == "best" else SORTED_PROTOCOL, encoding="utf-8")
+    path = root / "humeval.yaml"
+    path.write_text(_set_design(path.read_text(encoding="utf-8"), design, pace, scenario), encoding="utf-8")
+    _humeval("run", str(root), cwd=root.parent)
+    _humeval("lock", str(root), cwd=root.parent)
+    return root
+
+
+def strength(scenario: str, item_id: str, system: str) -> float:
+    """A system's strength on an item: ``sorted`` gives A the edge on the first half of the file, B on the second."""
+    s = STRENGTH[scenario][system]
+    if scenario == "sorted":
+        first = int(item_id.rsplit("-", 1)[-1]) < SORTED_ITEMS // 2
+        s += SORTED_EDGE / 2 * ((1 if system == "A" else -1) * (1 if first else -1))
+    return s
+
+
+def make_answerer(study: Any, scenario: str) -> Any:
+    """The rehearsal's answerer with 2afc choices from the scenario's strengths (Bradley-Terry)."""
+    from humeval.rehearsal.participants import Answerer, AnswerKey
+
+    class CrowdAnswerer(Answerer):
+        def _value(self, name: str, item_id: str, texts: list[str], rng: np.random.Generator, who: Any = None) -> Any:
+            if self.criteria[name].type != "2afc":
+                return super()._value(name, item_id, texts, rng, who)
+            first, second = (self.key.writers(item_id, t)[0] for t in texts[:2])
+            gap = strength(scenario, item_id, second) - strength(scenario, item_id, first)
+            return "A" if rng.random() < 1 / (1 + math.exp(gap)) else "B"
+
+    lists = study.read_lists()
+    rows = [(item_id, system, text.output) for (item_id, system), text in study.outputs().texts.items()]
+    systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
+    return CrowdAnswerer(study.protocol, AnswerKey.build(rows, lists), "normal", systems, None, study.protocol.study.seed)
+
+
+# -- the crowd -----------------------------------------------------------------------------------
+@dataclass
+class Person:
+    """One simulated participant as the client saw them (real times, ``time.time()``)."""
+
+    pid: str
+    arrived: float
+    done: int = 0
+    turned: str = ""  # wait | closed | nothing (a 204 before any task)
+    finished: float | None = None
+    error: str = ""
+
+
+@dataclass
+class Crowd:
+    """How arrivals went in one cell."""
+
+    people: list[Person] = field(default_factory=list)
+    closed_arrivals: int = 0  # Poisson arrivals while no place was open (no participant)
+    exhausted: bool = False  # the crowd (``--crowd``) ran out before recruitment finished
+    timed_out: bool = False
+    t0: float = 0.0
+    t_end: float = 0.0
+
+
+async def _participant(http: Any, person: Person, answerer: Any, rng: np.random.Generator, task_real: float,
+                       platform: Any, transit: list[int]) -> None:
+    from humeval.platforms.entry import entry_body
+
+    try:
+        r = await http.post("/api/v1/enter", json=entry_body(platform, person.pid))
+        r.raise_for_status()
+        entered = r.json()
+        h = {"authorization": f"Bearer {entered['token']}"}
+        if entered.get("consent_required"):
+            (await http.post("/api/v1/consent", json={}, headers=h)).raise_for_status()
+        r = await http.get("/api/v1/next", headers=h)
+    finally:
+        transit[0] -= 1
+    if r.status_code == 204:
+        person.turned, person.finished = r.headers.get("humeval-reason", "") or "nothing", time.time()
+        return
+    r.raise_for_status()
+    a: dict[str, Any] | None = r.json()
+    key = 0
+    while a is not None:
+        await asyncio.sleep(task_real * float(rng.uniform(0.8, 1.2)))
+        key += 1
+        body = {"assignment_id": a["assignment_id"], "idempotency_key": f"{person.pid}-{key}",
+                "values": answerer.values(a, rng), "seconds": 30.0, "next": True}
+        r = await http.post("/api/v1/judgements", json=body, headers=h)
+        if r.status_code == 409:  # a lease withdrawn at the decision: not stored, ask for the next
+            r2 = await http.get("/api/v1/next", headers=h)
+            a = r2.json() if r2.status_code == 200 else None
+            continue
+        r.raise_for_status()
+        person.done += 1
+        a = r.json().get("next")
+    person.finished = time.time()
+
+
+async def run_crowd(port: int, store: Any, study: Any, answerer: Any, *, rate: float, pace: float, scale: float,
+                    crowd: int, seconds: float, seed: int, follow_places: bool = True) -> Crowd:
+    """Poisson arrivals at ``rate`` per simulated minute, each entering only while a place is open."""
+    import httpx
+
+    rng = np.random.default_rng(seed)
+    out = Crowd(t0=time.time())
+    deadline = time.monotonic() + seconds
+    task_real = pace / 60 * scale
+    transit = [0]
+    running: list[asyncio.Task[None]] = []
+    limits = httpx.Limits(max_connections=256, max_keepalive_connections=256)
+    async with httpx.AsyncClient(base_url=f"http://{HOST}:{port}", timeout=60, limits=limits) as http:
+        arrival = time.monotonic()
+        while len(out.people) < crowd:
+            arrival += float(rng.exponential(1 / rate)) * scale
+            await asyncio.sleep(max(0.0, arrival - time.monotonic()))
+            if time.monotonic() > deadline:
+                out.timed_out = True
+                break
+            rec = await asyncio.to_thread(store.recruitment)
+            if rec.finished and transit[0] == 0:
+                break
+            if follow_places and rec.target - rec.started - transit[0] <= 0:
+                out.closed_arrivals += 1
+                continue
+            person = Person(f"crowd-{len(out.people) + 1:04d}", time.time())
+            out.people.append(person)
+            transit[0] += 1
+            prng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(len(out.people),)))
+            running.append(asyncio.create_task(
+                _participant(http, person, answerer, prng, task_real, study.protocol.platform, transit)))
+        else:
+            out.exhausted = not (await asyncio.to_thread(store.recruitment)).finished
+        left = max(1.0, deadline - time.monotonic())
+        finished, pending = await asyncio.wait(running, timeout=left) if running else (set(), set())
+        for t in pending:
+            t.cancel()
+            out.timed_out = True
+        for t, p in zip(running, out.people, strict=True):
+            if t in finished and t.exception() is not None:
+                p.error = repr(t.exception())[:200]
+    out.t_end = max([p.finished for p in out.people if p.finished is not None], default=time.time())
+    return out
+
+
+# -- one cell --------------------------------------------------------------------------------------
+@dataclass
+class Cell:
+    scenario: str
+    store: str
+    design: str
+    status: str = "ok"  # ok | measured nothing | skipped | failed
+    message: str = ""
+    places: int = 0
+    turned_away: int = 0
+    nothing_to_do: int = 0  # given a list, served no task
+    cut_at_decision: int = 0
+    cut_before_decision: int = 0
+    outcome: str = ""
+    paid: int = 0  # judgements of the watched comparison
+    used: int | None = None  # the decision's n
+    unused: int | None = None
+    after_decision: int | None = None
+    money: float = 0.0
+    currency: str = ""
+    minutes_to_decision: float | None = None
+    minutes_to_end: float = 0.0
+    replay_equals_live: bool | None = None
+    replay: str = ""
+    closed_arrivals: int = 0
+    errors: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _epoch(iso: str | None) -> float | None:
+    return None if not iso else datetime.fromisoformat(iso).timestamp()
+
+
+def measure(cell: Cell, study: Any, store: Any, crowd: Crowd, scale: float) -> None:
+    """Fill ``cell`` from the store after the collection (and the client's view of the crowd)."""
+    import pandas as pd
+
+    from humeval.analysis.decisions import replay_decisions
+    from humeval.analysis.exclude import exclusions
+    from humeval.costs import budget
+    from humeval.judgements import JUDGEMENT_COLUMNS, excluded_mask
+    from humeval.protocol.comparisons import watched_comparisons
+
+    protocol = study.protocol
+    lists = study.read_lists()
+    tasks = study.read_tasks()
+    sizes = {pl.list_id: len(pl.tasks) for pl in lists}
+    rows = store.participants()
+    given = [r for r in rows if r["list_id"]]
+    cell.places = len(given)
+    cell.turned_away = sum(1 for p in crowd.people if p.turned)
+    cell.nothing_to_do = sum(1 for r in given if r["done"] == 0)
+    cell.closed_arrivals = crowd.closed_arrivals
+    cell.errors = sum(1 for p in crowd.people if p.error)
+    if cell.errors:
+        cell.notes.append(f"{cell.errors} participant(s) failed: {next(p.error for p in crowd.people if p.error)}")
+    if crowd.exhausted:
+        cell.notes.append(f"the crowd ran out ({len(crowd.people)} arrivals) before recruitment finished")
+    if crowd.timed_out:
+        cell.notes.append("the cell's time bound ended the collection")
+    b = budget(study, predict=False)
+    cell.money, cell.currency = round(cell.places * b.reward_per_list * (1 + b.fee_rate), 2), b.currency
+    cell.minutes_to_end = round((crowd.t_end - crowd.t0) / scale, 1)
+    frame = pd.DataFrame(store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
+    systems = protocol.systems or sorted({s for t in tasks for s in t.systems})
+    comps = watched_comparisons(protocol.model_copy(update={"stopping": _stopping_of(cell, study)}), list(systems)) \
+        if protocol.stopping is None else watched_comparisons(protocol, list(systems))
+    states = {st["comparison"]: st for st in store.stopping()}
+    decided_at = None
+    for comp in comps[:1]:  # every scenario watches one comparison
+        mine = frame[(frame["criterion"] == comp.criterion) & (frame["kind"] == "task")]
+        mine = mine[[comp.involves(a, b_) for a, b_ in zip(mine["system"], mine["system_b"], strict=True)]]
+        cell.paid = len(mine)
+        st = next(iter(states.values()), None)
+        if st is None:
+            continue
+        cell.outcome = st["outcome"]
+        if st["outcome"] == "continue":
+            continue
+        decided_at = _epoch(st["decided_at"])
+        cell.used = int(st["n"])
+        cell.unused = cell.paid - cell.used
+        when = pd.to_datetime(mine["submitted_at"], utc=True).map(lambda t: t.timestamp())
+        cell.after_decision = int((when > (decided_at or math.inf)).sum())
+        cell.minutes_to_decision = round(((decided_at or crowd.t0) - crowd.t0) / scale, 1)
+    for p in crowd.people:
+        row = next((r for r in given if r["participant_id"] == p.pid), None)
+        if row is None or p.turned or row["done"] >= sizes.get(row["list_id"], 0) or p.finished is None:
+            continue
+        if decided_at is not None and p.finished >= decided_at:
+            cell.cut_at_decision += 1
+        else:
+            cell.cut_before_decision += 1
+    if protocol.stopping is not None and len(frame):
+        excluded = exclusions(frame, protocol, lists)
+        valid = frame[~excluded_mask(frame, excluded)]
+        records = replay_decisions(valid, protocol, systems, tasks)
+        live = [(st["outcome"], int(st["n"])) for st in sorted(states.values(), key=lambda s: s["comparison"])]
+        again = [(r["outcome"], int(r["n"])) for r in records]
+        cell.replay_equals_live = sorted(live) == sorted(again)
+        cell.replay = f"live {live} replay {again}"
+    if not crowd.people or not cell.places:
+        cell.status, cell.message = "measured nothing", "no participant was given a list"
+
+
+def _stopping_of(cell: Cell, study: Any) -> Any:
+    """The fixed design has no stopping section: the dynamic design's watches the same comparison."""
+    from humeval.protocol.models import Stopping
+
+    proto = study.protocol
+    if cell.scenario == "best":
+        return Stopping(rule="anytime", delta=0.05, goal="best")
+    two = [c.name for c in proto.criteria if c.type == "2afc"]
+    systems = {"demo": ["baseline", "reference"], "pairwise": ["baseline", "candidate"], "sorted": ["A", "B"]}
+    return Stopping(rule="anytime", delta=0.05, systems=systems[cell.scenario]) if two else None
+
+
+def run_cell(cell: Cell, study_dir: Path, root: Path, args: argparse.Namespace, pg_admin: str, say: Any) -> None:
+    """Serve the study (built by :func:`build_study`) on a fresh store in ``root`` (or a fresh PostgreSQL database),
+    let the crowd in, measure; the server is always stopped."""
+    from humeval.store import Store
+    from humeval.study import Study
+
+    processes = STORES[cell.store]
+    pg = None
+    if cell.store == "postgresql":
+        from bench_server import Postgres
+
+        pg = Postgres(pg_admin)
+        if (why := pg.reachable()) is not None:
+            cell.status, cell.message = "skipped", f"PostgreSQL unreachable: {why}"
+            return
+        db = pg.create()
+    else:
+        db = str(root / "store.db")
+    study = Study.open(study_dir)
+    port = free_port()
+    log = root / f"serve-{cell.store}.log"
+    store = None
+    with log.open("wb") as fh:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "humeval", "serve", str(study_dir), "--host", HOST, "--port", str(port),
+             "--workers", str(processes), "--db", db, "--log-level", "warning", "--new-per-address", "0",
+             "--max-active", "-1"],
+            stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            env={k: v for k, v in os.environ.items() if k != "HUMEVAL_SERVER_CONFIG_FILE"} | {"HUMEVAL_ADMIN_TOKEN": ADMIN})
+    try:
+        from humeval.collect import wait_until_serving
+
+        answered = wait_until_serving(HOST, port, processes, timeout=120)
+        if len(answered) < processes:
+            tail = " ".join(log.read_text(errors="replace").split()[-40:])
+            cell.status, cell.message = "failed", f"{len(answered)} of {processes} processes answered: {tail}"
+            return
+        store = Store.open(study, db)
+        answerer = make_answerer(study, cell.scenario)
+        crowd = asyncio.run(run_crowd(port, store, study, answerer, rate=args.rate, pace=args.pace, scale=args.scale,
+                                      crowd=args.crowd, seconds=args.cell_seconds, seed=args.seed))
+        stop(proc)
+        measure(cell, study, store, crowd, args.scale)
+    except Exception as exc:  # noqa: BLE001 (a cell that failed says why; the others still run)
+        cell.status, cell.message = "failed", f"{type(exc).__name__}: {exc}"[:400]
+    finally:
+        stop(proc)
+        if store is not None:
+            store.close()
+        if pg is not None:
+            pg.drop()
+    say(f"{cell.scenario}/{cell.store}/{cell.design}: {cell.status}"
+        + (f" ({cell.message})" if cell.message else "")
+        + (f": {cell.places} places, decision {cell.outcome or '-'} at n={cell.used}" if cell.status == "ok" else ""))
+
+
+# -- acceptance ------------------------------------------------------------------------------------
+def acceptance(cells: list[Cell]) -> list[tuple[str, str, str]]:
+    """Issue 30's acceptance lines per scenario x store: (where, verdict, the line with its numbers)."""
+    out: list[tuple[str, str, str]] = []
+    by = {(c.scenario, c.store, c.design): c for c in cells}
+    for (scenario, store, design), dyn in by.items():
+        if design != "dynamic":
+            continue
+        where = f"{scenario}/{store}"
+        fixed = by.get((scenario, store, "fixed"))
+        if dyn.status != "ok" or fixed is None or fixed.status != "ok":
+            out.append((where, "n/a", f"measured nothing: dynamic {dyn.status}, fixed {fixed.status if fixed else 'absent'}"))
+            continue
+        if dyn.used is None:
+            out.append((where, "n/a" if scenario == "sorted" else "FAIL",
+                        (f"no decision (outcome {dyn.outcome or 'none'}) after {dyn.paid} judgements: the lines that "
+                         "need one measured nothing")))
+        else:
+            bound = 1.25 * dyn.used / max(fixed.paid, 1) * fixed.places + 1
+            out.append((where, _v(dyn.places <= bound), (f"places {dyn.places} <= 1.25 x ({dyn.used} used / {fixed.paid} "
+                        f"fixed judgements) x {fixed.places} fixed places + 1 = {bound:.1f}")))
+            out.append((where, _v(dyn.after_decision is not None and dyn.after_decision <= 0.1 * dyn.used),
+                        f"paid after the decision {dyn.after_decision} <= 10% of n = {0.1 * dyn.used:.1f}"))
+            limit = 1.25 * fixed.minutes_to_end
+            out.append((where, _v(dyn.minutes_to_decision is not None and dyn.minutes_to_decision <= limit),
+                        (f"wall time to decision {dyn.minutes_to_decision} min <= 1.25 x fixed {fixed.minutes_to_end} "
+                         f"min = {limit:.1f}")))
+        out.append((where, _v(dyn.cut_before_decision == 0), f"sessions cut before the decision: {dyn.cut_before_decision}"))
+        out.append((where, _v(dyn.nothing_to_do == 0), f"admitted with nothing to do: {dyn.nothing_to_do}"))
+        out.append((where, _v(dyn.turned_away == 0), f"turned away (arrivals follow the open places): {dyn.turned_away}"))
+        out.append((where, _v(dyn.replay_equals_live is True), f"replay equals live: {dyn.replay}"))
+    return out
+
+
+def _v(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+# -- output ----------------------------------------------------------------------------------------
+def table(cells: list[Cell]) -> list[str]:
+    head = (f"{'scenario':<9} {'store':<11} {'design':<10} {'places':>6} {'turned':>6} {'cut@dec':>7} {'cut<dec':>7} "
+            f"{'idle':>4} {'paid':>5} {'used':>5} {'unused':>6} {'after':>5} {'money':>9} {'t_dec':>6} {'t_end':>6} "
+            f"{'replay':>6}  decision")
+    lines = [head, "-" * len(head)]
+    for c in cells:
+        if c.status != "ok":
+            lines.append(f"{c.scenario:<9} {c.store:<11} {c.design:<10} {c.status}: {c.message}")
+            continue
+
+        def f(x: Any) -> str:
+            return "-" if x is None else str(x)
+
+        lines.append(
+            f"{c.scenario:<9} {c.store:<11} {c.design:<10} {c.places:>6} {c.turned_away:>6} {c.cut_at_decision:>7} "
+            f"{c.cut_before_decision:>7} {c.nothing_to_do:>4} {c.paid:>5} {f(c.used):>5} {f(c.unused):>6} "
+            f"{f(c.after_decision):>5} {c.money:>5.2f} {c.currency:<3} {f(c.minutes_to_decision):>6} "
+            f"{c.minutes_to_end:>6} {f(c.replay_equals_live if c.replay else None):>6}  {c.outcome or '-'}"
+            + "".join(f"\n    note: {n}" for n in c.notes))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS))
+    ap.add_argument("--stores", default="sqlite,postgresql")
+    ap.add_argument("--designs", default=",".join(DESIGNS))
+    ap.add_argument("--rate", type=float, default=4.0, help="arrivals per simulated minute (default 4)")
+    ap.add_argument("--pace", type=float, default=30.0, help="simulated seconds per task (default 30)")
+    ap.add_argument("--scale", type=float, default=0.2, help="real seconds per simulated minute (default 0.2)")
+    ap.add_argument("--crowd", type=int, default=60, help="most arrivals per cell (default 60)")
+    ap.add_argument("--cell-seconds", type=float, default=60.0, help="real seconds per cell at most (default 60)")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--pg", default=PG_DEFAULT, help=f"PostgreSQL server for the PostgreSQL cells (default {PG_DEFAULT})")
+    ap.add_argument("--quick", action="store_true", help="pairwise on SQLite only, a faster clock, 40 arrivals")
+    ap.add_argument("--json", action="store_true", help="print the cells and the acceptance lines as JSON")
+    ap.add_argument("--keep", type=Path, default=None, help="build the studies and stores here and keep them")
+    args = ap.parse_args(argv)
+    if args.quick:
+        for k, v in QUICK.items():
+            setattr(args, k, v)
+    scenarios = [s for s in args.scenarios.split(",") if s]
+    stores = [s for s in args.stores.split(",") if s]
+    designs = [d for d in args.designs.split(",") if d]
+    for name, got, valid in (("scenario", scenarios, SCENARIOS), ("store", stores, STORES), ("design", designs, DESIGNS)):
+        bad = [g for g in got if g not in valid]
+        if bad:
+            ap.error(f"unknown {name} {bad}; valid: {', '.join(valid)}")
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    say(f"clock: 1 simulated minute = {args.scale} real s; pace {args.pace} s/task; arrivals {args.rate}/min, "
+        f"at most {args.crowd} per cell")
+    tmp = args.keep or Path(tempfile.mkdtemp(prefix="bench-crowd-"))
+    cells: list[Cell] = []
+    started = time.monotonic()
+    try:
+        for scenario in scenarios:
+            for design in designs:
+                study_dir = tmp / f"{scenario}-{design}" / "study"
+                try:
+                    build_study(study_dir, scenario, design, args.pace)
+                except Exception as exc:  # noqa: BLE001 (the study could not be built: every cell of it says why)
+                    for store in stores:
+                        cells.append(Cell(scenario, store, design, status="failed", message=f"building the study: {exc}"[:300]))
+                    continue
+                for store in stores:
+                    cell = Cell(scenario, store, design)
+                    root = study_dir.parent / store
+                    root.mkdir(parents=True, exist_ok=True)
+                    run_cell(cell, study_dir, root, args, args.pg, say)
+                    cells.append(cell)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    verdicts = acceptance(cells)
+    if args.json:
+        print(json.dumps({"clock": {"scale": args.scale, "pace": args.pace, "rate": args.rate, "crowd": args.crowd},
+                          "cells": [asdict(c) for c in cells],
+                          "acceptance": [{"where": w, "verdict": v, "line": t} for w, v, t in verdicts],
+                          "seconds": round(time.monotonic() - started, 1)}, indent=2))
+        return 0
+    print(f"crowd benchmark: 1 simulated minute = {args.scale} real s, {args.pace} s per task, {args.rate} arrivals per "
+          f"simulated minute (Poisson, only while places are open), at most {args.crowd} per cell; times in simulated "
+          "minutes from the first arrival; money = places x reward per list x (1 + fee)")
+    print("columns: turned = told wait/closed before any task; cut@dec / cut<dec = sessions served less than their list "
+          "at / before the decision; idle = given a list, served nothing; paid/used/unused/after = judgements of the "
+          "watched comparison (used = the decision's n; after = submitted after the decision time)")
+    for line in table(cells):
+        print(line)
+    print("\nacceptance (issue 30):")
+    for where, verdict, text in verdicts:
+        print(f"  {verdict:<4} {where:<20} {text}")
+    print(f"\n({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
