@@ -287,7 +287,9 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
                 db.run(_EVENT, {"now": now, "kind": f"goal_{e['kind']}", "pid": None,
                                 "data": json.dumps({"comparison": comparison, "n": int(d.n), **e})})
     if outcome == "continue":
-        if changed:  # a pair that can no longer change the answer is served no more
+        # pool strategies: a pair that can no longer change the answer is served no more; ``list``: a session
+        # admitted is paid whole, so it is served whole until the decision
+        if changed and ctx.strategy is not None:
             _close(conn, ctx)
             _withdraw(db, comparison, now)
         return int(d.n), False
