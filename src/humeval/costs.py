@@ -303,7 +303,13 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
         design = "dynamic"
         from humeval.simulate.plan import fit_pilot
 
-        fit = fit_pilot(fit_pilot_data.frame, seed=protocol.study.seed if seed is None else seed)
+        frame = fit_pilot_data.frame
+        repeated = bool((frame.groupby("request").size() >= 2).any()) if "request" in frame else True
+        if not repeated:  # served in a random order, a short pilot judges each item once
+            notes.append("the pilot judged every item once, so how much items differ in difficulty is not known: "
+                         "the simulator takes items of equal difficulty (a longer pilot measures it)")
+        fit = fit_pilot(frame, seed=protocol.study.seed if seed is None else seed,
+                        difficulty_var=None if repeated else 0.0)
         effort = _effort(study, fit, strategies, deltas, iterations, seed, judgements,
                          judgements / len(lists), reward, fee_rate)
         notes.append(f"dynamic stopping: the fixed design's {judgements} judgements ({len(lists)} places) are the most it can cost")

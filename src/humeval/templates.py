@@ -66,6 +66,11 @@ stopping:                      # dynamic stopping: stop collecting once the rule
 crowd:                         # planning only: `humeval budget` predicts places, money and wall time from it
   arrivals_per_hour: 45        # an example (3 participants per 4-minute session): measure your platform's
 
+pay:                           # what a place (one list) costs: `humeval budget` prints rewards, fee and total
+  currency: GBP
+  hourly: 9.00
+  seconds_per_task: 20         # an estimate until a rehearsal or pilot measures it (11 tasks: 4 minutes a list)
+
 exclusion:
   - rule: attention
     max_failures: 0

@@ -54,7 +54,7 @@ import numpy as np
 from humeval.analysis.workspace import Workspace
 from humeval.collect import ADMIN_ENV
 from humeval.design.tasks import ParticipantList
-from humeval.errors import did_you_mean
+from humeval.errors import HumevalError, did_you_mean
 from humeval.pipeline import back_half, record_run, require_lock
 from humeval.platforms.entry import entry_body
 from humeval.protocol.models import Platform
@@ -119,23 +119,33 @@ class RehearsalResult:
     #: places used: participants given a list (``list`` strategy; None for the labelling strategies)
     places: int | None = None
     #: the places ``humeval budget`` predicts for this design (None until it predicts them; see :func:`predicted_places`)
-    places_predicted: int | None = None
+    places_predicted: float | None = None
     #: participants given nothing before any task (told ``wait`` or ``closed``): 0 when they follow the open places
     turned_away: int = 0
     #: sessions served less than their list (cut when the stopping rule decided)
     sessions_cut: int = 0
 
 
-def predicted_places(study: Study) -> int | None:
+def predicted_places(study: Study) -> float | None:
     """The places ``humeval budget`` predicts for the study as designed, to set beside the places a rehearsal used.
 
-    The hook for the budget's prediction of places under dynamic stopping: until
-    :func:`humeval.costs.budget` predicts them (a ``places`` prediction for the dynamic design),
-    only the fixed design is known, and a study without a stopping rule uses every place.
+    A fixed design uses every list. With dynamic stopping, the mean places of the protocol's own
+    setting in the budget's session plan (:attr:`humeval.costs.Budget.sessions`), fitted to the
+    pilot the budget finds (``pay.pilot``, the exported judgements, or an earlier rehearsal's);
+    None when there is none yet, or for a pool strategy.
     """
-    if study.protocol.stopping is not None or study.protocol.assignment.strategy != "list":
+    if study.protocol.assignment.strategy != "list":
         return None
-    return len(study.read_lists())
+    if study.protocol.stopping is None:
+        return float(len(study.read_lists()))
+    from humeval.costs import budget
+
+    try:
+        plan = budget(study, strategies=["one"], crowd_runs=500).sessions
+    except HumevalError:
+        return None
+    mine = [p for p in plan if p.protocol]
+    return round(mine[0].places[0], 1) if mine else None
 
 
 def rehearsal_workspace(study: Study, kind: str) -> Workspace:
@@ -556,6 +566,7 @@ def rehearse(
         if importlib.util.find_spec(module) is None:
             raise RehearsalError(f"rehearse: needs the collection server ({module} is missing); "
                                  "install it with `pip install 'humeval[server]'`")
+    predicted = predicted_places(study)  # before this rehearsal replaces an earlier one's judgements
     ws = rehearsal_workspace(study, kind)
     store = _store_arg(study, ws, db)
     lists = study.read_lists()
@@ -638,7 +649,7 @@ def rehearse(
                     "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
                     "elapsed": round(elapsed, 3), "ambiguous_outputs": answerer.key.ambiguous,
                     "rerun_lists": rerun, "rerun_rounds": rounds_run, "rerun_judgements": tally.judgements - first_round,
-                    "places": used, "places_predicted": predicted_places(study), "turned_away": tally.turned,
+                    "places": used, "places_predicted": predicted, "turned_away": tally.turned,
                     "sessions_cut": tally.cut}
         run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
     return RehearsalResult(
