@@ -97,7 +97,7 @@ systems: [s1, s2, s3, s4, s5]
 criteria:
   - {name: quality, type: 2afc, question: "Which is better?", tie: false}
 presentation: {setup: separate, randomise_order: true}
-design: {judgements_per_item: 1, items_per_participant: 10, counterbalancing: latin-square, attention_checks: 1}
+design: {judgements_per_item: 2, items_per_participant: 10, counterbalancing: latin-square, attention_checks: 1}
 assignment: {strategy: list}
 stopping: {rule: anytime, delta: 0.05, goal: best, pair_choice: uniform}
 exclusion:
@@ -542,10 +542,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
     ap.add_argument("--stores", default="sqlite,postgresql")
     ap.add_argument("--designs", default=",".join(DESIGNS))
-    ap.add_argument("--rate", type=float, default=4.0, help="arrivals per simulated minute (default 4)")
-    ap.add_argument("--pace", type=float, default=30.0, help="simulated seconds per task (default 30)")
+    ap.add_argument("--rate", type=float, default=0.75,
+                    help="arrivals per simulated minute while a place is open (default 0.75: the templates' "
+                         "crowd.arrivals_per_hour of 45)")
+    ap.add_argument("--pace", type=float, default=20.0,
+                    help="simulated seconds per task (default 20: the pairwise template's pay.seconds_per_task)")
     ap.add_argument("--scale", type=float, default=0.2, help="real seconds per simulated minute (default 0.2)")
-    ap.add_argument("--crowd", type=int, default=60, help="most arrivals per cell (default 60)")
+    ap.add_argument("--crowd", type=int, default=100, help="most arrivals per cell (default 100)")
     ap.add_argument("--cell-seconds", type=float, default=60.0, help="real seconds per cell at most (default 60)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--pg", default=PG_DEFAULT, help=f"PostgreSQL server for the PostgreSQL cells (default {PG_DEFAULT})")

@@ -56,8 +56,8 @@ __all__ = [
     "DEFAULT_RULES",
     "DEFAULT_STRATEGIES",
     "BestArmResult",
-    "OrderResult",
     "CrowdResult",
+    "OrderResult",
     "PilotFit",
     "ResampleResult",
     "SimulationConfig",
@@ -100,8 +100,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from humeval.simulate.best_arm import BestArmResult, simulate_best_arm
     from humeval.simulate.config import SimulationConfig
-    from humeval.simulate.order import OrderResult, simulate_served_goal, simulate_served_pair
     from humeval.simulate.crowd import CrowdResult, simulate_crowd
+    from humeval.simulate.order import OrderResult, simulate_served_goal, simulate_served_pair
     from humeval.simulate.plan import PilotFit, fit_pilot, predict_effort
     from humeval.simulate.plots import plot_bound, plot_effort
     from humeval.simulate.population import (

@@ -52,10 +52,27 @@ from humeval.store.context import StoreContext
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["Admission", "LiveGoal", "Recruitment", "recruitment", "LiveGoalDecision", "admissions", "after_judgement", "has_room", "live_leaderboards",
-           "preferred_tasks", "in_flight", "is_settled", "latest_judgements", "participant_exclusions", "session_gate",
-           "release_list", "settle", "settle_abandoned",
-           "vote_of"]
+__all__ = [
+    "Admission",
+    "LiveGoal",
+    "LiveGoalDecision",
+    "Recruitment",
+    "admissions",
+    "after_judgement",
+    "has_room",
+    "in_flight",
+    "is_settled",
+    "latest_judgements",
+    "live_leaderboards",
+    "participant_exclusions",
+    "preferred_tasks",
+    "recruitment",
+    "release_list",
+    "session_gate",
+    "settle",
+    "settle_abandoned",
+    "vote_of",
+]
 
 
 _CLOSE_CHUNK = 500

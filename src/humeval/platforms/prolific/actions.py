@@ -148,11 +148,11 @@ def prolific_create(study: Study, *, client: ProlificClient,
     """Create the draft study on Prolific from the locked protocol (once; publish it with ``publish``).
 
     With dynamic stopping (a watched comparison, ``list`` strategy) the study opens the first wave of
-    places only (:func:`humeval.platforms.prolific.waves.first_wave`); ``prolific sync`` opens the next.
+    places only (:func:`humeval.platforms.prolific.study.first_wave`); ``prolific sync`` opens the next.
     ``show_budget`` is called with the budget, and ``show_wave`` with ``(places, lists, recruitment or None)``,
     before any request is sent.
     """
-    from humeval.platforms.prolific.waves import first_wave
+    from humeval.platforms.prolific.study import first_wave
 
     _locked(study, "create")
     path = state_file(study)

@@ -21,6 +21,8 @@ time``                      declared, or measured on ``pay.pilot`` or a rehearsa
 
 from __future__ import annotations
 
+import math
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,13 +32,17 @@ from humeval.study import Study
 
 if TYPE_CHECKING:
     from humeval.costs import Budget
+    from humeval.store.live import Recruitment
 
 __all__ = [
     "ENTRY_QUERY",
+    "dynamic",
+    "first_wave",
     "launch_budget",
     "state_file",
     "study_body",
     "study_url",
+    "wave_places",
 ]
 
 ENTRY_QUERY = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
@@ -107,3 +113,43 @@ def study_body(study: Study, budget: Budget, places: int | None = None) -> dict[
 def state_file(study: Study) -> Path:
     """Where the Prolific study id of this study is kept (``.humeval/prolific.json``)."""
     return study.state_dir / "prolific.json"
+
+
+def wave_places(target: int, opened: int, wave: int, lists: int) -> int:
+    """Places to have open: ``opened`` while the target fits; else the target rounded up to a multiple of
+    ``wave``, at least one wave more than ``opened``, at most ``lists``.
+
+    >>> wave_places(3, 0, 2, 20), wave_places(4, 4, 2, 20), wave_places(5, 4, 4, 20), wave_places(21, 16, 4, 18)
+    (4, 4, 8, 18)
+    """
+    if target <= opened or opened >= lists:
+        return opened
+    return min(lists, max(opened + wave, math.ceil(target / wave) * wave))
+
+
+def dynamic(recruitment: Recruitment) -> bool:
+    """Whether the store admits sessions by the stopping rule (a watched comparison, ``list`` strategy)."""
+    return bool(recruitment.comparisons)
+
+
+def first_wave(study: Study) -> tuple[int, Recruitment | None]:
+    """The places ``prolific create`` opens, with the fresh store's recruitment (None for a fixed design).
+
+    The target is read from a store seeded in a temporary folder (the study's own store may not exist
+    yet, and is never touched): the sessions the rule admits before any outcome is in.
+    """
+    from humeval.store.store import Store
+
+    lists = len(study.read_lists())
+    if study.protocol.stopping is None:
+        return lists, None
+    with tempfile.TemporaryDirectory(prefix="humeval-wave-") as folder:
+        store = Store.open(study, str(Path(folder) / "fresh.db"))
+        try:
+            store.prepare()
+            fresh = store.recruitment()
+        finally:
+            store.close()
+    if not dynamic(fresh):
+        return lists, None
+    return wave_places(fresh.target, 0, study.protocol.crowd.wave, lists), fresh

@@ -31,69 +31,26 @@ docs/prolific.md, "What follows Prolific's documentation".
 
 from __future__ import annotations
 
-import math
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from humeval.errors import PlatformError
 from humeval.files import read_json, write_json
-from humeval.platforms.prolific.study import state_file
+from humeval.platforms.prolific.study import dynamic, state_file, wave_places
 from humeval.study import Study
 
 if TYPE_CHECKING:
     from humeval.platforms.prolific.client import ProlificClient
     from humeval.store.live import Recruitment
 
-__all__ = ["SyncResult", "first_wave", "prolific_sync", "released_places", "sync_every", "wave_places"]
+__all__ = ["SyncResult", "prolific_sync", "released_places", "sync_every"]
 
 #: study statuses a transition (PAUSE, STOP) is sent from; Prolific itself moves a study whose places are all
 #: submitted to AWAITING REVIEW (raising places makes it ACTIVE again), and a stopped study goes there too
 _OPEN = ("ACTIVE", "PAUSED", "")
-
-
-def wave_places(target: int, opened: int, wave: int, lists: int) -> int:
-    """Places to have open: ``opened`` while the target fits; else the target rounded up to a multiple of
-    ``wave``, at least one wave more than ``opened``, at most ``lists``.
-
-    >>> wave_places(3, 0, 2, 20), wave_places(4, 4, 2, 20), wave_places(5, 4, 4, 20), wave_places(21, 16, 4, 18)
-    (4, 4, 8, 18)
-    """
-    if target <= opened or opened >= lists:
-        return opened
-    return min(lists, max(opened + wave, math.ceil(target / wave) * wave))
-
-
-def dynamic(recruitment: Recruitment) -> bool:
-    """Whether the store admits sessions by the stopping rule (a watched comparison, ``list`` strategy)."""
-    return bool(recruitment.comparisons)
-
-
-def first_wave(study: Study) -> tuple[int, Recruitment | None]:
-    """The places ``prolific create`` opens, with the fresh store's recruitment (None for a fixed design).
-
-    The target is read from a store seeded in a temporary folder (the study's own store may not exist
-    yet, and is never touched): the sessions the rule admits before any outcome is in.
-    """
-    from humeval.store.store import Store
-
-    lists = len(study.read_lists())
-    if study.protocol.stopping is None:
-        return lists, None
-    with tempfile.TemporaryDirectory(prefix="humeval-wave-") as folder:
-        store = Store.open(study, str(Path(folder) / "fresh.db"))
-        try:
-            store.prepare()
-            fresh = store.recruitment()
-        finally:
-            store.close()
-    if not dynamic(fresh):
-        return lists, None
-    return wave_places(fresh.target, 0, study.protocol.crowd.wave, lists), fresh
 
 
 def released_places(store: Any) -> int:
