@@ -537,6 +537,45 @@ def table(cells: list[Cell]) -> list[str]:
     return lines
 
 
+def guarantees(runs: int, seed: int) -> list[tuple[str, str, str]]:
+    """Issue 30's guarantees where their assumption is broken on purpose, simulated ``runs`` times each:
+    sorted data (tied overall, A better on the first half of the file) in the design's serving order (and in file
+    order, to show what the order fixes), and a preference cycle A > B > C > A (0.7 each) with a dominated D."""
+    import numpy as np
+
+    from humeval.simulate.multi import simulate_goal
+    from humeval.simulate.order import clopper_pearson_upper, simulate_served_goal, simulate_served_pair
+
+    delta, items, half = 0.05, 60, 30
+    pair = np.r_[np.full(half, 0.8), np.full(items - half, 0.2)]
+    goal = np.full((items, 4, 4), 0.5)  # system 0 tied with each other overall; the others 1 > 2 > 3 at 0.9
+    for a in range(1, 4):
+        goal[:, a, a + 1:], goal[:, a + 1:, a] = 0.9, 0.1
+    goal[:half, 0, 1:], goal[:half, 1:, 0] = 0.8, 0.2
+    goal[half:, 0, 1:], goal[half:, 1:, 0] = 0.2, 0.8
+    out = []
+    for order in ("serving", "file"):
+        results = [("sorted pair (anytime)", simulate_served_pair(pair, 3, delta=delta, iterations=runs, seed=seed,
+                                                                  order=order))]
+        results += [(f"sorted {g}, K = 4", simulate_served_goal(goal, g, 3, delta=delta, iterations=runs, seed=seed,
+                                                                order=order)) for g in ("best", "ranking")]
+        for name, r in results:
+            ok = r.wrong_share <= delta
+            verdict = ("PASS" if ok else "FAIL") if order == "serving" else "info"
+            out.append((f"{name}, {order} order", verdict, r.describe()))
+    cycle = np.full((4, 4), 0.5)
+    for i, j in [(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)]:
+        cycle[i, j], cycle[j, i] = 0.7, 0.3
+    for g in ("best", "ranking"):
+        r = simulate_goal(4, "cycle", g, "adaptive", delta=delta, iterations=runs, max_judgements=50_000, seed=seed,
+                          preferences=cycle)
+        wrong = round(r.wrong_share * runs)
+        out.append((f"cycle A>B>C>A + D, {g}", "PASS" if r.wrong_share <= delta else "FAIL",
+                    f"wrong in {wrong} of {runs} runs (one-sided 95% Clopper-Pearson upper bound "
+                    f"{clopper_pearson_upper(wrong, runs):.3f}); decided {r.decided_share:.3f}"))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
@@ -555,6 +594,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="pairwise on SQLite only, a faster clock, 40 arrivals")
     ap.add_argument("--json", action="store_true", help="print the cells and the acceptance lines as JSON")
     ap.add_argument("--keep", type=Path, default=None, help="build the studies and stores here and keep them")
+    ap.add_argument("--guarantee-runs", type=int, default=400,
+                    help="simulated runs of each guarantee under a broken assumption (default 400; 0: skip)")
     args = ap.parse_args(argv)
     if args.quick:
         for k, v in QUICK.items():
@@ -595,6 +636,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep is None:
             shutil.rmtree(tmp, ignore_errors=True)
     verdicts = acceptance(cells)
+    if args.guarantee_runs > 0:
+        say(f"guarantees: {args.guarantee_runs} simulated runs each")
+        verdicts += guarantees(args.guarantee_runs, args.seed)
     if args.json:
         print(json.dumps({"clock": {"scale": args.scale, "pace": args.pace, "rate": args.rate, "crowd": args.crowd},
                           "cells": [asdict(c) for c in cells],
@@ -611,7 +655,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     print("\nacceptance (issue 30):")
     for where, verdict, text in verdicts:
-        print(f"  {verdict:<4} {where:<20} {text}")
+        print(f"  {verdict:<4} {where:<32} {text}")
     print(f"\n({time.monotonic() - started:.0f} s)")
     return 0
 

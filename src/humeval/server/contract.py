@@ -102,6 +102,9 @@ class Progress(BaseModel):
     total: int = Field(ge=0)
     finished: bool
     completed: bool
+    reason: Literal["wait", "closed"] | None = Field(
+        None, description="why a participant who has done nothing has no task: `wait` (the stopping rule admits no "
+                          "new session now; places may reopen) or `closed` (no session is left)")
 
 
 class Task(BaseModel):

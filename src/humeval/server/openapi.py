@@ -89,7 +89,12 @@ def openapi_spec(protocol: Protocol) -> dict[str, Any]:
             "/api/v1/next": {"get": {
                 "operationId": "next", "summary": "The current or next assignment", "security": participant,
                 "responses": {"200": _json("Assignment", "an assignment"),
-                              "204": {"description": "nothing left for this participant"},
+                              "204": {"description": "nothing left for this participant",
+                                      "headers": {"Humeval-Reason": {
+                                          "description": "for a participant who has done nothing: `wait` (the "
+                                                         "stopping rule admits no new session now; places may reopen) "
+                                                         "or `closed` (no session is left)",
+                                          "schema": {"type": "string", "enum": ["wait", "closed"]}}}},
                               **_errors(401, 403, 503)}}},
             "/api/v1/judgements": {"post": {
                 "operationId": "submit", "summary": "Submit a judgement (idempotent per key)", "security": participant,
