@@ -21,8 +21,10 @@ Scenarios (``--scenarios``), each run in three designs side by side:
   the design (uniform pairs), ``list`` strategy; ``sorted``: two systems tied overall, A better
   on the first half of the data file (one study; the serving order decides whether the file
   order leaks into the decision).
-* designs: ``dynamic`` (the protocol's settings), ``fixed`` (the ``stopping`` section removed:
-  every list), ``unbounded`` (``stopping.sessions: 1000``).
+* designs: ``dynamic`` (the protocol's settings), ``planned`` (``stopping.sessions`` as ``humeval budget``
+  plans it for this crowd: the smallest W whose simulated wall time is within 1.25x the fixed design's, at the
+  scenario's effect; :func:`humeval.simulate.crowd.plan_sessions`), ``fixed`` (the ``stopping`` section
+  removed: every list), ``unbounded`` (``stopping.sessions`` = every watched list).
 
 Stores (``--stores``): SQLite with 1 process, PostgreSQL with 2 processes (a database of its own
 on ``--pg``, dropped afterwards; skipped with a line saying why when unreachable).
@@ -74,7 +76,7 @@ HOST = "127.0.0.1"
 ADMIN = "bench-crowd-admin-token-0123456789"
 PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
 SCENARIOS = ("demo", "pairwise", "best", "sorted")
-DESIGNS = ("dynamic", "fixed", "unbounded")
+DESIGNS = ("dynamic", "planned", "fixed", "unbounded")
 STORES = {"sqlite": 1, "postgresql": 2}
 QUICK = {"scenarios": "pairwise", "stores": "sqlite", "scale": 0.15, "crowd": 40}
 
@@ -127,27 +129,56 @@ def _humeval(*args: str, cwd: Path) -> None:
         raise RuntimeError(f"humeval {' '.join(args)}: {(out.stderr or out.stdout).strip()[-400:]}")
 
 
-def _set_design(text: str, design: str, pace: float, scenario: str = "") -> str:
-    """The protocol of a design: ``fixed`` without its stopping section, ``unbounded`` with ``sessions: 1000``.
+def _set_design(text: str, design: str, pace: float, scenario: str = "", sessions: int | None = None) -> str:
+    """The protocol of a design: ``fixed`` without its stopping section, ``unbounded`` and ``planned`` with
+    ``stopping.sessions`` set to ``sessions`` (every watched list; the planned W).
 
-    The demo's ``fixed`` design keeps its stopping section with ``delta: 1e-12`` and ``sessions: 1000``: without
-    it the design would compare every pair of its three systems (a different study, 3x the pair tasks); with it
-    every list is served and the rule cannot decide within the design's 144 outcomes. Every design declares ``pay.seconds_per_task`` (the simulated pace), ``pay.hourly`` and ``pay.fee_rate`` so that
-    the budget prices a list."""
+    The demo's ``fixed`` design keeps its stopping section with ``delta: 1e-12`` and every list admitted at once:
+    without it the design would compare every pair of its three systems (a different study, 3x the pair tasks);
+    with it every list is served and the rule cannot decide within the design's 144 outcomes. Every design
+    declares ``pay.seconds_per_task`` (the simulated pace), ``pay.hourly`` and ``pay.fee_rate`` so that the
+    budget prices a list."""
     import yaml
 
     data = yaml.safe_load(text)
     if design == "fixed" and scenario == "demo":
-        data["stopping"] = dict(data["stopping"], delta=1e-12, sessions=1000)
+        data["stopping"] = dict(data["stopping"], delta=1e-12, **({"sessions": sessions} if sessions else {}))
     elif design == "fixed":
         data.pop("stopping", None)
-    elif design == "unbounded":
-        data["stopping"] = dict(data["stopping"], sessions=1000)
+    elif design in ("unbounded", "planned") and sessions:
+        data["stopping"] = dict(data["stopping"], sessions=sessions)
     data["pay"] = dict(data.get("pay") or {}, seconds_per_task=pace, hourly=PAY_HOURLY, fee_rate=PAY_FEE)
     return yaml.safe_dump(data, sort_keys=False)
 
 
-def build_study(root: Path, scenario: str, design: str, pace: float) -> Path:
+def _watched_pair_p(scenario: str) -> float | None:
+    """P(the watched comparison's first system wins) from the scenario's strengths; None for a goal over K."""
+    if scenario == "best":
+        return None
+    first, second = {"demo": ("baseline", "reference"), "pairwise": ("baseline", "candidate"),
+                     "sorted": ("A", "B")}[scenario]
+    return 1 / (1 + math.exp(STRENGTH[scenario][second] - STRENGTH[scenario][first]))
+
+
+def planned_sessions(study: Any, scenario: str, pace: float, rate: float) -> int | None:
+    """The W ``humeval budget`` recommends (:func:`humeval.simulate.crowd.plan_sessions`) for the scenario's
+    effect, this pace and this arrival rate; None for a goal over K systems (not simulated with sessions)."""
+    from humeval.protocol.comparisons import watched_comparisons
+    from humeval.simulate.crowd import plan_sessions
+
+    p = _watched_pair_p(scenario)
+    if p is None:
+        return None
+    lists = [pl for pl in study.read_lists() if pl.watched]
+    comp = watched_comparisons(study.protocol, study.protocol.systems)[0]
+    minutes = max(len(pl.tasks) for pl in lists) * pace / 60
+    watched = [sum(t.kind == "task" for t in pl.tasks) for pl in lists]
+    w, _ = plan_sessions(comp.build_rule(), lists=len(lists), watched=watched, minutes_per_list=minutes,
+                         arrivals_per_hour=rate * 60, p=max(p, 1 - p), runs=1000, seed=1)
+    return w
+
+
+def build_study(root: Path, scenario: str, design: str, pace: float, rate: float) -> Path:
     """Write, design and lock the study of ``scenario`` x ``design`` in ``root``; its folder."""
     from humeval.files import write_jsonl
 
@@ -163,8 +194,17 @@ def build_study(root: Path, scenario: str, design: str, pace: float) -> Path:
         write_jsonl(root / "data" / "outputs.jsonl", rows)
         (root / "humeval.yaml").write_text(BEST_PROTOCOL if scenario == "best" else SORTED_PROTOCOL, encoding="utf-8")
     path = root / "humeval.yaml"
-    path.write_text(_set_design(path.read_text(encoding="utf-8"), design, pace, scenario), encoding="utf-8")
+    original = path.read_text(encoding="utf-8")
+    path.write_text(_set_design(original, design, pace, scenario), encoding="utf-8")
     _humeval("run", str(root), cwd=root.parent)
+    if design in ("unbounded", "planned") or (design == "fixed" and scenario == "demo"):
+        from humeval.study import Study
+
+        study = Study.open(root)
+        every = sum(1 for pl in study.read_lists() if pl.watched)
+        sessions = planned_sessions(study, scenario, pace, rate) if design == "planned" else every
+        if sessions is not None:
+            path.write_text(_set_design(original, design, pace, scenario, sessions), encoding="utf-8")
     _humeval("lock", str(root), cwd=root.parent)
     return root
 
@@ -482,9 +522,9 @@ def acceptance(cells: list[Cell]) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     by = {(c.scenario, c.store, c.design): c for c in cells}
     for (scenario, store, design), dyn in by.items():
-        if design != "dynamic":
+        if design not in ("dynamic", "planned"):
             continue
-        where = f"{scenario}/{store}"
+        where = f"{scenario}/{store}" + ("" if design == "dynamic" else "/planned")
         fixed = by.get((scenario, store, "fixed"))
         if dyn.status != "ok" or fixed is None or fixed.status != "ok":
             out.append((where, "n/a", f"measured nothing: dynamic {dyn.status}, fixed {fixed.status if fixed else 'absent'}"))
@@ -621,7 +661,7 @@ def main(argv: list[str] | None = None) -> int:
             for design in designs:
                 study_dir = tmp / f"{scenario}-{design}" / "study"
                 try:
-                    build_study(study_dir, scenario, design, args.pace)
+                    build_study(study_dir, scenario, design, args.pace, args.rate)
                 except Exception as exc:  # noqa: BLE001 (the study could not be built: every cell of it says why)
                     for store in stores:
                         cells.append(Cell(scenario, store, design, status="failed", message=f"building the study: {exc}"[:300]))

@@ -49,6 +49,8 @@ from humeval.study import Study
 
 __all__ = ["PROLIFIC_FEE_RATE", "PROLIFIC_MINIMUM_HOURLY", "Budget", "EffortCost", "SessionPlan", "budget"]
 
+#: the wall time to a decision a plan of sessions aims at, as a multiple of the fixed design's with the same crowd
+WALL_TARGET = 1.25
 #: Prolific's platform fee as a share of participant rewards (www.prolific.com/pricing, read 2026-09-20)
 PROLIFIC_FEE_RATE = 0.428
 #: Prolific's enforced minimum pay per hour (researcher-help.prolific.com, "Prolific's payment principles")
@@ -345,7 +347,7 @@ def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | 
 def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per_place: float, *, runs: int,
               seed: int) -> tuple[list[SessionPlan], list[str]]:
     """The session plans: the fixed design, the protocol's W, and W = 1, 2, 3 (within the watched lists)."""
-    from humeval.simulate.crowd import simulate_crowd
+    from humeval.simulate.crowd import plan_sessions, simulate_crowd
 
     protocol = study.protocol
     found = watched_per_list(study, lists)
@@ -393,6 +395,13 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
             shifted(sm["wall_ratio"]) if "wall_ratio" in sm else None, r.decided_share, r.signature()))
     if other:
         notes.append(f"sessions: {other} lists hold no watched task and are always paid (counted in the places)")
+    if lam is not None:
+        planned, _ = plan_sessions(rule, lists=big_p, watched=watched_lists, minutes_per_list=minutes,
+                                   arrivals_per_hour=lam, fit=fit, in_flight_share=comp.in_flight_share,
+                                   min_in_flight=comp.min_in_flight, horizon=comp.horizon, runs=runs, seed=seed)
+        notes.append(f"sessions: stopping.sessions: {planned} is the smallest W whose predicted wall time to the decision "
+                     f"is within {WALL_TARGET:g}x the fixed design's with this crowd (the protocol has {own}); each W "
+                     "more pays for more unused judgements (the table above)")
     return plans, notes
 
 

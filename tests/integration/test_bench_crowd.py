@@ -23,7 +23,7 @@ pytestmark = pytest.mark.timeout(300)
 
 
 def _cell(tmp: Path, design: str) -> bench_crowd.Cell:
-    study = bench_crowd.build_study(tmp / design / "study", "pairwise", design, 30.0)
+    study = bench_crowd.build_study(tmp / design / "study", "pairwise", design, 30.0, 0.75)
     args = argparse.Namespace(rate=6.0, pace=30.0, scale=0.1, crowd=30, cell_seconds=60.0, seed=3)
     cell = bench_crowd.Cell("pairwise", "sqlite", design)
     bench_crowd.run_cell(cell, study, tmp / design, args, "", lambda _text: None)

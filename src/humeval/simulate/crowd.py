@@ -52,7 +52,7 @@ from humeval.rng import Seed, as_generator
 from humeval.simulate.plan import PilotFit
 from humeval.stopping import admission as adm
 
-__all__ = ["CrowdResult", "CrowdRuns", "Quantity", "simulate_crowd"]
+__all__ = ["CrowdResult", "CrowdRuns", "Quantity", "plan_sessions", "simulate_crowd"]
 
 #: log-sd of a session's duration around its mean (lognormal with mean 1)
 DEFAULT_SPREAD = 0.25
@@ -329,3 +329,25 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                        arrivals_per_hour=None if lam is None else float(lam), p=p_mean, spread=float(spread),
                        seed=seed if isinstance(seed, int) else None, runs=result_runs,
                        fit=None if fit is None else fit.to_dict())
+
+
+def plan_sessions(rule: Any, *, lists: int, watched: int | Sequence[int], minutes_per_list: float,
+                  arrivals_per_hour: float, target: float = 1.25, most: int = 6, **options: Any,
+                  ) -> tuple[int, list[CrowdResult]]:
+    """W for a crowd: the smallest ``stopping.sessions`` (1..``most``, within ``lists``) whose simulated wall
+    time to the decision is at most ``target`` times the fixed design's (the mean of the per-run ratio), with the
+    simulations tried; the fastest W tried when none reaches the target. ``options`` go to :func:`simulate_crowd`
+    (``p`` or ``fit``, ``runs``, ``seed``, the protocol's settings).
+
+    Each W costs more unused judgements than the one before (docs/budget.md): the smallest W that keeps the
+    wall time is the cheapest that does.
+    """
+    tried: list[CrowdResult] = []
+    for w in range(1, min(int(most), int(lists)) + 1):
+        r = simulate_crowd(rule, lists=lists, watched=watched, minutes_per_list=minutes_per_list,
+                           arrivals_per_hour=arrivals_per_hour, sessions=w, **options)
+        tried.append(r)
+        if r.summary()["wall_ratio"].mean <= target:
+            return w, tried
+    best = min(tried, key=lambda r: r.summary()["wall_ratio"].mean)
+    return best.sessions, tried
