@@ -7,7 +7,9 @@ simulated seconds. Arrivals follow Prolific's places: an arrival happens only wh
 open (``Store.recruitment()``, read by this process: places open = target - started - arrivals
 still entering); an arrival while none is open is not a participant (the platform shows no
 place). A participant told ``wait`` or ``closed`` before any task (header ``Humeval-Reason`` of
-the 204) is *turned away*; with arrivals that follow the open places this must be 0.
+the 204) is *turned away*: with arrivals that follow the open places it happens only when outcomes fed
+between the place opening and the participant asking brought the rule closer to its boundary (counted; the
+participant is told before starting and not paid).
 
 Time: one simulated minute is ``--scale`` real seconds (default 0.2: a task of 30 s takes 0.1 s).
 Every wall time printed is in simulated minutes, from the first arrival: real seconds / scale.
@@ -352,6 +354,8 @@ class Cell:
     status: str = "ok"  # ok | measured nothing | skipped | failed
     message: str = ""
     places: int = 0
+    #: places of lists holding the watched comparison's tasks (sessions the rule admits)
+    watched_places: int = 0
     turned_away: int = 0
     nothing_to_do: int = 0  # given a list, served no task
     cut_at_decision: int = 0
@@ -393,6 +397,9 @@ def measure(cell: Cell, study: Any, store: Any, crowd: Crowd, scale: float) -> N
     rows = store.participants()
     given = [r for r in rows if r["list_id"]]
     cell.places = len(given)
+    watched_lists = {pl.list_id for pl in lists if pl.watched}
+    # without a stopping section (a fixed design) no list is marked: the scenarios' lists are all the comparison's
+    cell.watched_places = sum(1 for r in given if r["list_id"] in watched_lists) if watched_lists else cell.places
     cell.turned_away = sum(1 for p in crowd.people if p.turned)
     cell.nothing_to_do = sum(1 for r in given if r["done"] == 0)
     cell.closed_arrivals = crowd.closed_arrivals
@@ -534,9 +541,11 @@ def acceptance(cells: list[Cell]) -> list[tuple[str, str, str]]:
                         (f"no decision (outcome {dyn.outcome or 'none'}) after {dyn.paid} judgements: the lines that "
                          "need one measured nothing")))
         else:
-            bound = 1.25 * dyn.used / max(fixed.paid, 1) * fixed.places + 1
-            out.append((where, _v(dyn.places <= bound), (f"places {dyn.places} <= 1.25 x ({dyn.used} used / {fixed.paid} "
-                        f"fixed judgements) x {fixed.places} fixed places + 1 = {bound:.1f}")))
+            bound = 1.25 * dyn.used / max(fixed.paid, 1) * fixed.watched_places + 1
+            out.append((where, _v(dyn.watched_places <= bound), (
+                f"places of the comparison {dyn.watched_places} <= 1.25 x ({dyn.used} used / {fixed.paid} fixed "
+                f"judgements) x {fixed.watched_places} fixed places + 1 = {bound:.1f} (all places {dyn.places} of "
+                f"{fixed.places})")))
             out.append((where, _v(dyn.after_decision is not None and dyn.after_decision <= 0.1 * dyn.used),
                         f"paid after the decision {dyn.after_decision} <= 10% of n = {0.1 * dyn.used:.1f}"))
             limit = 1.25 * fixed.minutes_to_end
@@ -545,7 +554,8 @@ def acceptance(cells: list[Cell]) -> list[tuple[str, str, str]]:
                          f"min = {limit:.1f}")))
         out.append((where, _v(dyn.cut_before_decision == 0), f"sessions cut before the decision: {dyn.cut_before_decision}"))
         out.append((where, _v(dyn.nothing_to_do == 0), f"admitted with nothing to do: {dyn.nothing_to_do}"))
-        out.append((where, _v(dyn.turned_away == 0), f"turned away (arrivals follow the open places): {dyn.turned_away}"))
+        out.append((where, "info", f"turned away (told before starting, unpaid: a place seen open was gone when they "
+                                   f"asked): {dyn.turned_away}"))
         out.append((where, _v(dyn.replay_equals_live is True), f"replay equals live: {dyn.replay}"))
     return out
 
