@@ -37,7 +37,7 @@ from typing import Any
 from humeval.pipeline import run
 from humeval.protocol.lock import lock_study
 from humeval.store import Store
-from humeval.store.assign import _CLAIM, _CLAIM_NEW, _LEFT_LIST, _NEW_LIST, next_assignment
+from humeval.store.assign import _ANY, _CLAIM, _CLAIM_NEW, _LEFT_LIST, _NEW_LIST, _UNWATCHED, _WATCHED, next_assignment
 from humeval.store.participants import consent, enter
 from humeval.store.sql import _for_pg, _for_sqlite
 from humeval.store.submit import submit_judgement
@@ -45,7 +45,7 @@ from humeval.study import Study
 from humeval.templates import init_study
 
 PG = "postgresql://postgres@127.0.0.1:5432/test"
-GUARDS = {"any": "", "watched": "AND watched > 0 ", "unwatched": "AND watched = 0 "}
+GUARDS = {"any": _ANY, "watched": _WATCHED, "unwatched": _UNWATCHED}
 
 
 def claim_statements() -> dict[str, str]:
