@@ -145,13 +145,20 @@ _FREE = "(participant_id IS NULL OR (completed = 0 AND expires_at < :now))"
 #: (the second query runs only when the first found nothing). SQLite: the writer holds the database. The holder
 #: test is written so that no index serves it (``IS TRUE``): the lists are found by their expiry, not by walking
 #: every held list's entry of the holder index (which PostgreSQL's planner, with the statistics of the lists as
-#: seeded, when nobody held one, takes for the rarer condition).
-_LEFT_LIST = ("SELECT list_id FROM lists WHERE completed = 0 AND expires_at < :now AND (participant_id IS NOT NULL) IS TRUE "
+#: seeded, when nobody held one, takes for the rarer condition). Both halves are read by an index at any size of
+#: study (``tests/unit/store/test_claim_plans.py``): a new list is the first entry of the partial index of the free
+#: lists of its kind (``ix_lists_free*``, whose conditions are the statement's, word for word); left lists are the
+#: range of ``ix_lists_expiring`` between 0 and now (few: the next claims take them), sorted. The range is bounded
+#: on both sides (times are positive) because SQLite, for a one-sided range in a subquery, walks the whole table in
+#: list order instead.
+_LEFT_LIST = ("SELECT list_id FROM lists WHERE completed = 0 AND expires_at > 0 AND expires_at < :now "
+              "AND (participant_id IS NOT NULL) IS TRUE "
               "{guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED")
 _NEW_LIST = "SELECT list_id FROM lists WHERE participant_id IS NULL AND completed = 0 {guard}ORDER BY list_id LIMIT 1 FOR UPDATE SKIP LOCKED"
 _FREE_LIST = f"COALESCE(({_LEFT_LIST}), ({_NEW_LIST}))"
 #: which lists a claim may take: any; sessions of a watched comparison (first, while the rule admits one); the others
-_ANY, _WATCHED, _UNWATCHED = "", "AND watched > 0 ", "AND watched = 0 "
+#: (each the condition of its index of free lists, :mod:`humeval.store.schema`: ``watched >= 0`` holds for every list)
+_ANY, _WATCHED, _UNWATCHED = "AND watched >= 0 ", "AND watched > 0 ", "AND watched = 0 "
 _CLAIM = {g: f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = {_FREE_LIST.format(guard=g)} "
              "RETURNING list_id" for g in (_ANY, _WATCHED, _UNWATCHED)}
 _CLAIM_OLD_SQLITE = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = :l AND {_FREE}"
@@ -323,7 +330,7 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
 # over K systems) goes on statement by statement below, in a transaction of its own.
 _CLAIM_NEW = (
     "UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = "
-    + _FREE_LIST.format(guard="AND EXISTS (SELECT 1 FROM participants p WHERE p.participant_id = :pid "
+    + _FREE_LIST.format(guard=_ANY + "AND EXISTS (SELECT 1 FROM participants p WHERE p.participant_id = :pid "
                               "AND p.list_id IS NULL AND (p.consented_at IS NOT NULL OR :free = 1)) ")
     + " RETURNING list_id"
 )

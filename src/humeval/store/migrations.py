@@ -8,7 +8,11 @@ output's own format, empty for the study's) and ``judgements.comment`` (optional
 ``lists`` by holder and by expiry (claims and releases of lists without a scan); migration 6 adds the
 indexes of the admin page's progress aggregates (:data:`TASK_PROGRESS_INDEXES`); migration 7 indexes only the
 leases out by expiry (``ix_assignments_leased``, a partial index), not every assignment by status; migration 8 adds
-``lists.watched`` (the list's watched pair tasks: sessions admitted by the stopping rule) and fills it. A later change appends a
+``lists.watched`` (the list's watched pair tasks: sessions admitted by the stopping rule) and fills it; migration 9
+replaces the lists' indexes of migration 5 by those of :mod:`humeval.store.schema`: partial indexes that hold
+exactly the free lists of each kind a claim asks for, in list order, so that a claim reads one entry at any size
+of study (``ix_lists_free*``), the held lists (``ix_lists_held``) and the unfinished ones by expiry
+(``ix_lists_expiring``). A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
 starting at once apply each migration once.
@@ -49,8 +53,10 @@ def _v4(conn: Connection) -> None:
 
 
 def _v5(conn: Connection) -> None:
-    for index in schema.lists.indexes:  # a claim and a release find their lists without a scan
-        index.create(conn, checkfirst=True)
+    for ddl in ("CREATE INDEX IF NOT EXISTS ix_lists_holder ON lists (participant_id)",  # replaced by migration 9
+                "CREATE INDEX IF NOT EXISTS ix_lists_unheld ON lists (list_id) WHERE participant_id IS NULL",
+                "CREATE INDEX IF NOT EXISTS ix_lists_expiry ON lists (completed, expires_at)"):
+        conn.execute(text(ddl))
 
 
 #: the admin page's aggregates over the tasks (a study of 100,000 items has 600,000) read an index in
@@ -90,7 +96,18 @@ def _v8(conn: Connection) -> None:
     conn.execute(text(MARK_WATCHED_LISTS))
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
+#: the lists' indexes of migration 5, replaced in migration 9
+_CLAIM_INDEXES_V5 = ("ix_lists_holder", "ix_lists_unheld", "ix_lists_expiry")
+
+
+def _v9(conn: Connection) -> None:
+    for name in _CLAIM_INDEXES_V5:
+        conn.execute(text(f"DROP INDEX IF EXISTS {name}"))
+    for index in schema.lists.indexes:
+        index.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 

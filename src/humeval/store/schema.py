@@ -38,6 +38,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    and_,
 )
 
 __all__ = [
@@ -123,12 +124,25 @@ lists = Table(
     Column("watched", Integer, nullable=False, default=0, server_default="0"),
 )
 
-#: who holds which list (a participant's list, releasing it); the lists nobody holds, in order, and those
-#: whose reservation ran out (claims)
-Index("ix_lists_holder", lists.c.participant_id)
-Index("ix_lists_unheld", lists.c.list_id, postgresql_where=lists.c.participant_id.is_(None),
-      sqlite_where=lists.c.participant_id.is_(None))
-Index("ix_lists_expiry", lists.c.completed, lists.c.expires_at)
+#: who holds which list (a participant's list, releasing it): the held lists only. The claim's indexes: the lists
+#: nobody holds and nobody finished, in list order, one per kind of list a claim may ask for (any, a session of a
+#: watched comparison, the others; :data:`humeval.store.assign._NEW_LIST`), each with the claim's conditions
+#: exactly, so that the first free list is the first entry at any size of study; and the unfinished lists by
+#: expiry (those whose reservation ran out: :data:`humeval.store.assign._LEFT_LIST`). None leads with a column a
+#: claim tests for equality on every list (``completed``, ``participant_id IS NULL``): SQLite, without statistics,
+#: would take such an index for the narrower and sort every free list (``tests/unit/store/test_claim_plans.py``).
+_HELD = lists.c.participant_id.isnot(None)
+_FREE = and_(lists.c.participant_id.is_(None), lists.c.completed == 0)
+_FREE_WATCHED = and_(_FREE, lists.c.watched > 0)
+_FREE_UNWATCHED = and_(_FREE, lists.c.watched == 0)
+Index("ix_lists_held", lists.c.participant_id, postgresql_where=_HELD, sqlite_where=_HELD)
+#: ``watched >= 0`` (every list) so that only a claim of any list implies this index's conditions: SQLite, which
+#: has no statistics to tell the partial indexes apart, would walk it for a claim of one kind, past the others
+_FREE_ANY = and_(_FREE, lists.c.watched >= 0)
+Index("ix_lists_free", lists.c.list_id, postgresql_where=_FREE_ANY, sqlite_where=_FREE_ANY)
+Index("ix_lists_free_watched", lists.c.list_id, postgresql_where=_FREE_WATCHED, sqlite_where=_FREE_WATCHED)
+Index("ix_lists_free_unwatched", lists.c.list_id, postgresql_where=_FREE_UNWATCHED, sqlite_where=_FREE_UNWATCHED)
+Index("ix_lists_expiring", lists.c.expires_at, postgresql_where=lists.c.completed == 0, sqlite_where=lists.c.completed == 0)
 
 list_tasks = Table(
     "list_tasks",

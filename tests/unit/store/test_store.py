@@ -55,11 +55,34 @@ def test_a_store_of_version_7_gets_its_watched_lists_marked(tmp_path: Path) -> N
     store.prepare()
     with store.read_engine.begin() as conn:  # back to version 7: lists without the ``watched`` column
         marked = dict(conn.execute(select(s.lists.c.list_id, s.lists.c.watched)).all())
+        for name in ("ix_lists_free", "ix_lists_free_watched", "ix_lists_free_unwatched"):  # of version 9, on ``watched``
+            conn.execute(text(f"DROP INDEX {name}"))
         conn.execute(text("ALTER TABLE lists DROP COLUMN watched"))
-        conn.execute(s.schema_version.delete().where(s.schema_version.c.version == 8))
+        conn.execute(s.schema_version.delete().where(s.schema_version.c.version >= 8))
         assert migrate(conn) == len(MIGRATIONS)
         assert dict(conn.execute(select(s.lists.c.list_id, s.lists.c.watched)).all()) == marked
     assert any(marked.values())
+    store.close()
+
+
+def test_a_store_of_version_8_gets_the_claim_indexes_in_place_of_the_old_ones(tmp_path: Path) -> None:
+    store = Store.open(pairwise_study(tmp_path / "c", items=6))
+    store.prepare()
+    new = {"ix_lists_held", "ix_lists_free", "ix_lists_free_watched", "ix_lists_free_unwatched", "ix_lists_expiring"}
+    with store.read_engine.begin() as conn:  # back to version 8: the lists' indexes of migration 5
+        for name in new:
+            conn.execute(text(f"DROP INDEX {name}"))
+        conn.execute(text("CREATE INDEX ix_lists_holder ON lists (participant_id)"))
+        conn.execute(text("CREATE INDEX ix_lists_unheld ON lists (list_id) WHERE participant_id IS NULL"))
+        conn.execute(text("CREATE INDEX ix_lists_expiry ON lists (completed, expires_at)"))
+        conn.execute(s.schema_version.delete().where(s.schema_version.c.version == 9))
+        assert current_version(conn) == 8
+        assert migrate(conn) == len(MIGRATIONS) == 9
+        assert {i["name"] for i in inspect(conn).get_indexes("lists")} == new
+        plan = " ".join(str(r) for r in conn.execute(text(
+            "EXPLAIN QUERY PLAN SELECT list_id FROM lists WHERE participant_id IS NULL AND completed = 0 AND watched > 0 "
+            "ORDER BY list_id LIMIT 1")))
+        assert "ix_lists_free_watched" in plan and "TEMP B-TREE" not in plan  # a claim of a session
     store.close()
 
 
