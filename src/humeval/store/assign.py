@@ -187,6 +187,7 @@ _LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l 
 _LIST_DONE = "UPDATE lists SET completed = 1 WHERE list_id = :l"
 _LIST_COMPLETED = "SELECT completed FROM lists WHERE list_id = :l"
 _COMPLETED = "UPDATE participants SET completed_at = :now WHERE participant_id = :pid"
+_WITHDRAWN = "SELECT 1 FROM assignments WHERE participant_id = :pid AND status = 'withdrawn' LIMIT 1"
 
 
 def _create(
@@ -310,9 +311,11 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
     if view is not None:
         return view
     final = _progress(ctx, done, list_id, finished=True)
+    if done == 0 and ctx.watched and db.one(_WITHDRAWN, key) is not None:
+        final = replace(final, completed=True)  # the rule decided during their first task: a session, paid whole
     if final.completed and completed_at is None:
         db.run(_COMPLETED, key)
-    if done > 0:
+    if final.completed:
         settle(conn, ctx, participant_id, now)
     elif ctx.watched and ctx.strategy is None:
         release_list(db, participant_id)

@@ -114,3 +114,30 @@ def test_a_crowd_reaches_the_decision_within_the_stated_bound(tmp_path: Path) ->
             await c.close()
 
     asyncio.run(go())
+
+
+def test_a_participant_whose_first_task_the_decision_withdrew_is_paid(tmp_path: Path) -> None:
+    # an allowance of 29 (min_in_flight 30) admits three sessions at once; two of them decide the comparison
+    study = make_study(tmp_path / "study", per_participant=10, checks=0, items=120, min_in_flight=30)
+
+    async def go() -> None:
+        c = Client(study)
+        try:
+            slow = await c.enter("slow")
+            first = await c.next(slow)
+            assert first is not None  # a lease of their first task, not answered yet
+            for pid in ("P1", "P2"):
+                await c.work(pid, prefer="candidate")
+            assert decision(c.store)["outcome"] in ("A", "B")
+            r = await c.submit(slow, first["assignment_id"], "A")
+            assert r.status_code == 409 and "lease_withdrawn" in r.text
+            assert await c.next(slow) is None
+            prog = await c.store.progress("slow")
+            assert prog.completed and prog.done == 0  # their code and full pay: the session had begun
+            status = await c.http.get("/api/v1/status", headers=slow)
+            assert status.json()["completion"]["code"] == "DONE-1"
+            assert await c.store.ended_early("slow")
+        finally:
+            await c.close()
+
+    asyncio.run(go())
