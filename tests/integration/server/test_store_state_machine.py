@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import event as _event
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
@@ -53,8 +54,19 @@ pytestmark = pytest.mark.timeout(300)
 EXAMPLES = int(os.environ.get("HUMEVAL_STATEFUL_EXAMPLES", "6"))
 STEPS = 40
 LEASE = 60
+#: no "explain" phase: its tracer slows a failing example's replay a hundredfold
+PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
 #: the store's clock starts here (far from the real time: the store reaps only when a step expires leases)
 START = 1_000_000.0
+
+
+#: what the examples reached (``pytest -s`` prints it per test)
+SEEN: Counter[str] = Counter()
+
+
+def event(what: str) -> None:
+    SEEN[what] += 1
+    _event(what)
 
 
 class Clock:
@@ -86,7 +98,7 @@ class Config:
 
 
 CONFIGS = [
-    Config("sessions", "list", items=8, per_item=2, per_participant=4, stopping=True),
+    Config("sessions", "list", items=9, per_item=2, per_participant=3, stopping=True),
     Config("lists", "list", items=6, per_item=1, per_participant=3, stopping=False),
     Config("pool", "one", items=5, per_item=1, per_participant=3, stopping=False),
 ]
@@ -203,6 +215,8 @@ class StoreMachine(RuleBasedStateMachine):
             if self.config.strategy != "list" and p.done < self.config.per_participant:
                 room = [t for t, cap in self.caps.items() if self.taken[t] < cap and t not in p.tasks]
                 assert not room, f"{pid} was given nothing although {room} have room and are new to them"
+            if got.reason:
+                event(f"told {got.reason}")
             if got.reason == "closed":
                 p.closed_at = p.closed_at or self.clock.now
             if self.watched and p.done > 0:
@@ -243,6 +257,7 @@ class StoreMachine(RuleBasedStateMachine):
         if row[0] == "continue":
             return
         self.decided_at = float(row[1])
+        event("decided")
         for lease in self.leases.values():
             if lease.status == "leased" and lease.task in self.watched:
                 lease.status = "withdrawn"
@@ -267,7 +282,7 @@ class StoreMachine(RuleBasedStateMachine):
             self.caps[task] = max(self.caps[task], min(answers + more, limit))
 
     # -- rules --------------------------------------------------------------------------------
-    @rule(i=st.integers(0, 7))
+    @rule(i=st.integers(0, 5))
     def enter(self, i: int) -> None:
         pid = f"P{i}"
         self._run(self.store.enter(pid, "local", {}, consented=True))
@@ -276,16 +291,32 @@ class StoreMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.people)
     @rule(k=st.integers(0, 7))
     def next(self, k: int) -> None:
-        pid = self._pick(k, self.entered)
+        self._next(self._pick(k, self.entered))
+
+    def _next(self, pid: str) -> AssignmentView | Progress:
         admitted = self._admitted(pid)
         got = self._run(self.store.next_assignment(pid))
         self._observe_next(pid, got, admitted)
         self._after()
+        return got
+
+    @precondition(lambda self: self.people)
+    @rule(k=st.integers(0, 7), n=st.integers(1, 6), choice=st.sampled_from(["prefer", "prefer", "other"]))
+    def work(self, k: int, n: int, choice: str) -> None:
+        """A participant answers up to ``n`` tasks in a row (next, then submit, with the same checks)."""
+        pid = self._pick(k, self.entered)
+        for _ in range(n):
+            got = self._next(pid)
+            if not isinstance(got, AssignmentView):
+                return
+            self._submit(got.assignment_id, choice, then_next=False)
 
     @precondition(lambda self: self.leases)
     @rule(k=st.integers(0, 63), choice=st.sampled_from(["prefer", "prefer", "other", "tie"]), then_next=st.booleans())
     def submit(self, k: int, choice: str, then_next: bool) -> None:
-        aid = self._pick(k, list(self.leases))
+        self._submit(self._pick(k, list(self.leases)), choice, then_next)
+
+    def _submit(self, aid: str, choice: str, then_next: bool) -> None:
         lease = self.leases[aid]
         p = self.people[lease.pid]
         display = self._rows("SELECT display FROM assignments WHERE assignment_id = " + ("%(a)s" if self._pg else ":a"),
@@ -308,9 +339,11 @@ class StoreMachine(RuleBasedStateMachine):
             result = self._run(self.store.submit(lease.pid, aid, key, values, then_next=then_next))
         except Refusal as refusal:
             assert refusal.code == expect, f"submit on a {lease.status} lease: refused {refusal.code}, expected {expect}"
+            event(f"submit on a {lease.status} lease: {refusal.code}")
             self._after()
             return
         assert expect in ("first", "edit"), f"submit on a {lease.status} lease was stored, expected {expect}"
+        event(f"submit on a {lease.status} lease: stored")
         j = result.judgement
         assert j.created and (j.revision == 0) == (expect == "first"), (expect, j)
         self.acks[key] = Ack(aid, values, j.id)
@@ -484,5 +517,7 @@ def test_store_follows_the_model(backend: str, config: Config, studies: dict[str
                    {"config": config, "study": study, "clock": clock,
                     "open_store": staticmethod(lambda: opener(study))})
     run_state_machine_as_test(machine, settings=settings(
-        max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, derandomize=False,
+        max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, phases=PHASES,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], database=None))
+    print(f"\n{config.name} on {backend}: {dict(sorted(SEEN.items()))}")
+    SEEN.clear()
