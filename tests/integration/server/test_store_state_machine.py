@@ -12,8 +12,12 @@ acknowledged submit, who was settled, who was told ``closed``, the decision) and
 step, is compared with the store's rows.
 
 It catches a drift of one copy of the cap rule: with ``_TAKE``'s ``taken < cap`` changed to
-``taken <= cap`` in assign.py, an answer to an expired lease whose task went to someone else
-is stored (``taken`` 2 over a cap of 1) and the machine fails within a few examples.
+``taken <= cap`` in assign.py, it failed (``lists`` on SQLite) with "submit on a expired lease was
+stored, expected lease_expired" after enter P0, enter P1, next P1, expire, P0 answers one task (the
+same task, cap 1), P1 answers its expired lease.
+
+It found one behaviour the store does not promise yet, pinned by a strict xfail below: a late answer
+to an expired lease is stored although its participant gave that list back and holds another one.
 
 ``HUMEVAL_STATEFUL_EXAMPLES`` raises the number of examples (default 6 per study and database).
 """
@@ -23,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 import time
 import uuid
 from collections import Counter
@@ -51,7 +56,7 @@ from tests.integration.server.studies import pairwise_study
 
 pytestmark = pytest.mark.timeout(300)
 
-EXAMPLES = int(os.environ.get("HUMEVAL_STATEFUL_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("HUMEVAL_STATEFUL_EXAMPLES", "12"))
 STEPS = 40
 LEASE = 60
 #: no "explain" phase: its tracer slows a failing example's replay a hundredfold
@@ -113,6 +118,7 @@ class Person:
     done: int = 0  # first answers
     settled: bool = False
     closed_at: float | None = None  # told ``closed`` then
+    list_id: str | None = None  # ``list``: the list they held when they had done work
 
 
 @dataclass
@@ -421,11 +427,12 @@ class StoreMachine(RuleBasedStateMachine):
                                     if stored.get(a) != modelled.get(a)}
         pairs = Counter((r[1], r[2]) for r in rows)
         assert max(pairs.values(), default=1) == 1, [k for k, n in pairs.items() if n > 1]
-        if self.config.strategy == "list":  # one list per participant once they did work
+        if self.config.strategy == "list":  # one who did work never gets a second list
+            held = dict(self._rows("SELECT participant_id, list_id FROM participants"))
             for pid, person in self.people.items():
                 if person.done:
-                    lists = {r[4] for r in rows if r[1] == pid and r[3] in ("done", "leased")}
-                    assert len(lists) == 1, f"{pid} worked on lists {lists}"
+                    person.list_id = person.list_id or held[pid]
+                    assert held[pid] == person.list_id, f"{pid} did work on {person.list_id}, then got {held[pid]}"
         for pid, person in self.people.items():
             if person.closed_at is not None:
                 late = [r[2] for r in rows if r[1] == pid and r[5] > person.closed_at]
@@ -464,6 +471,14 @@ class StoreMachine(RuleBasedStateMachine):
         if outcomes:
             assert (int(d.n), int(d.successes)) == (n, successes), (d, n, successes)
         assert replayed == outcome, (outcomes, outcome)
+
+
+def _pid_lists(machine: StoreMachine) -> dict[str, set[str]]:
+    rows = machine._rows("SELECT participant_id, list_id FROM assignments WHERE status IN ('done', 'leased')")
+    out: dict[str, set[str]] = {}
+    for pid, list_id in rows:
+        out.setdefault(pid, set()).add(list_id)
+    return out
 
 
 # -- the stores: a fresh SQLite file or PostgreSQL schema per example ----------------------------------------
@@ -521,3 +536,31 @@ def test_store_follows_the_model(backend: str, config: Config, studies: dict[str
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], database=None))
     print(f"\n{config.name} on {backend}: {dict(sorted(SEEN.items()))}")
     SEEN.clear()
+
+
+@pytest.mark.xfail(strict=True, reason="found by the machine: an answer to an expired lease is stored although the "
+                   "participant gave its list back and holds another one (the reclaim checks the task's cap only)")
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_late_answer_keeps_the_participant_on_one_list(backend: str, studies: dict[str, Study], clock: Clock,
+                                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if backend == "postgres" and not _pg_available():
+        pytest.skip(f"PostgreSQL is not reachable at {PG}")
+    monkeypatch.setattr(sys.modules[__name__], "_event", lambda what: None)  # outside Hypothesis
+    config = CONFIGS[1]
+    study = studies[config.name]
+    opener = _sqlite(tmp_path) if backend == "sqlite" else _postgres
+    machine = type("Replay", (StoreMachine,), {"config": config, "study": study, "clock": clock,
+                                               "open_store": staticmethod(lambda: opener(study))})()
+    try:
+        for i in range(3):
+            machine.enter(i)
+        machine.work(0, 1, "prefer")  # P0 answers the first task of L0001
+        machine.expire()
+        machine.next(2)  # P2 takes L0002 (L0001 is still held a little beyond P0's lease)
+        machine.expire()
+        machine.decline(2)  # P2 gives L0002 back, having done nothing
+        machine.next(2)  # ... and takes L0001, left by P0
+        machine.submit(1, "prefer", False)  # P2's expired lease of L0002 is answered: stored
+        assert all(len(lists) == 1 for lists in _pid_lists(machine).values()), _pid_lists(machine)
+    finally:
+        machine.teardown()
