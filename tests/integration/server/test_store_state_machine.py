@@ -40,7 +40,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import event as _event
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from humeval.store import assign as store_assign
 from humeval.store import participants as store_participants
