@@ -86,6 +86,7 @@ _TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
 #: apart from those compared with a column (PostgreSQL types each parameter once). The status test is written so
 #: that no index serves it (``IS TRUE``): planned while the table was nearly empty, an index over the status looks
 #: as cheap as the key, and its scan walks every lease out.
+_HOLDER = "SELECT participant_id FROM lists WHERE list_id = :l"
 _STORE_FIRST = (
     "WITH a AS (UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
     "AND participant_id = :pid AND task_id = :t AND (status = 'leased') IS TRUE AND display = :display "
@@ -157,7 +158,10 @@ def submit_judgement(
                       "changed", status=409, field="assignment_id")
     reclaimed = status == "expired"
     if reclaimed:
-        if not take(conn, task_id):
+        # an answer that comes back after its lease was reaped is stored only where the lease could still be: the
+        # participant holds its list, and (a stopping rule watching it) is not settled, whose outcomes are final
+        gone = list_id is not None and db.scalar(_HOLDER, {"l": list_id}) != participant_id
+        if gone or (task_id in ctx.watched and is_settled(db, participant_id)) or not take(conn, task_id):
             raise Refusal("lease_expired", "this assignment expired and was given to someone else; ask for the next one", status=409, field="assignment_id")
         status = "leased"
     revision = 0
