@@ -317,7 +317,7 @@ def test_one_list_per_participant(tmp_path: Path) -> None:
                                                            "idempotency_key": "key-one-list", "values": {"quality": "B"}})
         await c.get("/api/v1/next", headers=h)
         # p1 goes idle beyond the lease: their list and lease expire, and the next participant takes the list over
-        server.store.write(lambda conn: (conn.execute(s.lists.update().values(expires_at=0.0)),
+        server.store.write(lambda conn: (conn.execute(s.lists.update().values(expires_at=1.0)),
                                          conn.execute(s.assignments.update().where(s.assignments.c.status == "leased")
                                                       .values(expires_at=0.0))))
         server.store.context.last_reap = 0.0

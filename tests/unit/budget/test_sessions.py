@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,8 +19,9 @@ from humeval.templates import init_study
 def study(tmp_path_factory):
     root = tmp_path_factory.mktemp("sess") / "s"
     path = init_study(root, "pairwise", items=30)
-    text = path.read_text().replace("platform:\n  kind: local",
-                                    "platform:\n  kind: prolific\n  reward: 1.2\npay:\n  seconds_per_task: 20")
+    text = re.sub(r"\npay:.*?\n\n", "\n", path.read_text(), flags=re.S)  # the template's own pay: replaced below
+    text = text.replace("platform:\n  kind: local",
+                        "platform:\n  kind: prolific\n  reward: 1.2\npay:\n  seconds_per_task: 20")
     path.write_text(text)
     s = Study.open(root)
     lock_study(s)
