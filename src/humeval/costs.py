@@ -348,6 +348,7 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
               seed: int) -> tuple[list[SessionPlan], list[str]]:
     """The session plans: the fixed design, the protocol's W, and W = 1, 2, 3 (within the watched lists)."""
     from humeval.simulate.crowd import plan_sessions, simulate_crowd
+    from humeval.stopping.admission import unused_bound
 
     protocol = study.protocol
     found = watched_per_list(study, lists)
@@ -395,6 +396,11 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
             shifted(sm["wall_ratio"]) if "wall_ratio" in sm else None, r.decided_share, r.signature()))
     if other:
         notes.append(f"sessions: {other} lists hold no watched task and are always paid (counted in the places)")
+    w, total = max(watched_lists), sum(watched_lists)
+    bound = unused_bound(own, w, comp.in_flight_bound(total))
+    notes.append(f"sessions: with stopping.sessions: {own} and lists of {w} watched tasks, at most {bound} judgements "
+                 "of the comparison are paid but unused at the decision (a bound, whatever the answers; "
+                 "docs/stopping.md, 'Sessions')")
     if lam is not None:
         planned, _ = plan_sessions(rule, lists=big_p, watched=watched_lists, minutes_per_list=minutes,
                                    arrivals_per_hour=lam, fit=fit, in_flight_share=comp.in_flight_share,
