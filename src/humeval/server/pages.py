@@ -239,25 +239,27 @@ async def task_post(request: Request) -> Response:
     store = _store(request)
     form = await _form(request)
     aid, key = form.get("assignment_id", ""), form.get("idempotency_key", "")
-    task = None
-    result = await store.next_assignment(session.participant_id)
-    if not isinstance(result, Progress) and result.assignment_id == aid:
-        task = result
+    # one store operation: the form's task comes from its assignment id (the store checks the assignment is theirs)
+    task = store.context.task_of(aid)
     if task is None:
-        return RedirectResponse("/task", status_code=303)  # a stale form (already submitted, or expired)
-    values = _form_values(store, list(task.task.criteria), len(task.display), form)
+        return RedirectResponse("/task", status_code=303)
+    values = _form_values(store, list(task.criteria), len(task.systems), form)
     seconds = _number(form.get("seconds", ""))
     try:
         # the next task is leased with the answer (on PostgreSQL in its round trip): the redirected page finds it
         await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None,
                            only_open=True, comment=form.get("comment", "").strip(), then_next=True)
     except Refusal as exc:
-        if exc.code == "already_submitted":
-            return RedirectResponse("/task", status_code=303)  # another tab answered it first: nothing stored
+        if exc.code in _STALE:
+            return RedirectResponse("/task", status_code=303)  # a stale form: nothing stored, the page shows what is next
         if exc.status >= 500:
             raise
         return await task_page(request, error=exc, status=422, answers=form)  # every answer given is shown again
     return RedirectResponse("/task", status_code=303)
+
+
+#: a form answered elsewhere (another tab), not theirs, expired and given away, or no longer needed: nothing stored
+_STALE = ("already_submitted", "unknown_assignment", "lease_expired", "lease_withdrawn")
 
 
 async def done(request: Request) -> Response:
