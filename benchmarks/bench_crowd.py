@@ -401,7 +401,9 @@ def measure(cell: Cell, study: Any, store: Any, crowd: Crowd, scale: float) -> N
     # without a stopping section (a fixed design) no list is marked: the scenarios' lists are all the comparison's
     cell.watched_places = sum(1 for r in given if r["list_id"] in watched_lists) if watched_lists else cell.places
     cell.turned_away = sum(1 for p in crowd.people if p.turned)
-    cell.nothing_to_do = sum(1 for r in given if r["done"] == 0)
+    # given a list, served nothing, and sent away without a code (one whose first task the decision withdrew ends
+    # with the code: their session had begun)
+    cell.nothing_to_do = sum(1 for r in given if r["done"] == 0 and not r["completed"])
     cell.closed_arrivals = crowd.closed_arrivals
     cell.errors = sum(1 for p in crowd.people if p.error)
     if cell.errors:
