@@ -105,8 +105,9 @@ def allowance(sessions: int, w: int, in_flight_bound: int) -> int:
 
 
 def admits(pending: int, w: int, d: int, allow: int) -> bool:
-    """Whether one more session of ``w`` watched tasks may start (see the module docstring)."""
-    return pending == 0 or pending + w <= d + allow
+    """Whether one more session of ``w`` watched tasks may start (see the module docstring): ``pending == 0 or
+    pending + w <= d + allow``, which is :func:`wanted` being at least one."""
+    return wanted(pending, w, d, allow) > 0
 
 
 def wanted(pending: int, w: int, d: int, allow: int) -> int:

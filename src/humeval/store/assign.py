@@ -39,6 +39,7 @@ from humeval.store.live import (
     is_settled,
     preferred_tasks,
     release_list,
+    sessions_wanted,
     settle,
     settle_abandoned,
 )
@@ -46,7 +47,7 @@ from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["Lease", "display_order", "idle_reason", "lease_with_answer", "next_assignment", "progress", "reap", "release", "take"]
+__all__ = ["Lease", "display_order", "holds", "idle_reason", "lease_with_answer", "next_assignment", "progress", "reap", "release", "take"]
 
 REAP_EVERY = 2.0
 _CANDIDATES = 16
@@ -69,6 +70,11 @@ def display_order(ctx: StoreContext, participant_id: str, task: TaskInfo) -> tup
 def take(conn: Connection, task_id: str) -> bool:
     """Reserve one unit of the task's cap; False when full or closed."""
     return sql_of(conn).run(_TAKE, {"t": task_id}) == 1
+
+
+def holds(db: Sql, participant_id: str, list_id: str) -> bool:
+    """Whether the participant holds the list now."""
+    return db.scalar(_HOLDER, {"l": list_id}) == participant_id
 
 
 def release(conn: Connection, task_id: str) -> None:
@@ -217,7 +223,7 @@ def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, curren
     (:func:`humeval.store.live.admissions`): taken first while it admits one, else another list.
     """
     db = sql_of(conn)
-    if current is not None and db.scalar(_HOLDER, {"l": current}) == participant_id:
+    if current is not None and holds(db, participant_id, current):
         return current
     if current is not None and done > 0:
         return None
@@ -243,10 +249,10 @@ def _claimable(conn: Connection, ctx: StoreContext) -> tuple[str, ...]:
     """The kinds of list a claim may take now, in order of preference."""
     if not ctx.list_watched:
         return (_ANY,)
-    found = [a for a in admissions(conn, ctx) if a.outcome == "continue"]
-    if not found:  # every comparison decided: the lists left hold other tasks too
+    admitted = sessions_wanted(admissions(conn, ctx))
+    if admitted is None:  # every comparison decided: the lists left hold other tasks too
         return (_ANY,)
-    return (_WATCHED, _UNWATCHED) if all(a.wanted > 0 for a in found) else (_UNWATCHED,)
+    return (_WATCHED, _UNWATCHED) if admitted > 0 else (_UNWATCHED,)
 
 
 def idle_reason(conn: Connection, ctx: StoreContext) -> str:

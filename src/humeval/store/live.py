@@ -68,7 +68,7 @@ __all__ = [
     "preferred_tasks",
     "recruitment",
     "release_list",
-    "session_gate",
+    "sessions_wanted",
     "settle",
     "settle_abandoned",
     "vote_of",
@@ -510,10 +510,6 @@ class Admission:
     unused_bound: int
     free: int
 
-    @property
-    def admits(self) -> bool:
-        return self.outcome == "continue" and self.wanted > 0
-
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
@@ -555,10 +551,11 @@ def _distance(rule: Any, comp: Comparison, n: int) -> int:
     return min(d, comp.horizon - n) if comp.horizon is not None else d
 
 
-def session_gate(conn: Connection, ctx: StoreContext) -> bool:
-    """Whether a watched session may start now: some comparison is undecided and every undecided one admits one."""
-    found = [a for a in admissions(conn, ctx) if a.outcome == "continue"]
-    return bool(found) and all(a.wanted > 0 for a in found)
+def sessions_wanted(found: Sequence[Admission]) -> int | None:
+    """Watched sessions that may start now: as many as every undecided comparison admits (0: none now); None
+    when no comparison is undecided (the watched lists left hold other tasks too)."""
+    undecided = [a.wanted for a in found if a.outcome == "continue"]
+    return min(undecided) if undecided else None
 
 
 @dataclass(frozen=True)
@@ -603,16 +600,15 @@ def recruitment(conn: Connection, ctx: StoreContext) -> Recruitment:
     """The places a platform should offer now (a read: nothing is locked)."""
     db = sql_of(conn)
     found = tuple(admissions(conn, ctx, lock=False))
-    undecided = [a for a in found if a.outcome == "continue"]
-    free_watched = int(db.scalar(_FREE_WATCHED) or 0)
+    admitted = sessions_wanted(found)
+    free_watched = found[0].free if found else 0
     free_other = int(db.scalar(_FREE_OTHER) or 0)
-    if not undecided:  # the lists left hold other tasks too (those holding only the decided ones are spent)
+    if admitted is None:  # the lists left hold other tasks too (those holding only the decided ones are spent)
         free_watched, free_other = 0, free_watched + free_other
-    watched_wanted = min(min((a.wanted for a in undecided), default=0), free_watched)
     active = int(db.scalar(_ACTIVE) or 0)
-    wanted = watched_wanted + free_other
-    reopen = bool(undecided) and free_watched > 0  # sessions in progress may let the rule admit more
-    return Recruitment(int(db.scalar(_STARTED) or 0), active, wanted, free_watched, free_other, not undecided,
+    wanted = min(admitted or 0, free_watched) + free_other
+    reopen = admitted is not None and free_watched > 0  # sessions in progress may let the rule admit more
+    return Recruitment(int(db.scalar(_STARTED) or 0), active, wanted, free_watched, free_other, admitted is None,
                        wanted == 0 and active == 0 and not reopen, found)
 
 

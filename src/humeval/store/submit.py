@@ -35,6 +35,7 @@ from sqlalchemy import Connection
 from humeval.store.assign import (
     Lease,
     display_order,
+    holds,
     lease_with_answer,
     next_assignment,
     take,
@@ -86,7 +87,6 @@ _TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
 #: apart from those compared with a column (PostgreSQL types each parameter once). The status test is written so
 #: that no index serves it (``IS TRUE``): planned while the table was nearly empty, an index over the status looks
 #: as cheap as the key, and its scan walks every lease out.
-_HOLDER = "SELECT participant_id FROM lists WHERE list_id = :l"
 _STORE_FIRST = (
     "WITH a AS (UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
     "AND participant_id = :pid AND task_id = :t AND (status = 'leased') IS TRUE AND display = :display "
@@ -160,7 +160,7 @@ def submit_judgement(
     if reclaimed:
         # an answer that comes back after its lease was reaped is stored only where the lease could still be: the
         # participant holds its list, and (a stopping rule watching it) is not settled, whose outcomes are final
-        gone = list_id is not None and db.scalar(_HOLDER, {"l": list_id}) != participant_id
+        gone = list_id is not None and not holds(db, participant_id, list_id)
         if gone or (task_id in ctx.watched and is_settled(db, participant_id)) or not take(conn, task_id):
             raise Refusal("lease_expired", "this assignment expired and was given to someone else; ask for the next one", status=409, field="assignment_id")
         status = "leased"
