@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import text
+
 from humeval.errors import HumevalError
 from humeval.files import read_json
 from humeval.store.store import Store
@@ -36,27 +38,23 @@ def recruitment_view(store: Store) -> dict[str, Any]:
     ``reward``/``currency``/``saved`` (None when no reward is known), ``final``, and Prolific's ``waves``,
     ``places`` and ``status`` (from ``.humeval/prolific.json``; empty for other platforms)."""
     rec = store.recruitment()
-    lists = store.study.read_lists()
-    tasks = {pl.list_id: sum(t.kind == "task" for t in pl.tasks) for pl in lists}
-    given = set(store.read(_given))
-    unused = [lid for lid in tasks if lid not in given]
+    unused, unused_tasks = store.read(lambda conn: tuple(conn.execute(_UNUSED).one()))
     path = store.study.state_dir / "prolific.json"
     state = read_json(path) if path.is_file() else {}
     reward, currency = _reward(store, state)
     return {
-        "recruitment": rec.to_json(), "lists": len(lists), "unused": len(unused),
-        "unused_tasks": sum(tasks[lid] for lid in unused), "reward": reward, "currency": currency,
-        "saved": None if reward is None else round(reward * len(unused), 2), "final": rec.finished,
+        "recruitment": rec.to_json(), "lists": len(store.context.list_sizes), "unused": int(unused),
+        "unused_tasks": int(unused_tasks or 0), "reward": reward, "currency": currency,
+        "saved": None if reward is None else round(reward * int(unused), 2), "final": rec.finished,
         "waves": list(state.get("waves", [])), "places": state.get("places"), "status": state.get("status", ""),
         "stopped": bool(state.get("stopped")),
     }
 
 
-def _given(conn: Any) -> list[str]:
-    """Lists ever given to a participant (a list released after a return counts once given: it is wanted again
-    and will be given again, so it is not saved)."""
-    from sqlalchemy import text
-
-    rows = conn.execute(text("SELECT DISTINCT list_id FROM participants WHERE list_id IS NOT NULL "
-                             "UNION SELECT list_id FROM lists WHERE participant_id IS NOT NULL"))
-    return [r[0] for r in rows]
+#: lists never given to a participant (a list released after a return counts as given: it is wanted again and
+#: will be given again, so it is not saved), and their tasks (checks aside), read in the store at any size
+_UNUSED = text(
+    "SELECT count(DISTINCT l.list_id), count(t.task_id) FROM lists l "
+    "LEFT JOIN list_tasks lt ON lt.list_id = l.list_id LEFT JOIN tasks t ON t.task_id = lt.task_id AND t.kind = 'task' "
+    "WHERE l.participant_id IS NULL AND l.list_id NOT IN (SELECT list_id FROM participants WHERE list_id IS NOT NULL)"
+)
