@@ -332,15 +332,14 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
 
 def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | None:
     """The first watched comparison and each list's watched tasks (as the store counts them), or None."""
-    from humeval.protocol.comparisons import watched_comparisons
+    from humeval.protocol.comparisons import watched_comparisons, watched_criteria
 
     systems = list(study.protocol.systems) or sorted({x for pl in lists for t in pl.tasks for x in t.systems})
     found = watched_comparisons(study.protocol, systems)
     if not found:
         return None
     c = found[0]
-    per_list = [sum(1 for t in pl.tasks if t.kind == "task" and len(t.systems) == 2 and c.criterion in t.criteria
-                    and c.involves(*t.systems)) for pl in lists]
+    per_list = [sum(1 for t in pl.tasks if watched_criteria(t, {c.criterion: c})) for pl in lists]
     return c, per_list
 
 
@@ -372,11 +371,14 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
                      "Without it every open place is taken at once (the most places and unused judgements)")
     own = protocol.stopping.sessions if protocol.stopping is not None else 2
     settings = sorted({min(v, big_p) for v in (1, 2, 3, own)})
+    same = {"lists": big_p, "watched": watched_lists, "minutes_per_list": minutes, "fit": fit,
+            "in_flight_share": comp.in_flight_share, "min_in_flight": comp.min_in_flight, "horizon": comp.horizon,
+            "runs": runs, "seed": seed}
+    planned, tried = (None, []) if lam is None else plan_sessions(rule, arrivals_per_hour=lam, **same)
+    simulated = {r.sessions: r for r in tried}  # the planner's runs, reused for the rows they share
     plans = []
     for i, sessions in enumerate(settings):
-        r = simulate_crowd(rule, lists=big_p, watched=watched_lists, minutes_per_list=minutes, arrivals_per_hour=lam,
-                           sessions=sessions, fit=fit, in_flight_share=comp.in_flight_share,
-                           min_in_flight=comp.min_in_flight, horizon=comp.horizon, runs=runs, seed=seed)
+        r = simulated.get(sessions) or simulate_crowd(rule, arrivals_per_hour=lam, sessions=sessions, **same)
         sm = r.summary()
         if i == 0:
             fixed_wall = sm.get("fixed_wall_hours")
@@ -401,10 +403,7 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     notes.append(f"sessions: with stopping.sessions: {own} and lists of {w} watched tasks, at most {bound} judgements "
                  "of the comparison are paid but unused at the decision (a bound, whatever the answers; "
                  "docs/stopping.md, 'Sessions')")
-    if lam is not None:
-        planned, _ = plan_sessions(rule, lists=big_p, watched=watched_lists, minutes_per_list=minutes,
-                                   arrivals_per_hour=lam, fit=fit, in_flight_share=comp.in_flight_share,
-                                   min_in_flight=comp.min_in_flight, horizon=comp.horizon, runs=runs, seed=seed)
+    if planned is not None:
         notes.append(f"sessions: stopping.sessions: {planned} is the smallest W whose predicted wall time to the decision "
                      f"is within {WALL_TARGET:g}x the fixed design's with this crowd (the protocol has {own}); each W "
                      "more pays for more unused judgements (the table above)")
