@@ -618,7 +618,7 @@ def rehearse(
                                        study.protocol.platform, places)
                         crowd.run(concurrency, deadline)
                     if places is not None:
-                        used = (used or 0) + places.started()
+                        used = places.started()  # the store counts every round's places
                 finally:
                     if places is not None:
                         places.close()
