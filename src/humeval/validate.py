@@ -241,13 +241,12 @@ def _watched_lists(study: Study, protocol: Protocol, outputs: Any) -> tuple[int,
     if study.lists_file.is_file():
         lists, source = study.read_lists(), "lists/lists.jsonl"
     elif outputs is not None:
-        from humeval.design.lists import build_lists
-        from humeval.design.tasks import build_tasks
+        from humeval.design.stage import design_lists
 
         items = sorted(outputs["item_id"].astype(str).unique())
         systems = list(protocol.systems) or sorted(outputs["system"].astype(str).unique())
         selected = items[: max(1, math.ceil(protocol.sampling.rate * len(items)))]
-        lists = build_lists(build_tasks(protocol, selected, systems), protocol, protocol.study.seed)
+        lists = design_lists(protocol, selected, systems)[3]
         source = f"estimated from the design with {len(selected)} items; run `humeval design` to count"
     else:
         return None

@@ -6,14 +6,15 @@ from collections.abc import Iterator
 
 from humeval.design.lists import build_lists
 from humeval.design.order import ORDER_STREAM, order_items, watched_map
-from humeval.design.tasks import Task, build_tasks
+from humeval.design.tasks import ParticipantList, Task, build_tasks
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.files import read_jsonl, write_jsonl
-from humeval.protocol.comparisons import watched_comparisons
+from humeval.protocol.comparisons import Comparison, watched_comparisons
+from humeval.protocol.models import Protocol
 from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["design_stage", "item_strata", "read_items", "shown_texts"]
+__all__ = ["design_lists", "design_stage", "item_strata", "read_items", "shown_texts"]
 
 
 def read_items(study: Study) -> list[str]:
@@ -43,6 +44,18 @@ def shown_texts(study: Study, tasks: list[Task]) -> Iterator[dict[str, str]]:
                "references": text.references, "format": text.format}
 
 
+def design_lists(protocol: Protocol, items: list[str], systems: list[str], strata: dict[str, str] | None = None,
+                 ) -> tuple[list[Comparison], list[str], list[Task], list[ParticipantList]]:
+    """The design of ``items`` (in selection order): the watched comparisons, the items in serving order (a
+    watched study's; :func:`humeval.design.order.serving_order`), their tasks and the participant lists, the
+    watched tasks in lists of their own. The design stage writes them; ``validate`` counts them before it runs."""
+    comparisons = watched_comparisons(protocol, systems)
+    ordered = order_items(items, protocol.study.seed, comparisons)
+    tasks = build_tasks(protocol, ordered, systems)
+    lists = build_lists(tasks, protocol, protocol.study.seed, strata, watched=watched_map(tasks, comparisons))
+    return comparisons, ordered, tasks, lists
+
+
 def design_stage(study: Study) -> StageOutput:
     """Build every task of the selected items and deal them into participant lists.
 
@@ -52,12 +65,9 @@ def design_stage(study: Study) -> StageOutput:
     """
     protocol = study.protocol
     systems = protocol.systems or study.outputs().systems
-    comparisons = watched_comparisons(protocol, systems)
-    items = order_items(read_items(study), protocol.study.seed, comparisons)  # a watched study: serving order
-    tasks = build_tasks(protocol, items, systems)
     balance = list(protocol.design.balance)
     strata = item_strata(study, balance) if balance else None
-    lists = build_lists(tasks, protocol, protocol.study.seed, strata, watched=watched_map(tasks, comparisons))
+    comparisons, items, tasks, lists = design_lists(protocol, read_items(study), systems, strata)
     tasks_file = study.tasks_file
     lists_file = study.lists_file
     write_jsonl(tasks_file, (t.to_json() for t in tasks))
