@@ -75,7 +75,7 @@ def build_lists(tasks: list[Task], protocol: Protocol, seed: int,
 
     ``strata`` (item id -> property combination) makes the lists balanced
     (:func:`balanced_order`); the design stage passes it when ``design.balance`` is set.
-    ``watched`` (task id -> the watched comparisons it feeds, :func:`humeval.design.order.watched_map`):
+    ``watched`` (task id -> the watched comparisons it feeds, :func:`humeval.protocol.comparisons.watched_tasks`):
     when some tasks are watched and others are not, the watched tasks are dealt into lists of their
     own, numbered first, and the other tasks into the lists after them (not with ``strata``: a
     balanced list needs every task of an item). Each list records the comparisons whose tasks it

@@ -14,15 +14,14 @@ every simulated run from the same function (:mod:`humeval.simulate.order`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from humeval.design.tasks import Task
-from humeval.protocol.comparisons import Comparison, watched_criteria
+from humeval.protocol.comparisons import Comparison
 from humeval.rng import stream
 
-__all__ = ["ORDER_STREAM", "order_items", "serving_order", "watched_map"]
+__all__ = ["ORDER_STREAM", "order_items", "serving_order"]
 
 #: the name of the random stream of ``study.seed`` that orders a watched study's items
 ORDER_STREAM = "serving-order"
@@ -43,14 +42,3 @@ def order_items(items: Sequence[str], seed: int, comparisons: Sequence[Compariso
     if not comparisons:
         return list(items)
     return [items[i] for i in serving_order(seed, len(items))]
-
-
-def watched_map(tasks: Sequence[Task], comparisons: Sequence[Comparison]) -> dict[str, tuple[str, ...]]:
-    """``task_id -> watched comparisons (criterion names)`` for every task a comparison watches."""
-    by_name: Mapping[str, Comparison] = {c.criterion: c for c in comparisons}
-    out: dict[str, tuple[str, ...]] = {}
-    for t in tasks:
-        w = watched_criteria(t, by_name)
-        if w:
-            out[t.task_id] = w
-    return out

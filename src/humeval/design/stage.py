@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from humeval.design.lists import build_lists
-from humeval.design.order import ORDER_STREAM, order_items, watched_map
+from humeval.design.order import ORDER_STREAM, order_items
 from humeval.design.tasks import ParticipantList, Task, build_tasks
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.files import read_jsonl, write_jsonl
-from humeval.protocol.comparisons import Comparison, watched_comparisons
+from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_tasks
 from humeval.protocol.models import Protocol
 from humeval.stage import StageOutput
 from humeval.study import Study
@@ -52,7 +52,8 @@ def design_lists(protocol: Protocol, items: list[str], systems: list[str], strat
     comparisons = watched_comparisons(protocol, systems)
     ordered = order_items(items, protocol.study.seed, comparisons)
     tasks = build_tasks(protocol, ordered, systems)
-    lists = build_lists(tasks, protocol, protocol.study.seed, strata, watched=watched_map(tasks, comparisons))
+    watched = watched_tasks({t.task_id: t for t in tasks}, {c.criterion: c for c in comparisons})
+    lists = build_lists(tasks, protocol, protocol.study.seed, strata, watched=watched)
     return comparisons, ordered, tasks, lists
 
 

@@ -24,7 +24,7 @@ from typing import Protocol as _Shape
 from humeval.errors import ProtocolError
 from humeval.protocol.models import Protocol
 
-__all__ = ["Comparison", "resolve_goal", "watched_comparisons", "watched_criteria"]
+__all__ = ["Comparison", "resolve_goal", "watched_comparisons", "watched_criteria", "watched_tasks"]
 
 
 @dataclass(frozen=True)
@@ -160,3 +160,8 @@ def watched_criteria(task: _TaskShape, comparisons: Mapping[str, Comparison]) ->
     if task.family != "pair" or task.kind != "task" or len(task.systems) != 2:
         return ()
     return tuple(c for c in task.criteria if c in comparisons and comparisons[c].involves(*task.systems))
+
+
+def watched_tasks(tasks: Mapping[str, _TaskShape], comparisons: Mapping[str, Comparison]) -> dict[str, tuple[str, ...]]:
+    """``task_id -> watched criteria`` for every watched task of ``tasks`` (by id; :func:`watched_criteria`)."""
+    return {tid: w for tid, t in tasks.items() if (w := watched_criteria(t, comparisons))}

@@ -11,14 +11,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select
 
-from humeval.design.tasks import Task
-from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_criteria
+from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_tasks
 from humeval.protocol.models import Protocol
 from humeval.store import schema as s
 from humeval.store.records import TASK_COLUMNS, TaskInfo
@@ -26,7 +24,7 @@ from humeval.store.records import TASK_COLUMNS, TaskInfo
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
 
-__all__ = ["LIST_HOLD_SLACK", "RENEW_LIST", "StoreContext", "strategy_of", "watched_tasks"]
+__all__ = ["LIST_HOLD_SLACK", "RENEW_LIST", "StoreContext", "strategy_of"]
 
 #: seconds a list may be held beyond what was asked for (:meth:`StoreContext.list_hold`)
 LIST_HOLD_SLACK = 60.0
@@ -46,13 +44,6 @@ def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
     if a.strategy == "majority":
         return get_strategy(f"majority{a.workers}")
     return get_strategy(a.strategy)
-
-
-def watched_tasks(
-    tasks: Mapping[str, TaskInfo | Task], comparisons: dict[str, Comparison]
-) -> dict[str, tuple[str, ...]]:
-    """``task_id -> watched criteria`` for every watched task (:func:`humeval.protocol.comparisons.watched_criteria`)."""
-    return {tid: w for tid, t in tasks.items() if (w := watched_criteria(t, comparisons))}
 
 
 @dataclass

@@ -27,9 +27,9 @@ from humeval.design.tasks import ParticipantList, Task, list_entries, unknown_ta
 from humeval.errors import DataError, StoreError
 from humeval.files import iter_jsonl, read_jsonl
 from humeval.hashing import sha256_file
-from humeval.protocol.comparisons import watched_comparisons
+from humeval.protocol.comparisons import watched_comparisons, watched_tasks
 from humeval.store import schema as s
-from humeval.store.context import strategy_of, watched_tasks
+from humeval.store.context import strategy_of
 from humeval.store.migrations import MARK_WATCHED_LISTS
 from humeval.study import Study
 

@@ -12,10 +12,9 @@ from humeval.design import (
     build_tasks,
     order_items,
     serving_order,
-    watched_map,
 )
 from humeval.protocol import parse_protocol
-from humeval.protocol.comparisons import watched_comparisons
+from humeval.protocol.comparisons import watched_comparisons, watched_tasks
 
 SYSTEMS = ["a", "b", "c"]
 ITEMS = [f"i{k:02d}" for k in range(24)]
@@ -38,7 +37,7 @@ def _design(data: dict, seed: int | None = None) -> tuple[list[str], list, list[
     comparisons = watched_comparisons(p, SYSTEMS)
     items = order_items(ITEMS, seed, comparisons)
     tasks = build_tasks(p, items, SYSTEMS)
-    return items, tasks, build_lists(tasks, p, seed, watched=watched_map(tasks, comparisons))
+    return items, tasks, build_lists(tasks, p, seed, watched=watched_tasks({t.task_id: t for t in tasks}, {c.criterion: c for c in comparisons}))
 
 
 def test_serving_order_is_a_seeded_permutation():

@@ -12,10 +12,10 @@ from sqlalchemy import inspect, select
 from humeval.errors import DataError
 from humeval.files import read_jsonl, write_jsonl
 from humeval.pipeline import run
-from humeval.protocol.comparisons import watched_comparisons
+from humeval.protocol.comparisons import watched_comparisons, watched_tasks
 from humeval.store import Store
 from humeval.store import schema as s
-from humeval.store.context import strategy_of, watched_tasks
+from humeval.store.context import strategy_of
 from humeval.study import Study
 from humeval.templates import generate_outputs
 from tests.integration.server.conftest import db_url  # noqa: F401 (the fixture: SQLite and PostgreSQL)
