@@ -91,9 +91,8 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
 
     records = []
     for comp in watched_comparisons(protocol, list(systems)):
-        rows = valid[(valid["criterion"] == comp.criterion) & (valid["kind"] == "task")]
+        rows = _of(valid, comp)
         rows = rows[invalid_reasons(rows, protocol) == ""]
-        rows = rows[[comp.involves(a, b) for a, b in zip(rows["system"], rows["system_b"], strict=True)]]
         if comp.multi:
             goal = _replay_goal(rows, comp, protocol)
             records.append(goal | _costs(comp, protocol, tasks, paid, len(rows), goal["outcome"]))
@@ -135,10 +134,14 @@ def _costs(comp: Comparison, protocol: Protocol, tasks: Sequence[Task] | None, p
         out |= {"fixed_design": fixed, "saved": fixed - collected if outcome in DECIDED else None,
                 "fixed_places": fixed_places(tasks, comp, protocol)}
     if paid is not None and not paid.empty:
-        mine = paid[(paid["criterion"] == comp.criterion) & (paid["kind"] == "task")]
-        mine = mine[[comp.involves(a, b) for a, b in zip(mine["system"], mine["system_b"], strict=True)]]
-        out["places"] = int(mine["participant_id"].nunique())
+        out["places"] = int(_of(paid, comp)["participant_id"].nunique())
     return out
+
+
+def _of(frame: pd.DataFrame, comp: Comparison) -> pd.DataFrame:
+    """The rows of ``frame`` that judge ``comp``: its criterion, on real tasks, between its systems."""
+    rows = frame[(frame["criterion"] == comp.criterion) & (frame["kind"] == "task")]
+    return rows[[comp.involves(a, b) for a, b in zip(rows["system"], rows["system_b"], strict=True)]]
 
 
 def fixed_places(tasks: Sequence[Task], comparison: Comparison, protocol: Protocol) -> int:
