@@ -196,7 +196,9 @@ def check_machines(study: Study, db: str, servers: list[ServerProcess]) -> None:
         for pid, p in people.items():
             if p["acked"]:
                 assert p["machines"] == set(range(n)), (pid, p["machines"])
-            assert p["status"]["done"] == len(p["acked"]) and p["status"]["finished"] == bool(p["acked"]), (pid, p)
+            # finished: they did work, or the decision withdrew their first task (a session begun ends with the code)
+            begun = bool(p["acked"]) or p["withdrawn"] > 0
+            assert p["status"]["done"] == len(p["acked"]) and p["status"]["finished"] == begun, (pid, p)
         whole = [pid for pid, p in people.items() if len(p["acked"]) == PER_LIST]
         assert len(whole) >= 5, people  # the 17 outcomes that decide come from whole lists (settled at their end)
 
