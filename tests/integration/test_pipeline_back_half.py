@@ -34,9 +34,29 @@ def study(tmp_path_factory) -> Study:
     return study
 
 
-def test_dry_run_pushes_every_kind_through_the_back_half(study):
-    result = run_stage(study, "dry-run")
-    assert set(result.summary) == {"random", "static", "normal"}
+@pytest.fixture(scope="module")
+def dry_run(study):
+    """The dry run's result (each test that needs it asks for it: every test also passes alone)."""
+    return run_stage(study, "dry-run")
+
+
+@pytest.fixture(scope="module")
+def locked(study, dry_run) -> Study:
+    """The study locked, with the normal dry run's judgements as its own."""
+    shutil.copy(study.results_dir / "dry-run" / "normal" / "judgements.jsonl", study.results_dir / "judgements.jsonl")
+    lock_study(study)
+    return study
+
+
+@pytest.fixture(scope="module")
+def analyzed(locked) -> Study:
+    for stage in ("collate", "exclude", "analyze"):
+        run_stage(locked, stage)
+    return locked
+
+
+def test_dry_run_pushes_every_kind_through_the_back_half(study, dry_run):
+    assert set(dry_run.summary) == {"random", "static", "normal"}
     normal = study.results_dir / "dry-run" / "normal"
     for name in ("collation.json", "excluded.jsonl", "exclusion.json", "results.json", "report.html", "report.md",
                  "heds.json", "tables/tests.csv"):
@@ -48,15 +68,16 @@ def test_dry_run_pushes_every_kind_through_the_back_half(study):
     assert "DRY RUN" in html and "data:image/png;base64," in html and 'src="figures/' not in html
 
 
-def test_analyze_refuses_an_unlocked_study(study):
-    shutil.copy(study.results_dir / "dry-run" / "normal" / "judgements.jsonl", study.results_dir / "judgements.jsonl")
-    proc = humeval("analyze", str(study.root))
+def test_analyze_refuses_an_unlocked_study(study, dry_run, tmp_path):
+    unlocked = shutil.copytree(study.root, tmp_path / "unlocked", ignore=shutil.ignore_patterns("humeval.lock*"))
+    shutil.copy(study.results_dir / "dry-run" / "normal" / "judgements.jsonl", unlocked / "results" / "judgements.jsonl")
+    proc = humeval("analyze", str(unlocked))
     assert proc.returncode == 1
     assert "not locked" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_collate_exclude_analyze_report_via_the_cli(study):
-    lock_study(study)
+def test_collate_exclude_analyze_report_via_the_cli(locked):
+    study = locked
     for command in ("collate", "exclude", "report"):
         if command == "report":
             proc = humeval("analyze", str(study.root), "--format", "json")
@@ -76,7 +97,8 @@ def test_collate_exclude_analyze_report_via_the_cli(study):
     assert results["signature"] in report
 
 
-def test_collate_writes_a_rerun_file_when_judgements_are_missing(study, tmp_path):
+def test_collate_writes_a_rerun_file_when_judgements_are_missing(locked, tmp_path):
+    study = locked
     judgements = study.results_dir / "judgements.jsonl"
     lines = judgements.read_text().splitlines()
     backup = tmp_path / "j.jsonl"
@@ -93,7 +115,8 @@ def test_collate_writes_a_rerun_file_when_judgements_are_missing(study, tmp_path
         shutil.copy(backup, judgements)
 
 
-def test_posthoc_never_touches_the_preregistered_results(study):
+def test_posthoc_never_touches_the_preregistered_results(analyzed):
+    study = analyzed
     before = (study.results_dir / "results.json").read_bytes()
     proc = humeval("posthoc", "parametric", str(study.root), "--set", "tests=parametric", "--correlation", "spearman",
                    "--format", "json")
@@ -109,7 +132,8 @@ def test_posthoc_never_touches_the_preregistered_results(study):
     assert bad.returncode == 1 and "Did you mean 'tests'" in bad.stderr
 
 
-def test_analyze_refuses_when_the_plan_changed_after_lock(study):
+def test_analyze_refuses_when_the_plan_changed_after_lock(locked):
+    study = locked
     path = study.protocol_file
     original = path.read_text()
     try:
