@@ -9,7 +9,8 @@ Markdown parser, another stylesheet) and can be checked against the data file al
 
 Each word shown (a run of non-space characters, or one CJK character) is wrapped in
 ``<span class="tok" data-s="S" data-e="E">``: ``[S, E)`` is where the word is in the source.
-A word is first looked for as a whole, after the previous word and within its own block
+A piece of text (the run between two marks of markup) is looked for as a whole, and a word alone
+where that fails, after the previous word and within its own block
 (paragraph, list item, table row, code block); a word whose characters are interrupted in
 the source (``foo\\_bar``, an entity ``&amp;``, a JSON escape ``\\"``) is found as a
 subsequence with short gaps, and covers the source from its first to its last character. A
@@ -104,8 +105,14 @@ class Locator:
     def html(self, text: str) -> str:
         """``text`` escaped, each word found in the source wrapped in a ``tok`` span with its source offsets."""
         parts: list[str] = []
-        for piece, _s, _e, is_word in word_tokens(text):
-            found = self._find(piece) if is_word else None
+        whole = self.source.find(text, self.cursor, self.limit) if text.strip() else -1
+        for piece, s, e, is_word in word_tokens(text):
+            if not is_word:
+                found = None
+            elif whole >= 0:  # the piece is in the source as shown: its words are where they are in it
+                found = (whole + s, whole + e)
+            else:
+                found = self._find(piece)
             if found is None:
                 parts.append(str(escape(piece)))
                 continue

@@ -13,18 +13,39 @@
   if (!form) { return; }
   var started = Date.now();
   var warned = false;
-  // a slider has no value until it is moved (or a number is typed): the number box is the field submitted
+  // a slider has no value until it is moved (or a number is typed): the number box is the field submitted;
+  // its track is filled up to the thumb (--fill) once set, and neutral until then
   form.querySelectorAll(".slider-input").forEach(function (range) {
     var box = range.closest("fieldset").querySelector(".slider-value");
+    function fill() {
+      var min = Number(range.min), max = Number(range.max);
+      range.style.setProperty("--fill", (100 * (Number(range.value) - min) / (max - min)) + "%");
+    }
     range.tabIndex = 0;
+    fill();
     range.addEventListener("input", function () {
       range.classList.remove("untouched");
       box.value = range.value;
+      fill();
     });
     box.addEventListener("input", function () {
-      if (box.value !== "") { range.classList.remove("untouched"); range.value = box.value; }
+      if (box.value !== "") { range.classList.remove("untouched"); range.value = box.value; fill(); }
     });
   });
+  // a scale whose labels do not fit its columns (a word wider than its column) is stacked, one point a row,
+  // rather than breaking a word in the middle
+  var scales = form.querySelectorAll(".scale");
+  function stack() {
+    scales.forEach(function (scale) {
+      scale.classList.remove("stacked");
+      var tight = Array.prototype.some.call(scale.querySelectorAll(".point"), function (point) {
+        return point.scrollWidth > point.clientWidth + 1;
+      });
+      scale.classList.toggle("stacked", tight);
+    });
+  }
+  stack();
+  window.addEventListener("resize", stack);
   // magnitude scores are positive numbers, as the server requires (min="0" allows 0 itself)
   form.querySelectorAll("input[data-positive]").forEach(function (input) {
     input.addEventListener("input", function () {
@@ -119,12 +140,17 @@
       });
       return begun ? range : null;
     }
+    // the text of a span as shown: its words, with a space where the source has something between two
     function piece(sp) {
-      return toks.filter(function (t) { return Number(t.dataset.s) < sp.end && sp.start < Number(t.dataset.e); })
-        .map(function (t) {
-          var s = Number(t.dataset.s);
-          return exactTok(t) ? Array.from(t.textContent).slice(Math.max(0, sp.start - s), sp.end - s).join("") : t.textContent;
-        }).join(" ");
+      var out = "", last = -1;
+      toks.forEach(function (t) {
+        var s = Number(t.dataset.s), e = Number(t.dataset.e);
+        if (s >= sp.end || sp.start >= e) { return; }
+        out += (last >= 0 && s > last ? " " : "") +
+          (exactTok(t) ? Array.from(t.textContent).slice(Math.max(0, sp.start - s), sp.end - s).join("") : t.textContent);
+        last = e;
+      });
+      return out;
     }
     function range() {
       if (anchor < 0) { return null; }
