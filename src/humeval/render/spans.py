@@ -122,7 +122,7 @@ class Locator:
         return "".join(parts)
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 def _decode(literal: str, at: int) -> tuple[str, SourceMap]:

@@ -26,7 +26,7 @@ def _form(page: str) -> dict[str, str]:
 
 
 def _fieldset(page: str, name: str) -> str:
-    return re.search(rf'<fieldset[^>]*id="criterion-{name}".*?</fieldset>', page, re.S).group(0)  # type: ignore[union-attr]
+    return re.search(rf'<fieldset[^>]*id="criterion-{name}".*?</fieldset>', page, re.DOTALL).group(0)  # type: ignore[union-attr]
 
 
 def test_the_welcome_page_never_shows_the_researchers_description(tmp_path: Path) -> None:
@@ -59,7 +59,7 @@ def test_the_completion_page_counts_in_the_right_number(tmp_path: Path, tasks: i
     finally:
         server.close()
     assert sentence in page
-    header = re.search(r"<header>.*?</header>", page, re.S).group(0)  # type: ignore[union-attr]
+    header = re.search(r"<header>.*?</header>", page, re.DOTALL).group(0)  # type: ignore[union-attr]
     assert "Finished" in header and "Task " not in header
 
 
@@ -75,7 +75,7 @@ def test_a_refused_answer_is_explained_at_its_field(tmp_path: Path) -> None:
         assert '<p class="error field-error" id="problem-naturalness">Give a number greater than 0 and at most ' \
                "1000000000.</p>" in field
         assert re.search(r'name="naturalness"[^>]*aria-invalid="true" aria-describedby="problem-naturalness"', field)
-        top = re.search(r'<p class="error" role="alert" id="error">.*?</p>', zero.text, re.S).group(0)  # type: ignore[union-attr]
+        top = re.search(r'<p class="error" role="alert" id="error">.*?</p>', zero.text, re.DOTALL).group(0)  # type: ignore[union-attr]
         assert "Please check your answer to: How natural is it?" in top and 'href="#criterion-naturalness"' in top
         assert "field-error" not in _fieldset(zero.text, "adequacy")
         wide = await c.post("/task", data=form | {"adequacy": "150", "naturalness": "120"})

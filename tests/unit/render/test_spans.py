@@ -103,7 +103,7 @@ def test_content_maps_follow_only_the_turns() -> None:
     src = '[{"content": "a\\u00e9b", "role": "x", "meta": {"content": "no"}}, {"role": "y", "content": "c"}]'
     maps = content_maps(src)
     assert maps is not None and [m[0] for m in maps] == ["aéb", "c"]
-    text, where = maps[0]
+    _, where = maps[0]
     assert [src[a:b] for a, b in zip(where.starts, where.ends, strict=True)] == ["a", "\\u00e9", "b"]
 
 
