@@ -116,14 +116,16 @@ _CHAT = json.dumps([{"role": "user", "content": "How do I reverse a list in Pyth
 _LIKERT = '  - {name: helpful, type: likert, question: "How helpful is the answer?", points: 5}\n'
 
 
-def _select(page: Any, first: int, last: int) -> None:
-    """Select with the browser's text selection from the start of word ``first`` to the end of word ``last``."""
-    page.evaluate("""([first, last]) => {
+def _select(page: Any, first: int, last: int, from_block: bool = False) -> None:
+    """Select with the browser's text selection from the start of word ``first`` (or of its paragraph, an
+    element between words) to the end of word ``last``."""
+    page.evaluate("""([first, last, fromBlock]) => {
         const toks = document.querySelectorAll('.esa-text .tok');
         const r = document.createRange();
-        r.setStart(toks[first].firstChild, 0); r.setEnd(toks[last].firstChild, toks[last].firstChild.length);
+        if (fromBlock) { r.setStart(toks[first].closest('p'), 0); } else { r.setStart(toks[first].firstChild, 0); }
+        r.setEnd(toks[last].firstChild, toks[last].firstChild.length);
         const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(r);
-    }""", [first, last])
+    }""", [first, last, from_block])
 
 
 def test_esa_on_rendered_markdown_and_chat_with_a_joint_likert(tmp_path: Path, browser: Any) -> None:  # noqa: F811
@@ -156,7 +158,7 @@ def test_esa_on_rendered_markdown_and_chat_with_a_joint_likert(tmp_path: Path, b
                     assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
                     slicing = words.index("slicing")
                     if fmt == "markdown":
-                        _select(page, 0, slicing)  # "Use slicing" selected across the bold markup
+                        _select(page, 0, slicing, from_block=True)  # "Use slicing", across the bold markup
                         page.click(".esa-mark[data-severity=major]")
                         toks.nth(words.index("reversed")).click()  # one word by tap
                         page.click(".esa-mark[data-severity=minor]")
