@@ -19,7 +19,8 @@ One row per participant, task, criterion and (for ratings) system:
 ``stop_seq``        ``2afc`` judgements the live stopping rule consumed: 1-based place in the
                     comparison's outcome sequence (NaN otherwise; see docs/stopping.md)
 ``spans``           ``esa`` only: the error spans as JSON, ``[{"start", "end", "severity"}, ...]``
-                    (character offsets into the output shown; ``value`` is the 0-100 score)
+                    (character offsets into the output's source text, as the data gives it; ``value`` is
+                    the 0-100 score)
 ``comment``         the participant's optional free text on the task (``presentation.comments``);
                     never used by any statistic
 =================  ==========================================================================

@@ -226,11 +226,22 @@ def study_warnings(path: str | Path = ".") -> list[str]:
     except ProtocolError:
         return []
     _, warned = _session_problems(study, protocol, None)
+    warned += _esa_warnings(protocol)
     out = []
     for loc, msg in warned:
         line = line_of(node, loc)
         out.append(f"{source}:{line}: {format_path(loc)}: {msg}" if line else f"{source}: {format_path(loc)}: {msg}")
     return out
+
+
+def _esa_warnings(protocol: Protocol) -> list[Problem]:
+    """A joint page marks error spans for one ``esa`` criterion: the others get a score and no spans."""
+    esa = [c.name for c in protocol.criteria if c.type == "esa"]
+    if protocol.presentation.setup != "joint" or len(esa) < 2:
+        return []
+    return [(("presentation", "setup"), f"'joint' with {len(esa)} esa criteria ({', '.join(esa)}): a page marks "
+             f"error spans for the first ('{esa[0]}') only, and the others get a score without spans; use "
+             "'separate' for one esa criterion a page")]
 
 
 def _watched_lists(study: Study, protocol: Protocol, outputs: Any) -> tuple[int, int, str] | None:

@@ -3,6 +3,7 @@ text shown; the page passes axe-core at 1280 and 390 px and does not scroll side
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -105,5 +106,93 @@ def test_esa_marks_any_characters_by_selection(tmp_path: Path, browser: Any) -> 
         assert spans == [{"start": start, "end": end, "severity": "major"},
                          {"start": _TEXT.index("schön."), "end": len(_TEXT), "severity": "minor"}]
         assert _TEXT[spans[0]["start"]:spans[0]["end"]] == "fé 😀 ét"
+    finally:
+        server.stop()
+
+
+_MARKDOWN = "Use **slicing**: `xs[::-1]` returns a reversed copy.\n\n- keeps the original list\n- works on strings too"
+_CHAT = json.dumps([{"role": "user", "content": "How do I reverse a list in Python?"},
+                    {"role": "assistant", "content": "Use **slicing**: `xs[::-1]`.\n\n```python\nprint([1, 2, 3][::-1])\n```"}])
+_LIKERT = '  - {name: helpful, type: likert, question: "How helpful is the answer?", points: 5}\n'
+
+
+def _select(page: Any, first: int, last: int, from_block: bool = False) -> None:
+    """Select with the browser's text selection from the start of word ``first`` (or of its paragraph, an
+    element between words) to the end of word ``last``."""
+    page.evaluate("""([first, last, fromBlock]) => {
+        const toks = document.querySelectorAll('.esa-text .tok');
+        const r = document.createRange();
+        if (fromBlock) { r.setStart(toks[first].closest('p'), 0); } else { r.setStart(toks[first].firstChild, 0); }
+        r.setEnd(toks[last].firstChild, toks[last].firstChild.length);
+        const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(r);
+    }""", [first, last, from_block])
+
+
+def test_esa_on_rendered_markdown_and_chat_with_a_joint_likert(tmp_path: Path, browser: Any) -> None:  # noqa: F811
+    # item-0's outputs are Markdown, item-1's a chat; a Likert criterion shares the page (setup: joint)
+    rows = [{"item_id": f"item-{i}", "system": s, "output": _MARKDOWN if i == 0 else _CHAT,
+             "format": "markdown" if i == 0 else "conversation", "slots": 1}
+            for i in range(2) for s in ("baseline", "candidate", "reference")]
+    study = esa_study(tmp_path / "esa", items=2, per_item=2, per_participant=6, outputs=rows, setup="joint",
+                      criteria_extra=_LIKERT)
+    server = ServerProcess(study.root, None).start()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    try:
+        for width in (1280, 390):
+            page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+            page.goto(f"{server.url}/?participant_id=R{width}")
+            page.goto(f"{server.url}/task")
+            expected: list[tuple[str, list[str]]] = []  # per page: the source, the texts marked
+            seen: set[str] = set()
+            while len(seen) < 2:
+                out = page.locator(".esa-text")
+                fmt = "markdown" if out.locator("strong").count() and not out.locator(".turn").count() else "chat"
+                shown = out.inner_text()
+                assert "**" not in shown and '"role"' not in shown  # rendered, not the source
+                assert page.locator("fieldset[data-type=likert]").count() == 1  # the joint page ...
+                assert page.locator(".output").count() == 1  # ... rates the one rendered output
+                toks = out.locator(".tok")
+                words = [t.strip() for t in toks.all_inner_texts()]
+                if fmt not in seen:
+                    assert not severe_violations(page)
+                    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+                    slicing = words.index("slicing")
+                    if fmt == "markdown":
+                        _select(page, 0, slicing, from_block=True)  # "Use slicing", across the bold markup
+                        page.click(".esa-mark[data-severity=major]")
+                        toks.nth(words.index("reversed")).click()  # one word by tap
+                        page.click(".esa-mark[data-severity=minor]")
+                        expected.append((_MARKDOWN, ["Use **slicing", "reversed"]))
+                    else:
+                        toks.nth(slicing).click()  # in the assistant's turn
+                        page.click(".esa-mark[data-severity=minor]")
+                        last = len(words) - 1  # the last word of the code block: "print([1, 2, 3][::-1])" ends with ")"
+                        _select(page, words.index("print"), last)
+                        page.click(".esa-mark[data-severity=major]")
+                        expected.append((_CHAT, ["slicing", "print([1, 2, 3][::-1])"]))
+                    assert page.locator(".esa-list li").count() == 2
+                    assert page.evaluate("CSS.highlights.get('esa-minor').size") == 1
+                    page.fill("input[name='quality.score']", "70")
+                    page.locator("fieldset[data-type=likert] input[type=radio]").nth(3).check()
+                    page.screenshot(path=str(SHOTS / f"task-esa-{fmt}-{width}.png"))
+                    seen.add(fmt)
+                else:
+                    expected.append(("", []))
+                    page.fill("input[name='quality.score']", "50")
+                    page.locator("fieldset[data-type=likert] input[type=radio]").nth(1).check()
+                page.click("#submit")
+                page.wait_for_load_state()
+            judgements = [j for j in _stored(server) if j["participant_id"] == f"R{width}"]
+            assert len(judgements) == len(expected)
+            by_order = sorted(judgements, key=lambda j: j["submitted_at"])
+            for (source, marked), j in zip(expected, by_order, strict=True):
+                if not source:
+                    continue
+                spans = j["values"]["quality"]["spans"]
+                got = [source[sp["start"]:sp["end"]] for sp in spans]
+                if source is _CHAT:  # offsets into the JSON: the slice is the marked text, JSON-escaped
+                    got = [json.loads(f'"{g}"') for g in got]
+                assert got == marked
+                assert j["values"]["helpful"] == 4
     finally:
         server.stop()

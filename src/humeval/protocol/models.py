@@ -195,13 +195,20 @@ class Slider(_CriterionBase):
 
 class ESA(_CriterionBase):
     """Error span annotation (ESA, as in the WMT campaigns): mark error spans in one output, each
-    minor or major, then give a 0-100 score. Spans are character offsets into the text shown (the
-    output is shown as plain text)."""
+    minor or major, then give a 0-100 score. The output is shown rendered in its format (text,
+    Markdown, a chat); spans are character offsets into the output's source text."""
 
     type: Literal["esa"] = Field(description="Response type: error spans (minor/major) in one output, then a 0-100 score.")
     minor_weight: float = Field(1.0, ge=0, description="Weight of a minor error in the MQM-style weighted error score.")
     major_weight: float = Field(5.0, ge=0, description="Weight of a major error in the MQM-style weighted error score.")
     max_spans: int = Field(50, ge=1, le=500, description="Most error spans a participant may mark in one output.")
+    low_anchor: str = Field(
+        "", description="What a score of 0 means, shown as \"Score from 0 (low_anchor) to 100 (high_anchor)\" "
+        "(e.g. `no meaning preserved` for a translation, `not helpful at all` for an answer); your own text, shown "
+        "as written. Empty: humeval's neutral `worst`, in the study's language.")
+    high_anchor: str = Field(
+        "", description="What a score of 100 means (e.g. `perfect`); your own text, shown as written. Empty: "
+        "humeval's neutral `best`, in the study's language.")
 
 
 Criterion = Annotated[TwoAFC | Likert | Magnitude | RankME | Slider | ESA, Field(discriminator="type")]

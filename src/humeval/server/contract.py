@@ -187,7 +187,7 @@ def values_schema(protocol: Protocol) -> dict[str, Any]:
             props[c.name] = {"type": "number", "minimum": c.min, "maximum": c.max}
         elif c.type == "magnitude":
             props[c.name] = {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_SCORE}
-        elif c.type == "esa":  # a 0-100 score and error spans as character offsets into the text shown
+        elif c.type == "esa":  # a 0-100 score and error spans as character offsets into the output's source text
             span = {"type": "object", "required": ["start", "end", "severity"], "additionalProperties": False,
                     "properties": {"start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 1},
                                    "severity": {"type": "string", "enum": ["minor", "major"]}}}

@@ -16,6 +16,7 @@ a ``code``; participants see the translated sentence of the code (:func:`partici
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,11 @@ from typing import Any
 import jinja2
 from babel.support import NullTranslations, Translations
 
-__all__ = ["LANGUAGES", "RTL", "direction", "install_i18n", "participant_error", "translations"]
+from humeval.protocol.models import Criterion
+from humeval.wire import MAX_SCORE
+
+__all__ = ["LANGUAGES", "RTL", "FieldProblem", "direction", "field_problem", "install_i18n", "participant_error",
+           "translations"]
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "humeval"
@@ -81,6 +86,50 @@ def participant_error(code: str, field: str | None, questions: dict[str, str], l
     if code == "invalid_value" and name in questions:
         return gettext(_ANSWER) % {"question": questions[name]}
     return gettext(_ERRORS.get(code, _GENERIC))
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """A refused answer as the task page shows it: ``criterion`` names the fieldset, ``input`` the
+    form field (``name``, ``name.score``, ``name.2``), ``message`` says what is valid there;
+    ``missing``: the form had no answer there."""
+
+    criterion: str
+    input: str
+    message: str
+    missing: bool = False
+
+
+def field_problem(field: str | None, criteria: dict[str, Criterion], answers: dict[str, str],
+                  language: str) -> FieldProblem | None:
+    """Where a refused answer (the store's ``field``, e.g. ``values.naturalness`` or ``values.overall[1]``)
+    is on the task page and what a participant reads beside it: "Please answer this question." when the
+    form had nothing there, else what is valid for that criterion. None for a field that is not an answer."""
+    gettext = translations(language).gettext
+    m = re.fullmatch(r"values\.([A-Za-z][A-Za-z0-9_-]*)(?:\[(\d+)\]|\.(score|spans))?(?:\[.*)?", field or "")
+    if m is None or m.group(1) not in criteria:
+        return None
+    c = criteria[m.group(1)]
+    name = c.name
+    if c.type == "rankme":
+        name = f"{c.name}.{m.group(2) or 0}"
+    elif c.type == "esa":
+        name = f"{c.name}.{m.group(3) or 'score'}"
+    if answers.get(name, "").strip() == "" and not name.endswith(".spans"):
+        return FieldProblem(c.name, name, gettext(_("Please answer this question.")), missing=True)
+    if c.type in ("magnitude", "rankme"):
+        text = gettext(_("Give a number greater than 0 and at most %(max)s.")) % {"max": f"{MAX_SCORE:.0f}"}
+    elif c.type == "slider":
+        text = gettext(_("Give a number from %(min)s to %(max)s.")) % {"min": f"{c.min:g}", "max": f"{c.max:g}"}
+    elif c.type == "likert":
+        text = gettext(_("Choose one of the points from 1 to %(max)s.")) % {"max": c.points}
+    elif c.type == "2afc":
+        text = gettext(_("Choose one of the options."))
+    elif name.endswith(".spans"):
+        text = gettext(_("The errors marked could not be read. Please mark them again."))
+    else:
+        text = gettext(_("Give a score from 0 to 100."))
+    return FieldProblem(c.name, name, text)
 
 
 def _attention(criterion: dict[str, Any], language: str) -> str:

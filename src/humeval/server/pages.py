@@ -18,17 +18,19 @@ from __future__ import annotations
 import asyncio
 import hmac
 import secrets
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from humeval.platforms.completion import completion_json, return_link
 from humeval.platforms.entry import Entry, link_fields, resolve_entry
 from humeval.server.errors import HttpError
 from humeval.server.guard import admit_entry
+from humeval.server.i18n import field_problem
 from humeval.server.incoming import TOKEN_COOKIE, optional_session, read_body
 from humeval.server.payload import assignment_json
 from humeval.server.throttle import is_https
@@ -127,8 +129,9 @@ async def home(request: Request) -> Response:
                                                 "token": _switch_token(request, session, query)})
     if session is not None:
         return RedirectResponse("/task", status_code=303)
-    return _render(request, "entry.html", {"description": _store(request).context.protocol.study.description,
-                                           "open": "open" in platform.routes})
+    # study.description is the researcher's note (it goes into the report): participants read only the
+    # participant-facing texts (presentation: title, consent, instructions)
+    return _render(request, "entry.html", {"open": "open" in platform.routes})
 
 
 async def switch(request: Request) -> Response:
@@ -200,9 +203,14 @@ async def task_page(request: Request, error: Refusal | None = None, status: int 
     # the page (never the JSON) knows a check's kind: its instruction is shown in the study's language
     data["task"] = {**data["task"], "kind": result.task.kind}
     letters = [chr(ord("A") + i) for i in range(len(data["outputs"]))]
+    protocol = store.context.protocol
+    # a refused answer is shown at its field, saying what is valid there
+    problem = (field_problem(error.field, {c.name: c for c in protocol.criteria}, answers or {},
+                             protocol.presentation.language)
+               if error is not None and error.code == "invalid_value" else None)
     return _render(request, "task.html", {
         "a": data, "letters": letters, "key": f"form-{result.assignment_id}-{secrets.token_hex(8)}",
-        "error": error, "progress": data["progress"], "answers": answers or {},
+        "error": error, "problem": problem, "progress": data["progress"], "answers": answers or {},
     }, status=status)
 
 
@@ -285,6 +293,14 @@ async def nothing_left(request: Request) -> Response:
     return _nothing_left(request, request.query_params.get("reason", "closed"))
 
 
+_FAVICON = Path(__file__).parent / "static" / "favicon.svg"
+
+
+async def favicon(request: Request) -> Response:
+    """The icon browsers ask for at ``/favicon.ico`` (pages name ``/static/favicon.svg``): never a 404."""
+    return FileResponse(_FAVICON, media_type="image/svg+xml", headers={"cache-control": "public, max-age=86400"})
+
+
 def page_routes() -> list[Route]:
     return [
         Route("/", home, methods=["GET"]),
@@ -297,4 +313,5 @@ def page_routes() -> list[Route]:
         Route("/task", task_post, methods=["POST"]),
         Route("/done", done, methods=["GET"]),
         Route("/nothing-left", nothing_left, methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
     ]

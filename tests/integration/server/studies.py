@@ -144,8 +144,8 @@ study: {{name: esa, seed: 6}}
 data: {{files: [data/outputs.jsonl], properties: [slots]}}
 systems: [baseline, candidate, reference]
 criteria:
-  - {{name: quality, type: esa, question: "Mark the errors, then score the translation."}}
-presentation: {{setup: separate, title: Translations, language: {language}}}
+  - {{name: quality, type: esa, question: "Mark the errors, then score the translation."{esa_extra}}}
+{criteria_extra}presentation: {{setup: {setup}, title: Translations, language: {language}}}
 design: {{judgements_per_item: {per_item}, items_per_participant: {per_participant}, counterbalancing: none}}
 analysis: {{bootstrap: 100}}
 dry_run: {{static: {{baseline: 40, candidate: 60, reference: 85}}}}
@@ -154,12 +154,15 @@ platform: {{kind: local, completion_code: DONE-ESA}}
 
 
 def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant: int = 6, language: str = "en",
-              outputs: list[dict] | None = None) -> Study:
+              outputs: list[dict] | None = None, setup: str = "separate", criteria_extra: str = "",
+              esa_extra: str = "") -> Study:
     """Error span annotation of three systems' outputs (every output judged ``per_item`` times);
-    ``outputs`` replaces the generated data set (rows of ``item_id, system, output, slots``)."""
+    ``outputs`` replaces the generated data set (rows of ``item_id, system, output, slots``, optionally
+    ``format``); ``criteria_extra`` adds criteria (YAML list lines), ``esa_extra`` fields of the esa one."""
     write_jsonl(root / "data" / "outputs.jsonl", outputs if outputs is not None else generate_outputs(items, seed=6))
     (root / "humeval.yaml").write_text(ESA.format(per_item=per_item, per_participant=per_participant,
-                                                  language=language), encoding="utf-8")
+                                                  language=language, setup=setup, criteria_extra=criteria_extra,
+                                                  esa_extra=esa_extra), encoding="utf-8")
     study = Study.open(root)
     list(run(study))
     lock_study(study)

@@ -4,7 +4,7 @@ attention checks in the study's language, ESA word pieces with character offsets
 from __future__ import annotations
 
 from humeval.protocol.models import Presentation
-from humeval.server.view import esa_value, shown_outputs, word_tokens
+from humeval.server.view import esa_value, shown_outputs
 
 
 def _a(outputs: list[str], formats: list[str], kind: str = "task") -> dict:
@@ -26,14 +26,6 @@ def test_attention_text_replaces_the_stored_english() -> None:
     shown = shown_outputs(_a(["This is an attention check ..."], ["text"], kind="attention"), Presentation(),
                           attention=lambda c: f"Bitte: {c['question']}")
     assert str(shown[0]["html"]) == "Bitte: How good?"
-
-
-def test_word_tokens_offsets() -> None:
-    text = "Ein Test 中文 ok."
-    toks = word_tokens(text)
-    assert [t["text"] for t in toks if t["mark"]] == ["Ein", "Test", "中", "文", "ok."]
-    assert all(text[t["start"]:t["end"]] == t["text"] for t in toks)
-    assert "".join(t["text"] for t in toks) == text
 
 
 def test_esa_value_from_the_form() -> None:

@@ -13,18 +13,39 @@
   if (!form) { return; }
   var started = Date.now();
   var warned = false;
-  // a slider has no value until it is moved (or a number is typed): the number box is the field submitted
+  // a slider has no value until it is moved (or a number is typed): the number box is the field submitted;
+  // its track is filled up to the thumb (--fill) once set, and neutral until then
   form.querySelectorAll(".slider-input").forEach(function (range) {
     var box = range.closest("fieldset").querySelector(".slider-value");
+    function fill() {
+      var min = Number(range.min), max = Number(range.max);
+      range.style.setProperty("--fill", (100 * (Number(range.value) - min) / (max - min)) + "%");
+    }
     range.tabIndex = 0;
+    fill();
     range.addEventListener("input", function () {
       range.classList.remove("untouched");
       box.value = range.value;
+      fill();
     });
     box.addEventListener("input", function () {
-      if (box.value !== "") { range.classList.remove("untouched"); range.value = box.value; }
+      if (box.value !== "") { range.classList.remove("untouched"); range.value = box.value; fill(); }
     });
   });
+  // a scale whose labels do not fit its columns (a word wider than its column) is stacked, one point a row,
+  // rather than breaking a word in the middle
+  var scales = form.querySelectorAll(".scale");
+  function stack() {
+    scales.forEach(function (scale) {
+      scale.classList.remove("stacked");
+      var tight = Array.prototype.some.call(scale.querySelectorAll(".point"), function (point) {
+        return point.scrollWidth > point.clientWidth + 1;
+      });
+      scale.classList.toggle("stacked", tight);
+    });
+  }
+  stack();
+  window.addEventListener("resize", stack);
   // magnitude scores are positive numbers, as the server requires (min="0" allows 0 itself)
   form.querySelectorAll("input[data-positive]").forEach(function (input) {
     input.addEventListener("input", function () {
@@ -51,9 +72,11 @@
 })();
 // error span annotation (ESA): tap/click the first and the last word of an error (or arrow keys, Shift to
 // extend), or select any characters with the mouse or the keyboard's text selection, then "minor" or
-// "major"; spans are character offsets (Unicode code points, as the server counts them) into the text,
-// kept in a hidden field; marked spans are painted exactly with the CSS Custom Highlight API where the
-// browser has it, else on the words they touch
+// "major". The output is rendered (Markdown, a chat); each word is a span whose data-s/data-e are its
+// offsets (Unicode code points, as the server counts them) into the output's source text, and the spans
+// are kept as such offsets in a hidden field. A word whose source is as long as the word shown can be
+// marked character by character; any other (an escape inside it) is marked whole. Marked spans are
+// painted exactly with the CSS Custom Highlight API where the browser has it, else on the words they touch
 (function () {
   "use strict";
   document.querySelectorAll(".esa").forEach(function (box) {
@@ -73,20 +96,24 @@
       var el = node.nodeType === 3 ? node.parentNode : node;
       return el && el.classList && el.classList.contains("tok") ? el : null;
     }
-    // a DOM position (node, offset) inside the text -> code point offset into the text shown; whitespace
-    // between words snaps to the next word (side "start") or the previous one (side "end")
+    function exactTok(t) { return points(t.textContent) === Number(t.dataset.e) - Number(t.dataset.s); }
+    // a DOM position (node, offset) inside the text -> code point offset into the source; a position
+    // between words (markup, whitespace) snaps to the next word (side "start") or the previous one ("end")
     function offsetOf(node, off, side) {
       var tok = tokOf(node);
-      if (tok) {
-        var s = Number(tok.dataset.s);
-        return node.nodeType === 3 ? s + points(node.data.slice(0, off)) : (off === 0 ? s : Number(tok.dataset.e));
+      if (tok && node.nodeType === 3) {
+        var s = Number(tok.dataset.s), e = Number(tok.dataset.e), k = points(node.data.slice(0, off));
+        if (exactTok(tok)) { return s + k; }
+        return side === "start" ? (k < points(node.data) ? s : e) : (k > 0 ? e : s);
       }
-      if (node === text) { node = text.childNodes[off] || null; off = 0; if (!node) { return toks.length ? Number(toks[toks.length - 1].dataset.e) : 0; } if (tokOf(node)) { return Number(node.dataset.s); } }
-      var prev = node.previousSibling, next = node.nextSibling;
-      while (prev && !tokOf(prev)) { prev = prev.previousSibling; }
-      while (next && !tokOf(next)) { next = next.nextSibling; }
-      if (side === "start") { return next ? Number(next.dataset.s) : (prev ? Number(prev.dataset.e) : 0); }
-      return prev ? Number(prev.dataset.e) : (next ? Number(next.dataset.s) : 0);
+      var point = document.createRange();
+      point.setStart(node, off);
+      if (side === "start") {
+        for (var i = 0; i < toks.length; i++) { if (point.comparePoint(toks[i], 1) > 0) { return Number(toks[i].dataset.s); } }
+        return toks.length ? Number(toks[toks.length - 1].dataset.e) : 0;
+      }
+      for (var j = toks.length - 1; j >= 0; j--) { if (point.comparePoint(toks[j], 0) < 0) { return Number(toks[j].dataset.e); } }
+      return toks.length ? Number(toks[0].dataset.s) : 0;
     }
     function selected() {
       var sel = window.getSelection();
@@ -96,23 +123,34 @@
       var start = offsetOf(r.startContainer, r.startOffset, "start"), end = offsetOf(r.endContainer, r.endOffset, "end");
       return end > start ? [start, end] : null;
     }
-    // code point offset -> DOM range over the tokens' text nodes
+    // where a source offset falls in a word's text node (a word marked whole: its start or its end)
+    function unitAt(t, cp) {
+      var node = t.firstChild, s = Number(t.dataset.s);
+      if (exactTok(t)) { return units(node.data, Math.max(0, Math.min(cp - s, points(node.data)))); }
+      return cp <= s ? 0 : node.data.length;
+    }
+    // source offsets -> DOM range over the words' text nodes
     function domRange(start, end) {
       var range = document.createRange(), begun = false;
       toks.forEach(function (t) {
         var s = Number(t.dataset.s), e = Number(t.dataset.e), node = t.firstChild;
         if (!node || e <= start || s >= end) { return; }
-        if (!begun) { range.setStart(node, units(node.data, Math.max(0, start - s))); begun = true; }
-        range.setEnd(node, units(node.data, Math.min(e, end) - s));
+        if (!begun) { range.setStart(node, unitAt(t, start)); begun = true; }
+        range.setEnd(node, unitAt(t, Math.min(e, end)));
       });
       return begun ? range : null;
     }
+    // the text of a span as shown: its words, with a space where the source has something between two
     function piece(sp) {
-      return toks.filter(function (t) { return Number(t.dataset.s) < sp.end && sp.start < Number(t.dataset.e); })
-        .map(function (t) {
-          var s = Number(t.dataset.s);
-          return Array.from(t.textContent).slice(Math.max(0, sp.start - s), sp.end - s).join("");
-        }).join(" ");
+      var out = "", last = -1;
+      toks.forEach(function (t) {
+        var s = Number(t.dataset.s), e = Number(t.dataset.e);
+        if (s >= sp.end || sp.start >= e) { return; }
+        out += (last >= 0 && s > last ? " " : "") +
+          (exactTok(t) ? Array.from(t.textContent).slice(Math.max(0, sp.start - s), sp.end - s).join("") : t.textContent);
+        last = e;
+      });
+      return out;
     }
     function range() {
       if (anchor < 0) { return null; }
