@@ -12,7 +12,8 @@ the answer / 4 (at least 1).
 Faults: ``state.fail(kind, times=1)`` makes the next ``times`` requests answer ``429`` (``Retry-After``
 header of ``state.retry_after`` seconds), ``500``, ``timeout`` (the answer is held ``state.hold`` seconds,
 longer than the client waits), ``malformed`` (200 with a body that is not JSON), or ``refusal`` (200
-with ``message.refusal`` set and no content). ``state.down = True`` answers 503 to everything.
+with ``message.refusal`` set and no content). ``state.down = True`` answers 503 to everything;
+``state.answers_left = n`` answers n requests, then 503 (a server that goes away part way).
 
 ``state.requests`` counts every request; ``state.answered`` counts the answers (200 with content) per
 request body, so a test can show no answered request was asked twice.
@@ -57,6 +58,7 @@ class FakeState:
     retry_after: str = "1"
     hold: float = 2.0
     down: bool = False
+    answers_left: int | None = None
     requests: int = 0
     answered: Counter[str] = field(default_factory=Counter)
     bodies: list[dict[str, Any]] = field(default_factory=list)
@@ -74,7 +76,11 @@ def make_app(state: FakeState) -> Starlette:
             state.requests += 1
             state.seen_keys.append(request.headers.get("authorization", ""))
             fault = state.faults.pop(0) if state.faults else None
-        if state.down:
+        with state.lock:
+            exhausted = state.answers_left is not None and state.answers_left <= 0 and fault is None
+            if state.answers_left is not None and not exhausted and fault is None:
+                state.answers_left -= 1
+        if state.down or exhausted:
             return JSONResponse({"error": {"message": "service unavailable"}}, status_code=503)
         if fault == "429":
             return JSONResponse({"error": {"message": "rate limited"}}, status_code=429,
