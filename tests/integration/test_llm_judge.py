@@ -215,3 +215,24 @@ def test_a_refused_key_stops_the_run(fake: FakeOpenAI, tmp_path: Path, monkeypat
     with pytest.raises(JudgeError, match=r"\$FAKE_JUDGE_KEY is not set"):
         judge(study)
     assert fake.state.requests == 0
+
+
+def test_a_scores_judge_asks_each_output_once(fake: FakeOpenAI, tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    init_study(root, "rating", items=5)
+    doc = yaml.safe_load((root / "humeval.yaml").read_text())
+    llm = {"base_url": fake.url, "model": "fake-judge", "prompt": "Rate the {criterion}: <O>{output}</O>",
+           "score_min": 1, "score_max": 10, "backoff": 0.01}
+    doc["data"]["judges"] = [{"name": "words", "file": "judges/words.csv", "kind": "scores", "criteria": ["fluency"],
+                              "llm": llm}]
+    (root / "humeval.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    study = Study.open(root)
+    summary = judge(study).summary["judges"]["words"]
+    outputs = study.outputs()
+    words = {(str(i), str(s)): len(o.split()) for i, s, o in outputs.frame[["item_id", "system", "output"]].itertuples(index=False)}
+    assert fake.state.requests == len(words) and "swaps_compared" not in summary
+    assert all("Rate the fluency: <O>" in b["messages"][-1]["content"] for b in fake.state.bodies)
+    scored = pd.read_csv(root / "judges" / "words.csv")
+    assert {(str(r.item_id), r.system): r.score for r in scored.itertuples()} == {k: v for k, v in words.items() if v <= 10}
+    assert summary["unparseable"] == sum(v > 10 for v in words.values()) == summary["incomplete"] > 0
+    assert validate_study(root) == []  # the file written is one the analysis reads
