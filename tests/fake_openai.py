@@ -43,11 +43,11 @@ KEY = "sk-fake-judge-0123"
 
 def default_answer(body: dict[str, Any]) -> str:
     prompt = body["messages"][-1]["content"]
-    pair = re.search(r"<A>(.*?)</A>.*?<B>(.*?)</B>", prompt, re.S)
+    pair = re.search(r"<A>(.*?)</A>.*?<B>(.*?)</B>", prompt, re.DOTALL)
     if pair:
         a, b = pair.group(1), pair.group(2)
         return "[[A]]" if len(a) >= len(b) else "[[B]]"
-    one = re.search(r"<O>(.*?)</O>", prompt, re.S)
+    one = re.search(r"<O>(.*?)</O>", prompt, re.DOTALL)
     return str(len(one.group(1).split())) if one else "?"
 
 

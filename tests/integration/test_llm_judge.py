@@ -13,8 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from click.testing import CliRunner
 
 from humeval import init_study, judge, lock_study, logbook, run, run_stage, validate_study
+from humeval.cli.app import command
 from humeval.costs import budget
 from humeval.errors import ProtocolError
 from humeval.judgements import winners, write_judgements
@@ -22,7 +24,6 @@ from humeval.judging import JudgeError
 from humeval.rehearsal.dummy import dummy_judgements
 from humeval.stats import ppi_win_rate
 from humeval.study import Study
-
 from tests.fake_openai import KEY, FakeOpenAI
 
 PROMPT = ("{question}\nFacts: {input}\n<A>{output_a}</A>\n<B>{output_b}</B>\n"
@@ -51,7 +52,7 @@ def _study(root: Path, url: str, *, items: int = 12, **llm: Any) -> Study:
 
 
 def _shown(body: dict[str, Any]) -> tuple[str, str]:
-    found = re.search(r"<A>(.*?)</A>.*?<B>(.*?)</B>", body["messages"][-1]["content"], re.S)
+    found = re.search(r"<A>(.*?)</A>.*?<B>(.*?)</B>", body["messages"][-1]["content"], re.DOTALL)
     assert found is not None
     return found.group(1), found.group(2)
 
@@ -236,3 +237,9 @@ def test_a_scores_judge_asks_each_output_once(fake: FakeOpenAI, tmp_path: Path) 
     assert {(str(r.item_id), r.system): r.score for r in scored.itertuples()} == {k: v for k, v in words.items() if v <= 10}
     assert summary["unparseable"] == sum(v > 10 for v in words.values()) == summary["incomplete"] > 0
     assert validate_study(root) == []  # the file written is one the analysis reads
+    # the command: a thin layer over the same stage (unchanged inputs: skipped, nothing sent)
+    result = CliRunner().invoke(command(), ["judge", str(root), "--force", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    shown = json.loads(result.stdout)["judges"]["words"]
+    assert (shown["requests"], shown["from_cache"], shown["rows"]) == (0, len(words), len(scored))
+    assert fake.state.requests == len(words)

@@ -6,8 +6,21 @@ exact request and how answers are read.
 
 from humeval.judging.cache import AnswerCache, request_key
 from humeval.judging.client import ChatClient, JudgeError, Reply, read_key
-from humeval.judging.prompt import Template, load_template, parse_score, parse_verdict, template_problems
-from humeval.judging.run import JudgeCost, JudgeRun, ask_judge, estimate_cost, llm_judges, plan_requests
+from humeval.judging.prompt import (
+    Template,
+    load_template,
+    parse_score,
+    parse_verdict,
+    template_problems,
+)
+from humeval.judging.run import (
+    JudgeCost,
+    JudgeRun,
+    ask_judge,
+    estimate_cost,
+    llm_judges,
+    plan_requests,
+)
 
 __all__ = [
     "AnswerCache",

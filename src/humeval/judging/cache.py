@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from humeval.hashing import sha256_json
 from humeval.judging.client import Reply
@@ -49,7 +49,7 @@ class AnswerCache:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> AnswerCache:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

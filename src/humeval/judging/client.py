@@ -35,7 +35,7 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from humeval.errors import PlatformError
 
@@ -139,7 +139,7 @@ class ChatClient:
     def __repr__(self) -> str:  # the key never appears in a repr, a traceback or a log
         return f"ChatClient(url={self.url!r}, key={'***' if self._key else 'none'})"
 
-    async def __aenter__(self) -> ChatClient:
+    async def __aenter__(self) -> Self:
         import httpx
 
         headers = {"Accept": "application/json"} | ({"Authorization": f"Bearer {self._key}"} if self._key else {})

@@ -140,7 +140,7 @@ def parse_score(text: str, low: float | None = None, high: float | None = None) 
         candidate = values.pop() if len(values) == 1 else ""
     else:
         candidate = text.strip(_DECORATION.replace(".", ""))
-        candidate = candidate[:-1] if candidate.endswith(".") else candidate  # a sentence's final period
+        candidate = candidate.removesuffix(".")  # a sentence's final period
     if not _NUMBER.fullmatch(candidate):
         return None
     value = float(candidate)

@@ -35,7 +35,14 @@ from humeval.errors import DataError, HumevalError, ProtocolError, did_you_mean
 from humeval.files import write_jsonl
 from humeval.judging.cache import AnswerCache, request_key
 from humeval.judging.client import ChatClient, JudgeError, Reply, read_key
-from humeval.judging.prompt import Template, judge_criterion, load_template, parse_score, parse_verdict, template_problems
+from humeval.judging.prompt import (
+    Template,
+    judge_criterion,
+    load_template,
+    parse_score,
+    parse_verdict,
+    template_problems,
+)
 from humeval.protocol.models import Judge
 from humeval.study import Study
 
@@ -214,7 +221,7 @@ def _run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
     def target() -> None:
         try:
             box["value"] = asyncio.run(coro)
-        except BaseException as exc:  # handed to the caller's thread
+        except BaseException as exc:  # noqa: BLE001 (handed to the caller's thread)
             box["error"] = exc
 
     thread = threading.Thread(target=target, daemon=True)
@@ -229,7 +236,13 @@ async def _answer(asks: list[Ask], client: ChatClient, cache: AnswerCache, model
                   run: JudgeRun, progress: bool) -> tuple[dict[str, Reply], list[str]]:
     """Every request's reply (from the cache, else asked now); the messages of requests that failed."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     unique = list({a.key: a for a in asks}.values())
     replies: dict[str, Reply] = {}
