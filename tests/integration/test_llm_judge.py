@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -226,6 +227,7 @@ def test_a_scores_judge_asks_each_output_once(fake: FakeOpenAI, tmp_path: Path) 
            "score_min": 1, "score_max": 10, "backoff": 0.01}
     doc["data"]["judges"] = [{"name": "words", "file": "judges/words.csv", "kind": "scores", "criteria": ["fluency"],
                               "llm": llm}]
+    doc["pay"] = {"currency": "GBP", "hourly": 9.0, "seconds_per_task": 20}
     (root / "humeval.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     study = Study.open(root)
     summary = judge(study).summary["judges"]["words"]
@@ -243,3 +245,16 @@ def test_a_scores_judge_asks_each_output_once(fake: FakeOpenAI, tmp_path: Path) 
     shown = json.loads(result.stdout)["judges"]["words"]
     assert (shown["requests"], shown["from_cache"], shown["rows"]) == (0, len(words), len(scored))
     assert fake.state.requests == len(words)
+    list(run(study))
+    result = CliRunner().invoke(command(), ["budget", str(root)], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "LLM judges: predicted before the run" in result.stdout and "fake-judge" in result.stdout
+
+
+def test_a_judge_runs_from_inside_an_event_loop(fake: FakeOpenAI, tmp_path: Path) -> None:
+    study = _study(tmp_path / "s", fake.url, items=2, api_key_env="")
+
+    async def notebook() -> Any:
+        return judge(study)  # a notebook cell: an event loop is already running
+
+    assert asyncio.run(notebook()).summary["judges"]["llm"]["answered_now"] == 4

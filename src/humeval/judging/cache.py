@@ -26,12 +26,13 @@ def request_key(url: str, body: dict[str, Any]) -> str:
 
 
 class AnswerCache:
-    """Answers by request key, in SQLite (WAL); ``get`` and ``put`` from one thread (the event loop's)."""
+    """Answers by request key, in SQLite (WAL); ``get`` and ``put`` from one thread at a time."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(path)
+        # used by one thread at a time: the event loop's, which may be a thread of its own (a notebook)
+        self._db = sqlite3.connect(path, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, url TEXT NOT NULL, "
                          "model TEXT NOT NULL, reply TEXT NOT NULL, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)")

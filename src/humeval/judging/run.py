@@ -31,7 +31,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from humeval.errors import DataError, HumevalError, ProtocolError, did_you_mean
+from humeval.errors import DataError, ProtocolError, did_you_mean
 from humeval.files import write_jsonl
 from humeval.judging.cache import AnswerCache, request_key
 from humeval.judging.client import ChatClient, JudgeError, Reply, read_key
@@ -446,10 +446,7 @@ def estimate_cost(study: Study) -> list[JudgeCost]:
         for judge in judges:
             llm = judge.llm
             assert llm is not None
-            try:
-                _, asks = plan_requests(study, judge)
-            except HumevalError:
-                continue
+            _, asks = plan_requests(study, judge)
             unique = list({a.key: a for a in asks}.values())
             todo = [a for a in unique if cache is None or cache.get(a.key) is None]
             tokens_in = sum(math.ceil(a.chars / CHARS_PER_TOKEN) for a in todo)
