@@ -155,6 +155,12 @@ def test_pairwise_judge_runs_as_a_locked_logged_stage(fake: FakeOpenAI, tmp_path
         judge(study, force=True)
     with pytest.raises(ProtocolError, match="prompts/pairwise.txt"):
         run_stage(study, "analyze", force=True)
+    (study.root / "prompts" / "pairwise.txt").write_text(PROMPT)
+    doc = yaml.safe_load(study.protocol_file.read_text())
+    doc["data"]["judges"][0]["llm"]["temperature"] = 0.7
+    study.protocol_file.write_text(yaml.safe_dump(doc, sort_keys=False))
+    with pytest.raises(ProtocolError, match=r"humeval.yaml \(changed: data\)"):
+        judge(Study.open(study.root), force=True)
     assert fake.state.requests == 24
 
 
