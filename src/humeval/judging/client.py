@@ -13,7 +13,7 @@ retried, at most ``retries`` times per request:
 =========================  ===========================================================
 answer                     what the client does
 =========================  ===========================================================
-429                        waits ``Retry-After`` seconds (capped at 60; the backoff when
+429                        waits ``Retry-After`` (seconds or a date; capped at 60 s; the backoff when
                            absent), then sends again
 5xx, timeout, no answer    sends again after an exponential backoff (``backoff`` x 2^k,
                            with jitter)
@@ -32,6 +32,7 @@ import asyncio
 import json
 import os
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -207,12 +208,22 @@ class ChatClient:
         return f"POST {self.url}: {status}: {_detail(response)}"
 
 
-def _retry_after(value: str | None, fallback: float) -> float:
-    """Seconds to wait from a ``Retry-After`` header (seconds form), capped; the backoff when absent or a date."""
-    try:
-        return min(max(float(value), 0.0), MAX_RETRY_AFTER) if value is not None else fallback
-    except ValueError:
+def _retry_after(value: str | None, fallback: float, now: float | None = None) -> float:
+    """Seconds to wait from a ``Retry-After`` header (seconds, or an HTTP date), capped at
+    :data:`MAX_RETRY_AFTER`; the backoff when the header is absent or unreadable."""
+    if value is None:
         return fallback
+    try:
+        seconds = float(value)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return fallback
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
 def _detail(response: Any) -> str:

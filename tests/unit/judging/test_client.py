@@ -109,3 +109,13 @@ def test_the_key_comes_from_the_environment_or_a_file_outside_the_study(tmp_path
         read_key(SimpleNamespace(api_key_env="", api_key_file="key.txt"), study, "j")
     assert read_key(SimpleNamespace(api_key_env="", api_key_file=""), study, "j") == ""
     assert "sk-1" not in repr(ChatClient("http://x/v1", "sk-1"))
+
+
+def test_retry_after_as_seconds_or_an_http_date() -> None:
+    from humeval.judging.client import _retry_after
+
+    assert _retry_after("2.5", 9.0) == 2.5
+    assert _retry_after(None, 9.0) == 9.0 and _retry_after("soon", 9.0) == 9.0
+    now = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
+    assert _retry_after("Tue, 14 Nov 2023 22:13:30 GMT", 9.0, now) == pytest.approx(10.0)
+    assert _retry_after("Tue, 14 Nov 2023 22:13:00 GMT", 9.0, now) == 0.0
