@@ -15,6 +15,7 @@ longer than the client waits), ``malformed`` (200 with a body that is not JSON),
 with ``message.refusal`` set and no content). ``state.down = True`` answers 503 to everything;
 ``state.answers_left = n`` answers n requests, then 503 (a server that goes away part way).
 
+``state.delay`` holds every answer that long; ``state.max_in_flight`` is the most requests served at once.
 ``state.requests`` counts every request; ``state.answered`` counts the answers (200 with content) per
 request body, so a test can show no answered request was asked twice.
 """
@@ -59,6 +60,9 @@ class FakeState:
     hold: float = 2.0
     down: bool = False
     answers_left: int | None = None
+    delay: float = 0.0
+    in_flight: int = 0
+    max_in_flight: int = 0
     requests: int = 0
     answered: Counter[str] = field(default_factory=Counter)
     bodies: list[dict[str, Any]] = field(default_factory=list)
@@ -72,6 +76,18 @@ class FakeState:
 
 def make_app(state: FakeState) -> Starlette:
     async def completions(request: Request) -> Response:
+        with state.lock:
+            state.in_flight += 1
+            state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        try:
+            if state.delay:
+                await asyncio.sleep(state.delay)
+            return await answer(request)
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    async def answer(request: Request) -> Response:
         with state.lock:
             state.requests += 1
             state.seen_keys.append(request.headers.get("authorization", ""))

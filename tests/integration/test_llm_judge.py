@@ -208,6 +208,13 @@ def test_an_interrupted_run_resumes_without_asking_again(fake: FakeOpenAI, tmp_p
     assert summary["tokens_in_all"] > summary["tokens_in"] > 0
 
 
+def test_concurrency_is_bounded(fake: FakeOpenAI, tmp_path: Path) -> None:
+    study = _study(tmp_path / "s", fake.url, items=6, api_key_env="", concurrency=3)
+    fake.state.delay = 0.05
+    assert judge(study).summary["judges"]["llm"]["answered_now"] == 12
+    assert fake.state.max_in_flight == 3
+
+
 def test_a_429_burst_is_absorbed(fake: FakeOpenAI, tmp_path: Path) -> None:
     study = _study(tmp_path / "s", fake.url, items=8, api_key_env="", concurrency=8, retries=4)
     fake.state.retry_after = "0.2"
