@@ -15,7 +15,7 @@ longer than the client waits), ``malformed`` (200 with a body that is not JSON),
 with ``message.refusal`` set and no content). ``state.down = True`` answers 503 to everything;
 ``state.answers_left = n`` answers n requests, then 503 (a server that goes away part way).
 
-``state.delay`` holds every answer that long; ``state.max_in_flight`` is the most requests served at once.
+``state.key`` set: a request without ``Authorization: Bearer <key>`` answers 401. ``state.delay`` holds every answer that long; ``state.max_in_flight`` is the most requests served at once.
 ``state.requests`` counts every request; ``state.answered`` counts the answers (200 with content) per
 request body, so a test can show no answered request was asked twice.
 """
@@ -61,6 +61,7 @@ class FakeState:
     down: bool = False
     answers_left: int | None = None
     delay: float = 0.0
+    key: str | None = None
     in_flight: int = 0
     max_in_flight: int = 0
     requests: int = 0
@@ -96,6 +97,8 @@ def make_app(state: FakeState) -> Starlette:
             exhausted = state.answers_left is not None and state.answers_left <= 0 and fault is None
             if state.answers_left is not None and not exhausted and fault is None:
                 state.answers_left -= 1
+        if state.key is not None and request.headers.get("authorization") != f"Bearer {state.key}":
+            return JSONResponse({"error": {"message": "Incorrect API key provided"}}, status_code=401)
         if state.down or exhausted:
             return JSONResponse({"error": {"message": "service unavailable"}}, status_code=503)
         if fault == "429":

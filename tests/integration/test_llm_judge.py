@@ -271,3 +271,13 @@ def test_a_judge_runs_from_inside_an_event_loop(fake: FakeOpenAI, tmp_path: Path
         return judge(study)  # a notebook cell: an event loop is already running
 
     assert asyncio.run(notebook()).summary["judges"]["llm"]["answered_now"] == 4
+
+
+def test_a_wrong_key_stops_the_run_at_once(fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    study = _study(tmp_path / "s", fake.url, items=10, concurrency=2)
+    fake.state.key = KEY
+    monkeypatch.setenv("FAKE_JUDGE_KEY", "sk-wrong")
+    with pytest.raises(JudgeError, match="401, the API key was refused"):
+        judge(study)
+    assert fake.state.requests <= 2  # the requests in flight, not the other 18
+    assert "sk-wrong" not in study.logbook_file.read_text()
