@@ -336,7 +336,7 @@ def _judge_costs(study: Study) -> list[dict[str, Any]]:
     """The LLM judges' cost (:func:`humeval.judging.estimate_cost`), in their own currency."""
     if not any(j.llm is not None for j in study.protocol.data.judges):
         return []
-    from humeval.judging.run import estimate_cost
+    from humeval.judging.cost import estimate_cost
 
     return [c.to_json() for c in estimate_cost(study)]
 

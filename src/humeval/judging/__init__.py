@@ -6,6 +6,7 @@ exact request and how answers are read.
 
 from humeval.judging.cache import AnswerCache, request_key
 from humeval.judging.client import ChatClient, JudgeError, Reply, read_key
+from humeval.judging.cost import JudgeCost, estimate_cost
 from humeval.judging.prompt import (
     Template,
     load_template,
@@ -13,14 +14,7 @@ from humeval.judging.prompt import (
     parse_verdict,
     template_problems,
 )
-from humeval.judging.run import (
-    JudgeCost,
-    JudgeRun,
-    ask_judge,
-    estimate_cost,
-    llm_judges,
-    plan_requests,
-)
+from humeval.judging.run import JudgeRun, ask_judge, llm_judges, plan_requests
 
 __all__ = [
     "AnswerCache",
