@@ -144,7 +144,8 @@ class ChatClient:
         import httpx
 
         headers = {"Accept": "application/json"} | ({"Authorization": f"Bearer {self._key}"} if self._key else {})
-        self._http = httpx.AsyncClient(timeout=self.timeout, headers=headers, transport=self._transport)
+        limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
+        self._http = httpx.AsyncClient(timeout=self.timeout, headers=headers, transport=self._transport, limits=limits)
         self._gate = asyncio.Semaphore(self.concurrency)
         return self
 
