@@ -124,6 +124,8 @@ class Budget:
     effort: list[EffortCost] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     sessions: list[SessionPlan] = field(default_factory=list)
+    #: the LLM judges' predicted requests, tokens and money before their run, and their last run's (``humeval judge``)
+    judges: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -326,8 +328,17 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
         reward_per_list=_money(reward), reward_source=reward_source, hourly_pay=round(hourly, 2),
         minimum_hourly=minimum, meets_minimum=meets, fee_rate=fee_rate, fee_source=fee_source,
         rewards=_money(rewards), fee=_money(rewards * fee_rate), total=_money(rewards * (1 + fee_rate)),
-        effort=effort, notes=notes, sessions=sessions_plan,
+        effort=effort, notes=notes, sessions=sessions_plan, judges=_judge_costs(study),
     )
+
+
+def _judge_costs(study: Study) -> list[dict[str, Any]]:
+    """The LLM judges' cost (:func:`humeval.judging.estimate_cost`), in their own currency."""
+    if not any(j.llm is not None for j in study.protocol.data.judges):
+        return []
+    from humeval.judging.cost import estimate_cost
+
+    return [c.to_json() for c in estimate_cost(study)]
 
 
 def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | None:

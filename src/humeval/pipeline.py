@@ -47,6 +47,7 @@ __all__ = [
     "StageOutput",
     "StageResult",
     "back_half",
+    "judge",
     "prepare_collection",
     "record_run",
     "require_lock",
@@ -117,6 +118,8 @@ STAGES: dict[str, Stage] = {
               "every task as a batch CSV with opaque row keys (MTurk history, spreadsheets)"),
         Stage("import", "humeval.platforms.imports:import_stage", _import_inputs,
               "a platform's result file as results/sources/<platform>-<sha8>.jsonl; rebuild results/judgements.jsonl"),
+        Stage("judge", "humeval.judging.stage:judge_stage", lambda s: [*s.data_files(), *s.prompt_files()],
+              "ask the LLM judges (data.judges with `llm`); write their files"),
         Stage("collate", "humeval.analysis.stages:collate_stage",
               lambda s: [s.results_dir / "judgements.jsonl", s.tasks_file, s.lists_file],
               "check every task has its valid judgements; write a re-run file"),
@@ -249,6 +252,13 @@ def run(study: Study, *, force: bool = False, progress: Callable[[str], None] | 
             progress(name)
         results.append(run_stage(study, name, force=force))
     return results
+
+
+def judge(study: Study | str | Path, *, judges: list[str] | None = None, force: bool = False) -> StageResult:
+    """Ask the study's LLM judges (``data.judges`` with ``llm``; all, or those named) and log the run
+    (``humeval judge``). Answers are cached, so a re-run or a resumed run asks only what is not answered yet."""
+    study = study if isinstance(study, Study) else Study.open(study)
+    return run_stage(study, "judge", force=force, options={"judges": judges} if judges else None)
 
 
 # --------------------------------------------------------------------------- collection

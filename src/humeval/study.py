@@ -149,9 +149,18 @@ class Study:
         """The automatic judges' files the protocol names (``data.judges``; they need not exist)."""
         return [self.root / j.file for j in self.protocol.data.judges]
 
+    def prompt_files(self) -> list[Path]:
+        """The prompt files of the judges `humeval judge` asks (``data.judges[].llm.prompt_file``)."""
+        return [self.root / j.llm.prompt_file for j in self.protocol.data.judges if j.llm is not None and j.llm.prompt_file]
+
     def input_files(self) -> list[Path]:
-        """Every input the lock pins: the data files and the judges' files."""
-        return [*self.data_files(), *self.judge_files()]
+        """Every input the lock pins: the data files, the judges' files and the judges' prompt files.
+
+        The file of a judge with ``llm`` is not an input: ``humeval judge`` writes it (after the lock,
+        like the human judgements) from what the lock pins, its protocol section and prompt file."""
+        made = {j.file for j in self.protocol.data.judges if j.llm is not None}
+        files = [self.root / j.file for j in self.protocol.data.judges if j.file not in made]
+        return [*self.data_files(), *files, *self.prompt_files()]
 
     def judges(self) -> dict[str, JudgeScores]:
         """Every declared judge's scores, checked against the outputs (name -> :class:`JudgeScores`)."""

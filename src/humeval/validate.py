@@ -311,6 +311,12 @@ def _judge_file_problems(protocol: Protocol, root: Path, outputs: Any) -> list[s
     systems = sorted(outputs["system"].astype(str).unique())
     problems = []
     for judge in protocol.data.judges:
+        if judge.llm is not None:
+            from humeval.judging.prompt import template_problems
+
+            problems += template_problems(judge, protocol, root)
+            if not (root / judge.file).is_file():
+                continue  # `humeval judge` writes it
         try:
             read_judge(judge, root, items, systems)
         except DataError as exc:

@@ -61,6 +61,7 @@ COMMANDS = [
     "budget",
     "prereg",
     "metrics",
+    "judge",
     "collate",
     "exclude",
     "analyze",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -48,5 +49,24 @@ def budget(
         emit_rows(result.session_rows(), fmt,
                   title="sessions: places, money and wall time with the same crowd (mean [95% CI] p95 over simulated runs)",
                   footer=next((p.signature for p in result.sessions if p.protocol), result.sessions[-1].signature))
+    if result.judges:
+        emit_rows(judge_cost_rows(result.judges), fmt,
+                  title="LLM judges: predicted before the run (requests not yet cached; input tokens ~ characters / 4, output tokens at most max_tokens each) and the last run (logbook)")
     for note in result.notes:
         out.print(f"note: {note}", highlight=False)
+
+
+def judge_cost_rows(judges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per judge: what its run would ask and cost now, and what its last run asked and cost."""
+    rows = []
+    for j in judges:
+        last = j.get("last_run") or {}
+        c = j["currency"]
+        rows.append({"judge": j["judge"], "model": j["model"], "requests to send": j["requests"], "cached": j["cached"],
+                     "input tokens (est.)": j["tokens_in"], "output tokens (max)": j["tokens_out_max"],
+                     "cost at most": f"{j['cost_max']:.4f} {c}",
+                     "last run: requests": last.get("requests", "-"),
+                     "last run: cost": f"{last['cost']:.4f} {c}" if last else "-",
+                     "its answers: tokens in/out": f"{last['tokens_in_all']}/{last['tokens_out_all']}" if last else "-",
+                     "its answers: cost": f"{last['cost_all']:.4f} {c}" if last else "-"})
+    return rows

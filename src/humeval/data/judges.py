@@ -1,6 +1,7 @@
 """Automatic judges' scores as data: what a metric or an LLM judge said about each output.
 
-humeval never calls a model; it reads what one produced (``data.judges`` in the protocol),
+humeval reads what one produced (``data.judges`` in the protocol; ``humeval judge`` writes the file of
+a judge with ``llm``: :mod:`humeval.judging`),
 checks it against the study's outputs, and hands it to the analysis plan for
 prediction-powered estimates (:mod:`humeval.analysis.judges`). Judge files are inputs like
 the data files: the lock hashes them (:meth:`humeval.study.Study.input_files`).

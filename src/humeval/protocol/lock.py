@@ -31,7 +31,7 @@ def fingerprint(study: Study) -> dict[str, Any]:
     protocol = study.protocol  # parses: a broken protocol cannot be locked
     missing = [p for p in study.input_files() if not p.is_file()]
     if missing:
-        raise ProtocolError(f"cannot lock: input file {missing[0]} not found (data.files or data.judges)")
+        raise ProtocolError(f"cannot lock: input file {missing[0]} not found (data.files, data.judges or a judge's llm.prompt_file)")
     sections = {name: sha256_json(value) for name, value in protocol.model_dump(mode="json").items()}
     return {
         "protocol": {"path": study.relative(study.protocol_file), "sha256": sha256_file(study.protocol_file)},

@@ -27,6 +27,7 @@ __all__ = [
     "ExclusionRule",
     "InconsistentExclusion",
     "Judge",
+    "LLMJudge",
     "Likert",
     "Magnitude",
     "MinTimeExclusion",
@@ -61,8 +62,52 @@ class StudyInfo(_Model):
     seed: int = Field(ge=0, description="Master seed: every random step derives from it and records it.")
 
 
+class LLMJudge(_Model):
+    """How `humeval judge` asks an OpenAI-compatible chat-completions endpoint for the judge's file (see docs/judges.md).
+
+    The key is never in the protocol: it is read from the environment variable `api_key_env`, or from
+    `api_key_file`, a file outside the study folder. Everything here is locked with the protocol, and a
+    `prompt_file` is locked with the data."""
+
+    base_url: str = Field(pattern=r"^https?://\S+$", description="Root of the OpenAI-compatible API (e.g. `https://api.openai.com/v1`, `http://127.0.0.1:8000/v1` for vLLM, `http://127.0.0.1:11434/v1` for Ollama); requests go to `{base_url}/chat/completions`.")
+    model: str = Field(min_length=1, description="The `model` sent with every request.")
+    api_key_env: str = Field("", pattern=r"^([A-Za-z_][A-Za-z0-9_]*)?$", description="Environment variable holding the API key (sent as `Authorization: Bearer <key>`); empty with no `api_key_file`: no key (a local server).")
+    api_key_file: str = Field("", description="File holding the API key, outside the study folder (refused inside it: the folder is shared and archived); used when `api_key_env` is empty or unset.")
+    prompt: str = Field("", description="The prompt template, inline: `{placeholders}` are filled per request (see docs/judges.md); give this or `prompt_file`.")
+    prompt_file: str = Field("", description="File holding the prompt template, relative to the study folder; locked and hashed with the data.")
+    system: str = Field("", description="A system message sent before the prompt (empty: none).")
+    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature (0: the most likely answer; with the cache, a re-run repeats it).")
+    top_p: float | None = Field(None, gt=0, le=1, description="Nucleus sampling `top_p` (empty: not sent).")
+    seed: int | None = Field(None, description="The `seed` sent to endpoints that support it (empty: not sent).")
+    max_tokens: int = Field(16, ge=1, le=100_000, description="Most tokens of one answer (`max_tokens`); also the output tokens the budget counts per request.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Other request fields sent as given (e.g. `{presence_penalty: 0}`, `{response_format: ...}`); they are part of the cache key.")
+    score_min: float | None = Field(None, description="`scores`: lowest valid score; an answer below it is unparseable (empty: no bound).")
+    score_max: float | None = Field(None, description="`scores`: highest valid score; an answer above it is unparseable (empty: no bound).")
+    swap: Literal["tie", "drop"] = Field("tie", description="`verdicts`: each pair is asked in both orders; when the two answers name different winners, `tie` records a tie and `drop` leaves the pair out.")
+    concurrency: int = Field(4, ge=1, le=256, description="Requests in flight at once.")
+    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds to wait for one answer.")
+    retries: int = Field(5, ge=0, le=20, description="Retries of one request after a 429, a 5xx, a timeout, a dropped connection or a body that is not chat-completions JSON.")
+    backoff: float = Field(1.0, ge=0, le=60, description="Seconds of the first retry's wait (doubled each retry, with jitter); a 429's `Retry-After` is honoured instead (up to 60 s).")
+    price_input: float = Field(0.0, ge=0, description="Price of 1M input (prompt) tokens, in `currency`.")
+    price_output: float = Field(0.0, ge=0, description="Price of 1M output (completion) tokens, in `currency`.")
+    currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="Currency of the prices (e.g. USD).")
+
+    @model_validator(mode="after")
+    def _one_prompt(self) -> LLMJudge:
+        taken = sorted(set(self.params) & {"model", "messages", "stream", "n", "temperature", "top_p", "seed", "max_tokens"})
+        if taken:
+            raise ValueError(f"params: {', '.join(taken)} cannot be set in params (streaming and several choices are not "
+                             "read; the others have their own fields)")
+        if bool(self.prompt) == bool(self.prompt_file):
+            raise ValueError("give the prompt template inline (`prompt`) or in a file (`prompt_file`), exactly one")
+        if self.score_min is not None and self.score_max is not None and not self.score_max > self.score_min:
+            raise ValueError(f"score_max ({self.score_max}) must be greater than score_min ({self.score_min})")
+        return self
+
+
 class Judge(_Model):
-    """Scores an automatic judge (a metric, an LLM judge) gave, read from a file: humeval never calls a model."""
+    """Scores an automatic judge (a metric, an LLM judge) gave, read from a file; with `llm`, `humeval judge`
+    writes that file by asking an OpenAI-compatible endpoint."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Name the analysis plan uses for this judge (`analysis.judges`).")
     file: str = Field(min_length=1, description="File relative to the study folder (.jsonl, .csv or .parquet); locked and hashed with the data.")
@@ -74,6 +119,10 @@ class Judge(_Model):
     criteria: list[str] = Field(
         default_factory=list,
         description="Criteria the judge stands in for (empty: every criterion its kind fits: ratings for `scores`, 2afc for `verdicts`).",
+    )
+    llm: LLMJudge | None = Field(
+        None,
+        description="Ask an LLM for this judge's file with `humeval judge` (endpoint, model, prompt, sampling, retries, prices; see docs/judges.md). Empty: the file is made elsewhere.",
     )
 
 

@@ -1,0 +1,21 @@
+"""The ``judge`` stage: ask every LLM judge (or those named) and write their files; the logbook keeps what each cost."""
+
+from __future__ import annotations
+
+from humeval.judging.run import answers_file, ask_judge, llm_judges
+from humeval.stage import StageOutput
+from humeval.study import Study
+
+__all__ = ["judge_stage"]
+
+
+def judge_stage(study: Study, judges: list[str] | None = None) -> StageOutput:
+    """``humeval judge``: per judge, the model, endpoint, prompt hash, requests, tokens, cost, refusals,
+    unparseable answers and (verdicts) position swaps that disagreed, in the summary."""
+    chosen = llm_judges(study, judges)
+    summary, outputs = {}, []
+    for judge in chosen:
+        run = ask_judge(study, judge)
+        summary[judge.name] = run.summary()
+        outputs += [study.root / judge.file, answers_file(study, judge)]
+    return StageOutput(outputs=outputs, parameters={"judges": [j.name for j in chosen]}, summary={"judges": summary})
