@@ -53,8 +53,12 @@ class _Visible(HTMLParser):
 def _english_only_words(lang: str) -> set[str]:
     with (LOCALE_DIR / lang / "LC_MESSAGES" / "humeval.po").open("rb") as fh:
         catalog = read_po(fh, locale=lang)
-    english = {w.lower() for m in catalog if m.id for w in WORD.findall(re.sub(r"%\(\w+\)s", "", m.id))}
-    native = {w.lower() for m in catalog if m.id for w in WORD.findall(re.sub(r"%\(\w+\)s", "", m.string))}
+    def words(texts: str | tuple[str, ...]) -> set[str]:
+        texts = (texts,) if isinstance(texts, str) else texts
+        return {w.lower() for t in texts for w in WORD.findall(re.sub(r"%\(\w+\)s", "", t))}
+
+    english = {w for m in catalog if m.id for w in words(m.id)}
+    native = {w for m in catalog if m.id for w in words(m.string)}
     return english - native
 
 

@@ -20,10 +20,12 @@ def _po(lang: str):  # type: ignore[no-untyped-def]
         return read_po(fh, locale=lang)
 
 
-def _extracted() -> set[str]:
+def _extracted() -> set[str | tuple[str, str]]:
+    """Every message id of the code: a string, or (singular, plural) for a message with plural forms."""
     method_map = [("**/templates/**.html", "jinja2"), ("**.py", "python")]
     options = {"**/templates/**.html": {"extensions": "jinja2.ext.i18n"}}
-    return {m[2] for m in extract_from_dir(str(SERVER), method_map, options) if isinstance(m[2], str)}
+    ids = (m[2] for m in extract_from_dir(str(SERVER), method_map, options))
+    return {i if isinstance(i, str) else tuple(i[:2]) for i in ids if isinstance(i, str) or (len(i) >= 2 and all(i[:2]))}
 
 
 def test_template_catalogue_is_current() -> None:
@@ -41,9 +43,16 @@ def test_every_message_translated_compiled_and_placeholders_kept(lang: str) -> N
     for m in catalog:
         if not m.id:
             continue
-        assert m.string and "fuzzy" not in m.flags, f"{lang}: untranslated {m.id!r}"
-        assert sorted(PLACEHOLDER.findall(m.id)) == sorted(PLACEHOLDER.findall(m.string)), (lang, m.id)
-        assert compiled.gettext(m.id) == m.string, f"{lang}: the .mo is older than the .po (python -m humeval.server.i18n)"
+        forms = m.string if isinstance(m.string, tuple) else (m.string,)
+        assert all(forms) and "fuzzy" not in m.flags, f"{lang}: untranslated {m.id!r}"
+        source = m.id[-1] if isinstance(m.id, tuple) else m.id
+        for form in forms:
+            assert sorted(PLACEHOLDER.findall(source)) == sorted(PLACEHOLDER.findall(form)), (lang, m.id)
+        if isinstance(m.id, tuple):
+            shown = {compiled.ngettext(*m.id, n) for n in range(120)}
+            assert shown == set(forms), f"{lang}: the .mo is older than the .po (python -m humeval.server.i18n)"
+        else:
+            assert compiled.gettext(m.id) == m.string, f"{lang}: the .mo is older than the .po (python -m humeval.server.i18n)"
 
 
 def test_direction_and_errors() -> None:
