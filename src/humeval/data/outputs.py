@@ -97,6 +97,9 @@ def _output_text(value: object) -> str:
 
 
 def _reference_text(value: object) -> str:
+    """References as text, one per line: a list from JSONL, or an array from Parquet or Arrow."""
+    if hasattr(value, "tolist") and not isinstance(value, str):
+        value = value.tolist()  # type: ignore[union-attr]
     if isinstance(value, (list, tuple)):
         return "\n".join(str(v) for v in value)
     if value is None or (isinstance(value, float) and math.isnan(value)):
