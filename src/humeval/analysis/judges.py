@@ -8,9 +8,9 @@ For one criterion and one judge (:class:`humeval.data.judges.JudgeScores`):
   :func:`humeval.stats.ppi_mean` gives the system's mean over all judged items, with the
   human-only mean and the effective number of human labels beside it. The judge's scores are
   first put on the human scale (``calibrate=True``: the least-squares line of human on judge
-  scores over the labelled items, recorded in ``extra.calibration``), so a judge on another
-  scale (a metric in [0, 1] against a 1-5 rating) keeps its gain; ``extra.scale_ratio`` tells
-  how far apart the two scales were;
+  scores over the labelled items, recorded as ``calibration_intercept`` and ``calibration_slope``), so a judge on another
+  scale (a metric in [0, 1] against a 1-5 rating) keeps its gain; ``scale_ratio`` tells
+  how far apart the two scales were (the judge's spread over the humans');
 * ``2afc`` criteria (judge ``verdicts``): per pair of systems, the human outcome of an item
   is the share of its judgements preferring the first system (ties count half), and
   :func:`humeval.stats.ppi_win_rate` gives the win rate over all judged items;

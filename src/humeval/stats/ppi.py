@@ -153,8 +153,8 @@ def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_lev
 
     The judge must be on the human scale (the tuned weight is clipped to [0, 1]): pass
     ``calibrate=True`` to map it there with the line fitted on the labelled items (module
-    docstring), or give scores already on that scale. ``extra``: ``calibration``
-    (``{"intercept", "slope"}`` with ``calibrate``), ``scale_ratio`` (the judge's standard
+    docstring), or give scores already on that scale. ``extra``: ``calibration_intercept``
+    and ``calibration_slope`` (with ``calibrate``), ``scale_ratio`` (the judge's standard
     deviation over the humans' on the labelled items), ``warning`` (without ``calibrate``,
     when that ratio is below 1/3 or above 3).
 
@@ -179,7 +179,7 @@ def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_lev
     extra_scale = _scale_notes(a, b, calibrate)
     if calibrate:
         b, c, intercept, slope = calibrate_linear(a, b, c)
-        extra_scale["calibration"] = {"intercept": float(intercept), "slope": float(slope)}
+        extra_scale |= {"calibration_intercept": float(intercept), "calibration_slope": float(slope)}
         method += " (judge calibrated)"
     est, variance, lams = _ppi(a, b, c, lam)
     estimate, var, lam = float(est), float(variance), float(lams)

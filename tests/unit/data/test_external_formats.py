@@ -223,6 +223,10 @@ def test_hugging_face_dataset_folder_as_outputs_and_judgements(tmp_path: Path) -
             return judged
 
     assert dataset_frame(FakeDataset()).equals(judged)
+    # a folder written by datasets 5.2.0 itself (Dataset.from_dict(...).save_to_disk), read without the library
+    saved = dataset_outputs(SAMPLES / "hf_save_to_disk", input=None, references="refs")
+    assert saved[["item_id", "system", "output", "references"]].values.tolist() == [["a", "x", "one", "r1"],
+                                                                                   ["b", "y", "two", "r2\nr3"]]
     with pytest.raises(DataError, match=r"no state.json"):
         dataset_frame(tmp_path)
     (tmp_path / "judged" / "data-00000-of-00001.arrow").write_bytes(b"not arrow")

@@ -158,7 +158,7 @@ def test_a_judge_on_another_scale_loses_its_gain_unless_calibrated():
     cal = ppi_mean(y, f, fu, calibrate=True)
     assert "warning" not in cal.extra
     assert cal.extra["lam"] < 1  # nothing clipped: lam * slope is the unclipped weight
-    assert cal.extra["lam"] * cal.extra["calibration"]["slope"] == pytest.approx(lam, rel=1e-9)
+    assert cal.extra["lam"] * cal.extra["calibration_slope"] == pytest.approx(lam, rel=1e-9)
     assert cal.estimate == pytest.approx(est, rel=1e-12)
     assert (cal.ci_high - cal.ci_low) / human_width == pytest.approx(2 * 1.959963984540054 * np.sqrt(var) / human_width,
                                                                      rel=1e-9)
@@ -169,11 +169,11 @@ def test_calibration_is_the_least_squares_line():
     y, f, fu = _bertscore_case(5)
     slope, intercept = np.polyfit(f, y, 1)
     r = ppi_mean(y, f, fu, calibrate=True)
-    assert r.extra["calibration"]["slope"] == pytest.approx(slope, rel=1e-8)
-    assert r.extra["calibration"]["intercept"] == pytest.approx(intercept, rel=1e-8)
+    assert r.extra["calibration_slope"] == pytest.approx(slope, rel=1e-8)
+    assert r.extra["calibration_intercept"] == pytest.approx(intercept, rel=1e-8)
     # a constant judge: slope 0, lam 0, the human-only mean
     flat = ppi_mean(y, np.full(y.size, 0.9), fu, calibrate=True)
-    assert flat.estimate == pytest.approx(y.mean()) and flat.extra["calibration"]["slope"] == 0.0
+    assert flat.estimate == pytest.approx(y.mean()) and flat.extra["calibration_slope"] == 0.0
 
 
 def test_calibrated_arrays_match_ppi_mean_problem_by_problem():
