@@ -202,3 +202,21 @@ def test_calibrated_coverage_with_few_labels():
     # a two-sided 99.9% binomial band around 0.95, less a small-sample allowance of 2 points for a normal interval at n = 50
     low, high = sps.binom.ppf([0.0005, 0.9995], runs, 0.95)
     assert low - 0.02 * runs <= hits <= high, hits / runs
+
+
+def test_labels_needed_hand_computed_and_simulated():
+    from humeval.stats import ppi_labels_needed
+
+    # rho = 0.8, n_h = 100, T = 1000: 100 * 0.36 / (1 - 0.64 * 0.1) = 36 / 0.936
+    assert float(ppi_labels_needed(0.8, 100, 1000)) == pytest.approx(36 / 0.936)
+    assert float(ppi_labels_needed(0.0, 100, 1000)) == 100.0  # a useless judge saves nothing
+    assert float(ppi_labels_needed(0.7, 100, 1e12)) == pytest.approx(100 * 0.51)  # unlimited judged items
+    assert np.isinf(ppi_labels_needed(1.0, 2000, 1000))
+    # simulated: n labelled of T, the calibrated PPI++ variance against the human-only one at n_h labels
+    rng = np.random.default_rng(4)
+    rho, big_t, n_h = 0.8, 2000, 300  # n = 119 labels: the tuning's O(1/n) excess variance stays small
+    n = int(round(float(ppi_labels_needed(rho, n_h, big_t))))
+    q = rng.standard_normal((1500, big_t))
+    judge = 5 + 2 * (rho * q + np.sqrt(1 - rho**2) * rng.standard_normal(q.shape))
+    out = ppi_mean_arrays(q[:, :n], judge[:, :n], judge[:, n:], calibrate=True)
+    assert np.var(out["estimate"]) == pytest.approx(1 / n_h, rel=0.1)

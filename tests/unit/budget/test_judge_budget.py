@@ -1,0 +1,85 @@
+"""``humeval budget`` with a judge: the human labels it saves at the study's precision, from a pilot, by hand."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from humeval import budget, init_study, run
+from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.study import Study
+
+
+def _study(root: Path) -> tuple[Study, pd.DataFrame]:
+    init_study(root, "rating", items=60)
+    path = root / "humeval.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["sampling"] = {"method": "random", "rate": 0.5}
+    doc["data"]["judges"] = [{"name": "bertscore", "file": "data/bertscore.csv", "criteria": ["fluency"]}]
+    doc["analysis"]["judges"] = ["bertscore"]
+    doc.setdefault("pay", {})["seconds_per_task"] = 10
+    doc["pay"]["hourly"] = 9.0
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    outputs = pd.read_json(root / "data" / "outputs.jsonl", lines=True)
+    rng = np.random.default_rng(11)
+    quality = rng.normal(0, 1, len(outputs))
+    outputs.assign(score=0.87 + 0.02 * (0.8 * quality + 0.6 * rng.normal(0, 1, len(outputs))))[
+        ["item_id", "system", "score"]].to_csv(root / "data" / "bertscore.csv", index=False)
+    # a pilot: two raters scored the first 20 items of every system, around the quality the judge sees
+    truth = outputs.assign(q=quality)
+    rows = []
+    for r in ("p1", "p2"):
+        for o in truth[truth["item_id"].isin(sorted(truth["item_id"].unique())[:20])].itertuples():
+            value = float(np.clip(np.round(3 + 1.2 * o.q + rng.normal(0, 0.5)), 1, 5))
+            rows.append({"participant_id": r, "task_id": f"{o.item_id}:{o.system}", "kind": "task", "item_id": o.item_id,
+                         "criterion": "fluency", "system": o.system, "value": value})
+    pilot = pd.DataFrame(rows).reindex(columns=JUDGEMENT_COLUMNS)
+    return Study.open(root), pilot
+
+
+def test_labels_saved_from_a_pilot_hand_computed(tmp_path: Path) -> None:
+    study, pilot = _study(tmp_path / "s")
+    list(run(study))
+    pilot_path = tmp_path / "pilot.jsonl"
+    pilot.to_json(pilot_path, orient="records", lines=True)
+    b = budget(study, pilot=pilot_path)
+    (saving,) = b.judges
+    # by hand: per output the mean of the two raters, centred within each system, against the judge's centred scores
+    judge = pd.read_csv(study.root / "data" / "bertscore.csv").set_index(["system", "item_id"])["score"]
+    human = pilot.assign(v=pilot["value"].astype(float)).groupby(["system", "item_id"])["v"].mean()
+    j = judge.loc[human.index]
+    hc = human - human.groupby(level=0).transform("mean")
+    jc = j - j.groupby(level=0).transform("mean")
+    rho = float(np.corrcoef(hc, jc)[0, 1])
+    assert saving.rho == pytest.approx(rho, abs=1e-12) and saving.pilot_labels == len(human) == 60
+    z = math.atanh(rho)
+    assert saving.rho_low == pytest.approx(math.tanh(z - 1.959963984540054 / math.sqrt(57)))
+    n_design = len({t.item_id for pl in study.read_lists() for t in pl.tasks if t.kind == "task"})
+    assert n_design == 30 and saving.labels_without == 30 and saving.items == 60
+    assert saving.precision == pytest.approx(1.959963984540054 * np.std(hc, ddof=1) / math.sqrt(30))
+    expected = 30 * (1 - rho**2) / (1 - rho**2 * 30 / 60)
+    assert saving.labels_with == pytest.approx(expected)
+    assert saving.labels_with_high > saving.labels_with > saving.labels_with_low  # a weaker judge needs more
+    # a precision asked for: n_h = (z sigma / h)^2
+    asked = budget(study, pilot=pilot_path, precision=0.2).judges[0]
+    assert asked.labels_without == pytest.approx((1.959963984540054 * np.std(hc, ddof=1) / 0.2) ** 2)
+    # the CLI prints the table; json carries the records
+    out = subprocess.run([sys.executable, "-m", "humeval", "budget", str(study.root), "--pilot", str(pilot_path),
+                          "--format", "json"], capture_output=True, text=True, timeout=120, check=True).stdout
+    record = json.loads(out)["judges"][0]
+    assert record["judge"] == "bertscore" and record["saved_share"] == pytest.approx(1 - expected / 30)
+
+
+def test_without_a_pilot_the_budget_says_so(tmp_path: Path) -> None:
+    study, _ = _study(tmp_path / "s")
+    list(run(study))
+    b = budget(study)
+    assert b.judges == [] and any("no pilot with human judgements" in n for n in b.notes)
