@@ -40,7 +40,7 @@ RHOS = (0.5, 0.7, 0.9)
 
 def simulate(rho: float, *, runs: int, labelled: int, items: int, seed: int = 0) -> dict[str, Any]:
     """Coverage and interval widths of ``runs`` simulated studies with a judge of correlation ``rho``."""
-    rng = np.random.default_rng([seed, int(round(rho * 1000))])
+    rng = np.random.default_rng([seed, round(rho * 1000)])
     quality = rng.standard_normal((runs, items))
     human = TRUE_MEAN + quality
     judge = 0.87 + 0.02 * (rho * quality + np.sqrt(1 - rho**2) * rng.standard_normal((runs, items)))

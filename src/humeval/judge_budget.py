@@ -127,8 +127,8 @@ def judge_savings(study: Study, pilot: str | Path | None = None, *, precision: f
         raise DataError(f"budget: the precision (half-width of the interval) must be positive, got {precision}")
     path = Path(pilot) if pilot is not None else study.results_dir / "judgements.jsonl"
     if not path.is_file():
-        return [], [f"judges: no pilot with human judgements ({path}); pass --pilot FILE (humeval's exported "
-                    "judgements of a pilot) to predict the labels the judges save"]
+        return [], [(f"judges: no pilot with human judgements ({path}); pass --pilot FILE (humeval's exported "
+                    "judgements of a pilot) to predict the labels the judges save")]
     try:
         frame = read_judgements(path)
     except DataError as exc:

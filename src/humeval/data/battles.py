@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +113,7 @@ _CHOICE = {"model_a": "A", "model_b": "B", "tie": "tie", "tie (bothbad)": "both-
 def _iso(value: Any) -> str:
     """A FastChat ``tstamp`` (seconds since the epoch) as ISO 8601; anything else as text."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return datetime.fromtimestamp(float(value), tz=timezone.utc).isoformat()
+        return datetime.fromtimestamp(float(value), tz=UTC).isoformat()
     return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
 
 

@@ -11,7 +11,7 @@
   the submission statuses (``results/platforms/prolific-<sha8>.jsonl``) and counts the
   submitters without judgements;
 * ``fastchat``, ``mqm``, ``labelstudio``, ``argilla``, ``summeval``: a judgement file
-  from another tool (:mod:`humeval.data.external`); each judgement joins the design's task
+  from another tool (:mod:`humeval.formats.external`); each judgement joins the design's task
   that shows its item and systems and asks its criterion (others are skipped and counted).
 
 Judgements become one source, ``results/sources/<platform>-<sha8 of the file>.jsonl``,
@@ -65,7 +65,7 @@ def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOu
     name = f"{platform}-{sha256[:8]}"
     if platform == "prolific":
         return _prolific(study, path, name, sha256)
-    from humeval.data.external import JUDGEMENT_FORMATS
+    from humeval.formats.external import JUDGEMENT_FORMATS
     from humeval.platforms.mturk import read_results
     from humeval.platforms.sources import union_sources, write_source
 
@@ -90,7 +90,7 @@ def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOu
 
 def _external(study: Study, path: Path, fmt: str, tasks: list[Any]) -> tuple[Any, Counter[str], list[str]]:
     """A judgement file of another tool, matched to the design's tasks (the criterion of the format's type)."""
-    from humeval.data.external import FORMAT_CRITERION_TYPE, match_tasks, read_judgement_file
+    from humeval.formats.external import FORMAT_CRITERION_TYPE, match_tasks, read_judgement_file
 
     criterion = ""
     wanted = FORMAT_CRITERION_TYPE[fmt]

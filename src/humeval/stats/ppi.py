@@ -52,7 +52,7 @@ from humeval.errors import DataError
 from humeval.stats._checks import as_float_array, check_confidence_level
 from humeval.stats._result import Estimate
 
-__all__ = ["SCALE_WARNING_RATIO", "calibrate_linear", "ppi_active_mean", "ppi_labels_needed", "ppi_difference", "ppi_mean", "ppi_mean_arrays", "ppi_win_rate"]
+__all__ = ["SCALE_WARNING_RATIO", "calibrate_linear", "ppi_active_mean", "ppi_difference", "ppi_labels_needed", "ppi_mean", "ppi_mean_arrays", "ppi_win_rate"]
 
 
 def _arrays(y: object, yhat: object, yhat_unlabelled: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -215,7 +215,7 @@ def test_labels_needed_hand_computed_and_simulated():
     # simulated: n labelled of T, the calibrated PPI++ variance against the human-only one at n_h labels
     rng = np.random.default_rng(4)
     rho, big_t, n_h = 0.8, 2000, 300  # n = 119 labels: the tuning's O(1/n) excess variance stays small
-    n = int(round(float(ppi_labels_needed(rho, n_h, big_t))))
+    n = round(float(ppi_labels_needed(rho, n_h, big_t)))
     q = rng.standard_normal((1500, big_t))
     judge = 5 + 2 * (rho * q + np.sqrt(1 - rho**2) * rng.standard_normal(q.shape))
     out = ppi_mean_arrays(q[:, :n], judge[:, :n], judge[:, n:], calibrate=True)

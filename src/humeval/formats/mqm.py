@@ -35,7 +35,7 @@ MQM_LAYOUT = ("a WMT MQM TSV: tab-separated, header " + " ".join(MQM_COLUMNS) + 
               "with the span marked <v>...</v>, severity Major, Minor, Neutral or No-error")
 _SEVERITY = {"major": "major", "critical": "major", "minor": "minor"}
 _SKIP = {"neutral", "no-error"}
-_MARK = re.compile(r"<v>(.*?)</v>", re.S)
+_MARK = re.compile(r"<v>(.*?)</v>", re.DOTALL)
 
 
 def mqm_weight(category: str, severity: str) -> float:
@@ -92,7 +92,7 @@ def read_mqm(path: str | Path, *, criterion: str = "mqm", item: str = "seg_id") 
             raise DataError(f"{path}:{lineno}: {len(cells)} tab-separated fields, the header has {len(header)}; "
                             f"expected {MQM_LAYOUT}")
         cells += [""] * (len(header) - len(cells))
-        get = lambda name: cells[at[name]].strip()  # noqa: E731
+        get = {name: cells[i].strip() for name, i in at.items()}.__getitem__
         key = (get("rater"), get("system"), ":".join(get(c) for c in item_columns))
         if not all(key):
             raise DataError(f"{path}:{lineno}: rater, system and {item} must not be empty, got {key}")

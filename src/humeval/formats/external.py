@@ -46,15 +46,15 @@ def read_judgement_file(path: str | Path, fmt: str, *, criterion: str = "", **op
 
         return battles_to_judgements(read_battle_table(path), criterion=criterion or "preference", **options)
     if fmt == "mqm":
-        from humeval.data.mqm import read_mqm
+        from humeval.formats.mqm import read_mqm
 
         return read_mqm(path, criterion=criterion or "mqm", **options)
     if fmt in ("labelstudio", "argilla"):
-        from humeval.data.annotation_exports import read_argilla, read_label_studio
+        from humeval.formats.annotation_exports import read_argilla, read_label_studio
 
         return (read_label_studio if fmt == "labelstudio" else read_argilla)(path, **options)
     if fmt == "summeval":
-        from humeval.data.summeval import read_summeval
+        from humeval.formats.summeval import read_summeval
 
         return read_summeval(path, **options)
     raise DataError(f"unknown judgement file format {fmt!r}. {did_you_mean(fmt, JUDGEMENT_FORMATS)}")

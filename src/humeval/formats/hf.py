@@ -86,7 +86,7 @@ def dataset_frame(dataset: Any, *, split: str | None = None) -> pd.DataFrame:
 
 
 def dataset_outputs(dataset: Any, *, split: str | None = None, item_id: str = "item_id", system: str = "system",
-                    output: str = "output", input: str | None = "input",  # noqa: A002  (the protocol's name)
+                    output: str = "output", input: str | None = "input",
                     references: str | None = "references") -> pd.DataFrame:
     """The long outputs table (``item_id``, ``system``, ``output``, ``input``, ``references``, ``format``) of a data set."""
     from humeval.data.outputs import _to_long

@@ -10,15 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humeval.data.annotation_exports import read_argilla, read_label_studio
 from humeval.data.battles import battles_to_judgements
-from humeval.data.external import match_tasks, read_judgement_file
-from humeval.data.hf import dataset_frame, dataset_judgements, dataset_outputs
-from humeval.data.mqm import read_mqm
 from humeval.data.readers import read_table
-from humeval.data.summeval import read_summeval
 from humeval.design.tasks import Task
 from humeval.errors import DataError
+from humeval.formats.annotation_exports import read_argilla, read_label_studio
+from humeval.formats.external import match_tasks, read_judgement_file
+from humeval.formats.hf import dataset_frame, dataset_judgements, dataset_outputs
+from humeval.formats.mqm import read_mqm
+from humeval.formats.summeval import read_summeval
 from humeval.stats import bradley_terry, read_battles
 
 SAMPLES = Path(__file__).parent / "samples"
