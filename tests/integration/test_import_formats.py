@@ -50,3 +50,35 @@ def test_fastchat_battles_are_imported_as_judgements_of_the_design(tmp_path: Pat
     path.write_text('[{"model_a": "a", "model_b": "b", "winner": "tie"},')
     with pytest.raises(DataError, match=r"clean_battle_20261127.json:1: broken JSON"):
         import_judgements(study, "fastchat", path)
+
+
+def test_an_mqm_file_reaches_the_esa_analysis(tmp_path: Path) -> None:
+    from humeval import run_stage
+    from humeval.results import Results
+    from tests.integration.server.studies import esa_study
+
+    study = esa_study(tmp_path / "esa", items=4)
+    criterion = next(c.name for c in study.protocol.criteria if c.type == "esa")
+    texts = study.outputs().texts
+    lines = ["system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity"]
+    for r, rater in enumerate(("rater1", "rater2")):
+        for task in (t for t in study.read_tasks() if t.kind == "task"):
+            (system,) = task.systems
+            words = texts[(task.item_id, system)].output.split(" ")
+            if system == "baseline":  # one major error on the first word; a minor one for rater2
+                target = " ".join([f"<v>{words[0]}</v>", *words[1:]])
+                lines.append(f"{system}\tdoc\t1\t{task.item_id}\t{rater}\tsrc\t{target}\tAccuracy/Mistranslation\tMajor")
+                if r:
+                    lines.append(f"{system}\tdoc\t1\t{task.item_id}\t{rater}\tsrc\t{target}\tStyle/Awkward\tMinor")
+            else:
+                lines.append(f"{system}\tdoc\t1\t{task.item_id}\t{rater}\tsrc\t{' '.join(words)}\tNo-error\tNo-error")
+    path = tmp_path / "mqm_study.tsv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = import_judgements(study, "mqm", path)
+    assert result.summary["skipped"] == 0
+    for stage in ("collate", "exclude", "analyze"):
+        run_stage(study, stage)
+    res = Results.read(study.results_dir / "results.json").criteria[criterion]
+    weighted = {r["system"]: r for r in res.errors if r["measure"].startswith("weighted")}
+    # baseline: one major per output, plus one minor for half the judgements: 5 + 0.5 weighted errors per output
+    assert weighted["baseline"].estimate == pytest.approx(5.5) and weighted["reference"].estimate == 0.0

@@ -12,8 +12,11 @@ without its marks, ``severity`` ``minor`` or ``major`` (``Critical`` counts as `
 an error marked only in the source, or a ``Non-translation`` without marks, keeps its place as
 the whole target (non-translation) or as an empty span at 0. ``Neutral`` rows are not errors
 and are left out. ``weight`` is the error's weight in Freitag et al. (2021): major 5, minor 1,
-minor ``Fluency/Punctuation`` 0.1, ``Non-translation`` 25. ``value`` is empty: MQM has no 0-100
-score (the span analysis of an ``esa`` criterion reads the spans).
+minor ``Fluency/Punctuation`` 0.1, ``Non-translation`` 25. Their sum is the segment's MQM
+score, 0 (no error) to 25 (the protocol's cap of five errors makes 25, five major errors or one
+non-translation, the worst); ``value`` puts it on the 0-100 scale of an ``esa`` criterion,
+higher better: ``100 - 4 * min(MQM score, 25)``, so a judgement is valid for the analysis
+(means per system) and the span analysis reads the spans.
 """
 
 from __future__ import annotations
@@ -28,13 +31,15 @@ import pandas as pd
 from humeval.errors import DataError
 from humeval.judgements import JUDGEMENT_COLUMNS
 
-__all__ = ["MQM_COLUMNS", "MQM_LAYOUT", "mqm_weight", "read_mqm"]
+__all__ = ["MQM_COLUMNS", "MQM_LAYOUT", "MQM_WORST", "mqm_weight", "read_mqm"]
 
 MQM_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 MQM_LAYOUT = ("a WMT MQM TSV: tab-separated, header " + " ".join(MQM_COLUMNS) + " [comment], one row per error "
               "with the span marked <v>...</v>, severity Major, Minor, Neutral or No-error")
 _SEVERITY = {"major": "major", "critical": "major", "minor": "minor"}
 _SKIP = {"neutral", "no-error"}
+#: the worst segment score of the MQM protocol (five major errors, or a non-translation)
+MQM_WORST = 25.0
 _MARK = re.compile(r"<v>(.*?)</v>", re.DOTALL)
 
 
@@ -114,7 +119,8 @@ def read_mqm(path: str | Path, *, criterion: str = "mqm", item: str = "seg_id") 
     if not groups:
         raise DataError(f"{path}: no annotation rows under the header; expected {MQM_LAYOUT}")
     rows = [{"participant_id": rater, "list_id": "", "task_id": "", "kind": "task", "item_id": item_id,
-             "criterion": criterion, "system": system, "system_b": "", "position": 0, "value": math.nan, "choice": "",
+             "criterion": criterion, "system": system, "system_b": "", "position": 0,
+             "value": 100 - 100 / MQM_WORST * min(sum(float(e["weight"]) for e in spans), MQM_WORST), "choice": "",
              "seconds": math.nan, "submitted_at": "", "stop_seq": pd.NA,
              "spans": json.dumps(spans, ensure_ascii=False), "comment": ""}
             for (rater, system, item_id), spans in groups.items()]

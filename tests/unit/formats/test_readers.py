@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -98,7 +97,11 @@ def test_mqm_tsv_with_its_header() -> None:
     nontrans, source = json.loads(frame.loc[("rater2", "sysB", "2"), "spans"])
     assert (nontrans["start"], nontrans["end"], nontrans["weight"]) == (0, len("Sonnenbrand."), 25.0)
     assert (source["start"], source["end"], source["category"]) == (0, 0, "Source error")
-    assert frame["criterion"].eq("mqm").all() and frame["value"].isna().all()
+    assert frame["criterion"].eq("mqm").all()
+    # value: 100 - 4 x the MQM score (5 + 0.1; none; neutral only; 25 + 1 capped at 25)
+    assert frame["value"].to_dict() == {("rater1", "sysA", "1"): pytest.approx(100 - 4 * 5.1),
+                                        ("rater1", "sysB", "1"): 100.0, ("rater2", "sysA", "2"): 100.0,
+                                        ("rater2", "sysB", "2"): 0.0}
     by_doc = read_mqm(SAMPLES / "mqm_sample.tsv", item="doc+seg_id")
     assert set(by_doc["item_id"]) == {"talk.1:1", "talk.1:2"}
 
@@ -245,4 +248,4 @@ def test_external_judgements_join_the_design_tasks() -> None:
     assert "no task of the design shows item" in examples[0]
     with pytest.raises(DataError, match=r"unknown judgement file format 'mqn'. Did you mean 'mqm'"):
         read_judgement_file(SAMPLES / "mqm_sample.tsv", "mqn")
-    assert np.isnan(read_judgement_file(SAMPLES / "mqm_sample.tsv", "mqm")["value"]).all()
+    assert read_judgement_file(SAMPLES / "mqm_sample.tsv", "mqm")["value"].between(0, 100).all()
