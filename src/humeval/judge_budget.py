@@ -158,4 +158,8 @@ def judge_savings(study: Study, pilot: str | Path | None = None, *, precision: f
             need = ppi_labels_needed([r.estimate, math.sqrt(hi2), math.sqrt(lo2)], n_h, max(items, 1))
             out.append(JudgeSaving(name, criterion.name, int(h.size), r.estimate, r.ci_low, r.ci_high, items, half, source,
                                    n_h, float(need[0]), float(need[1]), float(need[2])))
+            if n_h >= items:
+                notes.append(f"judges: {name} on {criterion.name}: humans label every one of the {items} items the "
+                             "judge scores, so the judge saves nothing; it saves labels when humans label a sample "
+                             "(sampling) of the items it scores")
     return out, notes

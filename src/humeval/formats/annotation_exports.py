@@ -232,8 +232,8 @@ def read_argilla(path: str | Path, *, item: str = "item_id", system: str = "syst
                                      choice=_pair_choice(answer, first, second, here)))
                 elif isinstance(answer, str):
                     try:
-                        rows.append(_row(str(user), item_id, question, first, value=float(answer)))
-                    except ValueError:
+                        rows.append(_row(str(user), item_id, question, first, value=_number(answer, here, "rating")))
+                    except DataError:  # free text, not a rating written as text
                         skipped["text answer"] += 1
                 else:
                     skipped["ranking or other answer"] += 1

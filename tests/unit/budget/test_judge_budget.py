@@ -83,3 +83,37 @@ def test_without_a_pilot_the_budget_says_so(tmp_path: Path) -> None:
     list(run(study))
     b = budget(study)
     assert b.judges == [] and any("no pilot with human judgements" in n for n in b.notes)
+
+
+def test_pairwise_verdicts_from_a_pilot(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    init_study(root, "pairwise", items=40, seed=2)
+    path = root / "humeval.yaml"
+    doc = yaml.safe_load(path.read_text())
+    doc["sampling"] = {"method": "random", "rate": 0.5}
+    doc["data"]["judges"] = [{"name": "llm", "file": "data/verdicts.csv", "kind": "verdicts"}]
+    doc["analysis"]["judges"] = ["llm"]
+    doc.setdefault("pay", {})["seconds_per_task"] = 10
+    doc["pay"]["hourly"] = 9.0
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    study = Study.open(root)
+    list(run(study))
+    a, b = sorted(study.outputs().systems)[:2]
+    items = sorted(study.outputs().frame["item_id"].unique())
+    rng = np.random.default_rng(5)
+    truth = rng.random(len(items)) < 0.6  # a better on 60 % of the items
+    judge_says = np.where(rng.random(len(items)) < 0.85, truth, ~truth)  # the judge agrees 85 % of the time
+    pd.DataFrame({"item_id": items, "system_a": a, "system_b": b,
+                  "winner": np.where(judge_says, a, b)}).to_csv(root / "data" / "verdicts.csv", index=False)
+    rows = [{"participant_id": p, "task_id": f"t{i}", "kind": "task", "item_id": item, "criterion": "quality",
+             "system": a, "system_b": b, "choice": "A" if truth[i] else "B"}
+            for i, item in enumerate(items[:24]) for p in ("p1", "p2")]
+    pilot = tmp_path / "pilot.jsonl"
+    pd.DataFrame(rows).reindex(columns=JUDGEMENT_COLUMNS).to_json(pilot, orient="records", lines=True)
+    (saving,) = budget(study, pilot=pilot).judges
+    human = truth[:24].astype(float)
+    judged = judge_says[:24].astype(float)
+    assert saving.pilot_labels == 24 and saving.rho == pytest.approx(np.corrcoef(human, judged)[0, 1])
+    assert saving.labels_without == 20 and saving.items == 40
+    rho2 = saving.rho**2
+    assert saving.labels_with == pytest.approx(20 * (1 - rho2) / (1 - rho2 * 20 / 40)) and saving.labels_with < 20
