@@ -220,3 +220,18 @@ def test_labels_needed_hand_computed_and_simulated():
     judge = 5 + 2 * (rho * q + np.sqrt(1 - rho**2) * rng.standard_normal(q.shape))
     out = ppi_mean_arrays(q[:, :n], judge[:, :n], judge[:, n:], calibrate=True)
     assert np.var(out["estimate"]) == pytest.approx(1 / n_h, rel=0.1)
+
+
+def test_a_weak_judge_on_another_scale_the_reported_case():
+    # raw BERTScore-like scores (0.83-0.92) of a judge with rho ~ 0.38 against 1-5 ratings, 200 of 2,000 labelled:
+    # the tuned weight (~25) is clipped to 1 and the width ratio stays ~0.996; calibrated it is ~0.94
+    rng = np.random.default_rng(0)
+    q = rng.normal(0, 1, 2000)
+    human = np.clip(np.round(3 + q), 1, 5)
+    metric = 0.875 + 0.0125 * (0.4 * q + np.sqrt(1 - 0.16) * rng.normal(0, 1, 2000))
+    raw = ppi_mean(human[:200], metric[:200], metric[200:])
+    cal = ppi_mean(human[:200], metric[:200], metric[200:], calibrate=True)
+    human_width = raw.extra["human_ci_high"] - raw.extra["human_ci_low"]
+    assert raw.extra["lam"] == 1.0 and cal.extra["lam"] * cal.extra["calibration_slope"] > 20
+    assert (raw.ci_high - raw.ci_low) / human_width > 0.99
+    assert 0.92 < (cal.ci_high - cal.ci_low) / human_width < 0.96
