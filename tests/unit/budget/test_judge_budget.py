@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 from humeval import budget, init_study, run
+from humeval.cli.app import _register, app
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.study import Study
 
@@ -71,11 +71,14 @@ def test_labels_saved_from_a_pilot_hand_computed(tmp_path: Path) -> None:
     # a precision asked for: n_h = (z sigma / h)^2
     asked = budget(study, pilot=pilot_path, precision=0.2).judges[0]
     assert asked.labels_without == pytest.approx((1.959963984540054 * np.std(hc, ddof=1) / 0.2) ** 2)
-    # the CLI prints the table; json carries the records
-    out = subprocess.run([sys.executable, "-m", "humeval", "budget", str(study.root), "--pilot", str(pilot_path),
-                          "--format", "json"], capture_output=True, text=True, timeout=120, check=True).stdout
-    record = json.loads(out)["judges"][0]
+    # the CLI: json carries the records, the table prints them
+    _register()
+    out = CliRunner().invoke(app, ["budget", str(study.root), "--pilot", str(pilot_path), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    record = json.loads(out.stdout)["judges"][0]
     assert record["judge"] == "bertscore" and record["saved_share"] == pytest.approx(1 - expected / 30)
+    table = CliRunner().invoke(app, ["budget", str(study.root), "--pilot", str(pilot_path)])
+    assert "labels with judge" in table.stdout and "bertscore" in table.stdout
 
 
 def test_without_a_pilot_the_budget_says_so(tmp_path: Path) -> None:
