@@ -125,10 +125,14 @@ class Budget:
     notes: list[str] = field(default_factory=list)
     sessions: list[SessionPlan] = field(default_factory=list)
     #: the LLM judges' predicted requests, tokens and money before their run, and their last run's (``humeval judge``)
-    judges: list[dict[str, Any]] = field(default_factory=list)
+    judge_runs: list[dict[str, Any]] = field(default_factory=list)
+    #: per judge in the analysis plan, the human labels it saves (:class:`humeval.judge_budget.JudgeSaving`)
+    judges: list[Any] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["judges"] = [j.to_json() for j in self.judges]
+        return data
 
     def session_rows(self) -> list[dict[str, Any]]:
         """The session plans as table rows: mean [95 % CI] and 95th percentile over simulated runs."""
@@ -218,7 +222,8 @@ def _strategies(study: Study, strategies: list[str] | None) -> list[str]:
 
 def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
-           system_a: str = "", predict: bool = True, crowd_runs: int = 2000) -> Budget:
+           system_a: str = "", predict: bool = True, crowd_runs: int = 2000,
+           precision: float | None = None) -> Budget:
     """The study's budget from its design (run ``humeval design`` first) and its ``pay`` section.
 
     Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default ``pay.pilot``, then
@@ -228,6 +233,9 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     ``predict=False`` budgets the fixed design only (every place; what a platform is asked for).
     With the ``list`` strategy, :attr:`Budget.sessions` plans the sessions (``crowd_runs`` simulated
     collections per setting; :func:`humeval.simulate.crowd.simulate_crowd`).
+    With judges in the analysis plan, :attr:`Budget.judges` predicts the human labels each saves
+    at the study's precision (or ``precision``, a half-width) from the pilot's human judgements
+    (:func:`humeval.judge_budget.judge_savings`).
     """
     study = study if isinstance(study, Study) else Study.open(study)
     protocol = study.protocol
@@ -321,6 +329,12 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
             plans, plan_notes = _sessions(study, lists, fit, minutes, reward * (1 + fee_rate), runs=crowd_runs,
                                           seed=protocol.study.seed if seed is None else seed)
             sessions_plan, notes = plans, notes + plan_notes
+    savings: list[Any] = []
+    if protocol.analysis.judges and predict:
+        from humeval.judge_budget import judge_savings
+
+        savings, judge_notes = judge_savings(study, pilot if pilot is not None else None, precision=precision)
+        notes += judge_notes
     return Budget(
         study=protocol.study.name, platform=platform.kind, currency=pay.currency, design=design,
         places=len(lists), tasks_per_list=tasks_per_list, judgements=judgements,
@@ -328,7 +342,7 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
         reward_per_list=_money(reward), reward_source=reward_source, hourly_pay=round(hourly, 2),
         minimum_hourly=minimum, meets_minimum=meets, fee_rate=fee_rate, fee_source=fee_source,
         rewards=_money(rewards), fee=_money(rewards * fee_rate), total=_money(rewards * (1 + fee_rate)),
-        effort=effort, notes=notes, sessions=sessions_plan, judges=_judge_costs(study),
+        effort=effort, notes=notes, sessions=sessions_plan, judge_runs=_judge_costs(study), judges=savings,
     )
 
 

@@ -25,6 +25,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "matplotlib": ("analysis", "matplotlib"),
     "trueskill": ("analysis", "trueskill"),
     "pyarrow": ("parquet", "pyarrow"),
+    "datasets": ("hf", "datasets"),
     "starlette": ("server", "starlette"),
     "uvicorn": ("server", "uvicorn"),
     "psycopg": ("postgres", "psycopg"),

@@ -39,7 +39,7 @@ from humeval.extras import require
 if TYPE_CHECKING:  # pandas is imported by the functions that use it: JUDGEMENT_COLUMNS needs none (the server's export)
     import pandas as pd
 
-__all__ = ["JUDGEMENT_COLUMNS", "agreement_units", "excluded_mask", "pair_units", "read_judgements", "unit_matrix", "winners", "write_judgements"]
+__all__ = ["JUDGEMENT_COLUMNS", "agreement_units", "excluded_mask", "normalise_judgements", "pair_units", "read_judgements", "unit_matrix", "winners", "write_judgements"]
 
 JUDGEMENT_COLUMNS = [
     "participant_id",
@@ -80,21 +80,26 @@ def write_judgements(path: str | Path, frame: pd.DataFrame) -> Path:
 
 def read_judgements(path: str | Path) -> pd.DataFrame:
     """Read a judgements file written by :func:`write_judgements` (or any file with its columns)."""
-    import pandas as pd
-
     from humeval.data.readers import read_table, require_columns
 
     frame = read_table(path)
     problems = require_columns(frame, ["participant_id", "task_id", "item_id", "criterion", "system"], source=str(path))
     if problems:
         raise DataError("\n".join(problems), problems)
+    return normalise_judgements(frame)
+
+
+def normalise_judgements(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` in the canonical columns and types (absent columns empty, ``kind`` ``task`` by default)."""
+    import pandas as pd
+
     frame = frame.reindex(columns=JUDGEMENT_COLUMNS)
     frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
     frame["seconds"] = pd.to_numeric(frame["seconds"], errors="coerce")
     frame["stop_seq"] = pd.to_numeric(frame["stop_seq"], errors="coerce").astype("Int64")
     for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice",
-                "spans", "comment"):
-        frame[col] = frame[col].fillna("").astype(str)
+                "spans", "comment"):  # a column the file lacks is all-NaN float: as text first, then empty
+        frame[col] = frame[col].astype(object).fillna("").astype(str)
     frame.loc[frame["kind"] == "", "kind"] = "task"
     return frame
 

@@ -56,11 +56,12 @@ def test_a_declared_judge_gives_prediction_powered_estimates_through_the_pipelin
     metric = pd.read_csv(study.root / "data" / "metric.csv")
     metric = metric[metric["system"] == "candidate"].set_index("item_id")["score"]
     expected = ppi_mean(human.to_numpy(), metric.loc[human.index].to_numpy(),
-                        metric.drop(human.index).to_numpy(), confidence_level=0.95)
+                        metric.drop(human.index).to_numpy(), confidence_level=0.95, calibrate=True)
     record = judge["estimates"][1]
     assert record["estimate"] == pytest.approx(expected.estimate, abs=1e-12)
     assert (record["ci_low"], record["ci_high"]) == (pytest.approx(expected.ci_low), pytest.approx(expected.ci_high))
     assert record["n_labelled"] == 20 and record["n_unlabelled"] == 20
+    assert record["calibration_slope"] == pytest.approx(expected.extra["calibration_slope"])
     assert [c["system"] for c in judge["calibration"]] == ["baseline", "candidate", "reference"]
     tables = pd.read_csv(ws / "tables" / "judges.csv")
     assert set(tables["analysis"]) == {"prediction-powered", "calibration"}

@@ -72,7 +72,7 @@ def test_pairwise_judge_runs_as_a_locked_logged_stage(fake: FakeOpenAI, tmp_path
     assert "prompts/pairwise.txt" in locked and "judges/llm.jsonl" not in locked  # the prompt is pinned, the file made
 
     list(run(study))
-    predicted = budget(study.root, predict=False).judges[0]
+    predicted = budget(study.root, predict=False).judge_runs[0]
     assert (predicted["requests"], predicted["cached"], predicted["last_run"]) == (24, 0, None)
     result = judge(study)
     # every pair asked twice, the second time with the outputs swapped

@@ -6,7 +6,11 @@ For one criterion and one judge (:class:`humeval.data.judges.JudgeScores`):
   its valid judgements (on the log scale where the plan logs the criterion); the labelled
   items are those with a human score, the unlabelled ones every other item the judge scored.
   :func:`humeval.stats.ppi_mean` gives the system's mean over all judged items, with the
-  human-only mean and the effective number of human labels beside it;
+  human-only mean and the effective number of human labels beside it. The judge's scores are
+  first put on the human scale (``calibrate=True``: the least-squares line of human on judge
+  scores over the labelled items, recorded as ``calibration_intercept`` and ``calibration_slope``), so a judge on another
+  scale (a metric in [0, 1] against a 1-5 rating) keeps its gain; ``scale_ratio`` tells
+  how far apart the two scales were (the judge's spread over the humans');
 * ``2afc`` criteria (judge ``verdicts``): per pair of systems, the human outcome of an item
   is the share of its judgements preferring the first system (ties count half), and
   :func:`humeval.stats.ppi_win_rate` gives the win rate over all judged items;
@@ -36,13 +40,14 @@ __all__ = ["judge_estimates"]
 
 
 def _ppi(method: str, func: Any, human: pd.Series, judge: pd.Series, confidence_level: float,
-         **context: Any) -> dict[str, Any]:
+         calibrate: bool = False, **context: Any) -> dict[str, Any]:
     """PPI on ``human`` (labelled items) and ``judge`` (every item it scored); a degenerate case is ``undefined``."""
     labelled = human.index.intersection(judge.index)
     unlabelled = judge.index.difference(human.index)
     missing = len(human) - len(labelled)
     record = attempt(method, func, human.loc[labelled].to_numpy(float), judge.loc[labelled].to_numpy(float),
-                     judge.loc[unlabelled].to_numpy(float), confidence_level=confidence_level, context=context)
+                     judge.loc[unlabelled].to_numpy(float), confidence_level=confidence_level, calibrate=calibrate,
+                     context=context)
     if missing:
         record["human_items_without_judge"] = int(missing)
     return record
@@ -88,7 +93,8 @@ def judge_estimates(frame: pd.DataFrame, criterion_type: str, judge: JudgeScores
                 continue
             human = means.loc[system]
             judged = judge.scores(system)
-            estimates.append(_ppi("ppi++ mean", ppi_mean, human, judged, confidence_level, system=system))
+            estimates.append(_ppi("ppi++ mean", ppi_mean, human, judged, confidence_level, calibrate=True,
+                                  system=system))
             calibration.append(_calibration(human, judged, system=system))
     out["estimates"] = estimates
     out["calibration"] = calibration

@@ -14,15 +14,17 @@ __all__ = ["budget"]
 
 def budget(
     directory: Path = typer.Argument(Path("."), help="Study folder (after `humeval design`)."),
-    pilot: Path | None = typer.Option(None, "--pilot", help="Dynamic stopping: pilot judgements (humeval's export, an AMT batch or a request/choice CSV); default results/judgements.jsonl, then the rehearsal's."),
+    pilot: Path | None = typer.Option(None, "--pilot", help="Dynamic stopping: pilot judgements (humeval's export, an AMT batch or a request/choice CSV); default results/judgements.jsonl, then the rehearsal's. Judges: the pilot's human judgements (humeval's export; default results/judgements.jsonl)."),
     strategy: str = typer.Option("", "--strategy", help="Dynamic stopping: comma list of labelling strategies (default: the protocol's, one, max3, majority5)."),
     delta: str = typer.Option("", "--delta", help="Dynamic stopping: comma list of error probabilities (default: the protocol's)."),
     iterations: int = typer.Option(200, "--iterations", help="Dynamic stopping: simulated studies per prediction."),
     system_a: str = typer.Option("", "--system-a", help="Dynamic stopping: the system counted as A in the pilot."),
     crowd_runs: int = typer.Option(2000, "--crowd-runs", help="Dynamic stopping with sessions: simulated collections per setting."),
+    precision: float | None = typer.Option(None, "--precision", help="Judges: the half-width of a system mean's 95% interval to reach (default: what the design's items give with humans alone)."),
     fmt: Format = typer.Option(Format.table, "--format", help="table | json | csv"),
 ) -> None:
-    """Budget a study before launch: places, judgements, minutes, reward, hourly pay vs the minimum, fee, total."""
+    """Budget a study before launch: places, judgements, minutes, reward, hourly pay vs the minimum, fee, total;
+    with judges in the analysis plan, the human labels each saves at the study's precision (from a pilot)."""
     from humeval.costs import budget as compute
     from humeval.errors import HumevalError
 
@@ -32,7 +34,7 @@ def budget(
         raise HumevalError(f"--delta must be a comma list of numbers in (0, 1), got {delta!r}") from None
     strategies = [s.strip() for s in strategy.split(",") if s.strip()] or None
     result = compute(directory, pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, system_a=system_a,
-                     crowd_runs=crowd_runs)
+                     crowd_runs=crowd_runs, precision=precision)
     if fmt == Format.json:
         emit_json(result.to_json())
         return
@@ -50,7 +52,10 @@ def budget(
                   title="sessions: places, money and wall time with the same crowd (mean [95% CI] p95 over simulated runs)",
                   footer=next((p.signature for p in result.sessions if p.protocol), result.sessions[-1].signature))
     if result.judges:
-        emit_rows(judge_cost_rows(result.judges), fmt,
+        emit_rows([j.row() for j in result.judges], fmt,
+                  title="judges: human labels for the same precision without and with the judge (from the pilot's rho)")
+    if result.judge_runs:
+        emit_rows(judge_cost_rows(result.judge_runs), fmt,
                   title="LLM judges: predicted before the run (requests not yet cached; input tokens ~ characters / 4, output tokens at most max_tokens each) and the last run (logbook)")
     for note in result.notes:
         out.print(f"note: {note}", highlight=False)

@@ -8,7 +8,8 @@ import typer
 
 from humeval.cli._common import err, print_stage
 
-USAGE = "humeval import [DIR] PLATFORM FILE   (DIR defaults to the current folder; PLATFORM: mturk, files, prolific)"
+USAGE = ("humeval import [DIR] PLATFORM FILE   (DIR defaults to the current folder; PLATFORM: mturk, files, prolific, "
+         "or the format of another tool's file: fastchat, mqm, labelstudio, argilla, summeval)")
 
 
 def _split(args: list[str]) -> tuple[Path, str, Path]:
@@ -29,10 +30,12 @@ def _split(args: list[str]) -> tuple[Path, str, Path]:
 def import_(
     args: list[str] = typer.Argument(..., metavar="[DIR] PLATFORM FILE",
                                      help="Study folder (optional, default .), platform (mturk | files | prolific) "
-                                          "and the file downloaded from it."),
+                                          "and the file downloaded from it; or a tool's format (fastchat | mqm | "
+                                          "labelstudio | argilla | summeval) and its file."),
     force: bool = typer.Option(False, "--force", help="Import again even if nothing changed."),
 ) -> None:
-    """Import a platform's result file: judgements become results/sources/<platform>-<sha8>.jsonl and
+    """Import a platform's result file, or another tool's judgements (FastChat battles, WMT MQM TSV, Label Studio
+    or Argilla exports, SummEval JSONL): judgements become results/sources/<platform>-<sha8>.jsonl and
     results/judgements.jsonl is rebuilt, so collate, exclude and analyze see them."""
     from humeval.platforms.imports import import_judgements
     from humeval.study import Study

@@ -22,7 +22,7 @@ from humeval.data.readers import read_table, require_columns
 from humeval.errors import DataError, HumevalError, did_you_mean
 from humeval.protocol.models import DataSpec, Protocol
 
-__all__ = ["OUTPUT_COLUMNS", "OutputText", "Outputs", "check_outputs", "load_outputs", "paired", "read_outputs"]
+__all__ = ["OUTPUT_COLUMNS", "OutputText", "Outputs", "check_outputs", "load_outputs", "paired", "read_outputs", "to_long"]
 
 #: the canonical columns of an outputs table (``input``, ``references`` and ``format`` may be empty strings;
 #: an empty ``format`` is the study's ``presentation.output_format``)
@@ -55,13 +55,14 @@ def read_outputs(spec: DataSpec, systems: list[str], root: Path) -> tuple[pd.Dat
         if missing:
             problems.extend(missing)
             continue
-        frames.append(_to_long(frame, spec, systems))
+        frames.append(to_long(frame, spec, systems))
     if not frames:
         return pd.DataFrame(columns=OUTPUT_COLUMNS), problems
     return pd.concat(frames, ignore_index=True), problems
 
 
-def _to_long(frame: pd.DataFrame, spec: DataSpec, systems: list[str]) -> pd.DataFrame:
+def to_long(frame: pd.DataFrame, spec: DataSpec, systems: list[str]) -> pd.DataFrame:
+    """One data table in the canonical long columns (:data:`OUTPUT_COLUMNS` first), by the protocol's ``data`` names."""
     rename = {spec.item_id: "item_id"}
     for src, dst in ((spec.input, "input"), (spec.references, "references"), (spec.format, "format")):
         if src and src in frame.columns:
@@ -97,6 +98,9 @@ def _output_text(value: object) -> str:
 
 
 def _reference_text(value: object) -> str:
+    """References as text, one per line: a list from JSONL, or an array from Parquet or Arrow."""
+    if hasattr(value, "tolist") and not isinstance(value, str):
+        value = value.tolist()  # type: ignore[union-attr]
     if isinstance(value, (list, tuple)):
         return "\n".join(str(v) for v in value)
     if value is None or (isinstance(value, float) and math.isnan(value)):

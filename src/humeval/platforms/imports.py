@@ -9,7 +9,10 @@
 * ``prolific``: a Prolific submissions export. Prolific participants answer on the
   study's own server, so their judgements come from ``humeval export``; the import keeps
   the submission statuses (``results/platforms/prolific-<sha8>.jsonl``) and counts the
-  submitters without judgements.
+  submitters without judgements;
+* ``fastchat``, ``mqm``, ``labelstudio``, ``argilla``, ``summeval``: a judgement file
+  from another tool (:mod:`humeval.formats.external`); each judgement joins the design's task
+  that shows its item and systems and asks its criterion (others are skipped and counted).
 
 Judgements become one source, ``results/sources/<platform>-<sha8 of the file>.jsonl``,
 and ``results/judgements.jsonl`` is rebuilt as the union of the sources, so importing a
@@ -31,7 +34,7 @@ from humeval.study import Study
 
 __all__ = ["IMPORT_PLATFORMS", "batch_stage", "export_batch", "import_judgements", "import_stage"]
 
-IMPORT_PLATFORMS = ("mturk", "files", "prolific")
+IMPORT_PLATFORMS = ("mturk", "files", "prolific", "fastchat", "mqm", "labelstudio", "argilla", "summeval")
 
 
 def batch_stage(study: Study, output: str = "") -> StageOutput:
@@ -62,12 +65,16 @@ def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOu
     name = f"{platform}-{sha256[:8]}"
     if platform == "prolific":
         return _prolific(study, path, name, sha256)
+    from humeval.formats.external import JUDGEMENT_FORMATS
     from humeval.platforms.mturk import read_results
     from humeval.platforms.sources import union_sources, write_source
 
     tasks = {t.task_id: t for t in study.read_tasks()}
     types = {c.name: c.type for c in study.protocol.criteria}
-    frame, skipped, examples = read_results(path, read_keys(study_key_file(study)), tasks, types)
+    if platform in JUDGEMENT_FORMATS:
+        frame, skipped, examples = _external(study, path, platform, list(tasks.values()))
+    else:
+        frame, skipped, examples = read_results(path, read_keys(study_key_file(study)), tasks, types)
     if frame.empty:
         raise PlatformError(
             f"{path}: no judgement could be read ({sum(skipped.values())} answers skipped"
@@ -79,6 +86,24 @@ def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOu
                "skipped_examples": examples, **union}
     return StageOutput(outputs=[source, table], parameters={"platform": platform, "file": str(path), "sha256": sha256},
                        summary=summary)
+
+
+def _external(study: Study, path: Path, fmt: str, tasks: list[Any]) -> tuple[Any, Counter[str], list[str]]:
+    """A judgement file of another tool, matched to the design's tasks (the criterion of the format's type)."""
+    from humeval.formats.external import FORMAT_CRITERION_TYPE, match_tasks, read_judgement_file
+
+    criterion = ""
+    wanted = FORMAT_CRITERION_TYPE[fmt]
+    if wanted is not None:
+        names = [c.name for c in study.protocol.criteria if c.type == wanted]
+        if len(names) != 1:
+            raise PlatformError(f"{path}: a {fmt} file holds {wanted} judgements; the protocol needs exactly one "
+                                f"{wanted} criterion to receive them, it has {len(names)} ({', '.join(names) or 'none'})")
+        criterion = names[0]
+    frame = read_judgement_file(path, fmt, criterion=criterion)
+    matched, skipped, examples = match_tasks(frame, tasks)
+    skipped.update(frame.attrs.get("skipped", {}))
+    return matched, skipped, examples
 
 
 def _prolific(study: Study, path: Path, name: str, sha256: str) -> StageOutput:
@@ -100,7 +125,8 @@ def _prolific(study: Study, path: Path, name: str, sha256: str) -> StageOutput:
 
 
 def import_judgements(study: Study, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
-    """Import a file downloaded from ``platform`` (``mturk``, ``files`` or ``prolific``); a logged stage."""
+    """Import a file downloaded from ``platform`` (``mturk``, ``files`` or ``prolific``), or a judgement file of
+    another tool (``fastchat``, ``mqm``, ``labelstudio``, ``argilla``, ``summeval``); a logged stage."""
     if platform not in IMPORT_PLATFORMS:
         raise PlatformError(f"import: unknown platform '{platform}'. {did_you_mean(platform, IMPORT_PLATFORMS)}")
     path = Path(path)

@@ -39,6 +39,7 @@ _EXPORTS = {
     "mean_ci": "humeval.stats.means",
     "ppi_active_mean": "humeval.stats.ppi",
     "ppi_difference": "humeval.stats.ppi",
+    "ppi_labels_needed": "humeval.stats.ppi",
     "ppi_mean": "humeval.stats.ppi",
     "ppi_mean_arrays": "humeval.stats.ppi",
     "ppi_win_rate": "humeval.stats.ppi",
@@ -96,6 +97,7 @@ __all__ = [
     "posthoc",
     "ppi_active_mean",
     "ppi_difference",
+    "ppi_labels_needed",
     "ppi_mean",
     "ppi_mean_arrays",
     "ppi_win_rate",
@@ -144,6 +146,7 @@ if TYPE_CHECKING:
     from humeval.stats.ppi import (
         ppi_active_mean,
         ppi_difference,
+        ppi_labels_needed,
         ppi_mean,
         ppi_mean_arrays,
         ppi_win_rate,

@@ -18,9 +18,24 @@ is narrower than the human-only one whenever the judge is informative:
 clipped to [0, 1], minimises the variance; an uninformative judge gets :math:`\hat\lambda \approx 0`
 and the interval falls back to the human-only one. Intervals are normal (CLT) intervals.
 
+**Scales.** :math:`\hat\lambda` is clipped to [0, 1], so the judge must be on the human
+scale: a judge whose scores spread far less than the human ones (raw BERTScore, 0.85-0.9,
+against a 1-5 rating) needs :math:`\lambda \gg 1`, gets 1, and loses most of its gain.
+``calibrate=True`` first maps the judge onto the human scale with the least-squares line
+fitted on the labelled items, :math:`\tilde y = \bar y + b(\hat y - \bar{\hat y})`,
+:math:`b = \widehat{\mathrm{Cov}}(y, \hat y) / \widehat{\mathrm{Var}}(\hat y)` (labelled items,
+ddof 0). The intercept cancels in :math:`\hat\theta_\lambda`; the slope is estimated from
+the same labels as :math:`\hat\lambda`, so the estimate is PPI++ with its weight
+:math:`\lambda b` free of the [0, 1] clip, and valid in the same, asymptotic, sense as the
+tuned :math:`\hat\lambda` (coverage checked in simulation: tests/unit/stats/test_ppi.py and
+``benchmarks/bench_judges.py``). ``extra["scale_ratio"]`` is the judge's spread over the
+humans' on the labelled items; without calibration a ratio below 1/3 or above 3 is reported
+in ``extra["warning"]``.
+
 Assumptions: the labelled items are a uniform random sample of the items (for
 :func:`ppi_mean`); with items chosen with known, positive probabilities use
-:func:`ppi_active_mean`. The judge's scores must not have been tuned on the human labels.
+:func:`ppi_active_mean`. The judge's scores must not have been tuned on the human labels
+(the linear calibration above is the only fit allowed, and is accounted for).
 
 References: Angelopoulos, Bates, Fannjiang, Jordan & Zrnic (2023), Prediction-powered
 inference, Science 382; Angelopoulos, Duchi & Zrnic (2023), PPI++: Efficient
@@ -37,7 +52,7 @@ from humeval.errors import DataError
 from humeval.stats._checks import as_float_array, check_confidence_level
 from humeval.stats._result import Estimate
 
-__all__ = ["ppi_active_mean", "ppi_difference", "ppi_mean", "ppi_mean_arrays", "ppi_win_rate"]
+__all__ = ["SCALE_WARNING_RATIO", "calibrate_linear", "ppi_active_mean", "ppi_difference", "ppi_labels_needed", "ppi_mean", "ppi_mean_arrays", "ppi_win_rate"]
 
 
 def _arrays(y: object, yhat: object, yhat_unlabelled: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -51,6 +66,27 @@ def _arrays(y: object, yhat: object, yhat_unlabelled: object) -> tuple[np.ndarra
         raise DataError(f"prediction-powered inference needs at least 2 labelled and 1 unlabelled item, "
                         f"got {a.size} and {c.size}")
     return a, b, c
+
+
+#: a judge spread more than this many times narrower or wider than the humans is "on another scale"
+SCALE_WARNING_RATIO = 3.0
+
+
+def calibrate_linear(y: np.ndarray, yhat: np.ndarray,
+                     yhat_u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The judge on the human scale: the least-squares line of ``y`` on ``yhat`` (labelled items), applied to both.
+
+    Returns ``(yhat calibrated, yhat_unlabelled calibrated, intercept, slope)`` along the last
+    axis (leading axes: independent problems). A constant judge keeps slope 0.
+    """
+    ym, fm = y.mean(-1, keepdims=True), yhat.mean(-1, keepdims=True)
+    var = np.mean((yhat - fm) ** 2, axis=-1, keepdims=True)
+    cov = np.mean((y - ym) * (yhat - fm), axis=-1, keepdims=True)
+    # a constant judge (spread at rounding level: var of 0.9 repeated is ~1e-32, not 0) carries no information
+    flat = var <= (1e-10 * np.max(np.abs(yhat), axis=-1, keepdims=True)) ** 2
+    slope = np.divide(cov, var, out=np.zeros_like(cov), where=~flat)
+    intercept = ym - slope * fm
+    return intercept + slope * yhat, intercept + slope * yhat_u, intercept[..., 0], slope[..., 0]
 
 
 def _ppi(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray,
@@ -71,14 +107,14 @@ def _ppi(y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray,
 
 
 def ppi_mean_arrays(y: object, yhat: object, yhat_unlabelled: object, *, confidence_level: float = 0.95,
-                    lam: float | None = None) -> dict[str, np.ndarray]:
+                    lam: float | None = None, calibrate: bool = False) -> dict[str, np.ndarray]:
     """:func:`ppi_mean` for many problems at once, along the last axis of each array.
 
     ``y`` and ``yhat`` have shape ``(..., n)``, ``yhat_unlabelled`` ``(..., N)`` with the same
     leading axes (e.g. one row per random subset and system). Returns arrays of the leading
     shape: ``estimate``, ``ci_low``, ``ci_high``, ``lam``, and ``human``, ``human_ci_low``,
     ``human_ci_high`` (the human-only mean and its normal interval). Same estimator as
-    :func:`ppi_mean`.
+    :func:`ppi_mean` (``calibrate``: the judge first put on the human scale, see the module).
 
     Checked against: :func:`ppi_mean` problem by problem (1e-12), in tests/unit/stats/test_ppi.py.
     """
@@ -89,6 +125,8 @@ def ppi_mean_arrays(y: object, yhat: object, yhat_unlabelled: object, *, confide
                         f"with the same leading axes; got {a.shape}, {b.shape}, {c.shape}")
     if lam is not None and not 0 <= lam <= 1:
         raise DataError(f"ppi_mean_arrays: lam must lie in [0, 1], got {lam}")
+    if calibrate:
+        b, c, _, _ = calibrate_linear(a, b, c)
     estimate, var, lams = _ppi(a, b, c, lam)
     z = sps.norm.ppf(0.5 + confidence_level / 2)
     half, human = z * np.sqrt(var), a.mean(-1)
@@ -105,13 +143,20 @@ def _normal(estimate: float, se: float, confidence_level: float) -> tuple[float,
 
 
 def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_level: float = 0.95,
-             lam: float | None = None) -> Estimate:
+             lam: float | None = None, calibrate: bool = False) -> Estimate:
     r"""The prediction-powered (PPI++) mean of a score, with its interval.
 
     ``y``: human scores of the labelled items; ``yhat``: the judge's scores of the same
     items, in the same order; ``yhat_unlabelled``: the judge's scores of the items no human
     labelled. ``lam``: the power-tuning weight (default: tuned, see the module docstring;
     ``1``: plain PPI; ``0``: the human-only mean). The p-value tests mean = 0.
+
+    The judge must be on the human scale (the tuned weight is clipped to [0, 1]): pass
+    ``calibrate=True`` to map it there with the line fitted on the labelled items (module
+    docstring), or give scores already on that scale. ``extra``: ``calibration_intercept``
+    and ``calibration_slope`` (with ``calibrate``), ``scale_ratio`` (the judge's standard
+    deviation over the humans' on the labelled items), ``warning`` (without ``calibrate``,
+    when that ratio is below 1/3 or above 3).
 
     ``extra``: ``lam``; ``n_labelled``, ``n_unlabelled``; ``human_only``, ``human_ci_low``,
     ``human_ci_high`` (the classical mean of ``y`` and its normal interval, for the side-by-side);
@@ -123,7 +168,9 @@ def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_lev
 
     Checked against: ``ppi_py.ppi_mean_pointestimate`` and ``ppi_py.ppi_mean_ci`` (ppi-python
     0.2.3; tuned, ``lam=1`` and ``lam=0``; 1e-10), a hand-computed case, and interval coverage
-    in simulation (tests/unit/stats/test_ppi.py).
+    in simulation (tests/unit/stats/test_ppi.py). ``calibrate``: the slope against
+    ``numpy.polyfit``, the estimate and interval against the unclipped PPI++ formulas computed
+    by hand, coverage at n = 50 and in ``benchmarks/bench_judges.py``.
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_mean")
     a, b, c = _arrays(y, yhat, yhat_unlabelled)
@@ -131,6 +178,11 @@ def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_lev
     if lam is not None and not 0 <= lam <= 1:
         raise DataError(f"ppi_mean: lam must lie in [0, 1] (0: human only, 1: plain PPI), got {lam}")
     n, big_n = a.size, c.size
+    extra_scale = _scale_notes(a, b, calibrate)
+    if calibrate:
+        b, c, intercept, slope = calibrate_linear(a, b, c)
+        extra_scale |= {"calibration_intercept": float(intercept), "calibration_slope": float(slope)}
+        method += " (judge calibrated)"
     est, variance, lams = _ppi(a, b, c, lam)
     estimate, var, lam = float(est), float(variance), float(lams)
     human_var = float(np.var(a)) / n
@@ -141,12 +193,26 @@ def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_lev
         extra={"lam": float(lam), "n_labelled": n, "n_unlabelled": big_n, "human_only": float(a.mean()),
                "human_ci_low": h_lo, "human_ci_high": h_hi,
                "effective_n": float(n * human_var / var) if var > 0 else float("nan"),
-               "ci_level": confidence_level},
+               "ci_level": confidence_level, **extra_scale},
     )
 
 
+def _scale_notes(y: np.ndarray, yhat: np.ndarray, calibrated: bool) -> dict[str, object]:
+    """``scale_ratio`` (judge sd / human sd on the labelled items) and, uncalibrated and far from 1, a ``warning``."""
+    sd_y, sd_j = float(np.std(y)), float(np.std(yhat))
+    if sd_y == 0 or sd_j == 0:
+        return {"scale_ratio": float("nan")}
+    ratio = sd_j / sd_y
+    notes: dict[str, object] = {"scale_ratio": ratio}
+    if not calibrated and not 1 / SCALE_WARNING_RATIO <= ratio <= SCALE_WARNING_RATIO:
+        notes["warning"] = (f"the judge's scores spread {ratio:.3g} times as much as the human ones: they are on "
+                            "another scale, so the tuned weight is clipped and the judge's gain is lost; put them on "
+                            "the human scale first (calibrate=True)")
+    return notes
+
+
 def ppi_win_rate(wins: object, judge_wins: object, judge_wins_unlabelled: object, *,
-                 confidence_level: float = 0.95, lam: float | None = None) -> Estimate:
+                 confidence_level: float = 0.95, lam: float | None = None, calibrate: bool = False) -> Estimate:
     """How often system A is preferred to system B: the prediction-powered mean of pairwise outcomes.
 
     Each outcome is 1 (A preferred), 0 (B preferred) or 0.5 (a tie), per item, or the share
@@ -166,7 +232,7 @@ def ppi_win_rate(wins: object, judge_wins: object, judge_wins_unlabelled: object
             raise DataError(f"{name}: pairwise outcomes are 1 (A preferred), 0 (B preferred), 0.5 (tie) "
                             f"or a share of judgements in between, got {bad[0]:g}")
     # centre at 0.5: the mean of (outcome - 0.5) is tested against 0
-    centred = ppi_mean(*(arr - 0.5 for arr in arrays), confidence_level=confidence_level, lam=lam)
+    centred = ppi_mean(*(arr - 0.5 for arr in arrays), confidence_level=confidence_level, lam=lam, calibrate=calibrate)
     extra = dict(centred.extra)
     for key in ("human_only", "human_ci_low", "human_ci_high"):
         extra[key] += 0.5
@@ -176,7 +242,7 @@ def ppi_win_rate(wins: object, judge_wins: object, judge_wins_unlabelled: object
 
 def ppi_difference(y_a: object, y_b: object, yhat_a: object, yhat_b: object, yhat_a_unlabelled: object,
                    yhat_b_unlabelled: object, *, confidence_level: float = 0.95,
-                   lam: float | None = None) -> Estimate:
+                   lam: float | None = None, calibrate: bool = False) -> Estimate:
     """The prediction-powered difference of two systems' mean scores on the same items (A - B).
 
     Paired by item: humans scored both systems' outputs of the labelled items (``y_a``,
@@ -197,7 +263,7 @@ def ppi_difference(y_a: object, y_b: object, yhat_a: object, yhat_b: object, yha
             raise DataError(f"{names[0]} has {first.size} values but {names[1]} has {second.size}; "
                             "a difference pairs the two systems' outputs of the same items")
     result = ppi_mean(parts[0] - parts[1], parts[2] - parts[3], parts[4] - parts[5],
-                      confidence_level=confidence_level, lam=lam)
+                      confidence_level=confidence_level, lam=lam, calibrate=calibrate)
     return Estimate(result.estimate, result.ci_low, result.ci_high, result.p_value, n=result.n,
                     method=result.method.replace("mean", "difference"), extra=result.extra)
 
@@ -254,3 +320,33 @@ def ppi_active_mean(y: object, yhat: object, labelled: object, probability: obje
     return Estimate(estimate, lo, hi, p, n=int(xi.sum()), method="active ppi mean",
                     extra={"lam": float(lam), "n_labelled": int(xi.sum()), "n_items": int(terms.size),
                            "ci_level": confidence_level})
+
+
+def ppi_labels_needed(rho: object, n_human: object, n_items: object) -> np.ndarray:
+    r"""Human labels PPI++ needs for the precision ``n_human`` human-only labels give, with a judge of correlation ``rho``.
+
+    With the optimal weight, the PPI++ mean of ``n`` labelled items among ``T`` = ``n_items``
+    items the judge scored has variance
+    :math:`\frac{\sigma^2}{n}\big(1 - \rho^2 \frac{T - n}{T}\big)` (``T - n`` unlabelled items;
+    Angelopoulos, Duchi & Zrnic 2023, the optimal-lambda variance), so it matches the human-only
+    variance :math:`\sigma^2 / n_h` at
+
+    .. math::  n = n_h \frac{1 - \rho^2}{1 - \rho^2 n_h / T}
+
+    (:math:`n_h (1 - \rho^2)` for an unlimited pool of judged items). Vectorised over its
+    arguments. ``n_human`` above ``n_items`` is allowed (the human-only study would need more
+    items than there are; the judge's count is then still finite while ``rho^2 n_h < T``,
+    else infinite).
+
+    Checked against: the simulated share of labels at equal interval width,
+    ``benchmarks/bench_judges.py`` (tests/golden/test_bench_judges.py), and a hand-computed
+    case in tests/unit/stats/test_ppi.py.
+    """
+    r2 = np.asarray(rho, dtype=float) ** 2
+    n_h = np.asarray(n_human, dtype=float)
+    big_t = np.asarray(n_items, dtype=float)
+    if np.any(r2 > 1) or np.any(n_h <= 0) or np.any(big_t <= 0):
+        raise DataError("ppi_labels_needed: rho must lie in [-1, 1] and n_human, n_items be positive")
+    denominator = 1 - r2 * n_h / big_t
+    with np.errstate(divide="ignore"):
+        return np.where(denominator > 0, n_h * (1 - r2) / np.where(denominator > 0, denominator, 1.0), np.inf)

@@ -2,8 +2,8 @@
 
 Pairwise data are *battles*: a DataFrame with columns ``model_a``, ``model_b``, ``winner``
 (``model_a`` | ``model_b`` | ``tie`` | ``tie (bothbad)``), the format of FastChat's
-(Chatbot Arena) battle logs, read and written as JSONL by :func:`read_battles` and
-:func:`write_battles`. A ranking is a :class:`Ranking`: systems best first, one
+(Chatbot Arena) battle logs, read by :func:`read_battles` (FastChat's JSON array, JSON lines
+or Parquet) and written as JSONL by :func:`write_battles`. A ranking is a :class:`Ranking`: systems best first, one
 :class:`~humeval.stats.Estimate` per system, and a rank range per system (``rank_low`` =
 best rank it can claim, ``rank_high`` = worst) from which clusters like "1.-2. A + B" follow.
 """
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.errors import DataError
-from humeval.files import iter_jsonl, write_text
+from humeval.files import write_text
 from humeval.rng import Seed, as_generator
 from humeval.stats._bootstrap import resample_weights
 from humeval.stats._checks import (
@@ -179,26 +179,16 @@ def _check_battles(battles: pd.DataFrame, where: str = "battles") -> pd.DataFram
 
 
 def read_battles(path: str | Path) -> pd.DataFrame:
-    """Read a FastChat battle log (JSONL, one object per line with model_a, model_b, winner).
+    """Read a battle log: FastChat's JSON array (``clean_battle_*.json``), JSON lines, or an arena Parquet file.
 
-    Other fields (``question_id``, ``judge``, ``turn``, ``tstamp``, ...) are kept as columns.
-    Bad lines raise DataError naming the file, the line number and the bad value.
+    One battle per object or row with ``model_a``, ``model_b``, ``winner``; other fields
+    (``question_id``, ``judge``, ``turn``, ``tstamp``, ...) are kept as columns. Bad files
+    raise DataError naming the file, the battle and the expected layout
+    (:func:`humeval.data.battles.read_battle_table`).
     """
-    records = []
-    for number, obj in iter_jsonl(path, what="battle log"):
-        for key in ("model_a", "model_b", "winner"):
-            if key not in obj:
-                raise DataError(
-                    f"{path}:{number}: missing field {key!r} (fields: {', '.join(obj)})"
-                )
-        if obj["winner"] not in WINNERS:
-            raise DataError(
-                f"{path}:{number}: winner {obj['winner']!r} is not valid; valid: {', '.join(WINNERS)}"
-            )
-        records.append(obj)
-    if not records:
-        raise DataError(f"{path}: no battles in file")
-    return _check_battles(pd.DataFrame.from_records(records), str(path))
+    from humeval.data.battles import read_battle_table
+
+    return _check_battles(read_battle_table(path), str(path))
 
 
 def write_battles(battles: pd.DataFrame, path: str | Path) -> Path:

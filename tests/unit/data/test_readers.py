@@ -61,7 +61,7 @@ def test_missing_file(tmp_path: Path):
 
 def test_unknown_suffix(tmp_path: Path):
     (tmp_path / "d.txt").write_text("x")
-    with pytest.raises(DataError, match=r"unsupported file type '.txt'. Use one of: .jsonl, .csv, .parquet"):
+    with pytest.raises(DataError, match=r"unsupported file type .\.txt.\. Use one of: \.jsonl, \.csv, \.tsv, \.json, \.parquet"):
         read_table(tmp_path / "d.txt")
 
 

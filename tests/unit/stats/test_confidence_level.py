@@ -42,6 +42,7 @@ NO_INTERVAL = {
     "holm",
     "kruskal_wallis",
     "mann_whitney",
+    "ppi_labels_needed",  # a formula of rho; its uncertainty comes from rho's interval (humeval.judge_budget)
     "rank_biserial",
     "read_battles",
     "rm_anova",

@@ -131,3 +131,107 @@ def test_arrays_solve_many_problems_as_ppi_mean_solves_one(lam):
             assert many["human_ci_high"][i, k] == pytest.approx(one.extra["human_ci_high"], abs=1e-12)
     with pytest.raises(DataError, match="same leading axes"):
         ppi_mean_arrays(y, yhat, yhat_u[:2])
+
+
+def _bertscore_case(seed: int = 3):
+    """Human 1-5 ratings and a judge on a raw-metric scale (0.85-0.9, as raw BERTScore), 200 of 2,000 items labelled."""
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(0, 1, 2000)
+    human = np.clip(np.round(3 + 0.9 * quality + rng.normal(0, 0.6, 2000)), 1, 5)
+    metric = 0.875 + 0.008 * quality + rng.normal(0, 0.005, 2000)
+    return human[:200], metric[:200], metric[200:]
+
+
+def test_a_judge_on_another_scale_loses_its_gain_unless_calibrated():
+    y, f, fu = _bertscore_case()
+    n, big_n = y.size, fu.size
+    # the unclipped PPI++ weight and interval, by hand from the module formulas (an independent path)
+    lam = np.mean((y - y.mean()) * (f - f.mean())) / ((1 + n / big_n) * np.var(np.r_[f, fu], ddof=1))
+    assert lam > 20  # the weight the raw scale asks for
+    var = lam**2 * np.var(fu) / big_n + np.var(y - lam * f) / n
+    est = lam * fu.mean() + np.mean(y - lam * f)
+    human_width = 2 * 1.959963984540054 * np.std(y) / np.sqrt(n)
+    raw = ppi_mean(y, f, fu)
+    assert raw.extra["lam"] == 1.0  # clipped
+    assert (raw.ci_high - raw.ci_low) / human_width > 0.99  # the gain is gone
+    assert "another scale" in raw.extra["warning"] and raw.extra["scale_ratio"] < 0.05
+    cal = ppi_mean(y, f, fu, calibrate=True)
+    assert "warning" not in cal.extra
+    assert cal.extra["lam"] < 1  # nothing clipped: lam * slope is the unclipped weight
+    assert cal.extra["lam"] * cal.extra["calibration_slope"] == pytest.approx(lam, rel=1e-9)
+    assert cal.estimate == pytest.approx(est, rel=1e-12)
+    assert (cal.ci_high - cal.ci_low) / human_width == pytest.approx(2 * 1.959963984540054 * np.sqrt(var) / human_width,
+                                                                     rel=1e-9)
+    assert (cal.ci_high - cal.ci_low) / human_width < 0.85
+
+
+def test_calibration_is_the_least_squares_line():
+    y, f, fu = _bertscore_case(5)
+    slope, intercept = np.polyfit(f, y, 1)
+    r = ppi_mean(y, f, fu, calibrate=True)
+    assert r.extra["calibration_slope"] == pytest.approx(slope, rel=1e-8)
+    assert r.extra["calibration_intercept"] == pytest.approx(intercept, rel=1e-8)
+    # a constant judge: slope 0, lam 0, the human-only mean
+    flat = ppi_mean(y, np.full(y.size, 0.9), fu, calibrate=True)
+    assert flat.estimate == pytest.approx(y.mean()) and flat.extra["calibration_slope"] == 0.0
+
+
+def test_calibrated_arrays_match_ppi_mean_problem_by_problem():
+    rng = np.random.default_rng(8)
+    y = rng.normal(3, 1, (4, 30))
+    f = 0.8 + 0.01 * y + rng.normal(0, 0.01, y.shape)
+    fu = 0.8 + 0.01 * rng.normal(3, 1, (4, 90))
+    out = ppi_mean_arrays(y, f, fu, calibrate=True)
+    for i in range(4):
+        one = ppi_mean(y[i], f[i], fu[i], calibrate=True)
+        assert out["estimate"][i] == pytest.approx(one.estimate, abs=1e-12)
+        assert out["ci_low"][i] == pytest.approx(one.ci_low, abs=1e-12)
+        assert out["lam"][i] == pytest.approx(one.extra["lam"], abs=1e-12)
+
+
+def test_calibrated_coverage_with_few_labels():
+    # the slope is fitted on the labels it corrects with: coverage at n = 50 must still hold (400 runs)
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(21)
+    runs, n, big_n = 400, 50, 500
+    q = rng.standard_normal((runs, n + big_n))
+    judge = 0.87 + 0.02 * (0.7 * q + np.sqrt(1 - 0.49) * rng.standard_normal(q.shape))
+    out = ppi_mean_arrays(3 + q[:, :n], judge[:, :n], judge[:, n:], calibrate=True)
+    hits = int(np.sum((out["ci_low"] <= 3) & (3 <= out["ci_high"])))
+    # a two-sided 99.9% binomial band around 0.95, less a small-sample allowance of 2 points for a normal interval at n = 50
+    low, high = sps.binom.ppf([0.0005, 0.9995], runs, 0.95)
+    assert low - 0.02 * runs <= hits <= high, hits / runs
+
+
+def test_labels_needed_hand_computed_and_simulated():
+    from humeval.stats import ppi_labels_needed
+
+    # rho = 0.8, n_h = 100, T = 1000: 100 * 0.36 / (1 - 0.64 * 0.1) = 36 / 0.936
+    assert float(ppi_labels_needed(0.8, 100, 1000)) == pytest.approx(36 / 0.936)
+    assert float(ppi_labels_needed(0.0, 100, 1000)) == 100.0  # a useless judge saves nothing
+    assert float(ppi_labels_needed(0.7, 100, 1e12)) == pytest.approx(100 * 0.51)  # unlimited judged items
+    assert np.isinf(ppi_labels_needed(1.0, 2000, 1000))
+    # simulated: n labelled of T, the calibrated PPI++ variance against the human-only one at n_h labels
+    rng = np.random.default_rng(4)
+    rho, big_t, n_h = 0.8, 2000, 300  # n = 119 labels: the tuning's O(1/n) excess variance stays small
+    n = round(float(ppi_labels_needed(rho, n_h, big_t)))
+    q = rng.standard_normal((1500, big_t))
+    judge = 5 + 2 * (rho * q + np.sqrt(1 - rho**2) * rng.standard_normal(q.shape))
+    out = ppi_mean_arrays(q[:, :n], judge[:, :n], judge[:, n:], calibrate=True)
+    assert np.var(out["estimate"]) == pytest.approx(1 / n_h, rel=0.1)
+
+
+def test_a_weak_judge_on_another_scale_the_reported_case():
+    # raw BERTScore-like scores (0.83-0.92) of a judge with rho ~ 0.38 against 1-5 ratings, 200 of 2,000 labelled:
+    # the tuned weight (~25) is clipped to 1 and the width ratio stays ~0.996; calibrated it is ~0.94
+    rng = np.random.default_rng(0)
+    q = rng.normal(0, 1, 2000)
+    human = np.clip(np.round(3 + q), 1, 5)
+    metric = 0.875 + 0.0125 * (0.4 * q + np.sqrt(1 - 0.16) * rng.normal(0, 1, 2000))
+    raw = ppi_mean(human[:200], metric[:200], metric[200:])
+    cal = ppi_mean(human[:200], metric[:200], metric[200:], calibrate=True)
+    human_width = raw.extra["human_ci_high"] - raw.extra["human_ci_low"]
+    assert raw.extra["lam"] == 1.0 and cal.extra["lam"] * cal.extra["calibration_slope"] > 20
+    assert (raw.ci_high - raw.ci_low) / human_width > 0.99
+    assert 0.92 < (cal.ci_high - cal.ci_low) / human_width < 0.96

@@ -1,0 +1,240 @@
+"""Exports of annotation tools read as judgements: Label Studio's JSON and Argilla's flat JSON.
+
+**Label Studio** (*Export -> JSON*): a JSON array of tasks, each with ``id``, ``data`` (the
+imported fields: here the item and the system, ``data.item_id`` and ``data.system``, and for
+a pairwise task ``data.system_b``) and ``annotations``, each with ``completed_by`` (a user
+id, or an object with ``id`` and ``email``), ``was_cancelled`` and ``result``, a list of
+regions with ``from_name`` (the control: the criterion), ``to_name``, ``type`` and
+``value``:
+
+* ``rating`` (``value.rating``) and ``number`` (``value.number``): a rating;
+* ``choices`` (``value.choices``): with ``data.system_b``, a pairwise answer (``A``, ``B``,
+  ``tie``, ``both-good``, ``both-bad``, or a system's name); otherwise a number written as
+  text (``"4"``);
+* ``labels`` on text (``value.start``, ``value.end``, ``value.text``, ``value.labels``): an
+  error span, the label its severity (``Minor`` or ``Major``): one ``esa`` judgement per
+  annotation and control with every span;
+* ``textarea``: the comment of the annotation's judgements.
+
+Cancelled annotations and other region types (boxes, relations) are skipped and counted
+(``frame.attrs["skipped"]``).
+
+**Argilla** (``dataset.records.to_json(path)``, Argilla 2.x): a JSON array of flat records with
+the fields (``item_id``, ``system``, ``system_b``, falling back to the record ``id``) and, per
+question ``q``, ``q.responses`` (the answers) beside ``q.responses.users`` (who gave them).
+A number (rating) is a rating; a label is a pairwise answer as above; span answers (lists of
+``{start, end, label}``) are error spans. Rankings and free text are skipped and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from humeval.errors import DataError
+from humeval.judgements import JUDGEMENT_COLUMNS
+
+__all__ = ["ARGILLA_LAYOUT", "LABEL_STUDIO_LAYOUT", "read_argilla", "read_label_studio"]
+
+LABEL_STUDIO_LAYOUT = ("a Label Studio JSON export: an array of tasks with data (item_id, system[, system_b]) and "
+                       "annotations[].result[] regions with from_name, type (rating, number, choices, labels, textarea) "
+                       "and value, and completed_by")
+ARGILLA_LAYOUT = ("an Argilla records.to_json export: an array of records with item_id (or id), system[, system_b] "
+                  "and, per question q, q.responses and q.responses.users")
+_PAIR = {"a": "A", "b": "B", "tie": "tie", "both-good": "both-good", "both good": "both-good",
+         "both-bad": "both-bad", "both bad": "both-bad"}
+
+
+def _load_array(path: Path, layout: str) -> list[Any]:
+    if not path.is_file():
+        raise DataError(f"{path}: no such export file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not a UTF-8 text file (byte {exc.start}); expected {layout}") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: broken JSON ({exc.msg} at column {exc.colno}); expected {layout}") from None
+    if not isinstance(data, list):
+        raise DataError(f"{path}: the JSON is a {type(data).__name__}, not an array; expected {layout}")
+    return data
+
+
+def _row(participant: str, item: str, criterion: str, system: str, system_b: str = "", *, value: float = math.nan,
+         choice: str = "", spans: str = "", comment: str = "", submitted_at: str = "") -> dict[str, Any]:
+    return {"participant_id": participant, "list_id": "", "task_id": "", "kind": "task", "item_id": item,
+            "criterion": criterion, "system": system, "system_b": system_b, "position": 0, "value": value,
+            "choice": choice, "seconds": math.nan, "submitted_at": submitted_at, "stop_seq": pd.NA, "spans": spans,
+            "comment": comment}
+
+
+def _number(value: Any, where: str, what: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number):
+        raise DataError(f"{where}: {what} {value!r} is not a number")
+    return number
+
+
+def _pair_choice(answer: Any, system: str, system_b: str, where: str) -> str:
+    text = str(answer).strip()
+    if text == system:
+        return "A"
+    if text == system_b:
+        return "B"
+    choice = _PAIR.get(text.lower())
+    if choice is None:
+        raise DataError(f"{where}: pairwise answer {answer!r} is not valid; valid: A, B, tie, both-good, both-bad, "
+                        f"{system!r} or {system_b!r}")
+    return choice
+
+
+def _severity(label: Any, where: str) -> str:
+    severity = str(label).strip().lower()
+    if severity not in ("minor", "major"):
+        raise DataError(f"{where}: span label {label!r} is not a severity; error spans are labelled Minor or Major")
+    return severity
+
+
+def _frame(rows: list[dict[str, Any]], skipped: Counter[str], path: Path, layout: str) -> pd.DataFrame:
+    if not rows:
+        reasons = ", ".join(f"{k}: {v}" for k, v in skipped.items()) or "none"
+        raise DataError(f"{path}: no judgement could be read (skipped: {reasons}); expected {layout}")
+    frame = pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS)
+    frame.attrs["skipped"] = dict(skipped)
+    return frame
+
+
+def _who(completed_by: Any) -> str:
+    if isinstance(completed_by, dict):
+        return str(completed_by.get("email") or completed_by.get("id") or "")
+    return "" if completed_by is None else str(completed_by)
+
+
+def read_label_studio(path: str | Path, *, item: str = "item_id", system: str = "system",
+                      system_b: str = "system_b") -> pd.DataFrame:
+    """Judgements (the long table of :mod:`humeval.judgements`, ``task_id`` empty) from a Label Studio JSON export.
+
+    ``item``, ``system``, ``system_b``: the ``data`` fields naming the item (default: the
+    task's ``id`` when absent), the system and, for pairwise tasks, the second system.
+    Raises :class:`DataError` naming the file, the task and the expected layout.
+    """
+    path = Path(path)
+    tasks = _load_array(path, LABEL_STUDIO_LAYOUT)
+    rows: list[dict[str, Any]] = []
+    skipped: Counter[str] = Counter()
+    for t, task in enumerate(tasks, start=1):
+        where = f"{path}: task {t}"
+        if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
+            raise DataError(f"{where}: a task must be an object with 'data'; expected {LABEL_STUDIO_LAYOUT}")
+        data = task["data"]
+        item_id = str(data.get(item, task.get("id", "")))
+        if system not in data:
+            raise DataError(f"{where}: data has no field {system!r} naming the system (fields: {', '.join(data)}); "
+                            f"expected {LABEL_STUDIO_LAYOUT}")
+        first, second = str(data[system]), str(data.get(system_b, "") or "")
+        annotations = task.get("annotations", task.get("completions", []))
+        if not isinstance(annotations, list):
+            raise DataError(f"{where}: annotations must be a list, got {type(annotations).__name__}")
+        for a, annotation in enumerate(annotations, start=1):
+            at = f"{where}, annotation {a}"
+            if not isinstance(annotation, dict) or not isinstance(annotation.get("result", []), list):
+                raise DataError(f"{at}: an annotation must be an object with a result list; expected {LABEL_STUDIO_LAYOUT}")
+            if annotation.get("was_cancelled"):
+                skipped["cancelled annotation"] += 1
+                continue
+            who = _who(annotation.get("completed_by"))
+            if not who:
+                raise DataError(f"{at}: completed_by is empty; every annotation needs its annotator")
+            stamp = str(annotation.get("created_at", "") or "")
+            own: list[dict[str, Any]] = []
+            spans: dict[str, list[dict[str, Any]]] = {}
+            comment = ""
+            for r, region in enumerate(annotation.get("result", []), start=1):
+                here = f"{at}, result {r}"
+                if not isinstance(region, dict) or "from_name" not in region or not isinstance(region.get("value"), dict):
+                    raise DataError(f"{here}: a result needs from_name, type and a value object; expected "
+                                    f"{LABEL_STUDIO_LAYOUT}")
+                kind, value, name = region.get("type"), region["value"], str(region["from_name"])
+                if kind in ("rating", "number"):
+                    own.append(_row(who, item_id, name, first, value=_number(value.get(kind), here, kind),
+                                    submitted_at=stamp))
+                elif kind == "choices":
+                    picked = value.get("choices") or []
+                    if len(picked) != 1:
+                        raise DataError(f"{here}: choices {picked!r}: one choice expected")
+                    if second:
+                        own.append(_row(who, item_id, name, first, second,
+                                        choice=_pair_choice(picked[0], first, second, here), submitted_at=stamp))
+                    else:
+                        own.append(_row(who, item_id, name, first, value=_number(picked[0], here, "choice"),
+                                        submitted_at=stamp))
+                elif kind == "labels":
+                    labels = value.get("labels") or []
+                    if "start" not in value or "end" not in value or len(labels) != 1:
+                        raise DataError(f"{here}: a text span needs start, end and one label, got {value!r}")
+                    spans.setdefault(name, []).append({"start": int(value["start"]), "end": int(value["end"]),
+                                                       "severity": _severity(labels[0], here)})
+                elif kind == "textarea":
+                    comment = " ".join(str(x) for x in value.get("text", []))
+                else:
+                    skipped[f"result type {kind!r}"] += 1
+            own += [_row(who, item_id, name, first, spans=json.dumps(s), submitted_at=stamp) for name, s in spans.items()]
+            for row in own:
+                row["comment"] = comment
+            rows += own
+    return _frame(rows, skipped, path, LABEL_STUDIO_LAYOUT)
+
+
+def read_argilla(path: str | Path, *, item: str = "item_id", system: str = "system",
+                 system_b: str = "system_b") -> pd.DataFrame:
+    """Judgements (``task_id`` empty) from an Argilla ``records.to_json`` export (flat records).
+
+    Raises :class:`DataError` naming the file, the record and the expected layout.
+    """
+    path = Path(path)
+    records = _load_array(path, ARGILLA_LAYOUT)
+    rows: list[dict[str, Any]] = []
+    skipped: Counter[str] = Counter()
+    for k, record in enumerate(records, start=1):
+        where = f"{path}: record {k}"
+        if not isinstance(record, dict):
+            raise DataError(f"{where}: a record must be an object; expected {ARGILLA_LAYOUT}")
+        if system not in record:
+            raise DataError(f"{where}: no field {system!r} naming the system (fields: {', '.join(list(record)[:10])}); "
+                            f"expected {ARGILLA_LAYOUT}")
+        item_id = str(record.get(item, record.get("id", "")))
+        first, second = str(record[system]), str(record.get(system_b, "") or "")
+        for key in record:
+            if not key.endswith(".responses"):
+                continue
+            question = key[: -len(".responses")]
+            answers, users = record[key] or [], record.get(f"{key}.users") or []
+            if not isinstance(answers, list) or not isinstance(users, list) or len(answers) != len(users):
+                raise DataError(f"{where}: {key} and {key}.users must be lists of the same length, got {answers!r} "
+                                f"and {users!r}")
+            for answer, user in zip(answers, users, strict=True):
+                here = f"{where}, {key}"
+                if isinstance(answer, list) and all(isinstance(s, dict) and "start" in s for s in answer):
+                    spans = [{"start": int(s["start"]), "end": int(s["end"]), "severity": _severity(s.get("label"), here)}
+                             for s in answer]
+                    rows.append(_row(str(user), item_id, question, first, spans=json.dumps(spans)))
+                elif isinstance(answer, (int, float)) and not isinstance(answer, bool):
+                    rows.append(_row(str(user), item_id, question, first, value=_number(answer, here, "rating")))
+                elif isinstance(answer, str) and second:
+                    rows.append(_row(str(user), item_id, question, first, second,
+                                     choice=_pair_choice(answer, first, second, here)))
+                elif isinstance(answer, str):
+                    try:
+                        rows.append(_row(str(user), item_id, question, first, value=_number(answer, here, "rating")))
+                    except DataError:  # free text, not a rating written as text
+                        skipped["text answer"] += 1
+                else:
+                    skipped["ranking or other answer"] += 1
+    return _frame(rows, skipped, path, ARGILLA_LAYOUT)
