@@ -124,6 +124,8 @@ class Budget:
     effort: list[EffortCost] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     sessions: list[SessionPlan] = field(default_factory=list)
+    #: dynamic stopping: the pilot fit the predictions use (:class:`humeval.simulate.plan.PilotFit` as a dict)
+    fit: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -216,7 +218,8 @@ def _strategies(study: Study, strategies: list[str] | None) -> list[str]:
 
 def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
-           system_a: str = "", predict: bool = True, crowd_runs: int = 2000) -> Budget:
+           system_a: str = "", predict: bool = True, crowd_runs: int = 2000,
+           difficulty_var: float | None = None) -> Budget:
     """The study's budget from its design (run ``humeval design`` first) and its ``pay`` section.
 
     Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default ``pay.pilot``, then
@@ -226,10 +229,19 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     ``predict=False`` budgets the fixed design only (every place; what a platform is asked for).
     With the ``list`` strategy, :attr:`Budget.sessions` plans the sessions (``crowd_runs`` simulated
     collections per setting; :func:`humeval.simulate.crowd.simulate_crowd`).
+    ``difficulty_var``: the variance of the items' difficulty, as ``humeval plan --difficulty-var``
+    takes it; default: fitted from the items the pilot judged more than once, and 0 (items of equal
+    difficulty, a documented prior) when it judged every item once.
     """
     study = study if isinstance(study, Study) else Study.open(study)
     protocol = study.protocol
     pay, platform = protocol.pay, protocol.platform
+    if difficulty_var is not None:
+        if not (math.isfinite(difficulty_var) and difficulty_var >= 0):
+            raise DataError(f"--difficulty-var: the variance of the items' difficulty is a number >= 0, got {difficulty_var!r}")
+        if protocol.stopping is None or not predict:
+            raise ProtocolError("--difficulty-var: the difficulty is used to predict the judgements of dynamic stopping, "
+                                "and this protocol has no stopping section: a fixed design's budget needs no pilot")
     lists = study.read_lists()
     if not lists:
         raise DataError(f"{study.lists_file}: the design has no participant lists; nothing to budget")
@@ -307,11 +319,14 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
 
         frame = fit_pilot_data.frame
         repeated = bool((frame.groupby("request").size() >= 2).any()) if "request" in frame else True
-        if not repeated:  # served in a random order, a short pilot judges each item once
+        if difficulty_var is not None:
+            notes.append(f"the variance of the items' difficulty is {difficulty_var:g}, as given (--difficulty-var)")
+        elif not repeated:  # served in a random order, a short pilot judges each item once
+            difficulty_var = 0.0
             notes.append("the pilot judged every item once, so how much items differ in difficulty is not known: "
-                         "the simulator takes items of equal difficulty (a longer pilot measures it)")
-        fit = fit_pilot(frame, seed=protocol.study.seed if seed is None else seed,
-                        difficulty_var=None if repeated else 0.0)
+                         "the simulator takes items of equal difficulty (variance 0; a longer pilot measures it, or "
+                         "give it: --difficulty-var V)")
+        fit = fit_pilot(frame, seed=protocol.study.seed if seed is None else seed, difficulty_var=difficulty_var)
         effort = _effort(study, fit, strategies, deltas, iterations, seed, judgements,
                          judgements / len(lists), reward, fee_rate)
         notes.append(f"dynamic stopping: the fixed design's {judgements} judgements ({len(lists)} places) are the most it can cost")
@@ -326,7 +341,7 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
         reward_per_list=_money(reward), reward_source=reward_source, hourly_pay=round(hourly, 2),
         minimum_hourly=minimum, meets_minimum=meets, fee_rate=fee_rate, fee_source=fee_source,
         rewards=_money(rewards), fee=_money(rewards * fee_rate), total=_money(rewards * (1 + fee_rate)),
-        effort=effort, notes=notes, sessions=sessions_plan,
+        effort=effort, notes=notes, sessions=sessions_plan, fit=None if fit_pilot_data is None else fit.to_dict(),
     )
 
 
