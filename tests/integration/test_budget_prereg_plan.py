@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 from click.testing import CliRunner, Result
 
 from humeval import budget, prereg, read_pilot

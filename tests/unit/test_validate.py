@@ -53,9 +53,9 @@ def test_a_misspelt_declared_system_is_blamed_at_its_line(tmp_path: Path):
     assert "\nsystems: [baseline, candidate]\n" in text and "  systems: [baseline, candidate]\n" in text
     p.write_text(text.replace("\nsystems: [baseline, candidate]\n", "\nsystems: [baseline, candidat]\n"))
     line = next(i for i, t in enumerate(p.read_text().splitlines(), 1) if t.startswith("systems:"))
-    assert validate_study(tmp_path) == [
+    assert validate_study(tmp_path) == [(
         f"{p}:{line}: systems[1]: system 'candidat' is not in the data, which has 'candidate', as stopping.systems[1] "
-        "spells it: correct it here to 'candidate'. Available in the data: baseline, candidate, reference"]
+        "spells it: correct it here to 'candidate'. Available in the data: baseline, candidate, reference")]
 
 
 def test_a_misspelt_reference_is_blamed_where_it_is(tmp_path: Path):
