@@ -239,9 +239,12 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     if difficulty_var is not None:
         if not (math.isfinite(difficulty_var) and difficulty_var >= 0):
             raise DataError(f"--difficulty-var: the variance of the items' difficulty is a number >= 0, got {difficulty_var!r}")
-        if protocol.stopping is None or not predict:
+        if protocol.stopping is None:
             raise ProtocolError("--difficulty-var: the difficulty is used to predict the judgements of dynamic stopping, "
                                 "and this protocol has no stopping section: a fixed design's budget needs no pilot")
+        if not predict:
+            raise DataError("difficulty_var: predict=False budgets every place of the fixed design, which needs no "
+                            "difficulty; pass predict=True to predict the judgements of dynamic stopping")
     lists = study.read_lists()
     if not lists:
         raise DataError(f"{study.lists_file}: the design has no participant lists; nothing to budget")

@@ -183,9 +183,12 @@ def main() -> None:
     except _CLICK_ERRORS as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # a bare ``humeval``: the help was printed
             sys.exit(EXIT_OK)
-        from typer import rich_utils
-
-        rich_utils.rich_format_error(exc)  # the usage line, and what was wrong with it
+        try:
+            from typer import rich_utils
+        except ImportError:  # Typer without Rich
+            exc.show()  # type: ignore[attr-defined]
+        else:
+            rich_utils.rich_format_error(exc)  # type: ignore[arg-type]  # the usage line, and what was wrong with it
         sys.exit(EXIT_USER_ERROR)
     except _ABORTS:
         sys.exit(EXIT_INTERRUPTED)

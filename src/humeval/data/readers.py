@@ -93,7 +93,12 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], *, source: str) -> list[str]:
     """Problems for every column of ``columns`` missing from ``frame`` (empty list: all present)."""
+    columns = list(columns)
     have = [str(c) for c in frame.columns]
+    wanted = [c for c in columns if c not in frame.columns]
+    if len(have) == 1 and len(wanted) > 1 and all(c in have[0] for c in wanted):  # one problem, not one per column
+        return [f"{source}: the header line is one column, {have[0]!r}: separate its columns with a comma, a "
+                "semicolon or a tab (the delimiters a CSV file may use)"]
     return [
         f"{source}: missing column '{c}'. {did_you_mean(c, have)}" for c in columns if c not in frame.columns
     ]

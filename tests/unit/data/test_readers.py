@@ -144,3 +144,13 @@ def test_a_one_column_csv_reads_as_comma_separated(tmp_path: Path):
     path = tmp_path / "d.csv"
     path.write_text("item_id\na\nb\n")
     assert read_table(path)["item_id"].tolist() == ["a", "b"]
+
+
+def test_an_unknown_delimiter_is_one_problem_saying_which_delimiters_work(tmp_path: Path):
+    from humeval.data import require_columns
+
+    path = tmp_path / "d.csv"
+    path.write_text("item_id|system|output\na|x|hello\n")
+    problems = require_columns(read_table(path), ["item_id", "system", "output"], source=str(path))
+    assert problems == [f"{path}: the header line is one column, 'item_id|system|output': separate its columns with "
+                        "a comma, a semicolon or a tab (the delimiters a CSV file may use)"]
