@@ -192,7 +192,7 @@ def main() -> None:
         sys.exit(EXIT_USER_ERROR)
     except _ABORTS:
         sys.exit(EXIT_INTERRUPTED)
-    except Exception:  # a bug: the traceback is the report
+    except Exception:  # noqa: BLE001 (a bug: the traceback is the report)
         import traceback
 
         traceback.print_exc()

@@ -152,5 +152,5 @@ def test_an_unknown_delimiter_is_one_problem_saying_which_delimiters_work(tmp_pa
     path = tmp_path / "d.csv"
     path.write_text("item_id|system|output\na|x|hello\n")
     problems = require_columns(read_table(path), ["item_id", "system", "output"], source=str(path))
-    assert problems == [f"{path}: the header line is one column, 'item_id|system|output': separate its columns with "
-                        "a comma, a semicolon or a tab (the delimiters a CSV file may use)"]
+    assert problems == [(f"{path}: the header line is one column, 'item_id|system|output': separate its columns with "
+                         "a comma, a semicolon or a tab (the delimiters a CSV file may use)")]
