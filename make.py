@@ -58,6 +58,9 @@ def example(args: list[str]) -> int:
     if study.exists():
         shutil.rmtree(study)
     sh(BIN / "humeval", "demo", study)
+    activate = BIN / ("activate.bat" if os.name == "nt" else "activate")
+    print(f"\nhumeval is installed in {VENV}, not on your PATH: to run `humeval` yourself, activate it "
+          f"({'' if os.name == 'nt' else 'source '}{activate}) or call {BIN / 'humeval'}", file=sys.stderr)
     return 0
 
 

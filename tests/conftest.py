@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,3 +25,21 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.fail(f"reference data not found at {path}; set HUMEVAL_SHARED_DATA")
     return path
+
+
+#: the folder the demo writes, as README and docs/getting-started.md run it (the protocol's hash, and so the signature,
+#: depends on the study's name)
+DEMO_STUDY = "example-study"
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, str, float]:
+    """``humeval demo example-study --format json``, run once per test session (it takes a while): the study
+    folder, the summary, stderr and the wall time. tests/integration/test_demo.py checks the run;
+    tests/docs/test_outputs.py checks the docs' copies of its output."""
+    cwd = tmp_path_factory.mktemp("demo")
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "humeval", "demo", DEMO_STUDY, "--format", "json"], cwd=cwd,
+                          capture_output=True, text=True, timeout=240, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]
+    return cwd / DEMO_STUDY, json.loads(proc.stdout), proc.stderr, time.monotonic() - started

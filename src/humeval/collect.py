@@ -7,9 +7,11 @@ server processes on top of it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
+import socket
 import tempfile
 import threading
 import time
@@ -21,10 +23,52 @@ from humeval.errors import HumevalError, StoreError
 from humeval.pipeline import prepare_collection
 from humeval.study import Study
 
-__all__ = ["ADMIN_ENV", "serve", "wait_until_serving"]
+__all__ = ["ADMIN_ENV", "check_port", "serve", "wait_until_serving"]
 
 #: environment variable holding the admin secret
 ADMIN_ENV = "HUMEVAL_ADMIN_TOKEN"
+
+
+def _bind(host: str, port: int) -> OSError | None:
+    """Bind ``(host, port)`` as uvicorn binds its socket (``SO_REUSEADDR``, IPv6 when the host has a colon) and
+    release it at once: the error a server would meet there, or None when it could listen."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            return exc
+    return None
+
+
+def check_port(host: str, port: int, *, option: str = "--port") -> None:
+    """Refuse, before anything is prepared or printed, a port a server could not listen on.
+
+    A port held by another process (another ``humeval serve``, say) is a :class:`HumevalError` naming the
+    next free port after it (up to 100 further); a host that is not an address of this machine, or a port
+    below 1024 without the privilege, likewise.
+    """
+    if not 0 < port < 65536:
+        raise HumevalError(f"{option} {port}: a port is a number from 1 to 65535")
+    try:
+        problem = _bind(host, port)
+    except (OSError, UnicodeError) as exc:  # a host name that does not resolve
+        raise HumevalError(f"--host {host}: not an address of this machine ({exc}); use 127.0.0.1 (this machine "
+                           "only) or 0.0.0.0 (every interface)") from None
+    if problem is None:
+        return
+    if problem.errno == errno.EADDRINUSE:
+        free = next((p for p in range(port + 1, min(port + 101, 65536)) if _bind(host, p) is None), None)
+        offer = (f"the next free port is {free}: serve with {option} {free}" if free is not None
+                 else f"no port from {port + 1} to {min(port + 100, 65535)} is free either: choose another {option}")
+        raise HumevalError(f"{option} {port}: port {port} on {host} is already in use by another process (another "
+                           f"`humeval serve`?); {offer}")
+    if problem.errno == errno.EACCES:
+        raise HumevalError(f"{option} {port}: listening on a port below 1024 needs administrator rights; use a port "
+                           "from 1024 (8000 by default) behind a proxy (docs/deployment.md)")
+    raise HumevalError(f"--host {host} {option} {port}: cannot listen there ({problem.strerror or problem}); use "
+                       "127.0.0.1 (this machine only) or 0.0.0.0 (every interface)")
 
 
 def wait_until_serving(host: str, port: int, processes: int = 1, timeout: float = 600.0) -> set[int]:
@@ -100,6 +144,7 @@ def serve(
 
     if admin_token:
         check_admin_token(admin_token)  # before anything is prepared or served
+    check_port(host, port)  # likewise: a port held by another server would fail only after the admin token is printed
     study = study if isinstance(study, Study) else Study.open(study)
     if sqlite_sync not in SYNC_MODES:
         raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
@@ -141,6 +186,11 @@ def serve(
                 log_level=log_level, access_log=False, timeout_graceful_shutdown=5,
                 forwarded_allow_ips=list(trusted_proxies) if trusted_proxies else None,  # None: loopback, uvicorn's default
             )
+        except SystemExit as exc:  # uvicorn exits 1 or 3 when it cannot start (the port taken since check_port, say)
+            if exc.code not in (0, None):
+                raise HumevalError(f"the server on {where} did not start (uvicorn's message above); no judgement was "
+                                   "collected") from None
+            raise
         finally:
             os.environ.pop(CONFIG_FILE_ENV, None)
 

@@ -128,6 +128,8 @@ class Budget:
     judge_runs: list[dict[str, Any]] = field(default_factory=list)
     #: per judge in the analysis plan, the human labels it saves (:class:`humeval.judge_budget.JudgeSaving`)
     judges: list[Any] = field(default_factory=list)
+    #: dynamic stopping: the pilot fit the predictions use (:class:`humeval.simulate.plan.PilotFit` as a dict)
+    fit: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -223,7 +225,7 @@ def _strategies(study: Study, strategies: list[str] | None) -> list[str]:
 def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
            system_a: str = "", predict: bool = True, crowd_runs: int = 2000,
-           precision: float | None = None) -> Budget:
+           precision: float | None = None, difficulty_var: float | None = None) -> Budget:
     """The study's budget from its design (run ``humeval design`` first) and its ``pay`` section.
 
     Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default ``pay.pilot``, then
@@ -236,10 +238,22 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     With judges in the analysis plan, :attr:`Budget.judges` predicts the human labels each saves
     at the study's precision (or ``precision``, a half-width) from the pilot's human judgements
     (:func:`humeval.judge_budget.judge_savings`).
+    ``difficulty_var``: the variance of the items' difficulty, as ``humeval plan --difficulty-var``
+    takes it; default: fitted from the items the pilot judged more than once, and 0 (items of equal
+    difficulty, a documented prior) when it judged every item once.
     """
     study = study if isinstance(study, Study) else Study.open(study)
     protocol = study.protocol
     pay, platform = protocol.pay, protocol.platform
+    if difficulty_var is not None:
+        if not (math.isfinite(difficulty_var) and difficulty_var >= 0):
+            raise DataError(f"--difficulty-var: the variance of the items' difficulty is a number >= 0, got {difficulty_var!r}")
+        if protocol.stopping is None:
+            raise ProtocolError("--difficulty-var: the difficulty is used to predict the judgements of dynamic stopping, "
+                                "and this protocol has no stopping section: a fixed design's budget needs no pilot")
+        if not predict:
+            raise DataError("difficulty_var: predict=False budgets every place of the fixed design, which needs no "
+                            "difficulty; pass predict=True to predict the judgements of dynamic stopping")
     lists = study.read_lists()
     if not lists:
         raise DataError(f"{study.lists_file}: the design has no participant lists; nothing to budget")
@@ -317,11 +331,14 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
 
         frame = fit_pilot_data.frame
         repeated = bool((frame.groupby("request").size() >= 2).any()) if "request" in frame else True
-        if not repeated:  # served in a random order, a short pilot judges each item once
+        if difficulty_var is not None:
+            notes.append(f"the variance of the items' difficulty is {difficulty_var:g}, as given (--difficulty-var)")
+        elif not repeated:  # served in a random order, a short pilot judges each item once
+            difficulty_var = 0.0
             notes.append("the pilot judged every item once, so how much items differ in difficulty is not known: "
-                         "the simulator takes items of equal difficulty (a longer pilot measures it)")
-        fit = fit_pilot(frame, seed=protocol.study.seed if seed is None else seed,
-                        difficulty_var=None if repeated else 0.0)
+                         "the simulator takes items of equal difficulty (variance 0; a longer pilot measures it, or "
+                         "give it: --difficulty-var V)")
+        fit = fit_pilot(frame, seed=protocol.study.seed if seed is None else seed, difficulty_var=difficulty_var)
         effort = _effort(study, fit, strategies, deltas, iterations, seed, judgements,
                          judgements / len(lists), reward, fee_rate)
         notes.append(f"dynamic stopping: the fixed design's {judgements} judgements ({len(lists)} places) are the most it can cost")
@@ -343,6 +360,7 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
         minimum_hourly=minimum, meets_minimum=meets, fee_rate=fee_rate, fee_source=fee_source,
         rewards=_money(rewards), fee=_money(rewards * fee_rate), total=_money(rewards * (1 + fee_rate)),
         effort=effort, notes=notes, sessions=sessions_plan, judge_runs=_judge_costs(study), judges=savings,
+        fit=None if fit_pilot_data is None else fit.to_dict(),
     )
 
 

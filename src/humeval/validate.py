@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections import Counter
 from pathlib import Path
@@ -66,7 +67,12 @@ def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Pr
         if count > 1:
             problems.append((("criteria",), f"criterion name '{name}' is used {count} times; names must be unique"))
     pairwise = any(isinstance(c, dict) and c.get("type") == "2afc" for c in (criteria if isinstance(criteria, list) else []))
-    systems = [str(s) for s in _list(_get(raw, "systems"))] or list(data_systems or [])
+    declared = [str(s) for s in _list(_get(raw, "systems"))]
+    systems = declared or list(data_systems or [])
+    # a declared system absent from the data is reported at its line in `systems`, the likely typo: a reference
+    # elsewhere that names the data's spelling of it is then not blamed for it
+    declared_problems, spelled_as_data = _declared_system_problems(raw, declared, data_systems)
+    problems += declared_problems
     method = _get(raw, "sampling", "method", default="auto")
     from humeval.sampling import SAMPLERS, get_sampler
 
@@ -80,7 +86,8 @@ def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Pr
             problems.append((("sampling", "params"), str(exc).removeprefix("sampling.params: ")))
     stopping = _get(raw, "stopping")
     if isinstance(stopping, dict):
-        problems += _stopping_problems(stopping, pairwise, systems, data_systems is not None or bool(_get(raw, "systems")))
+        problems += _stopping_problems(stopping, pairwise, systems, data_systems is not None or bool(_get(raw, "systems")),
+                                       spelled_as_data)
     for i, name in enumerate(_list(_get(raw, "analysis", "criteria"))):
         if name not in names:
             problems.append((("analysis", "criteria", i), f"unknown criterion '{name}'. {did_you_mean(name, names)}"))
@@ -96,7 +103,7 @@ def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Pr
     if systems:
         static = _get(raw, "dry_run", "static")
         for name in static if isinstance(static, dict) else {}:
-            if name not in systems:
+            if name not in systems and name not in spelled_as_data:
                 problems.append((("dry_run", "static", name), f"unknown system '{name}'. {did_you_mean(name, systems)}"))
     return problems
 
@@ -126,7 +133,37 @@ def _judge_problems(raw: Any, criteria: Any, names: list[str]) -> list[Problem]:
     return problems
 
 
-def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[str], known: bool) -> list[Problem]:
+def _declared_system_problems(raw: Any, declared: list[str], data_systems: list[str] | None,
+                              ) -> tuple[list[Problem], set[str]]:
+    """Each system listed under ``systems`` that the data does not hold, at its line; when another field names a
+    close system the data holds, the message names both and points at ``systems`` as the place to correct.
+    Also returns those close names (the data's spelling of a misspelt declared system)."""
+    if data_systems is None:
+        return [], set()
+    stopping = _get(raw, "stopping")
+    static = _get(raw, "dry_run", "static")
+    references = [(f"stopping.systems[{i}]", str(n)) for i, n in enumerate(_list(_get(stopping, "systems")))]
+    references += [(f"dry_run.static.{n}", str(n)) for n in (static if isinstance(static, dict) else {})]
+    problems: list[Problem] = []
+    spellings: set[str] = set()
+    for i, name in enumerate(declared):
+        if name in data_systems:
+            continue
+        close = difflib.get_close_matches(name, data_systems, n=1, cutoff=0.6)
+        spellings.update(close)
+        named = [field for field, ref in references if close and ref == close[0]]
+        if named:
+            verb = "spells" if len(named) == 1 else "spell"
+            message = (f"system '{name}' is not in the data, which has '{close[0]}', as {' and '.join(named)} {verb} "
+                       f"it: correct it here to '{close[0]}'. Available in the data: {', '.join(sorted(data_systems))}")
+        else:
+            message = f"system '{name}' is not in the data. {did_you_mean(name, data_systems)}"
+        problems.append((("systems", i), message))
+    return problems, spellings
+
+
+def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[str], known: bool,
+                       spelled_as_data: set[str] | None = None) -> list[Problem]:
     from humeval.stopping.registry import rule_problems
 
     problems: list[Problem] = []
@@ -147,7 +184,7 @@ def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[s
         problems.append((("stopping", "systems"), f"goal '{goal}': name at least two systems (or none for all), got {named}"))
     elif named and known:
         for i, name in enumerate(named):
-            if name not in systems:
+            if name not in systems and name not in (spelled_as_data or set()):
                 problems.append((("stopping", "systems", i), f"unknown system '{name}'. {did_you_mean(name, systems)}"))
     elif not named and known and goal == "pair" and len(systems) != 2:
         problems.append((("stopping", "systems"),
@@ -208,7 +245,7 @@ def validate_study(path: str | Path = ".") -> list[str]:
             outputs = paired(outputs, protocol)
         except HumevalError as exc:
             return [*problems, str(exc)]
-        problems += check_outputs(outputs, protocol)
+        problems += check_outputs(outputs, protocol, declared_systems=False)  # reported at their line above
         problems += _judge_file_problems(protocol, study.root, outputs)
         if not problems:
             errors, _ = _session_problems(study, protocol, outputs)

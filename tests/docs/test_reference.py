@@ -97,3 +97,26 @@ def field_reference_in(text: str) -> bool:
     from humeval.protocol.reference import field_reference
 
     return field_reference() in text
+
+
+def test_the_readme_command_table_lists_every_command_in_the_order_of_a_study():
+    from humeval.cli.app import COMMANDS
+
+    [table] = [s for s in sections(ROOT / "README.md") if s.title == "Every command"]
+    named = [code.split()[0] for row in table.rows for code in row]
+    assert set(named) == set(COMMANDS)
+    assert list(dict.fromkeys(named)) == COMMANDS  # as `humeval --help` lists them
+
+
+def test_the_readme_and_getting_started_say_how_to_reach_the_installed_command():
+    """`python3 make.py example` installs into .venv, not on the PATH: both pages say to activate it (or call it by
+    its path) before the first `humeval` command they show after the set-up."""
+    venv = ".venv"
+    assert 'ROOT / ".venv"' in (ROOT / "make.py").read_text(encoding="utf-8")  # where make.py installs
+    for page in (ROOT / "README.md", ROOT / "docs" / "getting-started.md"):
+        text = page.read_text(encoding="utf-8")
+        setup = text.index("python3 make.py example")
+        activate = text.find(f"source {venv}/bin/activate", setup)
+        assert activate != -1 and f"{venv}/bin/humeval" in text, page.name
+        first_command = min(i for i in (text.find("\nhumeval ", setup), text.find("\n$ humeval ", setup)) if i != -1)
+        assert activate < first_command, page.name

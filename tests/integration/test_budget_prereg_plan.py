@@ -9,9 +9,11 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner, Result
 
 from humeval import budget, prereg, read_pilot
-from humeval.errors import ProtocolError
+from humeval.cli.app import command
+from humeval.errors import DataError, ProtocolError
 from humeval.hashing import sha256_file
 from humeval.judgements import read_judgements, winners
 from humeval.pipeline import run, run_stage
@@ -94,3 +96,37 @@ def test_prereg_contains_the_signature_and_the_hashes(study):
     proc = subprocess.run([sys.executable, "-m", "humeval", "prereg", str(study.root), "--format", "json"],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0 and json.loads(proc.stdout)["signature"] == result.signature
+
+
+def test_budget_cli_takes_the_difficulty_variance_a_once_judged_pilot_cannot_give(study, tmp_path):
+    """A pilot judging every item once (a rehearsal of the pairwise template in its random order, say) does not
+    identify how much items differ: budget assumes equal difficulty and says so, and --difficulty-var sets it."""
+    pilot = tmp_path / "pilot.csv"
+    pilot.write_text("request,choice\n" + "".join(f"r{i},{'A' if i % 4 else 'B'}\n" for i in range(30)))
+
+    def run(*extra: str) -> Result:
+        return CliRunner().invoke(command(), ["budget", str(study.root), "--pilot", str(pilot), "--strategy", "one",
+                                              "--iterations", "20", "--crowd-runs", "50", *extra])
+
+    prior = run("--format", "json")
+    assert prior.exit_code == 0, prior.output
+    data = json.loads(prior.stdout)
+    assert data["fit"]["difficulty_var"] == 0.0 and data["fit"]["mu"] > 0
+    assert any("items of equal difficulty (variance 0" in n and "--difficulty-var" in n for n in data["notes"])
+    given = run("--difficulty-var", "0.3", "--format", "json")
+    assert given.exit_code == 0, given.output
+    data = json.loads(given.stdout)
+    assert data["fit"]["difficulty_var"] == 0.3 and data["fit"]["var_ci"] == [0.3, 0.3]
+    assert any("is 0.3, as given (--difficulty-var)" in n for n in data["notes"])
+    assert all(",var=0.3|" in p["signature"] for p in data["sessions"])  # the setting is in the signature
+    bad = run("--difficulty-var", "-1")
+    assert isinstance(bad.exception, DataError)
+    assert "--difficulty-var: the variance of the items' difficulty is a number >= 0" in str(bad.exception)
+
+
+def test_plan_says_which_option_gives_the_variance(tmp_path):
+    pilot = tmp_path / "pilot.csv"
+    pilot.write_text("request,choice\n" + "".join(f"r{i},A\n" for i in range(10)))
+    result = CliRunner().invoke(command(), ["plan", str(pilot), "--iterations", "5"])
+    assert isinstance(result.exception, DataError)
+    assert "--difficulty-var V in `humeval plan` and `humeval budget`" in str(result.exception)

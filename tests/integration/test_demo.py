@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,15 +13,7 @@ from humeval.errors import HumevalError
 from humeval.files import read_json
 from humeval.study import Study
 
-
-@pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory):
-    cwd = tmp_path_factory.mktemp("demo")
-    started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "humeval", "demo", "ex", "--format", "json"], cwd=cwd,
-                          capture_output=True, text=True, timeout=240, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]
-    return cwd / "ex", json.loads(proc.stdout), proc.stderr, time.monotonic() - started
+from ..conftest import DEMO_STUDY
 
 
 def test_demo_decides_and_reports_what_the_files_hold(demo_run):
@@ -86,7 +75,7 @@ def test_demo_report_states_the_answer_first(demo_run):
             f"the fixed design takes {d['fixed_design']} ({d['saved']} saved") in key
     assert "Agreement (estimate [95% interval])" in key and "Rankings (rank range; score [95% interval])" in key
     assert "SIMULATED PARTICIPANTS" in md
-    assert summary["report"] == str(Path("ex") / "results" / "rehearsal" / "report.html")
+    assert summary["report"] == str(Path(DEMO_STUDY) / "results" / "rehearsal" / "report.html")
     for name in ("rankings", "descriptives", "agreement", "pairs"):
         assert (ws / "tables" / f"{name}.tex").is_file() and (ws / "tables" / f"{name}.csv").is_file()
     stages = [e["stage"] for e in logbook.read(Study.open(root))]
@@ -115,3 +104,38 @@ def test_readme_quotes_the_demo_output(demo_run):
     assert (f"{c['judgements']} judgements from {c['participants_active']} simulated participants; "
             f"{x['participants_excluded']} excluded") in section
     assert f"{c['rerun_judgements']} judgements of a re-run" in section
+
+
+def test_getting_started_and_the_report_page_quote_the_demo(demo_run):
+    """The numbers the prose of docs/getting-started.md and docs/report.md takes from the demo are its output's
+    (the printed blocks themselves: tests/docs/test_outputs.py)."""
+    import re
+
+    root, summary, _, _ = demo_run
+    docs = Path(__file__).resolve().parents[2] / "docs"
+
+    def words(text: str) -> str:
+        return " ".join(text.split())
+
+    d, c, x = summary["decisions"][0], summary["collection"], summary["exclusion"]
+    [pref] = [a for a in summary["agreement"] if a["criterion"] == "preference" and a["estimate"] is not None]
+    spelled = {1: "One", 2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}
+    page = words((docs / "getting-started.md").read_text())
+    for quote in (f"The rule needed {d['collected']}, so {d['saved']} were never asked for",
+                  f"the participants it needed were {d['places']} of the {d['fixed_places']} its lists would have paid",
+                  f"every pair task ({summary['collation']['tasks_decided']} items) judged 3 times, {d['fixed_design']} judgements",
+                  f"{c['judgements']} judgements went through the server, fewer than the {c['fixed_design']} places",
+                  f"{spelled[x['participants_excluded']]} spammers failed their attention check",
+                  f"new participants did them ({c['rerun_judgements']} judgements)",
+                  (f"only {pref['n']} items had their pair judged twice before the rule stopped (the {d['collected']} "
+                   "judgements followed the random serving order)")):
+        assert quote in page, quote
+    # the report page quotes the demo report's decision line as it is written
+    report = words((root / "results" / "rehearsal" / "report.md").read_text())
+    quoted = re.search(r'design: "(preference \(baseline vs reference\): .*?)"\. A rule', words((docs / "report.md").read_text()))
+    assert quoted and quoted.group(1) in report
+    # every demo signature in the docs is the demo's
+    for name in ("getting-started.md", "report.md"):
+        for sig in re.findall(r"humeval\|protocol:\w+\|seed:\d+\|plan:\w+\|dry-run:rehearsal-crowd\|version:[\w.]+",
+                              (docs / name).read_text()):
+            assert sig == summary["signature"], name

@@ -17,14 +17,15 @@ import typer.core
 
 from humeval._version import __version__
 
-__all__ = ["LazyGroup", "app", "main"]
+__all__ = ["COMMANDS", "EXIT_BUG", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USER_ERROR", "PANELS", "LazyGroup", "app", "main"]
 
 
 class LazyGroup(typer.core.TyperGroup):
     """The root group: a command's module is imported the first time the command is looked up."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(COMMANDS) | set(self.commands))
+        """In the order of a study (:data:`PANELS`), not alphabetically."""
+        return [*COMMANDS, *sorted(set(self.commands) - set(COMMANDS))]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
@@ -42,36 +43,18 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-# command name -> module in humeval.cli holding a function of the same name (dashes become underscores)
-COMMANDS = [
-    "demo",
-    "init",
-    "schema",
-    "validate",
-    "lock",
-    "log",
-    "run",
-    "sample",
-    "design",
-    "dry-run",
-    "rehearse",
-    "reproduce",
-    "simulate",
-    "plan",
-    "budget",
-    "prereg",
-    "metrics",
-    "judge",
-    "collate",
-    "exclude",
-    "analyze",
-    "posthoc",
-    "report",
-    "serve",
-    "export",
-    "import",
-    "prolific",
-]
+# the commands in the order of a study, grouped as `humeval --help` shows them; each command name is the module in
+# humeval.cli holding a function of the same name (dashes become underscores)
+PANELS: dict[str, list[str]] = {
+    "Start": ["demo", "init", "schema"],
+    "Prepare a study": ["validate", "lock", "run", "sample", "metrics", "design"],
+    "Rehearse and plan": ["dry-run", "rehearse", "simulate", "plan", "budget", "prereg"],
+    "Collect": ["serve", "prolific", "export", "import", "judge"],
+    "Analyse and report": ["collate", "exclude", "analyze", "posthoc", "report"],
+    "Look back": ["log", "reproduce"],
+}
+COMMANDS = [name for names in PANELS.values() for name in names]
+PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
 
 
 def _version(value: bool) -> None:
@@ -103,9 +86,9 @@ def _register() -> None:
     for name in COMMANDS:
         target = _target(name)
         if isinstance(target, typer.Typer):  # a command with subcommands (``humeval prolific create``)
-            app.add_typer(target, name=name)
+            app.add_typer(target, name=name, rich_help_panel=PANEL_OF[name])
         else:
-            app.command(name)(target)  # type: ignore[arg-type]
+            app.command(name, rich_help_panel=PANEL_OF[name])(target)  # type: ignore[arg-type]
 
 
 def _flags_without_metavar(cmd: click.Command) -> None:
@@ -121,10 +104,10 @@ def _load(name: str) -> click.Command:
     target = _target(name)
     single = typer.Typer(rich_markup_mode="rich", add_completion=False, pretty_exceptions_enable=False)
     if isinstance(target, typer.Typer):
-        single.add_typer(target, name=name)
+        single.add_typer(target, name=name, rich_help_panel=PANEL_OF[name])
         cmd = typer.main.get_command(single).commands[name]  # type: ignore[attr-defined]
     else:
-        single.command(name)(target)  # type: ignore[arg-type]
+        single.command(name, rich_help_panel=PANEL_OF[name])(target)  # type: ignore[arg-type]
         cmd = typer.main.get_command(single)
     cmd.name = name
     _flags_without_metavar(cmd)
@@ -149,18 +132,44 @@ def command(*, lazy: bool = False) -> typer.core.TyperGroup:
     return group  # type: ignore[return-value]
 
 
-def main() -> None:
-    """Entry point of the ``humeval`` script: user errors exit 1 without a traceback.
+#: exit codes of ``humeval``, one per class of outcome (README, docs/cli.md)
+EXIT_OK = 0  # done (``--help`` and a bare ``humeval``, which prints the help, included)
+EXIT_USER_ERROR = 1  # a user error: the study, its data, the machine (a port in use) or the command line; one message
+EXIT_BUG = 70  # an unexpected exception: a bug in humeval, printed with its traceback (EX_SOFTWARE of sysexits.h)
+EXIT_INTERRUPTED = 130  # stopped with Ctrl-C (128 + SIGINT)
 
-    A module of an extra that is not installed (SciPy for ``analyze`` in a server-only
-    install, say) is a user error too: the message names the extra to install.
+
+def _click_exceptions(name: str) -> tuple[type[BaseException], ...]:
+    """The classes called ``name`` in click and in the copy of click Typer may ship (Typer >= 0.26)."""
+    found = [getattr(click.exceptions, name)]
+    for module in ("typer._click.exceptions", "typer.exceptions"):
+        try:
+            cls = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if cls is not None and cls not in found:
+            found.append(cls)
+    return tuple(found)
+
+
+_CLICK_ERRORS = _click_exceptions("ClickException")  # a command line that does not parse (click's exit 2)
+_ABORTS = _click_exceptions("Abort")
+
+
+def main() -> None:
+    """Entry point of the ``humeval`` script: a user error exits 1 with one message and no traceback.
+
+    A user error is a :class:`~humeval.errors.HumevalError`, a module of an extra that is not
+    installed (SciPy for ``analyze`` in a server-only install, say: the message names the extra)
+    or a command line that does not parse (an unknown option, a value not among the choices:
+    the usage line and the valid values). Anything else is a bug: its traceback, exit 70.
     """
     from humeval.errors import HumevalError
     from humeval.extras import missing_extra
 
     try:
         try:
-            command(lazy=True)(prog_name="humeval")
+            code = command(lazy=True).main(prog_name="humeval", standalone_mode=False)
         except ModuleNotFoundError as exc:
             name = next((a for a in sys.argv[1:] if not a.startswith("-")), "this command")
             raise (missing_extra(exc, f"humeval {name}") or exc) from None
@@ -170,4 +179,24 @@ def main() -> None:
         from humeval.cli._common import err
 
         err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        sys.exit(1)
+        sys.exit(EXIT_USER_ERROR)
+    except _CLICK_ERRORS as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare ``humeval``: the help was printed
+            sys.exit(EXIT_OK)
+        try:
+            from typer import rich_utils
+        except ImportError:  # Typer without Rich
+            exc.show()  # type: ignore[attr-defined]
+        else:
+            rich_utils.rich_format_error(exc)  # type: ignore[arg-type]  # the usage line, and what was wrong with it
+        sys.exit(EXIT_USER_ERROR)
+    except _ABORTS:
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception:  # noqa: BLE001 (a bug: the traceback is the report)
+        import traceback
+
+        traceback.print_exc()
+        print(f"humeval {__version__}: an unexpected error (a bug in humeval, not in your study); "
+              "please report it with the traceback above", file=sys.stderr)
+        sys.exit(EXIT_BUG)
+    sys.exit(code if isinstance(code, int) else EXIT_OK)

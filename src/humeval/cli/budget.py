@@ -21,6 +21,9 @@ def budget(
     system_a: str = typer.Option("", "--system-a", help="Dynamic stopping: the system counted as A in the pilot."),
     crowd_runs: int = typer.Option(2000, "--crowd-runs", help="Dynamic stopping with sessions: simulated collections per setting."),
     precision: float | None = typer.Option(None, "--precision", help="Judges: the half-width of a system mean's 95% interval to reach (default: what the design's items give with humans alone)."),
+    difficulty_var: float | None = typer.Option(None, "--difficulty-var", help="Dynamic stopping: the variance of the "
+                                                "items' difficulty (default: fitted from items the pilot judged more "
+                                                "than once; 0, items of equal difficulty, when it judged each once)."),
     fmt: Format = typer.Option(Format.table, "--format", help="table | json | csv"),
 ) -> None:
     """Budget a study before launch: places, judgements, minutes, reward, hourly pay vs the minimum, fee, total;
@@ -34,7 +37,7 @@ def budget(
         raise HumevalError(f"--delta must be a comma list of numbers in (0, 1), got {delta!r}") from None
     strategies = [s.strip() for s in strategy.split(",") if s.strip()] or None
     result = compute(directory, pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, system_a=system_a,
-                     crowd_runs=crowd_runs, precision=precision)
+                     crowd_runs=crowd_runs, precision=precision, difficulty_var=difficulty_var)
     if fmt == Format.json:
         emit_json(result.to_json())
         return

@@ -21,8 +21,17 @@ HEADER = """# Command-line reference
      (a test checks this page is current) -->
 
 Every `humeval` command with its arguments and options, generated from the CLI itself
-(`humeval COMMAND --help` shows the same text). Results go to stdout, progress and logs to
-stderr; a user error exits 1 with one message and no traceback. Every command takes `--help`.
+(`humeval COMMAND --help` shows the same text), in the order of a study. Results go to stdout,
+progress and logs to stderr. Every command takes `--help`.
+
+## Exit codes
+
+| code | when |
+|---|---|
+| 0 | the command did its work (`--help`, and a bare `humeval`, which prints the help, included) |
+| 1 | a user error, with one message and no traceback: the study or its data (a `HumevalError`), the machine (a port in use, an extra not installed) or the command line (an unknown command or option, a value not among the choices) |
+| 70 | a bug in humeval: an unexpected exception, printed with its traceback |
+| 130 | stopped with Ctrl-C |
 """
 
 _TYPE = re.compile(r"\s<([^>]*)>(\.\.\.)?$")
@@ -77,16 +86,17 @@ def _section(title: str, cmd: click.Command, ctx: click.Context) -> list[str]:
 
 
 def cli_reference() -> str:
-    """The Markdown reference of every command of the ``humeval`` CLI, in registration order."""
-    from humeval.cli.app import COMMANDS, command
+    """The Markdown reference of every command of the ``humeval`` CLI, in the order of a study (``humeval --help``'s)."""
+    from humeval.cli.app import COMMANDS, PANELS, command
 
     group = command()
     root = click.Context(group, info_name="humeval")
-    lines = [HEADER, *_section("humeval", group, root), "| command | what it does |", "|---|---|"]
-    for name in COMMANDS:
-        sub = group.commands[name]  # type: ignore[attr-defined]
-        anchor = f"humeval-{name}"
-        lines.append(f"| [`{name}`](#{anchor}) | {_cell(sub.get_short_help_str(limit=1000))} |")
+    lines = [HEADER, *_section("humeval", group, root), "| step | command | what it does |", "|---|---|---|"]
+    for panel, names in PANELS.items():
+        for i, name in enumerate(names):
+            sub = group.commands[name]  # type: ignore[attr-defined]
+            anchor = f"humeval-{name}"
+            lines.append(f"| {panel if i == 0 else ''} | [`{name}`](#{anchor}) | {_cell(sub.get_short_help_str(limit=1000))} |")
     lines.append("")
     for name in COMMANDS:
         sub = group.commands[name]  # type: ignore[attr-defined]

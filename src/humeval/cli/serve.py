@@ -13,7 +13,7 @@ from humeval.collect import ADMIN_ENV
 def serve(
     directory: Path = typer.Argument(Path("."), help="Study folder."),
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (default: loopback only)."),
-    port: int = typer.Option(8000, "--port", "-p", help="Port to listen on."),
+    port: int = typer.Option(8000, "--port", "-p", help="Port to listen on (one in use is refused before anything is printed, naming the next free one)."),
     workers: int = typer.Option(0, "--workers", "-w", min=0, max=64, show_default=False,
                                 help="Server processes sharing the store (default: 1 with SQLite, which has one writer and takes only 1; 2 with PostgreSQL)."),
     db: str = typer.Option("", "--db", help="Store: SQLite file or postgresql://user@host:port/db (default: study.db)."),

@@ -108,11 +108,12 @@ def _reference_text(value: object) -> str:
     return str(value)
 
 
-def check_outputs(outputs: pd.DataFrame, protocol: Protocol) -> list[str]:
+def check_outputs(outputs: pd.DataFrame, protocol: Protocol, *, declared_systems: bool = True) -> list[str]:
     """Consistency problems of an outputs table (empty list: consistent).
 
     Checks: no empty item ids; no duplicate (item, system); every item has an output of
-    every system; every system named in the protocol exists in the data.
+    every system; every system named in the protocol exists in the data (unless
+    ``declared_systems`` is false: ``humeval validate`` reports those at their line).
     """
     problems: list[str] = []
     if outputs.empty:
@@ -127,7 +128,7 @@ def check_outputs(outputs: pd.DataFrame, protocol: Protocol) -> list[str]:
         problems.append(f"data: {int(dup.sum())} rows repeat an (item, system) pair, e.g. {shown}")
     problems += _format_problems(outputs, protocol)
     present = sorted(outputs["system"].unique())
-    for i, name in enumerate(protocol.systems):
+    for i, name in enumerate(protocol.systems if declared_systems else []):
         if name not in present:
             problems.append(f"systems[{i}]: system '{name}' is not in the data. {did_you_mean(name, present)}")
     counts = outputs.drop_duplicates(["item_id", "system"]).groupby("item_id")["system"].nunique()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -13,9 +14,12 @@ from humeval.errors import DataError, did_you_mean
 from humeval.extras import require
 from humeval.files import read_jsonl
 
-__all__ = ["SUFFIXES", "read_table", "require_columns"]
+__all__ = ["CSV_DELIMITERS", "SUFFIXES", "csv_delimiter", "decode_utf8", "read_table", "require_columns"]
 
 SUFFIXES = (".jsonl", ".csv", ".tsv", ".json", ".parquet")
+#: the delimiters a CSV file may use; :func:`csv_delimiter` finds its own in the header line
+CSV_DELIMITERS = ",;\t"
+_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -31,13 +35,22 @@ def read_table(path: str | Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         frame = _read_jsonl(path)
-    elif suffix in (".csv", ".tsv"):
-        kind, sep = ("CSV", ",") if suffix == ".csv" else ("TSV", "\t")
-        try:  # TSV: tab-separated with literal quotes (as WMT and annotation tools write it)
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""], sep=sep,
-                                quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL)
-        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-            raise DataError(f"{path}: cannot parse {kind}: {str(exc).strip()}") from None
+    elif suffix == ".csv":
+        text = decode_utf8(path.read_bytes(), where=str(path))
+        delimiter = csv_delimiter(text)
+        try:
+            frame = pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False, na_values=[""])
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            name = _DELIMITER_NAMES[delimiter]
+            raise DataError(f"{path}: cannot parse CSV (read with the {name} its header line uses): "
+                            f"{str(exc).strip()}") from None
+    elif suffix == ".tsv":
+        text = decode_utf8(path.read_bytes(), where=str(path))
+        try:  # tab-separated with literal quotes (as WMT and annotation tools write it)
+            frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False, na_values=[""],
+                                quoting=csv.QUOTE_NONE)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            raise DataError(f"{path}: cannot parse TSV: {str(exc).strip()}") from None
     elif suffix == ".json":
         frame = _read_json_array(path)
     elif suffix == ".parquet":
@@ -52,6 +65,38 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if frame.empty:
         raise DataError(f"{path}: the file has no rows")
     return frame
+
+
+def decode_utf8(data: bytes, *, where: str) -> str:
+    """``data`` decoded as UTF-8 (a byte-order mark is dropped); a :class:`DataError` naming the line, the
+    bad byte and its neighbourhood when it is not UTF-8 (a file saved as Latin-1 or Windows-1252, say)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        end = data.find(b"\n", exc.start)
+        shown = data[start: end if end != -1 else len(data)].decode("cp1252", errors="replace").strip()
+        if len(shown) > 80:
+            at = exc.start - start
+            shown = ("..." if at > 40 else "") + shown[max(0, at - 40): at + 40] + "..."
+        raise DataError(
+            f"{where}:{line}: byte 0x{data[exc.start]:02x} is not UTF-8 (line {line}: {shown!r}); the file was "
+            "saved in another encoding (Latin-1 or Windows-1252, as spreadsheet programs do): save it as UTF-8 "
+            "(\"CSV UTF-8\" in a spreadsheet's Save As, or `iconv -f latin1 -t utf-8 in.csv > out.csv`)"
+        ) from None
+
+
+def csv_delimiter(text: str) -> str:
+    """The delimiter of a CSV text: the one of :data:`CSV_DELIMITERS` its header line uses (``csv.Sniffer`` over
+    that line, restricted to comma, semicolon and tab); a comma when the header has none of them."""
+    header = next(iter(text.splitlines()), "")
+    if not any(d in header for d in CSV_DELIMITERS):
+        return ","
+    try:
+        return csv.Sniffer().sniff(header, delimiters=CSV_DELIMITERS).delimiter
+    except csv.Error:
+        return ","
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
@@ -77,7 +122,12 @@ def _read_json_array(path: Path) -> pd.DataFrame:
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], *, source: str) -> list[str]:
     """Problems for every column of ``columns`` missing from ``frame`` (empty list: all present)."""
+    columns = list(columns)
     have = [str(c) for c in frame.columns]
+    wanted = [c for c in columns if c not in frame.columns]
+    if len(have) == 1 and len(wanted) > 1 and all(c in have[0] for c in wanted):  # one problem, not one per column
+        return [f"{source}: the header line is one column, {have[0]!r}: separate its columns with a comma, a "
+                "semicolon or a tab (the delimiters a CSV file may use)"]
     return [
         f"{source}: missing column '{c}'. {did_you_mean(c, have)}" for c in columns if c not in frame.columns
     ]

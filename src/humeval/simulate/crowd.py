@@ -152,7 +152,7 @@ class CrowdResult:
     def signature(self) -> str:
         """The settings that change the numbers, as one line."""
         lam = "none" if self.arrivals_per_hour is None else f"{self.arrivals_per_hour:g}/h"
-        what = f"p:{self.p:g}" if self.fit is None else f"fit:mu={self.fit['mu']:.3f}"
+        what = f"p:{self.p:g}" if self.fit is None else f"fit:mu={self.fit['mu']:.3f},var={self.fit['difficulty_var']:.3g}"
         return (f"crowd|rule:{self.rule}|delta:{self.delta:g}|W:{self.sessions}|lists:{self.lists}|w:{self.watched}"
                 f"|min:{self.minutes_per_list:g}|arrivals:{lam}|{what}|spread:{self.spread:g}|runs:{len(self.runs.places)}"
                 f"|seed:{self.seed}")

@@ -177,7 +177,9 @@ def fit_pilot(frame: pd.DataFrame, *, request: str = "request", choice: str = "c
     r = g.size().to_numpy().astype(float)
     multi = (r >= 2).any()
     if difficulty_var is None and not multi:
-        raise DataError("every request has one judgement: the difficulty variance is not identified; pass it explicitly")
+        raise DataError("every request has one judgement: the variance of the items' difficulty is not identified; "
+                        "give it (--difficulty-var V in `humeval plan` and `humeval budget`; 0: items of equal "
+                        "difficulty), or pilot some items more than once")
     mu, var = _moments(s, r, c_mean)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, s.size, (resamples, s.size))

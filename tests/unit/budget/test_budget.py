@@ -85,3 +85,9 @@ def test_cli_json_and_table(study):
     proc = subprocess.run([sys.executable, "-m", "humeval", "budget", str(study.root)],
                           capture_output=True, text=True, timeout=120, check=False)
     assert "115.67 GBP" in proc.stdout and "meets the minimum" in proc.stdout
+
+
+def test_a_difficulty_variance_for_a_fixed_design_is_refused(study):
+    s = _with(study, "platform:\n  kind: prolific\npay:\n  currency: GBP\n  hourly: 9.0\n  seconds_per_task: 10\n")
+    with pytest.raises(ProtocolError, match="--difficulty-var: .* this protocol has no stopping section"):
+        budget(s, difficulty_var=0.1)

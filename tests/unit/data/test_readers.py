@@ -116,3 +116,41 @@ def test_references_list_joined(tmp_path: Path):
     _write_jsonl(tmp_path / "d.jsonl", rows)
     out = load_outputs(parse_protocol(PROTOCOL), tmp_path)
     assert (out["references"] == "r1\nr2").all()
+
+
+def test_a_latin1_csv_names_its_line_and_says_save_as_utf8(tmp_path: Path):
+    path = tmp_path / "d.csv"
+    text = "item_id,system,output\na,x,plain\na,y,Café Rouge serves French food\n"
+    path.write_bytes(text.encode("latin-1"))  # é is the one byte 0xe9 in Latin-1, two bytes in UTF-8
+    with pytest.raises(DataError) as info:
+        read_table(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}:3: byte 0xe9 is not UTF-8")
+    assert "'a,y,Café Rouge serves French food'" in message and "save it as UTF-8" in message
+    path.write_bytes(text.encode("utf-8-sig"))  # the same text as UTF-8, with the byte-order mark Excel writes
+    assert read_table(path)["output"].tolist() == ["plain", "Café Rouge serves French food"]
+
+
+@pytest.mark.parametrize("delimiter", [",", ";", "\t"])
+def test_the_csv_delimiter_is_found_in_the_header_line(tmp_path: Path, delimiter: str):
+    frame = pd.DataFrame(ROWS)
+    frame["output"] = frame["output"] + ", with a comma; and a semicolon"
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False, sep=delimiter)
+    pd.testing.assert_frame_equal(read_table(path), frame)
+
+
+def test_a_one_column_csv_reads_as_comma_separated(tmp_path: Path):
+    path = tmp_path / "d.csv"
+    path.write_text("item_id\na\nb\n")
+    assert read_table(path)["item_id"].tolist() == ["a", "b"]
+
+
+def test_an_unknown_delimiter_is_one_problem_saying_which_delimiters_work(tmp_path: Path):
+    from humeval.data import require_columns
+
+    path = tmp_path / "d.csv"
+    path.write_text("item_id|system|output\na|x|hello\n")
+    problems = require_columns(read_table(path), ["item_id", "system", "output"], source=str(path))
+    assert problems == [(f"{path}: the header line is one column, 'item_id|system|output': separate its columns with "
+                         "a comma, a semicolon or a tab (the delimiters a CSV file may use)")]
