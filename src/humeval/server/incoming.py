@@ -7,28 +7,15 @@ from typing import Any
 
 from starlette.requests import Request
 
-from humeval.server.errors import BadRequest, InvalidValue, TooLarge, Unauthorized, UnsupportedMedia
+from humeval.server.errors import BadRequest, InvalidValue, Unauthorized, UnsupportedMedia
 from humeval.server.tokens import Session, read_token
-from humeval.wire import MAX_BODY
+from humeval.wire import read_body
 
 __all__ = ["TOKEN_COOKIE", "json_media_type", "optional_session", "read_body", "read_json", "session_of"]
 
 TOKEN_COOKIE = "humeval_token"
 #: JSON nested deeper than this is refused before it is parsed (the contract's bodies are 3 deep)
 MAX_DEPTH = 32
-
-
-async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isascii() or not length.isdigit() or int(length) > limit):
-        raise TooLarge("too_large", f"request body over {limit} bytes")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge("too_large", f"request body over {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def json_media_type(content_type: str) -> bool:

@@ -312,3 +312,11 @@ bonuses = Table(
     Column("updated_at", Float, nullable=False),
     Column("detail", Text, nullable=False, default=""),
 )
+
+#: signed platform deliveries (Prolific hooks) received lately: a replay of one is recognised and does nothing
+hook_deliveries = Table(
+    "hook_deliveries",
+    metadata,
+    Column("delivery", String(64), primary_key=True),
+    Column("at", Float, nullable=False),
+)

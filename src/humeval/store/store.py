@@ -153,6 +153,19 @@ class Store:
             enter, participant_id=participant_id, platform=platform, params=params, user_agent=user_agent,
             consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds)))
 
+    def first_delivery(self, key: str, keep: float) -> bool:
+        """Record a signed platform delivery; False for a replay of one received within ``keep`` seconds
+        (:mod:`humeval.store.deliveries`)."""
+        from humeval.store.deliveries import first_delivery
+
+        return self.write(lambda conn: first_delivery(conn, key, keep))
+
+    def forget_delivery(self, key: str) -> None:
+        """Forget a delivery whose handling failed (the sender's retry is handled)."""
+        from humeval.store.deliveries import forget_delivery
+
+        self.write(lambda conn: forget_delivery(conn, key))
+
     async def route_of(self, participant_id: str) -> str | None:
         """The platform label of the participant's first entry; None for someone new (a read, no write)."""
         return await asyncio.get_running_loop().run_in_executor(None, self.read, functools.partial(route_of, participant_id=participant_id))

@@ -75,9 +75,9 @@ def test_a_store_of_version_8_gets_the_claim_indexes_in_place_of_the_old_ones(tm
         conn.execute(text("CREATE INDEX ix_lists_holder ON lists (participant_id)"))
         conn.execute(text("CREATE INDEX ix_lists_unheld ON lists (list_id) WHERE participant_id IS NULL"))
         conn.execute(text("CREATE INDEX ix_lists_expiry ON lists (completed, expires_at)"))
-        conn.execute(s.schema_version.delete().where(s.schema_version.c.version == 9))
+        conn.execute(s.schema_version.delete().where(s.schema_version.c.version >= 9))
         assert current_version(conn) == 8
-        assert migrate(conn) == len(MIGRATIONS) == 9
+        assert migrate(conn) == len(MIGRATIONS)
         assert {i["name"] for i in inspect(conn).get_indexes("lists")} == new
         plan = " ".join(str(r) for r in conn.execute(text(
             "EXPLAIN QUERY PLAN SELECT list_id FROM lists WHERE participant_id IS NULL AND completed = 0 AND watched > 0 "
