@@ -30,6 +30,7 @@ from humeval.server.health import health_routes
 from humeval.server.i18n import install_i18n
 from humeval.server.pages import page_routes
 from humeval.server.security import SecurityMiddleware
+from humeval.server.throttle import TrustedProxies
 from humeval.server.view import install_view
 from humeval.store.store import Store
 from humeval.study import Study
@@ -57,7 +58,9 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(), *_prolific_hook(study, config, store),
               Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(SecurityMiddleware, allowed_origins=config.allowed_origins)])
+                    middleware=[Middleware(SecurityMiddleware, allowed_origins=config.allowed_origins,
+                                           public_url=config.public_url,
+                                           trusted=TrustedProxies(config.trusted_proxies))])
     app.state.store = store
     app.state.config = config
     app.state.templates = Jinja2Templates(env=env)
