@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -159,12 +160,18 @@ def test_tokens_are_signed() -> None:
 
 
 def test_an_assignment_id_names_its_task(store: Store) -> None:
-    """The id handed out carries the task's number, so a submit can check its values before reading the store;
-    an id without one (or a forged one) names no task, and the store's row stays what counts."""
+    """The id handed out carries the task's number (hidden under the store's secret), so a submit can check its
+    values before reading the store; an id without one (or a forged one) names no task, and the store's row stays
+    what counts. An id of the earlier format (``<token>.<seq>``) is still read."""
     ctx = store.context
-    task = next(iter(ctx.tasks.values()))
-    aid = ctx.assignment_id(task, "ab" * 12)
-    assert aid == f"{'ab' * 12}.{task.seq}" and ctx.task_of(aid) is task
+    for task in ctx.tasks.values():
+        aid = ctx.assignment_id(task, "ab" * 12)
+        assert len(aid) == 32 and aid.startswith("ab" * 12) and ctx.task_of(aid) is task
+        assert ctx.task_of(f"{'ab' * 12}.{task.seq}") is task  # leased before an upgrade
     assert all(ctx.by_seq[t.seq] is t for t in ctx.tasks.values())
-    for bad in ("ab" * 12, f"{'ab' * 12}.", f"{'ab' * 12}.-1", f"{'ab' * 12}.{len(ctx.by_seq)}", "x.²", "x.1e3"):
+    # the same token under another secret hides another number: no task, or (rarely) another one
+    other = replace(ctx, secret=b"another secret")
+    assert other.assignment_id(task, "ab" * 12) != ctx.assignment_id(task, "ab" * 12)
+    for bad in ("ab" * 12, f"{'ab' * 12}.", f"{'ab' * 12}.-1", f"{'ab' * 12}.{len(ctx.by_seq)}", "x.²", "x.1e3",
+                "ab" * 16 + "0", "AB" * 16, "zz" * 16, ""):
         assert ctx.task_of(bad) is None, bad
