@@ -146,12 +146,15 @@ class Store:
         return await self.writer.arun(fn)
 
     async def enter(self, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "",
-                    consented: bool = False, admit: Callable[[], None] | None = None, max_active: int = 0) -> str:
+                    consented: bool = False, admit: Callable[[], None] | None = None, max_active: int = 0,
+                    recent_max: int = 0, recent_window: float = 300.0) -> str:
         """Record an entry (see :func:`humeval.store.participants.enter`): ``admit`` is called for a new
-        participant only and may refuse; ``max_active`` caps unfinished participants seen within a lease."""
+        participant only and may refuse; ``max_active`` caps unfinished participants seen within a lease;
+        ``recent_max`` new participants within ``recent_window`` seconds."""
         return await self.awrite(functools.partial(
             enter, participant_id=participant_id, platform=platform, params=params, user_agent=user_agent,
-            consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds)))
+            consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds),
+            recent_max=recent_max, recent_window=recent_window))
 
     def first_delivery(self, key: str, keep: float) -> bool:
         """Record a signed platform delivery; False for a replay of one received within ``keep`` seconds
