@@ -136,7 +136,7 @@ class StoreContext:
         """The task an assignment id names (a submit validates its values before reading the store);
         None for an id without one. The id is only a hint: the store's row is what counts.
         Ids of an earlier format (``<token>.<seq>``, leased before an upgrade) are read too."""
-        token, dot, seq = assignment_id.rpartition(".")
+        _, dot, seq = assignment_id.rpartition(".")
         if dot:  # the earlier format
             number = int(seq) if seq.isascii() and seq.isdigit() and len(seq) < 10 else -1
         elif len(assignment_id) == _TOKEN_HEX + 8 and _is_hex(assignment_id):

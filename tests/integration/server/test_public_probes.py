@@ -134,7 +134,7 @@ def test_a_replayed_signed_hook_is_handled_once(served) -> None:
                        "status": "RETURNED"}).encode()
     ts = str(int(time.time()))
     headers = {TIMESTAMP_HEADER: ts, SIGNATURE_HEADER: sign(SECRET, ts, body), "content-type": "application/json"}
-    synced = lambda: sum(1 for e in logbook.read(study) if "prolific-status" in str(e.get("stage", "")))  # noqa: E731
+    synced = lambda: sum(1 for e in logbook.read(study) if "prolific-status" in str(e.get("stage", "")))
     before, asked = synced(), len(fake.state.log)
     with httpx.Client(base_url=server.url, timeout=10) as c:
         first = c.post("/prolific/hook", content=body, headers=headers)
@@ -179,7 +179,7 @@ def test_origins_are_checked_against_the_study_not_the_request(served) -> None:
 
 
 def test_served_assignment_ids_are_opaque(served) -> None:
-    server, _, study = served
+    server, _, _ = served
     ids = []
     with httpx.Client(base_url=server.url, timeout=10) as c:
         for k in range(4):

@@ -9,7 +9,6 @@ earlier format (``<token>.<seq>``) correlate almost perfectly with the task's ki
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 from scipy.stats import spearmanr
@@ -23,7 +22,7 @@ BOUND = 0.25
 
 def _features(aid: str) -> dict[str, object]:
     """What a script could rank ids by: the whole id (as text), the part after the token, its last character."""
-    head, dot, tail = aid.rpartition(".")
+    _, dot, tail = aid.rpartition(".")
     return {"whole": aid, "rest": int(tail) if dot else int(aid[24:], 16), "last": aid[-1]}
 
 
