@@ -6,8 +6,9 @@ is never read from the request alone (a client chooses its own ``Host``, and a p
 under another name, e.g. after DNS rebinding, would send a matching ``Origin``):
 
 1. ``public_url`` (``humeval serve --public-url``), when configured: that origin only;
-2. else, behind a trusted proxy (``--trusted-proxy``): the ``Host`` the proxy forwards, with the
-   scheme the client used (the connection's, or ``X-Forwarded-Proto`` from the proxy);
+2. else, behind a trusted proxy (``--trusted-proxy``, or a proxy on the machine of a server that
+   listens on loopback, which sends ``X-Forwarded-For``): the ``Host`` the proxy forwards, with
+   the scheme the client used (the connection's, or ``X-Forwarded-Proto`` from the proxy);
 3. else: the address the server is reached at (the local address of the connection and its
    port; on loopback also ``localhost`` and ``[::1]``), with the connection's scheme.
 
@@ -52,6 +53,19 @@ def _origin(scheme: str, host: str) -> str:
     return f"{scheme}://{host}"
 
 
+def _normalised(origin: str) -> str:
+    """An ``Origin`` value as :func:`_origin` writes it (``null`` and other values stay as they are, lower case)."""
+    scheme, sep, host = origin.strip().rstrip("/").partition("://")
+    return _origin(scheme, host) if sep and scheme.lower() in _DEFAULT_PORT else origin.strip().lower()
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
 def origin_of(url: str, *, what: str = "--public-url") -> str:
     """The origin of a study's public address (``https://eval.example.org`` of ``https://eval.example.org/``);
     a :class:`HumevalError` naming ``what`` for anything but an http(s) URL with a host and nothing after it."""
@@ -71,7 +85,7 @@ class SecurityMiddleware:
     def __init__(self, app: Any, allowed_origins: Iterable[str] = (), public_url: str = "",
                  trusted: TrustedProxies | None = None) -> None:
         self.app = app
-        self.allowed = {o.rstrip("/").lower() for o in allowed_origins}
+        self.allowed = {_normalised(o) for o in allowed_origins}
         self.public = origin_of(public_url) if public_url else None
         self.trusted = trusted or TrustedProxies()
 
@@ -96,7 +110,7 @@ class SecurityMiddleware:
         origin = headers.get(b"origin")
         if origin is None:
             return headers.get(b"sec-fetch-site", b"same-origin") != b"cross-site"
-        value = origin.decode("latin-1").rstrip("/").lower()
+        value = _normalised(origin.decode("latin-1"))
         return value in self.allowed or value in self.study_origins(scope, headers)
 
     def study_origins(self, scope: dict[str, Any], headers: dict[bytes, bytes]) -> set[str]:
@@ -104,14 +118,18 @@ class SecurityMiddleware:
         if self.public is not None:
             return {self.public}
         scheme = "https" if scope.get("scheme") in ("https", "wss") else "http"
-        if self.trusted.networks:
-            client = scope.get("client") or ("", 0)
-            if client[0] in self.trusted:  # the proxy's own X-Forwarded-Proto (uvicorn has not applied it)
+        server = scope.get("server")
+        local = _is_loopback(str(server[0])) if server else False
+        client = (scope.get("client") or ("", 0))[0]
+        # through a proxy: one of --trusted-proxy; or, on a server listening on loopback (reached from its own
+        # machine only), a local proxy, which uvicorn believes by default and which says so in X-Forwarded-*
+        forwarded = b"x-forwarded-for" in headers or b"x-forwarded-proto" in headers
+        if self.trusted.networks or (local and forwarded):
+            if client in self.trusted or (local and _is_loopback(client)):  # the proxy's own X-Forwarded-Proto
                 proto = headers.get(b"x-forwarded-proto", b"").decode("latin-1").split(",")[0].strip().lower()
                 scheme = proto if proto in _DEFAULT_PORT else scheme
             host = headers.get(b"host", b"").decode("latin-1")
             return {_origin(scheme, host)} if host else set()
-        server = scope.get("server")
         if not server:
             return set()
         name, port = str(server[0]), server[1]
