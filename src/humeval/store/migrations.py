@@ -13,7 +13,8 @@ replaces the lists' indexes of migration 5 by those of :mod:`humeval.store.schem
 exactly the free lists of each kind a claim asks for, in list order, so that a claim reads one entry at any size
 of study (``ix_lists_free*``), the held lists (``ix_lists_held``) and the unfinished ones by expiry
 (``ix_lists_expiring``); migration 10 adds ``hook_deliveries`` (the signed platform deliveries received lately,
-so that a replayed hook does nothing). A later change appends a
+so that a replayed hook does nothing) and indexes ``participants.created_at`` (the entry guard counts the
+participants who entered within a window). A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
 starting at once apply each migration once.
@@ -110,6 +111,8 @@ def _v9(conn: Connection) -> None:
 
 def _v10(conn: Connection) -> None:
     schema.metadata.create_all(conn, tables=[schema.hook_deliveries], checkfirst=True)
+    for index in schema.participants.indexes:
+        index.create(conn, checkfirst=True)
 
 
 MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]

@@ -175,3 +175,19 @@ def test_an_assignment_id_names_its_task(store: Store) -> None:
     for bad in ("ab" * 12, f"{'ab' * 12}.", f"{'ab' * 12}.-1", f"{'ab' * 12}.{len(ctx.by_seq)}", "x.²", "x.1e3",
                 "ab" * 16 + "0", "AB" * 16, "zz" * 16, ""):
         assert ctx.task_of(bad) is None, bad
+
+
+def test_a_store_of_version_9_gets_the_hook_deliveries_and_the_entry_index(tmp_path: Path) -> None:
+    store = Store.open(pairwise_study(tmp_path / "d", items=6))
+    store.prepare()
+    with store.read_engine.begin() as conn:  # back to version 9
+        conn.execute(text("DROP TABLE hook_deliveries"))
+        conn.execute(text("DROP INDEX ix_participants_created_at"))
+        conn.execute(s.schema_version.delete().where(s.schema_version.c.version >= 10))
+        assert migrate(conn) == len(MIGRATIONS) >= 10
+        assert inspect(conn).has_table("hook_deliveries")
+        assert "ix_participants_created_at" in {i["name"] for i in inspect(conn).get_indexes("participants")}
+    assert store.first_delivery("k1", keep=600) and not store.first_delivery("k1", keep=600)  # a replay
+    store.forget_delivery("k1")
+    assert store.first_delivery("k1", keep=600)  # handled again after a failure
+    store.close()
