@@ -18,7 +18,8 @@ Every entry (``POST /api/v1/enter``, the entry link, the start form) goes throug
 
 Why 4 bounds what entries that never answer can hold: such an entry holds a list for at most two
 first reservations (:data:`humeval.store.assign.FIRST_LEASES`), so at any time they hold at most
-twice the entries of one window, which the default budget keeps to half the places.
+twice the entries of one window, which the default budget keeps to half the places (of a study of
+80 places or more: the budget is at least 20).
 
 Clients on the server's own machine (a loopback address, after ``X-Forwarded-For`` from a
 trusted proxy is applied) are neither throttled nor capped: rehearsals and tests run there.
@@ -81,14 +82,13 @@ def auto_max_active(store: Store) -> int:
     return max(_AUTO_FLOOR, 2 * places(store))
 
 
-def auto_entry_budget(store: Store, window: float) -> int:
+def auto_entry_budget(places: int, window: float, arrivals_per_hour: float | None = None) -> int:
     """New participants admitted per first reservation window (``window`` seconds), by default: a quarter of the
-    places, or five times the arrivals the protocol expects in the window (``crowd.arrivals_per_hour``) if that
-    is more; at least 20."""
-    budget = math.ceil(_PLACES_SHARE * places(store))
-    arrivals = store.context.protocol.crowd.arrivals_per_hour
-    if arrivals:
-        budget = max(budget, math.ceil(_ARRIVALS_HEADROOM * arrivals * window / 3600))
+    ``places``, or five times the arrivals expected in the window (``crowd.arrivals_per_hour``) if that is more;
+    at least 20 (so below 80 places a flood may hold more than half of them)."""
+    budget = math.ceil(_PLACES_SHARE * places)
+    if arrivals_per_hour:
+        budget = max(budget, math.ceil(_ARRIVALS_HEADROOM * arrivals_per_hour * window / 3600))
     return max(_BUDGET_FLOOR, budget)
 
 
@@ -97,7 +97,7 @@ def entry_budget(store: Store, new_per_minute: int, window: float) -> int:
     if new_per_minute < 0:
         return 0
     if new_per_minute == 0:
-        return auto_entry_budget(store, window)
+        return auto_entry_budget(places(store), window, store.context.protocol.crowd.arrivals_per_hour)
     return max(1, round(new_per_minute * window / 60))
 
 

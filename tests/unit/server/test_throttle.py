@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from starlette.requests import Request
 
+from humeval.server.guard import auto_entry_budget
 from humeval.server.throttle import Throttle, Throttled, TrustedProxies, client_address, network_of
 
 
@@ -65,3 +66,11 @@ def test_addresses_are_counted_by_network() -> None:
     assert network_of("::ffff:198.51.100.7") == "198.51.100.7/32"  # IPv4 mapped into IPv6
     assert network_of("fe80::1%eth0") == "fe80::/64"
     assert network_of("testclient") == "testclient"
+
+
+def test_the_entry_budget_of_a_window() -> None:
+    assert auto_entry_budget(120, 300) == 30  # a quarter of the places: a flood holds at most 2 x 30 = 60 lists
+    assert auto_entry_budget(400, 300) == 100
+    assert auto_entry_budget(40, 300) == 20  # at least 20
+    assert auto_entry_budget(120, 300, arrivals_per_hour=600) == 250  # 5 x 600/h x 300 s = 250 > 30
+    assert auto_entry_budget(120, 300, arrivals_per_hour=60) == 30  # 5 x 5 = 25 < 30
