@@ -6,7 +6,7 @@ A study with ``--lists`` participant lists of one task each is served in-process
 ``httpx.ASGITransport``). One real participant (another address) enters and takes a task;
 then ``--burst`` scripted participants from one address each enter and ask for a task, all
 at once. Printed per configuration (``unguarded``: no throttle, no cap, lists held for a
-whole lease before the first submit, as before the guard; ``default``: the defaults of
+whole lease before the first submit, no entry budget, as before the guard; ``default``: the defaults of
 ``humeval serve``): the answers (200/429/503), the lists the burst holds and for how long,
 whether the real participant kept their task, and whether a second real participant (a third
 address) still gets a task after the burst.
@@ -48,7 +48,7 @@ assignment: {{strategy: list, lease_seconds: 1800}}
 platform: {{kind: local}}
 """
 CONFIGS = {
-    "unguarded": {"new_per_address": 0, "max_active": -1, "first_lease_seconds": 1800},
+    "unguarded": {"new_per_address": 0, "max_active": -1, "first_lease_seconds": 1800, "new_per_minute": -1},
     "default": {},
 }
 

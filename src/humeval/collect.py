@@ -119,6 +119,9 @@ def serve(
     first_lease_seconds: int = 300,
     max_active: int = 0,
     prolific_sync: float = 0.0,
+    throttle_prefixes: tuple[int, int] = (32, 64),
+    new_per_minute: int = 0,
+    public_url: str = "",
     say: Callable[[str], None] = print,
 ) -> None:
     """Serve ``study``: participant pages, admin pages and the JSON API, until stopped.
@@ -133,7 +136,10 @@ def serve(
     ``new_per_address`` new participants per client address in ``throttle_window`` seconds
     (0: no limit), ``trusted_proxies`` whose ``X-Forwarded-For`` is believed,
     ``first_lease_seconds`` a list is held before a participant's first submit, and
-    ``max_active`` unfinished participants at once (0: twice the lists; -1: no cap).
+    ``max_active`` unfinished participants at once (0: twice the lists; -1: no cap), ``throttle_prefixes``:
+    the (IPv4, IPv6) prefix lengths an address is counted by, ``new_per_minute`` new participants from every
+    address together (0: sized from the study; -1: no limit). ``public_url``: the address participants open,
+    which cross-origin writes are checked against (:mod:`humeval.server.security`).
     ``prolific_sync``: seconds between two ``prolific sync`` runs in the background (a Prolific study
     only; 0: none): waves of places as the stopping rule needs them, the stop at the decision.
     """
@@ -144,6 +150,10 @@ def serve(
 
     if admin_token:
         check_admin_token(admin_token)  # before anything is prepared or served
+    if public_url:
+        from humeval.server.security import origin_of
+
+        origin_of(public_url)
     check_port(host, port)  # likewise: a port held by another server would fail only after the admin token is printed
     study = study if isinstance(study, Study) else Study.open(study)
     if sqlite_sync not in SYNC_MODES:
@@ -164,8 +174,13 @@ def serve(
     config = ServerConfig(str(study.root.resolve()), token, db, list(allow_origin or []), sqlite_sync,
                           new_per_address=new_per_address, throttle_window=throttle_window,
                           trusted_proxies=list(trusted_proxies or []), first_lease_seconds=first_lease_seconds,
-                          max_active=max_active, prolific_hook_secret=_hook_secret(study))
+                          max_active=max_active, prolific_hook_secret=_hook_secret(study),
+                          throttle_prefix_v4=throttle_prefixes[0], throttle_prefix_v6=throttle_prefixes[1],
+                          new_per_minute=new_per_minute, public_url=public_url)
     where = f"http://{host}:{port}"
+    if not public_url and not trusted_proxies and not _loopback(host):
+        say(f"note: without --public-url, a POST from a browser is accepted from http://{host}:{port} (the address "
+            "the server is reached at) only; give --public-url with the address participants open")
     if unlocked:
         say(f"warning: collecting for an UNLOCKED study (--unlocked, recorded in {study.relative(study.logbook_file)})")
     lines = [f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)",
@@ -210,6 +225,15 @@ def _start_prolific_sync(study: Study, seconds: float, db: str | None, say: Call
                      kwargs={"client_factory": lambda: ProlificClient.from_env(study.root), "db": db, "say": say},
                      daemon=True, name="humeval-prolific-sync").start()
     say(f"prolific sync every {seconds:g} s: places opened in waves as the stopping rule needs them")
+
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _hook_secret(study: Study) -> str:

@@ -4,14 +4,22 @@ The request models of :mod:`humeval.server.contract` (and so ``openapi.json``), 
 routes (:mod:`humeval.platforms.entry`), the JSON API (:mod:`humeval.server.api`) and the
 store's checks (:mod:`humeval.store.submit`, :mod:`humeval.store.values`) all read these
 constants; nothing else spells a bound or a pattern of the wire format.
+
+:func:`read_body` is the one reader of a request body with its limit: every route that reads a
+body (the JSON API, the participant pages' forms, Prolific's hook) reads it through it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+from humeval.errors import Refused
 
 __all__ = [
     "ASSIGNMENT_ID_MAX",
+    "MAX_HOOK_BODY",
     "IDEMPOTENCY_KEY",
     "IDEMPOTENCY_KEY_PATTERN",
     "INVITE",
@@ -26,6 +34,7 @@ __all__ = [
     "PARAM_MAX",
     "PARTICIPANT_ID",
     "PARTICIPANT_ID_PATTERN",
+    "read_body",
 ]
 
 #: a participant id: 1-128 letters, digits or ``_.:@+-``, starting with a letter or digit
@@ -53,3 +62,27 @@ MAX_INVITES = 10_000
 #: bytes of a JSON body, and of a participant page's form
 MAX_BODY = 64 * 1024
 MAX_FORM = 16 * 1024
+#: bytes of a Prolific hook request (its payloads are a few hundred bytes)
+MAX_HOOK_BODY = 16 * 1024
+
+
+class _Request(Protocol):  # a Starlette request, as far as reading its body goes
+    @property
+    def headers(self) -> object: ...
+
+    def stream(self) -> AsyncIterator[bytes]: ...
+
+
+async def read_body(request: _Request, limit: int = MAX_BODY) -> bytes:
+    """The request's body, at most ``limit`` bytes; 413 (``too_large``) as soon as ``Content-Length`` or the
+    bytes received so far exceed it: the body is streamed, never read whole before it is measured."""
+    length = request.headers.get("content-length")  # type: ignore[attr-defined]
+    if length is not None and (not length.isascii() or not length.strip().isdigit() or int(length) > limit):
+        raise Refused("too_large", f"request body over {limit} bytes (Content-Length: {length[:20]!r})", status=413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise Refused("too_large", f"request body over {limit} bytes", status=413)
+        chunks.append(chunk)
+    return b"".join(chunks)

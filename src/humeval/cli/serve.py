@@ -26,6 +26,17 @@ def serve(
     new_per_address: int = typer.Option(30, "--new-per-address", min=0, help="New participants admitted per client "
                                         "address in --throttle-window seconds; more get 429 with Retry-After (0: no limit)."),
     throttle_window: float = typer.Option(600.0, "--throttle-window", min=1.0, help="Seconds of the per-address throttle window."),
+    throttle_prefix_v4: int = typer.Option(32, "--throttle-prefix-v4", min=8, max=32, help="The per-address throttle "
+                                           "counts an IPv4 address by this many leading bits (32: each address)."),
+    throttle_prefix_v6: int = typer.Option(64, "--throttle-prefix-v6", min=16, max=128, help="... and an IPv6 address "
+                                           "by this many (64: a subscriber's line, whose 2^64 addresses cost nothing)."),
+    new_per_minute: int = typer.Option(0, "--new-per-minute", min=-1, help="New participants admitted per minute from "
+                                       "every address together, counted over the first-lease window (0: a quarter of "
+                                       "the places per window, or 5 x crowd.arrivals_per_hour if more; -1: no limit); "
+                                       "more get 503 with Retry-After."),
+    public_url: str = typer.Option("", "--public-url", help="The address participants open (https://eval.example.org): "
+                                   "cross-origin POSTs are checked against it (default: the trusted proxy's Host, or "
+                                   "the address the server is reached at)."),
     trusted_proxy: list[str] = typer.Option([], "--trusted-proxy", help="Address or network (CIDR) of a reverse proxy "
                                             "whose X-Forwarded-For names the client (repeatable)."),
     first_lease: int = typer.Option(300, "--first-lease", min=10, help="Seconds a list is held for a participant before "
@@ -46,4 +57,6 @@ def serve(
                 allow_origin=list(allow_origin), log_level=log_level, sqlite_sync=sqlite_sync, unlocked=unlocked,
                 new_per_address=new_per_address, throttle_window=throttle_window, trusted_proxies=list(trusted_proxy),
                 first_lease_seconds=first_lease, max_active=max_active, prolific_sync=prolific_sync,
+                throttle_prefixes=(throttle_prefix_v4, throttle_prefix_v6), new_per_minute=new_per_minute,
+                public_url=public_url,
                 say=lambda text: err.print(text, highlight=False, markup=False))

@@ -30,6 +30,7 @@ from humeval.server.health import health_routes
 from humeval.server.i18n import install_i18n
 from humeval.server.pages import page_routes
 from humeval.server.security import SecurityMiddleware
+from humeval.server.throttle import TrustedProxies
 from humeval.server.view import install_view
 from humeval.store.store import Store
 from humeval.study import Study
@@ -54,10 +55,12 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     protocol = store.context.protocol
     install_i18n(env, protocol.presentation.language, {c.name: c.question for c in protocol.criteria})
     install_view(env, protocol.presentation)
-    routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(), *_prolific_hook(study, config),
+    routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(), *_prolific_hook(study, config, store),
               Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(SecurityMiddleware, allowed_origins=config.allowed_origins)])
+                    middleware=[Middleware(SecurityMiddleware, allowed_origins=config.allowed_origins,
+                                           public_url=config.public_url,
+                                           trusted=TrustedProxies(config.trusted_proxies))])
     app.state.store = store
     app.state.config = config
     app.state.templates = Jinja2Templates(env=env)
@@ -66,20 +69,24 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     return app
 
 
-def _prolific_hook(study: Study, config: ServerConfig) -> list[Any]:
+def _prolific_hook(study: Study, config: ServerConfig, store: Store) -> list[Any]:
     """``POST /prolific/hook`` for a Prolific study whose hook secret is configured: a verified hook runs
-    ``prolific status`` (which releases the lists of returned and timed-out participants at once)."""
+    ``prolific status`` (which releases the lists of returned and timed-out participants at once), once per
+    signed delivery (the store keeps the deliveries of the last ``2 x MAX_AGE`` seconds: a replay does nothing)."""
     if study.protocol.platform.kind != "prolific" or not config.prolific_hook_secret:
         return []
     from humeval.platforms.prolific.actions import prolific_status
     from humeval.platforms.prolific.client import ProlificClient
-    from humeval.platforms.prolific.webhooks import webhook_routes
+    from humeval.platforms.prolific.webhooks import MAX_AGE, webhook_routes
 
     def sync() -> None:
         with ProlificClient.from_env(study.root) as client:
             prolific_status(study, client=client, db=config.db)
 
-    return webhook_routes(sync, config.prolific_hook_secret)
+    # a timestamp is fresh up to MAX_AGE on either side of now: a delivery is kept until it can no longer be
+    return webhook_routes(sync, config.prolific_hook_secret,
+                          first_delivery=lambda key: store.first_delivery(key, keep=2 * MAX_AGE + 60),
+                          forget_delivery=store.forget_delivery)
 
 
 def app_from_env() -> Starlette:

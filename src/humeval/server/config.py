@@ -28,8 +28,11 @@ MIN_ADMIN_TOKEN = 16
 class ServerConfig:
     """``study_dir``: the study; ``db``: URL or file (default study.db); ``admin_token``: admin secret (at least
     16 characters); ``sqlite_sync``: SQLite's ``synchronous`` setting for commits (``full`` or ``normal``); the
-    entry guard (:mod:`humeval.server.guard`): ``new_per_address`` per ``throttle_window``, ``trusted_proxies``,
-    ``first_lease_seconds`` and ``max_active``; ``admin_session_seconds``: how long an admin login lasts."""
+    entry guard (:mod:`humeval.server.guard`): ``new_per_address`` per ``throttle_window`` (addresses counted by
+    network: ``throttle_prefix_v4`` and ``throttle_prefix_v6`` bits), ``new_per_minute``, ``trusted_proxies``,
+    ``first_lease_seconds`` and ``max_active``; ``public_url``: the address participants open (the origin
+    cross-origin writes are checked against, :mod:`humeval.server.security`); ``admin_session_seconds``: how long
+    an admin login lasts."""
 
     study_dir: str
     admin_token: str
@@ -39,6 +42,15 @@ class ServerConfig:
     #: new participants admitted per client address in any ``throttle_window`` seconds (0: no limit)
     new_per_address: int = 30
     throttle_window: float = 600.0
+    #: the per-address throttle counts an IPv4 address by its first ``throttle_prefix_v4`` bits (32: the address)
+    throttle_prefix_v4: int = 32
+    #: ... and an IPv6 address by its first ``throttle_prefix_v6`` bits (64: the network of one subscriber's line)
+    throttle_prefix_v6: int = 64
+    #: new participants the study admits per minute from every address together (0: sized from the study,
+    #: :func:`humeval.server.guard.auto_new_per_minute`; -1: no limit)
+    new_per_minute: int = 0
+    #: the address participants open (``https://eval.example.org``); empty: see :mod:`humeval.server.security`
+    public_url: str = ""
     #: addresses or networks of reverse proxies whose X-Forwarded-For (and X-Forwarded-Proto) is believed
     trusted_proxies: list[str] = field(default_factory=list)
     #: seconds a list and lease are held before a participant's first submit (then a whole lease)
@@ -52,6 +64,17 @@ class ServerConfig:
 
     def __post_init__(self) -> None:
         check_admin_token(self.admin_token)
+        if not 8 <= self.throttle_prefix_v4 <= 32:
+            raise HumevalError(f"--throttle-prefix-v4: expected 8 to 32 bits, got {self.throttle_prefix_v4}")
+        if not 16 <= self.throttle_prefix_v6 <= 128:
+            raise HumevalError(f"--throttle-prefix-v6: expected 16 to 128 bits, got {self.throttle_prefix_v6}")
+        if self.new_per_minute < -1:
+            raise HumevalError(f"--new-per-minute: expected -1 (no limit), 0 (sized from the study) or a number of "
+                               f"participants, got {self.new_per_minute}")
+        if self.public_url:
+            from humeval.server.security import origin_of
+
+            origin_of(self.public_url)
 
     def write(self, folder: Path) -> Path:
         """Write the configuration to ``folder/server.json``, readable by its owner only; the file's path."""

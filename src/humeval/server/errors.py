@@ -1,6 +1,7 @@
 """The server's own errors, and the one error shape of the JSON API (and the participants' error page).
 
-Every 4xx/5xx of ``/api/`` is ``{"error": {"code": "...", "message": "...", "field": "..."}}``
+Every 4xx/5xx of ``/api/`` (and of Prolific's hook, ``/prolific/``) is
+``{"error": {"code": "...", "message": "...", "field": "..."}}``
 (``field`` only when one field is at fault), with ``Retry-After`` on 429 and 503 answers.
 
 ::
@@ -109,8 +110,12 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+#: the paths answered in the JSON error shape (machines call them); every other path is a participant's page
+JSON_PATHS = ("/api/", "/prolific/")
+
+
 def _wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api/")
+    return request.url.path.startswith(JSON_PATHS)
 
 
 def error_response(request: Request, status: int, code: str, message: str, field: str | None = None,

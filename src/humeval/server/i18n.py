@@ -70,6 +70,9 @@ _ERRORS = {
     "invalid_invite": _("This invitation link is not valid. Please check that you opened the whole link."),
     "study_full": _("This study has all the participants it needs. Thank you for your interest."),
     "throttled": _("Too many people are starting at once. Please wait a minute and open the link again."),
+    "too_many_new_participants": _("Too many people are starting at once. Please wait a minute and open the link "
+                                   "again."),
+    "entry_rate": _("Too many people are starting at once. Please wait a minute and open the link again."),
     "lease_expired": _("This task expired and was given to someone else. Please continue with the next task."),
     "lease_withdrawn": _("This task is no longer needed. Please continue with the next task."),
     "not_found": _("This page does not exist."),

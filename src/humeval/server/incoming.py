@@ -7,28 +7,15 @@ from typing import Any
 
 from starlette.requests import Request
 
-from humeval.server.errors import BadRequest, InvalidValue, TooLarge, Unauthorized, UnsupportedMedia
+from humeval.server.errors import BadRequest, InvalidValue, Unauthorized, UnsupportedMedia
 from humeval.server.tokens import Session, read_token
-from humeval.wire import MAX_BODY
+from humeval.wire import read_body
 
 __all__ = ["TOKEN_COOKIE", "json_media_type", "optional_session", "read_body", "read_json", "session_of"]
 
 TOKEN_COOKIE = "humeval_token"
 #: JSON nested deeper than this is refused before it is parsed (the contract's bodies are 3 deep)
 MAX_DEPTH = 32
-
-
-async def read_body(request: Request, limit: int = MAX_BODY) -> bytes:
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isascii() or not length.isdigit() or int(length) > limit):
-        raise TooLarge("too_large", f"request body over {limit} bytes")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge("too_large", f"request body over {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def json_media_type(content_type: str) -> bool:
@@ -89,17 +76,22 @@ async def read_json(request: Request) -> dict[str, Any]:
     return data
 
 
-def optional_session(request: Request) -> Session | None:
-    """The participant session of a bearer token (API) or the token cookie (pages), if valid."""
+def optional_session(request: Request, *, cookie: bool = True) -> Session | None:
+    """The participant session of a bearer token, or (``cookie``: the pages) of the token cookie, if valid."""
     secret = request.app.state.store.context.secret
     auth = request.headers.get("authorization", "")
-    token = auth[7:].strip() if auth[:7].lower() == "bearer " else request.cookies.get(TOKEN_COOKIE)
+    token = auth[7:].strip() if auth[:7].lower() == "bearer " else (request.cookies.get(TOKEN_COOKIE) if cookie else None)
     return read_token(secret, token)
 
 
 def session_of(request: Request) -> Session:
-    """The participant session of the request; 401 without a valid token."""
-    session = optional_session(request)
+    """The participant session of a JSON API request: its bearer token only; 401 without a valid one.
+
+    The API never reads the pages' cookie: a browser attaches a cookie to requests that other sites' pages
+    make, a bearer token only to those the study's own client makes, so an API call cannot be made in a
+    participant's name by a page that merely has their browser."""
+    session = optional_session(request, cookie=False)
     if session is None:
-        raise Unauthorized("unauthorized", "missing or invalid participant token; POST /api/v1/enter first")
+        raise Unauthorized("unauthorized", "missing or invalid participant token (Authorization: Bearer <token>; "
+                           "POST /api/v1/enter gives one); the API does not read the pages' cookie")
     return session

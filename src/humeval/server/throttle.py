@@ -2,7 +2,11 @@
 
 A study link posted in public can be scripted: without a limit, one client entering as 250
 new participants reserves every list of the study. The server admits at most
-``new_per_address`` new participants per client address in any ``throttle_window`` seconds
+``new_per_address`` new participants per client network in any ``throttle_window`` seconds.
+An address is counted by its network (:func:`network_of`): an IPv6 address by its /64 (one
+subscriber's line or one server is given a whole /64, so 2^64 addresses cost an attacker
+nothing), an IPv4 address by itself (/32; a shared NAT puts many honest people behind one
+address, so a shorter prefix would refuse them together); both prefixes are settings
 (a sliding window, kept in each server process: with N machines of K processes behind a
 proxy, an address gets at most N x K times the limit). That is acceptable for what it is, a
 brake on scripted entries: the bound that protects the study's lists, ``max_active``
@@ -29,7 +33,7 @@ from starlette.requests import Request
 
 from humeval.server.errors import TooManyRequests
 
-__all__ = ["Throttle", "Throttled", "TrustedProxies", "client_address", "is_https"]
+__all__ = ["Throttle", "Throttled", "TrustedProxies", "client_address", "is_https", "network_of"]
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _MAX_ADDRESSES = 100_000
@@ -79,6 +83,20 @@ def is_https(request: Request, trusted: TrustedProxies) -> bool:
         return False
     proto = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
     return proto == "https"
+
+
+def network_of(address: str, prefix_v4: int = 32, prefix_v6: int = 64) -> str:
+    """The network ``address`` is counted by: its first ``prefix_v4`` (IPv4) or ``prefix_v6`` (IPv6) bits, as
+    ``a.b.c.d/n`` or ``x:y::/n``; an IPv4 address mapped into IPv6 (``::ffff:a.b.c.d``) counts as the IPv4 one.
+    A value that is no address (a test client's name) is its own network."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    prefix = prefix_v4 if ip.version == 4 else prefix_v6
+    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
 
 
 class Throttle:

@@ -5,7 +5,10 @@ A task's ``taken`` counts its live leases and its judgements; a lease is granted
 atomically, so caps hold across processes. Leases that expire are reclaimed (``taken``
 goes down, the list position is free again). Until a participant's first submit, their
 list and lease are held only for the short first reservation (``first_lease_seconds``),
-so entries that never answer do not hold the study's lists for a whole lease. The ``list`` strategy serves a participant's
+so entries that never answer do not hold the study's lists for a whole lease; and a participant who has not
+answered yet is given at most :data:`FIRST_LEASES` leases (a first task whose reservation lapsed is given once
+more, then nothing: an entry that never answers holds a list for at most two first reservations, while a slow
+participant keeps their place). The ``list`` strategy serves a participant's
 list in order; the labelling strategies serve the task pool in order, up to
 ``items_per_participant`` tasks per participant.
 
@@ -47,9 +50,11 @@ from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["Lease", "display_order", "holds", "idle_reason", "lease_with_answer", "next_assignment", "progress", "reap", "release", "take"]
+__all__ = ["FIRST_LEASES", "Lease", "display_order", "holds", "idle_reason", "lease_with_answer", "next_assignment", "progress", "reap", "release", "take"]
 
 REAP_EVERY = 2.0
+#: leases a participant is given before their first answer (their reservations ran out before they answered)
+FIRST_LEASES = 2
 _CANDIDATES = 16
 #: PostgreSQL's fast path: candidates tried by a lease (their display orders are computed beforehand)
 _FAST_CANDIDATES = 4
@@ -292,16 +297,13 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
         raise Refusal("consent_required", "the participant has not given consent yet (POST /api/v1/consent)", status=403)
     if not db.returning:
         db.run(_TOUCH, key)
-    done = 0
-    active = None
-    for row in db.all(_MINE, key):  # the participant's few assignments: progress and the live lease
-        if row[4] == "done":
-            done += 1
-        elif row[4] == "leased" and row[3] >= now and (active is None or row[5] < active[5]):
-            active = row
+    done, active, lapsed = _mine(db.all(_MINE, key), now)  # the participant's few assignments
     if active is not None:
         return AssignmentView(active[0], ctx.tasks[active[1]], tuple(json.loads(active[2])), active[3],
                               _progress(ctx, done, list_id))
+    if done == 0 and lapsed >= FIRST_LEASES:  # reserved twice and never answered: no third reservation
+        release_list(db, participant_id)
+        return replace(_progress(ctx, 0, list_id, finished=True), reason="closed")
     if ctx.watched and is_settled(db, participant_id):
         return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
     if ctx.strategy is None:
@@ -430,7 +432,9 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
     consented_at, completed_at, list_id, holder, mine = p[:5]
     if ctx.protocol.presentation.consent and consented_at is None:
         raise Refusal("consent_required", "the participant has not given consent yet (POST /api/v1/consent)", status=403)
-    done, active = _mine(mine or (), now)
+    done, active, lapsed = _mine(mine or (), now)
+    if active is None and done == 0 and lapsed >= FIRST_LEASES:
+        return None  # no third reservation before a first answer: the step-by-step way says so
     if listed:
         if list_id is None or holder != participant_id:
             ctx.holding.discard(participant_id)
@@ -457,16 +461,18 @@ def _next_fast(db: Sql, ctx: StoreContext, participant_id: str, now: float) -> A
     return _lease_first(db, ctx, participant_id, candidates, list_id if listed else None, now, done, claimed)
 
 
-def _mine(rows: list[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, ...] | None]:
-    """(tasks done, the live lease made first) from the participant's assignments."""
-    done = 0
+def _mine(rows: Iterable[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, ...] | None, int]:
+    """(tasks done, the live lease made first, leases that ran out) from the participant's assignments."""
+    done = lapsed = 0
     active = None
     for row in rows:
         if row[4] == "done":
             done += 1
-        elif row[4] == "leased" and row[3] >= now and (active is None or row[5] < active[5]):
+        elif row[4] == "expired" or (row[4] == "leased" and row[3] < now):
+            lapsed += 1
+        elif row[4] == "leased" and (active is None or row[5] < active[5]):
             active = row
-    return done, active
+    return done, active, lapsed
 
 
 def _lease_first(db: Sql, ctx: StoreContext, participant_id: str, candidates: list[tuple[int | None, str]],

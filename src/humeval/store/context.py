@@ -8,6 +8,8 @@ rule from :mod:`humeval.stopping`. The watched comparisons come from the one res
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import threading
 import time
@@ -25,6 +27,15 @@ if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
 
 __all__ = ["LIST_HOLD_SLACK", "RENEW_LIST", "StoreContext", "strategy_of"]
+
+#: hex digits of an assignment id's random token (12 bytes: :func:`humeval.store.assign` draws them)
+_TOKEN_HEX = 24
+_HEX = frozenset("0123456789abcdef")
+
+
+def _is_hex(text: str) -> bool:
+    return set(text) <= _HEX
+
 
 #: seconds a list may be held beyond what was asked for (:meth:`StoreContext.list_hold`)
 LIST_HOLD_SLACK = 60.0
@@ -107,16 +118,34 @@ class StoreContext:
         return {"renew": renew, "hold": renew + min(LIST_HOLD_SLACK, seconds / 10)}
 
     def assignment_id(self, task: TaskInfo, token: str) -> str:
-        """A new assignment's id: a random token and the task's ``seq`` (see :meth:`task_of`)."""
-        return f"{token}.{task.seq}" if task.seq >= 0 else token
+        """A new assignment's id: a random token (hex) followed by the task's ``seq`` hidden under a pad that only
+        the store's secret and the token give (:meth:`task_of` reads it back).
+
+        Without the secret the id says nothing of its task: the pad is pseudo-random per token, so the hidden
+        ``seq`` of one id is uniform over 32 bits whatever the task's kind or place (a check, a repeat and a regular
+        task look alike: ``tests/unit/store/test_assignment_ids.py``)."""
+        if task.seq < 0:
+            return token
+        return f"{token}{task.seq ^ self._pad(token):08x}"
+
+    def _pad(self, token: str) -> int:
+        digest = hmac.new(self.secret, b"assignment|" + token.encode(), hashlib.sha256).digest()
+        return int.from_bytes(digest[:4], "big")
 
     def task_of(self, assignment_id: str) -> TaskInfo | None:
         """The task an assignment id names (a submit validates its values before reading the store);
-        None for an id without one. The id is only a hint: the store's row is what counts."""
+        None for an id without one. The id is only a hint: the store's row is what counts.
+        Ids of an earlier format (``<token>.<seq>``, leased before an upgrade) are read too."""
         _, dot, seq = assignment_id.rpartition(".")
-        if not dot or not (seq.isascii() and seq.isdigit()) or int(seq) >= len(self.by_seq):
+        if dot:  # the earlier format
+            number = int(seq) if seq.isascii() and seq.isdigit() and len(seq) < 10 else -1
+        elif len(assignment_id) == _TOKEN_HEX + 8 and _is_hex(assignment_id):
+            number = int(assignment_id[_TOKEN_HEX:], 16) ^ self._pad(assignment_id[:_TOKEN_HEX])
+        else:
             return None
-        return self.by_seq[int(seq)]
+        if not 0 <= number < len(self.by_seq):
+            return None
+        return self.by_seq[number]
 
     @classmethod
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:

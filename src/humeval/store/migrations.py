@@ -12,7 +12,9 @@ leases out by expiry (``ix_assignments_leased``, a partial index), not every ass
 replaces the lists' indexes of migration 5 by those of :mod:`humeval.store.schema`: partial indexes that hold
 exactly the free lists of each kind a claim asks for, in list order, so that a claim reads one entry at any size
 of study (``ix_lists_free*``), the held lists (``ix_lists_held``) and the unfinished ones by expiry
-(``ix_lists_expiring``). A later change appends a
+(``ix_lists_expiring``); migration 10 adds ``hook_deliveries`` (the signed platform deliveries received lately,
+so that a replayed hook does nothing) and indexes ``participants.created_at`` (the entry guard counts the
+participants who entered within a window). A later change appends a
 function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
 run in one write transaction (PostgreSQL: under an advisory lock), so several processes
 starting at once apply each migration once.
@@ -107,7 +109,13 @@ def _v9(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
+def _v10(conn: Connection) -> None:
+    schema.metadata.create_all(conn, tables=[schema.hook_deliveries], checkfirst=True)
+    for index in schema.participants.indexes:
+        index.create(conn, checkfirst=True)
+
+
+MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 

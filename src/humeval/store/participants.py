@@ -4,13 +4,15 @@ A participant row records the route of the first entry (``platform``: the platfo
 ``invite`` or ``local`` for an open id). A later entry through another route is refused
 (nothing is written): a participant admitted with an invite cannot be entered by id alone.
 A new participant is admitted only while the study holds fewer than ``max_active``
-unfinished participants seen within a lease (``admit`` may refuse too: the per-address
-throttle of the server).
+unfinished participants seen within a lease, and fewer than ``recent_max`` new participants
+entered in the last ``recent_window`` seconds, from every address together (``admit`` may
+refuse too: the per-address throttle of the server).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import time
 from collections.abc import Callable
@@ -21,7 +23,7 @@ from sqlalchemy import Connection
 from humeval.store.refusal import Refusal
 from humeval.store.sql import sql_of
 
-__all__ = ["StudyFull", "active_unfinished", "consent", "decline", "enter", "route_of"]
+__all__ = ["EntryRate", "StudyFull", "active_unfinished", "consent", "decline", "enter", "route_of"]
 
 
 _UPSERT = (
@@ -33,6 +35,7 @@ _UPSERT = (
 )
 _ROUTE = "SELECT platform FROM participants WHERE participant_id = :pid"
 _ACTIVE = "SELECT COUNT(*) FROM participants WHERE completed_at IS NULL AND last_seen >= :cut"
+_RECENT = "SELECT COUNT(*), MIN(created_at) FROM participants WHERE created_at >= :since"
 _ROUTES = {"invite": "their invite link", "local": "a participant id"}
 _ROUTE_IS = "EXISTS (SELECT 1 FROM participants WHERE participant_id = :pid AND platform = :platform)"
 _SESSION = f"INSERT INTO sessions (session_id, participant_id, created_at, user_agent) SELECT :sid, :who, :now, :ua WHERE {_ROUTE_IS}"
@@ -45,6 +48,14 @@ class StudyFull(Refusal):
     def __init__(self, max_active: int, retry_after: int = 60) -> None:
         super().__init__("study_full", f"the study has {max_active} participants at work right now; please try again "
                          "in a few minutes", status=503, retry_after=retry_after)
+
+
+class EntryRate(Refusal):
+    """503: as many new participants entered in the last ``window`` seconds as the study admits; ``retry_after``."""
+
+    def __init__(self, most: int, window: float, retry_after: int) -> None:
+        super().__init__("entry_rate", f"{most} new participants started in the last {window:g} s, as many as the study "
+                         f"admits in that time; please try again in {retry_after} s", status=503, retry_after=retry_after)
 
 
 def route_of(conn: Connection, participant_id: str) -> str | None:
@@ -66,22 +77,29 @@ def _mismatch(participant_id: str, first: str, platform: str) -> Refusal:
 def enter(
     conn: Connection, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "",
     consented: bool = False, admit: Callable[[], None] | None = None, max_active: int = 0, active_window: float = 1800.0,
+    recent_max: int = 0, recent_window: float = 300.0,
 ) -> str:
     """Create the participant if new (a returning one keeps platform and parameters), record a session; return its id.
 
     Refuses (nothing written) a returning participant entering through another route, and a
-    new one when ``admit`` raises or ``max_active`` unfinished participants were seen within
-    ``active_window`` seconds.
+    new one when ``admit`` raises, ``max_active`` unfinished participants were seen within
+    ``active_window`` seconds, or ``recent_max`` new participants entered within ``recent_window`` seconds.
     """
     now = time.time()
     db = sql_of(conn)
-    key = {"pid": participant_id, "cut": now - active_window}
+    key = {"pid": participant_id, "cut": now - active_window, "since": now - recent_window}
     # two batches (two round trips on PostgreSQL): who this is (and how many are at work), then the writes
-    got = db.batch([(_ROUTE, key), (_ACTIVE, key)] if max_active else [(_ROUTE, key)])
+    steps = [(_ROUTE, key)] + ([(_ACTIVE, key)] if max_active else []) + ([(_RECENT, key)] if recent_max else [])
+    got = db.batch(steps)
     first = got[0].scalar
     if first is None:
         if max_active and int(got[1].scalar or 0) >= max_active:
             raise StudyFull(max_active)
+        if recent_max:
+            count, oldest = got[-1].first or (0, None)
+            if int(count or 0) >= recent_max:
+                wait = math.ceil(float(oldest) + recent_window - now) if oldest is not None else recent_window
+                raise EntryRate(recent_max, recent_window, max(1, int(wait)))
         if admit is not None:
             admit()
     elif first != platform:

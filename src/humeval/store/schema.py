@@ -160,7 +160,7 @@ participants = Table(
     Column("platform", String(32), nullable=False),
     Column("params", Text, nullable=False, default="{}"),
     Column("list_id", String(64), nullable=True),
-    Column("created_at", Float, nullable=False),
+    Column("created_at", Float, nullable=False, index=True),  # the entries of the last window, counted by a range
     Column("consented_at", Float, nullable=True),
     Column("completed_at", Float, nullable=True),
     Column("last_seen", Float, nullable=False),
@@ -311,4 +311,12 @@ bonuses = Table(
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
     Column("detail", Text, nullable=False, default=""),
+)
+
+#: signed platform deliveries (Prolific hooks) received lately: a replay of one is recognised and does nothing
+hook_deliveries = Table(
+    "hook_deliveries",
+    metadata,
+    Column("delivery", String(64), primary_key=True),
+    Column("at", Float, nullable=False),
 )

@@ -146,12 +146,28 @@ class Store:
         return await self.writer.arun(fn)
 
     async def enter(self, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "",
-                    consented: bool = False, admit: Callable[[], None] | None = None, max_active: int = 0) -> str:
+                    consented: bool = False, admit: Callable[[], None] | None = None, max_active: int = 0,
+                    recent_max: int = 0, recent_window: float = 300.0) -> str:
         """Record an entry (see :func:`humeval.store.participants.enter`): ``admit`` is called for a new
-        participant only and may refuse; ``max_active`` caps unfinished participants seen within a lease."""
+        participant only and may refuse; ``max_active`` caps unfinished participants seen within a lease;
+        ``recent_max`` new participants within ``recent_window`` seconds."""
         return await self.awrite(functools.partial(
             enter, participant_id=participant_id, platform=platform, params=params, user_agent=user_agent,
-            consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds)))
+            consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds),
+            recent_max=recent_max, recent_window=recent_window))
+
+    def first_delivery(self, key: str, keep: float) -> bool:
+        """Record a signed platform delivery; False for a replay of one received within ``keep`` seconds
+        (:mod:`humeval.store.deliveries`)."""
+        from humeval.store.deliveries import first_delivery
+
+        return self.write(lambda conn: first_delivery(conn, key, keep))
+
+    def forget_delivery(self, key: str) -> None:
+        """Forget a delivery whose handling failed (the sender's retry is handled)."""
+        from humeval.store.deliveries import forget_delivery
+
+        self.write(lambda conn: forget_delivery(conn, key))
 
     async def route_of(self, participant_id: str) -> str | None:
         """The platform label of the participant's first entry; None for someone new (a read, no write)."""

@@ -222,15 +222,20 @@ class StoreMachine(RuleBasedStateMachine):
         live = self._live_lease(pid)
         if got is None:  # submit_then_next could not have the next one
             return
+        # a participant whose first reservations ran out FIRST_LEASES times without an answer gets no other
+        lapsed = sum(1 for aid in p.aids if self.leases[aid].status == "expired")
+        no_more_first = p.done == 0 and lapsed >= store_assign.FIRST_LEASES
         if isinstance(got, Progress):
             assert live is None, f"{pid} holds the live lease {live} but was told {got}"
             assert got.done == p.done, (got, p.done)
-            if self.config.strategy != "list" and p.done < self.config.per_participant:
+            if self.config.strategy != "list" and p.done < self.config.per_participant and not no_more_first:
                 room = [t for t, cap in self.caps.items() if self.taken[t] < cap and t not in p.tasks]
                 assert not room, f"{pid} was given nothing although {room} have room and are new to them"
             if got.reason:
                 event(f"told {got.reason}")
-            if got.reason == "closed":
+            if no_more_first:
+                event("no third first lease")
+            elif got.reason == "closed":
                 p.closed_at = p.closed_at or self.clock.now
             if self.watched and p.done > 0:
                 p.settled = True  # nothing left for one who did work: settled
@@ -240,6 +245,7 @@ class StoreMachine(RuleBasedStateMachine):
             assert aid == live, f"{pid} holds {live} but was given {aid}"
             return
         assert aid not in self.leases, f"{aid} given again to {pid}"
+        assert not no_more_first, f"{pid} let {lapsed} first leases run out and was given {task}"
         assert p.closed_at is None, f"{pid} was told 'closed' at {p.closed_at} and later given {task}"
         assert not p.settled, f"{pid} is settled and was given {task}"
         assert task not in p.tasks, f"{pid} was given {task} twice"

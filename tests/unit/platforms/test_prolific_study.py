@@ -108,3 +108,50 @@ def test_webhook_route_runs_the_sync_only_for_a_signed_request() -> None:
 
     assert asyncio.run(send("nope")) == 401 and calls == []
     assert asyncio.run(send(sign("s3cret", ts, body))) == 204 and calls == [1]
+
+
+def test_webhook_route_answers_json_handles_a_delivery_once_and_reports_a_failed_sync() -> None:
+    import time
+
+    from humeval.errors import PlatformError
+
+    seen: set[str] = set()
+    forgotten: list[str] = []
+    outcome: list[Exception | None] = [None]
+
+    def sync() -> None:
+        if outcome[0] is not None:
+            raise outcome[0]
+
+    def first(key: str) -> bool:
+        new = key not in seen
+        seen.add(key)
+        return new
+
+    def forget(key: str) -> None:
+        forgotten.append(key)
+        seen.discard(key)
+
+    app = Starlette(routes=webhook_routes(sync, secret="s3cret", first_delivery=first, forget_delivery=forget))
+    body = b'{"event_type": "submission.status.change"}'
+
+    async def send(ts: str, signature: str | None = None) -> httpx.Response:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://hooks") as client:
+            return await client.post("/prolific/hook", content=body, headers={
+                "X-Prolific-Request-Timestamp": ts, "X-Prolific-Request-Signature": signature or sign("s3cret", ts, body)})
+
+    ts = str(int(time.time()))
+    assert asyncio.run(send(ts)).status_code == 204
+    replay = asyncio.run(send(ts))
+    assert replay.status_code == 200 and replay.json() == {"handled": False, "reason": "this delivery was received before"}
+    outcome[0] = PlatformError("Prolific answered 503")
+    failed = asyncio.run(send(str(int(time.time()) - 1)))
+    assert failed.status_code == 502 and failed.headers["content-type"].startswith("application/json")
+    assert failed.json()["error"]["code"] == "sync_failed" and "503" in failed.json()["error"]["message"]
+    assert len(forgotten) == 1  # Prolific's retry of the failed delivery is handled
+    outcome[0] = RuntimeError("a bug")
+    assert asyncio.run(send(str(int(time.time()) - 2))).status_code == 502  # JSON too, never an HTML 500
+    for bad in ("nan", "inf", "-inf", "NaN", "1e999", "x" * 40):
+        r = asyncio.run(send(bad, "sig"))
+        assert r.status_code == 401 and r.json()["error"]["code"] == "unauthorized", bad
+    assert not verify_signature("s3cret", body, "nan", sign("s3cret", "nan", body))  # a nan timestamp has no age

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from starlette.requests import Request
 
-from humeval.server.throttle import Throttle, Throttled, TrustedProxies, client_address
+from humeval.server.guard import auto_entry_budget
+from humeval.server.throttle import Throttle, Throttled, TrustedProxies, client_address, network_of
 
 
 class Clock:
@@ -54,3 +55,22 @@ def test_client_address() -> None:
     assert client_address(_request("10.0.0.5", "6.6.6.6, 198.51.100.9, 10.0.0.7"), proxies) == "198.51.100.9"
     assert client_address(_request("2001:db8::1", "198.51.100.3"), proxies) == "198.51.100.3"
     assert client_address(_request("10.0.0.5"), proxies) == "10.0.0.5"
+
+
+def test_addresses_are_counted_by_network() -> None:
+    assert network_of("2001:db8:1:2:aaaa::1") == network_of("2001:db8:1:2:ffff:1:2:3") == "2001:db8:1:2::/64"
+    assert network_of("2001:db8:1:3::1") != network_of("2001:db8:1:2::1")  # the next /64 is another line
+    assert network_of("198.51.100.7") == "198.51.100.7/32" != network_of("198.51.100.8")
+    assert network_of("198.51.100.7", prefix_v4=24) == network_of("198.51.100.200", prefix_v4=24) == "198.51.100.0/24"
+    assert network_of("2001:db8::1", prefix_v6=48) == "2001:db8::/48"
+    assert network_of("::ffff:198.51.100.7") == "198.51.100.7/32"  # IPv4 mapped into IPv6
+    assert network_of("fe80::1%eth0") == "fe80::/64"
+    assert network_of("testclient") == "testclient"
+
+
+def test_the_entry_budget_of_a_window() -> None:
+    assert auto_entry_budget(120, 300) == 30  # a quarter of the places: a flood holds at most 2 x 30 = 60 lists
+    assert auto_entry_budget(400, 300) == 100
+    assert auto_entry_budget(40, 300) == 20  # at least 20
+    assert auto_entry_budget(120, 300, arrivals_per_hour=600) == 250  # 5 x 600/h x 300 s = 250 > 30
+    assert auto_entry_budget(120, 300, arrivals_per_hour=60) == 30  # 5 x 5 = 25 < 30
