@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from humeval.analysis.status import caveats
 from humeval.protocol.models import Protocol
 from humeval.report.document import Example, Figure, Report, Section, Table, fmt
 from humeval.report.figures import (
@@ -328,13 +329,14 @@ def build_report(
     """The whole report: key results, study and design, dynamic stopping, collation, exclusion, one section per
     criterion, post hoc."""
     sig = results.signature
-    banner = ""
+    banners = []
     if results.dry_run == "rehearsal-crowd":
-        banner = ("SIMULATED PARTICIPANTS ('rehearsal-crowd': capability, position bias, spammers) through the real "
-                  "server: these numbers show the pipeline at work and say nothing about the systems.")
+        banners.append("SIMULATED PARTICIPANTS ('rehearsal-crowd': capability, position bias, spammers) through the "
+                       "real server: these numbers show the pipeline at work and say nothing about the systems.")
     elif results.dry_run:
-        banner = (f"DRY RUN with '{results.dry_run}' dummy responses: these numbers rehearse the pipeline and "
-                  "say nothing about the systems.")
+        banners.append(f"DRY RUN with '{results.dry_run}' dummy responses: these numbers rehearse the pipeline and "
+                       "say nothing about the systems.")
+    banners += caveats(results, collation)
     sections = [_key_results(results), _summary(protocol, results, design), _collation(collation),
                 _exclusion(exclusion, protocol)]
     if (stopping := _stopping(results)) is not None:
@@ -359,4 +361,4 @@ def build_report(
         sections.append(sec)
     title = f"{protocol.study.name}: human evaluation report" + (f" (dry run: {results.dry_run})"
                                                                   if results.dry_run else "")
-    return Report(title, sig, banner, sections)
+    return Report(title, sig, banners, sections)

@@ -65,7 +65,7 @@ class Section:
 class Report:
     title: str
     signature: str
-    banner: str
+    banners: list[str]  # what the reader must know before any number: simulated data, incomplete, undecided
     sections: list[Section]
 
 
@@ -76,8 +76,8 @@ def _md_cell(value: Any) -> str:
 def render_markdown(report: Report, figure_dir: str = "figures") -> str:
     """Markdown with figures linked from ``figure_dir`` (relative to the report)."""
     lines = [f"# {report.title}", ""]
-    if report.banner:
-        lines += [f"> {report.banner}", ""]
+    for banner in report.banners:
+        lines += [f"> {banner}", ""]
     lines += [f"Signature: `{report.signature}`", ""]
     for section in report.sections:
         lines += [f"{'#' * section.level} {section.title}", ""]
@@ -131,7 +131,8 @@ figcaption{font-size:.9rem;color:#444}img{max-width:100%}
 {{ css }}
 </style></head><body>
 <h1>{{ r.title }}</h1>
-{% if r.banner %}<p class="banner">{{ r.banner }}</p>{% endif %}
+{% for b in r.banners %}<p class="banner" role="note">{{ b }}</p>
+{% endfor %}
 <p class="sig">{{ r.signature }}</p>
 {% for s in r.sections %}<h{{ s.level }}>{{ s.title }}</h{{ s.level }}>
 {% for p in s.paragraphs %}<p>{{ p }}</p>
