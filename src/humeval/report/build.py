@@ -28,9 +28,12 @@ def _summary(protocol: Protocol, results: Results, design: dict[str, Any]) -> Se
     paras = [protocol.study.description] if protocol.study.description else []
     paras.append(f"Systems: {', '.join(results.systems)}. Criteria: "
                  + ", ".join(f"{k} ({v.type})" for k, v in results.criteria.items()) + ".")
-    paras.append(f"{c.judgements} judgements from {c.participants} participants; {c.excluded} excluded, "
-                 f"{c.invalid} malformed, {c.attention_or_repeat} attention checks or repeats; "
-                 f"{c.analysed} judgements from {c.participants_analysed} participants analysed.")
+    # the vocabulary of docs/data-model.md: an answer is one row of judgements.jsonl (one question of a task)
+    paras.append(f"{c.judgements} answers from {c.participants} participants (an answer is one question of a task "
+                 f"answered: one output's score on one criterion, or one choice). Left out: {c.excluded} answers by "
+                 f"the preregistered exclusion rules, {c.invalid} malformed answers, {c.attention_or_repeat} answers "
+                 f"to attention checks or repeated tasks. Analysed: {c.analysed} answers from "
+                 f"{c.participants_analysed} participants.")
     rows = [[k, v] for k, v in design.items()]
     return Section("Study", paras, [Table("Design", ["setting", "value"], rows)])
 
@@ -74,16 +77,45 @@ def _places_text(d: dict[str, Any]) -> str:
             f"{d['fixed_places']} ({d['fixed_places'] - d['places']} saved)")
 
 
+#: what the report prints where a method gave no interval at this n (``no_interval`` in the record says why)
+NOT_ENOUGH = "not enough data"
+
+
 def _interval(record: Any) -> str:
     est, lo, hi = record.get("estimate"), record.get("ci_low"), record.get("ci_high")
     if est is None:
         return "–"
-    return fmt(est) + (f" [{fmt(lo)}, {fmt(hi)}]" if lo is not None and hi is not None else "")
+    if lo is not None and hi is not None:
+        return f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]"
+    return fmt(est) + (f" [interval: {NOT_ENOUGH}]" if record.get("no_interval") else "")
+
+
+def _ranks(rk: Any) -> tuple[tuple[str, int, int], ...]:
+    return tuple(sorted((r["system"], r["rank_low"], r["rank_high"]) for r in rk.systems))
+
+
+def _rankings_agreement(name: str, res: CriterionResult) -> str | None:
+    """Whether the plan's rankings of a criterion agree (the same rank range for every system), in words;
+    ``None`` when the plan has one ranking."""
+    planned = {m: rk for m, rk in res.rankings.items() if not rk.get("not_applicable")}
+    if len(planned) < 2:
+        return None
+    done = {m: rk for m, rk in planned.items() if not rk.undefined and rk.systems}
+    missing = [f"{m} not computed ({rk.undefined or 'no systems'})" for m, rk in planned.items() if m not in done]
+    tail = ("; " + "; ".join(missing)) if missing else ""
+    if len(done) < 2:
+        return f"Rankings of {name}: " + "; ".join([f"{m}: {rk.label}" for m, rk in done.items()] + missing) + "."
+    if len({_ranks(rk) for rk in done.values()}) == 1:
+        return f"Rankings of {name}: the {len(done)} planned methods ({', '.join(done)}) agree: " \
+               f"{next(iter(done.values())).label}{tail}."
+    return (f"Rankings of {name}: the planned methods DISAGREE: "
+            + "; ".join(f"{m}: {rk.label}" for m, rk in done.items()) + tail + ".")
 
 
 def _key_results(results: Results) -> Section:
-    """The answer first: decisions (with judgements used against the fixed design), agreement and the
-    first ranking of each criterion with its intervals; the sections below give every detail."""
+    """The answer first: decisions (with judgements used against the fixed design), agreement and every
+    planned ranking of each criterion with its intervals, and whether the rankings agree; the sections below
+    give every detail."""
     level = f"{100 * (1 - float(results.plan.get('alpha', 0.05))):.0f}%"
     paras = [f"Decision: {_decision_text(res.stopping)}" for res in results.criteria.values() if res.stopping]
     agree, ranks = [], []
@@ -95,7 +127,8 @@ def _key_results(results: Results) -> Section:
             if not rk.undefined and rk.systems:
                 ranks += [[name, method, f"{r['rank_low']}-{r['rank_high']}", r["system"], _interval(r), r.n]
                           for r in rk.systems]
-                break  # the plan's first ranking of the criterion; every ranking is in its section
+        if (agreement := _rankings_agreement(name, res)) is not None:
+            paras.append(agreement)
     if not paras and not agree and not ranks:
         paras.append("No result: see the sections below.")
     tables = []
@@ -162,13 +195,17 @@ def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
     rows = [[r["rule"], ", ".join(f"{k}={v}" for k, v in r["parameters"].items()), r["participants"], r["judgements"]]
             for r in exclusion["rules"]]
     text = (f"Preregistered rules only. {exclusion['participants_excluded']} of {exclusion['participants_total']} "
-            f"participants and {exclusion['judgements_excluded']} of {exclusion['judgements_total']} judgements "
+            f"participants and {exclusion['judgements_excluded']} of {exclusion['judgements_total']} answers "
             "excluded (one participant can be excluded by several rules). No data were deleted: see excluded.jsonl.")
-    return Section("Exclusion", [text], [Table("", ["rule", "parameters", "participants", "judgements"], rows)])
+    return Section("Exclusion", [text], [Table("", ["rule", "parameters", "participants", "answers"], rows)])
 
 
 def _est(record: Any) -> list[Any]:
-    return [record.get(k) for k in _EST]
+    """estimate, ci_low, ci_high, p, n; "not enough data" in place of the interval a method could not give."""
+    row = [record.get(k) for k in _EST]
+    if record.get("no_interval") and row[0] is not None and row[1] is None and row[2] is None:
+        row[1], row[2] = NOT_ENOUGH, ""
+    return row
 
 
 def _criterion(name: str, res: CriterionResult, sig: str) -> Section:

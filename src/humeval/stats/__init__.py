@@ -37,6 +37,7 @@ _EXPORTS = {
     "eta_squared": "humeval.stats.effect",
     "rank_biserial": "humeval.stats.effect",
     "mean_ci": "humeval.stats.means",
+    "wilson_interval": "humeval.stats.proportion",
     "ppi_active_mean": "humeval.stats.ppi",
     "ppi_difference": "humeval.stats.ppi",
     "ppi_mean": "humeval.stats.ppi",
@@ -111,6 +112,7 @@ __all__ = [
     "ttest",
     "wide_from_long",
     "wilcoxon",
+    "wilson_interval",
     "write_battles",
 ]
 
@@ -141,6 +143,7 @@ if TYPE_CHECKING:
     from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
     from humeval.stats.effect import cohens_d, eta_squared, rank_biserial
     from humeval.stats.means import mean_ci
+    from humeval.stats.proportion import wilson_interval
     from humeval.stats.ppi import (
         ppi_active_mean,
         ppi_difference,
