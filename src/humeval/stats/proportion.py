@@ -43,4 +43,7 @@ def wilson_interval(successes: int, n: int, confidence_level: float = 0.95) -> t
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at s = 0 and s = n the ends are exactly 0 and 1 (centre - half cancels only up to rounding)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
