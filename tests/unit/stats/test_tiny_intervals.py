@@ -241,3 +241,11 @@ def test_live_rule_reason_has_no_bound_outside_0_1() -> None:
     reason = rule.update(0).reason  # 1/2: the old reason printed "within (-0.500, 1.500)"
     assert reason.startswith("1/2 = 0.500 for A (95% Wilson interval 0.095 to 0.905)")
     assert all(0.0 <= float(v) <= 1.0 for v in re.findall(r"\d+\.\d+", reason))
+
+
+def test_ppi_without_spread_has_no_interval() -> None:
+    from humeval.stats import ppi_mean
+
+    est = ppi_mean([3.0, 3.0, 3.0], [3.0, 3.0, 3.0], [3.0, 3.0, 3.0, 3.0])
+    assert est.estimate == pytest.approx(3.0) and math.isnan(est.ci_low) and math.isnan(est.ci_high)
+    assert est.extra["no_interval"].startswith("not enough data")
