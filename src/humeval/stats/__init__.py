@@ -88,10 +88,10 @@ __all__ = [
     "holm",
     "icc",
     "kendall",
-    "mean_ci",
     "krippendorff_alpha",
     "kruskal_wallis",
     "mann_whitney",
+    "mean_ci",
     "paired_bootstrap",
     "pearson",
     "posthoc",
@@ -143,7 +143,6 @@ if TYPE_CHECKING:
     from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
     from humeval.stats.effect import cohens_d, eta_squared, rank_biserial
     from humeval.stats.means import mean_ci
-    from humeval.stats.proportion import wilson_interval
     from humeval.stats.ppi import (
         ppi_active_mean,
         ppi_difference,
@@ -151,6 +150,7 @@ if TYPE_CHECKING:
         ppi_mean_arrays,
         ppi_win_rate,
     )
+    from humeval.stats.proportion import wilson_interval
     from humeval.stats.rankings import (
         WINNERS,
         Ranking,

@@ -30,6 +30,8 @@ inference, ICML.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import stats as sps
 
@@ -108,7 +110,7 @@ def _normal(estimate: float, se: float, confidence_level: float) -> tuple[float,
 
 
 def _no_spread(lo: float) -> dict[str, str]:
-    return {"no_interval": "not enough data: the scores show no spread (standard error 0)"} if lo != lo else {}
+    return {"no_interval": "not enough data: the scores show no spread (standard error 0)"} if math.isnan(lo) else {}
 
 
 def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_level: float = 0.95,
