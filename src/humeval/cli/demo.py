@@ -41,7 +41,8 @@ def _pct(part: int, whole: int) -> str:
 def _interval(row: dict[str, Any], key: str = "estimate") -> str:
     if row[key] is None:
         return "–"
-    ci = f" [{row['ci_low']:.4g}, {row['ci_high']:.4g}]" if row["ci_low"] is not None else ""
+    ci = (f" [{row['ci_low']:.4g}, {row['ci_high']:.4g}]" if row["ci_low"] is not None
+          else " [not enough data]" if row.get("no_interval") else "")
     return f"{row[key]:.4g}{ci}"
 
 

@@ -108,7 +108,12 @@ def _rankings_agreement(name: str, res: CriterionResult) -> str | None:
     if len({_ranks(rk) for rk in done.values()}) == 1:
         return f"Rankings of {name}: the {len(done)} planned methods ({', '.join(done)}) agree: " \
                f"{next(iter(done.values())).label}{tail}."
-    return (f"Rankings of {name}: the planned methods DISAGREE: "
+    ahead = [{(a, b) for a, _, a_hi in _ranks(rk) for b, b_lo, _ in _ranks(rk) if a_hi < b_lo}
+             for rk in done.values()]  # (a, b): a is ranked strictly above b by that method
+    opposite = any((b, a) in other for one in ahead for other in ahead for a, b in one)
+    verdict = ("CONTRADICT each other (one ranks a system above another that a second ranks above it)" if opposite
+               else "differ in which systems they can separate (no method contradicts another)")
+    return (f"Rankings of {name}: the planned methods {verdict}: "
             + "; ".join(f"{m}: {rk.label}" for m, rk in done.items()) + tail + ".")
 
 

@@ -69,10 +69,16 @@ def test_key_results_show_every_ranking_and_their_disagreement() -> None:
     md = render_markdown(build_report(protocol, _results({"bootstrap": BOOT, "trueskill": TRUESKILL_TIE}),
                                       design={}, collation=COMPLETE, exclusion=None))
     key = md.split("## Key results", 1)[1].split("\n## ", 1)[0]
-    assert ("Rankings of q: the planned methods DISAGREE: bootstrap: 1. A; 2. B; 3. C; "
-            "trueskill: 1. A; 2.-3. B + C.") in key
+    assert ("Rankings of q: the planned methods differ in which systems they can separate (no method contradicts "
+            "another): bootstrap: 1. A; 2. B; 3. C; trueskill: 1. A; 2.-3. B + C.") in key
     assert "| q | bootstrap | 1-1 | A |" in key and "| q | trueskill | 2-3 | B |" in key  # both methods' rows
     assert "| q | trueskill | 2-3 | C | 24 [interval: not enough data] | 4 |" in key
+    swapped = {"method": "elo", "label": "1. A; 2. C; 3. B",
+               "systems": [_system("A", 1, 1, 1100.0, (1050.0, 1150.0)), _system("C", 2, 2, 1000.0, (980.0, 1020.0)),
+                           _system("B", 3, 3, 900.0, (850.0, 950.0))]}
+    md = render_markdown(build_report(protocol, _results({"bootstrap": BOOT, "elo": swapped}), design={},
+                                      collation=COMPLETE, exclusion=None))
+    assert "the planned methods CONTRADICT each other" in md and "elo: 1. A; 2. C; 3. B." in md
     agree = render_markdown(build_report(protocol, _results({"bootstrap": BOOT, "mean": BOOT | {"method": "mean"}}),
                                          design={}, collation=COMPLETE, exclusion=None))
     assert "the 2 planned methods (bootstrap, mean) agree: 1. A; 2. B; 3. C." in agree
