@@ -582,7 +582,8 @@ def trueskill_ranking(
     (Sakaguchi et al. 2014; Bojar et al. 2016), significance comes from ``n_boot`` bootstrap
     samples of the battles (with replacement, new random order): each sample ranks the
     systems by mu, and a system's rank range is the central ``confidence_level`` interval of
-    its ranks;
+    its ranks (a system whose resampled mu never moves, as with a single battle, and the systems whose
+    posterior intervals overlap its own, take the ranks of the posterior intervals instead);
     systems whose ranges coincide form a cluster. ``estimate`` is mu of the full data,
     ``extra["sigma"]`` its sigma, and the CI is TrueSkill's posterior interval
     :math:`\mu \pm z_{1-\alpha/2}\,\sigma` at ``confidence_level``: centred on the estimate, and as wide as
@@ -653,6 +654,16 @@ def trueskill_ranking(
         rank_low = rank_high = np.arange(1, k + 1)
     else:
         rank_low, rank_high = rank_lo_sys[order], rank_hi_sys[order]
+        # a system whose resampled mu never moves (every resample repeats the same few battles: one battle would
+        # give "1. A; 2. B") has no bootstrap evidence; it, and the systems whose posteriors overlap its posterior,
+        # take the rank ranges of the posterior intervals instead
+        overlap = ~((lo[:, None] > hi[None, :]) | (hi[:, None] < lo[None, :]))
+        frozen = np.ptp(boot_mu, axis=0) == 0
+        widen = (frozen | (overlap & frozen[None, :]).any(axis=1))[order]
+        if widen.any():
+            post_low, post_high = _ranges_from_wins(order, lo[:, None] > hi[None, :])
+            rank_low = np.where(widen, np.minimum(rank_low, post_low), rank_low)
+            rank_high = np.where(widen, np.maximum(rank_high, post_high), rank_high)
     n_per = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
     return _ranking(
         systems,

@@ -249,3 +249,12 @@ def test_ppi_without_spread_has_no_interval() -> None:
     est = ppi_mean([3.0, 3.0, 3.0], [3.0, 3.0, 3.0], [3.0, 3.0, 3.0, 3.0])
     assert est.estimate == pytest.approx(3.0) and math.isnan(est.ci_low) and math.isnan(est.ci_high)
     assert est.extra["no_interval"].startswith("not enough data")
+
+
+def test_trueskill_does_not_rank_two_systems_apart_after_one_battle() -> None:
+    # every resample of one battle is that battle: the resampled ranks never move, the posteriors overlap widely
+    res = trueskill_ranking(_battles([("A", "B", "model_a")]), n_boot=20, seed=0)
+    assert res.rank_low == (1, 1) and res.rank_high == (2, 2) and res.label() == "1.-2. A + B"
+    # 60 one-sided battles: posteriors apart, resampled ranks fixed: separated
+    res = trueskill_ranking(_battles([("A", "B", "model_a")] * 60), n_boot=20, seed=0)
+    assert res.label() == "1. A; 2. B"
