@@ -78,11 +78,12 @@ class DemoResult:
         rankings with their intervals, the report and the signature."""
         r, res = self.rehearsal, self.results
         agreement = [{"criterion": name, "measure": a.get("measure"), "method": a.method, "estimate": a.estimate,
-                      "ci_low": a.ci_low, "ci_high": a.ci_high, "n": a.n, "verdict": a.get("verdict"),
-                      "note": a.undefined}
+                      "ci_low": a.ci_low, "ci_high": a.ci_high, "no_interval": a.get("no_interval"), "n": a.n,
+                      "verdict": a.get("verdict"), "note": a.undefined}
                      for name, c in res.criteria.items() for a in c.agreement]
         rankings = [{"criterion": name, "method": method, "rank": f"{s['rank_low']}-{s['rank_high']}",
-                     "system": s["system"], "score": s.estimate, "ci_low": s.ci_low, "ci_high": s.ci_high, "n": s.n}
+                     "system": s["system"], "score": s.estimate, "ci_low": s.ci_low, "ci_high": s.ci_high,
+                     "no_interval": s.get("no_interval"), "n": s.n}
                     for name, c in res.criteria.items() for method, rk in c.rankings.items() if not rk.undefined
                     for s in rk.systems]
         decisions = [{k: d.get(k) for k in ("criterion", "a", "b", "rule", "delta", "anytime_valid", "outcome",

@@ -98,6 +98,15 @@ def _results(*names: str) -> Callable[[Study], list[Path]]:
     return lambda s: [s.results_dir / n for n in names]
 
 
+def _report_inputs(study: Study) -> list[Path]:
+    """What the report shows: the results, exclusion and collation, and every post hoc analysis (a new or
+    re-run one makes the report stale, so ``humeval report`` rebuilds it)."""
+    from humeval.analysis.workspace import Workspace
+
+    posthoc = sorted(Workspace(study.results_dir).posthoc_dir.glob("*/results.json"))
+    return [*_results("results.json", "exclusion.json", "collation.json")(study), *posthoc]
+
+
 def _import_inputs(study: Study) -> list[Path]:
     from humeval.platforms.keys import study_key_file
 
@@ -129,8 +138,7 @@ STAGES: dict[str, Stage] = {
         Stage("analyze", "humeval.analysis.stages:analyze_stage",
               lambda s: [*_results("judgements.jsonl", "excluded.jsonl")(s), s.tasks_file, *s.judge_files()],
               "run the preregistered analysis plan", lock="required", required_for="analysis"),
-        Stage("report", "humeval.report.stage:report_stage",
-              _results("results.json", "exclusion.json", "collation.json"),
+        Stage("report", "humeval.report.stage:report_stage", _report_inputs,
               "HTML/Markdown report, figures and HEDS datasheet"),
     )
 }

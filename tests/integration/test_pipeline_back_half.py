@@ -130,6 +130,27 @@ def test_posthoc_never_touches_the_preregistered_results(analyzed):
     assert again.returncode == 1 and "exists" in again.stderr
     bad = humeval("posthoc", "x", str(study.root), "--set", "test=parametric")
     assert bad.returncode == 1 and "Did you mean 'tests'" in bad.stderr
+    # the post hoc run made the report stale: `report` rebuilds it with the POST HOC section, then keeps it
+    proc = humeval("report", str(study.root))
+    assert proc.returncode == 0 and "wrote" in proc.stderr and "kept" not in proc.stderr, proc.stderr
+    assert "POST HOC: parametric" in (study.results_dir / "report.md").read_text()
+    assert "kept" in humeval("report", str(study.root)).stderr
+
+
+def test_an_incomplete_study_is_called_preliminary_by_analyze_report_and_the_report(study, tmp_path):
+    root = tmp_path / "short"
+    shutil.copytree(study.root, root, ignore=shutil.ignore_patterns("dry-run", "posthoc"))
+    judgements = root / "results" / "judgements.jsonl"
+    judgements.write_text("\n".join(judgements.read_text().splitlines()[:30]) + "\n")
+    short = Study.open(root)
+    for stage in ("collate", "exclude"):
+        run_stage(short, stage)
+    for command in ("analyze", "report"):
+        proc = humeval(command, str(root))
+        assert proc.returncode == 0, proc.stderr
+        assert "warning: INCOMPLETE, PRELIMINARY RESULTS:" in proc.stderr, proc.stderr
+    md = (root / "results" / "report.md").read_text()
+    assert md.index("> INCOMPLETE, PRELIMINARY RESULTS:") < md.index("## Key results")
 
 
 def test_analyze_refuses_when_the_plan_changed_after_lock(locked):

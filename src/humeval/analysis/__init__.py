@@ -27,6 +27,8 @@ _EXPORTS = {
     "analyze_stage": "humeval.analysis.stages",
     "collate_stage": "humeval.analysis.stages",
     "exclude_stage": "humeval.analysis.stages",
+    "caveats": "humeval.analysis.status",
+    "workspace_caveats": "humeval.analysis.status",
     "invalid_reasons": "humeval.analysis.validity",
     "Workspace": "humeval.analysis.workspace",
 }
@@ -37,6 +39,7 @@ __all__ = [
     "analysis_signature",
     "analyze",
     "analyze_stage",
+    "caveats",
     "collate",
     "collate_stage",
     "exclude_stage",
@@ -46,6 +49,7 @@ __all__ = [
     "posthoc",
     "rerun_lists",
     "valid_judgements",
+    "workspace_caveats",
     "write_rerun",
     "write_results",
 ]
@@ -69,5 +73,6 @@ if TYPE_CHECKING:
     from humeval.analysis.plan import analysis_signature, analyze, write_results
     from humeval.analysis.posthoc import posthoc
     from humeval.analysis.stages import analyze_stage, collate_stage, exclude_stage
+    from humeval.analysis.status import caveats, workspace_caveats
     from humeval.analysis.validity import invalid_reasons
     from humeval.analysis.workspace import Workspace

@@ -18,12 +18,16 @@ from humeval.stats.means import mean_ci
 __all__ = ["describe", "distribution", "scale_bounds"]
 
 
-def _mean_ci(x: np.ndarray, alpha: float) -> tuple[float, float]:
-    r"""Student-t interval :math:`\bar x \pm t_{1-\alpha/2, n-1}\, s/\sqrt n` (NaN for n < 2)."""
+def _mean_ci(x: np.ndarray, alpha: float) -> tuple[tuple[float, float], dict[str, str]]:
+    r"""Student-t interval :math:`\bar x \pm t_{1-\alpha/2, n-1}\, s/\sqrt n`, or none (with the reason) when
+    there are fewer than 2 scores or no spread (``s = 0`` would give a zero-width interval)."""
+    nan = (float("nan"), float("nan"))
     if x.size < 2:
-        return float("nan"), float("nan")
+        return nan, {"no_interval": f"not enough data: {x.size} score(s); a t interval needs two or more"}
+    if np.ptp(x) == 0:
+        return nan, {"no_interval": f"not enough data: all {x.size} scores are {x[0]:g}, so the data show no spread"}
     half = sps.t.ppf(1 - alpha / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size)
-    return float(x.mean() - half), float(x.mean() + half)
+    return (float(x.mean() - half), float(x.mean() + half)), {}
 
 
 def describe(frame: pd.DataFrame, systems: list[str], alpha: float, score: str = "score",
@@ -39,11 +43,13 @@ def describe(frame: pd.DataFrame, systems: list[str], alpha: float, score: str =
         sub = frame[frame["system"] == system]
         x = sub[score].to_numpy(dtype=float)
         if bounds is None:
-            (lo, hi), method, extra = _mean_ci(x, alpha), "mean_t_interval", {}
+            (lo, hi), extra = _mean_ci(x, alpha)
+            method = "mean_t_interval"
         else:
             est = mean_ci(x, sub["item_id"].to_numpy(), confidence_level=1 - alpha, n_boot=n_boot, seed=seed + k)
             lo, hi, method = est.ci_low, est.ci_high, est.method
-            extra = {"n_boot": n_boot, "seed": seed + k}
+            extra = {"n_boot": n_boot, "seed": seed + k,
+                     **({"no_interval": est.extra["no_interval"]} if "no_interval" in est.extra else {})}
         out.append({
             "system": system, "estimate": float(x.mean()) if x.size else None, "ci_low": lo, "ci_high": hi,
             "p_value": None, "n": int(x.size), "method": method,

@@ -67,6 +67,7 @@ def goal_leaderboard(decision: dict[str, Any], battles: pd.DataFrame, seed: int,
             "vs_leader_high": 0.0 if i == leader else _finite(vs_hi[i]),
             "rank_low": int(low), "rank_high": int(high), "in_contention": name in decision["contention"],
             "judgements": int(games[i].sum()),
+            **({"no_interval": est.extra["no_interval"]} if est is not None and "no_interval" in est.extra else {}),
         })
     rows.sort(key=lambda r: (r["rank_low"], -(r["theta"] if r["theta"] is not None else -np.inf)))
     cost: dict[str, Any] = {"spent": int(decision["n"]), "uniform_expected": None}

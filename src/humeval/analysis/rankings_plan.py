@@ -53,6 +53,11 @@ def rankings(
     """Every ranking in ``plan.rankings``; a method that cannot run records why (``undefined``)."""
     out: dict[str, Any] = {}
     for method in plan.rankings:
+        if method in ("mean", "bootstrap") and item_scores is None and not descriptives:
+            # a pairwise criterion has no scores to average: the method does not apply (it is not a lack of data)
+            out[method] = {"method": method, "systems": [], "not_applicable": True,
+                           "undefined": "no scores to average (pairwise criterion): use bradley-terry, trueskill or elo"}
+            continue
         try:
             if method == "mean":
                 if not descriptives:
@@ -62,6 +67,9 @@ def rankings(
                 if item_scores is None:
                     raise DataError("no per-item scores (pairwise criterion): use bradley-terry, trueskill or elo")
                 complete = item_scores.dropna()
+                if len(complete) < 2:
+                    raise DataError(f"not enough data: {len(complete)} of {len(item_scores)} items have scores of "
+                                    "every system; the paired bootstrap needs at least 2")
                 rec = ranking_record(rank_by_scores(complete, n_boot=plan.bootstrap, seed=seed, alpha=plan.alpha,
                                                             confidence_level=1 - plan.alpha))
                 out[method] = rec | {"items_left_out": int(len(item_scores) - len(complete))}

@@ -13,7 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["Format", "emit_json", "emit_rows", "err", "out"]
+__all__ = ["Format", "emit_json", "emit_rows", "err", "out", "print_caveats"]
 
 # soft wrap: a message is one line however wide, so a pipe or a log file gets whole lines (tables still fit the terminal)
 out = Console(soft_wrap=True)
@@ -86,6 +86,19 @@ def print_stage(result: Any) -> None:
     for path in result.outputs:
         err.print(f"  {'kept' if result.skipped else 'wrote'} {path}", highlight=False, markup=False)
     sys.stdout.write(f"{result.stage}\t{result.signature}\n")  # a tab, not expanded: easy to cut
+
+
+def print_caveats(directory: Any) -> None:
+    """Say on stderr why a study's results are not final (incomplete, undecided), as the report's banner does."""
+    from humeval.analysis.stages import study_workspace
+    from humeval.analysis.status import workspace_caveats
+    from humeval.study import Study
+
+    ws = study_workspace(Study.open(directory))
+    if not ws.results.is_file():
+        return
+    for text in workspace_caveats(ws):
+        err.print(f"[bold yellow]warning:[/] {text}", highlight=False)
 
 
 def run_stage_command(directory: Any, stage: str, force: bool, options: dict[str, Any] | None = None) -> Any:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from humeval.cli._common import Format, emit_rows, err, print_stage
+from humeval.cli._common import Format, emit_rows, err, print_caveats, print_stage
 
 
 def analyze(
@@ -27,3 +27,4 @@ def analyze(
     results = study.results("main")
     emit_rows(results.summary_rows(), fmt, title="analysis (preregistered)", json_data=results.to_json(),
               footer=results.signature)
+    print_caveats(directory)  # last, where the eye lands: incomplete or undecided results are preliminary

@@ -41,7 +41,8 @@ def _pct(part: int, whole: int) -> str:
 def _interval(row: dict[str, Any], key: str = "estimate") -> str:
     if row[key] is None:
         return "–"
-    ci = f" [{row['ci_low']:.4g}, {row['ci_high']:.4g}]" if row["ci_low"] is not None else ""
+    ci = (f" [{row['ci_low']:.4g}, {row['ci_high']:.4g}]" if row["ci_low"] is not None
+          else " [not enough data]" if row.get("no_interval") else "")
     return f"{row[key]:.4g}{ci}"
 
 
@@ -65,7 +66,7 @@ def _print(s: dict[str, Any]) -> None:
               (f"  {c['judgements']} judgements from {c['participants_active']} participants in {c['seconds']:.1f}s; "
                f"the fixed design's participant lists hold {c['fixed_design']} (attention checks included)"),
               (f"  excluded by the preregistered rules: {x['participants_excluded']} of {x['participants_total']} "
-               f"participants ({x['judgements_excluded']} judgements)")]
+               f"participants ({x['judgements_excluded']} answers)")]
     if c["rerun_rounds"]:
         lines.append(f"  re-run of the tasks the excluded participants left short: {c['rerun_judgements']} judgements "
                      f"in {c['rerun_rounds']} round(s) of re-run lists, as `humeval collate` deals them")

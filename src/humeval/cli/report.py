@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from humeval.cli._common import run_stage_command
+from humeval.cli._common import print_caveats, run_stage_command
 
 
 def report(
@@ -15,3 +15,4 @@ def report(
 ) -> None:
     """Write results/report.html (self-contained), results/report.md with results/figures/, and results/heds.json."""
     run_stage_command(directory, "report", force)
+    print_caveats(directory)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from humeval.analysis.status import caveats
 from humeval.protocol.models import Protocol
 from humeval.report.document import Example, Figure, Report, Section, Table, fmt
 from humeval.report.figures import (
@@ -27,9 +28,12 @@ def _summary(protocol: Protocol, results: Results, design: dict[str, Any]) -> Se
     paras = [protocol.study.description] if protocol.study.description else []
     paras.append(f"Systems: {', '.join(results.systems)}. Criteria: "
                  + ", ".join(f"{k} ({v.type})" for k, v in results.criteria.items()) + ".")
-    paras.append(f"{c.judgements} judgements from {c.participants} participants; {c.excluded} excluded, "
-                 f"{c.invalid} malformed, {c.attention_or_repeat} attention checks or repeats; "
-                 f"{c.analysed} judgements from {c.participants_analysed} participants analysed.")
+    # the vocabulary of docs/data-model.md: an answer is one row of judgements.jsonl (one question of a task)
+    paras.append(f"{c.judgements} answers from {c.participants} participants (an answer is one question of a task "
+                 f"answered: one output's score on one criterion, or one choice). Left out: {c.excluded} answers by "
+                 f"the preregistered exclusion rules, {c.invalid} malformed answers, {c.attention_or_repeat} answers "
+                 f"to attention checks or repeated tasks. Analysed: {c.analysed} answers from "
+                 f"{c.participants_analysed} participants.")
     rows = [[k, v] for k, v in design.items()]
     return Section("Study", paras, [Table("Design", ["setting", "value"], rows)])
 
@@ -73,16 +77,50 @@ def _places_text(d: dict[str, Any]) -> str:
             f"{d['fixed_places']} ({d['fixed_places'] - d['places']} saved)")
 
 
+#: what the report prints where a method gave no interval at this n (``no_interval`` in the record says why)
+NOT_ENOUGH = "not enough data"
+
+
 def _interval(record: Any) -> str:
     est, lo, hi = record.get("estimate"), record.get("ci_low"), record.get("ci_high")
     if est is None:
         return "–"
-    return fmt(est) + (f" [{fmt(lo)}, {fmt(hi)}]" if lo is not None and hi is not None else "")
+    if lo is not None and hi is not None:
+        return f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]"
+    return fmt(est) + (f" [interval: {NOT_ENOUGH}]" if record.get("no_interval") else "")
+
+
+def _ranks(rk: Any) -> tuple[tuple[str, int, int], ...]:
+    return tuple(sorted((r["system"], r["rank_low"], r["rank_high"]) for r in rk.systems))
+
+
+def _rankings_agreement(name: str, res: CriterionResult) -> str | None:
+    """Whether the plan's rankings of a criterion agree (the same rank range for every system), in words;
+    ``None`` when the plan has one ranking."""
+    planned = {m: rk for m, rk in res.rankings.items() if not rk.get("not_applicable")}
+    if len(planned) < 2:
+        return None
+    done = {m: rk for m, rk in planned.items() if not rk.undefined and rk.systems}
+    missing = [f"{m} not computed ({rk.undefined or 'no systems'})" for m, rk in planned.items() if m not in done]
+    tail = ("; " + "; ".join(missing)) if missing else ""
+    if len(done) < 2:
+        return f"Rankings of {name}: " + "; ".join([f"{m}: {rk.label}" for m, rk in done.items()] + missing) + "."
+    if len({_ranks(rk) for rk in done.values()}) == 1:
+        return f"Rankings of {name}: the {len(done)} planned methods ({', '.join(done)}) agree: " \
+               f"{next(iter(done.values())).label}{tail}."
+    ahead = [{(a, b) for a, _, a_hi in _ranks(rk) for b, b_lo, _ in _ranks(rk) if a_hi < b_lo}
+             for rk in done.values()]  # (a, b): a is ranked strictly above b by that method
+    opposite = any((b, a) in other for one in ahead for other in ahead for a, b in one)
+    verdict = ("CONTRADICT each other (one ranks a system above another that a second ranks above it)" if opposite
+               else "differ in which systems they can separate (no method contradicts another)")
+    return (f"Rankings of {name}: the planned methods {verdict}: "
+            + "; ".join(f"{m}: {rk.label}" for m, rk in done.items()) + tail + ".")
 
 
 def _key_results(results: Results) -> Section:
-    """The answer first: decisions (with judgements used against the fixed design), agreement and the
-    first ranking of each criterion with its intervals; the sections below give every detail."""
+    """The answer first: decisions (with judgements used against the fixed design), agreement and every
+    planned ranking of each criterion with its intervals, and whether the rankings agree; the sections below
+    give every detail."""
     level = f"{100 * (1 - float(results.plan.get('alpha', 0.05))):.0f}%"
     paras = [f"Decision: {_decision_text(res.stopping)}" for res in results.criteria.values() if res.stopping]
     agree, ranks = [], []
@@ -94,7 +132,8 @@ def _key_results(results: Results) -> Section:
             if not rk.undefined and rk.systems:
                 ranks += [[name, method, f"{r['rank_low']}-{r['rank_high']}", r["system"], _interval(r), r.n]
                           for r in rk.systems]
-                break  # the plan's first ranking of the criterion; every ranking is in its section
+        if (agreement := _rankings_agreement(name, res)) is not None:
+            paras.append(agreement)
     if not paras and not agree and not ranks:
         paras.append("No result: see the sections below.")
     tables = []
@@ -161,13 +200,17 @@ def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
     rows = [[r["rule"], ", ".join(f"{k}={v}" for k, v in r["parameters"].items()), r["participants"], r["judgements"]]
             for r in exclusion["rules"]]
     text = (f"Preregistered rules only. {exclusion['participants_excluded']} of {exclusion['participants_total']} "
-            f"participants and {exclusion['judgements_excluded']} of {exclusion['judgements_total']} judgements "
+            f"participants and {exclusion['judgements_excluded']} of {exclusion['judgements_total']} answers "
             "excluded (one participant can be excluded by several rules). No data were deleted: see excluded.jsonl.")
-    return Section("Exclusion", [text], [Table("", ["rule", "parameters", "participants", "judgements"], rows)])
+    return Section("Exclusion", [text], [Table("", ["rule", "parameters", "participants", "answers"], rows)])
 
 
 def _est(record: Any) -> list[Any]:
-    return [record.get(k) for k in _EST]
+    """estimate, ci_low, ci_high, p, n; "not enough data" in place of the interval a method could not give."""
+    row = [record.get(k) for k in _EST]
+    if record.get("no_interval") and row[0] is not None and row[1] is None and row[2] is None:
+        row[1], row[2] = NOT_ENOUGH, ""
+    return row
 
 
 def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
@@ -328,13 +371,14 @@ def build_report(
     """The whole report: key results, study and design, dynamic stopping, collation, exclusion, one section per
     criterion, post hoc."""
     sig = results.signature
-    banner = ""
+    banners = []
     if results.dry_run == "rehearsal-crowd":
-        banner = ("SIMULATED PARTICIPANTS ('rehearsal-crowd': capability, position bias, spammers) through the real "
-                  "server: these numbers show the pipeline at work and say nothing about the systems.")
+        banners.append("SIMULATED PARTICIPANTS ('rehearsal-crowd': capability, position bias, spammers) through the "
+                       "real server: these numbers show the pipeline at work and say nothing about the systems.")
     elif results.dry_run:
-        banner = (f"DRY RUN with '{results.dry_run}' dummy responses: these numbers rehearse the pipeline and "
-                  "say nothing about the systems.")
+        banners.append(f"DRY RUN with '{results.dry_run}' dummy responses: these numbers rehearse the pipeline and "
+                       "say nothing about the systems.")
+    banners += caveats(results, collation)
     sections = [_key_results(results), _summary(protocol, results, design), _collation(collation),
                 _exclusion(exclusion, protocol)]
     if (stopping := _stopping(results)) is not None:
@@ -359,4 +403,4 @@ def build_report(
         sections.append(sec)
     title = f"{protocol.study.name}: human evaluation report" + (f" (dry run: {results.dry_run})"
                                                                   if results.dry_run else "")
-    return Report(title, sig, banner, sections)
+    return Report(title, sig, banners, sections)

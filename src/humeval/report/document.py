@@ -65,7 +65,7 @@ class Section:
 class Report:
     title: str
     signature: str
-    banner: str
+    banners: list[str]  # what the reader must know before any number: simulated data, incomplete, undecided
     sections: list[Section]
 
 
@@ -76,8 +76,8 @@ def _md_cell(value: Any) -> str:
 def render_markdown(report: Report, figure_dir: str = "figures") -> str:
     """Markdown with figures linked from ``figure_dir`` (relative to the report)."""
     lines = [f"# {report.title}", ""]
-    if report.banner:
-        lines += [f"> {report.banner}", ""]
+    for banner in report.banners:
+        lines += [f"> {banner}", ""]
     lines += [f"Signature: `{report.signature}`", ""]
     for section in report.sections:
         lines += [f"{'#' * section.level} {section.title}", ""]
@@ -118,11 +118,14 @@ def _md_example(ex: Example) -> list[str]:
 
 
 _HTML = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{{ r.title }}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ r.title }}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;margin:.5rem 0 .2rem}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left}
-th{background:#f3f3f3}.sig{font-family:monospace;font-size:.8rem;color:#555;margin-bottom:1rem}
+.scroll{overflow-x:auto;max-width:100%}.scroll:focus{outline:2px solid #0b57d0}
+pre{overflow-x:auto;max-width:100%}p,li,figcaption{overflow-wrap:anywhere}
+th{background:#f3f3f3}.sig{font-family:monospace;font-size:.8rem;color:#555;margin-bottom:1rem;overflow-wrap:anywhere}
 .banner{background:#fff3cd;border:1px solid #e0c36b;padding:.5rem 1rem}figure{margin:1rem 0}
 figcaption{font-size:.9rem;color:#444}img{max-width:100%}
 .example{border:1px solid #ddd;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}
@@ -131,14 +134,15 @@ figcaption{font-size:.9rem;color:#444}img{max-width:100%}
 {{ css }}
 </style></head><body>
 <h1>{{ r.title }}</h1>
-{% if r.banner %}<p class="banner">{{ r.banner }}</p>{% endif %}
+{% for b in r.banners %}<p class="banner" role="note">{{ b }}</p>
+{% endfor %}
 <p class="sig">{{ r.signature }}</p>
 {% for s in r.sections %}<h{{ s.level }}>{{ s.title }}</h{{ s.level }}>
 {% for p in s.paragraphs %}<p>{{ p }}</p>
 {% endfor %}{% for t in s.tables %}{% if t.title %}<p><strong>{{ t.title }}</strong></p>{% endif %}
-<table><tr>{% for c in t.columns %}<th>{{ c }}</th>{% endfor %}</tr>
+<div class="scroll" role="region" tabindex="0" aria-label="{{ t.title or s.title }}"><table><tr>{% for c in t.columns %}<th>{{ c }}</th>{% endfor %}</tr>
 {% for row in t.rows %}<tr>{% for v in row %}<td>{{ fmt(v) }}</td>{% endfor %}</tr>
-{% endfor %}</table>{% if t.footer %}<div class="sig">{{ t.footer }}</div>{% endif %}
+{% endfor %}</table></div>{% if t.footer %}<div class="sig">{{ t.footer }}</div>{% endif %}
 {% endfor %}{% for f in s.figures %}<figure><img alt="{{ f.caption }}" src="data:image/png;base64,{{ b64(f.png) }}">
 <figcaption>{{ f.caption }}</figcaption></figure>
 {% endfor %}{% for ex in s.examples %}<div class="example"><p><strong>Item {{ ex.item_id }}</strong></p>

@@ -37,6 +37,7 @@ _EXPORTS = {
     "eta_squared": "humeval.stats.effect",
     "rank_biserial": "humeval.stats.effect",
     "mean_ci": "humeval.stats.means",
+    "wilson_interval": "humeval.stats.proportion",
     "ppi_active_mean": "humeval.stats.ppi",
     "ppi_difference": "humeval.stats.ppi",
     "ppi_labels_needed": "humeval.stats.ppi",
@@ -88,10 +89,10 @@ __all__ = [
     "holm",
     "icc",
     "kendall",
-    "mean_ci",
     "krippendorff_alpha",
     "kruskal_wallis",
     "mann_whitney",
+    "mean_ci",
     "paired_bootstrap",
     "pearson",
     "posthoc",
@@ -113,6 +114,7 @@ __all__ = [
     "ttest",
     "wide_from_long",
     "wilcoxon",
+    "wilson_interval",
     "write_battles",
 ]
 
@@ -151,6 +153,7 @@ if TYPE_CHECKING:
         ppi_mean_arrays,
         ppi_win_rate,
     )
+    from humeval.stats.proportion import wilson_interval
     from humeval.stats.rankings import (
         WINNERS,
         Ranking,

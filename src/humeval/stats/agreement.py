@@ -9,7 +9,7 @@ import numpy as np
 
 from humeval.errors import DataError
 from humeval.rng import Seed, as_generator
-from humeval.stats._bootstrap import percentile_ci, resample_weights
+from humeval.stats._bootstrap import no_interval, percentile_ci, resample_weights
 from humeval.stats._checks import (
     as_float_array,
     check_choice,
@@ -98,7 +98,7 @@ def fleiss_kappa(
     )
     z = kappa / se0
     p_value = math.erfc(abs(float(z)) / math.sqrt(2.0))  # 2 P(Z > |z|), standard normal
-    lo, hi, valid = _bootstrap_fleiss(table, p_i, m, n_boot, seed, confidence_level)
+    lo, hi, valid, reason = _bootstrap_fleiss(table, p_i, m, n_boot, seed, confidence_level, float(kappa))
     return Estimate(
         kappa,
         lo,
@@ -114,6 +114,7 @@ def fleiss_kappa(
             "n_boot_valid": valid,
             "seed": seed if isinstance(seed, int) else "generator",
             "ci_level": confidence_level,
+            **no_interval(reason),
         },
     )
 
@@ -125,10 +126,11 @@ def _bootstrap_fleiss(
     n_boot: int,
     seed: Seed,
     confidence_level: float,
-) -> tuple[float, float, int]:
+    estimate: float,
+) -> tuple[float, float, int, str | None]:
     n_boot = check_n_boot(n_boot)
     if n_boot == 0:
-        return float("nan"), float("nan"), 0
+        return float("nan"), float("nan"), 0, None
     rng = as_generator(seed)
     n = table.shape[0]
     out = []
@@ -138,7 +140,7 @@ def _bootstrap_fleiss(
         pe = (pj**2).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             out.append(np.where(np.isclose(pe, 1.0), np.nan, (p_bar - pe) / (1.0 - pe)))
-    return percentile_ci(np.concatenate(out), confidence_level)
+    return percentile_ci(np.concatenate(out), confidence_level, estimate)
 
 
 # --------------------------------------------------------------------------- Krippendorff's alpha
@@ -224,6 +226,7 @@ def krippendorff_alpha(
     n_boot = check_n_boot(n_boot)
     lo = hi = float("nan")
     valid = 0
+    reason = None
     if n_boot:
         rng = as_generator(seed)
         if level == "ordinal":
@@ -232,7 +235,7 @@ def krippendorff_alpha(
             samples = np.concatenate(
                 [suff.bootstrap(w) for w in resample_weights(rng, data.shape[1], n_boot)]
             )
-        lo, hi, valid = percentile_ci(samples, confidence_level)
+        lo, hi, valid, reason = percentile_ci(samples, confidence_level, alpha)
     return Estimate(
         alpha,
         lo,
@@ -247,6 +250,7 @@ def krippendorff_alpha(
             "n_boot_valid": valid,
             "seed": seed if isinstance(seed, int) else "generator",
             "ci_level": confidence_level,
+            **no_interval(reason),
         },
     )
 
@@ -515,7 +519,10 @@ def icc(scores: object, form: str = "2,1", *, confidence_level: float = 0.95) ->
         else:
             est_1 = est_k = 1.0
         lo_1 = hi_1 = lo_k = hi_k = float("nan")
+        reason: str | None = ("no interval: the scores show no within-item variation, so the F statistic is "
+                              "infinite and the F-based interval is undefined")
     else:
+        reason = None
         from scipy import stats as sps  # only ICC needs SciPy (the F distribution)
 
         f_stat = msr / denom_ms
@@ -543,6 +550,7 @@ def icc(scores: object, form: str = "2,1", *, confidence_level: float = 0.95) ->
             "ms_error": float(mse),
             "ms_within": float(msw),
             "ci_level": confidence_level,
+            **no_interval(reason),
         },
     )
 

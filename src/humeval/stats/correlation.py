@@ -7,7 +7,7 @@ from scipy import stats as sps
 
 from humeval.errors import DataError
 from humeval.rng import Seed, as_generator
-from humeval.stats._bootstrap import percentile_ci
+from humeval.stats._bootstrap import no_interval, percentile_ci
 from humeval.stats._checks import (
     as_float_array,
     check_choice,
@@ -54,8 +54,8 @@ def _fisher_ci(r: float, se: float, confidence_level: float) -> tuple[float, flo
 
 
 def _bootstrap_ci(
-    a: np.ndarray, b: np.ndarray, stat: str, n_boot: int, seed: Seed, confidence_level: float
-) -> tuple[float, float, int]:
+    a: np.ndarray, b: np.ndarray, stat: str, n_boot: int, seed: Seed, confidence_level: float, estimate: float
+) -> tuple[float, float, int, str | None]:
     rng = as_generator(seed)
     n = a.size
     block = max(1, 2_000_000 // n)
@@ -71,7 +71,7 @@ def _bootstrap_ci(
             )
         else:
             out.append(_pearson_rows(xa, xb))
-    return percentile_ci(np.concatenate(out), confidence_level)
+    return percentile_ci(np.concatenate(out), confidence_level, estimate)
 
 
 def _finish(
@@ -96,9 +96,10 @@ def _finish(
         n_boot = check_n_boot(n_boot)
         if n_boot < 1:
             raise DataError(f"{name}: ci='bootstrap' needs n_boot >= 1, got {n_boot}")
-        lo, hi, valid = _bootstrap_ci(a, b, name, n_boot, seed, confidence_level)
+        lo, hi, valid, reason = _bootstrap_ci(a, b, name, n_boot, seed, confidence_level, r)
         extra.update(
-            n_boot=n_boot, n_boot_valid=valid, seed=seed if isinstance(seed, int) else "generator"
+            n_boot=n_boot, n_boot_valid=valid, seed=seed if isinstance(seed, int) else "generator",
+            **no_interval(reason),
         )
     return Estimate(r, lo, hi, p, n, name, extra)
 

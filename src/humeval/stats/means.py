@@ -25,7 +25,7 @@ import numpy as np
 
 from humeval.errors import DataError
 from humeval.rng import Seed, as_generator
-from humeval.stats._bootstrap import percentile_ci, resample_weights
+from humeval.stats._bootstrap import no_interval, percentile_ci, resample_weights, signable
 from humeval.stats._checks import as_float_array, check_confidence_level, check_n_boot
 from humeval.stats._result import Estimate
 
@@ -58,16 +58,21 @@ def mean_ci(values: np.ndarray, clusters: np.ndarray | None = None, *, confidenc
         sums, counts = np.bincount(idx, weights=x), np.bincount(idx).astype(float)
     est = float(x.mean()) if x.size else float("nan")
     extra = {"n_boot": n_boot, "clusters": int(sums.size), "confidence_level": confidence_level}
+    method = "mean, BCa bootstrap over items"
     if x.size < 2 or sums.size < 2:
-        return Estimate(est, n=x.size, method="mean, BCa bootstrap over items", extra=extra)
+        what = f"{x.size} answer(s)" if x.size < 2 else "1 item"
+        return Estimate(est, n=x.size, method=method,
+                        extra=extra | no_interval(f"not enough data: {what}; a bootstrap interval needs two or more"))
     if np.ptp(x) == 0:  # every answer the same: every resample has the same mean
-        return Estimate(est, est, est, n=x.size, method="mean, BCa bootstrap over items", extra=extra)
+        return Estimate(est, n=x.size, method=method, extra=extra | no_interval(
+            f"not enough data: all {x.size} answers are {est:g}, so resampling shows no spread"))
     boots = np.concatenate([(w @ sums) / (w @ counts)
                             for w in resample_weights(as_generator(seed), sums.size, n_boot)])
     below = (np.count_nonzero(boots < est) + 0.5 * np.count_nonzero(boots == est)) / boots.size
     if not 0.0 < below < 1.0:
-        low, high, _ = percentile_ci(boots, confidence_level)
-        return Estimate(est, low, high, n=x.size, method="mean, percentile bootstrap over items", extra=extra)
+        low, high, _, reason = percentile_ci(boots, confidence_level, est)
+        return Estimate(est, low, high, n=x.size, method="mean, percentile bootstrap over items",
+                        extra=extra | no_interval(reason))
     z0 = _NORMAL.inv_cdf(below)
     jack = (sums.sum() - sums) / np.maximum(counts.sum() - counts, 1e-300)
     d = jack.mean() - jack
@@ -78,6 +83,9 @@ def mean_ci(values: np.ndarray, clusters: np.ndarray | None = None, *, confidenc
     for q in (tail, 1.0 - tail):
         z = z0 + _NORMAL.inv_cdf(q)
         levels.append(_NORMAL.cdf(z0 + z / (1.0 - accel * z)))
-    low, high = np.quantile(boots, levels)
-    return Estimate(est, float(low), float(high), n=x.size, method="mean, BCa bootstrap over items",
-                    extra=extra | {"z0": z0, "acceleration": accel})
+    low, high = (float(v) for v in np.quantile(boots, levels))
+    reason = signable(est, low, high, confidence_level=confidence_level)
+    if reason is not None:
+        low = high = float("nan")
+    return Estimate(est, low, high, n=x.size, method=method,
+                    extra=extra | {"z0": z0, "acceleration": accel} | no_interval(reason))

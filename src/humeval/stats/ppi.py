@@ -45,6 +45,8 @@ inference, ICML.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import stats as sps
 
@@ -136,10 +138,17 @@ def ppi_mean_arrays(y: object, yhat: object, yhat_unlabelled: object, *, confide
 
 
 def _normal(estimate: float, se: float, confidence_level: float) -> tuple[float, float, float]:
-    """(ci_low, ci_high, two-sided p-value of estimate = 0) of a normal interval."""
+    """(ci_low, ci_high, two-sided p-value of estimate = 0) of a normal interval; NaN when the standard error is
+    0 (no spread in the scores: a zero-width interval would read as certainty, see :func:`_no_spread`)."""
+    if not se > 0:
+        return float("nan"), float("nan"), float("nan")
     z = sps.norm.ppf(0.5 + confidence_level / 2)
     p = float(2 * sps.norm.sf(abs(estimate) / se)) if se > 0 else float("nan")
     return estimate - z * se, estimate + z * se, p
+
+
+def _no_spread(lo: float) -> dict[str, str]:
+    return {"no_interval": "not enough data: the scores show no spread (standard error 0)"} if math.isnan(lo) else {}
 
 
 def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_level: float = 0.95,
@@ -193,7 +202,7 @@ def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_lev
         extra={"lam": float(lam), "n_labelled": n, "n_unlabelled": big_n, "human_only": float(a.mean()),
                "human_ci_low": h_lo, "human_ci_high": h_hi,
                "effective_n": float(n * human_var / var) if var > 0 else float("nan"),
-               "ci_level": confidence_level, **extra_scale},
+               "ci_level": confidence_level, **extra_scale, **_no_spread(lo)},
     )
 
 
@@ -319,7 +328,7 @@ def ppi_active_mean(y: object, yhat: object, labelled: object, probability: obje
     lo, hi, p = _normal(estimate, float(np.std(terms) / np.sqrt(terms.size)), confidence_level)
     return Estimate(estimate, lo, hi, p, n=int(xi.sum()), method="active ppi mean",
                     extra={"lam": float(lam), "n_labelled": int(xi.sum()), "n_items": int(terms.size),
-                           "ci_level": confidence_level})
+                           "ci_level": confidence_level, **_no_spread(lo)})
 
 
 def ppi_labels_needed(rho: object, n_human: object, n_items: object) -> np.ndarray:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
+from statistics import NormalDist
 from types import MappingProxyType
 from typing import Any
 
@@ -23,7 +24,7 @@ import pandas as pd
 from humeval.errors import DataError
 from humeval.files import write_text
 from humeval.rng import Seed, as_generator
-from humeval.stats._bootstrap import resample_weights
+from humeval.stats._bootstrap import resample_weights, signable
 from humeval.stats._checks import (
     as_float_array,
     check_alpha,
@@ -105,6 +106,30 @@ def _ranges_from_wins(order: np.ndarray, beats: np.ndarray) -> tuple[np.ndarray,
     low = 1 + beats.sum(axis=0)
     high = k - beats.sum(axis=1)
     return low[order], high[order]
+
+
+def _signable_rows(
+    values: np.ndarray, lo: np.ndarray, hi: np.ndarray, confidence_level: float, *, undefined: int = 0, total: int = 0
+) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
+    """Each system's bootstrap interval through :func:`~humeval.stats._bootstrap.signable`: refused ones become NaN."""
+    lo, hi = np.array(lo, dtype=float), np.array(hi, dtype=float)
+    reasons: list[str | None] = []
+    for i in range(len(values)):
+        reason = None
+        if total:
+            reason = signable(float(values[i]), float(lo[i]), float(hi[i]), undefined=undefined, total=total,
+                              confidence_level=confidence_level)
+        if reason is not None:
+            lo[i] = hi[i] = np.nan
+        reasons.append(reason)
+    return lo, hi, reasons
+
+
+def _with_reason(reasons: list[str | None], i: int, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    out = dict(base or {})
+    if reasons[i] is not None:
+        out["no_interval"] = reasons[i]
+    return out
 
 
 # --------------------------------------------------------------------------- battles
@@ -324,7 +349,12 @@ def bradley_terry(
 
     Degenerate case: the MLE is infinite unless every system has a path of wins/ties to
     every other (the comparison graph is strongly connected); DataError names the systems.
-    Bootstrap samples without an MLE are skipped (``extra["n_boot_valid"]``).
+    Bootstrap samples without an MLE are skipped (``extra["n_boot_valid"]``); when more than
+    ``1 - confidence_level`` of them are, or an interval has zero width or does not hold its
+    estimate strictly inside, the interval is not reported (NaN, the reason in the system's
+    ``extra["no_interval"]``, see :func:`humeval.stats._bootstrap.signable`): a 1-1 split of two battles
+    has finite ratings only in the resamples that keep the split, so its percentile interval
+    would be [1000, 1000].
 
     Reference: Bradley, R. A. & Terry, M. E. (1952). Biometrika 39, 324-345; Chiang et al.
     (2024). Chatbot Arena. ICML. R: ``BradleyTerry2::BTm``.
@@ -398,11 +428,11 @@ def bradley_terry(
         if valid:
             tail = (1 - confidence_level) / 2 * 100
             lo, hi = np.percentile(boot[finite], [tail, 100 - tail], axis=0)
+    # a resample without finite ratings (some system never won or never lost in it) is a resample whose
+    # ratings lie at an infinite end: too many of them and the percentile interval of the rest hides a tail
+    lo, hi, reasons = _signable_rows(ratings, lo, hi, confidence_level, undefined=n_boot - valid, total=n_boot)
     order = np.argsort(-ratings, kind="stable")
-    if n_boot and valid:
-        beats = lo[:, None] > hi[None, :]
-    else:
-        beats = np.zeros((k, k), bool)
+    beats = lo[:, None] > hi[None, :]  # NaN (no interval) never separates
     rank_low, rank_high = _ranges_from_wins(order, beats)
     n_per = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
     return _ranking(
@@ -415,7 +445,7 @@ def bradley_terry(
         rank_low,
         rank_high,
         "bradley_terry",
-        per_system=lambda i: {"theta": float(theta[i])},
+        per_system=lambda i: _with_reason(reasons, i, {"theta": float(theta[i])}),
         extra={
             "n_battles": len(a),
             "n_boot": n_boot,
@@ -490,6 +520,7 @@ def elo(
         boot = run(a[idx], b[idx], outcome[idx])
         tail = (1 - confidence_level) / 2 * 100
         lo, hi = np.percentile(boot, [tail, 100 - tail], axis=0)
+    lo, hi, reasons = _signable_rows(ratings, lo, hi, confidence_level, total=n_boot)
     order = np.argsort(-ratings, kind="stable")
     beats = lo[:, None] > hi[None, :] if n_boot else np.zeros((k, k), bool)
     rank_low, rank_high = _ranges_from_wins(order, beats)
@@ -506,6 +537,7 @@ def elo(
         rank_low,
         rank_high,
         "elo",
+        per_system=lambda i: _with_reason(reasons, i),
         extra={
             "k_factor": k_factor,
             "scale": scale,
@@ -540,10 +572,14 @@ def trueskill_ranking(
     (Sakaguchi et al. 2014; Bojar et al. 2016), significance comes from ``n_boot`` bootstrap
     samples of the battles (with replacement, new random order): each sample ranks the
     systems by mu, and a system's rank range is the central ``confidence_level`` interval of
-    its ranks;
+    its ranks (a system whose resampled mu never moves, as with a single battle, and the systems whose
+    posterior intervals overlap its own, take the ranks of the posterior intervals instead);
     systems whose ranges coincide form a cluster. ``estimate`` is mu of the full data,
-    ``extra["sigma"]`` its sigma, and the CI is the bootstrap percentile interval of mu at
-    ``confidence_level``.
+    ``extra["sigma"]`` its sigma, and the CI is TrueSkill's posterior interval
+    :math:`\mu \pm z_{1-\alpha/2}\,\sigma` at ``confidence_level``: centred on the estimate, and as wide as
+    the model's own uncertainty (a percentile interval of bootstrap mus is not: TrueSkill's mu is
+    order dependent and shrunk towards the prior, so the resampled mus can lie almost entirely on one
+    side of the full-data mu).
 
     Cost: a Python loop over battles (the package updates one battle at a time), i.e.
     ``(n_boot + 1) * n_battles`` updates.
@@ -591,12 +627,15 @@ def trueskill_ranking(
     lo = np.full(k, np.nan)
     hi = np.full(k, np.nan)
     rank_lo_sys = rank_hi_sys = None
+    # the interval is TrueSkill's own: its posterior of each skill is Gaussian, mu +- z sigma (centred on the
+    # estimate by construction; the rating of a system seen in few battles keeps a wide sigma)
+    z = NormalDist().inv_cdf(1 - (1 - confidence_level) / 2)
+    lo, hi = mus - z * sigmas, mus + z * sigmas
     if n_boot:
         boot_mu = np.empty((n_boot, k))
         for rep in range(n_boot):
             boot_mu[rep] = run(rng.integers(0, a.size, a.size))[0]
         tail = (1 - confidence_level) / 2 * 100
-        lo, hi = np.percentile(boot_mu, [tail, 100 - tail], axis=0)
         ranks = (-boot_mu).argsort(axis=1).argsort(axis=1) + 1
         rank_lo_sys = np.floor(np.percentile(ranks, tail, axis=0, method="lower")).astype(int)
         rank_hi_sys = np.ceil(np.percentile(ranks, 100 - tail, axis=0, method="higher")).astype(int)
@@ -605,6 +644,16 @@ def trueskill_ranking(
         rank_low = rank_high = np.arange(1, k + 1)
     else:
         rank_low, rank_high = rank_lo_sys[order], rank_hi_sys[order]
+        # a system whose resampled mu never moves (every resample repeats the same few battles: one battle would
+        # give "1. A; 2. B") has no bootstrap evidence; it, and the systems whose posteriors overlap its posterior,
+        # take the rank ranges of the posterior intervals instead
+        overlap = ~((lo[:, None] > hi[None, :]) | (hi[:, None] < lo[None, :]))
+        frozen = np.ptp(boot_mu, axis=0) == 0
+        widen = (frozen | (overlap & frozen[None, :]).any(axis=1))[order]
+        if widen.any():
+            post_low, post_high = _ranges_from_wins(order, lo[:, None] > hi[None, :])
+            rank_low = np.where(widen, np.minimum(rank_low, post_low), rank_low)
+            rank_high = np.where(widen, np.maximum(rank_high, post_high), rank_high)
     n_per = np.bincount(a, minlength=k) + np.bincount(b, minlength=k)
     return _ranking(
         systems,
@@ -616,7 +665,7 @@ def trueskill_ranking(
         rank_low,
         rank_high,
         "trueskill",
-        per_system=lambda i: {"sigma": float(sigmas[i])},
+        per_system=lambda i: {"sigma": float(sigmas[i]), "interval": "mu +- z sigma (TrueSkill posterior)"},
         extra={
             "n_boot": n_boot,
             "seed": _seed_label(seed),
@@ -678,6 +727,7 @@ def rank_by_scores(
     # 50 - 50 cl: the same float as the former alpha / 2 * 100 for 0.95, 0.99, 0.9, ...
     tail = 50.0 - 50.0 * confidence_level
     lo, hi = np.percentile(boot, [tail, 100 - tail], axis=0)
+    lo, hi, reasons = _signable_rows(means, lo, hi, confidence_level, total=n_boot)
     order = np.argsort(-means, kind="stable")
     rank_low, rank_high = _ranges_from_wins(order, beats)
     pairs = {}
@@ -696,6 +746,7 @@ def rank_by_scores(
         rank_high,
         "paired_bootstrap",
         estimate_method="mean_score",
+        per_system=lambda i: _with_reason(reasons, i),
         extra={
             "n_boot": n_boot,
             "seed": _seed_label(seed),

@@ -17,7 +17,7 @@ from scipy import stats as sps
 
 from humeval.errors import DataError
 from humeval.rng import Seed, as_generator
-from humeval.stats._bootstrap import percentile_ci, resample_weights
+from humeval.stats._bootstrap import no_interval, percentile_ci, resample_weights
 from humeval.stats._checks import (
     as_float_array,
     check_choice,
@@ -502,7 +502,7 @@ def paired_bootstrap(
         p = float((samples >= 0).mean())
     else:
         p = 1.0
-    lo, hi, _ = percentile_ci(samples, confidence_level)
+    lo, hi, _, reason = percentile_ci(samples, confidence_level, float(observed))
     return Estimate(
         observed,
         lo,
@@ -515,5 +515,6 @@ def paired_bootstrap(
             "seed": seed if isinstance(seed, int) else "generator",
             "wins_a": float((samples > 0).mean()),
             "ci_level": confidence_level,
+            **no_interval(reason),
         },
     )

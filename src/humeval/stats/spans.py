@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.rng import Seed, as_generator
-from humeval.stats._bootstrap import percentile_ci, resample_weights
+from humeval.stats._bootstrap import no_interval, percentile_ci, resample_weights
 from humeval.stats._result import Estimate
 
 __all__ = ["error_counts", "error_scores", "explode_spans", "span_agreement"]
@@ -75,9 +75,10 @@ def error_scores(frame: pd.DataFrame, systems: list[str], *, minor_weight: float
         boots = np.vstack([w @ values / n for w in resample_weights(rng, n, n_boot)])
         row: dict[str, Any] = {"system": system, "n": n}
         for j, name in enumerate(("minor", "major", "weighted")):
-            low, high, _ = percentile_ci(boots[:, j], confidence_level)
-            row[name] = Estimate(float(values[:, j].mean()), low, high, n=n, method="mean, percentile bootstrap",
-                                 extra={"n_boot": n_boot})
+            mean = float(values[:, j].mean())
+            low, high, _, reason = percentile_ci(boots[:, j], confidence_level, mean)
+            row[name] = Estimate(mean, low, high, n=n, method="mean, percentile bootstrap",
+                                 extra={"n_boot": n_boot} | no_interval(reason))
         row["outputs_with_errors"] = int(((values[:, 0] + values[:, 1]) > 0).sum())
         out.append(row)
     return out
@@ -119,8 +120,10 @@ def span_agreement(frame: pd.DataFrame, *, seed: Seed, n_boot: int = 2000,
     sums, cnts = unit["sum"].to_numpy(), unit["count"].to_numpy(dtype=float)
     boots = np.concatenate([(w @ sums) / np.maximum(w @ cnts, 1e-300)
                             for w in resample_weights(as_generator(seed), len(unit), n_boot)])
-    low, high, _ = percentile_ci(boots, confidence_level)
+    f1_mean = float(kept["f1"].mean())
+    low, high, _, reason = percentile_ci(boots, confidence_level, f1_mean)
     total = float(overlap.sum())
-    return Estimate(float(kept["f1"].mean()), low, high, n=len(kept), method="pairwise span F1 (characters)",
+    return Estimate(f1_mean, low, high, n=len(kept), method="pairwise span F1 (characters)",
                     extra={"outputs": len(unit), "n_both_clean": n_clean, "n_boot": n_boot,
-                           "severity_agreement": same_chars / total if total else float("nan")})
+                           "severity_agreement": same_chars / total if total else float("nan")}
+                    | no_interval(reason))

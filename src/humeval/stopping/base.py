@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from humeval.stats.proportion import wilson_interval
 from humeval.stopping._validate import check_delta, check_outcome
 from humeval.stopping.decision import Decision, PathDecisions
 
@@ -131,8 +132,13 @@ class BoundaryRule:
             outcome, reason = "B", f"{s}/{n} = {est:.3f} <= {thr_b:.3f}: {self.describe()} decides B"
         else:
             outcome = "continue"
-            reason = (f"{s}/{n} = {est:.3f} within ({thr_b:.3f}, {thr_a:.3f}): not enough evidence "
-                      f"at delta={self.delta:g}")
+            lo, hi = wilson_interval(s, n)
+            if a <= n:
+                need = f"it decides A at {a} or more of {n} for A, B at {n - a} or fewer"
+            else:  # thresholds a/n and (n-a)/n outside [0, 1]: no outcome of n can decide yet
+                need = f"no split of {n} outcomes can decide yet; at least {self.distance()} more are needed"
+            reason = (f"{s}/{n} = {est:.3f} for A (95% Wilson interval {lo:.3f} to {hi:.3f}): not enough evidence "
+                      f"at delta={self.delta:g}; {need}")
         d = Decision(outcome, n, s, est, thr_a, thr_b, stat, self.name, self.delta, reason)
         if d.decided:
             self._final = d

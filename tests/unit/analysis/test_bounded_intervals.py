@@ -26,9 +26,12 @@ def test_likert_interval_stays_on_the_scale_where_t_leaves_it() -> None:
     assert rec[0]["method"].startswith("mean, ") and rec[0]["seed"] == 3 and rec[1]["seed"] == 4
 
 
-def test_same_answers_give_a_point_interval_and_unbounded_scores_keep_t() -> None:
+def test_same_answers_give_no_interval_and_unbounded_scores_keep_t() -> None:
+    # three answers of 100: resampling shows no spread, so no interval (not a [100, 100] that reads as certainty)
     rec = describe(_frame({"a": [100, 100, 100], "b": [0, 0, 30]}), ["a", "b"], 0.05, bounds=(0.0, 100.0))
-    assert rec[0]["ci_low"] == rec[0]["ci_high"] == 100.0 and rec[1]["ci_low"] >= 0.0
+    assert math.isnan(rec[0]["ci_low"]) and math.isnan(rec[0]["ci_high"]) and rec[0]["estimate"] == 100.0
+    assert rec[0]["no_interval"].startswith("not enough data: all 3 answers are 100")
+    assert math.isnan(rec[1]["ci_low"]) or rec[1]["ci_low"] >= 0.0
     rec = describe(_frame({"a": [0.1, 0.5, 0.2, 0.9]}), ["a"], 0.05, bounds=None)
     half = sps.t.ppf(0.975, 3) * np.std([0.1, 0.5, 0.2, 0.9], ddof=1) / 2
     assert rec[0]["method"] == "mean_t_interval" and math.isclose(rec[0]["ci_low"], 0.425 - half)

@@ -34,7 +34,14 @@ def test_static_scores_give_h_equal_n_minus_1_alpha_1_and_post_hoc():
     alpha = q.agreement[0]
     assert alpha["estimate"] == pytest.approx(1.0) and alpha["verdict"] == "reliable"
     assert q.posthoc.test == "wilcoxon" and len(q.posthoc.pairs) == 3
-    assert q.rankings["mean"].label == "1. C; 2. B; 3. A"
+    # every answer of a system the same: no interval of its mean (a zero-width one would read as certainty), so
+    # the mean ranking, which separates systems by non-overlapping intervals, cannot separate them; the paired
+    # bootstrap ranking tests the differences (C - B is 1 on every item) and does
+    assert q.rankings["mean"].label == "1.-3. C; 1.-3. B; 1.-3. A"
+    assert all(s.get("no_interval", "").startswith("not enough data: all 36 answers") for s in q.descriptives)
+    boot = analyze(frame, NONE, make_protocol(analysis={"bootstrap": 100, "rankings": ["bootstrap"]}),
+                   protocol_sha256=SHA).criteria["q"].rankings["bootstrap"]
+    assert boot.label == "1. C; 2. B; 3. A"
     assert res.signature.startswith("humeval|protocol:abababab|seed:3|plan:")
     assert res.preregistered is True
 

@@ -102,6 +102,7 @@ EXAMPLES: dict[str, Callable[[float], Interval]] = {
     "rank_by_scores": lambda cl: (
         hs.rank_by_scores(_SYSTEMS, n_boot=300, seed=8, confidence_level=cl).score("a").ci
     ),
+    "wilson_interval": lambda cl: hs.wilson_interval(7, 20, confidence_level=cl),
 }
 
 

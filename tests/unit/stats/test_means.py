@@ -24,8 +24,9 @@ def test_matches_scipy_bca_on_one_judgement_per_item() -> None:
 
 
 def test_hand_cases() -> None:
-    same = mean_ci(np.array([3.0, 3.0, 3.0]))
-    assert (same.estimate, same.ci_low, same.ci_high) == (3.0, 3.0, 3.0)
+    same = mean_ci(np.array([3.0, 3.0, 3.0]))  # no spread: no interval, not a zero-width one
+    assert same.estimate == 3.0 and math.isnan(same.ci_low) and math.isnan(same.ci_high)
+    assert same.extra["no_interval"].startswith("not enough data: all 3 answers are 3")
     one = mean_ci(np.array([2.0]))
     assert one.estimate == 2.0 and math.isnan(one.ci_low)
     one_item = mean_ci(np.array([1.0, 5.0]), np.array(["i", "i"]))  # one cluster: nothing to resample
@@ -46,7 +47,8 @@ def test_coverage_near_the_top_of_a_likert_scale() -> None:
         x = rng.choice(np.arange(1, 6), size=20, p=p).astype(float)
         e = mean_ci(x, n_boot=1000, seed=r)
         hit += e.ci_low <= mu <= e.ci_high
-        inside += 1.0 <= e.ci_low and e.ci_high <= 5.0
+        # a study whose 20 answers are all 5 gets no interval (not a zero-width one): it cannot leave the scale
+        inside += math.isnan(e.ci_low) or (1.0 <= e.ci_low and e.ci_high <= 5.0)
         half = sps.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
         t_hit += x.mean() - half <= mu <= x.mean() + half
         t_out += x.mean() + half > 5.0
