@@ -21,7 +21,7 @@ import pandas as pd
 from humeval.errors import DataError
 
 if TYPE_CHECKING:
-    from humeval.sampling.table import ItemTable
+    from humeval.sampling.table import ItemTable, SystemOrder
 
 __all__ = [
     "PhaseScores",
@@ -58,6 +58,9 @@ class Sampler(TypingProtocol):
     needs_scores: bool
     #: whether the sampler reads metric columns (``auto.*``)
     needs_metrics: bool
+    #: order of the table's systems: ``sorted`` by name, or ``data`` (first appearance) where ties
+    #: or sums depend on it (``casf-faithful``, as the authors' code reads the data)
+    system_order: SystemOrder
 
     def plan(self, size: int, n_items: int) -> list[int]:
         """Number of items chosen in each phase (sums to ``size``)."""
@@ -163,6 +166,8 @@ class SamplerBase:
     needs_scores: bool = False
     #: whether the sampler reads metric columns (``auto.*``); they are computed when missing
     needs_metrics: bool = False
+    #: order of the systems in the table read from a long table (``sorted`` | ``data``)
+    system_order: SystemOrder = "sorted"
     #: human aspects the learner uses (empty: all ``human.*`` columns); samplers with scores only
     aspects: tuple[str, ...] = ()
 
@@ -178,7 +183,7 @@ class SamplerBase:
         """Every phase; human scores (if the sampler needs them) are replayed from ``human.*`` columns."""
         from humeval.sampling.table import as_item_table, require_complete_scores
 
-        table = as_item_table(outputs)
+        table = as_item_table(outputs, system_order=self.system_order)
         source = None
         if self.needs_scores:
             aspects = require_complete_scores(table, list(self.aspects) or None)
