@@ -59,7 +59,6 @@ def simulate(
         return
     from humeval.policies.registry import parse_strategies
     from humeval.simulate.config import SimulationConfig
-    from humeval.simulate.plots import plot_bound, plot_effort
     from humeval.simulate.run import simulate as run
 
     config = SimulationConfig(
@@ -72,7 +71,9 @@ def simulate(
     rules = [r.strip() for r in rule.split(",") if r.strip()]
     err.print(f"simulating {len(names)} strategies x {len(rules)} rules x {iterations} iterations ...")
     report = run(config, names, rules, seed, processes, address or None)
-    if plot is not None:
+    if plot is not None:  # matplotlib and SciPy: imported for a plot only
+        from humeval.simulate.plots import plot_bound, plot_effort
+
         plot_effort(plot, report.results, title=f"mu={mu:g}, delta={delta:g}")
         bound = plot.with_name(f"{plot.stem}_bound{plot.suffix or '.png'}")
         plot_bound(bound, mu=mu, delta=delta, n_requests=n_requests, seed=seed,

@@ -12,15 +12,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 from typing import Protocol as TypingProtocol
-
-import numpy as np
-import pandas as pd
 
 from humeval.errors import DataError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # NumPy and pandas: imported where a selection runs, not where a sampler is named
+    import numpy as np
+    import pandas as pd
+
     from humeval.sampling.table import ItemTable, SystemOrder
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 #: human scores of chosen items: ``(n_chosen, n_systems, n_aspects)``, rows in ``chosen`` order
-PhaseScores = np.ndarray
+PhaseScores: TypeAlias = "np.ndarray"
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def sample_size(n_items: int, rate: float) -> int:
 
 
 #: human scores of the given rows, or None when they are not (all) collected yet
-ScoreSource = Callable[[np.ndarray], PhaseScores | None]
+ScoreSource: TypeAlias = "Callable[[np.ndarray], PhaseScores | None]"
 
 
 def run_phases(
@@ -132,6 +132,8 @@ def phase_loop(
     It stops before the first phase whose scores ``scores`` cannot give (no source, or the
     source returns None).
     """
+    import numpy as np
+
     if not 1 <= size <= table.n_items:
         raise DataError(f"sampling: cannot select {size} of {table.n_items} items")
     plan = sampler.plan(size, table.n_items)
