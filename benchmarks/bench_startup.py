@@ -6,12 +6,13 @@ Every command of ``humeval`` is run in its cheapest meaningful form: ``humeval C
 each (the command's module imported, its options built), and ``validate``, ``lock`` and ``log``
 on the rating template (``humeval init --template rating``, written once in a temporary folder;
 ``lock`` gets a fresh copy of it on every run, as a lock is written once), plus a small
-``simulate``. ``humeval --version`` is the baseline and ``python -c pass`` the floor. Each row
-says which of pandas, SciPy, NumPy, scikit-learn, matplotlib, pyarrow and SQLAlchemy the job
-loaded (``HUMEVAL_IMPORT_REPORT``: printed at exit by a ``sitecustomize`` of this script's
-temporary folder). ``--json PATH`` writes every row, the load average and the machine's cores. Beside the wall
-clock, each row gives the median CPU time (user + system) of the job, which a loaded machine
-inflates much less.
+``simulate`` and three library imports (a statistic, the stand-alone ``krippendorff`` package
+when installed, the collection server). ``humeval --version`` is the baseline and ``python -c
+pass`` the floor. Each row says which of pandas, SciPy, NumPy, scikit-learn, matplotlib, pyarrow
+and SQLAlchemy the job loaded (reported at exit by a ``sitecustomize`` in this script's
+temporary folder). Beside the wall clock, each row gives the median CPU time (user + system) of
+the job, which a loaded machine inflates much less. ``--json PATH`` also writes every row, the
+load average and the number of cores.
 
 The times depend on the machine's load: compare rows of one run, or runs on an idle machine.
 """
@@ -19,6 +20,7 @@ The times depend on the machine's load: compare rows of one run, or runs on an i
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -60,6 +62,11 @@ def jobs(study: Path) -> dict[str, list[str] | None]:
     }
     for name in commands():
         out[f"humeval {name} --help"] = ["-m", "humeval", name, "--help"]
+    # library imports (docs/deployment.md): a statistic alone, its stand-alone package, the collection server
+    out["from humeval.stats import krippendorff_alpha"] = ["-c", "from humeval.stats import krippendorff_alpha"]
+    if importlib.util.find_spec("krippendorff") is not None:
+        out["import krippendorff (the package)"] = ["-c", "import krippendorff"]
+    out["the collection server (import)"] = ["-c", "import humeval.collect, humeval.server.app"]
     return out
 
 

@@ -6,13 +6,15 @@ import types
 import typing
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from humeval.errors import ProtocolError, did_you_mean
-from humeval.protocol.models import Protocol
+
+if TYPE_CHECKING:  # the models are built when a protocol is parsed, not when a path is named
+    from humeval.protocol.models import Protocol
 
 __all__ = ["PROTOCOL_FILE", "duplicate_keys", "format_path", "line_of", "load_protocol", "parse_protocol", "read_yaml"]
 
@@ -120,6 +122,8 @@ def _tagged_member(tp: Any, part: Any) -> type[BaseModel] | None:
 
 def _resolve(loc: Sequence[Any]) -> tuple[list[Any], Any]:
     """Walk ``loc`` from :class:`Protocol`: the location without union tags, and the type reached."""
+    from humeval.protocol.models import Protocol
+
     current: Any = Protocol
     clean: list[Any] = []
     for part in loc:
@@ -170,6 +174,8 @@ def parse_protocol(data: Any, *, source: str = PROTOCOL_FILE, node: yaml.Node | 
         raise ProtocolError(f"{source}: the protocol file is empty. Start from `humeval init`.")
     if not isinstance(data, dict):
         raise ProtocolError(f"{source}: the protocol must be a mapping of sections, got {type(data).__name__}")
+    from humeval.protocol.models import Protocol
+
     try:
         return Protocol.model_validate(data)
     except ValidationError as exc:
