@@ -201,8 +201,8 @@ def validate_study(path: str | Path = ".") -> list[str]:
     except ProtocolError as exc:
         return problems + exc.problems + _raw_file_problems(raw, node, study.root, source) + located(
             cross_references(raw, None))
-    outputs, data_problems, pairing_error = _read_outputs(protocol, study.root)
-    problems += located(cross_references(raw, None if data_problems else outputs.systems))
+    outputs, data_systems, data_problems, pairing_error = _read_outputs(protocol, study.root)
+    problems += located(cross_references(raw, None if data_problems else data_systems))
     problems += data_problems
     if not data_problems:
         if pairing_error:
@@ -215,8 +215,9 @@ def validate_study(path: str | Path = ".") -> list[str]:
     return problems
 
 
-def _read_outputs(protocol: Protocol, root: Path) -> tuple[OutputColumns, list[str], str]:
-    """The data's columns, the problems of reading them, and why pairs could not be built ("" when they could).
+def _read_outputs(protocol: Protocol, root: Path) -> tuple[OutputColumns, list[str], list[str], str]:
+    """The data's columns (as pairs with ``sampling.pairing``), the systems of the data files, the
+    problems of reading them, and why pairs could not be built ("" when they could).
 
     JSONL files are read without pandas (a small study validates at once); other files, and
     pair construction, with pandas.
@@ -225,16 +226,17 @@ def _read_outputs(protocol: Protocol, root: Path) -> tuple[OutputColumns, list[s
 
     light = read_output_columns(protocol, root)
     if light is not None:
-        return light[0], light[1], ""
+        return light[0], light[0].systems, light[1], ""
     from humeval.data.outputs import paired, read_outputs
 
     outputs, problems = read_outputs(protocol.data, protocol.systems, root)
+    systems = OutputColumns.of(outputs).systems if not problems else []
     if not problems:
         try:
             outputs = paired(outputs, protocol)
         except HumevalError as exc:
-            return OutputColumns.of(outputs), problems, str(exc)
-    return OutputColumns.of(outputs), problems, ""
+            return OutputColumns.of(outputs), systems, problems, str(exc)
+    return OutputColumns.of(outputs), systems, problems, ""
 
 
 def study_warnings(path: str | Path = ".") -> list[str]:
