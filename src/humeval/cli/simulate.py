@@ -51,6 +51,10 @@ def simulate(
     (pair, best, top-k, ranking) decided by pairwise mixture tests, pairs chosen by --policy.
     Options of one kind of simulation are refused by the other.
     """
+    if systems < 2:
+        from humeval.errors import ProtocolError
+
+        raise ProtocolError(f"simulate: --systems must be at least 2, got {systems}")
     goal_run = bool(goal) or systems > 2
     _refuse_ignored(ctx, goal_run, goal or "best")
     if goal_run:

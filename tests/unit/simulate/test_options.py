@@ -42,6 +42,7 @@ def test_two_system_options_are_refused_by_the_goal_simulation() -> None:
 def test_goal_options_are_refused_by_the_two_system_simulation() -> None:
     _refused(_run("--profile", "equal", "--explore", "0.2", "--iterations", "2"),
              "--profile, --explore apply to the goal simulation")
+    _refused(_run("--systems", "1", "--iterations", "2"), "--systems must be at least 2, got 1")  # before: ignored
 
 
 def test_processes_with_an_address_is_refused() -> None:
