@@ -60,7 +60,7 @@ _FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def _parse(text: str, loader: Any) -> tuple[yaml.Node | None, Any]:
     """The node tree (with line numbers) and the data of one YAML document."""
-    return yaml.compose(text, Loader=loader), yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader)
+    return yaml.compose(text, Loader=loader), yaml.load(text, Loader=loader)
 
 
 def duplicate_keys(node: yaml.Node | None, source: str, loc: tuple[Any, ...] = ()) -> list[str]:
