@@ -7,12 +7,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from humeval.design.tasks import ParticipantList, Task
 from humeval.files import read_jsonl
 from humeval.protocol.load import PROTOCOL_FILE, load_protocol
-from humeval.protocol.models import Protocol
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the protocol's models are built when a study's protocol or design is read
+    from humeval.design.tasks import ParticipantList, Task
+    from humeval.protocol.models import Protocol
     from humeval.data.judges import JudgeScores
     from humeval.data.outputs import Outputs
     from humeval.results import Results
@@ -79,11 +79,15 @@ class Study:
 
     def read_tasks(self) -> list[Task]:
         """Every task of the design (``lists/tasks.jsonl``)."""
+        from humeval.design.tasks import Task
+
         return [Task.from_json(r) for r in self._read_design(self.tasks_file, "tasks")]
 
     def read_lists(self, tasks: list[Task] | None = None) -> list[ParticipantList]:
         """The participant lists of the design (``lists/lists.jsonl``; their tasks by id from
         ``lists/tasks.jsonl``, or from ``tasks`` when the caller has read them already)."""
+        from humeval.design.tasks import ParticipantList
+
         by_id = {t.task_id: t for t in (self.read_tasks() if tasks is None else tasks)}
         return [ParticipantList.from_json(r, by_id) for r in self._read_design(self.lists_file, "participant lists")]
 

@@ -6,7 +6,7 @@ import difflib
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -14,6 +14,9 @@ from humeval.errors import DataError, HumevalError, ProtocolError, did_you_mean
 from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
 from humeval.study import Study
+
+if TYPE_CHECKING:
+    from humeval.data.columns import OutputColumns
 
 __all__ = ["CHECKS", "check_protocol", "cross_references", "study_warnings", "validate_study"]
 
@@ -213,8 +216,7 @@ def check_protocol(protocol: Protocol, systems: list[str] | None = None) -> list
 
 def validate_study(path: str | Path = ".") -> list[str]:
     """Run every check in :data:`CHECKS`; return all problems (empty list: the study is valid)."""
-    # pandas: imported only when data files are validated (not by `humeval serve --help`)
-    from humeval.data.outputs import check_outputs, paired, read_outputs
+    from humeval.data.columns import check_output_columns
 
     study = Study.open(path)
     source = str(study.protocol_file)
@@ -236,21 +238,42 @@ def validate_study(path: str | Path = ".") -> list[str]:
     except ProtocolError as exc:
         return problems + exc.problems + _raw_file_problems(raw, node, study.root, source) + located(
             cross_references(raw, None))
-    outputs, data_problems = read_outputs(protocol.data, protocol.systems, study.root)
-    data_systems = None if data_problems else sorted(outputs["system"].astype(str).unique())
-    problems += located(cross_references(raw, data_systems))
+    outputs, data_systems, data_problems, pairing_error = _read_outputs(protocol, study.root)
+    problems += located(cross_references(raw, None if data_problems else data_systems))
     problems += data_problems
     if not data_problems:
-        try:
-            outputs = paired(outputs, protocol)
-        except HumevalError as exc:
-            return [*problems, str(exc)]
-        problems += check_outputs(outputs, protocol, declared_systems=False)  # reported at their line above
+        if pairing_error:
+            return [*problems, pairing_error]
+        problems += check_output_columns(outputs, protocol, declared_systems=False)  # reported at their line above
         problems += _judge_file_problems(protocol, study.root, outputs)
         if not problems:
             errors, _ = _session_problems(study, protocol, outputs)
             problems += located(errors)
     return problems
+
+
+def _read_outputs(protocol: Protocol, root: Path) -> tuple[OutputColumns, list[str], list[str], str]:
+    """The data's columns (as pairs with ``sampling.pairing``), the systems of the data files, the
+    problems of reading them, and why pairs could not be built ("" when they could).
+
+    JSONL files are read without pandas (a small study validates at once); other files, and
+    pair construction, with pandas.
+    """
+    from humeval.data.columns import OutputColumns, read_output_columns
+
+    light = read_output_columns(protocol, root)
+    if light is not None:
+        return light[0], light[0].systems, light[1], ""
+    from humeval.data.outputs import paired, read_outputs
+
+    outputs, problems = read_outputs(protocol.data, protocol.systems, root)
+    systems = OutputColumns.of(outputs).systems if not problems else []
+    if not problems:
+        try:
+            outputs = paired(outputs, protocol)
+        except HumevalError as exc:
+            return OutputColumns.of(outputs), systems, problems, str(exc)
+    return OutputColumns.of(outputs), systems, problems, ""
 
 
 def study_warnings(path: str | Path = ".") -> list[str]:
@@ -281,7 +304,7 @@ def _esa_warnings(protocol: Protocol) -> list[Problem]:
              "'separate' for one esa criterion a page")]
 
 
-def _watched_lists(study: Study, protocol: Protocol, outputs: Any) -> tuple[int, int, str] | None:
+def _watched_lists(study: Study, protocol: Protocol, outputs: OutputColumns | None) -> tuple[int, int, str] | None:
     """(lists, lists holding a watched pair task, where counted): from lists/lists.jsonl, else the design
     rebuilt with every item selected (``outputs`` needed), else None."""
     from humeval.costs import watched_per_list
@@ -291,8 +314,8 @@ def _watched_lists(study: Study, protocol: Protocol, outputs: Any) -> tuple[int,
     elif outputs is not None:
         from humeval.design.stage import design_lists
 
-        items = sorted(outputs["item_id"].astype(str).unique())
-        systems = list(protocol.systems) or sorted(outputs["system"].astype(str).unique())
+        items = outputs.items
+        systems = list(protocol.systems) or outputs.systems
         selected = items[: max(1, math.ceil(protocol.sampling.rate * len(items)))]
         lists = design_lists(protocol, selected, systems)[3]
         source = f"estimated from the design with {len(selected)} items; run `humeval design` to count"
@@ -304,7 +327,7 @@ def _watched_lists(study: Study, protocol: Protocol, outputs: Any) -> tuple[int,
     return len(lists), sum(1 for k in found[1] if k > 0), source
 
 
-def _session_problems(study: Study, protocol: Protocol, outputs: Any) -> tuple[list[Problem], list[Problem]]:
+def _session_problems(study: Study, protocol: Protocol, outputs: OutputColumns | None) -> tuple[list[Problem], list[Problem]]:
     """Sessions that cannot work (errors) and session settings without effect (warnings)."""
     errors: list[Problem] = []
     warned: list[Problem] = []
@@ -340,12 +363,13 @@ def _session_problems(study: Study, protocol: Protocol, outputs: Any) -> tuple[l
     return errors, warned
 
 
-def _judge_file_problems(protocol: Protocol, root: Path, outputs: Any) -> list[str]:
+def _judge_file_problems(protocol: Protocol, root: Path, outputs: OutputColumns) -> list[str]:
     """Each declared judge's file read and checked against the outputs (every problem, one per judge)."""
+    if not protocol.data.judges:
+        return []
     from humeval.data.judges import read_judge
 
-    items = set(outputs["item_id"].astype(str))
-    systems = sorted(outputs["system"].astype(str).unique())
+    items, systems = set(outputs.items), outputs.systems
     problems = []
     for judge in protocol.data.judges:
         if judge.llm is not None:

@@ -155,3 +155,39 @@ def test_metrics_command_writes_reference_free_features(tmp_path):
     assert set(summary) == {"auto.length", "auto.distinct2", "auto.src_copy", "auto.len_ratio"}
     scored = pd.read_json(out, lines=True, precise_float=True)
     assert scored["auto.length"].tolist() == [6, 4] and scored["auto.distinct2"].tolist() == [1.0, 1 / 3]
+
+
+@pytest.fixture(scope="module")
+def faithful_reference(newsroom):
+    """casf-faithful through the API on the data's system order (as `humeval reproduce casf`), and on sorted names."""
+    from humeval.sampling import ItemTable, get_sampler
+    from humeval.sampling.base import run_phases, sample_size
+
+    frame = load_casf(str(newsroom))
+    order = list(dict.fromkeys(frame["system"]))
+    assert order != sorted(order)  # the data's systems are not in alphabetical order
+    by_name = ItemTable.from_long(frame)
+    sampler = get_sampler("casf-faithful", metric="auto.mover_score")
+
+    def select(table: ItemTable) -> list[str]:
+        aspects = sorted(table.human)
+        rows, _ = run_phases(sampler, table, sample_size(table.n_items, 0.5), 0, lambda r: table.scores(aspects, r))
+        return [str(i) for i in table.item_ids[rows]]
+
+    data_order, sorted_order = select(by_name.with_system_order(order)), select(by_name)
+    assert data_order != sorted_order  # the order matters here, so the tests below can tell them apart
+    return data_order
+
+
+def test_casf_faithful_keeps_the_datas_system_order_standalone(newsroom, faithful_reference):
+    out = _json(["sample", "--data", str(newsroom), "--method", "casf-faithful", "--param", "metric=auto.mover_score",
+                 "--rate", "0.5", "--simulate-scores", "--format", "json"])
+    assert out["selected"] == faithful_reference
+
+
+def test_casf_faithful_keeps_the_datas_system_order_in_the_stage(tmp_path, shared_data, faithful_reference):
+    root = tmp_path / "faithful"
+    _study(root, shared_data, method="casf-faithful", params="{metric: auto.mover_score}")
+    result = runner.invoke(app, ["sample", str(root), "--simulate-scores"])
+    assert result.exit_code == 0, result.output
+    assert [i["item_id"] for i in _items(root)] == faithful_reference

@@ -10,8 +10,14 @@ from humeval.cli._common import Format, emit_json, emit_rows, err
 
 __all__ = ["simulate"]
 
+# options of one kind of simulation each: given to the other kind they would be ignored, so they are refused
+_PAIR_ONLY = ("mu", "difficulty_var", "capability", "workers", "n_requests", "strategy", "rule", "parity",
+              "position_bias", "spammers", "adversarial", "processes", "address", "plot")
+_GOAL_ONLY = ("profile", "top", "policy", "explore", "max_judgements")
+
 
 def simulate(
+    ctx: typer.Context,
     mu: float = typer.Option(0.25, "--mu", help="Mean request difficulty (A better when > 0; 0 = the null)."),
     difficulty_var: float = typer.Option(0.1, "--difficulty-var", help="Variance of the request difficulty."),
     capability: tuple[float, float] = typer.Option((0.8, 1.0), "--capability", help="Worker capability range LOW HIGH in [0, 1]."),
@@ -43,14 +49,20 @@ def simulate(
 
     With --goal or --systems > 2: K systems with Bradley-Terry strengths (--profile) and a goal
     (pair, best, top-k, ranking) decided by pairwise mixture tests, pairs chosen by --policy.
+    Options of one kind of simulation are refused by the other.
     """
-    if goal or systems > 2:
+    if systems < 2:
+        from humeval.errors import ProtocolError
+
+        raise ProtocolError(f"simulate: --systems must be at least 2, got {systems}")
+    goal_run = bool(goal) or systems > 2
+    _refuse_ignored(ctx, goal_run, goal or "best")
+    if goal_run:
         _simulate_goal(systems, profile, goal or "best", top, policy, explore, delta, iterations, max_judgements,
                        seed, prior_strength, fmt)
         return
     from humeval.policies.registry import parse_strategies
     from humeval.simulate.config import SimulationConfig
-    from humeval.simulate.plots import plot_bound, plot_effort
     from humeval.simulate.run import simulate as run
 
     config = SimulationConfig(
@@ -63,7 +75,9 @@ def simulate(
     rules = [r.strip() for r in rule.split(",") if r.strip()]
     err.print(f"simulating {len(names)} strategies x {len(rules)} rules x {iterations} iterations ...")
     report = run(config, names, rules, seed, processes, address or None)
-    if plot is not None:
+    if plot is not None:  # matplotlib and SciPy: imported for a plot only
+        from humeval.simulate.plots import plot_bound, plot_effort
+
         plot_effort(plot, report.results, title=f"mu={mu:g}, delta={delta:g}")
         bound = plot.with_name(f"{plot.stem}_bound{plot.suffix or '.png'}")
         plot_bound(bound, mu=mu, delta=delta, n_requests=n_requests, seed=seed,
@@ -82,6 +96,39 @@ def simulate(
         for r in report.results
     ]
     emit_rows(rows, fmt, title="labelling effort (99% bootstrap CI)", footer=report.signature)
+
+
+def _refuse_ignored(ctx: typer.Context, goal_run: bool, goal: str) -> None:
+    """A :class:`ProtocolError` naming every option given that the chosen simulation would ignore."""
+    from humeval.errors import ProtocolError
+
+    def given(name: str) -> bool:  # on the command line or from an environment variable (by name: Typer may vendor click)
+        source = ctx.get_parameter_source(name)
+        return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+    def flags(names: list[str]) -> str:
+        return ", ".join("--" + n.replace("_", "-") for n in names)
+
+    def apply(names: list[str]) -> str:
+        return "applies" if len(names) == 1 else "apply"
+
+    if goal_run:
+        bad = [n for n in _PAIR_ONLY if given(n)]
+        if bad:
+            raise ProtocolError(
+                f"simulate: {flags(bad)} {apply(bad)} to the two-system simulation (--systems 2 without --goal) and would be "
+                f"ignored by the goal simulation over {ctx.params['systems']} systems (goal {goal}); its options are "
+                f"{flags(list(_GOAL_ONLY))}, --iterations, --delta, --prior-strength, --seed"
+            )
+        if given("top") and goal != "top-k":
+            raise ProtocolError(f"simulate: --top applies to --goal top-k only, and the goal is {goal}")
+        return
+    bad = [n for n in _GOAL_ONLY if given(n)]
+    if bad:
+        raise ProtocolError(
+            f"simulate: {flags(bad)} {apply(bad)} to the goal simulation (--goal, or --systems above 2) and would be ignored "
+            "by the two-system simulation; add --goal pair|best|top-k|ranking or --systems K"
+        )
 
 
 def _simulate_goal(k: int, profile: str, goal: str, top: int, policy: str, explore: float, delta: float,

@@ -1,7 +1,22 @@
-"""Items, systems and outputs: readers with validation, and importers for reference data sets."""
+"""Items, systems and outputs: readers with validation, and importers for reference data sets.
 
-from humeval.data.outputs import OUTPUT_COLUMNS, check_outputs, load_outputs, read_outputs
-from humeval.data.readers import read_table, require_columns
+Names are imported from their module on first use (PEP 562): ``humeval.data.columns`` and
+``humeval.data.judges`` do not import pandas through this package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "OUTPUT_COLUMNS": "humeval.data.outputs",
+    "check_outputs": "humeval.data.outputs",
+    "load_outputs": "humeval.data.outputs",
+    "read_outputs": "humeval.data.outputs",
+    "read_table": "humeval.data.readers",
+    "require_columns": "humeval.data.readers",
+}
 
 __all__ = [
     "OUTPUT_COLUMNS",
@@ -11,3 +26,20 @@ __all__ = [
     "read_table",
     "require_columns",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'humeval.data' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from humeval.data.outputs import OUTPUT_COLUMNS, check_outputs, load_outputs, read_outputs
+    from humeval.data.readers import read_table, require_columns

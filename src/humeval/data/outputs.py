@@ -9,7 +9,6 @@ and ``systems`` sections.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,8 +17,9 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from humeval.data.columns import OutputColumns, check_output_columns, output_text
 from humeval.data.readers import read_table, require_columns
-from humeval.errors import DataError, HumevalError, did_you_mean
+from humeval.errors import DataError, HumevalError
 from humeval.protocol.models import DataSpec, Protocol
 
 __all__ = ["OUTPUT_COLUMNS", "OutputText", "Outputs", "check_outputs", "load_outputs", "paired", "read_outputs", "to_long"]
@@ -79,22 +79,12 @@ def to_long(frame: pd.DataFrame, spec: DataSpec, systems: list[str]) -> pd.DataF
             long[col] = ""
     long["item_id"] = long["item_id"].astype(str)
     long["system"] = long["system"].astype(str)
-    long["output"] = long["output"].map(_output_text)
+    long["output"] = long["output"].map(output_text)
     long["format"] = long["format"].fillna("").astype(str).str.strip()
     long["input"] = long["input"].fillna("").astype(str)
     long["references"] = long["references"].map(_reference_text)
     rest = [c for c in long.columns if c not in OUTPUT_COLUMNS]
     return long[OUTPUT_COLUMNS + rest]
-
-
-def _output_text(value: object) -> str:
-    """An output cell as text: a conversation given as a JSON list (JSONL, Parquet) is kept as JSON."""
-    if isinstance(value, (list, tuple)) or (hasattr(value, "tolist") and not isinstance(value, str)):
-        items = value.tolist() if hasattr(value, "tolist") else list(value)  # type: ignore[union-attr]
-        return json.dumps([dict(t) if isinstance(t, dict) else t for t in items], ensure_ascii=False)
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return str(value)
 
 
 def _reference_text(value: object) -> str:
@@ -109,61 +99,9 @@ def _reference_text(value: object) -> str:
 
 
 def check_outputs(outputs: pd.DataFrame, protocol: Protocol, *, declared_systems: bool = True) -> list[str]:
-    """Consistency problems of an outputs table (empty list: consistent).
-
-    Checks: no empty item ids; no duplicate (item, system); every item has an output of
-    every system; every system named in the protocol exists in the data (unless
-    ``declared_systems`` is false: ``humeval validate`` reports those at their line).
-    """
-    problems: list[str] = []
-    if outputs.empty:
-        return ["data.files: the data has no rows"]
-    blank = outputs["item_id"].str.strip() == ""
-    if blank.any():
-        problems.append(f"data: {int(blank.sum())} row(s) with an empty item id")
-    dup = outputs.duplicated(["item_id", "system"], keep=False)
-    if dup.any():
-        pairs = outputs.loc[dup, ["item_id", "system"]].drop_duplicates().head(_EXAMPLES)
-        shown = ", ".join(f"({r.item_id}, {r.system})" for r in pairs.itertuples())
-        problems.append(f"data: {int(dup.sum())} rows repeat an (item, system) pair, e.g. {shown}")
-    problems += _format_problems(outputs, protocol)
-    present = sorted(outputs["system"].unique())
-    for i, name in enumerate(protocol.systems if declared_systems else []):
-        if name not in present:
-            problems.append(f"systems[{i}]: system '{name}' is not in the data. {did_you_mean(name, present)}")
-    counts = outputs.drop_duplicates(["item_id", "system"]).groupby("item_id")["system"].nunique()
-    incomplete = counts[counts < len(present)]
-    if len(incomplete):
-        shown = ", ".join(f"{i} ({n} of {len(present)})" for i, n in incomplete.head(_EXAMPLES).items())
-        problems.append(
-            f"data: {len(incomplete)} item(s) lack outputs of some systems, e.g. {shown}; every item needs every system"
-        )
-    return problems
-
-
-def _format_problems(outputs: pd.DataFrame, protocol: Protocol) -> list[str]:
-    """Unknown output formats, and conversation outputs that are not a JSON list of turns."""
-    from humeval.render.outputs import OUTPUT_FORMATS, parse_conversation
-
-    problems: list[str] = []
-    given = outputs["format"] if "format" in outputs else pd.Series("", index=outputs.index)
-    bad = ~given.isin(("", *OUTPUT_FORMATS))
-    if bad.any():
-        shown = ", ".join(sorted({repr(v) for v in given[bad].head(_EXAMPLES)}))
-        problems.append(f"data: {int(bad.sum())} row(s) name an unknown output format in column "
-                        f"'{protocol.data.format}' ({shown}); valid: {', '.join(OUTPUT_FORMATS)} or empty")
-    effective = given.where(given != "", protocol.presentation.output_format)
-    chats = outputs.loc[effective == "conversation"]
-    wrong = []
-    for row in chats.itertuples(index=False):
-        try:
-            parse_conversation(row.output, where=f"({row.item_id}, {row.system})")
-        except HumevalError as exc:
-            wrong.append(str(exc))
-    if wrong:
-        problems.append(f"data: {len(wrong)} conversation output(s) are not a JSON list of {{role, content}} turns, "
-                        f"e.g. {wrong[0]}")
-    return problems
+    """Consistency problems of an outputs table (empty list: consistent): the rules of
+    :func:`humeval.data.columns.check_output_columns` (ids, duplicates, formats, systems, complete items)."""
+    return check_output_columns(OutputColumns.of(outputs), protocol, declared_systems=declared_systems)
 
 
 def paired(outputs: pd.DataFrame, protocol: Protocol) -> pd.DataFrame:

@@ -1,8 +1,43 @@
-"""Participant lists, counterbalancing, attention checks."""
+"""Participant lists, counterbalancing, attention checks.
 
-from humeval.design.lists import attention_task, build_lists
-from humeval.design.order import order_items, serving_order
-from humeval.design.tasks import FAMILIES, ParticipantList, Task, build_tasks, criterion_groups
+Names are imported from their module on first use (PEP 562): ``humeval.design.tasks``, which
+the study's types need, does not import the list builder (NumPy).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "attention_task": "humeval.design.lists",
+    "build_lists": "humeval.design.lists",
+    "order_items": "humeval.design.order",
+    "serving_order": "humeval.design.order",
+    "FAMILIES": "humeval.design.tasks",
+    "ParticipantList": "humeval.design.tasks",
+    "Task": "humeval.design.tasks",
+    "build_tasks": "humeval.design.tasks",
+    "criterion_groups": "humeval.design.tasks",
+}
 
 __all__ = ["FAMILIES", "ParticipantList", "Task", "attention_task", "build_lists", "build_tasks", "criterion_groups",
            "order_items", "serving_order"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'humeval.design' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from humeval.design.lists import attention_task, build_lists
+    from humeval.design.order import order_items, serving_order
+    from humeval.design.tasks import FAMILIES, ParticipantList, Task, build_tasks, criterion_groups

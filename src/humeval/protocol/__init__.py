@@ -1,33 +1,44 @@
-"""The study file: models, loading, lock and signature."""
+"""The study file: models, loading, lock and signature.
 
-from humeval.protocol.load import PROTOCOL_FILE, load_protocol, parse_protocol
-from humeval.protocol.models import (
-    PROTOCOL_VERSION,
-    Analysis,
-    Assignment,
-    AttentionExclusion,
-    Criterion,
-    DataSpec,
-    Design,
-    DryRun,
-    ExclusionRule,
-    InconsistentExclusion,
-    Likert,
-    Magnitude,
-    MinTimeExclusion,
-    Platform,
-    Presentation,
-    Protocol,
-    RankME,
-    Sampling,
-    Slider,
-    StandardItem,
-    Stopping,
-    StraightLiningExclusion,
-    StudyInfo,
-    TwoAFC,
-)
-from humeval.protocol.signature import signature
+Names are imported from their module on first use (PEP 562): ``humeval.protocol.load``'s
+constants do not build the pydantic models, which ``humeval log`` never needs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "PROTOCOL_FILE": "humeval.protocol.load",
+    "load_protocol": "humeval.protocol.load",
+    "parse_protocol": "humeval.protocol.load",
+    "PROTOCOL_VERSION": "humeval.protocol.models",
+    "Analysis": "humeval.protocol.models",
+    "Assignment": "humeval.protocol.models",
+    "AttentionExclusion": "humeval.protocol.models",
+    "Criterion": "humeval.protocol.models",
+    "DataSpec": "humeval.protocol.models",
+    "Design": "humeval.protocol.models",
+    "DryRun": "humeval.protocol.models",
+    "ExclusionRule": "humeval.protocol.models",
+    "InconsistentExclusion": "humeval.protocol.models",
+    "Likert": "humeval.protocol.models",
+    "Magnitude": "humeval.protocol.models",
+    "MinTimeExclusion": "humeval.protocol.models",
+    "Platform": "humeval.protocol.models",
+    "Presentation": "humeval.protocol.models",
+    "Protocol": "humeval.protocol.models",
+    "RankME": "humeval.protocol.models",
+    "Sampling": "humeval.protocol.models",
+    "Slider": "humeval.protocol.models",
+    "StandardItem": "humeval.protocol.models",
+    "Stopping": "humeval.protocol.models",
+    "StraightLiningExclusion": "humeval.protocol.models",
+    "StudyInfo": "humeval.protocol.models",
+    "TwoAFC": "humeval.protocol.models",
+    "signature": "humeval.protocol.signature",
+}
 
 __all__ = [
     "PROTOCOL_FILE",
@@ -59,3 +70,46 @@ __all__ = [
     "StudyInfo",
     "TwoAFC",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'humeval.protocol' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from humeval.protocol.load import PROTOCOL_FILE, load_protocol, parse_protocol
+    from humeval.protocol.models import (
+        PROTOCOL_VERSION,
+        Analysis,
+        Assignment,
+        AttentionExclusion,
+        Criterion,
+        DataSpec,
+        Design,
+        DryRun,
+        ExclusionRule,
+        InconsistentExclusion,
+        Likert,
+        Magnitude,
+        MinTimeExclusion,
+        Platform,
+        Presentation,
+        Protocol,
+        RankME,
+        Sampling,
+        Slider,
+        StandardItem,
+        Stopping,
+        StraightLiningExclusion,
+        StudyInfo,
+        TwoAFC,
+    )
+    from humeval.protocol.signature import signature

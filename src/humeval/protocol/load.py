@@ -6,13 +6,15 @@ import types
 import typing
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from humeval.errors import ProtocolError, did_you_mean
-from humeval.protocol.models import Protocol
+
+if TYPE_CHECKING:  # the models are built when a protocol is parsed, not when a path is named
+    from humeval.protocol.models import Protocol
 
 __all__ = ["PROTOCOL_FILE", "duplicate_keys", "format_path", "line_of", "load_protocol", "parse_protocol", "read_yaml"]
 
@@ -37,17 +39,28 @@ def read_yaml(path: Path, *, strict: bool = True) -> tuple[Any, yaml.Node | None
         raise ProtocolError(f"{path}: protocol file not found. Create one with `humeval init {path.parent}`.")
     text = path.read_text(encoding="utf-8")
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ProtocolError(f"{where}: malformed YAML: {problem}") from None
+        node, data = _parse(text, _FAST_LOADER)
+    except yaml.YAMLError:
+        try:  # the pure-Python parser words the error as it always has (same line, column and problem)
+            node, data = _parse(text, yaml.SafeLoader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise ProtocolError(f"{where}: malformed YAML: {problem}") from None
     duplicates = duplicate_keys(node, str(path)) if strict else []
     if duplicates:
         raise ProtocolError(f"{len(duplicates)} problem(s) in {path}:\n  " + "\n  ".join(duplicates), duplicates)
     return data, node
+
+
+#: libyaml's parser when PyYAML was built with it (ten times faster), else the pure-Python one
+_FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _parse(text: str, loader: Any) -> tuple[yaml.Node | None, Any]:
+    """The node tree (with line numbers) and the data of one YAML document."""
+    return yaml.compose(text, Loader=loader), yaml.load(text, Loader=loader)
 
 
 def duplicate_keys(node: yaml.Node | None, source: str, loc: tuple[Any, ...] = ()) -> list[str]:
@@ -120,6 +133,8 @@ def _tagged_member(tp: Any, part: Any) -> type[BaseModel] | None:
 
 def _resolve(loc: Sequence[Any]) -> tuple[list[Any], Any]:
     """Walk ``loc`` from :class:`Protocol`: the location without union tags, and the type reached."""
+    from humeval.protocol.models import Protocol
+
     current: Any = Protocol
     clean: list[Any] = []
     for part in loc:
@@ -170,6 +185,8 @@ def parse_protocol(data: Any, *, source: str = PROTOCOL_FILE, node: yaml.Node | 
         raise ProtocolError(f"{source}: the protocol file is empty. Start from `humeval init`.")
     if not isinstance(data, dict):
         raise ProtocolError(f"{source}: the protocol must be a mapping of sections, got {type(data).__name__}")
+    from humeval.protocol.models import Protocol
+
     try:
         return Protocol.model_validate(data)
     except ValidationError as exc:

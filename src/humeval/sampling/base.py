@@ -12,16 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 from typing import Protocol as TypingProtocol
-
-import numpy as np
-import pandas as pd
 
 from humeval.errors import DataError
 
-if TYPE_CHECKING:
-    from humeval.sampling.table import ItemTable
+if TYPE_CHECKING:  # NumPy and pandas: imported where a selection runs, not where a sampler is named
+    import numpy as np
+    import pandas as pd
+
+    from humeval.sampling.table import ItemTable, SystemOrder
 
 __all__ = [
     "PhaseScores",
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 #: human scores of chosen items: ``(n_chosen, n_systems, n_aspects)``, rows in ``chosen`` order
-PhaseScores = np.ndarray
+PhaseScores: TypeAlias = "np.ndarray"
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,9 @@ class Sampler(TypingProtocol):
     needs_scores: bool
     #: whether the sampler reads metric columns (``auto.*``)
     needs_metrics: bool
+    #: order of the table's systems: ``sorted`` by name, or ``data`` (first appearance) where ties
+    #: or sums depend on it (``casf-faithful``, as the authors' code reads the data)
+    system_order: SystemOrder
 
     def plan(self, size: int, n_items: int) -> list[int]:
         """Number of items chosen in each phase (sums to ``size``)."""
@@ -90,7 +93,7 @@ def sample_size(n_items: int, rate: float) -> int:
 
 
 #: human scores of the given rows, or None when they are not (all) collected yet
-ScoreSource = Callable[[np.ndarray], PhaseScores | None]
+ScoreSource: TypeAlias = "Callable[[np.ndarray], PhaseScores | None]"
 
 
 def run_phases(
@@ -129,6 +132,8 @@ def phase_loop(
     It stops before the first phase whose scores ``scores`` cannot give (no source, or the
     source returns None).
     """
+    import numpy as np
+
     if not 1 <= size <= table.n_items:
         raise DataError(f"sampling: cannot select {size} of {table.n_items} items")
     plan = sampler.plan(size, table.n_items)
@@ -163,6 +168,8 @@ class SamplerBase:
     needs_scores: bool = False
     #: whether the sampler reads metric columns (``auto.*``); they are computed when missing
     needs_metrics: bool = False
+    #: order of the systems in the table read from a long table (``sorted`` | ``data``)
+    system_order: SystemOrder = "sorted"
     #: human aspects the learner uses (empty: all ``human.*`` columns); samplers with scores only
     aspects: tuple[str, ...] = ()
 
@@ -178,7 +185,7 @@ class SamplerBase:
         """Every phase; human scores (if the sampler needs them) are replayed from ``human.*`` columns."""
         from humeval.sampling.table import as_item_table, require_complete_scores
 
-        table = as_item_table(outputs)
+        table = as_item_table(outputs, system_order=self.system_order)
         source = None
         if self.needs_scores:
             aspects = require_complete_scores(table, list(self.aspects) or None)

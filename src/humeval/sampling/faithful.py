@@ -32,6 +32,10 @@ two readings compared (docs/sampling.md, "casf and casf-faithful"). Step by step
 7. **Phase sizes**: every phase selects ``floor(size / phases)`` items (the code:
    ``int(N * rate_per_phase)``), so up to ``phases - 1`` items of ``size`` stay unselected.
 
+The systems are taken in the data's order (first appearance in the long table,
+``system_order = "data"``), the order in which the code reads each item's outputs: the partial
+sums of step 1 and the ties and float sums of the later steps depend on it.
+
 The seed is not used: the authors fix ``random_state=2`` and nothing else is random. The
 quadratic exchange sorts and controller limit this sampler to :data:`MAX_ITEMS` items; it
 exists to reproduce the paper, the ``casf`` sampler is the one that scales.
@@ -49,7 +53,7 @@ import scipy.sparse as sp
 from humeval.errors import DataError
 from humeval.sampling.base import PhaseScores, SamplerBase
 from humeval.sampling.features import preliminary_metric, resolve_features
-from humeval.sampling.table import ItemTable
+from humeval.sampling.table import ItemTable, SystemOrder
 
 __all__ = [
     "MAX_ITEMS",
@@ -196,6 +200,9 @@ class FaithfulCASFSampler(SamplerBase):
 
     name: str = "casf-faithful"
     needs_metrics: ClassVar[bool] = True
+    #: the systems in the data's order (first appearance): the code reads each item's outputs in
+    #: that order, and the preliminary sort's partial sums, its argsorts and its float sums follow it
+    system_order: ClassVar[SystemOrder] = "data"
     phases: int = 5
     metric: str | None = None
     features: tuple[str, ...] = ()

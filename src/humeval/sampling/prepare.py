@@ -8,7 +8,7 @@ from typing import Literal
 import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
-from humeval.sampling.table import AUTO, ItemTable
+from humeval.sampling.table import AUTO, ItemTable, SystemOrder
 
 __all__ = ["ITEM_COLUMNS", "METRIC_MODES", "normalise_long", "prepare_table"]
 
@@ -41,12 +41,14 @@ def prepare_table(
     *,
     cache_dir: str | Path | None = None,
     progress: bool = True,
+    system_order: SystemOrder = "sorted",
 ) -> ItemTable:
     """Reshape ``frame`` and make sure metric columns exist.
 
     ``auto``: use stored ``auto.*`` columns, compute the default metrics when there are none;
     ``stored``: stored columns only; ``compute``: add computed metrics beside stored ones;
     ``none``: no metric columns needed (random, heuristic, systematic by length...).
+    ``system_order``: the systems sorted by name, or in the data's order (:meth:`ItemTable.from_long`).
     """
     if metrics not in METRIC_MODES:
         raise DataError(f"metrics: unknown mode '{metrics}'. {did_you_mean(metrics, METRIC_MODES)}")
@@ -56,4 +58,4 @@ def prepare_table(
         from humeval.metrics import compute_metrics
 
         frame = compute_metrics(frame, cache_dir=cache_dir, progress=progress)
-    return ItemTable.from_long(frame)
+    return ItemTable.from_long(frame, system_order=system_order)

@@ -31,14 +31,16 @@ def select_items(
     A score-driven sampler sees only the human scores collected so far (``scores``: item_id,
     system, human.*), or, with ``simulate_scores``, the data's own ``human.*`` columns (which
     must then be complete). Metric columns come from ``metrics`` (``auto``: stored ``auto.*``
-    columns, else computed and cached in ``cache_dir``).
+    columns, else computed and cached in ``cache_dir``). The systems are ordered as the sampler
+    asks (``sampler.system_order``: by name, or as they first appear in ``outputs``).
     """
     frame = outputs
     if sampler.needs_scores and not simulate_scores:
         frame = frame.drop(columns=[c for c in frame.columns if str(c).startswith(HUMAN)])
         if scores is not None:
             frame = merge_scores(frame, scores, source=scores_source)
-    table = prepare_table(frame, metrics if sampler.needs_metrics else "none", cache_dir=cache_dir)
+    table = prepare_table(frame, metrics if sampler.needs_metrics else "none", cache_dir=cache_dir,
+                          system_order=getattr(sampler, "system_order", "sorted"))
     if sampler.needs_scores and simulate_scores:
         require_complete_scores(table)
     return table, advance(sampler, table, sample_size(table.n_items, rate), seed)

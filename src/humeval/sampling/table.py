@@ -3,23 +3,28 @@
 A long table has one row per (item, system). Samplers work on items, so the table is
 reshaped once into arrays of shape ``(n_items, n_systems)``: output texts, automatic
 metric columns (``auto.*``) and human scores (``human.*``). Items keep their order of
-first appearance; systems are sorted by name.
+first appearance; systems are sorted by name, or kept in their order of first appearance
+(``system_order="data"``) for a sampler whose choices depend on it (``casf-faithful``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 
-__all__ = ["AUTO", "HUMAN", "ItemTable", "as_item_table", "require_complete_scores"]
+__all__ = ["AUTO", "HUMAN", "SYSTEM_ORDERS", "ItemTable", "SystemOrder", "as_item_table", "require_complete_scores"]
 
 AUTO = "auto."
 HUMAN = "human."
+#: ``sorted``: systems sorted by name; ``data``: systems in their order of first appearance in the long table
+SystemOrder = Literal["sorted", "data"]
+SYSTEM_ORDERS: tuple[str, ...] = ("sorted", "data")
 _EXAMPLES = 5
 
 
@@ -60,21 +65,26 @@ class ItemTable:
 
     @classmethod
     def from_long(
-        cls, frame: pd.DataFrame, *, item: str = "item_id", system: str = "system", output: str = "output"
+        cls, frame: pd.DataFrame, *, item: str = "item_id", system: str = "system", output: str = "output",
+        system_order: SystemOrder = "sorted",
     ) -> ItemTable:
         """Reshape a long table; every item needs exactly one row per system.
 
         Columns starting with ``auto.`` become ``metrics``, ``human.`` become ``human``;
         other columns that are constant within an item become item ``properties``.
+        ``system_order``: ``sorted`` (by name) or ``data`` (order of first appearance in ``frame``).
         """
+        if system_order not in SYSTEM_ORDERS:
+            raise DataError(f"data: unknown system order {system_order!r}. {did_you_mean(str(system_order), SYSTEM_ORDERS)}")
         for col in (item, system, output):
             if col not in frame.columns:
                 raise DataError(f"data: missing column '{col}'. {did_you_mean(col, [str(c) for c in frame.columns])}")
         if frame.empty:
             raise DataError("data: the table has no rows")
         item_codes, item_ids = pd.factorize(frame[item].astype(str), sort=False)
-        systems = sorted(frame[system].astype(str).unique())
-        sys_codes = pd.Index(systems).get_indexer(frame[system].astype(str))
+        names = frame[system].astype(str)
+        systems = list(names.unique()) if system_order == "data" else sorted(names.unique())
+        sys_codes = pd.Index(systems).get_indexer(names)
         n, m = len(item_ids), len(systems)
         flat = item_codes * m + sys_codes
         counts = np.bincount(flat, minlength=n * m).reshape(n, m)
@@ -191,11 +201,14 @@ class ItemTable:
         return pos
 
 
-def as_item_table(data: pd.DataFrame | ItemTable) -> ItemTable:
-    """Accept a long table (``item_id``, ``system``, ``output`` columns) or an :class:`ItemTable`."""
+def as_item_table(data: pd.DataFrame | ItemTable, *, system_order: SystemOrder = "sorted") -> ItemTable:
+    """Accept a long table (``item_id``, ``system``, ``output`` columns) or an :class:`ItemTable`.
+
+    ``system_order`` applies to a long table (an :class:`ItemTable` is returned as it is).
+    """
     if isinstance(data, ItemTable):
         return data
-    return ItemTable.from_long(data)
+    return ItemTable.from_long(data, system_order=system_order)
 
 
 def require_complete_scores(table: ItemTable, aspects: Sequence[str] | None = None) -> list[str]:

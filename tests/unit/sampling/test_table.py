@@ -44,3 +44,19 @@ def test_aspect_missing_for_some_items_is_named():
     table = ItemTable.from_long(frame)
     with pytest.raises(DataError, match=r"aspect 'human.a1' is missing for 1 item\(s\), e.g. 'i003'"):
         table.scores(table.aspects())
+
+
+def test_system_order_sorted_by_name_or_as_in_the_data():
+    frame = make_frame(n_items=3, n_systems=3, seed=2)
+    frame["system"] = frame["system"].map({"s0": "zeta", "s1": "alpha", "s2": "mu"})
+    frame = frame.iloc[[1, 0, 2, 5, 3, 4, 8, 7, 6]]  # first appearance: alpha, zeta, mu
+    by_name = ItemTable.from_long(frame)
+    as_data = ItemTable.from_long(frame, system_order="data")
+    assert by_name.systems == ["alpha", "mu", "zeta"] and as_data.systems == ["alpha", "zeta", "mu"]
+    for table in (by_name, as_data):  # each cell still holds its own (item, system) row
+        for _, r in frame.iterrows():
+            i, j = list(table.item_ids).index(r["item_id"]), table.systems.index(r["system"])
+            assert table.outputs[i, j] == r["output"] and table.metrics["auto.m1"][i, j] == r["auto.m1"]
+    assert np.array_equal(as_data.outputs, by_name.with_system_order(["alpha", "zeta", "mu"]).outputs)
+    with pytest.raises(DataError, match="unknown system order 'first'"):
+        ItemTable.from_long(frame, system_order="first")  # type: ignore[arg-type]

@@ -17,6 +17,18 @@ def test_expected_difficulty_monte_carlo() -> None:
         assert expected_difficulty(mu, var) == pytest.approx(mc, abs=2e-3)
 
 
+def test_expected_difficulty_against_scipy_quadrature() -> None:
+    # E[clip(X, -1, 1)] integrated numerically with SciPy's normal density, far tails included
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    for mu, var in [(0.25, 0.1), (0.9, 0.3), (-0.5, 1.0), (3.0, 0.01), (-6.0, 4.0), (0.0, 1e-6)]:
+        s = np.sqrt(var)
+        inner = quad(lambda x, m=mu, sd=s: x * norm.pdf(x, m, sd), -1, 1, points=[mu] if -1 < mu < 1 else None)[0]
+        ref = norm.sf(1, mu, s) - norm.cdf(-1, mu, s) + inner
+        assert expected_difficulty(mu, var) == pytest.approx(ref, abs=1e-10)
+
+
 def test_wald_numbers() -> None:
     assert [round(wald_bound(0.001, (0.9 * m + 1) / 2)) for m in (0.25, 0.125, 0.0625)] == [271, 1089, 4364]
     assert kl_half(0.5) == 0.0
