@@ -65,7 +65,7 @@ def example(args: list[str]) -> int:
 
 
 def test(args: list[str]) -> int:
-    install("server,analysis,parquet,postgres,metrics,dev")
+    install("server,analysis,parquet,postgres,metrics,dask,dev")
     chromium()
     return subprocess.run([str(PY), "-m", "pytest", *args], cwd=ROOT).returncode
 
