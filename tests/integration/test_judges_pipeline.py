@@ -67,6 +67,13 @@ def test_a_declared_judge_gives_prediction_powered_estimates_through_the_pipelin
     assert set(tables["analysis"]) == {"prediction-powered", "calibration"}
     report = (ws / "report.md").read_text()
     assert "Automatic judges" in report and "metric" in report
+    # the labels the judge saves at this study's precision, predicted from its own judgements (as budget does)
+    from humeval.judge_budget import judge_savings
+
+    savings, _ = judge_savings(study, ws / "judgements.jsonl")
+    assert "Human labels the judges save" in report and savings
+    for saving in savings:
+        assert saving.row()["rho [95% CI]"] in report and saving.row()["labels with judge"] in report
 
     # a changed judge file after the lock: the analysis refuses
     (study.root / "data" / "metric.csv").write_text((study.root / "data" / "metric.csv").read_text() + "\n")

@@ -14,6 +14,7 @@ from humeval.report.build import build_report
 from humeval.report.document import Example, render_html, render_markdown
 from humeval.report.heds import heds_datasheet
 from humeval.report.judge_runs import judge_runs_section
+from humeval.report.judge_savings import judge_savings_section
 from humeval.report.latex import write_latex_tables
 from humeval.results import Results
 from humeval.stage import StageOutput
@@ -83,8 +84,9 @@ def report_workspace(ws: Workspace, study: Study, results: Results | None = None
     exclusion = _optional(ws.exclusion)
     report = build_report(protocol, results, design=design_summary(study), collation=_optional(ws.collation),
                           exclusion=exclusion, posthoc=_posthoc(ws), examples=report_examples(study))
-    if (judges := judge_runs_section(study)) is not None:
-        report.sections.append(judges)
+    for section in (judge_runs_section(study), judge_savings_section(study, ws.judgements)):
+        if section is not None:
+            report.sections.append(section)
     ws.figures_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     for section in report.sections:
