@@ -119,7 +119,8 @@ def serve(
     config = ServerConfig(str(study.root.resolve()), token, db, list(allow_origin or []), sqlite_sync,
                           new_per_address=new_per_address, throttle_window=throttle_window,
                           trusted_proxies=list(trusted_proxies or []), first_lease_seconds=first_lease_seconds,
-                          max_active=max_active, prolific_hook_secret=_hook_secret(study))
+                          max_active=max_active, prolific_hook_secret=_hook_secret(study),
+                          prolific_check_entries=_checks_entries(study, say))
     where = f"http://{host}:{port}"
     if unlocked:
         say(f"warning: collecting for an UNLOCKED study (--unlocked, recorded in {study.relative(study.logbook_file)})")
@@ -160,6 +161,24 @@ def _start_prolific_sync(study: Study, seconds: float, db: str | None, say: Call
                      kwargs={"client_factory": lambda: ProlificClient.from_env(study.root), "db": db, "say": say},
                      daemon=True, name="humeval-prolific-sync").start()
     say(f"prolific sync every {seconds:g} s: places opened in waves as the stopping rule needs them")
+
+
+def _checks_entries(study: Study, say: Callable[[str], None]) -> bool:
+    """Whether first Prolific entries are checked against Prolific's submissions: a Prolific study with an API
+    token (``$PROLIFIC_TOKEN`` or ``$PROLIFIC_TOKEN_FILE``) and a Prolific study id (``prolific create``)."""
+    if study.protocol.platform.kind != "prolific":
+        return False
+    from humeval.platforms.prolific.client import TOKEN_ENV, TOKEN_FILE_ENV
+    from humeval.platforms.prolific.study import state_file
+
+    if not (os.environ.get(TOKEN_ENV) or os.environ.get(TOKEN_FILE_ENV)):
+        say("note: no Prolific API token: a first entry from Prolific is not checked against Prolific's submissions "
+            "(a participant is still pinned to the session of their first entry)")
+        return False
+    if not state_file(study).is_file():
+        return False
+    say("first entries from Prolific are checked against the study's active submissions")
+    return True
 
 
 def _hook_secret(study: Study) -> str:

@@ -27,6 +27,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "pyarrow": ("parquet", "pyarrow"),
     "starlette": ("server", "starlette"),
     "uvicorn": ("server", "uvicorn"),
+    "httpx": ("server", "httpx"),
     "psycopg": ("postgres", "psycopg"),
     "sacrebleu": ("metrics", "sacrebleu"),
     "rouge_score": ("metrics", "rouge-score"),

@@ -10,7 +10,8 @@ HMAC-SHA256 over ``timestamp + body`` with the workspace's hook secret, and
 ``submission.status.change`` (or any study event) runs :func:`prolific_status`, which
 releases the lists of returned and timed-out participants at once. The handler never
 trusts the payload beyond its signature: it asks Prolific for the submissions.
-The secret comes from ``$PROLIFIC_HOOK_SECRET``; ``subscribe`` creates the subscription.
+The secret comes from ``$PROLIFIC_HOOK_SECRET``: the workspace's signing secret, created with
+``humeval prolific hooks secret``; :mod:`humeval.platforms.prolific.hooks` subscribes and confirms.
 """
 
 from __future__ import annotations
@@ -23,10 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from humeval.platforms.prolific.client import ProlificClient
-
-__all__ = ["HOOK_SECRET_ENV", "SIGNATURE_HEADER", "TIMESTAMP_HEADER", "sign", "subscribe", "verify_signature",
-           "webhook_routes"]
+__all__ = ["HOOK_SECRET_ENV", "SIGNATURE_HEADER", "TIMESTAMP_HEADER", "sign", "verify_signature", "webhook_routes"]
 
 SIGNATURE_HEADER = "X-Prolific-Request-Signature"
 TIMESTAMP_HEADER = "X-Prolific-Request-Timestamp"
@@ -51,13 +49,6 @@ def verify_signature(secret: str, body: bytes, timestamp: str | None, signature:
     if abs((time.time() if now is None else now) - sent) > max_age:
         return False
     return hmac.compare_digest(sign(secret, timestamp, body).encode(), signature.encode())
-
-
-def subscribe(client: ProlificClient, workspace_id: str, target_url: str,
-              event_types: tuple[str, ...] = ("submission.status.change",)) -> list[Any]:
-    """Subscribe ``target_url`` to the events (``POST /api/v1/hooks/subscriptions/``, one per event type)."""
-    return [client.post("/api/v1/hooks/subscriptions/",
-                        {"event_type": e, "target_url": target_url, "workspace_id": workspace_id}) for e in event_types]
 
 
 def webhook_routes(sync: Callable[[], Any], secret: str | None = None) -> list[Any]:
