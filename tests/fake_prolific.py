@@ -240,7 +240,11 @@ def make_app(state: FakeState) -> Starlette:
 
     def get_submission(request: Request, body: Any) -> Response:
         sub = state.submissions.get(request.path_params["id"])
-        return JSONResponse(sub) if sub else not_found("submission")
+        if sub is None:
+            return not_found("submission")
+        # "Retrieve a submission" names the participant `participant` (the list names it `participant_id`)
+        return JSONResponse({"participant": sub["participant_id"], "entered_code": sub["study_code"],
+                             **{k: v for k, v in sub.items() if k not in ("participant_id", "study_code")}})
 
     def transition_submission(request: Request, body: Any) -> Response:
         sub = state.submissions.get(request.path_params["id"])

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pytest
 import uvicorn
@@ -47,7 +47,7 @@ class HookServer:
     def _sync(self) -> None:
         self.synced += 1
 
-    def __enter__(self) -> HookServer:
+    def __enter__(self) -> Self:
         self.thread.start()
         deadline = time.monotonic() + 10
         while not self.server.started and time.monotonic() < deadline:

@@ -61,8 +61,19 @@ def create(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None =
     """Create the draft study from the locked protocol; the budget is printed before anything is sent."""
     from humeval.platforms.prolific import prolific_create
 
+    study = _open(directory)
+
+    def wave_and_screenouts(places: int, lists: int, fresh: Any) -> None:
+        _wave(places, lists, fresh)
+        settings, currency = study.protocol.platform.prolific, study.protocol.pay.currency
+        if settings.screenout_reward > 0 and study.protocol.platform.screenout_code:
+            slots = settings.screenout_places or lists
+            err.print(f"  screen-outs: up to {slots} x {settings.screenout_reward:.2f} {currency} = "
+                      f"{slots * settings.screenout_reward:.2f} {currency} (FIXED_SCREENOUT, paid by Prolific without "
+                      "review; Prolific's fee on top)", highlight=False, markup=False)
+
     with _client(directory, dry_run, token_file) as client:
-        result = prolific_create(_open(directory), client=client, show_budget=_budget, show_wave=_wave)
+        result = prolific_create(study, client=client, show_budget=_budget, show_wave=wave_and_screenouts)
     if not dry_run:
         err.print(f"created Prolific study {result.study_id} (unpublished); publish it with "
                   f"`humeval prolific publish {directory}`", highlight=False, markup=False)

@@ -63,7 +63,7 @@ _ERRORS = {
     "route_not_accepted": _("This study is entered only through the link you were given. Please open that link."),
     "entry_route_mismatch": _("Please enter the study the same way as the first time (with the same link)."),
     "entry_session_mismatch": _("You are already taking part in this study in another session. Please continue "
-                                "with the link you opened first, from Prolific."),
+                                "with the link you opened first."),
     "no_platform_submission": _("Prolific has no place in this study reserved for you. Please open the study from "
                                 "your Prolific account."),
     "invalid_invite": _("This invitation link is not valid. Please check that you opened the whole link."),
