@@ -108,10 +108,16 @@ def _install(uv: str, wheel: Path, extras: str, where: Path) -> tuple[Path, floa
     return python, time.monotonic() - started
 
 
-#: runs ``--help`` of each command given as an argument in one process (Click's runner over the CLI's group)
-HELP_RUNNER = """
-import sys
+#: imports the modules given in $HUMEVAL_PROBE_MODULES, then runs ``--help`` of each command given as an
+#: argument (Click's runner over the CLI's group), in one process; prints what failed
+CHECKER = """
+import importlib, os, sys, traceback
 from click.testing import CliRunner
+for name in filter(None, os.environ["HUMEVAL_PROBE_MODULES"].split(",")):
+    try:
+        importlib.import_module(name)
+    except Exception:
+        print(f"import {name}: " + traceback.format_exc(limit=2)[-600:])
 from humeval.cli.app import command
 group = command(lazy=True)
 for line in sys.argv[1:]:
@@ -129,17 +135,12 @@ def _check(python: Path, extras: str) -> list[str]:
                             env=CLEAN_ENV, timeout=120, check=False)  # the entry point itself
     if script.returncode != 0 or "Usage" not in script.stdout:
         failed.append(f"humeval --help (humeval[{extras}]): exit {script.returncode}: {script.stderr[-400:]}")
-    helps = subprocess.run([str(python), "-c", HELP_RUNNER, *CORE_COMMANDS, *commands], capture_output=True,
-                           text=True, env=CLEAN_ENV, timeout=300, check=False)
-    if helps.returncode != 0 or helps.stdout.strip():
-        failed.append(f"humeval[{extras}]: {helps.stdout.strip()[-1500:]} {helps.stderr[-800:]}")
-    probe = "\n".join(f"import {m}" for m in modules)
-    if "server" in extras.split(","):
-        probe += "\n" + PROLIFIC_PROBE
-    done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, env=CLEAN_ENV, timeout=300,
-                          check=False)
-    if done.returncode != 0 or ("server" in extras.split(",") and "prolific-probe-ok" not in done.stdout):
-        failed.append(f"imports of humeval[{extras}]: {done.stderr[-800:]}")
+    code = CHECKER + (PROLIFIC_PROBE if "server" in extras.split(",") else "")
+    done = subprocess.run([str(python), "-c", code, *CORE_COMMANDS, *commands], capture_output=True, text=True,
+                          env={**CLEAN_ENV, "HUMEVAL_PROBE_MODULES": ",".join(modules)}, timeout=300, check=False)
+    report = done.stdout.replace("prolific-probe-ok", "").strip()
+    if done.returncode != 0 or report or ("server" in extras.split(",") and "prolific-probe-ok" not in done.stdout):
+        failed.append(f"humeval[{extras}]: {report[-1500:]} {done.stderr[-800:]}")
     return failed
 
 
