@@ -310,14 +310,19 @@ def test_prolific_dry_run_sends_nothing(tmp_path: Path, fake: FakeProlific) -> N
     assert "prolific-" not in study.logbook_file.read_text()  # a dry run changes nothing, logs nothing
 
 
-def test_an_unconfirmed_payment_is_never_paid_again(tmp_path: Path, fake: FakeProlific) -> None:
-    """The pay call answers 500 and pays nothing: the bonus stays unconfirmed, no run sends the pay call again."""
+def test_an_unconfirmed_payment_is_never_paid_again(tmp_path: Path, fake: FakeProlific,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pay call answers 500 and pays nothing: the bonus stays unconfirmed, no run sends the pay call again.
+    (Approvals in batches of one here: one bulk approval per batch.)"""
     from humeval.platforms.prolific import (
         ProlificClient,
+        actions,
         prolific_bonus,
         prolific_create,
         prolific_review,
     )
+
+    monkeypatch.setattr(actions, "APPROVE_BATCH", 1)
 
     study = make_study(tmp_path / "study")
     state = fake.state
@@ -329,6 +334,7 @@ def test_an_unconfirmed_payment_is_never_paid_again(tmp_path: Path, fake: FakePr
         finally:
             server.stop()
         prolific_review(study, client=client)
+        assert sorted(state.bulk_approvals) == [["S0"], ["S2"]]  # two batches of one
         state.fail("POST", r"/pay/$", "500")
         first = prolific_bonus(study, client=client)
         p0, _, p2, _ = people
