@@ -6,9 +6,20 @@ raising them makes a study whose places were all submitted ACTIVE again), ``POST
 (``STOP`` is final: the study awaits review and no transition or wave follows),
 ``GET /api/v1/studies/{id}/submissions/``, ``GET /api/v1/submissions/{id}/``,
 ``POST /api/v1/submissions/{id}/transition/``, ``POST /api/v1/submissions/bonus-payments/``,
-``POST /api/v1/bulk-bonus-payments/{id}/pay/`` (not idempotent: every call pays) and
-``POST /api/v1/hooks/subscriptions/``. Every request needs ``Authorization: Token <TOKEN>`` (401
-otherwise); an unknown id answers 404.
+``POST /api/v1/bulk-bonus-payments/{id}/pay/`` (not idempotent: every call pays),
+``POST /api/v1/submissions/bulk-approve/`` (``submission_ids``, or ``study_id`` with ``participant_ids``;
+at most ``BULK_APPROVE_MAX`` ids) and the hooks. Every request needs ``Authorization: Token <TOKEN>``
+(401 otherwise); an unknown id answers 404.
+
+Hooks, as Prolific's reference describes them: ``POST /api/v1/hooks/secrets/`` creates (or replaces)
+the workspace's one signing secret; ``POST /api/v1/hooks/subscriptions/`` needs that secret to exist,
+an ``https://`` target and a known event type, and answers the subscription **disabled**
+(``is_enabled: false``) with its confirmation secret in the ``X-Hook-Secret`` header;
+``POST /api/v1/hooks/subscriptions/{id}/`` with ``{"secret": <that header>}`` enables it (another
+secret: 400); ``GET`` lists them (``workspace_id``, ``is_enabled``), ``DELETE`` removes one.
+``fake.state.deliver(event_type, payload)`` posts a signed event (``X-Prolific-Request-Signature``:
+base64 HMAC-SHA256 of timestamp + body under the workspace secret) to every **enabled** subscription
+of that event type, and to no other.
 
 Places: ``fake.state.reserve(study_id, pid)`` is a participant taking a place from Prolific's study list:
 refused (None) unless the study is ACTIVE and a place is free (submissions RETURNED, TIMED-OUT or REJECTED
@@ -23,13 +34,19 @@ out, then the answer is held longer than the client waits (the worst case for a 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import hmac
+import json
 import re
 import secrets
 import threading
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, Self
 
+import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -40,6 +57,10 @@ TOKEN = "fake-prolific-token-9f8e7d"
 #: submission statuses whose place Prolific gives to another participant
 FREED = ("RETURNED", "TIMED-OUT", "REJECTED")
 HOLD_SECONDS = 3.0
+#: the event types the fake knows (GET /api/v1/hooks/event-types/ lists Prolific's)
+EVENT_TYPES = ("submission.status.change", "study.status.change")
+#: the most ids one bulk approval takes (Prolific recommends at most 1,000)
+BULK_APPROVE_MAX = 1000
 
 
 @dataclass
@@ -54,6 +75,33 @@ class FakeState:
     patches: list[int] = field(default_factory=list)
     faults: list[tuple[str, re.Pattern[str], str]] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    #: workspace id -> its one hook secret {"id", "value", "workspace_id"}
+    secrets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: subscription id -> {"id", "event_type", "target_url", "workspace_id", "is_enabled", "confirmation"}
+    subscriptions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: every delivery attempted: (subscription id, target url, status code)
+    deliveries: list[tuple[str, str, int]] = field(default_factory=list)
+    #: every bulk approval: the submission ids it approved
+    bulk_approvals: list[list[str]] = field(default_factory=list)
+
+    def deliver(self, event_type: str, payload: dict[str, Any], *,
+                rewrite: Callable[[str], str] = lambda url: url) -> list[int]:
+        """Post a signed event to every enabled subscription of ``event_type`` (``rewrite``: the target URL as
+        reached from here, e.g. the public https address mapped to a local server); the status codes."""
+        codes = []
+        for sub in list(self.subscriptions.values()):
+            if sub["event_type"] != event_type or not sub["is_enabled"]:
+                continue
+            body = json.dumps({"event_type": event_type, **payload}).encode()
+            ts = str(int(time.time()))
+            key = self.secrets[sub["workspace_id"]]["value"].encode()
+            signature = base64.b64encode(hmac.new(key, ts.encode() + body, hashlib.sha256).digest()).decode()
+            r = httpx.post(rewrite(sub["target_url"]), content=body, timeout=30,
+                           headers={"X-Prolific-Request-Timestamp": ts, "X-Prolific-Request-Signature": signature,
+                                    "Content-Type": "application/json"})
+            self.deliveries.append((sub["id"], sub["target_url"], r.status_code))
+            codes.append(r.status_code)
+        return codes
 
     def fail(self, method: str, path: str, kind: str) -> None:
         self.faults.append((method, re.compile(path), kind))
@@ -126,6 +174,14 @@ def make_app(state: FakeState) -> Starlette:
                                "estimated_completion_time", "reward") if k not in body]
         if missing:
             return JSONResponse({"error": {"detail": f"missing {missing}"}}, 400)
+        screenouts = [a for c in body["completion_codes"] for a in c.get("actions", [])
+                      if a.get("action") == "FIXED_SCREEN_OUT_PAYMENT"]
+        if len(screenouts) > 1:  # a custom screening action is limited to a single code
+            return JSONResponse({"error": {"detail": "one FIXED_SCREEN_OUT_PAYMENT code at most"}}, 400)
+        for a in screenouts:
+            cents, slots = a.get("fixed_screen_out_reward"), a.get("slots")
+            if not (isinstance(cents, int) and 0 < cents < body["reward"] and isinstance(slots, int) and slots > 0):
+                return JSONResponse({"error": {"detail": "fixed_screen_out_reward below the reward and slots > 0"}}, 400)
         sid = secrets.token_hex(12)
         state.studies[sid] = {**body, "id": sid, "status": "UNPUBLISHED"}
         return JSONResponse(state.studies[sid], 201)
@@ -184,7 +240,11 @@ def make_app(state: FakeState) -> Starlette:
 
     def get_submission(request: Request, body: Any) -> Response:
         sub = state.submissions.get(request.path_params["id"])
-        return JSONResponse(sub) if sub else not_found("submission")
+        if sub is None:
+            return not_found("submission")
+        # "Retrieve a submission" names the participant `participant` (the list names it `participant_id`)
+        return JSONResponse({"participant": sub["participant_id"], "entered_code": sub["study_code"],
+                             **{k: v for k, v in sub.items() if k not in ("participant_id", "study_code")}})
 
     def transition_submission(request: Request, body: Any) -> Response:
         sub = state.submissions.get(request.path_params["id"])
@@ -223,8 +283,82 @@ def make_app(state: FakeState) -> Starlette:
                     s["bonus_payments"].append(cents)
         return Response(status_code=202)
 
+    def bulk_approve(request: Request, body: Any) -> Response:
+        body = body or {}
+        if "submission_ids" in body:
+            ids = body["submission_ids"]
+            if not isinstance(ids, list) or "participant_ids" in body or "study_id" in body:
+                return JSONResponse({"error": {"detail": "submission_ids alone, or study_id with participant_ids"}}, 400)
+            subs = [state.submissions.get(str(i)) for i in ids]
+        else:
+            pids, study = body.get("participant_ids"), body.get("study_id")
+            if not isinstance(pids, list) or study not in state.studies:
+                return JSONResponse({"error": {"detail": "study_id and participant_ids required"}}, 400)
+            subs = [next((s for s in state.submissions.values() if s["study_id"] == study and s["participant_id"] == p),
+                         None) for p in pids]
+        if not subs or len(subs) > BULK_APPROVE_MAX or any(s is None for s in subs):
+            return JSONResponse({"error": {"detail": f"1 to {BULK_APPROVE_MAX} known submissions"}}, 400)
+        for sub in subs:
+            if sub["status"] == "AWAITING REVIEW":
+                sub["status"] = "APPROVED"
+                sub["review"] = {"action": "APPROVE", "bulk": True}
+        state.bulk_approvals.append([s["id"] for s in subs])
+        return JSONResponse("The request to bulk approve has been made successfully.")
+
+    def hook_error(detail: str, status: int = 400) -> JSONResponse:
+        return JSONResponse({"error": {"detail": detail}}, status)
+
+    def create_secret(request: Request, body: Any) -> Response:
+        ws = (body or {}).get("workspace_id")
+        if not isinstance(ws, str) or not ws:
+            return hook_error("workspace_id required")
+        state.secrets[ws] = {"id": secrets.token_hex(12), "value": secrets.token_urlsafe(32), "workspace_id": ws}
+        return JSONResponse(state.secrets[ws], 201)
+
+    def list_secrets(request: Request, body: Any) -> Response:
+        ws = request.query_params.get("workspace_id", "")
+        return JSONResponse({"results": [{"id": s["id"], "workspace_id": s["workspace_id"]}
+                                         for s in state.secrets.values() if s["workspace_id"] == ws]})
+
+    def public(sub: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in sub.items() if k != "confirmation"}
+
     def subscribe(request: Request, body: Any) -> Response:
-        return JSONResponse({"results": [{**body, "id": secrets.token_hex(8), "is_enabled": True}]}, 201)
+        body = body or {}
+        ws, event, target = body.get("workspace_id"), body.get("event_type"), body.get("target_url")
+        if ws not in state.secrets:
+            return hook_error("create a secret for the workspace before subscribing")
+        if event not in EVENT_TYPES:
+            return hook_error(f"unknown event type {event!r}")
+        if not isinstance(target, str) or not target.startswith("https://"):
+            return hook_error("target_url must use https://")
+        sid = secrets.token_hex(12)
+        state.subscriptions[sid] = {"id": sid, "event_type": event, "target_url": target, "workspace_id": ws,
+                                    "is_enabled": False, "confirmation": secrets.token_urlsafe(24)}
+        return JSONResponse(public(state.subscriptions[sid]), 201,
+                            headers={"X-Hook-Secret": state.subscriptions[sid]["confirmation"]})
+
+    def confirm(request: Request, body: Any) -> Response:
+        sub = state.subscriptions.get(request.path_params["id"])
+        if sub is None:
+            return not_found("subscription")
+        given = (body or {}).get("secret")
+        if not isinstance(given, str) or not hmac.compare_digest(given, sub["confirmation"]):
+            return hook_error("the secret does not match this subscription")
+        sub["is_enabled"] = True
+        return JSONResponse(public(sub))
+
+    def list_subscriptions(request: Request, body: Any) -> Response:
+        ws = request.query_params.get("workspace_id", "")
+        enabled = request.query_params.get("is_enabled")
+        rows = [public(s) for s in state.subscriptions.values() if s["workspace_id"] == ws
+                and (enabled is None or str(s["is_enabled"]).lower() == enabled.lower())]
+        return JSONResponse({"results": rows, "_links": {"next": {"href": None}}})
+
+    def delete_subscription(request: Request, body: Any) -> Response:
+        if state.subscriptions.pop(request.path_params["id"], None) is None:
+            return not_found("subscription")
+        return Response(status_code=204)
 
     return Starlette(routes=[
         Route("/api/v1/studies/", endpoint(create_study), methods=["POST"]),
@@ -236,7 +370,13 @@ def make_app(state: FakeState) -> Starlette:
         Route("/api/v1/submissions/{id}/", endpoint(get_submission), methods=["GET"]),
         Route("/api/v1/submissions/{id}/transition/", endpoint(transition_submission), methods=["POST"]),
         Route("/api/v1/bulk-bonus-payments/{id}/pay/", endpoint(pay_bonus), methods=["POST"]),
+        Route("/api/v1/submissions/bulk-approve/", endpoint(bulk_approve), methods=["POST"]),
+        Route("/api/v1/hooks/secrets/", endpoint(create_secret), methods=["POST"]),
+        Route("/api/v1/hooks/secrets/", endpoint(list_secrets), methods=["GET"]),
         Route("/api/v1/hooks/subscriptions/", endpoint(subscribe), methods=["POST"]),
+        Route("/api/v1/hooks/subscriptions/", endpoint(list_subscriptions), methods=["GET"]),
+        Route("/api/v1/hooks/subscriptions/{id}/", endpoint(confirm), methods=["POST"]),
+        Route("/api/v1/hooks/subscriptions/{id}/", endpoint(delete_subscription), methods=["DELETE"]),
     ])
 
 

@@ -176,7 +176,8 @@ def serve(
                           trusted_proxies=list(trusted_proxies or []), first_lease_seconds=first_lease_seconds,
                           max_active=max_active, prolific_hook_secret=_hook_secret(study),
                           throttle_prefix_v4=throttle_prefixes[0], throttle_prefix_v6=throttle_prefixes[1],
-                          new_per_minute=new_per_minute, public_url=public_url)
+                          new_per_minute=new_per_minute, public_url=public_url,
+                          prolific_check_entries=_checks_entries(study, say))
     where = f"http://{host}:{port}"
     if not public_url and not trusted_proxies and not _loopback(host):
         say(f"note: without --public-url, a POST from a browser is accepted from http://{host}:{port} (the address "
@@ -234,6 +235,24 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return host == "localhost"
+
+
+def _checks_entries(study: Study, say: Callable[[str], None]) -> bool:
+    """Whether first Prolific entries are checked against Prolific's submissions: a Prolific study with an API
+    token (``$PROLIFIC_TOKEN`` or ``$PROLIFIC_TOKEN_FILE``) and a Prolific study id (``prolific create``)."""
+    if study.protocol.platform.kind != "prolific":
+        return False
+    from humeval.platforms.prolific.client import TOKEN_ENV, TOKEN_FILE_ENV
+    from humeval.platforms.prolific.study import state_file
+
+    if not (os.environ.get(TOKEN_ENV) or os.environ.get(TOKEN_FILE_ENV)):
+        say("note: no Prolific API token: a first entry from Prolific is not checked against Prolific's submissions "
+            "(a participant is still pinned to the session of their first entry)")
+        return False
+    if not state_file(study).is_file():
+        return False
+    say("first entries from Prolific are checked against the study's active submissions")
+    return True
 
 
 def _hook_secret(study: Study) -> str:

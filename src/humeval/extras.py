@@ -28,6 +28,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "datasets": ("hf", "datasets"),
     "starlette": ("server", "starlette"),
     "uvicorn": ("server", "uvicorn"),
+    "httpx": ("server", "httpx"),
     "psycopg": ("postgres", "psycopg"),
     "sacrebleu": ("metrics", "sacrebleu"),
     "rouge_score": ("metrics", "rouge-score"),

@@ -99,12 +99,16 @@ def test_import_with_the_folder_left_out_or_misplaced_says_how(study, tmp_path):
 
 def test_prolific_import_from_the_study_folder(study, tmp_path):
     export = tmp_path / "prolific_export.csv"
-    export.write_text("Submission id,Participant id,Status,Completion code\ns1,W1,APPROVED,C1\ns2,P9,RETURNED,\n")
+    export.write_text("Submission id,Participant id,Status,Time taken,Completion code\ns1,W1,APPROVED,610,C1\n"
+                      "s2,P9,RETURNED,,\ns3,P8,APPROVED,590,C1\n")
     proc = subprocess.run([sys.executable, "-m", "humeval", "import", "prolific", str(export)], cwd=study,
                           capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     entry = [e for e in read_jsonl(study / ".humeval" / "logbook.jsonl") if e["stage"] == "import"][-1]
-    assert entry["summary"]["submissions"] == 2 and entry["summary"]["statuses"] == {"APPROVED": 1, "RETURNED": 1}
+    assert entry["summary"]["submissions"] == 3 and entry["summary"]["statuses"] == {"APPROVED": 2, "RETURNED": 1}
+    assert entry["summary"]["median_seconds_taken"] == 600.0  # (590 + 610) / 2; the returned one has no time
+    kept = read_jsonl(study / entry["outputs"][0]["path"])
+    assert [(r["submission_id"], r["time_taken"]) for r in kept] == [("s1", 610.0), ("s2", None), ("s3", 590.0)]
 
 
 def test_a_rerun_batch_names_no_system_and_comes_back_through_the_same_import(tmp_path):

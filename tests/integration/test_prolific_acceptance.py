@@ -1,9 +1,11 @@
 """A study on Prolific end to end against the local fake API, through the CLI and a real `humeval serve`.
 
-create -> publish -> participants arrive (one in Chromium with PROLIFIC_PID/STUDY_ID/SESSION_ID, the
-rest over HTTP) -> status (a returned place is released at once) -> review (approve; reject the one
-who failed the attention check, with its category) -> bonus paid exactly once although the first pay
-call times out -> stop. Then the same with --dry-run: nothing reaches the fake, every request is printed.
+create -> publish -> the workspace's hook secret and a confirmed hook subscription -> participants arrive
+(one in Chromium with PROLIFIC_PID/STUDY_ID/SESSION_ID, the rest over HTTP; each checked against an active
+submission, and a known PROLIFIC_PID with another SESSION_ID refused) -> Prolific's signed hook releases the
+returned place at once -> status -> review (approve in one bulk request; reject the one who failed the
+attention check, with its category) -> bonus paid exactly once although the first pay call times out -> stop.
+Then the same with --dry-run: nothing reaches the fake, every request is printed.
 """
 
 from __future__ import annotations
@@ -67,10 +69,14 @@ def make_study(root: Path) -> Study:
     return study
 
 
+WORKSPACE = "63519c1d5b139662f8cde482"
+PUBLIC_HOOK = "https://eval.example.org/prolific/hook"
+
+
 def cli(study: Study, fake: FakeProlific, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PROLIFIC_TOKEN=TOKEN, PROLIFIC_API_URL=fake.url, PROLIFIC_TIMEOUT="1")
     proc = subprocess.run([sys.executable, "-m", "humeval", "prolific", *args, str(study.root)], env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+                          capture_output=True, text=True, timeout=180, check=False)
     assert proc.returncode == expect, proc.stderr + proc.stdout
     return proc
 
@@ -178,7 +184,7 @@ def _list_holder(study: Study, pid: str) -> list[Any]:
 
 
 @pytest.mark.browser
-def test_prolific_end_to_end(tmp_path: Path, fake: FakeProlific) -> None:
+def test_prolific_end_to_end(tmp_path: Path, fake: FakeProlific, monkeypatch: pytest.MonkeyPatch) -> None:
     study = make_study(tmp_path / "study")
     state = fake.state
     created = cli(study, fake, "create")
@@ -197,23 +203,50 @@ def test_prolific_end_to_end(tmp_path: Path, fake: FakeProlific) -> None:
     cli(study, fake, "publish")
     assert body["status"] == "ACTIVE"
 
+    # the workspace's signing secret, then the server's hook subscribed and confirmed (enabled)
+    secret = cli(study, fake, "hooks", "secret", "--workspace", WORKSPACE).stdout.strip()
+    assert secret == state.secrets[WORKSPACE]["value"]
+    cli(study, fake, "hooks", "subscribe", "--url", PUBLIC_HOOK, "--workspace", WORKSPACE)
+    assert [(s["target_url"], s["is_enabled"]) for s in state.subscriptions.values()] == [(PUBLIC_HOOK, True)]
+
+    # the server of a Prolific study: its hook secret and the API token (entries are checked against submissions)
+    monkeypatch.setenv("PROLIFIC_HOOK_SECRET", secret)
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
+    monkeypatch.setenv("PROLIFIC_API_URL", fake.url)
     server = ServerProcess(study.root, None).start()
     try:
         people = _collect(study, fake, study_id, server, browser=True)
+        p0, p1, p2, p3 = people
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            # whoever knows a PROLIFIC_PID is not that participant: another SESSION_ID is refused
+            other = c.post("/api/v1/enter", json={"PROLIFIC_PID": p0, "STUDY_ID": study_id, "SESSION_ID": "S9"})
+            assert other.status_code == 403 and other.json()["error"]["code"] == "entry_session_mismatch"
+            same = c.post("/api/v1/enter", json={"PROLIFIC_PID": p0, "STUDY_ID": study_id, "SESSION_ID": "S0"})
+            assert same.status_code == 200  # the same session comes back
+            stranger = c.post("/api/v1/enter", json={"PROLIFIC_PID": "P9aaaaaaaaaaaaaaaaaaaaa9", "STUDY_ID": study_id,
+                                                     "SESSION_ID": "S0"})
+            assert stranger.status_code == 403 and stranger.json()["error"]["code"] == "no_platform_submission"
+        assert _list_holder(study, p3)[0][1] == p3  # returned on Prolific; the store does not know yet
+        # Prolific tells the server at once: a signed delivery to the confirmed subscription
+        delivered = state.deliver("submission.status.change", {"resource_id": "S3", "status": "RETURNED"},
+                                  rewrite=lambda url: url.replace("https://eval.example.org", server.url))
+        assert delivered == [204]
+        assert _list_holder(study, p3)[0][1] is None  # the returned place's list is free for the next participant
     finally:
         server.stop()
-    p0, p1, p2, p3 = people
 
     status = json.loads(cli(study, fake, "status", "--format", "json").stdout)
     by_pid = {r["participant_id"]: r for r in status}
-    assert by_pid[p3]["status"] == "RETURNED" and by_pid[p3]["action"] == "list released"
+    assert by_pid[p3]["status"] == "RETURNED"
     assert by_pid[p0]["completed"] and by_pid[p0]["entered"] and by_pid[p0]["action"] == ""
-    assert _list_holder(study, p3)[0][1] is None  # the returned place's list is free for the next participant
 
     decisions = {d["participant_id"]: d for d in json.loads(cli(study, fake, "review", "--format", "json").stdout)}
     assert decisions[p0]["action"] == decisions[p2]["action"] == "approve"
     assert decisions[p1]["action"] == "reject" and decisions[p1]["rule"] == "attention"
     assert state.submissions["S0"]["status"] == state.submissions["S2"]["status"] == "APPROVED"
+    assert state.bulk_approvals == [["S0", "S2"]]  # both in one request
+    assert not [p for m, p, _ in state.log if p in ("/api/v1/submissions/S0/transition/",
+                                                    "/api/v1/submissions/S2/transition/")]
     rejected = state.submissions["S1"]
     assert rejected["status"] == "REJECTED" and rejected["review"]["rejection_category"] == "FAILED_CHECK"
     assert len(rejected["review"]["message"]) >= 100 and "attention" in rejected["review"]["message"]
@@ -262,10 +295,11 @@ def test_prolific_dry_run_sends_nothing(tmp_path: Path, fake: FakeProlific) -> N
     status = [json.loads(x) for x in cli(study, fake, "status", "--dry-run").stdout.splitlines()]
     assert [(x["method"], x["url"]) for x in status] == [("GET", f"{fake.url}/api/v1/studies/{sid}/submissions/")]
     review = [json.loads(x) for x in cli(study, fake, "review", "--dry-run").stdout.splitlines()]
-    transitions = {x["url"].split("/submissions/")[1].split("/")[0]: x["json"] for x in review[1:]}
-    assert transitions["S0"] == transitions["S2"] == {"action": "APPROVE"}
+    assert review[1]["url"].endswith("/api/v1/submissions/bulk-approve/")
+    assert sorted(review[1]["json"]["submission_ids"]) == ["S0", "S2"]  # one bulk approval
+    transitions = {x["url"].split("/submissions/")[1].split("/")[0]: x["json"] for x in review[2:]}
+    assert list(transitions) == ["S1"]  # S3 is not completed: not reviewed
     assert transitions["S1"]["action"] == "REJECT" and transitions["S1"]["rejection_category"] == "FAILED_CHECK"
-    assert "S3" not in transitions  # not completed: not reviewed
     bonus = [json.loads(x) for x in cli(study, fake, "bonus", "--dry-run").stdout.splitlines()]
     setup = next(x for x in bonus if x["url"].endswith("/submissions/bonus-payments/"))
     assert sorted(setup["json"]["csv_bonuses"].splitlines()) == sorted([f"{p0},0.50", f"{p2},0.50"])
@@ -276,14 +310,19 @@ def test_prolific_dry_run_sends_nothing(tmp_path: Path, fake: FakeProlific) -> N
     assert "prolific-" not in study.logbook_file.read_text()  # a dry run changes nothing, logs nothing
 
 
-def test_an_unconfirmed_payment_is_never_paid_again(tmp_path: Path, fake: FakeProlific) -> None:
-    """The pay call answers 500 and pays nothing: the bonus stays unconfirmed, no run sends the pay call again."""
+def test_an_unconfirmed_payment_is_never_paid_again(tmp_path: Path, fake: FakeProlific,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pay call answers 500 and pays nothing: the bonus stays unconfirmed, no run sends the pay call again.
+    (Approvals in batches of one here: one bulk approval per batch.)"""
     from humeval.platforms.prolific import (
         ProlificClient,
+        actions,
         prolific_bonus,
         prolific_create,
         prolific_review,
     )
+
+    monkeypatch.setattr(actions, "APPROVE_BATCH", 1)
 
     study = make_study(tmp_path / "study")
     state = fake.state
@@ -295,6 +334,7 @@ def test_an_unconfirmed_payment_is_never_paid_again(tmp_path: Path, fake: FakePr
         finally:
             server.stop()
         prolific_review(study, client=client)
+        assert sorted(state.bulk_approvals) == [["S0"], ["S2"]]  # two batches of one
         state.fail("POST", r"/pay/$", "500")
         first = prolific_bonus(study, client=client)
         p0, _, p2, _ = people

@@ -1,4 +1,5 @@
-"""``humeval prolific create|publish|pause|start|stop|sync|status|review|bonus DIR``: a study on Prolific's API.
+"""``humeval prolific create|publish|pause|start|stop|sync|status|review|bonus DIR``: a study on Prolific's API;
+``humeval prolific hooks secret|subscribe|list|delete``: the workspace's webhooks.
 
 The token is read from ``$PROLIFIC_TOKEN`` or ``--token-file`` (outside the study folder);
 ``$PROLIFIC_API_URL`` points the commands at another API root (a local fake for tests).
@@ -16,7 +17,7 @@ from humeval.cli._common import Format, emit_rows, err
 
 prolific = typer.Typer(name="prolific", no_args_is_help=True, add_completion=False,
                        help="Run the study on Prolific through its API: create, publish, pause, start, stop, sync, "
-                            "status, review, bonus (see docs/prolific.md).")
+                            "status, review, bonus, and the workspace's hooks (see docs/prolific.md).")
 
 DIR = typer.Argument(Path("."), help="Study folder (locked).")
 DRY = typer.Option(False, "--dry-run", help="Print the HTTP requests as JSON lines instead of sending them.")
@@ -60,8 +61,19 @@ def create(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None =
     """Create the draft study from the locked protocol; the budget is printed before anything is sent."""
     from humeval.platforms.prolific import prolific_create
 
+    study = _open(directory)
+
+    def wave_and_screenouts(places: int, lists: int, fresh: Any) -> None:
+        _wave(places, lists, fresh)
+        settings, currency = study.protocol.platform.prolific, study.protocol.pay.currency
+        if settings.screenout_reward > 0 and study.protocol.platform.screenout_code:
+            slots = settings.screenout_places or lists
+            err.print(f"  screen-outs: up to {slots} x {settings.screenout_reward:.2f} {currency} = "
+                      f"{slots * settings.screenout_reward:.2f} {currency} (FIXED_SCREENOUT, paid by Prolific without "
+                      "review; Prolific's fee on top)", highlight=False, markup=False)
+
     with _client(directory, dry_run, token_file) as client:
-        result = prolific_create(_open(directory), client=client, show_budget=_budget, show_wave=_wave)
+        result = prolific_create(study, client=client, show_budget=_budget, show_wave=wave_and_screenouts)
     if not dry_run:
         err.print(f"created Prolific study {result.study_id} (unpublished); publish it with "
                   f"`humeval prolific publish {directory}`", highlight=False, markup=False)
@@ -161,21 +173,72 @@ def bonus(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = 
                   "`humeval prolific bonus` later to reconcile them (docs/prolific.md)", highlight=False, markup=False)
 
 
-@prolific.command("subscribe")
-def subscribe(directory: Path = DIR, url: str = typer.Option(..., "--url", help="Public address of the hook: "
-              "`humeval serve`'s https://.../prolific/hook (served when $PROLIFIC_HOOK_SECRET is set at serve time)."),
-              workspace: str = typer.Option(..., "--workspace", help="Prolific workspace id."),
-              dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
-    """Subscribe the server's hook to submission status changes, so returned participants free their lists at once."""
-    from humeval.platforms.prolific.webhooks import subscribe as subscribe_hook
+hooks = typer.Typer(name="hooks", no_args_is_help=True, add_completion=False,
+                    help="Prolific's webhooks for this workspace: the signing secret, and subscriptions of the server's "
+                         "hook (subscribe confirms each one; see docs/prolific.md).")
+prolific.add_typer(hooks, name="hooks")
+WORKSPACE = typer.Option(..., "--workspace", help="Prolific workspace id (the app's workspace settings, or "
+                         "GET /api/v1/workspaces/).")
+
+
+@hooks.command("secret")
+def hooks_secret(directory: Path = DIR, workspace: str = WORKSPACE,
+                 replace: bool = typer.Option(False, "--replace", help="Replace the workspace's existing secret (a "
+                                              "server still verifying with the old one refuses every hook)."),
+                 dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
+    """Create the workspace's signing secret and print it on stdout: the value of $PROLIFIC_HOOK_SECRET."""
+    from humeval.platforms.prolific.hooks import create_secret
+
+    with _client(directory, dry_run, token_file) as client:
+        made = create_secret(client, workspace, replace=replace)
+    if made is not None:
+        typer.echo(made.value)
+        err.print("the workspace's hook secret is printed above, once: keep it outside the study folder and start "
+                  "`humeval serve` with it in $PROLIFIC_HOOK_SECRET", highlight=False, markup=False)
+
+
+@hooks.command("subscribe")
+def hooks_subscribe(directory: Path = DIR,
+                    url: str = typer.Option(..., "--url", help="Public address of the hook: `humeval serve`'s "
+                                            "https://.../prolific/hook (served when $PROLIFIC_HOOK_SECRET is set)."),
+                    workspace: str = WORKSPACE,
+                    event: list[str] = typer.Option([], "--event", help="Event type (repeatable; default "
+                                                    "submission.status.change)."),
+                    dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE, fmt: Format = FMT) -> None:
+    """Subscribe the server's hook and confirm the subscription, so returned participants free their lists at once."""
+    from humeval.errors import PlatformError
+    from humeval.platforms.prolific.hooks import DEFAULT_EVENTS, subscribe
 
     if not url.startswith("https://") or not url.rstrip("/").endswith("/prolific/hook"):
-        from humeval.errors import PlatformError
-
         raise PlatformError(f"--url: the server's hook address, https://<host>/prolific/hook, got {url!r}")
-    _open(directory)  # a study folder, or a clear error
     with _client(directory, dry_run, token_file) as client:
-        answers = subscribe_hook(client, workspace, url)
+        made = subscribe(client, workspace, url, tuple(event) or DEFAULT_EVENTS)
     if not dry_run:
-        err.print(f"subscribed {url} to submission.status.change ({len(answers)} subscription(s)); keep "
-                  "$PROLIFIC_HOOK_SECRET set for `humeval serve`", highlight=False, markup=False)
+        emit_rows([s.to_json() for s in made], fmt, title="Prolific hook subscriptions (confirmed)")
+        err.print("keep $PROLIFIC_HOOK_SECRET (from `humeval prolific hooks secret`) set for `humeval serve`",
+                  highlight=False, markup=False)
+
+
+@hooks.command("list")
+def hooks_list(directory: Path = DIR, workspace: str = WORKSPACE, dry_run: bool = DRY,
+               token_file: Path | None = TOKEN_FILE, fmt: Format = FMT) -> None:
+    """The workspace's hook subscriptions, enabled or not (an unconfirmed one is disabled)."""
+    from humeval.platforms.prolific.hooks import list_subscriptions
+
+    with _client(directory, dry_run, token_file) as client:
+        rows = list_subscriptions(client, workspace)
+    if not dry_run:
+        emit_rows([s.to_json() for s in rows], fmt, title="Prolific hook subscriptions")
+
+
+@hooks.command("delete")
+def hooks_delete(subscription: str = typer.Argument(..., help="Subscription id (from `humeval prolific hooks list`)."),
+                 directory: Path = typer.Option(Path("."), "--dir", help="Study folder (where a token file may not be)."),
+                 dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
+    """Delete a hook subscription: Prolific stops delivering to its address."""
+    from humeval.platforms.prolific.hooks import delete_subscription
+
+    with _client(directory, dry_run, token_file) as client:
+        delete_subscription(client, subscription)
+    if not dry_run:
+        err.print(f"deleted hook subscription {subscription}", highlight=False, markup=False)

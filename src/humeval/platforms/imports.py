@@ -118,10 +118,20 @@ def _prolific(study: Study, path: Path, name: str, sha256: str) -> StageOutput:
         judged = set(read_judgements(study.results_dir / "judgements.jsonl")["participant_id"])
     statuses = Counter(r["status"] for r in rows)
     missing = sorted({r["participant_id"] for r in rows} - judged)
+    times = sorted(r["time_taken"] for r in rows if r["time_taken"] is not None)
     summary: dict[str, Any] = {"submissions": len(rows), "statuses": dict(statuses),
-                               "submitters_without_judgements": len(missing), "examples_without_judgements": missing[:10]}
+                               "submitters_without_judgements": len(missing), "examples_without_judgements": missing[:10],
+                               "median_seconds_taken": _median(times)}
     return StageOutput(outputs=[target], parameters={"platform": "prolific", "file": str(path), "sha256": sha256},
                        summary=summary)
+
+
+def _median(values: list[float]) -> float | None:
+    """The median of sorted ``values`` (None for none)."""
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
 def import_judgements(study: Study, platform: str, path: str | Path, *, force: bool = False) -> StageResult:

@@ -488,6 +488,8 @@ class ProlificSettings(_Model):
     exclude_groups: list[str] = Field(default_factory=list, description="Prolific participant group ids whose members may not take part (earlier waves).")
     completed_group: str = Field("", description="Prolific participant group id every participant who completes is added to, so a later wave can exclude it.")
     devices: list[Literal["desktop", "tablet", "mobile"]] = Field(default_factory=lambda: ["desktop"], description="Devices participants may use.")
+    screenout_reward: float = Field(0.0, ge=0, description="Fixed payment, in the workspace currency, that Prolific pays by itself to a participant who submits `platform.screenout_code` (a `FIXED_SCREENOUT` code with the `FIXED_SCREEN_OUT_PAYMENT` action; below the reward per list). 0: that code is a `FAILED_ATTENTION_CHECK` code reviewed by `humeval prolific review`.")
+    screenout_places: int = Field(0, ge=0, description="Most participants Prolific screens out with `screenout_reward` (its `slots`; Prolific pauses the study when they are used). 0: one per participant list.")
 
     @model_validator(mode="before")
     @classmethod

@@ -44,6 +44,7 @@ from humeval.server.guard import admit_entry
 from humeval.server.incoming import read_json, session_of
 from humeval.server.openapi import openapi_spec
 from humeval.server.payload import assignment_json
+from humeval.server.platform_entry import check_platform_entry
 from humeval.server.recruitment import recruitment_view
 from humeval.server.tokens import make_invite, make_token, read_invite
 from humeval.store.records import Progress
@@ -72,6 +73,7 @@ async def enter(request: Request) -> Response:
     if not isinstance(consent, bool):
         raise InvalidValue("invalid_value", "consent: expected true or false", field="consent")
     entry = resolve_entry(data, platform, lambda inv: read_invite(store.context.secret, inv), extra=("consent",))
+    await check_platform_entry(request, entry)
     session_id = await admit_entry(request, entry, consented=consent)
     return JSONResponse({"token": make_token(store.context.secret, entry.participant_id, session_id),
                          "participant_id": entry.participant_id,

@@ -29,6 +29,7 @@ from humeval.server.guard import install_guard
 from humeval.server.health import health_routes
 from humeval.server.i18n import install_i18n
 from humeval.server.pages import page_routes
+from humeval.server.platform_entry import submission_check
 from humeval.server.security import SecurityMiddleware
 from humeval.server.throttle import TrustedProxies
 from humeval.server.view import install_view
@@ -66,6 +67,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     app.state.templates = Jinja2Templates(env=env)
     install_handlers(app)
     install_guard(app, config, store)
+    app.state.submission_check = submission_check(study, config.prolific_check_entries)
     return app
 
 

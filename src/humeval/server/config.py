@@ -61,6 +61,8 @@ class ServerConfig:
     admin_session_seconds: int = 8 * 3600
     #: Prolific's hook secret: with it, a Prolific study's server verifies and handles ``POST /prolific/hook``
     prolific_hook_secret: str = ""
+    #: a Prolific study served with an API token: a first entry must hold an active submission of the study
+    prolific_check_entries: bool = False
 
     def __post_init__(self) -> None:
         check_admin_token(self.admin_token)

@@ -67,6 +67,10 @@ _ERRORS = {
     "invalid_confirmation": _("This confirmation is no longer valid. Please open your study link again."),
     "route_not_accepted": _("This study is entered only through the link you were given. Please open that link."),
     "entry_route_mismatch": _("Please enter the study the same way as the first time (with the same link)."),
+    "entry_session_mismatch": _("You are already taking part in this study in another session. Please continue "
+                                "with the link you opened first."),
+    "no_platform_submission": _("Prolific has no place in this study reserved for you. Please open the study from "
+                                "your Prolific account."),
     "invalid_invite": _("This invitation link is not valid. Please check that you opened the whole link."),
     "study_full": _("This study has all the participants it needs. Thank you for your interest."),
     "throttled": _("Too many people are starting at once. Please wait a minute and open the link again."),

@@ -33,6 +33,7 @@ from humeval.server.guard import admit_entry
 from humeval.server.i18n import field_problem
 from humeval.server.incoming import TOKEN_COOKIE, optional_session, read_body
 from humeval.server.payload import assignment_json
+from humeval.server.platform_entry import check_platform_entry
 from humeval.server.throttle import is_https
 from humeval.server.tokens import Session, make_token, read_invite, sign
 from humeval.server.view import esa_value
@@ -99,6 +100,7 @@ async def _enter(request: Request, entry: Entry) -> Response:
     reason = await _no_place(request, entry.participant_id)
     if reason is not None:
         return _nothing_left(request, reason)
+    await check_platform_entry(request, entry)
     session_id = await admit_entry(request, entry)
     consented = not store.context.protocol.presentation.consent or await store.has_consented(entry.participant_id)
     response = RedirectResponse(_after_entry(request, consented), status_code=303)

@@ -1,8 +1,11 @@
 """Entering a study: a participant row (created once, pinned to its route) and a session per entry.
 
 A participant row records the route of the first entry (``platform``: the platform kind,
-``invite`` or ``local`` for an open id). A later entry through another route is refused
-(nothing is written): a participant admitted with an invite cannot be entered by id alone.
+``invite`` or ``local`` for an open id) and its link parameters (``params``). A later entry
+through another route is refused (nothing is written): a participant admitted with an invite
+cannot be entered by id alone. A later entry with other link parameters is refused too: a
+Prolific participant is pinned to the ``STUDY_ID`` and ``SESSION_ID`` of their first entry,
+so whoever knows a ``PROLIFIC_PID`` is not that participant (403 ``entry_session_mismatch``).
 A new participant is admitted only while the study holds fewer than ``max_active``
 unfinished participants seen within a lease, and fewer than ``recent_max`` new participants
 entered in the last ``recent_window`` seconds, from every address together (``admit`` may
@@ -31,13 +34,15 @@ _UPSERT = (
     "VALUES (:pid, :platform, :params, :now, :now, :consented) "
     "ON CONFLICT (participant_id) DO UPDATE SET last_seen = excluded.last_seen, "
     "consented_at = COALESCE(participants.consented_at, excluded.consented_at) "
-    "WHERE participants.platform = excluded.platform"
+    "WHERE participants.platform = excluded.platform AND participants.params = excluded.params"
 )
 _ROUTE = "SELECT platform FROM participants WHERE participant_id = :pid"
+_FIRST = "SELECT platform, params FROM participants WHERE participant_id = :pid"
 _ACTIVE = "SELECT COUNT(*) FROM participants WHERE completed_at IS NULL AND last_seen >= :cut"
 _RECENT = "SELECT COUNT(*), MIN(created_at) FROM participants WHERE created_at >= :since"
 _ROUTES = {"invite": "their invite link", "local": "a participant id"}
-_ROUTE_IS = "EXISTS (SELECT 1 FROM participants WHERE participant_id = :pid AND platform = :platform)"
+_ROUTE_IS = ("EXISTS (SELECT 1 FROM participants WHERE participant_id = :pid AND platform = :platform "
+             "AND params = :params)")
 _SESSION = f"INSERT INTO sessions (session_id, participant_id, created_at, user_agent) SELECT :sid, :who, :now, :ua WHERE {_ROUTE_IS}"
 _EVENT = f"INSERT INTO events (at, kind, participant_id, data) SELECT :now, 'enter', :who, :data WHERE {_ROUTE_IS}"
 
@@ -74,6 +79,17 @@ def _mismatch(participant_id: str, first: str, platform: str) -> Refusal:
                    f"(entry as {platform} refused)", status=403)
 
 
+def _other_link(first: str, params: dict[str, Any]) -> Refusal:
+    """A returning participant whose link differs from their first entry's: name the fields, never their values."""
+    try:
+        before = json.loads(first or "{}")
+    except ValueError:
+        before = {}
+    differ = sorted(k for k in set(before) | set(params) if before.get(k) != params.get(k)) or ["the link"]
+    return Refusal("entry_session_mismatch", f"this participant entered with another {', '.join(differ)}; a "
+                   "participant re-enters only with the link of their first entry (the same session)", status=403)
+
+
 def enter(
     conn: Connection, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "",
     consented: bool = False, admit: Callable[[], None] | None = None, max_active: int = 0, active_window: float = 1800.0,
@@ -81,18 +97,20 @@ def enter(
 ) -> str:
     """Create the participant if new (a returning one keeps platform and parameters), record a session; return its id.
 
-    Refuses (nothing written) a returning participant entering through another route, and a
-    new one when ``admit`` raises, ``max_active`` unfinished participants were seen within
-    ``active_window`` seconds, or ``recent_max`` new participants entered within ``recent_window`` seconds.
+    Refuses (nothing written) a returning participant entering through another route or with
+    other link parameters (another ``SESSION_ID``), and a new one when ``admit`` raises,
+    ``max_active`` unfinished participants were seen within ``active_window`` seconds, or
+    ``recent_max`` new participants entered within ``recent_window`` seconds.
     """
     now = time.time()
     db = sql_of(conn)
     key = {"pid": participant_id, "cut": now - active_window, "since": now - recent_window}
+    encoded = json.dumps(params)
     # two batches (two round trips on PostgreSQL): who this is (and how many are at work), then the writes
-    steps = [(_ROUTE, key)] + ([(_ACTIVE, key)] if max_active else []) + ([(_RECENT, key)] if recent_max else [])
+    steps = [(_FIRST, key)] + ([(_ACTIVE, key)] if max_active else []) + ([(_RECENT, key)] if recent_max else [])
     got = db.batch(steps)
-    first = got[0].scalar
-    if first is None:
+    found = got[0].first
+    if found is None:
         if max_active and int(got[1].scalar or 0) >= max_active:
             raise StudyFull(max_active)
         if recent_max:
@@ -102,18 +120,23 @@ def enter(
                 raise EntryRate(recent_max, recent_window, max(1, int(wait)))
         if admit is not None:
             admit()
-    elif first != platform:
-        raise _mismatch(participant_id, first, platform)
+    elif found[0] != platform:
+        raise _mismatch(participant_id, found[0], platform)
+    elif found[1] != encoded:
+        raise _other_link(found[1], params)
     session_id = secrets.token_hex(12)
-    row = {"pid": participant_id, "who": participant_id, "platform": platform, "params": json.dumps(params), "now": now,
+    row = {"pid": participant_id, "who": participant_id, "platform": platform, "params": encoded, "now": now,
            "consented": now if consented else None, "sid": session_id, "ua": user_agent[:300],
            "data": json.dumps({"platform": platform, "session_id": session_id})}
     # (``who`` is ``pid`` again: PostgreSQL types a parameter once, and a value inserted is text where one
     # compared with a column is the column's type) the session and its event are written only if the participant's route is this one (they commit with
     # the batch even when another process created the participant through another route meanwhile)
-    got = db.batch([(_UPSERT, row), (_SESSION, row), (_EVENT, row), (_ROUTE, row)], commit=True)
-    if got[0].rowcount != 1:
-        raise _mismatch(participant_id, str(got[3].scalar), platform)
+    got = db.batch([(_UPSERT, row), (_SESSION, row), (_EVENT, row), (_FIRST, row)], commit=True)
+    if got[0].rowcount != 1:  # another process created the participant meanwhile, through another route or link
+        first = got[3].first
+        if first is not None and first[0] == platform:
+            raise _other_link(first[1], params)
+        raise _mismatch(participant_id, str(first[0] if first else None), platform)
     return session_id
 
 

@@ -148,6 +148,17 @@ CASES = [
     ("panel-bad-id", PANEL, [], ("POST", {"pid": "<script>"}), 422, "invalid_value"),
     ("panel-no-id", PANEL, [], ("POST", {}), 422, "invalid_value"),
     ("mturk-fields", PROLIFIC, [], ("POST", {"workerId": "W1", "assignmentId": "A1", "hitId": "H1"}), 422, "invalid_value"),
+    # a known PROLIFIC_PID is not a credential: the participant is pinned to the session of their first entry
+    ("prolific-other-session", PROLIFIC, [{"PROLIFIC_PID": "P1", "STUDY_ID": "st", "SESSION_ID": "S1"}],
+     ("POST", {"PROLIFIC_PID": "P1", "STUDY_ID": "st", "SESSION_ID": "S2"}), 403, "entry_session_mismatch"),
+    ("prolific-other-session-link", PROLIFIC, [{"PROLIFIC_PID": "P1", "STUDY_ID": "st", "SESSION_ID": "S1"}],
+     ("GET", {"PROLIFIC_PID": "P1", "STUDY_ID": "st", "SESSION_ID": "S2"}), 403, "entry_session_mismatch"),
+    ("prolific-other-study", PROLIFIC, [{"PROLIFIC_PID": "P1", "STUDY_ID": "st", "SESSION_ID": "S1"}],
+     ("POST", {"PROLIFIC_PID": "P1", "STUDY_ID": "other", "SESSION_ID": "S1"}), 403, "entry_session_mismatch"),
+    ("prolific-pid-alone", PROLIFIC, [{"PROLIFIC_PID": "P1", "STUDY_ID": "st", "SESSION_ID": "S1"}],
+     ("POST", {"PROLIFIC_PID": "P1"}), 403, "entry_session_mismatch"),
+    ("connect-other-assignment", CONNECT, [{"participantId": "C1", "assignmentId": "A1", "projectId": "X"}],
+     ("POST", {"participantId": "C1", "assignmentId": "A2", "projectId": "X"}), 403, "entry_session_mismatch"),
 ]
 
 

@@ -418,3 +418,38 @@ def test_answers_arriving_while_a_group_is_in_flight_are_committed_together(tmp_
         assert isinstance(r.next, AssignmentView) and r.next.assignment_id != views[pid].assignment_id
     assert sorted(stored) == sorted((f"g-{k}", pid) for k, pid in enumerate(people))
     assert sorted(leased) == sorted((pid, held_by[pid]) for pid in people)  # each their next task, of their own list
+
+
+def test_a_participant_is_pinned_to_the_link_of_their_first_entry(tmp_path: Path, db_url: str | None) -> None:
+    """Another SESSION_ID for a known PROLIFIC_PID is refused, also when both arrive at once through several
+    stores: exactly one session wins, and nothing of the other is written."""
+    study = _study(tmp_path / "study", items=40)
+    stores = _stores(study, db_url)
+
+    def link(session: str) -> dict[str, str]:
+        return {"PROLIFIC_PID": "P1", "STUDY_ID": "st", "SESSION_ID": session}
+
+    def sessions() -> int:
+        return len(stores[0].read(lambda c: c.execute(select(s.sessions.c.session_id)).all()))
+
+    try:
+        async def main() -> list[str | Refusal]:
+            await stores[0].enter("P1", "prolific", link("S1"))
+            await stores[-1].enter("P1", "prolific", link("S1"))  # the same session comes back
+            with pytest.raises(Refusal) as refused:
+                await stores[-1].enter("P1", "prolific", link("S2"))
+            assert refused.value.code == "entry_session_mismatch" and refused.value.status == 403
+            assert "SESSION_ID" in refused.value.message and "S1" not in refused.value.message
+            race = [st.enter(f"R{j}", "prolific", {"PROLIFIC_PID": f"R{j}", "STUDY_ID": "st", "SESSION_ID": f"S{k}"})
+                    for j in range(8) for k, st in enumerate((stores[0], stores[-1], stores[0]))]
+            return await asyncio.gather(*race, return_exceptions=True)
+
+        outcomes = asyncio.run(main())
+        assert sessions() == 2 + 8  # P1 twice, then one session per raced participant
+        for j in range(8):
+            three = outcomes[3 * j:3 * j + 3]
+            assert sum(isinstance(o, str) for o in three) == 1, three  # one session wins the race
+            assert all(o.code == "entry_session_mismatch" for o in three if isinstance(o, Refusal)), three
+    finally:
+        for st in stores:
+            st.close()

@@ -90,7 +90,7 @@ def test_a_timeout_is_retried_for_a_read_but_never_for_a_payment(fake: FakeProli
     study = client.post("/api/v1/studies/", BODY)["id"]
     fake.state.add_submission(study, "P1", "S1", "APPROVED")
     fake.state.fail("GET", "/submissions/S1/", "timeout")
-    assert client.get("/api/v1/submissions/S1/")["participant_id"] == "P1"
+    assert client.get("/api/v1/submissions/S1/")["participant"] == "P1"  # "Retrieve a submission" names it `participant`
     bulk = client.post("/api/v1/submissions/bonus-payments/", {"study_id": study, "csv_bonuses": "P1,0.50\n"})["id"]
     fake.state.fail("POST", f"/bulk-bonus-payments/{bulk}/pay/", "timeout")
     with pytest.raises(UncertainOutcome):

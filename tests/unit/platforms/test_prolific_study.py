@@ -62,6 +62,34 @@ def test_budget_from_a_pilot_and_the_hourly_minimum(tmp_path: Path) -> None:
         launch_budget(Study.open(root))
 
 
+def test_a_screenout_reward_makes_the_screenout_code_a_fixed_screenout_payment(tmp_path: Path) -> None:
+    from humeval.study import Study
+
+    root = tmp_path / "s"
+    make_study(root)
+    plain = study_body(Study.open(root), launch_budget(Study.open(root)))["completion_codes"][1]
+    assert plain == {"code": "SCR33N", "code_type": "FAILED_ATTENTION_CHECK", "actor": "participant",
+                     "actions": [{"action": "MANUALLY_REVIEW"}]}  # no reward declared: reviewed by hand
+    _rewrite(root, "    bonus: 0.5", "    bonus: 0.5\n    screenout_reward: 0.25")
+    study = Study.open(root)
+    codes = study_body(study, launch_budget(study))["completion_codes"]
+    # 0.25 GBP = 25 pence; slots default to one per list (4 lists)
+    assert codes[1] == {"code": "SCR33N", "code_type": "FIXED_SCREENOUT", "actor": "participant",
+                        "actions": [{"action": "FIXED_SCREEN_OUT_PAYMENT", "fixed_screen_out_reward": 25, "slots": 4}]}
+    assert [c["code_type"] for c in codes].count("FIXED_SCREENOUT") == 1  # Prolific allows one such code
+    _rewrite(root, "screenout_reward: 0.25", "screenout_reward: 0.25\n    screenout_places: 2")
+    study = Study.open(root)
+    assert study_body(study, launch_budget(study))["completion_codes"][1]["actions"][0]["slots"] == 2
+    _rewrite(root, "screenout_reward: 0.25", "screenout_reward: 1.5")  # the whole reward per list (1.50 GBP)
+    study = Study.open(root)
+    with pytest.raises(ProtocolError, match=r"below the reward per list \(1.50 GBP\).*got 1.5"):
+        study_body(study, launch_budget(study))
+    _rewrite(root, "  screenout_code: SCR33N\n", "")
+    study = Study.open(root)
+    with pytest.raises(ProtocolError, match="set that code"):
+        study_body(study, launch_budget(study))
+
+
 def test_old_prolific_pay_fields_point_to_the_pay_section(tmp_path: Path) -> None:
     root = tmp_path / "s"
     make_study(root)

@@ -3,7 +3,9 @@
 Modules: :mod:`~.client` (HTTP, token, retries, dry run), :mod:`~.study` (the study body and
 its budget), :mod:`~.actions` (create, transitions, status, review, bonus), :mod:`~.ledger`
 (bonus intents and their reconciliation) and :mod:`~.webhooks` (signed hook requests), :mod:`~.waves` (places opened as the stopping rule needs them);
-:mod:`~.export_file` reads the submissions CSV downloaded from the app.
+:mod:`~.hooks` (the workspace's hook secret and confirmed subscriptions), :mod:`~.entry_check` (a first
+entry checked against Prolific's active submissions); :mod:`~.export_file` reads the submissions CSV
+downloaded from the app.
 """
 
 from humeval.platforms.prolific.actions import (

@@ -48,6 +48,8 @@ TRANSITIONS = ("PUBLISH", "PAUSE", "START", "STOP")
 #: submission statuses whose place Prolific gives to another participant
 RELEASED = ("RETURNED", "TIMED-OUT")
 BULK_SIZE = 100
+#: submissions approved by one bulk approval (Prolific's reference recommends at most 1,000 ids per request)
+APPROVE_BATCH = 1000
 _PLACEHOLDER = "<study id from prolific create>"
 
 
@@ -329,7 +331,11 @@ def _decisions(study: Study, store: Any, submissions: list[dict[str, Any]],
 
 def prolific_review(study: Study, *, client: ProlificClient, db: str | None = None) -> list[ReviewDecision]:
     """Approve every submission awaiting review whose list is complete; reject only a participant excluded by a
-    preregistered rule listed in ``platform.prolific.reject``, with its rejection category; leave the rest."""
+    preregistered rule listed in ``platform.prolific.reject``, with its rejection category; leave the rest.
+
+    Approvals go in bulk (``POST /api/v1/submissions/bulk-approve/`` with ``submission_ids``, at most
+    :data:`APPROVE_BATCH` per request; Prolific approves them asynchronously); each rejection is its own
+    request (its message). A screened-out submission (``SCREENED OUT``, paid by Prolific) is not reviewed."""
     _locked(study, "review")
     study_id = study_id_of(study, client)
     rules = {r.rule: r for r in study.protocol.exclusion}
@@ -338,10 +344,11 @@ def prolific_review(study: Study, *, client: ProlificClient, db: str | None = No
         people = _store_participants(store)
         with _logged(study, "review", client, study_id=study_id) as summary:
             decisions = _decisions(study, store, _submissions(client, study_id, people), people)
+            approve = [d.submission_id for d in decisions if d.action == "approve"]
+            for i in range(0, len(approve), APPROVE_BATCH):  # one request per batch, by submission id
+                client.post("/api/v1/submissions/bulk-approve/", {"submission_ids": approve[i:i + APPROVE_BATCH]})
             for d in decisions:
-                if d.action == "approve":
-                    client.post(f"/api/v1/submissions/{d.submission_id}/transition/", {"action": "APPROVE"})
-                elif d.action == "reject":
+                if d.action == "reject":
                     client.post(f"/api/v1/submissions/{d.submission_id}/transition/",
                                 {"action": "REJECT", "message": rejection_message(rules[d.rule]),
                                  "rejection_category": d.category})

@@ -28,6 +28,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self, TextIO
 
@@ -42,6 +43,7 @@ __all__ = [
     "DryRun",
     "ProlificClient",
     "ProlificError",
+    "Reply",
     "UncertainOutcome",
     "read_token",
 ]
@@ -90,6 +92,15 @@ def read_token(study_root: Path, token_file: Path | None = None) -> str:
     if not token:
         raise PlatformError(f"{path}: the token file is empty")
     return token
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An answer of Prolific's API: the decoded JSON ``body`` (None when empty or in a dry run) and the
+    response ``headers`` (lower-case names; e.g. ``x-hook-secret`` of a new hook subscription)."""
+
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 class DryRun:
@@ -162,14 +173,25 @@ class ProlificClient:
         """A partial update; safe to send again when it sets absolute values (``total_available_places``)."""
         return self.request("PATCH", path, body=body)
 
+    def delete(self, path: str) -> Any:
+        """Delete a resource (a hook subscription); safe to send again (a second one answers 404)."""
+        return self.request("DELETE", path)
+
     def request(self, method: str, path: str, *, body: Any = None, params: dict[str, Any] | None = None,
                 safe: bool = True) -> Any:
         """Send one request (retrying as the module docstring says); return the decoded JSON body."""
+        return self.send(method, path, body=body, params=params, safe=safe).body
+
+    def send(self, method: str, path: str, *, body: Any = None, params: dict[str, Any] | None = None,
+             safe: bool = True) -> Reply:
+        """As :meth:`request`, with the response headers (:class:`Reply`)."""
         url = self._url(path)
         if self.dry_run is not None:
             self.dry_run.record(method, url + (f"?{_query(params)}" if params else ""), body)
-            return None
-        import httpx
+            return Reply(None)
+        from humeval.extras import require
+
+        httpx = require("httpx", "a request to Prolific's API")
 
         if self._http is None:
             self._http = httpx.Client(timeout=self.timeout, headers={"Authorization": f"Token {self._token}",
@@ -208,10 +230,11 @@ class ProlificClient:
                     continue
             if status >= 400:
                 raise ProlificError(_message(method, path, response), status)
+            headers = {k.lower(): v for k, v in response.headers.items()}
             if not response.content:
-                return None
+                return Reply(None, headers)
             try:
-                return response.json()
+                return Reply(response.json(), headers)
             except ValueError:
                 raise ProlificError(f"Prolific: {method} {path}: answered {status} with a body that is not JSON") from None
         raise AssertionError("unreachable")  # pragma: no cover

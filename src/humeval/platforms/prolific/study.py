@@ -13,8 +13,9 @@ time``                      declared, or measured on ``pay.pilot`` or a rehearsa
 ``total_available_places``  the number of participant lists of the design, or with dynamic
                             stopping its first wave (:mod:`~.waves`; later waves by ``sync``)
 ``completion_codes``        ``platform.completion_code`` (COMPLETED) and
-                            ``platform.screenout_code`` (FAILED_ATTENTION_CHECK),
-                            both reviewed by hand (``humeval prolific review``)
+                            ``platform.screenout_code`` (FAILED_ATTENTION_CHECK), both reviewed
+                            (``humeval prolific review``); with ``screenout_reward`` the screen-out
+                            code is FIXED_SCREENOUT, paid by Prolific (:func:`screenout_code`)
 ``filters``                 ``platform.prolific.filters`` and a blocklist of ``exclude_groups``
 =========================  ==================================================================
 """
@@ -39,6 +40,7 @@ __all__ = [
     "dynamic",
     "first_wave",
     "launch_budget",
+    "screenout_code",
     "state_file",
     "study_body",
     "study_url",
@@ -90,8 +92,10 @@ def study_body(study: Study, budget: Budget, places: int | None = None) -> dict[
         if platform.screenout_code == platform.completion_code:
             raise ProtocolError(f"{study.protocol_file}: platform.screenout_code must differ from "
                                 "platform.completion_code")
-        codes.append({"code": platform.screenout_code, "code_type": "FAILED_ATTENTION_CHECK", "actor": "participant",
-                      "actions": [{"action": "MANUALLY_REVIEW"}]})
+        codes.append(screenout_code(study, budget))
+    elif settings.screenout_reward > 0:
+        raise ProtocolError(f"{study.protocol_file}: platform.prolific.screenout_reward is paid to those who submit "
+                            "platform.screenout_code; set that code (or set screenout_reward to 0)")
     filters = [dict(f) for f in settings.filters]
     if settings.exclude_groups:
         filters.append({"filter_id": "participant_group_blocklist", "selected_values": list(settings.exclude_groups)})
@@ -108,6 +112,29 @@ def study_body(study: Study, budget: Budget, places: int | None = None) -> dict[
         "device_compatibility": list(settings.devices),
         "filters": filters,
     }
+
+
+def screenout_code(study: Study, budget: Budget) -> dict[str, Any]:
+    """The completion code of ``platform.screenout_code``.
+
+    With ``platform.prolific.screenout_reward``: a ``FIXED_SCREENOUT`` code whose
+    ``FIXED_SCREEN_OUT_PAYMENT`` action makes Prolific pay that reward (in cents) to each of at most
+    ``slots`` participants who submit it, with no review (``screenout_places``, default one per list).
+    Without it: a ``FAILED_ATTENTION_CHECK`` code reviewed by hand (``humeval prolific review``).
+    """
+    platform, settings = study.protocol.platform, study.protocol.platform.prolific
+    if settings.screenout_reward <= 0:
+        return {"code": platform.screenout_code, "code_type": "FAILED_ATTENTION_CHECK", "actor": "participant",
+                "actions": [{"action": "MANUALLY_REVIEW"}]}
+    cents = round(settings.screenout_reward * 100)
+    reward = round(budget.reward_per_list * 100)
+    if not 0 < cents < reward:
+        raise ProtocolError(f"{study.protocol_file}: platform.prolific.screenout_reward: a screen-out payment below "
+                            f"the reward per list ({reward / 100:.2f} {budget.currency}) and at least 0.01, got "
+                            f"{settings.screenout_reward:g}")
+    slots = settings.screenout_places or budget.places
+    return {"code": platform.screenout_code, "code_type": "FIXED_SCREENOUT", "actor": "participant",
+            "actions": [{"action": "FIXED_SCREEN_OUT_PAYMENT", "fixed_screen_out_reward": cents, "slots": slots}]}
 
 
 def state_file(study: Study) -> Path:

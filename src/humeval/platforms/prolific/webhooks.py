@@ -11,7 +11,8 @@ replay within that time is recognised by :func:`delivery_key` and handled once.
 ``submission.status.change`` (or any study event) runs :func:`prolific_status`, which
 releases the lists of returned and timed-out participants at once. The handler never
 trusts the payload beyond its signature: it asks Prolific for the submissions.
-The secret comes from ``$PROLIFIC_HOOK_SECRET``; ``subscribe`` creates the subscription.
+The secret comes from ``$PROLIFIC_HOOK_SECRET``: the workspace's signing secret, created with
+``humeval prolific hooks secret``; :mod:`humeval.platforms.prolific.hooks` subscribes and confirms.
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ from collections.abc import Callable
 from typing import Any
 
 from humeval.errors import HumevalError, Refused
-from humeval.platforms.prolific.client import ProlificClient
 from humeval.wire import MAX_HOOK_BODY, read_body
 
 __all__ = ["HOOK_SECRET_ENV", "MAX_AGE", "SIGNATURE_HEADER", "TIMESTAMP_HEADER", "delivery_key", "fresh", "sent_at",
-           "sign", "subscribe", "verify_signature", "webhook_routes"]
+           "sign", "verify_signature", "webhook_routes"]
 
 log = logging.getLogger("humeval.server")
 
@@ -77,13 +77,6 @@ def verify_signature(secret: str, body: bytes, timestamp: str | None, signature:
 def delivery_key(timestamp: str, signature: str) -> str:
     """The key of one signed delivery: a replay of it (the same timestamp and signature) has the same key."""
     return hashlib.sha256(f"{timestamp}|{signature}".encode()).hexdigest()
-
-
-def subscribe(client: ProlificClient, workspace_id: str, target_url: str,
-              event_types: tuple[str, ...] = ("submission.status.change",)) -> list[Any]:
-    """Subscribe ``target_url`` to the events (``POST /api/v1/hooks/subscriptions/``, one per event type)."""
-    return [client.post("/api/v1/hooks/subscriptions/",
-                        {"event_type": e, "target_url": target_url, "workspace_id": workspace_id}) for e in event_types]
 
 
 def webhook_routes(sync: Callable[[], Any], secret: str | None = None, *,
