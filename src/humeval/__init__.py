@@ -7,10 +7,10 @@ from its module on first use (PEP 562), so ``import humeval.store`` or ``humeval
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from humeval._version import __version__
+from humeval.lazy import lazy_exports
 
 _EXPORTS = {
     "HumevalError": "humeval.errors",
@@ -68,8 +68,8 @@ __all__ = [
     "HumevalError",
     "Pilot",
     "PlatformError",
-    "ProlificClient",
     "Preregistration",
+    "ProlificClient",
     "Protocol",
     "ProtocolError",
     "Results",
@@ -91,12 +91,12 @@ __all__ = [
     "lock_study",
     "parse_protocol",
     "prepare_collection",
+    "prereg",
     "prolific_bonus",
     "prolific_create",
     "prolific_review",
     "prolific_status",
     "prolific_transition",
-    "prereg",
     "read_lock",
     "read_pilot",
     "release_lock",
@@ -108,16 +108,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'humeval' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 
 if TYPE_CHECKING:

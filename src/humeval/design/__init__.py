@@ -6,8 +6,9 @@ the study's types need, does not import the list builder (NumPy).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from humeval.lazy import lazy_exports
 
 _EXPORTS = {
     "attention_task": "humeval.design.lists",
@@ -25,16 +26,7 @@ __all__ = ["FAMILIES", "ParticipantList", "Task", "attention_task", "build_lists
            "order_items", "serving_order"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'humeval.design' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 
 if TYPE_CHECKING:

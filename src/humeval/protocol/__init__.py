@@ -6,8 +6,9 @@ constants do not build the pydantic models, which ``humeval log`` never needs.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from humeval.lazy import lazy_exports
 
 _EXPORTS = {
     "PROTOCOL_FILE": "humeval.protocol.load",
@@ -42,9 +43,6 @@ _EXPORTS = {
 
 __all__ = [
     "PROTOCOL_FILE",
-    "load_protocol",
-    "parse_protocol",
-    "signature",
     "PROTOCOL_VERSION",
     "Analysis",
     "Assignment",
@@ -69,19 +67,13 @@ __all__ = [
     "StraightLiningExclusion",
     "StudyInfo",
     "TwoAFC",
+    "load_protocol",
+    "parse_protocol",
+    "signature",
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'humeval.protocol' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 
 if TYPE_CHECKING:

@@ -9,11 +9,11 @@ protocol's ``sampling.method`` and ``sampling.params``.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from humeval.errors import ProtocolError, did_you_mean
+from humeval.lazy import lazy_exports
 
 # name -> module holding it: imported on first use (PEP 562), so naming or validating a sampler does
 # not import what running another one needs (SciPy and scikit-learn for CASF, pandas for the tables)
@@ -69,16 +69,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'humeval.sampling' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 
 class _Samplers(Mapping[str, type]):
