@@ -31,6 +31,7 @@ __all__ = [
     "jsonl_chunks",
     "read_json",
     "read_jsonl",
+    "read_secret",
     "write_bytes",
     "write_json",
     "write_jsonl",
@@ -156,14 +157,18 @@ def _missing(path: Path, what: str, hint: str) -> DataError:
 
 
 def read_json(path: str | Path, *, what: str = "file", hint: str = "") -> Any:
-    """Read a JSON file; a missing or broken file is a :class:`DataError` naming it (and the line)."""
+    """Read a JSON file (UTF-8, a byte-order mark allowed); a missing, undecodable or broken file is a
+    :class:`DataError` naming it (and the line), followed by ``hint``."""
     path = Path(path)
     if not path.is_file():
         raise _missing(path, what, hint)
+    tail = f"; {hint}" if hint else ""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not a UTF-8 text file (byte {exc.start}){tail}") from None
     except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: broken JSON ({exc.msg} at column {exc.colno})") from None
+        raise DataError(f"{path}:{exc.lineno}: broken JSON ({exc.msg} at column {exc.colno}){tail}") from None
 
 
 def iter_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
@@ -193,3 +198,19 @@ def iter_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> Itera
 def read_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> list[dict[str, Any]]:
     """Read JSON lines (one object per line, blank lines skipped) with errors that name file and line."""
     return [row for _, row in iter_jsonl(path, what=what, hint=hint)]
+
+
+def read_secret(path: str | Path, study_root: Path, what: str, error: type[Exception] = DataError) -> str:
+    """A secret (an API key or token) from a file outside the study folder, stripped (a relative ``path`` is
+    relative to the working folder); ``error`` (naming ``what``)
+    for a file inside the folder (it is shared and archived with the study), a missing file or an empty one."""
+    path = Path(path).expanduser()
+    if path.resolve().is_relative_to(study_root.resolve()):
+        raise error(f"{path}: the {what} file is inside the study folder {study_root}; move it out (the folder is "
+                    "shared and archived with the study)")
+    if not path.is_file():
+        raise error(f"{path}: no such {what} file")
+    secret = path.read_text(encoding="utf-8").strip()
+    if not secret:
+        raise error(f"{path}: the {what} file is empty")
+    return secret

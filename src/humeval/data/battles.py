@@ -13,7 +13,6 @@ are read too. :func:`read_battle_table` reads any of them (``.json``, ``.jsonl``
 
 from __future__ import annotations
 
-import json
 import math
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.errors import DataError
-from humeval.files import iter_jsonl
+from humeval.files import iter_jsonl, read_json
 
 __all__ = ["BATTLE_LAYOUT", "BATTLE_WINNERS", "battles_to_judgements", "read_battle_table"]
 
@@ -43,13 +42,7 @@ def _records(path: Path) -> tuple[pd.DataFrame, Any]:
         lines = [number for number, _ in pairs]
         return pd.DataFrame.from_records([obj for _, obj in pairs]), lambda i: f"{path}:{lines[i]}"
     if suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{path}: not a UTF-8 text file (byte {exc.start}); expected {BATTLE_LAYOUT}") from None
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{exc.lineno}: broken JSON ({exc.msg} at column {exc.colno}); expected "
-                            f"{BATTLE_LAYOUT}") from None
+        data = read_json(path, what="battle file", hint=f"expected {BATTLE_LAYOUT}")
         if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
             data = next(iter(data.values()))  # {"battles": [...]}
         if not isinstance(data, list):

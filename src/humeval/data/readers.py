@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 from humeval.extras import require
-from humeval.files import read_jsonl
+from humeval.files import read_json, read_jsonl
 
 __all__ = ["CSV_DELIMITERS", "SUFFIXES", "csv_delimiter", "decode_utf8", "read_table", "require_columns"]
 
@@ -104,13 +103,7 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
 
 
 def _read_json_array(path: Path) -> pd.DataFrame:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not a UTF-8 text file (byte {exc.start}); expected a JSON array of objects") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: broken JSON ({exc.msg} at column {exc.colno}); expected a JSON array "
-                        "of objects") from None
+    data = read_json(path, hint="expected a JSON array of objects")
     if not isinstance(data, list):
         raise DataError(f"{path}: the JSON is a {type(data).__name__}, not an array of objects (one per row); for one "
                         "object per line use .jsonl")

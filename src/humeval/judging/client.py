@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from humeval.errors import PlatformError
+from humeval.files import read_secret
 
 __all__ = ["MAX_RETRY_AFTER", "ChatClient", "Counters", "JudgeError", "Reply", "read_key"]
 
@@ -105,17 +106,9 @@ def read_key(llm: Any, study_root: Path, judge: str) -> str:
             raise JudgeError(f"judge '{judge}': ${llm.api_key_env} is not set (data.judges[{judge}].llm.api_key_env); "
                              "set it, or keep the key in a file outside the study folder (`api_key_file`)")
         return ""
-    path = Path(llm.api_key_file).expanduser()
-    path = path if path.is_absolute() else study_root / path
-    if path.resolve().is_relative_to(study_root.resolve()):
-        raise JudgeError(f"judge '{judge}': the key file {path} is inside the study folder {study_root}; move it out "
-                         "(the folder is shared and archived with the study)")
-    if not path.is_file():
-        raise JudgeError(f"judge '{judge}': no such key file: {path}")
-    key = path.read_text(encoding="utf-8").strip()
-    if not key:
-        raise JudgeError(f"judge '{judge}': the key file {path} is empty")
-    return key
+    path = Path(llm.api_key_file).expanduser()  # relative to the study folder, as every path of the protocol
+    return read_secret(path if path.is_absolute() else study_root / path, study_root, f"judge '{judge}' API key",
+                       JudgeError)
 
 
 class ChatClient:

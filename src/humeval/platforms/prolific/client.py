@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Self, TextIO
 
 from humeval.errors import PlatformError
+from humeval.files import read_secret
 
 __all__ = [
     "API_URL",
@@ -82,16 +83,7 @@ def read_token(study_root: Path, token_file: Path | None = None) -> str:
         raise PlatformError(f"no Prolific API token: set ${TOKEN_ENV}, or keep the token in a file outside the study "
                             f"folder and pass --token-file (or ${TOKEN_FILE_ENV}). Create a token in the Prolific app "
                             "under Settings > API tokens")
-    path = Path(path).expanduser()
-    if path.resolve().is_relative_to(study_root.resolve()):
-        raise PlatformError(f"{path}: the token file is inside the study folder {study_root}; move it out (the folder "
-                            "is shared and archived with the study, and the token gives full access to the workspace)")
-    if not path.is_file():
-        raise PlatformError(f"{path}: no such token file")
-    token = path.read_text(encoding="utf-8").strip()
-    if not token:
-        raise PlatformError(f"{path}: the token file is empty")
-    return token
+    return read_secret(path, study_root, "Prolific API token", PlatformError)  # full access to the workspace
 
 
 @dataclass(frozen=True)
