@@ -27,17 +27,17 @@ import json
 import math
 import re
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tests.threaded import ThreadedServer
 
 KEY = "sk-fake-judge-0123"
 
@@ -130,27 +130,9 @@ def make_app(state: FakeState) -> Starlette:
     return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
 
 
-class FakeOpenAI:
+class FakeOpenAI(ThreadedServer):
     """The fake served by uvicorn in a thread on 127.0.0.1 (real sockets, so timeouts are real); ``url`` ends in /v1."""
 
     def __init__(self) -> None:
         self.state = FakeState()
-        self.server = uvicorn.Server(uvicorn.Config(make_app(self.state), host="127.0.0.1", port=0, log_level="error",
-                                                    lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.url = ""
-
-    def __enter__(self) -> Self:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the fake OpenAI-compatible server did not start")
-            time.sleep(0.01)
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}/v1"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
+        super().__init__(make_app(self.state), "/v1")

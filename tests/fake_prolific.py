@@ -42,16 +42,17 @@ import re
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable
-from typing import Any, Self
+from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tests.threaded import ThreadedServer
 
 TOKEN = "fake-prolific-token-9f8e7d"
 #: submission statuses whose place Prolific gives to another participant
@@ -380,27 +381,9 @@ def make_app(state: FakeState) -> Starlette:
     ])
 
 
-class FakeProlific:
+class FakeProlific(ThreadedServer):
     """The fake API served by uvicorn in a thread on 127.0.0.1 (real sockets, so timeouts are real)."""
 
     def __init__(self) -> None:
         self.state = FakeState()
-        self.server = uvicorn.Server(uvicorn.Config(make_app(self.state), host="127.0.0.1", port=0, log_level="error",
-                                                    lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.url = ""
-
-    def __enter__(self) -> Self:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the fake Prolific server did not start")
-            time.sleep(0.01)
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
+        super().__init__(make_app(self.state))

@@ -9,14 +9,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 
 from humeval.platforms.prolific.client import DryRun, ProlificClient, ProlificError
@@ -28,6 +25,7 @@ from humeval.platforms.prolific.hooks import (
 )
 from humeval.platforms.prolific.webhooks import webhook_routes
 from tests.fake_prolific import TOKEN, FakeProlific
+from tests.threaded import ThreadedServer
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -35,30 +33,15 @@ WS = "63519c1d5b139662f8cde482"
 PUBLIC = "https://eval.example.org/prolific/hook"
 
 
-class HookServer:
+class HookServer(ThreadedServer):
     """``webhook_routes`` in a real server (uvicorn in a thread): counts the syncs a verified hook runs."""
 
     def __init__(self, secret: str) -> None:
         self.synced = 0
-        app = Starlette(routes=webhook_routes(self._sync, secret))
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        super().__init__(Starlette(routes=webhook_routes(self._sync, secret)), "/prolific/hook")
 
     def _sync(self) -> None:
         self.synced += 1
-
-    def __enter__(self) -> Self:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started and time.monotonic() < deadline:
-            time.sleep(0.01)
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}/prolific/hook"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture
