@@ -14,6 +14,7 @@ from humeval.pipeline import prepare_collection, run
 from humeval.protocol.lock import lock_study
 from humeval.study import Study
 from humeval.templates import init_study
+from tests.integration.server.server import free_port
 
 
 def humeval(*args: str) -> subprocess.CompletedProcess:
@@ -32,7 +33,7 @@ def pairwise(tmp_path: Path) -> Study:
 def test_serve_refuses_a_locked_study_whose_protocol_changed(pairwise: Study):
     text = pairwise.protocol_file.read_text()
     pairwise.protocol_file.write_text(text.replace("delta: 0.05", "delta: 0.1"))
-    for command in (["serve", str(pairwise.root), "--port", "0"], ["analyze", str(pairwise.root)],
+    for command in (["serve", str(pairwise.root), "--port", str(free_port())], ["analyze", str(pairwise.root)],
                     ["dry-run", str(pairwise.root)], ["rehearse", str(pairwise.root)]):
         proc = humeval(*command)
         assert proc.returncode == 1, (command, proc.stderr)
@@ -43,7 +44,7 @@ def test_serve_refuses_a_locked_study_whose_protocol_changed(pairwise: Study):
 def test_serve_refuses_an_unlocked_study_without_the_explicit_override(tmp_path: Path):
     init_study(tmp_path / "s", "pairwise", items=8)
     study = Study.open(tmp_path / "s")
-    proc = humeval("serve", str(study.root), "--port", "0")
+    proc = humeval("serve", str(study.root), "--port", str(free_port()))
     assert proc.returncode == 1 and "not locked" in proc.stderr and "humeval lock" in proc.stderr, proc.stderr
     assert not study.db_file.exists()
     with pytest.raises(ProtocolError, match="not locked"):
