@@ -68,8 +68,8 @@ def test_pages_in_the_study_language(tmp_path: Path, lang: str) -> None:
     study = rendering_study(tmp_path / "s", language=lang, question=question, title=title, instructions=instructions)
     outputs_text = {"Here", "is", "bold", "text", "def", "add", "return", "system", "score", "script", "window",
                     "pwned", "img", "src", "onerror", "user", "assistant", "What", "It", "question"}
-    server = ServerProcess(study.root, None).start()
     forbidden = _english_only_words(lang)
+    server = ServerProcess(study.root, None).start()
     try:
         with httpx.Client(base_url=server.url, follow_redirects=True) as c:
             pages = {"instructions": c.get("/?participant_id=L1"), "task": c.get("/task"),
