@@ -156,10 +156,15 @@ def consent(conn: Connection, participant_id: str) -> bool:
 
 
 _DECLINED = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, 'declined', :pid, '{}')"
-_DECLINE_LIST = "UPDATE lists SET participant_id = NULL, expires_at = NULL WHERE completed = 0 AND participant_id = :pid"
+#: a list is freed only for one who answered nothing on it: judgements given stay on their list until the participant
+#: is settled (their lease expires, :func:`humeval.store.live.settle_abandoned`), so that a live stopping rule counts
+#: them as pending until they are fed (a list freed with answers on it hid them from the admission of sessions)
+_DECLINE_LIST = ("UPDATE lists SET participant_id = NULL, expires_at = NULL WHERE completed = 0 AND participant_id = :pid "
+                 "AND NOT EXISTS (SELECT 1 FROM assignments WHERE participant_id = :pid AND status = 'done')")
 
 
 def decline(conn: Connection, participant_id: str) -> None:
-    """Record a declined consent (an event) and free the participant's unfinished list for someone else."""
+    """Record a declined consent (an event) and free the participant's unfinished list for someone else, if they
+    answered nothing (one who answered and then declines keeps their list until they are settled as abandoned)."""
     key = {"now": time.time(), "pid": participant_id}
     sql_of(conn).batch([(_DECLINE_LIST, key), (_DECLINED, key)], commit=True)
