@@ -556,17 +556,22 @@ def test_store_follows_the_model(backend: str, config: Config, studies: dict[str
     SEEN.clear()
 
 
+def _replay(backend: str, config: Config, studies: dict[str, Study], clock: Clock, tmp_path: Path,
+            monkeypatch: pytest.MonkeyPatch) -> StoreMachine:
+    """The machine outside Hypothesis, for a sequence it found, kept as a plain test."""
+    if backend == "postgres" and not _pg_available():
+        pytest.skip(f"PostgreSQL is not reachable at {PG}")
+    monkeypatch.setattr(sys.modules[__name__], "_event", lambda what: None)
+    study = studies[config.name]
+    opener = _sqlite(tmp_path) if backend == "sqlite" else _postgres
+    return type("Replay", (StoreMachine,), {"config": config, "study": study, "clock": clock,
+                                            "open_store": staticmethod(lambda: opener(study))})()
+
+
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def test_a_late_answer_keeps_the_participant_on_one_list(backend: str, studies: dict[str, Study], clock: Clock,
                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if backend == "postgres" and not _pg_available():
-        pytest.skip(f"PostgreSQL is not reachable at {PG}")
-    monkeypatch.setattr(sys.modules[__name__], "_event", lambda what: None)  # outside Hypothesis
-    config = CONFIGS[1]
-    study = studies[config.name]
-    opener = _sqlite(tmp_path) if backend == "sqlite" else _postgres
-    machine = type("Replay", (StoreMachine,), {"config": config, "study": study, "clock": clock,
-                                               "open_store": staticmethod(lambda: opener(study))})()
+    machine = _replay(backend, CONFIGS[1], studies, clock, tmp_path, monkeypatch)
     try:
         for i in range(3):
             machine.enter(i)
@@ -588,14 +593,7 @@ def test_a_decline_after_answers_leaves_them_counted(backend: str, studies: dict
     """Found by the state machine: a participant who answered a whole session and then declined consent gave their
     list back, so their answers were neither pending nor fed, and sessions were admitted past the bound (6 > 3
     pending at the decision). Now such a list stays held until its participant is settled."""
-    if backend == "postgres" and not _pg_available():
-        pytest.skip(f"PostgreSQL is not reachable at {PG}")
-    monkeypatch.setattr(sys.modules[__name__], "_event", lambda what: None)  # outside Hypothesis
-    config = CONFIGS[0]
-    study = studies[config.name]
-    opener = _sqlite(tmp_path) if backend == "sqlite" else _postgres
-    machine = type("Replay", (StoreMachine,), {"config": config, "study": study, "clock": clock,
-                                               "open_store": staticmethod(lambda: opener(study))})()
+    machine = _replay(backend, CONFIGS[0], studies, clock, tmp_path, monkeypatch)
     steps = [("enter", {"i": 4}), ("work", {"k": 0, "n": 3, "choice": "prefer"}), ("decline", {"k": 0}),
              ("enter", {"i": 0}), ("enter", {"i": 3}), ("enter", {"i": 5}), ("next", {"k": 3}),
              ("work", {"k": 1, "n": 3, "choice": "prefer"}), ("next", {"k": 1}), ("work", {"k": 0, "n": 4, "choice": "prefer"}),
