@@ -37,6 +37,7 @@ from typing import Any
 import pandas as pd
 
 from humeval.errors import DataError
+from humeval.files import read_json
 from humeval.judgements import JUDGEMENT_COLUMNS
 
 __all__ = ["ARGILLA_LAYOUT", "LABEL_STUDIO_LAYOUT", "read_argilla", "read_label_studio"]
@@ -51,14 +52,7 @@ _PAIR = {"a": "A", "b": "B", "tie": "tie", "both-good": "both-good", "both good"
 
 
 def _load_array(path: Path, layout: str) -> list[Any]:
-    if not path.is_file():
-        raise DataError(f"{path}: no such export file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not a UTF-8 text file (byte {exc.start}); expected {layout}") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: broken JSON ({exc.msg} at column {exc.colno}); expected {layout}") from None
+    data = read_json(path, what="export file", hint=f"expected {layout}")
     if not isinstance(data, list):
         raise DataError(f"{path}: the JSON is a {type(data).__name__}, not an array; expected {layout}")
     return data
