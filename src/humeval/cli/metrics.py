@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from humeval.cli._common import Format, emit_rows, err
-from humeval.extras import require
 
 
 def metrics(
@@ -18,9 +17,7 @@ def metrics(
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json | csv (summary per metric)."),
 ) -> None:
     """Compute BLEU, chrF, ROUGE-1/2/L, METEOR-like, length (or reference-free features; `embed` with the optional model)."""
-    from humeval.data.readers import read_table
-    from humeval.errors import DataError
-    from humeval.files import write_jsonl
+    from humeval.data.readers import read_table, write_table
     from humeval.metrics import compute_metrics
     from humeval.sampling.prepare import normalise_long
 
@@ -29,16 +26,7 @@ def metrics(
     result = compute_metrics(frame, chosen, cache_dir=cache)
     cols = [c for c in result.columns if str(c).startswith("auto.") and c not in frame.columns]
     if out is not None:
-        suffix = out.suffix.lower()
-        if suffix == ".jsonl":
-            write_jsonl(out, result.to_dict(orient="records"))
-        elif suffix == ".csv":
-            result.to_csv(out, index=False)
-        elif suffix == ".parquet":
-            require("pyarrow", f"writing {out}")
-            result.to_parquet(out, index=False)
-        else:
-            raise DataError(f"--out: unsupported file type '{suffix}'. Use one of: .jsonl, .csv, .parquet")
+        write_table(out, result, what="--out")
         err.print(f"wrote {out}", highlight=False, markup=False)
     rows = [
         {"metric": c, "mean": float(result[c].mean()), "sd": float(result[c].std()), "min": float(result[c].min()),

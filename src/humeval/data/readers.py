@@ -6,14 +6,16 @@ import csv
 import io
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 from humeval.extras import require
-from humeval.files import read_json, read_jsonl
+from humeval.files import read_json, read_jsonl, write_jsonl
 
-__all__ = ["CSV_DELIMITERS", "SUFFIXES", "csv_delimiter", "decode_utf8", "read_table", "require_columns"]
+__all__ = ["CSV_DELIMITERS", "SUFFIXES", "WRITTEN_SUFFIXES", "csv_delimiter", "decode_utf8", "read_table",
+           "require_columns", "write_table"]
 
 SUFFIXES = (".jsonl", ".csv", ".tsv", ".json", ".parquet")
 #: the delimiters a CSV file may use; :func:`csv_delimiter` finds its own in the header line
@@ -64,6 +66,32 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if frame.empty:
         raise DataError(f"{path}: the file has no rows")
     return frame
+
+
+#: the suffixes :func:`write_table` writes
+WRITTEN_SUFFIXES = (".jsonl", ".csv", ".parquet")
+
+
+def write_table(path: str | Path, table: pd.DataFrame | list[dict[str, Any]], *, what: str = "the file") -> Path:
+    """Write ``table`` (a frame, or rows as dicts) in the format its suffix names (JSON lines, CSV or Parquet); a
+    :class:`DataError` naming ``what`` for another suffix. Rows given as dicts go to JSON lines as they are."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in WRITTEN_SUFFIXES:
+        raise DataError(f"{path}: {what} must be {', '.join(WRITTEN_SUFFIXES[:-1])} or {WRITTEN_SUFFIXES[-1]}, "
+                        f"got '{suffix}'")
+    if suffix == ".parquet":
+        require("pyarrow", f"writing {path}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".jsonl":
+        write_jsonl(path, table if isinstance(table, list) else table.to_dict(orient="records"))
+        return path
+    frame = pd.DataFrame(table) if isinstance(table, list) else table
+    if suffix == ".csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path, index=False)
+    return path
 
 
 def decode_utf8(data: bytes, *, where: str) -> str:

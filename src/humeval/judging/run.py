@@ -376,20 +376,6 @@ def _collect(judge: Judge, template: Template, asks: list[Ask], replies: dict[st
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:
     """The judge's file, in the format its suffix names (what :func:`humeval.data.judges.read_judge` reads)."""
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        write_jsonl(path, rows)
-        return
-    import pandas as pd
+    from humeval.data.readers import write_table
 
-    frame = pd.DataFrame(rows)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".csv":
-        frame.to_csv(path, index=False)
-    elif suffix == ".parquet":
-        from humeval.extras import require
-
-        require("pyarrow", f"writing {path}")
-        frame.to_parquet(path, index=False)
-    else:
-        raise DataError(f"{path}: a judge's file must be .jsonl, .csv or .parquet, got '{suffix}'")
+    write_table(path, rows, what="a judge's file")
