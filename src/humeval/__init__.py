@@ -27,17 +27,17 @@ _EXPORTS = {
     "run": "humeval.pipeline",
     "run_stage": "humeval.pipeline",
     "judge": "humeval.pipeline",
-    "export_batch": "humeval.platforms.imports",
-    "export_judgements": "humeval.store.export",
-    "import_judgements": "humeval.platforms.imports",
+    "export_batch": "humeval.pipeline",
+    "export_judgements": "humeval.pipeline",
+    "import_judgements": "humeval.pipeline",
     "Protocol": "humeval.protocol",
     "load_protocol": "humeval.protocol",
     "parse_protocol": "humeval.protocol",
     "signature": "humeval.protocol",
-    "check_lock": "humeval.protocol.lock",
-    "lock_study": "humeval.protocol.lock",
-    "read_lock": "humeval.protocol.lock",
-    "release_lock": "humeval.protocol.lock",
+    "check_lock": "humeval.lock",
+    "lock_study": "humeval.lock",
+    "read_lock": "humeval.lock",
+    "release_lock": "humeval.lock",
     "Study": "humeval.study",
     "Results": "humeval.results",
     "init_study": "humeval.templates",
@@ -116,15 +116,18 @@ if TYPE_CHECKING:
     from humeval.costs import Budget, budget
     from humeval.demo import DemoResult, demo
     from humeval.errors import DataError, HumevalError, PlatformError, ProtocolError, StoreError
+    from humeval.lock import check_lock, lock_study, read_lock, release_lock
     from humeval.pipeline import (
         PRE_COLLECTION,
         STAGES,
         StageResult,
+        export_batch,
+        export_judgements,
+        import_judgements,
         prepare_collection,
         run,
         run_stage,
     )
-    from humeval.platforms.imports import export_batch, import_judgements
     from humeval.platforms.prolific import (
         ProlificClient,
         launch_budget,
@@ -135,12 +138,10 @@ if TYPE_CHECKING:
         prolific_transition,
     )
     from humeval.protocol import Protocol, load_protocol, parse_protocol, signature
-    from humeval.protocol.lock import check_lock, lock_study, read_lock, release_lock
     from humeval.report.prereg import Preregistration, prereg
     from humeval.results import Results
     from humeval.simulate.plan import Pilot, read_pilot
     from humeval.stage import StageOutput
-    from humeval.store.export import export_judgements
     from humeval.study import Study
     from humeval.templates import init_study
     from humeval.validate import validate_study

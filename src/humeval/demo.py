@@ -137,8 +137,8 @@ def demo(
     """
     import time
 
+    from humeval.lock import lock_study
     from humeval.pipeline import run
-    from humeval.protocol.lock import lock_study
     from humeval.rehearsal.rehearse import rehearse
     from humeval.study import Study
     from humeval.templates import init_study

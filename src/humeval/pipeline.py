@@ -1,44 +1,54 @@
 """The pipeline: which stage runs, the lock check, input hashes and the logbook entry, for every stage.
 
-Stage modules only transform: a stage function takes a :class:`~humeval.study.Study`
-(and keyword options) and returns a :class:`~humeval.stage.StageOutput`. Everything
-around it is here, in one place:
+Stage modules (:mod:`humeval.stages`) only transform: a stage function takes a
+:class:`~humeval.study.Study` (and keyword options) and returns a :class:`~humeval.stage.StageOutput`.
+Everything around it is here, in one place:
 
 * :data:`STAGES`: the registered stages with the files each reads and what it needs of the
   lock (``if-locked``: a locked study must be unchanged; ``required``: the study must be
   locked, e.g. ``exclude`` and ``analyze`` run only a preregistered plan).
-* :func:`require_lock`: the one lock gate. :func:`run_stage` and every collection entry
+* :func:`require_lock` (:mod:`humeval.lock`): the one lock gate. :func:`run_stage` and every collection entry
   point (:func:`prepare_collection`, used by ``humeval serve``, :func:`humeval.serve` and
   rehearsals) call it, so a locked study whose protocol or inputs changed is refused by
   all of them alike, and collection for an unlocked study needs an explicit, logged
   ``unlocked=True`` (``--unlocked``).
-* :func:`record_run`: the one writer of a stage's logbook entry (start, end, seed, input
+* :func:`record_run` (:mod:`humeval.logbook`): the one writer of a stage's logbook entry (start, end, seed, input
   and output hashes, parameters, summary, outcome, signature), used by :func:`run_stage`,
   collection, rehearsals and post hoc analyses.
-* :func:`back_half`: collate -> exclude -> analyze -> report on one results folder, as
-  the registered stages do (dry runs and rehearsals push their judgements through it).
+* :func:`back_half` (:mod:`humeval.stages.back_half`): collate -> exclude -> analyze -> report on one
+  results folder, as the registered stages do, with the judgements read once (dry runs and rehearsals push
+  their judgements through it).
 """
 
 from __future__ import annotations
 
-import importlib
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from humeval import logbook
-from humeval.errors import HumevalError, ProtocolError, did_you_mean
-from humeval.protocol.lock import Lock, check_lock
+from humeval.analysis.workspace import study_workspace
+from humeval.errors import HumevalError, PlatformError, ProtocolError, did_you_mean
+from humeval.hashing import sha256_file
+from humeval.lock import require_lock
+from humeval.logbook import record_run
 from humeval.protocol.signature import signature
 from humeval.stage import StageOutput
+from humeval.stages.analyze import analyze_stage
+from humeval.stages.back_half import back_half
+from humeval.stages.collate import collate_stage
+from humeval.stages.design import design_stage
+from humeval.stages.dry_run import dry_run_stage
+from humeval.stages.exclude import exclude_stage
+from humeval.stages.export import export_stage
+from humeval.stages.export_batch import batch_stage
+from humeval.stages.imports import IMPORT_PLATFORMS, import_stage
+from humeval.stages.judge import judge_stage
+from humeval.stages.report import report_stage
+from humeval.stages.sample import sample_stage, scores_file
 from humeval.study import Study
-
-if TYPE_CHECKING:
-    from humeval.analysis.workspace import Workspace
-    from humeval.design.tasks import ParticipantList, Task
 
 __all__ = [
     "PRE_COLLECTION",
@@ -47,6 +57,9 @@ __all__ = [
     "StageOutput",
     "StageResult",
     "back_half",
+    "export_batch",
+    "export_judgements",
+    "import_judgements",
     "judge",
     "prepare_collection",
     "record_run",
@@ -60,19 +73,15 @@ LockNeed = Literal["if-locked", "required"]
 
 @dataclass(frozen=True)
 class Stage:
-    """A pipeline stage: its function (``module:function``), the files it reads besides the
+    """A pipeline stage: its function (in :mod:`humeval.stages`), the files it reads besides the
     protocol, and what it needs of the lock (``required_for``: the preregistered part it runs)."""
 
     name: str
-    function: str
+    function: Callable[..., StageOutput]
     inputs: Callable[[Study], list[Path]]
     description: str
     lock: LockNeed = "if-locked"
     required_for: str = ""
-
-    def load(self) -> Callable[..., StageOutput]:
-        module, func = self.function.split(":")
-        return getattr(importlib.import_module(module), func)
 
 
 @dataclass(frozen=True)
@@ -88,7 +97,6 @@ class StageResult:
 
 def _sample_inputs(study: Study) -> list[Path]:
     """The data files, and the human scores imported between phases (when there are any)."""
-    from humeval.sampling.stage import scores_file
 
     scores = scores_file(study)
     return [*study.data_files(), *([scores] if scores is not None else [])]
@@ -101,9 +109,7 @@ def _results(*names: str) -> Callable[[Study], list[Path]]:
 def _report_inputs(study: Study) -> list[Path]:
     """What the report shows: the results, exclusion and collation, and every post hoc analysis (a new or
     re-run one makes the report stale, so ``humeval report`` rebuilds it)."""
-    from humeval.analysis.workspace import Workspace
-
-    posthoc = sorted(Workspace(study.results_dir).posthoc_dir.glob("*/results.json"))
+    posthoc = sorted(study_workspace(study).posthoc_dir.glob("*/results.json"))
     return [*_results("results.json", "exclusion.json", "collation.json")(study), *posthoc]
 
 
@@ -116,93 +122,34 @@ def _import_inputs(study: Study) -> list[Path]:
 STAGES: dict[str, Stage] = {
     s.name: s
     for s in (
-        Stage("sample", "humeval.sampling.stage:sample_stage", _sample_inputs, "select the items to evaluate"),
-        Stage("design", "humeval.design.stage:design_stage", lambda s: [*s.data_files(), s.items_file],
+        Stage("sample", sample_stage, _sample_inputs, "select the items to evaluate"),
+        Stage("design", design_stage, lambda s: [*s.data_files(), s.items_file],
               "build participant lists"),
-        Stage("dry-run", "humeval.rehearsal.dry_run:dry_run_stage", lambda s: [s.tasks_file, s.lists_file],
+        Stage("dry-run", dry_run_stage, lambda s: [s.tasks_file, s.lists_file],
               "dummy responses for a rehearsal"),
-        Stage("export", "humeval.store.export:export_stage", lambda s: [s.tasks_file],
+        Stage("export", export_stage, lambda s: [s.tasks_file],
               "the store's judgements as results/sources/store.jsonl; rebuild results/judgements.jsonl"),
-        Stage("export-batch", "humeval.platforms.imports:batch_stage", lambda s: [*s.data_files(), s.tasks_file],
+        Stage("export-batch", batch_stage, lambda s: [*s.data_files(), s.tasks_file],
               "every task as a batch CSV with opaque row keys (MTurk history, spreadsheets)"),
-        Stage("import", "humeval.platforms.imports:import_stage", _import_inputs,
+        Stage("import", import_stage, _import_inputs,
               "a platform's result file as results/sources/<platform>-<sha8>.jsonl; rebuild results/judgements.jsonl"),
-        Stage("judge", "humeval.judging.stage:judge_stage", lambda s: [*s.data_files(), *s.prompt_files()],
+        Stage("judge", judge_stage, lambda s: [*s.data_files(), *s.prompt_files()],
               "ask the LLM judges (data.judges with `llm`); write their files"),
-        Stage("collate", "humeval.analysis.stages:collate_stage",
+        Stage("collate", collate_stage,
               lambda s: [s.results_dir / "judgements.jsonl", s.tasks_file, s.lists_file],
               "check every task has its valid judgements; write a re-run file"),
-        Stage("exclude", "humeval.analysis.stages:exclude_stage",
+        Stage("exclude", exclude_stage,
               lambda s: [s.results_dir / "judgements.jsonl", s.lists_file],
               "apply the preregistered exclusion rules", lock="required", required_for="exclusion"),
-        Stage("analyze", "humeval.analysis.stages:analyze_stage",
+        Stage("analyze", analyze_stage,
               lambda s: [*_results("judgements.jsonl", "excluded.jsonl")(s), s.tasks_file, *s.judge_files()],
               "run the preregistered analysis plan", lock="required", required_for="analysis"),
-        Stage("report", "humeval.report.stage:report_stage", _report_inputs,
+        Stage("report", report_stage, _report_inputs,
               "HTML/Markdown report, figures and HEDS datasheet"),
     )
 }
 #: the stages ``humeval run`` runs, in order
 PRE_COLLECTION = ["sample", "design"]
-
-
-# --------------------------------------------------------------------------- the lock gate
-
-
-def require_lock(study: Study, command: str, *, required: bool = False, what: str = "",
-                 unlocked: bool = False) -> Lock | None:
-    """The one lock check of every stage and collection entry point.
-
-    Refuses (:class:`ProtocolError`) a locked study whose protocol or inputs changed,
-    naming the file, the changed sections and both hashes. With ``required``, refuses an
-    unlocked study too unless ``unlocked`` (an explicit override the caller logs).
-    Returns the lock (None for an unlocked study).
-    """
-    lock = check_lock(study)
-    if lock is None and required and not unlocked:
-        raise ProtocolError(
-            f"{study.protocol_file}: `humeval {command}` {what or 'needs a locked study'}, but the study is not "
-            f"locked. Lock it first with `humeval lock {study.root}` (before any response is seen)"
-        )
-    return lock
-
-
-# --------------------------------------------------------------------------- the logbook entry
-
-
-@dataclass
-class Run:
-    """What a stage run records; :func:`record_run` writes it when the run ends."""
-
-    entry: dict[str, Any]
-
-    def finish(self, study: Study, outputs: list[Path], *, summary: dict[str, Any] | None = None,
-               parameters: dict[str, Any] | None = None, seed: int | None = None, signature: str | None = None) -> None:
-        self.entry["outputs"] = study.hashes(outputs)
-        if summary is not None:
-            self.entry["summary"] = summary
-        if parameters is not None:
-            self.entry["parameters"] = parameters
-        if seed is not None:
-            self.entry["seed"] = seed
-        if signature is not None:
-            self.entry["signature"] = signature
-
-
-@contextmanager
-def record_run(study: Study, stage: str, *, inputs: list[dict[str, str]], seed: int | None = None,
-               **fields: Any) -> Iterator[Run]:
-    """Write one logbook entry for a stage run: ``outcome: ok`` when the block ends, ``error`` (with the
-    message) when it raises. ``fields`` (parameters, options, ...) are recorded as given."""
-    run = Run({"stage": stage, "start": logbook.now(), "seed": seed, "inputs": inputs,
-               **{k: v for k, v in fields.items() if v is not None}})
-    try:
-        yield run
-    except BaseException as exc:
-        message = str(exc) if isinstance(exc, HumevalError) else f"{type(exc).__name__}: {exc}"
-        logbook.append(study, run.entry | {"end": logbook.now(), "outcome": "error", "error": message})
-        raise
-    logbook.append(study, run.entry | {"end": logbook.now(), "outcome": "ok"})
 
 
 # --------------------------------------------------------------------------- stages
@@ -245,7 +192,7 @@ def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str
     if not force and (last := _unchanged(study, name, inputs, options)) is not None:
         return StageResult(name, True, [o["path"] for o in last["outputs"]], last.get("summary", {}), last["signature"])
     with record_run(study, name, inputs=inputs, seed=protocol.study.seed, options=_logged(options) or None) as rec:
-        out = stage.load()(study, **options)
+        out = stage.function(study, **options)
         seed = out.seed if out.seed is not None else protocol.study.seed
         sig = signature(inputs[0]["sha256"], seed)
         rec.finish(study, out.outputs, summary=out.summary, parameters=out.parameters, seed=seed, signature=sig)
@@ -267,6 +214,32 @@ def judge(study: Study | str | Path, *, judges: list[str] | None = None, force: 
     (``humeval judge``). Answers are cached, so a re-run or a resumed run asks only what is not answered yet."""
     study = study if isinstance(study, Study) else Study.open(study)
     return run_stage(study, "judge", force=force, options={"judges": judges} if judges else None)
+
+
+def export_judgements(study: Study, db: str | None = None) -> StageResult:
+    """Export the store's judgements into ``results/judgements.jsonl`` (a logged pipeline stage).
+
+    Always runs (the store changes while collection goes on); ``db`` is a store URL or
+    file (default: the study's ``study.db``).
+    """
+    return run_stage(study, "export", force=True, options={"db": db} if db else {})
+
+
+def export_batch(study: Study, output: str | Path | None = None) -> StageResult:
+    """Write the batch CSV of every task (default ``results/mturk_batch.csv``); a logged stage."""
+    return run_stage(study, "export-batch", options={"output": str(output)} if output else {})
+
+
+def import_judgements(study: Study, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
+    """Import a file downloaded from ``platform`` (``mturk``, ``files`` or ``prolific``), or a judgement file of
+    another tool (``fastchat``, ``mqm``, ``labelstudio``, ``argilla``, ``summeval``); a logged stage."""
+    if platform not in IMPORT_PLATFORMS:
+        raise PlatformError(f"import: unknown platform '{platform}'. {did_you_mean(platform, IMPORT_PLATFORMS)}")
+    path = Path(path)
+    if not path.is_file():
+        raise PlatformError(f"{path}: no such file (the {platform} file to import)")
+    options = {"platform": platform, "file": str(path.resolve()), "sha256": sha256_file(path)}
+    return run_stage(study, "import", force=force, options=options)
 
 
 # --------------------------------------------------------------------------- collection
@@ -331,42 +304,3 @@ def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = 
     finally:
         store.close()
     return seeded
-
-
-# --------------------------------------------------------------------------- the back half of a results folder
-
-
-def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[ParticipantList]) -> tuple[dict[str, Any], list[Path]]:
-    """collate -> exclude -> analyze -> report on ``ws`` (a dry run or a rehearsal), as the real stages do.
-
-    Returns a summary (``complete``, ``participants_excluded``, and ``signature``, or
-    ``analysis_error`` when the analysis refused, e.g. every participant excluded: a
-    rehearsal that found a problem in the design) and the files written.
-    """
-    from humeval.analysis.stages import (
-        analyze_workspace,
-        collate_workspace,
-        exclude_workspace,
-        plan_judges,
-        platform_outputs,
-        workspace_key_file,
-    )
-    from humeval.errors import DataError
-    from humeval.hashing import sha256_file
-    from humeval.report.stage import report_workspace
-
-    protocol = study.protocol
-    collation, paths = collate_workspace(ws, protocol, tasks, lists, platform_outputs(study),
-                                         key_path=workspace_key_file(study, ws))
-    counts, written = exclude_workspace(ws, protocol, lists)
-    paths += written
-    summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
-    try:
-        results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file), tasks, plan_judges(study))
-    except DataError as exc:
-        summary["analysis_error"] = str(exc)
-        return summary, paths
-    paths += written
-    paths += report_workspace(ws, study, results)
-    summary["signature"] = results.signature
-    return summary, paths

@@ -312,7 +312,7 @@ def _watched_lists(study: Study, protocol: Protocol, outputs: OutputColumns | No
     if study.lists_file.is_file():
         lists, source = study.read_lists(), "lists/lists.jsonl"
     elif outputs is not None:
-        from humeval.design.stage import design_lists
+        from humeval.design.lists import design_lists
 
         items = outputs.items
         systems = list(protocol.systems) or outputs.systems

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humeval.analysis.exclude import EXCLUDED_COLUMNS
 from humeval.analysis.plan import analyze
+from humeval.judgements.exclusion import EXCLUDED_COLUMNS
 from humeval.report.build import build_report
 from humeval.report.document import render_html
 from tests.browser.axe import severe_violations

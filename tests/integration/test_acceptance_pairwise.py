@@ -9,8 +9,8 @@ import pandas as pd
 
 from humeval import logbook
 from humeval.files import read_json
+from humeval.lock import lock_study
 from humeval.pipeline import run
-from humeval.protocol.lock import lock_study
 from humeval.rehearsal import rehearse
 from humeval.study import Study
 from humeval.templates import init_study

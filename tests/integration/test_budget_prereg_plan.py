@@ -16,8 +16,8 @@ from humeval.cli.app import command
 from humeval.errors import DataError, ProtocolError
 from humeval.hashing import sha256_file
 from humeval.judgements import read_judgements, winners
+from humeval.lock import lock_study
 from humeval.pipeline import run, run_stage
-from humeval.protocol.lock import lock_study
 from humeval.study import Study
 from humeval.templates import init_study
 

@@ -10,8 +10,8 @@ import pytest
 
 from humeval import logbook
 from humeval.errors import ProtocolError
+from humeval.lock import lock_study
 from humeval.pipeline import prepare_collection, run
-from humeval.protocol.lock import lock_study
 from humeval.study import Study
 from humeval.templates import init_study
 from tests.integration.server.server import free_port

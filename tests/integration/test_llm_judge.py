@@ -22,7 +22,7 @@ from humeval.costs import budget
 from humeval.errors import ProtocolError
 from humeval.judgements import winners, write_judgements
 from humeval.judging import JudgeError
-from humeval.rehearsal.dummy import dummy_judgements
+from humeval.simulate.dummy import dummy_judgements
 from humeval.stats import ppi_win_rate
 from humeval.study import Study
 from tests.fake_openai import KEY, FakeOpenAI

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from humeval.lock import lock_study
 from humeval.pipeline import run_stage
-from humeval.protocol.lock import lock_study
 from humeval.study import Study
 from humeval.templates import init_study
 

@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 from humeval.files import write_jsonl
+from humeval.lock import lock_study
 from humeval.pipeline import run
-from humeval.protocol.lock import lock_study
 from humeval.rehearsal.participants import Answerer
 from humeval.rehearsal.rehearse import _answer_key
 from humeval.study import Study

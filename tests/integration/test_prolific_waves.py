@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 
 from humeval.files import write_jsonl
+from humeval.lock import lock_study
 from humeval.pipeline import run
 from humeval.platforms.prolific import ProlificClient, prolific_create, prolific_transition
 from humeval.platforms.prolific.study import wave_places
 from humeval.platforms.prolific.waves import prolific_sync
-from humeval.protocol.lock import lock_study
 from humeval.rehearsal.rehearse import _answer_key
 from humeval.study import Study
 from humeval.templates import generate_outputs

@@ -20,8 +20,8 @@ import pytest
 
 from humeval import logbook
 from humeval.hashing import sha256_file
+from humeval.lock import lock_study
 from humeval.pipeline import run_stage
-from humeval.protocol.lock import lock_study
 from humeval.rehearsal import RehearsalResult, rehearse
 from humeval.rehearsal.rehearse import RehearsalError
 from humeval.store import Store

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from humeval.errors import DataError
+from humeval.lock import lock_study
 from humeval.pipeline import run_stage
-from humeval.protocol.lock import lock_study
 from humeval.results import Counts, CriterionResult, Record, Results
 from humeval.study import Study
 from humeval.templates import init_study

@@ -18,16 +18,13 @@ _EXPORTS = {
     "collate": "humeval.analysis.collate",
     "rerun_lists": "humeval.analysis.collate",
     "write_rerun": "humeval.analysis.collate",
-    "exclusion_counts": "humeval.analysis.exclude",
-    "exclusions": "humeval.analysis.exclude",
-    "valid_judgements": "humeval.analysis.exclude",
+    "exclusion_counts": "humeval.judgements.exclusion",
+    "exclusions": "humeval.judgements.exclusion",
+    "valid_judgements": "humeval.judgements.exclusion",
     "analysis_signature": "humeval.analysis.plan",
     "analyze": "humeval.analysis.plan",
     "write_results": "humeval.analysis.plan",
     "posthoc": "humeval.analysis.posthoc",
-    "analyze_stage": "humeval.analysis.stages",
-    "collate_stage": "humeval.analysis.stages",
-    "exclude_stage": "humeval.analysis.stages",
     "caveats": "humeval.analysis.status",
     "workspace_caveats": "humeval.analysis.status",
     "invalid_reasons": "humeval.analysis.validity",
@@ -39,11 +36,8 @@ __all__ = [
     "Workspace",
     "analysis_signature",
     "analyze",
-    "analyze_stage",
     "caveats",
     "collate",
-    "collate_stage",
-    "exclude_stage",
     "exclusion_counts",
     "exclusions",
     "invalid_reasons",
@@ -61,10 +55,9 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 if TYPE_CHECKING:
     from humeval.analysis.collate import Collation, collate, rerun_lists, write_rerun
-    from humeval.analysis.exclude import exclusion_counts, exclusions, valid_judgements
     from humeval.analysis.plan import analysis_signature, analyze, write_results
     from humeval.analysis.posthoc import posthoc
-    from humeval.analysis.stages import analyze_stage, collate_stage, exclude_stage
     from humeval.analysis.status import caveats, workspace_caveats
     from humeval.analysis.validity import invalid_reasons
     from humeval.analysis.workspace import Workspace
+    from humeval.judgements.exclusion import exclusion_counts, exclusions, valid_judgements

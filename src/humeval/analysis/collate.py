@@ -4,7 +4,7 @@ A task (see :mod:`humeval.design.tasks`) needs ``design.judgements_per_item`` va
 judgements, each from a different participant. A participant's judgement of a task
 counts when it is complete (every criterion, and every system shown for ratings), every
 row is well formed (:mod:`humeval.analysis.validity`) and neither the participant nor the
-rows are excluded by a preregistered rule (:mod:`humeval.analysis.exclude`). Attention
+rows are excluded by a preregistered rule (:mod:`humeval.judgements.exclusion`). Attention
 checks and repeated tasks never count.
 
 For the tasks still short, :func:`rerun_lists` deals the missing judgements into new
@@ -25,13 +25,13 @@ from typing import Any
 import pandas as pd
 
 from humeval.analysis.decisions import DECIDED
-from humeval.analysis.exclude import exclusions
 from humeval.analysis.validity import invalid_reasons
 from humeval.data.outputs import Outputs
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
 from humeval.files import write_jsonl, write_text
 from humeval.judgements import excluded_mask
+from humeval.judgements.exclusion import exclusions
 from humeval.protocol.models import Protocol
 
 __all__ = ["Collation", "collate", "rerun_lists", "write_rerun"]

@@ -19,7 +19,6 @@ import pandas as pd
 from humeval._version import __version__
 from humeval.analysis.agreement_plan import log_scores
 from humeval.analysis.decisions import replay_decisions
-from humeval.analysis.exclude import valid_judgements
 from humeval.analysis.judges import judge_estimates
 from humeval.analysis.pairwise import analyze_pairwise
 from humeval.analysis.ratings import analyze_ratings
@@ -29,6 +28,7 @@ from humeval.design.tasks import Task
 from humeval.errors import DataError, ProtocolError, did_you_mean
 from humeval.files import write_json, write_text
 from humeval.hashing import sha256_json
+from humeval.judgements.exclusion import valid_judgements
 from humeval.protocol.models import Protocol
 from humeval.protocol.signature import signature
 from humeval.results import Results

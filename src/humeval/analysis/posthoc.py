@@ -19,14 +19,15 @@ import pandas as pd
 from pydantic import ValidationError
 
 from humeval._version import __version__
-from humeval.analysis.exclude import valid_judgements
 from humeval.analysis.plan import analysis_signature, analyze, counts, write_results
 from humeval.analysis.records import attempt
-from humeval.analysis.stages import read_excluded, read_study_judgements, study_workspace
 from humeval.analysis.validity import invalid_reasons
+from humeval.analysis.workspace import read_excluded, read_study_judgements, study_workspace
 from humeval.errors import HumevalError, ProtocolError, did_you_mean
 from humeval.hashing import sha256_file
-from humeval.pipeline import record_run, require_lock
+from humeval.judgements.exclusion import valid_judgements
+from humeval.lock import require_lock
+from humeval.logbook import record_run
 from humeval.protocol.models import Analysis, Protocol
 from humeval.results import Results
 from humeval.stats import kendall, pearson, spearman

@@ -3,7 +3,7 @@
 A row is invalid when its criterion is unknown, a rating is missing or off the
 criterion's scale, or a ``2afc`` answer is not one the criterion offers. Invalid rows
 never count towards completeness and never enter the analysis; they are reported with
-their reason and counted. Exclusion (:mod:`humeval.analysis.exclude`) is a separate
+their reason and counted. Exclusion (:mod:`humeval.judgements.exclusion`) is a separate
 step that applies only the protocol's preregistered rules.
 """
 

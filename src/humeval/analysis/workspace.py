@@ -23,8 +23,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Workspace"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from humeval.results import Results
+    from humeval.study import Study
+
+__all__ = ["Workspace", "excluded_table", "read_excluded", "read_results", "read_study_judgements", "study_workspace"]
 
 
 @dataclass(frozen=True)
@@ -82,3 +89,44 @@ class Workspace:
     @property
     def posthoc_dir(self) -> Path:
         return self.root / "posthoc"
+
+
+def study_workspace(study: Study) -> Workspace:
+    """The study's own results folder (``results/``)."""
+    return Workspace(study.results_dir)
+
+
+def read_study_judgements(ws: Workspace) -> pd.DataFrame:
+    """The collected judgements of ``ws``, with a message saying where they come from when missing."""
+    from humeval.errors import DataError
+    from humeval.judgements import read_judgements
+
+    if not ws.judgements.is_file():
+        raise DataError(
+            f"{ws.judgements}: no collected judgements. They are written by `humeval export` (from the collection "
+            "server's store) or by a platform import; a dry run writes its own under results/dry-run/<kind>/"
+        )
+    return read_judgements(ws.judgements)
+
+
+def excluded_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The exclusion table as the analysis reads it (the rows of ``excluded.jsonl``, every value a string)."""
+    import pandas as pd
+
+    from humeval.judgements.exclusion import EXCLUDED_COLUMNS
+
+    return pd.DataFrame(rows, columns=EXCLUDED_COLUMNS).fillna("").astype(str)
+
+
+def read_excluded(ws: Workspace) -> pd.DataFrame:
+    """The exclusion table written by ``exclude`` (refuses when it is missing: run ``exclude`` first)."""
+    from humeval.files import read_jsonl
+
+    return excluded_table(read_jsonl(ws.excluded, what="exclusion table yet",
+                                     hint="run `humeval exclude` before `humeval analyze`"))
+
+
+def read_results(ws: Workspace) -> Results:
+    from humeval.results import Results
+
+    return Results.read(ws.results, hint="run `humeval analyze` first")

@@ -90,8 +90,8 @@ def print_stage(result: Any) -> None:
 
 def print_caveats(directory: Any) -> None:
     """Say on stderr why a study's results are not final (incomplete, undecided), as the report's banner does."""
-    from humeval.analysis.stages import study_workspace
     from humeval.analysis.status import workspace_caveats
+    from humeval.analysis.workspace import study_workspace
     from humeval.study import Study
 
     ws = study_workspace(Study.open(directory))

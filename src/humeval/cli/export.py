@@ -28,11 +28,11 @@ def export(
     if fmt not in formats:
         raise HumevalError(f"--format: unknown format '{fmt}'. {did_you_mean(fmt, formats)}")
     if fmt == "mturk-batch":
-        from humeval.platforms.imports import export_batch
+        from humeval.pipeline import export_batch
 
         print_stage(export_batch(study, output))
         return
-    from humeval.store.export import export_judgements
+    from humeval.pipeline import export_judgements
 
     result = export_judgements(study, db or None)
     print_stage(result)

@@ -14,7 +14,7 @@ USAGE = ("humeval import [DIR] PLATFORM FILE   (DIR defaults to the current fold
 
 def _split(args: list[str]) -> tuple[Path, str, Path]:
     from humeval.errors import HumevalError
-    from humeval.platforms.imports import IMPORT_PLATFORMS
+    from humeval.stages.imports import IMPORT_PLATFORMS
 
     if len(args) == 2:
         directory, (platform, file) = Path("."), args
@@ -37,7 +37,7 @@ def import_(
     """Import a platform's result file, or another tool's judgements (FastChat battles, WMT MQM TSV, Label Studio
     or Argilla exports, SummEval JSONL): judgements become results/sources/<platform>-<sha8>.jsonl and
     results/judgements.jsonl is rebuilt, so collate, exclude and analyze see them."""
-    from humeval.platforms.imports import import_judgements
+    from humeval.pipeline import import_judgements
     from humeval.study import Study
 
     directory, platform, file = _split(args)

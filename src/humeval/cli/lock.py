@@ -18,7 +18,7 @@ def lock(
 ) -> None:
     """Write .humeval/lock.json: SHA-256 of the protocol and every input file, the seeds, the version, the time."""
     from humeval.errors import ProtocolError
-    from humeval.protocol.lock import lock_study, read_lock, release_lock
+    from humeval.lock import lock_study, read_lock, release_lock
     from humeval.study import Study
 
     study = Study.open(directory)

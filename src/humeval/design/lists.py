@@ -31,12 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from humeval.design.tasks import ParticipantList, Task
+from humeval.design.order import order_items
+from humeval.design.tasks import ParticipantList, Task, build_tasks
 from humeval.errors import ProtocolError
+from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_tasks
 from humeval.protocol.models import Criterion, Design, Protocol
 from humeval.rng import as_generator
 
-__all__ = ["ParticipantList", "attention_task", "balanced_order", "build_lists"]
+__all__ = ["ParticipantList", "attention_task", "balanced_order", "build_lists", "design_lists"]
 
 
 def attention_task(template: Task, criterion: Criterion, index: int) -> Task:
@@ -209,3 +211,16 @@ def _add_checks(chosen: list[Task], protocol: Protocol, rng: np.random.Generator
         check = attention_task(template, protocol.criterion(template.criteria[0]), k * 1000 + a)
         out.insert(int(rng.integers(0, len(out) + 1)), check)
     return out
+
+
+def design_lists(protocol: Protocol, items: list[str], systems: list[str], strata: dict[str, str] | None = None,
+                 ) -> tuple[list[Comparison], list[str], list[Task], list[ParticipantList]]:
+    """The design of ``items`` (in selection order): the watched comparisons, the items in serving order (a
+    watched study's; :func:`humeval.design.order.serving_order`), their tasks and the participant lists, the
+    watched tasks in lists of their own. The design stage writes them; ``validate`` counts them before it runs."""
+    comparisons = watched_comparisons(protocol, systems)
+    ordered = order_items(items, protocol.study.seed, comparisons)
+    tasks = build_tasks(protocol, ordered, systems)
+    watched = watched_tasks({t.task_id: t for t in tasks}, {c.criterion: c for c in comparisons})
+    lists = build_lists(tasks, protocol, protocol.study.seed, strata, watched=watched)
+    return comparisons, ordered, tasks, lists

@@ -2,11 +2,11 @@
 
 A synthetic participant only sees what the server sends (``GET /api/v1/next``): the item
 id, the criteria and the output *texts* in display order, never system names. To answer
-like a dummy participant of :mod:`humeval.rehearsal.dummy` (``static``/``normal`` need the
+like a dummy participant of :mod:`humeval.simulate.dummy` (``static``/``normal`` need the
 hidden score of each output) it is given an :class:`AnswerKey` built by the researcher
 side from the study's own files: the data (``(item, text) -> system``) and the design
 (``attention check text -> expected answer``). Values are drawn with the very functions
-of :mod:`humeval.rehearsal.dummy`, or, for the ``crowd`` kind, by the agent model of
+of :mod:`humeval.simulate.dummy`, or, for the ``crowd`` kind, by the agent model of
 :mod:`humeval.simulate.population` (:class:`Population`: capability, position bias, spammers).
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 from humeval.design.tasks import ParticipantList
 from humeval.errors import HumevalError
 from humeval.protocol.models import Criterion, Protocol
-from humeval.rehearsal.dummy import DUMMY_KINDS, Scale, _scores, _static_scores, scale_of
+from humeval.simulate.dummy import DUMMY_KINDS, Scale, _scores, _static_scores, scale_of
 from humeval.simulate.population import WorkerPool, make_pool
 
 __all__ = ["REHEARSAL_KINDS", "AnswerKey", "Answerer", "ApiClient", "ApiRefused", "Population", "RehearsalError",

@@ -1,6 +1,6 @@
 """A rehearsal: synthetic participants do the study through the real server and store.
 
-Where a dry run (:mod:`humeval.rehearsal.dry_run`) writes dummy judgements straight into a
+Where a dry run (:mod:`humeval.stages.dry_run`) writes dummy judgements straight into a
 table, a rehearsal runs the collection for real:
 
 1. ``humeval serve`` starts in a subprocess on 127.0.0.1 (a free port, a generated admin
@@ -471,13 +471,18 @@ def _prepare_store(study: Study, db: str) -> None:
 def _add_rerun(study: Study, ws: Workspace, db: str, tasks: list[Any], lists: list[ParticipantList]) -> tuple[bool, int, int]:
     """Collate the exported judgements as ``humeval collate`` does; when short, add the re-run lists it dealt to
     the store (as ``humeval serve`` does). Returns (complete, lists added, their tasks)."""
-    from humeval.analysis.stages import collate_workspace, platform_outputs, workspace_key_file
+    from humeval.analysis.workspace import read_study_judgements
     from humeval.files import read_jsonl
+    from humeval.judgements.exclusion import exclusions
     from humeval.platforms.keys import rerun_lists_file
+    from humeval.stages.collate import collate_workspace, platform_outputs, workspace_key_file
     from humeval.store import Store
 
     key = workspace_key_file(study, ws)
-    collation, _ = collate_workspace(ws, study.protocol, tasks, lists, platform_outputs(study), key_path=key)
+    outputs = platform_outputs(study)
+    judgements = read_study_judgements(ws)
+    excluded = exclusions(judgements, study.protocol, lists)
+    collation, _ = collate_workspace(ws, study.protocol, tasks, judgements, excluded, outputs, key_path=key)
     if collation.complete:
         return True, 0, 0
     path = rerun_lists_file(key)
@@ -527,7 +532,7 @@ def rehearse(
 
     ``participants``: how many synthetic participants enter (default: as many as the
     study needs: new ones keep coming until one is given no work). ``kind``: ``random``,
-    ``static`` or ``normal`` dummy values (see :mod:`humeval.rehearsal.dummy`), or ``crowd``:
+    ``static`` or ``normal`` dummy values (see :mod:`humeval.simulate.dummy`), or ``crowd``:
     a simulated crowd described by ``population`` (default :class:`Population`). ``seed``:
     of the values (default ``study.seed``). ``db``: an *empty* store for the rehearsal
     (default ``results/rehearsal/study.db``, recreated). ``workers``: server processes

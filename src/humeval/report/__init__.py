@@ -4,7 +4,6 @@ from humeval.report.build import build_report
 from humeval.report.document import Report, render_html, render_markdown
 from humeval.report.heds import HEDS_CRITERION_QUESTIONS, HEDS_QUESTIONS, heds_datasheet
 from humeval.report.latex import latex_table, latex_tables, write_latex_tables
-from humeval.report.stage import report_stage, report_workspace
 
 __all__ = [
     "HEDS_CRITERION_QUESTIONS",
@@ -16,7 +15,5 @@ __all__ = [
     "latex_tables",
     "render_html",
     "render_markdown",
-    "report_stage",
-    "report_workspace",
     "write_latex_tables",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 from humeval.errors import ProtocolError
 from humeval.files import write_json, write_text
 from humeval.hashing import sha256_file
-from humeval.protocol.lock import check_lock, read_lock
+from humeval.lock import check_lock, read_lock
 from humeval.study import Study
 
 __all__ = ["Preregistration", "prereg"]

@@ -49,7 +49,7 @@ REPRODUCTIONS: dict[str, str] = {
     "dhe-table6": "humeval.reproduce.dhe:table6",
     "casf": "humeval.reproduce.casf:casf",
     "ppi": "humeval.reproduce.ppi:ppi",
-    "ppi-stopping": "humeval.simulate.ppi_stopping:ppi_stopping_reproduction",
+    "ppi-stopping": "humeval.reproduce.ppi_stopping:ppi_stopping_reproduction",
     "rankme": "humeval.reproduce.rankme:rankme",
     "thomson-design": "humeval.reproduce.thomson:thomson_design",
     "thomson-dummy": "humeval.reproduce.thomson:thomson_dummy",

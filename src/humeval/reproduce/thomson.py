@@ -31,11 +31,11 @@ from typing import Any
 
 from humeval.files import read_json, write_jsonl, write_text
 from humeval.hashing import sha256_file
+from humeval.lock import lock_study
 from humeval.pipeline import run_stage
 from humeval.protocol.load import PROTOCOL_FILE
-from humeval.protocol.lock import lock_study
-from humeval.rehearsal.dry_run import dry_run_dir
 from humeval.reproduce import Reproduction, Row
+from humeval.stages.dry_run import dry_run_dir
 from humeval.study import Study
 
 __all__ = ["DESIGN_PAPER", "PAPER", "design_counts", "thomson_design", "thomson_dummy", "write_study"]

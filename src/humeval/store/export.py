@@ -1,25 +1,14 @@
-"""Judgements out of the store: the ``export`` stage (``humeval export``).
-
-The stage writes the store's judgements as one source (``results/sources/store.jsonl``)
-and rebuilds ``results/judgements.jsonl`` as the union of every source
-(:func:`humeval.platforms.sources.union_sources`), so judgements imported from a
-platform are kept when the store is exported again.
-"""
+"""Judgements out of the store: every stored judgement as one table (the ``export`` stage writes it as a source,
+:mod:`humeval.stages.export`; a rehearsal exports its store with it)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from humeval.errors import StoreError
-from humeval.stage import StageOutput
-from humeval.store.engine import redact_url
 from humeval.study import Study
 
-if TYPE_CHECKING:
-    from humeval.pipeline import StageResult
-
-__all__ = ["export_judgements", "export_stage", "write_store_judgements"]
+__all__ = ["write_store_judgements"]
 
 
 def write_store_judgements(study: Study, path: str | Path, db: str | None = None) -> int:
@@ -42,25 +31,3 @@ def write_store_judgements(study: Study, path: str | Path, db: str | None = None
         store.close()
     write_judgements(path, pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS))
     return len(rows)
-
-
-def export_stage(study: Study, db: str = "") -> StageOutput:
-    """The ``export`` stage: the store as ``results/sources/store.jsonl``, then the union of all sources."""
-    from humeval.platforms.sources import sources_dir, union_sources
-
-    source = sources_dir(study.results_dir) / "store.jsonl"
-    rows = write_store_judgements(study, source, db or None)
-    table, union = union_sources(study.results_dir)
-    return StageOutput(outputs=[source, table], parameters={"db": redact_url(db) if db else study.relative(study.db_file)},
-                       summary={"exported": rows, **union})
-
-
-def export_judgements(study: Study, db: str | None = None) -> StageResult:
-    """Export the store's judgements into ``results/judgements.jsonl`` (a logged pipeline stage).
-
-    Always runs (the store changes while collection goes on); ``db`` is a store URL or
-    file (default: the study's ``study.db``).
-    """
-    from humeval.pipeline import run_stage
-
-    return run_stage(study, "export", force=True, options={"db": db} if db else {})

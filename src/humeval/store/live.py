@@ -9,7 +9,7 @@ exclusion"):
   below left them nothing), or they were inactive longer than a lease (``abandoned``). A
   settled participant is given no further task and cannot edit a watched judgement.
 * At settlement the preregistered exclusion rules run on the participant's judgements with
-  the exclude stage's own implementation (:func:`humeval.analysis.exclude.exclusions`). An
+  the exclude stage's own implementation (:func:`humeval.judgements.exclusion.exclusions`). An
   excluded (or abandoned) participant's outcomes are dropped; a judgement-scope exclusion
   drops just that judgement.
 * ``list``: each kept judgement of a watched pair task is one outcome, fed in submission
@@ -743,9 +743,9 @@ def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], 
     if not protocol.exclusion or not judgements:
         return False, set(), ""
     # the exclude stage's own rules, on columns (no pandas): loaded when the first participant is settled
-    from humeval.analysis.exclude import exclusion_rows
     from humeval.design.tasks import ParticipantList, Task
     from humeval.judgements import JUDGEMENT_COLUMNS
+    from humeval.judgements.exclusion import exclusion_rows
     from humeval.store.reads import long_rows
 
     rows = long_rows(ctx, judgements)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from humeval.files import write_jsonl
+from humeval.lock import lock_study
 from humeval.pipeline import run
-from humeval.protocol.lock import lock_study
 from humeval.study import Study
 from humeval.templates import generate_outputs, init_study
 

@@ -21,8 +21,8 @@ import pytest
 from sqlalchemy import func, select
 
 from humeval.files import write_jsonl
+from humeval.lock import lock_study
 from humeval.pipeline import run
-from humeval.protocol.lock import lock_study
 from humeval.server.app import create_app
 from humeval.server.config import ServerConfig
 from humeval.server.tokens import make_invite

@@ -18,11 +18,11 @@ import pytest
 from sqlalchemy import select
 
 from humeval.analysis.decisions import replay_decisions
-from humeval.analysis.exclude import exclusions, valid_judgements
 from humeval.files import write_jsonl
 from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.judgements.exclusion import exclusions, valid_judgements
+from humeval.lock import lock_study
 from humeval.pipeline import run, run_stage
-from humeval.protocol.lock import lock_study
 from humeval.store import schema as s
 from humeval.study import Study
 

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 from sqlalchemy import select
 
-from humeval.analysis.exclude import exclusions, valid_judgements
 from humeval.files import write_jsonl
 from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.pipeline import run
 from humeval.protocol.comparisons import Comparison
 from humeval.server.app import create_app

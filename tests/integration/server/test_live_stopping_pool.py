@@ -16,9 +16,9 @@ import pytest
 from sqlalchemy import select
 
 from humeval.analysis.decisions import replay_decisions
-from humeval.analysis.exclude import exclusions, valid_judgements
 from humeval.files import write_jsonl
 from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.pipeline import run
 from humeval.store import schema as s
 from humeval.study import Study

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from humeval.analysis.decisions import replay_decisions
-from humeval.analysis.exclude import exclusions, valid_judgements
 from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.protocol.comparisons import watched_comparisons
 from humeval.stopping import BetaMixtureRule, prior_strength_for
 from humeval.study import Study

@@ -18,13 +18,13 @@ import pandas as pd
 import pytest
 
 from humeval.analysis.decisions import replay_decisions
-from humeval.analysis.exclude import exclusions, valid_judgements
 from humeval.design import order_items
-from humeval.design.stage import read_items
 from humeval.files import write_jsonl
 from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.pipeline import run
 from humeval.protocol.comparisons import watched_comparisons
+from humeval.stages.design import read_items
 from humeval.study import Study
 from humeval.templates import generate_outputs
 from tests.integration.server.test_live_stopping import Client, decision

@@ -34,8 +34,8 @@ import httpx
 import pytest
 
 from humeval.files import write_jsonl
+from humeval.lock import lock_study
 from humeval.pipeline import run
-from humeval.protocol.lock import lock_study
 from humeval.store.migrations import MIGRATIONS
 from humeval.study import Study
 from humeval.templates import generate_outputs

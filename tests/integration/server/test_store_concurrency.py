@@ -19,8 +19,8 @@ import pytest
 from sqlalchemy import select
 
 from humeval.files import write_jsonl
+from humeval.lock import lock_study
 from humeval.pipeline import run
-from humeval.protocol.lock import lock_study
 from humeval.store import schema as s
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal

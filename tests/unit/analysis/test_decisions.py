@@ -7,8 +7,8 @@ import pandas as pd
 
 from humeval.analysis.collate import collate
 from humeval.analysis.decisions import replay_decisions
-from humeval.analysis.exclude import EXCLUDED_COLUMNS
 from humeval.design.tasks import Task
+from humeval.judgements.exclusion import EXCLUDED_COLUMNS
 from humeval.stopping import get_rule
 
 from .conftest import make_protocol, rows

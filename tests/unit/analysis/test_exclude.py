@@ -3,9 +3,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from humeval.analysis.exclude import exclusion_counts, exclusions, valid_judgements
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
+from humeval.judgements.exclusion import exclusion_counts, exclusions, valid_judgements
 
 from .conftest import make_protocol, rows
 
@@ -79,7 +79,7 @@ def test_no_rules_excludes_nothing(protocol):
 def test_the_rules_take_plain_columns_as_the_server_gives_them():
     """exclusion_rows on a mapping of column -> list (no pandas, as the live store calls it) gives the same
     records as exclusions on the DataFrame; missing values may be None."""
-    from humeval.analysis.exclude import exclusion_rows
+    from humeval.judgements.exclusion import exclusion_rows
 
     protocol = make_protocol(exclusion=[{"rule": "straight-lining", "min_tasks": 2},
                                         {"rule": "min-time", "seconds": 5, "scope": "participant"}])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from humeval.analysis.collate import collate
-from humeval.analysis.exclude import EXCLUDED_COLUMNS, valid_judgements
 from humeval.analysis.pairwise import analyze_pairwise
 from humeval.judgements import winners
+from humeval.judgements.exclusion import EXCLUDED_COLUMNS, valid_judgements
 from humeval.protocol.models import TwoAFC
 from humeval.server.agreement import agreement_so_far
 

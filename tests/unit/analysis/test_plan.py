@@ -6,9 +6,9 @@ import pytest
 from scipy import stats as sps
 
 from humeval.analysis.agreement_plan import verdict
-from humeval.analysis.exclude import EXCLUDED_COLUMNS
 from humeval.analysis.plan import analyze
 from humeval.errors import DataError
+from humeval.judgements.exclusion import EXCLUDED_COLUMNS
 from humeval.protocol.models import Analysis
 
 from .conftest import make_protocol, rows

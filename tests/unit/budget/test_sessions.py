@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from humeval import budget
+from humeval.lock import lock_study
 from humeval.pipeline import run_stage
-from humeval.protocol.lock import lock_study
 from humeval.study import Study
 from humeval.templates import init_study
 

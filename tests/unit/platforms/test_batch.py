@@ -12,9 +12,9 @@ import pytest
 from humeval.design.tasks import Task
 from humeval.errors import DataError, PlatformError
 from humeval.judgements import JUDGEMENT_COLUMNS, read_judgements
+from humeval.judgements.sources import union_sources, write_source
 from humeval.platforms.keys import read_keys
 from humeval.platforms.mturk import read_results, write_batch
-from humeval.platforms.sources import union_sources, write_source
 
 PAIR = Task("i1|sysAlpha+sysBeta|q", "i1", ("sysAlpha", "sysBeta"), ("q",), "pair")
 SINGLE = Task("i2|sysAlpha|fl", "i2", ("sysAlpha",), ("fl",), "single")

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from humeval.errors import ProtocolError
+from humeval.lock import lock_study, read_lock
 from humeval.protocol.load import load_protocol
-from humeval.protocol.lock import lock_study, read_lock
 from humeval.study import Study
 from humeval.templates import init_study
 from humeval.validate import validate_study

@@ -8,7 +8,7 @@ import pytest
 from humeval.design import build_lists, build_tasks
 from humeval.errors import HumevalError
 from humeval.protocol import parse_protocol
-from humeval.rehearsal.dummy import dummy_judgements
+from humeval.simulate.dummy import dummy_judgements
 
 P = parse_protocol(
     {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from humeval.report.document import Report, Section, render_html, render_markdown
-from humeval.report.stage import report_examples
+from humeval.stages.report import report_examples
 from tests.integration.server.studies import MARKDOWN, rendering_study
 
 

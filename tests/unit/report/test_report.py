@@ -3,8 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from humeval.analysis.exclude import EXCLUDED_COLUMNS
 from humeval.analysis.plan import analyze
+from humeval.judgements.exclusion import EXCLUDED_COLUMNS
 from humeval.report.build import build_report
 from humeval.report.document import fmt, render_html, render_markdown
 from humeval.report.figures import decision_bound_figure, winrate_heatmap

@@ -57,7 +57,7 @@ _PLACEHOLDER = "<study id from prolific create>"
 
 
 def _locked(study: Study, command: str) -> None:
-    from humeval.pipeline import require_lock
+    from humeval.lock import require_lock
 
     require_lock(study, f"prolific {command}", required=True,
                  what="runs a study on Prolific from the locked protocol only")
@@ -80,7 +80,7 @@ def _logged(study: Study, command: str, client: ProlificClient, **params: Any) -
     if client.dry_run is not None:
         yield summary
         return
-    from humeval.pipeline import record_run
+    from humeval.logbook import record_run
     from humeval.protocol.signature import signature
 
     inputs = study.hashes([study.protocol_file])
@@ -295,8 +295,8 @@ def _decisions(study: Study, store: Any, submissions: list[dict[str, Any]],
                people: dict[str, dict[str, Any]]) -> list[ReviewDecision]:
     import pandas as pd
 
-    from humeval.analysis.exclude import exclusions
     from humeval.judgements import JUDGEMENT_COLUMNS
+    from humeval.judgements.exclusion import exclusions
 
     protocol = study.protocol
     settings = protocol.platform.prolific

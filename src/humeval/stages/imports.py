@@ -1,6 +1,6 @@
-"""Platform stages: the batch export (``export-batch``) and the platform import (``import``).
+"""The ``import`` stage: judgements (or submission statuses) from a platform's file.
 
-``import`` reads a file downloaded from a platform:
+It reads a file downloaded from a platform:
 
 * ``mturk``: an MTurk batch results CSV of a batch written by ``export-batch`` or a
   re-run batch written by ``collate`` (one reader for both: rows carry opaque keys);
@@ -21,38 +21,19 @@ file twice changes nothing and collate, exclude and analyze see the imported jud
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from humeval.errors import PlatformError, did_you_mean
+from humeval.errors import PlatformError
 from humeval.hashing import sha256_file
-from humeval.pipeline import StageOutput, StageResult, run_stage
 from humeval.platforms.keys import read_keys, study_key_file
+from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["IMPORT_PLATFORMS", "batch_stage", "export_batch", "import_judgements", "import_stage"]
+__all__ = ["IMPORT_PLATFORMS", "import_stage"]
 
 IMPORT_PLATFORMS = ("mturk", "files", "prolific", "fastchat", "mqm", "labelstudio", "argilla", "summeval")
-
-
-def batch_stage(study: Study, output: str = "") -> StageOutput:
-    """The ``export-batch`` stage: every task of the design as a batch CSV with opaque row keys."""
-    from humeval.platforms.mturk import write_batch
-
-    tasks = study.read_tasks()
-    target = Path(output) if output else study.results_dir / "mturk_batch.csv"
-    keys = study_key_file(study)
-    seed = study.protocol.study.seed
-    path = write_batch(target, [("", t) for t in tasks], study.outputs().texts, keys,
-                       batch=study.relative(target), seed=random.Random(seed))
-    return StageOutput(outputs=[path, keys], seed=seed, summary={"tasks": len(tasks)})
-
-
-def export_batch(study: Study, output: str | Path | None = None) -> StageResult:
-    """Write the batch CSV of every task (default ``results/mturk_batch.csv``); a logged stage."""
-    return run_stage(study, "export-batch", options={"output": str(output)} if output else {})
 
 
 def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOutput:
@@ -66,8 +47,8 @@ def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOu
     if platform == "prolific":
         return _prolific(study, path, name, sha256)
     from humeval.formats.external import JUDGEMENT_FORMATS
+    from humeval.judgements.sources import union_sources, write_source
     from humeval.platforms.mturk import read_results
-    from humeval.platforms.sources import union_sources, write_source
 
     tasks = {t.task_id: t for t in study.read_tasks()}
     types = {c.name: c.type for c in study.protocol.criteria}
@@ -132,15 +113,3 @@ def _median(values: list[float]) -> float | None:
         return None
     mid = len(values) // 2
     return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
-
-
-def import_judgements(study: Study, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
-    """Import a file downloaded from ``platform`` (``mturk``, ``files`` or ``prolific``), or a judgement file of
-    another tool (``fastchat``, ``mqm``, ``labelstudio``, ``argilla``, ``summeval``); a logged stage."""
-    if platform not in IMPORT_PLATFORMS:
-        raise PlatformError(f"import: unknown platform '{platform}'. {did_you_mean(platform, IMPORT_PLATFORMS)}")
-    path = Path(path)
-    if not path.is_file():
-        raise PlatformError(f"{path}: no such file (the {platform} file to import)")
-    options = {"platform": platform, "file": str(path.resolve()), "sha256": sha256_file(path)}
-    return run_stage(study, "import", force=force, options=options)

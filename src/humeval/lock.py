@@ -12,7 +12,7 @@ from humeval.files import read_json, write_json
 from humeval.hashing import sha256_file, sha256_json
 from humeval.study import Study
 
-__all__ = ["Lock", "check_lock", "fingerprint", "lock_study", "read_lock", "release_lock"]
+__all__ = ["Lock", "check_lock", "fingerprint", "lock_study", "read_lock", "release_lock", "require_lock"]
 
 
 @dataclass(frozen=True)
@@ -135,3 +135,21 @@ def _changed_sections(study: Study, lock: Lock) -> list[str]:
     old = lock.data.get("sections", {})
     keys = sorted(set(old) | set(current))
     return [k for k in keys if old.get(k) != (sha256_json(current[k]) if k in current else None)]
+
+
+def require_lock(study: Study, command: str, *, required: bool = False, what: str = "",
+                 unlocked: bool = False) -> Lock | None:
+    """The one lock check of every stage and collection entry point.
+
+    Refuses (:class:`ProtocolError`) a locked study whose protocol or inputs changed,
+    naming the file, the changed sections and both hashes. With ``required``, refuses an
+    unlocked study too unless ``unlocked`` (an explicit override the caller logs).
+    Returns the lock (None for an unlocked study).
+    """
+    lock = check_lock(study)
+    if lock is None and required and not unlocked:
+        raise ProtocolError(
+            f"{study.protocol_file}: `humeval {command}` {what or 'needs a locked study'}, but the study is not "
+            f"locked. Lock it first with `humeval lock {study.root}` (before any response is seen)"
+        )
+    return lock

@@ -1,6 +1,6 @@
 """The ``dry-run`` stage: dummy judgements of every kind, pushed through the whole back half.
 
-For each kind (random, static, normal; see :mod:`humeval.rehearsal.dummy`) the stage writes
+For each kind (random, static, normal; see :mod:`humeval.simulate.dummy`) the stage writes
 ``results/dry-run/<kind>/judgements.jsonl`` and then runs collation, exclusion, the
 analysis plan and the report on it with the very functions the real stages use, into the
 same folder (a :class:`~humeval.analysis.workspace.Workspace` per kind). A dry run does not
@@ -14,10 +14,10 @@ from pathlib import Path
 
 from humeval.analysis.workspace import Workspace
 from humeval.judgements import write_judgements
-from humeval.pipeline import back_half
-from humeval.rehearsal.dummy import DUMMY_KINDS, dummy_judgements
 from humeval.rng import child_seeds
+from humeval.simulate.dummy import DUMMY_KINDS, dummy_judgements
 from humeval.stage import StageOutput
+from humeval.stages.back_half import back_half
 from humeval.study import Study
 
 __all__ = ["dry_run_dir", "dry_run_stage", "dry_run_workspace"]

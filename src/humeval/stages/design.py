@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from humeval.design.lists import build_lists
-from humeval.design.order import ORDER_STREAM, order_items
-from humeval.design.tasks import ParticipantList, Task, build_tasks
+from humeval.design.lists import design_lists
+from humeval.design.order import ORDER_STREAM
+from humeval.design.tasks import Task
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.files import read_jsonl, write_jsonl
-from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_tasks
-from humeval.protocol.models import Protocol
 from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["design_lists", "design_stage", "item_strata", "read_items", "shown_texts"]
+__all__ = ["design_stage", "item_strata", "read_items", "shown_texts"]
 
 
 def read_items(study: Study) -> list[str]:
@@ -42,19 +40,6 @@ def shown_texts(study: Study, tasks: list[Task]) -> Iterator[dict[str, str]]:
         text = outputs.text(item_id, system)
         yield {"item_id": item_id, "system": system, "output": text.output, "input": text.input,
                "references": text.references, "format": text.format}
-
-
-def design_lists(protocol: Protocol, items: list[str], systems: list[str], strata: dict[str, str] | None = None,
-                 ) -> tuple[list[Comparison], list[str], list[Task], list[ParticipantList]]:
-    """The design of ``items`` (in selection order): the watched comparisons, the items in serving order (a
-    watched study's; :func:`humeval.design.order.serving_order`), their tasks and the participant lists, the
-    watched tasks in lists of their own. The design stage writes them; ``validate`` counts them before it runs."""
-    comparisons = watched_comparisons(protocol, systems)
-    ordered = order_items(items, protocol.study.seed, comparisons)
-    tasks = build_tasks(protocol, ordered, systems)
-    watched = watched_tasks({t.task_id: t for t in tasks}, {c.criterion: c for c in comparisons})
-    lists = build_lists(tasks, protocol, protocol.study.seed, strata, watched=watched)
-    return comparisons, ordered, tasks, lists
 
 
 def design_stage(study: Study) -> StageOutput:

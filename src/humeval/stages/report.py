@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from humeval.analysis.stages import read_results, study_workspace
-from humeval.analysis.workspace import Workspace
+from humeval.analysis.workspace import Workspace, read_results, study_workspace
 from humeval.files import iter_jsonl, read_json, write_bytes, write_json, write_text
-from humeval.protocol.lock import read_lock
+from humeval.lock import read_lock
 from humeval.report.build import build_report
 from humeval.report.document import Example, render_html, render_markdown
 from humeval.report.heds import heds_datasheet

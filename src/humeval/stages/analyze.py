@@ -1,0 +1,51 @@
+"""The ``analyze`` stage: the preregistered plan; refuses unless locked with the plan unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from humeval.analysis.plan import analyze, write_results
+from humeval.analysis.workspace import (
+    Workspace,
+    read_excluded,
+    read_study_judgements,
+    study_workspace,
+)
+from humeval.data.judges import JudgeScores
+from humeval.design.tasks import Task
+from humeval.hashing import sha256_file
+from humeval.protocol.models import Protocol
+from humeval.results import Results
+from humeval.stage import StageOutput
+from humeval.study import Study
+
+__all__ = ["analyze_stage", "analyze_workspace", "plan_judges"]
+
+
+def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str, judgements: pd.DataFrame,
+                      excluded: pd.DataFrame, tasks: list[Task] | None = None,
+                      judges: Mapping[str, JudgeScores] | None = None) -> tuple[Results, list[Path]]:
+    """Run the analysis plan on ``ws``'s ``judgements`` minus ``excluded``; write ``results.json`` and
+    ``tables/*.csv``."""
+    results = analyze(judgements, excluded, protocol, protocol_sha256=protocol_sha256, dry_run=ws.dry_run,
+                      tasks=tasks, judges=judges)
+    return results, write_results(results, ws.results, ws.tables_dir)
+
+
+def plan_judges(study: Study) -> dict[str, JudgeScores] | None:
+    """The judges' scores when the analysis plan names judges (read and checked once), else None."""
+    return study.judges() if study.protocol.analysis.judges else None
+
+
+def analyze_stage(study: Study) -> StageOutput:
+    """``humeval analyze``: the preregistered plan; refuses unless locked with the plan unchanged."""
+    ws = study_workspace(study)
+    sha, tasks, judges = sha256_file(study.protocol_file), study.read_tasks(), plan_judges(study)
+    results, paths = analyze_workspace(ws, study.protocol, sha, read_study_judgements(ws), read_excluded(ws),
+                                       tasks, judges)
+    summary = {"criteria": len(results.criteria), "judgements_analysed": results.counts.analysed,
+               "signature": results.signature}
+    return StageOutput(outputs=paths, parameters=study.protocol.analysis.model_dump(mode="json"), summary=summary)
