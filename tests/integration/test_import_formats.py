@@ -10,7 +10,7 @@ import pytest
 from humeval import init_study, run
 from humeval.errors import DataError, PlatformError
 from humeval.judgements import read_judgements
-from humeval.stages.imports import import_judgements
+from humeval.pipeline import import_judgements
 from humeval.study import Study
 
 
