@@ -8,6 +8,8 @@ never run).
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import humeval
@@ -88,3 +90,11 @@ def test_the_scan_sees_imports_inside_functions_and_skips_type_checking_ones():
     assert ("pipeline", "stages") in found and ("study", "design") in found
     tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import humeval.cli\nimport os\n")
     assert _type_checking_lines(tree) == {3}
+
+
+def test_importing_the_pipeline_imports_no_stage_library():
+    # the pipeline imports every stage; each stage imports its library when it runs
+    code = ("import sys, humeval.pipeline; print(sorted(m for m in ('numpy', 'pandas', 'scipy', 'matplotlib', "
+            "'humeval.analysis.plan', 'humeval.design.lists', 'humeval.report.build') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from humeval.analysis.plan import analyze, write_results
 from humeval.analysis.workspace import (
     Workspace,
     read_excluded,
     read_study_judgements,
     study_workspace,
 )
-from humeval.data.judges import JudgeScores
-from humeval.design.tasks import Task
 from humeval.hashing import sha256_file
-from humeval.protocol.models import Protocol
-from humeval.results import Results
 from humeval.stage import StageOutput
 from humeval.study import Study
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from humeval.data.judges import JudgeScores
+    from humeval.design.tasks import Task
+    from humeval.protocol.models import Protocol
+    from humeval.results import Results
 
 __all__ = ["analyze_stage", "analyze_workspace", "plan_judges"]
 
@@ -30,6 +32,8 @@ def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str, j
                       judges: Mapping[str, JudgeScores] | None = None) -> tuple[Results, list[Path]]:
     """Run the analysis plan on ``ws``'s ``judgements`` minus ``excluded``; write ``results.json`` and
     ``tables/*.csv``."""
+    from humeval.analysis.plan import analyze, write_results
+
     results = analyze(judgements, excluded, protocol, protocol_sha256=protocol_sha256, dry_run=ws.dry_run,
                       tasks=tasks, judges=judges)
     return results, write_results(results, ws.results, ws.tables_dir)

@@ -8,18 +8,15 @@ so they are hashed for the logbook as when the stages run one by one.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from humeval.analysis.workspace import Workspace, excluded_table, read_study_judgements
-from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
 from humeval.hashing import sha256_file
-from humeval.judgements.exclusion import exclusions
-from humeval.stages.analyze import analyze_workspace, plan_judges
-from humeval.stages.collate import collate_workspace, platform_outputs, workspace_key_file
-from humeval.stages.exclude import exclude_workspace
-from humeval.stages.report import report_workspace
 from humeval.study import Study
+
+if TYPE_CHECKING:
+    from humeval.design.tasks import ParticipantList, Task
 
 __all__ = ["back_half"]
 
@@ -31,6 +28,12 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
     ``analysis_error`` when the analysis refused, e.g. every participant excluded: a
     rehearsal that found a problem in the design) and the files written.
     """
+    from humeval.judgements.exclusion import exclusions
+    from humeval.stages.analyze import analyze_workspace, plan_judges
+    from humeval.stages.collate import collate_workspace, platform_outputs, workspace_key_file
+    from humeval.stages.exclude import exclude_workspace
+    from humeval.stages.report import report_workspace
+
     protocol = study.protocol
     outputs, key_path = platform_outputs(study), workspace_key_file(study, ws)
     judgements = read_study_judgements(ws)

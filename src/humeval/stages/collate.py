@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from humeval.analysis.collate import Collation, collate, rerun_lists, write_rerun
-from humeval.analysis.decisions import replay_decisions
 from humeval.analysis.workspace import Workspace, read_study_judgements, study_workspace
-from humeval.data.outputs import Outputs
-from humeval.design.tasks import Task
 from humeval.files import write_json
-from humeval.judgements import excluded_mask
-from humeval.judgements.exclusion import exclusions
-from humeval.platforms.keys import key_file
-from humeval.protocol.models import Protocol
 from humeval.stage import StageOutput
 from humeval.study import Study
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from humeval.analysis.collate import Collation
+    from humeval.data.outputs import Outputs
+    from humeval.design.tasks import Task
+    from humeval.protocol.models import Protocol
 
 __all__ = ["collate_stage", "collate_workspace", "platform_outputs", "workspace_key_file"]
 
@@ -31,6 +30,10 @@ def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], judg
     Comparisons the stopping rule decided (replayed on the judgements the exclusion rules
     keep) are complete by design: their pair tasks are never re-run.
     """
+    from humeval.analysis.collate import collate, rerun_lists, write_rerun
+    from humeval.analysis.decisions import replay_decisions
+    from humeval.judgements import excluded_mask
+
     systems = protocol.systems or sorted({s for t in tasks for s in t.systems})
     decisions = replay_decisions(judgements[~excluded_mask(judgements, excluded)], protocol, systems, tasks)
     result = collate(judgements, tasks, protocol, None, excluded, decisions)
@@ -44,6 +47,8 @@ def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], judg
 
 def workspace_key_file(study: Study, ws: Workspace) -> Path:
     """Where the opaque row keys of ``ws``'s participant-facing files are kept (under ``.humeval/keys/``)."""
+    from humeval.platforms.keys import key_file
+
     return key_file(study.state_dir, ws.root, study.root)
 
 
@@ -56,6 +61,8 @@ def platform_outputs(study: Study) -> Outputs | None:
 
 def collate_stage(study: Study) -> StageOutput:
     """``humeval collate``: completeness of results/judgements.jsonl; a re-run file when short."""
+    from humeval.judgements.exclusion import exclusions
+
     protocol = study.protocol
     tasks = study.read_tasks()
     lists = study.read_lists(tasks)

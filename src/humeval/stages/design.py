@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from humeval.design.lists import design_lists
-from humeval.design.order import ORDER_STREAM
-from humeval.design.tasks import Task
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.files import read_jsonl, write_jsonl
 from humeval.stage import StageOutput
 from humeval.study import Study
+
+if TYPE_CHECKING:
+    from humeval.design.tasks import Task
 
 __all__ = ["design_stage", "item_strata", "read_items", "shown_texts"]
 
@@ -49,6 +50,9 @@ def design_stage(study: Study) -> StageOutput:
     (:func:`humeval.design.order.serving_order`; ``lists/tasks.jsonl`` holds that order) and its
     watched tasks in lists of their own (:func:`humeval.design.lists.build_lists`).
     """
+    from humeval.design.lists import design_lists
+    from humeval.design.order import ORDER_STREAM
+
     protocol = study.protocol
     systems = protocol.systems or study.outputs().systems
     balance = list(protocol.design.balance)

@@ -13,11 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from humeval.analysis.workspace import Workspace
-from humeval.judgements import write_judgements
-from humeval.rng import child_seeds
-from humeval.simulate.dummy import DUMMY_KINDS, dummy_judgements
 from humeval.stage import StageOutput
-from humeval.stages.back_half import back_half
 from humeval.study import Study
 
 __all__ = ["dry_run_dir", "dry_run_stage", "dry_run_workspace"]
@@ -34,6 +30,11 @@ def dry_run_workspace(study: Study, kind: str) -> Workspace:
 
 def dry_run_stage(study: Study) -> StageOutput:
     """Dummy judgements of each kind, then collate -> exclude -> analyze -> report for each."""
+    from humeval.judgements import write_judgements
+    from humeval.rng import child_seeds
+    from humeval.simulate.dummy import DUMMY_KINDS, dummy_judgements
+    from humeval.stages.back_half import back_half
+
     protocol = study.protocol
     tasks = study.read_tasks()
     lists = study.read_lists(tasks)

@@ -8,10 +8,7 @@ platform are kept when the store is exported again.
 
 from __future__ import annotations
 
-from humeval.judgements.sources import sources_dir, union_sources
 from humeval.stage import StageOutput
-from humeval.store.engine import redact_url
-from humeval.store.export import write_store_judgements
 from humeval.study import Study
 
 __all__ = ["export_stage"]
@@ -19,6 +16,10 @@ __all__ = ["export_stage"]
 
 def export_stage(study: Study, db: str = "") -> StageOutput:
     """The ``export`` stage: the store as ``results/sources/store.jsonl``, then the union of all sources."""
+    from humeval.judgements.sources import sources_dir, union_sources
+    from humeval.store.engine import redact_url
+    from humeval.store.export import write_store_judgements
+
     source = sources_dir(study.results_dir) / "store.jsonl"
     rows = write_store_judgements(study, source, db or None)
     table, union = union_sources(study.results_dir)

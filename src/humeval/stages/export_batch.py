@@ -6,8 +6,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from humeval.platforms.keys import study_key_file
-from humeval.platforms.mturk import write_batch
 from humeval.stage import StageOutput
 from humeval.study import Study
 
@@ -16,6 +14,9 @@ __all__ = ["batch_stage"]
 
 def batch_stage(study: Study, output: str = "") -> StageOutput:
     """The ``export-batch`` stage: every task of the design as a batch CSV with opaque row keys."""
+    from humeval.platforms.keys import study_key_file
+    from humeval.platforms.mturk import write_batch
+
     tasks = study.read_tasks()
     target = Path(output) if output else study.results_dir / "mturk_batch.csv"
     keys = study_key_file(study)

@@ -27,7 +27,6 @@ from typing import Any
 
 from humeval.errors import PlatformError
 from humeval.hashing import sha256_file
-from humeval.platforms.keys import read_keys, study_key_file
 from humeval.stage import StageOutput
 from humeval.study import Study
 
@@ -38,6 +37,8 @@ IMPORT_PLATFORMS = ("mturk", "files", "prolific", "fastchat", "mqm", "labelstudi
 
 def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOutput:
     """The ``import`` stage: ``file`` (whose content hash is ``sha256``) from ``platform``."""
+    from humeval.platforms.keys import read_keys, study_key_file
+
     path = Path(file)
     if not path.is_file():
         raise PlatformError(f"{path}: no such file (import {platform})")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from humeval.judging.run import answers_file, ask_judge, llm_judges
 from humeval.stage import StageOutput
 from humeval.study import Study
 
@@ -12,6 +11,8 @@ __all__ = ["judge_stage"]
 def judge_stage(study: Study, judges: list[str] | None = None) -> StageOutput:
     """``humeval judge``: per judge, the model, endpoint, prompt hash, requests, tokens, cost, refusals,
     unparseable answers and (verdicts) position swaps that disagreed, in the summary."""
+    from humeval.judging.run import answers_file, ask_judge, llm_judges
+
     chosen = llm_judges(study, judges)
     summary, outputs = {}, []
     for judge in chosen:

@@ -4,20 +4,17 @@ tables for a paper (``tables/*.tex``, next to the tidy CSVs of ``analyze``)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from humeval.analysis.workspace import Workspace, read_results, study_workspace
 from humeval.files import iter_jsonl, read_json, write_bytes, write_json, write_text
 from humeval.lock import read_lock
-from humeval.report.build import build_report
-from humeval.report.document import Example, render_html, render_markdown
-from humeval.report.heds import heds_datasheet
-from humeval.report.judge_runs import judge_runs_section
-from humeval.report.judge_savings import judge_savings_section
-from humeval.report.latex import write_latex_tables
-from humeval.results import Results
 from humeval.stage import StageOutput
 from humeval.study import Study
+
+if TYPE_CHECKING:
+    from humeval.report.document import Example
+    from humeval.results import Results
 
 __all__ = ["design_summary", "report_examples", "report_stage", "report_workspace"]
 
@@ -50,6 +47,8 @@ def design_summary(study: Study) -> dict[str, Any]:
 
 def report_examples(study: Study, n: int = 3) -> list[Example]:
     """The first ``n`` selected items with every system's output, in the format participants saw."""
+    from humeval.report.document import Example
+
     if not study.items_file.is_file():
         return []
     outputs = study.outputs()
@@ -71,6 +70,8 @@ def _optional(path: Path) -> dict[str, Any] | None:
 
 
 def _posthoc(ws: Workspace) -> list[Results]:
+    from humeval.results import Results
+
     if not ws.posthoc_dir.is_dir():
         return []
     return [Results.read(p) for p in sorted(ws.posthoc_dir.glob("*/results.json"))]
@@ -78,6 +79,13 @@ def _posthoc(ws: Workspace) -> list[Results]:
 
 def report_workspace(ws: Workspace, study: Study, results: Results | None = None) -> list[Path]:
     """Write the report, its figures, the LaTeX tables and the HEDS datasheet for the results in ``ws``."""
+    from humeval.report.build import build_report
+    from humeval.report.document import render_html, render_markdown
+    from humeval.report.heds import heds_datasheet
+    from humeval.report.judge_runs import judge_runs_section
+    from humeval.report.judge_savings import judge_savings_section
+    from humeval.report.latex import write_latex_tables
+
     results = results if results is not None else read_results(ws)
     protocol = study.protocol
     exclusion = _optional(ws.exclusion)

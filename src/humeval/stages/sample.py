@@ -16,15 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from humeval.data.readers import read_table
 from humeval.files import write_jsonl
 from humeval.hashing import sha256_file
-from humeval.sampling import RESERVED_PARAMS, get_sampler, resolve_method
-from humeval.sampling.select import select_items
 from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["RESERVED_PARAMS", "SCORE_FILES", "sample_stage", "scores_file"]
+__all__ = ["SCORE_FILES", "sample_stage", "scores_file"]
 
 SCORE_FILES = ("human_scores.jsonl", "human_scores.csv")
 
@@ -42,6 +39,10 @@ def sample_stage(study: Study, *, simulate_scores: bool = False) -> StageOutput:
     ``simulate_scores`` replays the data's own ``human.*`` scores for every phase
     (``humeval sample --simulate-scores``).
     """
+    from humeval.data.readers import read_table
+    from humeval.sampling import RESERVED_PARAMS, get_sampler, resolve_method
+    from humeval.sampling.select import select_items
+
     protocol = study.protocol
     spec = protocol.sampling
     seed = spec.seed if spec.seed is not None else protocol.study.seed
