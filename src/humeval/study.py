@@ -11,10 +11,10 @@ from humeval.files import read_jsonl
 from humeval.protocol.load import PROTOCOL_FILE, load_protocol
 
 if TYPE_CHECKING:  # the protocol's models are built when a study's protocol or design is read
-    from humeval.data.judges import JudgeScores
-    from humeval.data.outputs import Outputs
     from humeval.design.tasks import ParticipantList, Task
     from humeval.protocol.models import Protocol
+    from humeval.data.judges import JudgeScores
+    from humeval.data.outputs import Outputs
     from humeval.results import Results
 
 __all__ = ["Study"]

@@ -19,16 +19,16 @@ from humeval.errors import Refused
 
 __all__ = [
     "ASSIGNMENT_ID_MAX",
+    "MAX_HOOK_BODY",
     "IDEMPOTENCY_KEY",
     "IDEMPOTENCY_KEY_PATTERN",
     "INVITE",
     "INVITE_MAX",
     "INVITE_PATTERN",
     "MAX_BODY",
-    "MAX_COMMENT",
     "MAX_FORM",
-    "MAX_HOOK_BODY",
     "MAX_INVITES",
+    "MAX_COMMENT",
     "MAX_SCORE",
     "MAX_SECONDS",
     "PARAM_MAX",

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import humeval.data.readers as readers
-import humeval.judgements.exclusion as exclusion
 from humeval.analysis.workspace import Workspace
-from humeval.judgements import write_judgements
+from humeval.data import readers
+from humeval.judgements import exclusion, write_judgements
 from humeval.lock import lock_study
 from humeval.pipeline import back_half, run_stage
 from humeval.rehearsal import rehearse

@@ -20,7 +20,7 @@ from humeval.stopping.exact import operating_characteristics, wald_bound
 from humeval.stopping.mixture import BetaMixtureRule, prior_strength_for
 from humeval.stopping.normal_mixture import DEFAULT_TUNED_FOR, NormalMixtureRule, rho_for
 
-__all__ = ["RuleEffort", "Tuning", "recommend_tuning", "reference_rules", "rule_efforts", "tuned_mixture"]
+__all__ = ["RuleEffort", "Tuning", "reference_rules", "recommend_tuning", "rule_efforts", "tuned_mixture"]
 
 #: the range of ``tuned_for`` searched (judgements)
 TUNING_RANGE = (10, 1_000_000)
