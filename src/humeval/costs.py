@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from humeval.errors import DataError, ProtocolError
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["PROLIFIC_FEE_RATE", "PROLIFIC_MINIMUM_HOURLY", "Budget", "EffortCost", "SessionPlan", "budget"]
 
@@ -222,7 +222,7 @@ def _strategies(study: Study, strategies: list[str] | None) -> list[str]:
     return list(dict.fromkeys([s for s in (own, "one", "max3", "majority5") if s]))
 
 
-def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
+def budget(study: StudyLike, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
            system_a: str = "", predict: bool = True, crowd_runs: int = 2000,
            precision: float | None = None, difficulty_var: float | None = None) -> Budget:
@@ -242,7 +242,7 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     takes it; default: fitted from the items the pilot judged more than once, and 0 (items of equal
     difficulty, a documented prior) when it judged every item once.
     """
-    study = study if isinstance(study, Study) else Study.open(study)
+    study = as_study(study)
     protocol = study.protocol
     pay, platform = protocol.pay, protocol.platform
     if difficulty_var is not None:

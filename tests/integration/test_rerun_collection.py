@@ -6,8 +6,10 @@ import asyncio
 import json
 from pathlib import Path
 
-from humeval import export_judgements, prepare_collection, run_stage
+from humeval import run_stage
+from humeval.pipeline import prepare_collection
 from humeval.store import Progress, Store
+from humeval.store.export import export_judgements
 from humeval.study import Study
 from tests.integration.server.studies import pairwise_study
 

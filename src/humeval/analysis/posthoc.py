@@ -30,7 +30,7 @@ from humeval.pipeline import record_run, require_lock
 from humeval.protocol.models import Analysis, Protocol
 from humeval.results import Results
 from humeval.stats import kendall, pearson, spearman
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["CORRELATIONS", "correlations", "posthoc"]
 
@@ -68,7 +68,7 @@ def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int
 
 
 def posthoc(
-    study: Study,
+    study: StudyLike,
     name: str,
     *,
     overrides: dict[str, Any] | None = None,
@@ -76,6 +76,7 @@ def posthoc(
     force: bool = False,
 ) -> tuple[Results, list[Path]]:
     """Run post hoc analysis ``name``; returns its results and the files written under results/posthoc/<name>/."""
+    study = as_study(study)
     if not _NAME.match(name):
         raise HumevalError(f"posthoc: name '{name}' must be lower-case letters, digits, '-' or '_' (e.g. 'parametric')")
     if not overrides and not correlation:

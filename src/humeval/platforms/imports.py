@@ -30,7 +30,7 @@ from humeval.errors import PlatformError, did_you_mean
 from humeval.hashing import sha256_file
 from humeval.pipeline import StageOutput, StageResult, run_stage
 from humeval.platforms.keys import read_keys, study_key_file
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["IMPORT_PLATFORMS", "batch_stage", "export_batch", "import_judgements", "import_stage"]
 
@@ -50,8 +50,9 @@ def batch_stage(study: Study, output: str = "") -> StageOutput:
     return StageOutput(outputs=[path, keys], seed=seed, summary={"tasks": len(tasks)})
 
 
-def export_batch(study: Study, output: str | Path | None = None) -> StageResult:
+def export_batch(study: StudyLike, output: str | Path | None = None) -> StageResult:
     """Write the batch CSV of every task (default ``results/mturk_batch.csv``); a logged stage."""
+    study = as_study(study)
     return run_stage(study, "export-batch", options={"output": str(output)} if output else {})
 
 
@@ -134,9 +135,10 @@ def _median(values: list[float]) -> float | None:
     return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
-def import_judgements(study: Study, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
+def import_judgements(study: StudyLike, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
     """Import a file downloaded from ``platform`` (``mturk``, ``files`` or ``prolific``), or a judgement file of
     another tool (``fastchat``, ``mqm``, ``labelstudio``, ``argilla``, ``summeval``); a logged stage."""
+    study = as_study(study)
     if platform not in IMPORT_PLATFORMS:
         raise PlatformError(f"import: unknown platform '{platform}'. {did_you_mean(platform, IMPORT_PLATFORMS)}")
     path = Path(path)

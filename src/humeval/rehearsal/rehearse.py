@@ -69,7 +69,7 @@ from humeval.rehearsal.participants import (
 )
 from humeval.store.engine import redact_url
 from humeval.store.export import write_store_judgements
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["HOST", "RehearsalError", "RehearsalResult", "predicted_places", "rehearsal_workspace", "rehearse"]
 
@@ -510,7 +510,7 @@ def _progress_bar(enabled: bool, total: int | None, label: str) -> Iterator[Any]
 
 
 def rehearse(
-    study: Study | str | Path,
+    study: StudyLike,
     *,
     participants: int | None = None,
     kind: str = "static",
@@ -539,7 +539,7 @@ def rehearse(
     them (:meth:`humeval.store.Store.add_rerun`), and the server is started again for new
     participants; it stops once collation is complete.
     """
-    study = study if isinstance(study, Study) else Study.open(study)
+    study = as_study(study)
     if kind not in REHEARSAL_KINDS:
         raise RehearsalError(f"rehearse: unknown kind '{kind}'. {did_you_mean(kind, REHEARSAL_KINDS)}")
     if population is not None and kind != "crowd":

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from humeval.errors import StoreError
 from humeval.stage import StageOutput
 from humeval.store.engine import redact_url
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 if TYPE_CHECKING:
     from humeval.pipeline import StageResult
@@ -55,12 +55,13 @@ def export_stage(study: Study, db: str = "") -> StageOutput:
                        summary={"exported": rows, **union})
 
 
-def export_judgements(study: Study, db: str | None = None) -> StageResult:
+def export_judgements(study: StudyLike, db: str | None = None) -> StageResult:
     """Export the store's judgements into ``results/judgements.jsonl`` (a logged pipeline stage).
 
     Always runs (the store changes while collection goes on); ``db`` is a store URL or
     file (default: the study's ``study.db``).
     """
+    study = as_study(study)
     from humeval.pipeline import run_stage
 
     return run_stage(study, "export", force=True, options={"db": db} if db else {})

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humeval import budget
+from humeval.costs import budget
 from humeval.pipeline import run_stage
 from humeval.protocol.lock import lock_study
 from humeval.study import Study
