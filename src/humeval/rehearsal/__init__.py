@@ -11,11 +11,11 @@ simulation of stopping rules and labelling strategies is :mod:`humeval.simulate`
 from humeval.rehearsal.dummy import DUMMY_KINDS, dummy_judgements
 from humeval.rehearsal.participants import REHEARSAL_KINDS, Population
 from humeval.rehearsal.rehearse import (
-           RehearsalError,
-           RehearsalOptions,
-           RehearsalResult,
-           rehearse,
-           rehearse_with,
+    RehearsalError,
+    RehearsalOptions,
+    RehearsalResult,
+    rehearse,
+    rehearse_with,
 )
 
 __all__ = ["DUMMY_KINDS", "REHEARSAL_KINDS", "Population", "RehearsalError", "RehearsalOptions", "RehearsalResult",
