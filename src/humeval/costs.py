@@ -275,15 +275,16 @@ def budget(study: StudyLike, *, pilot: str | Path | None = None, strategies: lis
     takes it; default: fitted from the items the pilot judged more than once, and 0 (items of equal
     difficulty, a documented prior) when it judged every item once.
     """
-    study = as_study(study)
     options = BudgetOptions(pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, seed=seed,
                             system_a=system_a, predict=predict, crowd_runs=crowd_runs, precision=precision,
-                            difficulty_var=difficulty_var).check(study.protocol)
+                            difficulty_var=difficulty_var)
     return budget_of(study, options)
 
 
-def budget_of(study: Study, options: BudgetOptions) -> Budget:
-    """:func:`budget` with checked ``options``: the design, the pilot, time, reward, fee, then the predictions."""
+def budget_of(study: StudyLike, options: BudgetOptions) -> Budget:
+    """:func:`budget` with ``options``: checked, then the design, the pilot, time, reward, fee and the predictions."""
+    study = as_study(study)
+    options = options.check(study.protocol)
     protocol = study.protocol
     pay, platform = protocol.pay, protocol.platform
     notes: list[str] = []

@@ -609,16 +609,17 @@ def rehearse(
     them (:meth:`humeval.store.Store.add_rerun`), and the server is started again for new
     participants; it stops once collation is complete.
     """
-    study = as_study(study)
     options = RehearsalOptions(participants=participants, kind=kind, seed=seed, db=db, workers=workers,
                                concurrency=concurrency, timeout=timeout, progress=progress, population=population,
-                               rerun_rounds=rerun_rounds).check(study.protocol)
+                               rerun_rounds=rerun_rounds)
     return rehearse_with(study, options)
 
 
-def rehearse_with(study: Study, options: RehearsalOptions) -> RehearsalResult:
-    """:func:`rehearse` with checked ``options``: the lock gate, a fresh store, the collection rounds, the back half,
-    one logbook entry."""
+def rehearse_with(study: StudyLike, options: RehearsalOptions) -> RehearsalResult:
+    """:func:`rehearse` with ``options``: checked, then the lock gate, a fresh store, the collection rounds, the
+    back half, one logbook entry."""
+    study = as_study(study)
+    options = options.check(study.protocol)
     lock = require_lock(study, "rehearse")
     _require_server()
     predicted = predicted_places(study)  # before this rehearsal replaces an earlier one's judgements
