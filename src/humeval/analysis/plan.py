@@ -31,7 +31,7 @@ from humeval.files import write_json, write_text
 from humeval.hashing import sha256_json
 from humeval.protocol.models import Analysis, Protocol
 from humeval.protocol.signature import signature
-from humeval.results import FORMAT_VERSION, Counts, CriterionResult, Results
+from humeval.results import FORMAT_VERSION, Counts, CriterionResult, JudgeResult, Results
 from humeval.rng import child_seeds
 
 __all__ = ["analysis_signature", "analyze", "counts", "write_results"]
@@ -130,8 +130,8 @@ def _criterion_result(criterion: Any, frame: pd.DataFrame, plan: Analysis, syste
     fitting = [judges[j] for j in plan.judges if judges and judges[j].fits(criterion)]
     if fitting:
         logged = log_scores(criterion, plan)
-        fields["judges"] = {j.name: judge_estimates(frame, criterion.type, j, systems, logged=logged,
-                                                    confidence_level=1 - plan.alpha) for j in fitting}
+        fields["judges"] = {j.name: JudgeResult(**judge_estimates(frame, criterion.type, j, systems, logged=logged,
+                                                                 confidence_level=1 - plan.alpha)) for j in fitting}
     return CriterionResult(**fields)
 
 
