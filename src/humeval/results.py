@@ -74,6 +74,9 @@ __all__ = [
 
 #: the layout of ``results.json``; files without ``format_version`` are format 1 (humeval before typed results)
 FORMAT_VERSION = 2
+#: what a reader of another format version is told to do
+RERUN = ("`humeval analyze <study>` (or the command that wrote it: `humeval dry-run`, `humeval rehearse`, "
+         "`humeval posthoc <name>`)")
 #: the tidy tables of every result (``correlations`` only when a post hoc analysis computed them)
 TABLES = ("descriptives", "tests", "agreement", "rankings", "pairs")
 _NUMBERS = ("estimate", "ci_low", "ci_high", "p_value")
@@ -555,8 +558,7 @@ def check_format(data: Any, where: str) -> None:
         said = "no format_version (format 1, written before results were versioned)" if found is None else \
             f"format_version {found!r}"
         raise DataError(f"{where}: results.json has {said}; this humeval reads format_version {FORMAT_VERSION}. "
-                        "Re-run the analysis to write it again: `humeval run <study> analyze` (or the command "
-                        "that wrote it: dry-run, rehearse, posthoc)")
+                        f"Re-run the analysis to write it again: {RERUN}")
 
 
 def _criterion_rows(res: CriterionResult) -> list[tuple[str, str, Record, dict[str, Any]]]:

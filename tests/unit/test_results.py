@@ -137,7 +137,8 @@ def test_another_format_version_is_refused_naming_both_versions(tmp_path, found,
     message = str(err.value)
     assert message.startswith(f"{path}: results.json has {said}")
     assert f"this humeval reads format_version {FORMAT_VERSION}" in message
-    assert "humeval run <study> analyze" in message
+    assert message.endswith("Re-run the analysis to write it again: `humeval analyze <study>` (or the command that "
+                            "wrote it: `humeval dry-run`, `humeval rehearse`, `humeval posthoc <name>`)")
 
 
 def test_the_written_file_carries_the_format_version_first(dry_run_study):
