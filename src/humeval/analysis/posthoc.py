@@ -28,7 +28,7 @@ from humeval.errors import HumevalError, ProtocolError, did_you_mean
 from humeval.hashing import sha256_file
 from humeval.pipeline import record_run, require_lock
 from humeval.protocol.models import Analysis, Protocol
-from humeval.results import Results
+from humeval.results import FORMAT_VERSION, CorrelationSet, Results
 from humeval.stats import kendall, pearson, spearman
 from humeval.study import Study, StudyLike, as_study
 
@@ -52,7 +52,7 @@ def _plan(protocol: Protocol, overrides: dict[str, Any]) -> Protocol:
     return protocol.model_copy(update={"analysis": plan})
 
 
-def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int) -> dict[str, Any]:
+def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int) -> CorrelationSet:
     """Correlation between every two rating criteria over per-output (item, system) mean scores."""
     if method not in CORRELATIONS:
         raise HumevalError(f"posthoc: unknown correlation '{method}'. {did_you_mean(method, CORRELATIONS)}")
@@ -64,7 +64,7 @@ def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int
         both = wide[[a, b]].dropna()
         pairs.append(attempt(method, CORRELATIONS[method], both[a].to_numpy(), both[b].to_numpy(),
                              context={"a": a, "b": b}, seed=seed))
-    return {"method": method, "unit": "per-output mean scores", "pairs": pairs}
+    return CorrelationSet(method=method, unit="per-output mean scores", pairs=pairs)
 
 
 def posthoc(
@@ -105,17 +105,16 @@ def _posthoc(study: Study, ws: Any, name: str, out_dir: Path, overrides: dict[st
     analysed = kept[(kept["kind"] == "task") & (reasons.reindex(kept.index) == "")]
     if overrides:
         judges = study.judges() if protocol.analysis.judges else None
-        data = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name, judges=judges).to_json()
+        header = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name, judges=judges).stored()
     else:  # correlations only: the same header, no criteria re-analysed
-        data = {"study": protocol.study.name,
-                "signature": analysis_signature(protocol, sha, protocol.study.seed, post_hoc=name),
-                "preregistered": False, "post_hoc": name, "dry_run": None, "protocol_sha256": sha,
-                "seed": protocol.study.seed, "version": __version__,
-                "plan": protocol.analysis.model_dump(mode="json"),
-                "systems": protocol.systems or sorted((set(analysed["system"]) | set(analysed["system_b"])) - {""}),
-                "counts": counts(judgements, kept, reasons, analysed), "criteria": {}}
-    data["overrides"] = overrides or {}
+        header = {"format_version": FORMAT_VERSION, "study": protocol.study.name,
+                  "signature": analysis_signature(protocol, sha, protocol.study.seed, post_hoc=name),
+                  "preregistered": False, "post_hoc": name, "dry_run": None, "protocol_sha256": sha,
+                  "seed": protocol.study.seed, "version": __version__, "plan": protocol.analysis,
+                  "systems": protocol.systems or sorted((set(analysed["system"]) | set(analysed["system_b"])) - {""}),
+                  "counts": counts(judgements, kept, reasons, analysed), "criteria": {}}
+    header["overrides"] = overrides or {}
     if correlation:
-        data["correlations"] = [correlations(analysed, protocol, correlation, protocol.study.seed)]
-    results = Results.from_json(data, f"posthoc {name}")
+        header["correlations"] = [correlations(analysed, protocol, correlation, protocol.study.seed)]
+    results = Results(**header)
     return results, write_results(results, out_dir / "results.json", out_dir / "tables")
