@@ -21,7 +21,7 @@ from pathlib import Path
 
 from humeval.errors import HumevalError, StoreError
 from humeval.pipeline import prepare_collection
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["ADMIN_ENV", "check_port", "serve", "wait_until_serving"]
 
@@ -102,7 +102,7 @@ def _announce(host: str, port: int, processes: int, lines: list[str], say: Calla
 
 
 def serve(
-    study: Study | str | Path,
+    study: StudyLike,
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -143,6 +143,7 @@ def serve(
     ``prolific_sync``: seconds between two ``prolific sync`` runs in the background (a Prolific study
     only; 0: none): waves of places as the stopping rule needs them, the stop at the decision.
     """
+    study = as_study(study)
     import uvicorn
 
     from humeval.server.config import CONFIG_FILE_ENV, ServerConfig, check_admin_token
@@ -155,7 +156,6 @@ def serve(
 
         origin_of(public_url)
     check_port(host, port)  # likewise: a port held by another server would fail only after the admin token is printed
-    study = study if isinstance(study, Study) else Study.open(study)
     if sqlite_sync not in SYNC_MODES:
         raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
     sqlite = is_sqlite(database_url(db, study.db_file))

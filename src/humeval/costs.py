@@ -45,9 +45,10 @@ from typing import Any
 import numpy as np
 
 from humeval.errors import DataError, ProtocolError
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
-__all__ = ["PROLIFIC_FEE_RATE", "PROLIFIC_MINIMUM_HOURLY", "Budget", "EffortCost", "SessionPlan", "budget"]
+__all__ = ["PROLIFIC_FEE_RATE", "PROLIFIC_MINIMUM_HOURLY", "Budget", "BudgetOptions", "EffortCost", "SessionPlan",
+           "budget", "budget_of"]
 
 #: the wall time to a decision a plan of sessions aims at, as a multiple of the fixed design's with the same crowd
 WALL_TARGET = 1.25
@@ -222,7 +223,39 @@ def _strategies(study: Study, strategies: list[str] | None) -> list[str]:
     return list(dict.fromkeys([s for s in (own, "one", "max3", "majority5") if s]))
 
 
-def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
+@dataclass(frozen=True)
+class BudgetOptions:
+    """What :func:`budget` is asked (each field as its keyword); :meth:`check` refuses what the protocol
+    cannot use."""
+
+    pilot: str | Path | None = None
+    strategies: list[str] | None = None
+    deltas: list[float] | None = None
+    iterations: int = 200
+    seed: int | None = None
+    system_a: str = ""
+    predict: bool = True
+    crowd_runs: int = 2000
+    precision: float | None = None
+    difficulty_var: float | None = None
+
+    def check(self, protocol: Any) -> BudgetOptions:
+        """These options, or a :class:`DataError`/:class:`ProtocolError` naming the one ``protocol`` cannot use."""
+        var = self.difficulty_var
+        if var is None:
+            return self
+        if not (math.isfinite(var) and var >= 0):
+            raise DataError(f"--difficulty-var: the variance of the items' difficulty is a number >= 0, got {var!r}")
+        if protocol.stopping is None:
+            raise ProtocolError("--difficulty-var: the difficulty is used to predict the judgements of dynamic stopping, "
+                                "and this protocol has no stopping section: a fixed design's budget needs no pilot")
+        if not self.predict:
+            raise DataError("difficulty_var: predict=False budgets every place of the fixed design, which needs no "
+                            "difficulty; pass predict=True to predict the judgements of dynamic stopping")
+        return self
+
+
+def budget(study: StudyLike, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
            system_a: str = "", predict: bool = True, crowd_runs: int = 2000,
            precision: float | None = None, difficulty_var: float | None = None) -> Budget:
@@ -242,41 +275,75 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     takes it; default: fitted from the items the pilot judged more than once, and 0 (items of equal
     difficulty, a documented prior) when it judged every item once.
     """
-    study = study if isinstance(study, Study) else Study.open(study)
+    options = BudgetOptions(pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, seed=seed,
+                            system_a=system_a, predict=predict, crowd_runs=crowd_runs, precision=precision,
+                            difficulty_var=difficulty_var)
+    return budget_of(study, options)
+
+
+def budget_of(study: StudyLike, options: BudgetOptions) -> Budget:
+    """:func:`budget` with ``options``: checked, then the design, the pilot, time, reward, fee and the predictions."""
+    study = as_study(study)
+    options = options.check(study.protocol)
     protocol = study.protocol
     pay, platform = protocol.pay, protocol.platform
-    if difficulty_var is not None:
-        if not (math.isfinite(difficulty_var) and difficulty_var >= 0):
-            raise DataError(f"--difficulty-var: the variance of the items' difficulty is a number >= 0, got {difficulty_var!r}")
-        if protocol.stopping is None:
-            raise ProtocolError("--difficulty-var: the difficulty is used to predict the judgements of dynamic stopping, "
-                                "and this protocol has no stopping section: a fixed design's budget needs no pilot")
-        if not predict:
-            raise DataError("difficulty_var: predict=False budgets every place of the fixed design, which needs no "
-                            "difficulty; pass predict=True to predict the judgements of dynamic stopping")
+    notes: list[str] = []
+    lists, tasks_per_list, judgements = _design_size(study)
+    path = _pilot_path(study, options.pilot)
+    pilot = _fit_pilot_data(study, options, path, notes)
+    declared_pilot = path if (options.pilot is not None or pay.pilot) else None
+    minutes, time_source = _minutes_per_list(study, pilot.seconds if pilot is not None else None, declared_pilot,
+                                             tasks_per_list)
+    reward, reward_source = _reward(protocol, minutes)
+    hourly = reward / (minutes / 60)
+    minimum, meets = _minimum_hourly(protocol, hourly, notes)
+    fee_rate, fee_source = _fee_rate(protocol)
+    rewards = reward * len(lists)
+    effort, sessions_plan, fit = ([], [], None) if pilot is None else _dynamic(
+        study, options, pilot, lists, judgements, minutes, reward, fee_rate, notes)
+    savings = _judge_savings(study, options, notes)
+    return Budget(
+        study=protocol.study.name, platform=platform.kind, currency=pay.currency,
+        design="fixed" if pilot is None else "dynamic",
+        places=len(lists), tasks_per_list=tasks_per_list, judgements=judgements,
+        minutes_per_list=round(minutes, 2), time_source=time_source,
+        reward_per_list=_money(reward), reward_source=reward_source, hourly_pay=round(hourly, 2),
+        minimum_hourly=minimum, meets_minimum=meets, fee_rate=fee_rate, fee_source=fee_source,
+        rewards=_money(rewards), fee=_money(rewards * fee_rate), total=_money(rewards * (1 + fee_rate)),
+        effort=effort, notes=notes, sessions=sessions_plan, judge_runs=_judge_costs(study), judges=savings,
+        fit=None if fit is None else fit.to_dict(),
+    )
+
+
+def _design_size(study: Study) -> tuple[list[Any], int, int]:
+    """The participant lists (the places), the most tasks of a list, and the judgements (tasks of kind ``task``)."""
     lists = study.read_lists()
     if not lists:
         raise DataError(f"{study.lists_file}: the design has no participant lists; nothing to budget")
-    sizes = [len(pl.tasks) for pl in lists]
-    tasks_per_list = max(sizes)
-    judgements = sum(t.kind == "task" for pl in lists for t in pl.tasks)
-    notes: list[str] = []
+    return lists, max(len(pl.tasks) for pl in lists), sum(t.kind == "task" for pl in lists for t in pl.tasks)
 
-    fit_pilot_data = None
-    path = _pilot_path(study, pilot)
-    if protocol.stopping is not None and predict:
-        if path is None:
-            raise DataError("budget: the protocol stops dynamically, so the number of judgements must be predicted "
-                            "from a pilot: pass one (--pilot FILE: humeval's exported judgements, an AMT batch or a "
-                            "request/choice CSV), or run `humeval rehearse` or `humeval export` first")
-        from humeval.simulate.plan import read_pilot
 
-        fit_pilot_data = read_pilot(path, system_a=system_a or (protocol.stopping.systems or [""])[0])
-        notes.append(f"simulator fitted to {fit_pilot_data.source} {study.relative(path) if path.is_relative_to(study.root) else path}")
-    pilot_seconds = fit_pilot_data.seconds if fit_pilot_data is not None else None
-    declared_pilot = path if (pilot is not None or protocol.pay.pilot) else None
+def _fit_pilot_data(study: Study, options: BudgetOptions, path: Path | None, notes: list[str]) -> Any:
+    """The pilot the simulator is fitted to (:class:`humeval.simulate.plan.Pilot`), or None for a budget of the
+    fixed design (no stopping section, or ``predict=False``)."""
+    protocol = study.protocol
+    if protocol.stopping is None or not options.predict:
+        return None
+    if path is None:
+        raise DataError("budget: the protocol stops dynamically, so the number of judgements must be predicted "
+                        "from a pilot: pass one (--pilot FILE: humeval's exported judgements, an AMT batch or a "
+                        "request/choice CSV), or run `humeval rehearse` or `humeval export` first")
+    from humeval.simulate.plan import read_pilot
 
-    # time
+    pilot = read_pilot(path, system_a=options.system_a or (protocol.stopping.systems or [""])[0])
+    notes.append(f"simulator fitted to {pilot.source} {study.relative(path) if path.is_relative_to(study.root) else path}")
+    return pilot
+
+
+def _minutes_per_list(study: Study, pilot_seconds: np.ndarray | None, declared_pilot: Path | None,
+                      tasks_per_list: int) -> tuple[float, str]:
+    """Whole minutes per list and where they come from (see the module docstring)."""
+    pay = study.protocol.pay
     if pay.minutes_per_list is not None:
         minutes, time_source = float(pay.minutes_per_list), "protocol (pay.minutes_per_list)"
     else:
@@ -294,74 +361,85 @@ def budget(study: Study | str | Path, *, pilot: str | Path | None = None, strate
     minutes = float(math.ceil(minutes - 1e-9))
     if minutes <= 0:
         raise DataError(f"budget: estimated minutes per list is {minutes}; the time measurements are zero")
+    return minutes, time_source
 
-    # reward
+
+def _reward(protocol: Any, minutes: float) -> tuple[float, str]:
+    """The reward per list and where it comes from."""
+    pay, platform = protocol.pay, protocol.platform
     if pay.hourly is not None:
-        reward = math.ceil(pay.hourly * minutes / 60 * 100 - 1e-9) / 100
-        reward_source = f"pay.hourly {pay.hourly:.2f} x {minutes:.2f} min"
-    elif platform.reward > 0:
-        reward, reward_source = float(platform.reward), "platform.reward"
-    else:
-        raise ProtocolError("pay: no reward: declare pay.hourly (pay per hour) or platform.reward (pay per list)")
-    hourly = reward / (minutes / 60)
+        return math.ceil(pay.hourly * minutes / 60 * 100 - 1e-9) / 100, f"pay.hourly {pay.hourly:.2f} x {minutes:.2f} min"
+    if platform.reward > 0:
+        return float(platform.reward), "platform.reward"
+    raise ProtocolError("pay: no reward: declare pay.hourly (pay per hour) or platform.reward (pay per list)")
 
-    prolific = platform.kind == "prolific"
+
+def _minimum_hourly(protocol: Any, hourly: float, notes: list[str]) -> tuple[float | None, bool | None]:
+    """The minimum hourly pay (declared, else Prolific's in its currency) and whether ``hourly`` meets it."""
+    pay = protocol.pay
     minimum = pay.minimum_hourly
-    if minimum is None and prolific:
+    if minimum is None and protocol.platform.kind == "prolific":
         minimum = PROLIFIC_MINIMUM_HOURLY.get(pay.currency)
         if minimum is None:
             notes.append(f"Prolific pays in GBP or USD; no minimum known for {pay.currency}: declare pay.minimum_hourly")
     meets = None if minimum is None else hourly >= minimum - 1e-9
     if meets is False:
         notes.append(f"hourly pay {hourly:.2f} {pay.currency} is below the minimum {minimum:.2f}: raise pay.hourly or platform.reward")
-    if pay.fee_rate is not None:
-        fee_rate, fee_source = float(pay.fee_rate), "pay.fee_rate"
-    elif prolific:
-        fee_rate, fee_source = PROLIFIC_FEE_RATE, "Prolific platform fee (www.prolific.com/pricing, 2026-09-20)"
-    else:
-        fee_rate, fee_source = 0.0, f"none known for platform '{platform.kind}' (declare pay.fee_rate)"
+    return minimum, meets
 
-    rewards = reward * len(lists)
-    effort: list[EffortCost] = []
-    sessions_plan: list[SessionPlan] = []
-    design = "fixed"
-    if fit_pilot_data is not None:
-        design = "dynamic"
-        from humeval.simulate.plan import fit_pilot
 
-        frame = fit_pilot_data.frame
-        repeated = bool((frame.groupby("request").size() >= 2).any()) if "request" in frame else True
-        if difficulty_var is not None:
-            notes.append(f"the variance of the items' difficulty is {difficulty_var:g}, as given (--difficulty-var)")
-        elif not repeated:  # served in a random order, a short pilot judges each item once
-            difficulty_var = 0.0
-            notes.append("the pilot judged every item once, so how much items differ in difficulty is not known: "
-                         "the simulator takes items of equal difficulty (variance 0; a longer pilot measures it, or "
-                         "give it: --difficulty-var V)")
-        fit = fit_pilot(frame, seed=protocol.study.seed if seed is None else seed, difficulty_var=difficulty_var)
-        effort = _effort(study, fit, strategies, deltas, iterations, seed, judgements,
-                         judgements / len(lists), reward, fee_rate)
-        notes.append(f"dynamic stopping: the fixed design's {judgements} judgements ({len(lists)} places) are the most it can cost")
-        if protocol.assignment.strategy == "list":
-            plans, plan_notes = _sessions(study, lists, fit, minutes, reward * (1 + fee_rate), runs=crowd_runs,
-                                          seed=protocol.study.seed if seed is None else seed)
-            sessions_plan, notes = plans, notes + plan_notes
-    savings: list[Any] = []
-    if protocol.analysis.judges and predict:
-        from humeval.judge_budget import judge_savings
+def _fee_rate(protocol: Any) -> tuple[float, str]:
+    """The platform's fee as a share of the rewards and where it comes from."""
+    if protocol.pay.fee_rate is not None:
+        return float(protocol.pay.fee_rate), "pay.fee_rate"
+    if protocol.platform.kind == "prolific":
+        return PROLIFIC_FEE_RATE, "Prolific platform fee (www.prolific.com/pricing, 2026-09-20)"
+    return 0.0, f"none known for platform '{protocol.platform.kind}' (declare pay.fee_rate)"
 
-        savings, judge_notes = judge_savings(study, pilot if pilot is not None else None, precision=precision)
-        notes += judge_notes
-    return Budget(
-        study=protocol.study.name, platform=platform.kind, currency=pay.currency, design=design,
-        places=len(lists), tasks_per_list=tasks_per_list, judgements=judgements,
-        minutes_per_list=round(minutes, 2), time_source=time_source,
-        reward_per_list=_money(reward), reward_source=reward_source, hourly_pay=round(hourly, 2),
-        minimum_hourly=minimum, meets_minimum=meets, fee_rate=fee_rate, fee_source=fee_source,
-        rewards=_money(rewards), fee=_money(rewards * fee_rate), total=_money(rewards * (1 + fee_rate)),
-        effort=effort, notes=notes, sessions=sessions_plan, judge_runs=_judge_costs(study), judges=savings,
-        fit=None if fit_pilot_data is None else fit.to_dict(),
-    )
+
+def _dynamic(study: Study, options: BudgetOptions, pilot: Any, lists: list[Any], judgements: int, minutes: float,
+             reward: float, fee_rate: float, notes: list[str]) -> tuple[list[EffortCost], list[SessionPlan], Any]:
+    """Dynamic stopping: the simulator fitted to ``pilot``, the predicted effort, and the session plans."""
+    from humeval.simulate.plan import fit_pilot
+
+    protocol = study.protocol
+    seed = protocol.study.seed if options.seed is None else options.seed
+    fit = fit_pilot(pilot.frame, seed=seed, difficulty_var=_difficulty_var(options, pilot.frame, notes))
+    effort = _effort(study, fit, options.strategies, options.deltas, options.iterations, options.seed, judgements,
+                     judgements / len(lists), reward, fee_rate)
+    notes.append(f"dynamic stopping: the fixed design's {judgements} judgements ({len(lists)} places) are the most it can cost")
+    if protocol.assignment.strategy != "list":
+        return effort, [], fit
+    plans, plan_notes = _sessions(study, lists, fit, minutes, reward * (1 + fee_rate), runs=options.crowd_runs,
+                                  seed=seed)
+    notes += plan_notes
+    return effort, plans, fit
+
+
+def _difficulty_var(options: BudgetOptions, frame: Any, notes: list[str]) -> float | None:
+    """The variance of the items' difficulty: as given, 0 when the pilot judged every item once, else None (fitted)."""
+    if options.difficulty_var is not None:
+        notes.append(f"the variance of the items' difficulty is {options.difficulty_var:g}, as given (--difficulty-var)")
+        return options.difficulty_var
+    repeated = bool((frame.groupby("request").size() >= 2).any()) if "request" in frame else True
+    if repeated:
+        return None
+    # served in a random order, a short pilot judges each item once
+    notes.append("the pilot judged every item once, so how much items differ in difficulty is not known: "
+                 "the simulator takes items of equal difficulty (variance 0; a longer pilot measures it, or "
+                 "give it: --difficulty-var V)")
+    return 0.0
+
+
+def _judge_savings(study: Study, options: BudgetOptions, notes: list[str]) -> list[Any]:
+    """Per judge in the analysis plan, the human labels it saves (none without judges or with ``predict=False``)."""
+    if not (study.protocol.analysis.judges and options.predict):
+        return []
+    from humeval.judge_budget import judge_savings
+
+    savings, judge_notes = judge_savings(study, options.pilot, precision=options.precision)
+    notes += judge_notes
+    return savings
 
 
 def _judge_costs(study: Study) -> list[dict[str, Any]]:

@@ -29,7 +29,7 @@ from typing import Any
 from humeval.errors import HumevalError
 from humeval.rehearsal.participants import Population
 from humeval.rehearsal.rehearse import RehearsalResult
-from humeval.results import Results
+from humeval.results import Results, Stopping
 
 __all__ = ["DEMO_ITEMS", "RERUN_ROUNDS", "DemoResult", "demo"]
 
@@ -54,7 +54,7 @@ class DemoResult:
         return self.rehearsal.report
 
     @property
-    def decisions(self) -> list[dict[str, Any]]:
+    def decisions(self) -> list[Stopping]:
         """The stopping rule's decision per watched comparison (replayed on the valid judgements)."""
         return [res.stopping for res in self.results.criteria.values() if res.stopping]
 
@@ -77,16 +77,16 @@ class DemoResult:
         judgements used against the fixed design, collection counts, exclusion, collation, agreement and
         rankings with their intervals, the report and the signature."""
         r, res = self.rehearsal, self.results
-        agreement = [{"criterion": name, "measure": a.get("measure"), "method": a.method, "estimate": a.estimate,
-                      "ci_low": a.ci_low, "ci_high": a.ci_high, "no_interval": a.get("no_interval"), "n": a.n,
-                      "verdict": a.get("verdict"), "note": a.undefined}
+        agreement = [{"criterion": name, "measure": a.measure, "method": a.method, "estimate": a.estimate,
+                      "ci_low": a.ci_low, "ci_high": a.ci_high, "no_interval": a.no_interval, "n": a.n,
+                      "verdict": a.verdict, "note": a.undefined}
                      for name, c in res.criteria.items() for a in c.agreement]
-        rankings = [{"criterion": name, "method": method, "rank": f"{s['rank_low']}-{s['rank_high']}",
-                     "system": s["system"], "score": s.estimate, "ci_low": s.ci_low, "ci_high": s.ci_high,
-                     "no_interval": s.get("no_interval"), "n": s.n}
+        rankings = [{"criterion": name, "method": method, "rank": f"{s.rank_low}-{s.rank_high}",
+                     "system": s.system, "score": s.estimate, "ci_low": s.ci_low, "ci_high": s.ci_high,
+                     "no_interval": s.no_interval, "n": s.n}
                     for name, c in res.criteria.items() for method, rk in c.rankings.items() if not rk.undefined
                     for s in rk.systems]
-        decisions = [{k: d.get(k) for k in ("criterion", "a", "b", "rule", "delta", "anytime_valid", "outcome",
+        decisions = [{k: getattr(d, k) for k in ("criterion", "a", "b", "rule", "delta", "anytime_valid", "outcome",
                                             "decision", "n", "collected", "fixed_design", "saved", "places",
                                             "fixed_places", "live_n",
                                             "agrees_with_live")} for d in self.decisions]
@@ -107,7 +107,7 @@ class DemoResult:
                                                         "tasks_incomplete", "judgements_missing")},
             "agreement": agreement,
             "rankings": rankings,
-            "confidence_level": 1 - float(res.plan.get("alpha", 0.05)),
+            "confidence_level": 1 - res.alpha,
             "report": str(self.report) if self.report else None,
             "signature": res.signature,
             "seconds": round(self.seconds, 1),

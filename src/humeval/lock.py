@@ -10,7 +10,7 @@ from humeval._version import __version__
 from humeval.errors import DataError, ProtocolError
 from humeval.files import read_json, write_json
 from humeval.hashing import sha256_file, sha256_json
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["Lock", "check_lock", "fingerprint", "lock_study", "read_lock", "release_lock", "require_lock"]
 
@@ -41,8 +41,9 @@ def fingerprint(study: Study) -> dict[str, Any]:
     }
 
 
-def read_lock(study: Study) -> Lock | None:
+def read_lock(study: StudyLike) -> Lock | None:
     """The study's lock, or None when it is not locked."""
+    study = as_study(study)
     if not study.lock_file.is_file():
         return None
     try:
@@ -51,9 +52,10 @@ def read_lock(study: Study) -> Lock | None:
         raise ProtocolError(f"{exc}: corrupt lock file; restore it from version control") from None
 
 
-def lock_study(study: Study) -> Lock:
+def lock_study(study: StudyLike) -> Lock:
     """Write ``.humeval/lock.json`` after every ``validate`` check passed; refuses when the study is
     already locked or any check fails (the :class:`ProtocolError` lists every problem)."""
+    study = as_study(study)
     from humeval import logbook
     from humeval.validate import validate_study
 
@@ -78,8 +80,9 @@ def lock_study(study: Study) -> Lock:
     return Lock(data)
 
 
-def release_lock(study: Study, reason: str = "") -> Lock:
+def release_lock(study: StudyLike, reason: str = "") -> Lock:
     """Remove the lock (recorded in the logbook with the released hashes)."""
+    study = as_study(study)
     from humeval import logbook
 
     lock = read_lock(study)
@@ -90,12 +93,13 @@ def release_lock(study: Study, reason: str = "") -> Lock:
     return lock
 
 
-def check_lock(study: Study) -> Lock | None:
+def check_lock(study: StudyLike) -> Lock | None:
     """Raise :class:`ProtocolError` when a locked study's protocol or inputs changed.
 
     The message names the file, the locked hash and the current hash (and for the
     protocol, which sections changed). Returns the lock, or None for an unlocked study.
     """
+    study = as_study(study)
     lock = read_lock(study)
     if lock is None:
         return None

@@ -48,7 +48,7 @@ from humeval.stages.imports import IMPORT_PLATFORMS, import_stage
 from humeval.stages.judge import judge_stage
 from humeval.stages.report import report_stage
 from humeval.stages.sample import sample_stage, scores_file
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 __all__ = [
     "PRE_COLLECTION",
@@ -175,12 +175,13 @@ def _logged(options: dict[str, Any]) -> dict[str, Any]:
     return {k: redact_url(v) if isinstance(v, str) else v for k, v in options.items()}
 
 
-def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str, Any] | None = None) -> StageResult:
+def run_stage(study: StudyLike, name: str, *, force: bool = False, options: dict[str, Any] | None = None) -> StageResult:
     """Run one stage (unless nothing changed since its last successful run) and log it.
 
     ``options`` are keyword arguments of the stage function; they are recorded in the
     logbook and a change of options re-runs the stage.
     """
+    study = as_study(study)
     options = dict(options or {})
     if name not in STAGES:
         raise HumevalError(f"unknown stage '{name}'. {did_you_mean(name, STAGES)}")
@@ -199,8 +200,9 @@ def run_stage(study: Study, name: str, *, force: bool = False, options: dict[str
     return StageResult(name, False, [o["path"] for o in rec.entry["outputs"]], out.summary, sig)
 
 
-def run(study: Study, *, force: bool = False, progress: Callable[[str], None] | None = None) -> list[StageResult]:
+def run(study: StudyLike, *, force: bool = False, progress: Callable[[str], None] | None = None) -> list[StageResult]:
     """Run the pre-collection stages in order (``humeval run``)."""
+    study = as_study(study)
     results = []
     for name in PRE_COLLECTION:
         if progress:
@@ -209,30 +211,33 @@ def run(study: Study, *, force: bool = False, progress: Callable[[str], None] | 
     return results
 
 
-def judge(study: Study | str | Path, *, judges: list[str] | None = None, force: bool = False) -> StageResult:
+def judge(study: StudyLike, *, judges: list[str] | None = None, force: bool = False) -> StageResult:
     """Ask the study's LLM judges (``data.judges`` with ``llm``; all, or those named) and log the run
     (``humeval judge``). Answers are cached, so a re-run or a resumed run asks only what is not answered yet."""
-    study = study if isinstance(study, Study) else Study.open(study)
+    study = as_study(study)
     return run_stage(study, "judge", force=force, options={"judges": judges} if judges else None)
 
 
-def export_judgements(study: Study, db: str | None = None) -> StageResult:
+def export_judgements(study: StudyLike, db: str | None = None) -> StageResult:
     """Export the store's judgements into ``results/judgements.jsonl`` (a logged pipeline stage).
 
     Always runs (the store changes while collection goes on); ``db`` is a store URL or
     file (default: the study's ``study.db``).
     """
+    study = as_study(study)
     return run_stage(study, "export", force=True, options={"db": db} if db else {})
 
 
-def export_batch(study: Study, output: str | Path | None = None) -> StageResult:
+def export_batch(study: StudyLike, output: str | Path | None = None) -> StageResult:
     """Write the batch CSV of every task (default ``results/mturk_batch.csv``); a logged stage."""
+    study = as_study(study)
     return run_stage(study, "export-batch", options={"output": str(output)} if output else {})
 
 
-def import_judgements(study: Study, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
+def import_judgements(study: StudyLike, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
     """Import a file downloaded from ``platform`` (``mturk``, ``files`` or ``prolific``), or a judgement file of
     another tool (``fastchat``, ``mqm``, ``labelstudio``, ``argilla``, ``summeval``); a logged stage."""
+    study = as_study(study)
     if platform not in IMPORT_PLATFORMS:
         raise PlatformError(f"import: unknown platform '{platform}'. {did_you_mean(platform, IMPORT_PLATFORMS)}")
     path = Path(path)
@@ -259,7 +264,7 @@ def _seeding_progress(say: Callable[[str], None]) -> Callable[[str, int, int], N
     return report
 
 
-def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = False,
+def prepare_collection(study: StudyLike, *, db: str | None = None, unlocked: bool = False,
                        parameters: dict[str, Any] | None = None,
                        progress: Callable[[str], None] | None = None) -> bool:
     """Everything before a store collects: the lock gate, the pre-collection stages, the store.
@@ -270,6 +275,7 @@ def prepare_collection(study: Study, *, db: str | None = None, unlocked: bool = 
     file; default ``study.db``), adds the re-run lists ``collate`` dealt (once per file), and
     logs a ``serve`` entry with the hashes of what the store was seeded from. Returns whether the store was seeded now.
     """
+    study = as_study(study)
     from humeval.platforms.keys import rerun_lists_file, study_key_file
     from humeval.store import Store
     from humeval.store.engine import redact_url

@@ -1,28 +1,43 @@
-"""The results of an analysis as one typed tree: :class:`Results`.
+"""The results of an analysis as typed models: :class:`Results` and the records inside it.
 
-``results.json`` (written by ``humeval analyze``, a dry run, a rehearsal or ``humeval
-posthoc``) is read once into a :class:`Results`: study-level facts (signature, counts,
-plan, systems), one :class:`CriterionResult` per criterion, and inside each the records
-the plan produced (descriptives, normality tests, omnibus, post hoc pairs, sign tests,
-agreement, rankings) as :class:`Record` (one number with its uncertainty and its
-context: a stored :class:`humeval.stats.Estimate`). :meth:`Results.tables` is the one
-walker of the tree: the tidy CSVs, ``humeval analyze``/``posthoc`` and the report read
-it. ``Results.from_json(r.to_json()) == r`` and ``to_json`` gives back the file's
-content (keys, order and ``null`` s included).
+The analysis (:func:`humeval.analysis.plan.analyze`, ``humeval posthoc``) builds a
+:class:`Results`; ``results.json`` is its serialisation (:meth:`Results.to_json`,
+``model_dump(mode="json")``) with a top-level ``format_version`` (:data:`FORMAT_VERSION`).
+A :class:`Results` holds study-level facts (signature, counts, plan, systems) and one
+:class:`CriterionResult` per criterion, and inside each the records the plan produced
+(descriptives, normality tests, omnibus, post hoc pairs, sign tests, agreement, rankings,
+judges) as :class:`Record` subclasses: one number with its uncertainty and its context,
+read as attributes (``record.system``, ``record.ci_low``). Method-specific extras of
+:mod:`humeval.stats` (a test statistic, ``n_boot``, ...) are kept as extra fields.
 
-Loading is cheap (no pandas until :meth:`Results.tables`); ``Study.results(name)`` reads
-the results of a study by name.
+Every model keeps the order and presence of its keys, so ``Results.from_json(r.to_json()) == r``
+and ``to_json`` gives back the file's content (keys, order and ``null`` s included).
+:meth:`Results.read` refuses a file of another format version, naming both versions.
+:meth:`Results.tables` is the one walker of the tree: the tidy CSVs, ``humeval analyze``/``posthoc``
+and the report read it. Loading is cheap (no pandas until :meth:`Results.tables`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from humeval.errors import DataError
 from humeval.files import clean, read_json
+from humeval.protocol.models import Analysis
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,189 +45,240 @@ if TYPE_CHECKING:
     from humeval.stats import Estimate
 
 __all__ = [
+    "FORMAT_VERSION",
     "TABLES",
+    "AgreementRecord",
+    "Calibration",
     "CorrelationSet",
     "Counts",
     "CriterionResult",
+    "Descriptive",
+    "ErrorRecord",
+    "JudgeEstimate",
+    "JudgeResult",
+    "Leaderboard",
+    "LeaderboardRow",
     "Normality",
+    "PairTest",
     "PostHoc",
+    "RankRow",
     "RankingResult",
     "Record",
     "Results",
+    "SignTest",
+    "SpanAgreement",
+    "Stopping",
+    "SystemRecord",
     "read_results",
 ]
 
+#: the layout of ``results.json``; files without ``format_version`` are format 1 (humeval before typed results)
+FORMAT_VERSION = 2
+#: what a reader of another format version is told to do
+RERUN = ("`humeval analyze <study>` (or the command that wrote it: `humeval dry-run`, `humeval rehearse`, "
+         "`humeval posthoc <name>`)")
 #: the tidy tables of every result (``correlations`` only when a post hoc analysis computed them)
 TABLES = ("descriptives", "tests", "agreement", "rankings", "pairs")
 _NUMBERS = ("estimate", "ci_low", "ci_high", "p_value")
 _FIELDS = [*_NUMBERS, "n", "method"]
 
 
-def _fail(where: str, message: str) -> DataError:
-    return DataError(f"{where}: {message}")
+
+def _number(value: Any) -> int | float | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise ValueError(f"expected a number or null, got {type(value).__name__} {value!r}")
+    return value
 
 
-def _object(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _fail(where, f"expected an object, got {type(value).__name__} {str(value)[:60]!r}")
-    return dict(value)
+#: a number or null, kept as given (an int stays an int), so the file's numbers are written back as read
+Number = Annotated[Any, AfterValidator(_number)]
 
 
-def _list(value: Any, where: str) -> list[Any]:
-    if not isinstance(value, list | tuple):
-        raise _fail(where, f"expected a list, got {type(value).__name__} {str(value)[:60]!r}")
-    return list(value)
+class _Node(BaseModel):
+    """A JSON object of ``results.json``: typed fields, with the keys it was built from kept in their order.
+
+    Only the keys given are written back (an absent optional key stays absent, a ``null`` stays ``null``),
+    in the order given; NaN and infinities are stored as ``null`` and numpy values as Python ones.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    _keys: tuple[str, ...] = PrivateAttr(default=())
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_keys(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if not isinstance(data, Mapping):
+            return handler(data)
+        data = {str(k): v if isinstance(v, BaseModel) else clean(v) for k, v in data.items()}
+        node = handler(data)
+        node._keys = tuple(data)
+        return node
+
+    @model_serializer(mode="wrap")
+    def _in_stored_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out = handler(self)
+        return {k: out[k] for k in self._keys if k in out}
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object this node was built from (``model_dump(mode="json")``)."""
+        return self.model_dump(mode="json")
+
+    def stored(self) -> dict[str, Any]:
+        """The keys this node was built from, in their order, with their typed values (to build a variant)."""
+        return {k: getattr(self, k) for k in self._keys}
 
 
 # --------------------------------------------------------------------------- records
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(_Node):
     """One number with its uncertainty and context: a row of a tidy table.
 
     ``estimate``/``ci_low``/``ci_high``/``p_value`` are ``None`` where they do not apply
-    or could not be computed (``undefined`` then says why); ``data`` is the whole record
-    as stored (context such as ``system`` or ``a``/``b`` first, then the fields, then
-    method-specific extras), read with ``record["key"]`` or ``record.get("key")``.
+    or could not be computed (``undefined`` then says why; ``no_interval`` says why a method
+    gave an estimate without an interval). Method-specific extras (a test statistic,
+    ``n_boot``, ``seed``, ...) are extra fields, kept in the order stored.
     """
 
-    data: Mapping[str, Any]
+    model_config = ConfigDict(extra="allow")
 
-    @classmethod
-    def from_json(cls, data: Any, where: str = "record") -> Record:
-        return cls(clean(_object(data, where)))
+    estimate: Number = None
+    ci_low: Number = None
+    ci_high: Number = None
+    p_value: Number = None
+    n: int | None = None
+    method: str = ""
+    undefined: str | None = None
+    no_interval: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return dict(self.data)
-
-    def __getitem__(self, key: str) -> Any:
-        return self.data[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.data.get(key, default)
-
-    @property
-    def estimate(self) -> float | None:
-        return self.data.get("estimate")
-
-    @property
-    def ci_low(self) -> float | None:
-        return self.data.get("ci_low")
-
-    @property
-    def ci_high(self) -> float | None:
-        return self.data.get("ci_high")
-
-    @property
-    def p_value(self) -> float | None:
-        return self.data.get("p_value")
-
-    @property
-    def n(self) -> int | None:
-        return self.data.get("n")
-
-    @property
-    def method(self) -> str:
-        return self.data.get("method") or ""
-
-    @property
-    def undefined(self) -> str | None:
-        return self.data.get("undefined")
+    def extras(self) -> dict[str, Any]:
+        """Every stored key but the estimate's fields (context first, then method-specific values)."""
+        return {k: v for k, v in self.to_json().items() if k not in _FIELDS}
 
     def to_estimate(self) -> Estimate:
-        """The record as a :class:`humeval.stats.Estimate` (``None`` -> ``nan``; context dropped)."""
+        """The record as a :class:`humeval.stats.Estimate` (``None`` -> ``nan``; context kept in ``extra``)."""
         from humeval.stats._result import Estimate
 
         nan = float("nan")
-        extra = {k: v for k, v in self.data.items() if k not in _FIELDS}
-        return Estimate(*(nan if self.data.get(k) is None else self.data[k] for k in _NUMBERS),
-                        n=self.n or 0, method=self.method, extra=extra)
+        numbers = (nan if getattr(self, k) is None else getattr(self, k) for k in _NUMBERS)
+        return Estimate(*numbers, n=self.n or 0, method=self.method, extra=self.extras())
 
 
-def _records(value: Any, where: str) -> tuple[Record, ...]:
-    return tuple(Record.from_json(r, f"{where}[{i}]") for i, r in enumerate(_list(value, where)))
+class SystemRecord(Record):
+    """A record about one system (a normality test: ``subsample`` is the number of scores tested)."""
+
+    system: str
+    subsample: int | None = None
 
 
-def _dump(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_dump(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _dump(v) for k, v in value.items()}
-    if hasattr(value, "to_json"):
-        return value.to_json()
-    return value
+class Descriptive(Record):
+    """A system's mean score with its interval, spread and the items it covers."""
+
+    system: str
+    sd: Number = None
+    median: Number = None
+    items: int | None = None
 
 
-# --------------------------------------------------------------------------- typed nodes
+class PairTest(Record):
+    """A test of one pair of systems (or criteria, for correlations); p-values corrected over pairs."""
+
+    a: str
+    b: str
+    p_unadjusted: Number = None
+    correction: str | None = None
 
 
-def _plain(value: Any, where: str) -> Any:
-    return clean(value)
+class SignTest(PairTest):
+    """A ``2afc`` pair: wins of each system, ties, and the win rate of ``a`` among decisive judgements."""
+
+    wins_a: int = 0
+    wins_b: int = 0
+    ties: int = 0
+    tie_rate: Number = None
 
 
-@dataclass(frozen=True)
-class _Node:
-    """A JSON object with known keys (typed attributes) and others kept as they are.
+class AgreementRecord(Record):
+    """One agreement coefficient with its verdict against the plan's thresholds."""
 
-    ``keys`` is the stored key order (and which optional keys were present), so that
-    ``to_json`` gives back exactly what was read.
-    """
-
-    keys: tuple[str, ...] = field(default=(), repr=False)
-    other: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    #: JSON key -> loader(value, where); the attribute has the key's name with '-' as '_'
-    _LOAD: ClassVar[dict[str, Callable[[Any, str], Any]]] = {}
-    _REQUIRED: ClassVar[tuple[str, ...]] = ()
-
-    @classmethod
-    def from_json(cls, data: Any, where: str = "results") -> Any:
-        data = _object(data, where)
-        missing = [k for k in cls._REQUIRED if k not in data]
-        if missing:
-            raise _fail(where, f"missing {', '.join(repr(k) for k in missing)} (keys present: {', '.join(data) or 'none'})")
-        kwargs: dict[str, Any] = {}
-        other: dict[str, Any] = {}
-        for key, value in data.items():
-            if key in cls._LOAD:
-                kwargs[key] = cls._LOAD[key](value, f"{where}.{key}")
-            else:
-                other[key] = clean(value)
-        return cls(keys=tuple(data), other=other, **kwargs)
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: _dump(getattr(self, k)) if k in self._LOAD else self.other[k] for k in self.keys}
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """The stored value of ``key`` (typed where known), or ``default`` when absent."""
-        if key not in self.keys:
-            return default
-        return getattr(self, key) if key in self._LOAD else self.other[key]
+    measure: str
+    level: str | None = None
+    form: str | None = None
+    judgements_per_unit: int | None = None
+    units_left_out: int | None = None
+    verdict: str | None = None
 
 
-def _known(cls: type[_Node]) -> type[_Node]:
-    names = {f.name for f in fields(cls)} - {"keys", "other"}
-    unknown = set(cls._LOAD) - names
-    if unknown:  # a programming error in this module, caught at import
-        raise TypeError(f"{cls.__name__}: loaders without attributes: {sorted(unknown)}")
-    return cls
+class RankRow(Record):
+    """One system in a ranking: its score with the interval, and its rank range."""
+
+    system: str
+    rank_low: int
+    rank_high: int
 
 
-@_known
-@dataclass(frozen=True)
+class ErrorRecord(Record):
+    """An ``esa`` criterion's errors per output of one system (minor, major or weighted)."""
+
+    system: str
+    measure: str
+    outputs_with_errors: int | None = None
+
+
+class SpanAgreement(Record):
+    """Agreement on error spans: pairwise F1 of the characters two participants marked."""
+
+    outputs: int | None = None
+    n_both_clean: int | None = None
+    severity_agreement: Number = None
+
+
+class JudgeEstimate(Record):
+    """A prediction-powered estimate (a system's mean or a pair's win rate) beside the human-only one."""
+
+    system: str | None = None
+    a: str | None = None
+    b: str | None = None
+    human_only: Number = None
+    human_ci_low: Number = None
+    human_ci_high: Number = None
+    n_labelled: int | None = None
+    n_unlabelled: int | None = None
+    effective_n: Number = None
+    lam: Number = None
+    human_items_without_judge: int | None = None
+
+    @property
+    def about(self) -> str:
+        return self.system or f"{self.a} vs {self.b}"
+
+
+class Calibration(Record):
+    """A judge against the human scores of the labelled items: Pearson r, bias and (verdicts) the same preference."""
+
+    system: str | None = None
+    a: str | None = None
+    b: str | None = None
+    bias: Number = None
+    agreement_share: Number = None
+
+    @property
+    def about(self) -> str:
+        return self.system or f"{self.a} vs {self.b}"
+
+
+# --------------------------------------------------------------------------- sections of a criterion
+
+
 class Normality(_Node):
     """Shapiro-Wilk per system and the family it chose."""
 
-    tests: tuple[Record, ...] = ()
+    tests: tuple[SystemRecord, ...] = ()
     normal: bool | None = None
     seed: int | None = None
     reason: str = ""
-    _LOAD: ClassVar = {"tests": _records, "normal": _plain, "seed": _plain, "reason": _plain}
 
 
-@_known
-@dataclass(frozen=True)
 class PostHoc(_Node):
     """Post hoc pairs (run only after a significant omnibus; ``skipped`` says why not)."""
 
@@ -220,62 +286,136 @@ class PostHoc(_Node):
     correction: str | None = None
     unit: str | None = None
     skipped: str | None = None
-    pairs: tuple[Record, ...] = ()
-    _LOAD: ClassVar = {"test": _plain, "correction": _plain, "unit": _plain, "skipped": _plain, "pairs": _records}
+    pairs: tuple[PairTest, ...] = ()
 
 
-@_known
-@dataclass(frozen=True)
 class RankingResult(_Node):
-    """One ranking: systems best first with their scores, intervals and rank ranges."""
+    """One ranking: systems best first with their scores, intervals and rank ranges (``undefined``: why not)."""
 
     method: str = ""
     label: str = ""
-    systems: tuple[Record, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+    systems: tuple[RankRow, ...] = ()
+    extra: dict[str, Any] = {}
     undefined: str | None = None
-    _LOAD: ClassVar = {"method": _plain, "label": _plain, "systems": _records, "extra": _plain,
-                       "undefined": _plain}
+    not_applicable: bool = False
+    items_left_out: int | None = None
+    n_boot: int | None = None
+    battles: int | None = None
 
 
-@_known
-@dataclass(frozen=True)
 class JudgeResult(_Node):
     """Prediction-powered estimates from one judge (per system or pair) and its calibration against humans."""
 
     judge: str = ""
     kind: str = ""
     assumption: str = ""
-    estimates: tuple[Record, ...] = ()
-    calibration: tuple[Record, ...] = ()
-    _LOAD: ClassVar = {"judge": _plain, "kind": _plain, "assumption": _plain, "estimates": _records,
-                       "calibration": _records}
+    estimates: tuple[JudgeEstimate, ...] = ()
+    calibration: tuple[Calibration, ...] = ()
 
 
-def _judges(value: Any, where: str) -> dict[str, JudgeResult]:
-    return {k: JudgeResult.from_json(v, f"{where}.{k}") for k, v in _object(value, where).items()}
+class Stopping(_Node):
+    """The stopping rule's decision on one comparison, replayed on the valid judgements
+    (:func:`humeval.analysis.decisions.replay_decisions`): a pair (``a`` vs ``b``) or a goal over K systems."""
+
+    model_config = ConfigDict(extra="allow")
+
+    criterion: str
+    rule: str
+    delta: float
+    anytime_valid: bool
+    outcome: str
+    decision: str | list[str]
+    n: int
+    reason: str = ""
+    a: str | None = None
+    b: str | None = None
+    horizon: int | None = None
+    path: list[dict[str, Any]] = []
+    live_n: int | None = None
+    agrees_with_live: bool | None = None
+    collected: int = 0
+    after_decision: int = 0
+    fixed_design: int | None = None
+    saved: int | None = None
+    fixed_places: int | None = None
+    places: int | None = None
+    # a goal over K systems
+    goal: str | None = None
+    top: int | None = None
+    systems: list[str] = []
+    pair_delta: float | None = None
+    prior_strength: float | None = None
+    contention: list[str] = []
+    rank_sets: dict[str, list[int]] = {}
+    wins: dict[str, dict[str, int]] = {}
+    timeline: list[dict[str, Any]] = []
+    sequence: list[list[int]] = []
+    reachable: bool = True
+    cycles: list[dict[str, Any]] = []
+    intransitive: str | None = None
+
+    @property
+    def pairwise(self) -> bool:
+        """A decision on one pair (not a goal over K systems)."""
+        return self.goal in (None, "pair")
 
 
-def _rankings(value: Any, where: str) -> dict[str, RankingResult]:
-    return {k: RankingResult.from_json(v, f"{where}.{k}") for k, v in _object(value, where).items()}
+class LeaderboardRow(_Node):
+    """One system of a goal's leaderboard (see :mod:`humeval.analysis.leaderboard`)."""
+
+    system: str
+    rating: Number = None
+    ci_low: Number = None
+    ci_high: Number = None
+    theta: Number = None
+    vs_leader_low: Number = None
+    vs_leader_high: Number = None
+    rank_low: int
+    rank_high: int
+    in_contention: bool
+    judgements: int
+    no_interval: str | None = None
 
 
-@_known
-@dataclass(frozen=True)
+class LeaderboardCost(_Node):
+    """Judgements the goal used against uniform pair sampling (simulated at the fitted strengths)."""
+
+    spent: int
+    uniform_expected: Number = None
+    uniform_decided_share: Number = None
+    adaptive_expected: Number = None
+    runs: int | None = None
+    horizon: int | None = None
+    seed: int | None = None
+    method: str | None = None
+
+
+class Leaderboard(_Node):
+    """The leaderboard of a goal over K systems: ratings, anytime-valid intervals, contention, cost."""
+
+    goal: str
+    leader: str
+    rows: tuple[LeaderboardRow, ...] = ()
+    cost: LeaderboardCost
+    rating_method: str = ""
+    interval_method: str = ""
+    timeline: list[dict[str, Any]] = []
+
+
 class CriterionResult(_Node):
     """The analysis of one criterion: what the plan ran and every record it produced.
 
     Rating criteria have ``descriptives``, ``normality`` (under ``tests: auto``),
     ``omnibus`` and ``posthoc``; ``2afc`` criteria ``pairs`` (sign tests), ``win_rates``,
     ``stopping`` and, for a goal over K systems, ``leaderboard``
-    (:func:`humeval.analysis.leaderboard.goal_leaderboard`); both ``agreement``, ``rankings`` and, with ``analysis.judges``,
-    ``judges``. ``esa`` criteria also have ``errors`` (per system: minor and major errors per
-    output and the weighted error score, one record each) and ``span_agreement``. ``undefined`` is set when the criterion has no valid judgements. Absent
-    sections are ``None`` (or empty).
+    (:func:`humeval.analysis.leaderboard.goal_leaderboard`); both ``agreement``, ``rankings`` and, with
+    ``analysis.judges``, ``judges``. ``esa`` criteria also have ``errors`` (per system: minor and major
+    errors per output and the weighted error score, one record each) and ``span_agreement``.
+    ``undefined`` is set when the criterion has no valid judgements. Absent sections are ``None`` (or empty).
     """
 
     criterion: str = ""
-    type: str = ""
+    type: str
     question: str = ""
     seed: int | None = None
     judgements: int = 0
@@ -283,50 +423,38 @@ class CriterionResult(_Node):
     items: int = 0
     undefined: str | None = None
     transform: str | None = None
-    seeds: dict[str, int] = field(default_factory=dict)
+    seeds: dict[str, int] = {}
     decision: str = ""
     family: str | None = None
-    descriptives: tuple[Record, ...] = ()
+    descriptives: tuple[Descriptive, ...] = ()
     distribution: dict[str, dict[str, int]] | None = None
     normality: Normality | None = None
     omnibus: Record | None = None
     posthoc: PostHoc | None = None
-    pairs: tuple[Record, ...] = ()
-    win_rates: dict[str, dict[str, float | None]] | None = None
-    stopping: dict[str, Any] | None = None
-    leaderboard: dict[str, Any] | None = None
-    agreement: tuple[Record, ...] = ()
-    rankings: dict[str, RankingResult] = field(default_factory=dict)
+    pairs: tuple[SignTest, ...] = ()
+    win_rates: dict[str, dict[str, Number]] | None = None
+    stopping: Stopping | None = None
+    leaderboard: Leaderboard | None = None
+    agreement: tuple[AgreementRecord, ...] = ()
+    rankings: dict[str, RankingResult] = {}
     battles_from: str | None = None
-    judges: dict[str, JudgeResult] = field(default_factory=dict)
-    errors: tuple[Record, ...] = ()
-    span_agreement: Record | None = None
-    _LOAD: ClassVar = {
-        "criterion": _plain, "type": _plain, "question": _plain, "seed": _plain, "judgements": _plain,
-        "participants": _plain, "items": _plain, "undefined": _plain, "transform": _plain, "seeds": _plain,
-        "decision": _plain, "family": _plain, "descriptives": _records, "distribution": _plain,
-        "normality": Normality.from_json, "omnibus": Record.from_json, "posthoc": PostHoc.from_json,
-        "pairs": _records, "win_rates": _plain, "stopping": _plain, "leaderboard": _plain, "agreement": _records,
-        "rankings": _rankings, "battles_from": _plain, "judges": _judges, "errors": _records,
-        "span_agreement": Record.from_json,
-    }
-    _REQUIRED: ClassVar = ("type",)
+    judges: dict[str, JudgeResult] = {}
+    errors: tuple[ErrorRecord, ...] = ()
+    span_agreement: SpanAgreement | None = None
 
 
-@_known
-@dataclass(frozen=True)
 class CorrelationSet(_Node):
     """Correlations between every two criteria (a post hoc analysis)."""
 
     method: str = ""
     unit: str = ""
-    pairs: tuple[Record, ...] = ()
-    _LOAD: ClassVar = {"method": _plain, "unit": _plain, "pairs": _records}
+    pairs: tuple[PairTest, ...] = ()
 
 
-@dataclass(frozen=True)
-class Counts:
+class Counts(_Node):
     """How many judgements and participants went in, were left out (and why), and were analysed."""
+
+    model_config = ConfigDict(strict=True)
 
     judgements: int
     participants: int
@@ -336,73 +464,52 @@ class Counts:
     analysed: int
     participants_analysed: int
 
-    @classmethod
-    def from_json(cls, data: Any, where: str = "counts") -> Counts:
-        data = _object(data, where)
-        names = [f.name for f in fields(cls)]
-        if set(data) != set(names):
-            missing, extra = sorted(set(names) - set(data)), sorted(set(data) - set(names))
-            raise _fail(where, f"expected the counts {', '.join(names)}; missing {missing or 'none'}, "
-                               f"unknown {extra or 'none'}")
-        for name in names:
-            if not isinstance(data[name], int) or isinstance(data[name], bool):
-                raise _fail(f"{where}.{name}", f"expected a whole number, got {data[name]!r}")
-        return cls(**{n: data[n] for n in names})
-
-    def to_json(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-def _criteria(value: Any, where: str) -> dict[str, CriterionResult]:
-    return {k: CriterionResult.from_json(v, f"{where}.{k}") for k, v in _object(value, where).items()}
-
-
-def _correlations(value: Any, where: str) -> tuple[CorrelationSet, ...]:
-    return tuple(CorrelationSet.from_json(c, f"{where}[{i}]") for i, c in enumerate(_list(value, where)))
-
-
-def _systems(value: Any, where: str) -> tuple[str, ...]:
-    return tuple(str(s) for s in _list(value, where))
-
-
-def _counts(value: Any, where: str) -> Counts:
-    return Counts.from_json(value, where)
-
 
 # --------------------------------------------------------------------------- the tree
 
 
-@_known
-@dataclass(frozen=True)
 class Results(_Node):
     """The results of one analysis (preregistered, dry run, rehearsal or post hoc).
 
     ``criteria`` maps each criterion to its :class:`CriterionResult`; ``counts`` says
     what was analysed; ``signature`` identifies the protocol, seed, plan and version.
     A post hoc analysis has ``post_hoc`` (its name), ``overrides`` and maybe
-    ``correlations``, and ``preregistered`` false.
+    ``correlations``, and ``preregistered`` false. ``format_version`` is :data:`FORMAT_VERSION`.
     """
 
+    format_version: int
     study: str = ""
-    signature: str = ""
+    signature: str
     preregistered: bool = True
     post_hoc: str | None = None
     dry_run: str | None = None
     protocol_sha256: str | None = None
     seed: int | None = None
     version: str | None = None
-    plan: dict[str, Any] = field(default_factory=dict)
+    plan: Analysis | None = None
     systems: tuple[str, ...] = ()
     counts: Counts | None = None
-    criteria: dict[str, CriterionResult] = field(default_factory=dict)
+    criteria: dict[str, CriterionResult]
     overrides: dict[str, Any] | None = None
     correlations: tuple[CorrelationSet, ...] | None = None
-    _LOAD: ClassVar = {
-        "study": _plain, "signature": _plain, "preregistered": _plain, "post_hoc": _plain, "dry_run": _plain,
-        "protocol_sha256": _plain, "seed": _plain, "version": _plain, "plan": _plain, "systems": _systems,
-        "counts": _counts, "criteria": _criteria, "overrides": _plain, "correlations": _correlations,
-    }
-    _REQUIRED: ClassVar = ("signature", "criteria")
+
+    @property
+    def alpha(self) -> float:
+        """The plan's significance level (0.05 when the plan is not stored)."""
+        return self.plan.alpha if self.plan is not None else 0.05
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "results") -> Results:
+        """The results in ``data`` (a parsed ``results.json``); errors name ``where`` and the field path."""
+        check_format(data, where)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+            got = first.get("input")
+            raise DataError(f"{where}{path}: {first['msg']} (got {type(got).__name__} {str(got)[:60]!r}; "
+                            f"{exc.error_count()} problem(s) in all)") from None
 
     @classmethod
     def read(cls, path: str | Path, *, hint: str = "run `humeval analyze` first") -> Results:
@@ -414,41 +521,15 @@ class Results(_Node):
 
     def rows(self) -> dict[str, list[dict[str, Any]]]:
         """The tidy tables as lists of rows (what :meth:`tables` turns into DataFrames)."""
-        sig = self.signature
         out: dict[str, list[dict[str, Any]]] = {k: [] for k in TABLES}
-
-        def add(table: str, criterion: str, analysis: str, record: Record, **extra: Any) -> None:
-            row = {"criterion": criterion, "analysis": analysis, **extra}
-            row |= {k: record.get(k) for k in _FIELDS}
-            row |= {k: v for k, v in record.data.items() if k not in row and not isinstance(v, dict | list)}
-            out.setdefault(table, []).append(row | {"signature": sig})  # judges, correlations: only when present
-
         for name, res in self.criteria.items():
-            for d in res.descriptives:
-                add("descriptives", name, "mean", d)
-            for t in res.normality.tests if res.normality else ():
-                add("tests", name, "normality", t)
-            if res.omnibus is not None:
-                add("tests", name, "omnibus", res.omnibus)
-            for p in res.posthoc.pairs if res.posthoc else ():
-                add("tests", name, "posthoc", p)
-            for p in res.pairs:
-                add("pairs", name, "sign_test", p)
-            for a in res.agreement:
-                add("agreement", name, a.get("measure", ""), a)
-            for method, rk in res.rankings.items():
-                for s in rk.systems:
-                    add("rankings", name, method, s, label=rk.label)
-            for judge, jr in res.judges.items():
-                for e in jr.estimates:
-                    add("judges", name, "prediction-powered", e, judge=judge)
-                for c in jr.calibration:
-                    add("judges", name, "calibration", c, judge=judge)
+            for table, analysis, record, extra in _criterion_rows(res):
+                _add(out, table, name, analysis, record, self.signature, **extra)
         if self.correlations is not None:
             out["correlations"] = []
             for corr in self.correlations:
                 for c in corr.pairs:
-                    add("correlations", f"{c.get('a')} ~ {c.get('b')}", "correlation", c, unit=corr.unit)
+                    _add(out, "correlations", f"{c.a} ~ {c.b}", "correlation", c, self.signature, unit=corr.unit)
         return out
 
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -466,6 +547,43 @@ class Results(_Node):
         rows = self.rows()
         return [{k: (_about(r) if k == "about" else r.get(k)) for k in cols}
                 for name in ("tests", "agreement", "pairs", "judges", "correlations") for r in rows.get(name, [])]
+
+
+def check_format(data: Any, where: str) -> None:
+    """Refuse ``data`` unless it is a results object of :data:`FORMAT_VERSION` (naming both versions)."""
+    if not isinstance(data, Mapping):
+        raise DataError(f"{where}: expected a results object, got {type(data).__name__} {str(data)[:60]!r}")
+    found = data.get("format_version")
+    if found != FORMAT_VERSION:
+        said = "no format_version (format 1, written before results were versioned)" if found is None else \
+            f"format_version {found!r}"
+        raise DataError(f"{where}: results.json has {said}; this humeval reads format_version {FORMAT_VERSION}. "
+                        f"Re-run the analysis to write it again: {RERUN}")
+
+
+def _criterion_rows(res: CriterionResult) -> list[tuple[str, str, Record, dict[str, Any]]]:
+    """(table, analysis, record, extra columns) for every record of one criterion, in table order."""
+    out: list[tuple[str, str, Record, dict[str, Any]]] = [("descriptives", "mean", d, {}) for d in res.descriptives]
+    out += [("tests", "normality", t, {}) for t in (res.normality.tests if res.normality else ())]
+    if res.omnibus is not None:
+        out.append(("tests", "omnibus", res.omnibus, {}))
+    out += [("tests", "posthoc", p, {}) for p in (res.posthoc.pairs if res.posthoc else ())]
+    out += [("pairs", "sign_test", p, {}) for p in res.pairs]
+    out += [("agreement", a.measure, a, {}) for a in res.agreement]
+    out += [("rankings", method, s, {"label": rk.label}) for method, rk in res.rankings.items() for s in rk.systems]
+    for judge, jr in res.judges.items():
+        out += [("judges", "prediction-powered", e, {"judge": judge}) for e in jr.estimates]
+        out += [("judges", "calibration", c, {"judge": judge}) for c in jr.calibration]
+    return out
+
+
+def _add(out: dict[str, list[dict[str, Any]]], table: str, criterion: str, analysis: str, record: Record,
+         signature: str, **extra: Any) -> None:
+    row = {"criterion": criterion, "analysis": analysis, **extra}
+    stored = record.to_json()
+    row |= {k: stored.get(k) for k in _FIELDS}
+    row |= {k: v for k, v in stored.items() if k not in row and not isinstance(v, dict | list)}
+    out.setdefault(table, []).append(row | {"signature": signature})  # judges, correlations: only when present
 
 
 def _about(row: dict[str, Any]) -> str:

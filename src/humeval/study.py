@@ -1,4 +1,9 @@
-"""A study on disk: its folder, its protocol, and where every stage writes."""
+"""A study on disk: its folder, its protocol, and where every stage writes.
+
+Every public function that takes a study takes ``Study | str | Path`` (:data:`StudyLike`) through
+:func:`as_study`. What can be done with a study (validate, lock, run, serve, rehearse...) is
+:class:`humeval.api.Study`, this class with a method per job (``humeval.Study``).
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,13 @@ from humeval.files import read_jsonl
 from humeval.protocol.load import PROTOCOL_FILE, load_protocol
 
 if TYPE_CHECKING:  # the protocol's models are built when a study's protocol or design is read
-    from humeval.design.tasks import ParticipantList, Task
-    from humeval.protocol.models import Protocol
     from humeval.data.judges import JudgeScores
     from humeval.data.outputs import Outputs
+    from humeval.design.tasks import ParticipantList, Task
+    from humeval.protocol.models import Protocol
     from humeval.results import Results
 
-__all__ = ["Study"]
+__all__ = ["Study", "StudyLike", "as_study"]
 
 #: outputs loaded by this process, by content hash (see :meth:`Study.outputs`)
 _OUTPUTS: dict[str, Outputs] = {}
@@ -186,3 +191,12 @@ class Study:
             return str(Path(path).resolve().relative_to(self.root.resolve()))
         except ValueError:
             return str(path)
+
+
+#: what every public function taking a study accepts: a :class:`Study`, or its folder (or protocol file)
+StudyLike = Study | str | Path
+
+
+def as_study(study: StudyLike) -> Study:
+    """``study`` itself, or the study in folder (or of protocol file) ``study``."""
+    return study if isinstance(study, Study) else Study.open(study)

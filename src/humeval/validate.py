@@ -13,7 +13,7 @@ import yaml
 from humeval.errors import DataError, HumevalError, ProtocolError, did_you_mean
 from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 if TYPE_CHECKING:
     from humeval.data.columns import OutputColumns
@@ -214,11 +214,11 @@ def check_protocol(protocol: Protocol, systems: list[str] | None = None) -> list
     return [f"{format_path(loc)}: {msg}" for loc, msg in cross_references(raw, systems)]
 
 
-def validate_study(path: str | Path = ".") -> list[str]:
+def validate_study(study: StudyLike) -> list[str]:
     """Run every check in :data:`CHECKS`; return all problems (empty list: the study is valid)."""
+    study = as_study(study)
     from humeval.data.columns import check_output_columns
 
-    study = Study.open(path)
     source = str(study.protocol_file)
     try:
         raw, node = read_yaml(study.protocol_file, strict=False)
@@ -276,9 +276,9 @@ def _read_outputs(protocol: Protocol, root: Path) -> tuple[OutputColumns, list[s
     return OutputColumns.of(outputs), systems, problems, ""
 
 
-def study_warnings(path: str | Path = ".") -> list[str]:
+def study_warnings(study: StudyLike) -> list[str]:
     """Settings that are valid but have no effect (printed by ``humeval validate``; they do not fail it)."""
-    study = Study.open(path)
+    study = as_study(study)
     source = str(study.protocol_file)
     try:
         raw, node = read_yaml(study.protocol_file, strict=False)

@@ -11,13 +11,15 @@ import sys
 import pytest
 from click.testing import CliRunner, Result
 
-from humeval import budget, prereg, read_pilot
 from humeval.cli.app import command
+from humeval.costs import budget
 from humeval.errors import DataError, ProtocolError
 from humeval.hashing import sha256_file
 from humeval.judgements import read_judgements, winners
 from humeval.lock import lock_study
 from humeval.pipeline import run, run_stage
+from humeval.report.prereg import prereg
+from humeval.simulate import read_pilot
 from humeval.study import Study
 from humeval.templates import init_study
 

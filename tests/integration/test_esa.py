@@ -32,7 +32,7 @@ def test_esa_rehearsal_to_report(tmp_path: Path) -> None:
         assert all(a["end"] <= b["start"] for a, b in zip(spans, spans[1:]))
     results = Results.read(out / "results.json")
     res = results.criteria["quality"]
-    weighted = {r["system"]: r for r in res.errors if r["measure"].startswith("weighted")}
+    weighted = {r.system: r for r in res.errors if r.measure.startswith("weighted")}
     # the reference's expected weighted errors against an independent count from the exported spans
     counts = error_counts(esa.reset_index(drop=True))
     by_system = (counts["minor"] + 5 * counts["major"]).groupby(esa["system"].to_numpy()).mean()
@@ -40,7 +40,7 @@ def test_esa_rehearsal_to_report(tmp_path: Path) -> None:
         assert record.estimate == pytest.approx(by_system[system])
         assert 0 <= record.ci_low <= record.estimate <= record.ci_high
     assert weighted["baseline"].estimate > weighted["reference"].estimate  # static scores 40 vs 85: more errors
-    assert res.span_agreement is not None and res.span_agreement.get("method") == "pairwise span F1 (characters)"
+    assert res.span_agreement is not None and res.span_agreement.method == "pairwise span F1 (characters)"
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Errors per system" in report and "weighted errors per output" in report and "span agreement" in report.lower()
     assert result.summary  # the rehearsal's own summary

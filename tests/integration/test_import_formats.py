@@ -79,6 +79,6 @@ def test_an_mqm_file_reaches_the_esa_analysis(tmp_path: Path) -> None:
     for stage in ("collate", "exclude", "analyze"):
         run_stage(study, stage)
     res = Results.read(study.results_dir / "results.json").criteria[criterion]
-    weighted = {r["system"]: r for r in res.errors if r["measure"].startswith("weighted")}
+    weighted = {r.system: r for r in res.errors if r.measure.startswith("weighted")}
     # baseline: one major per output, plus one minor for half the judgements: 5 + 0.5 weighted errors per output
     assert weighted["baseline"].estimate == pytest.approx(5.5) and weighted["reference"].estimate == 0.0

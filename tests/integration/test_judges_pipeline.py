@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from humeval import init_study, lock_study, run, run_stage, validate_study
+from humeval import init_study, run, run_stage, validate_study
 from humeval.errors import HumevalError
 from humeval.judgements import read_judgements
+from humeval.lock import lock_study
 from humeval.stats import ppi_mean
 from humeval.study import Study
 

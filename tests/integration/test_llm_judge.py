@@ -16,12 +16,14 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from humeval import init_study, judge, lock_study, logbook, run, run_stage, validate_study
+from humeval import init_study, logbook, run, run_stage, validate_study
 from humeval.cli.app import command
 from humeval.costs import budget
 from humeval.errors import ProtocolError
 from humeval.judgements import winners, write_judgements
 from humeval.judging import JudgeError
+from humeval.lock import lock_study
+from humeval.pipeline import judge
 from humeval.simulate.dummy import dummy_judgements
 from humeval.stats import ppi_win_rate
 from humeval.study import Study

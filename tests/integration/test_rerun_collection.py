@@ -6,7 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from humeval import export_judgements, prepare_collection, run_stage
+from humeval import run_stage
+from humeval.pipeline import export_judgements, prepare_collection
 from humeval.store import Progress, Store
 from humeval.study import Study
 from tests.integration.server.studies import pairwise_study

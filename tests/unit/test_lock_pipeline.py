@@ -7,20 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from humeval import (
-    ProtocolError,
-    Study,
-    check_lock,
-    init_study,
-    lock_study,
-    logbook,
-    read_lock,
-    release_lock,
-    run,
-    run_stage,
-)
+from humeval import ProtocolError, Study, init_study, logbook, run, run_stage
 from humeval.errors import DataError
 from humeval.hashing import sha256_file
+from humeval.lock import check_lock, lock_study, read_lock, release_lock
 
 
 @pytest.fixture

@@ -10,13 +10,23 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from humeval.errors import DataError
 from humeval.lock import lock_study
 from humeval.pipeline import run_stage
-from humeval.results import Counts, CriterionResult, Record, Results
+from humeval.protocol.models import Analysis
+from humeval.results import (
+    FORMAT_VERSION,
+    AgreementRecord,
+    Counts,
+    CriterionResult,
+    Descriptive,
+    RankRow,
+    Results,
+)
 from humeval.study import Study
 from humeval.templates import init_study
 
@@ -100,23 +110,59 @@ def test_study_results_names_and_errors(dry_run_study):
 
 
 def test_a_broken_field_is_named_by_its_path():
-    good = {"signature": "s", "criteria": {"q": {"type": "likert", "omnibus": {"estimate": 1.0}}}}
+    good = {"format_version": FORMAT_VERSION, "signature": "s",
+            "criteria": {"q": {"type": "likert", "omnibus": {"estimate": 1.0}}}}
     assert Results.from_json(good).criteria["q"].omnibus.estimate == 1.0
-    bad = {"signature": "s", "criteria": {"q": {"type": "likert", "omnibus": [1, 2]}}}
-    with pytest.raises(DataError, match=r"^r\.json\.criteria\.q\.omnibus: expected an object, got list"):
+    bad = good | {"criteria": {"q": {"type": "likert", "omnibus": [1, 2]}}}
+    with pytest.raises(DataError, match=r"^r\.json\.criteria\.q\.omnibus: Input should be a valid dictionary"):
         Results.from_json(bad, "r.json")
-    with pytest.raises(DataError, match=r"r\.json\.counts\.analysed: expected a whole number, got '3'"):
-        Results.from_json({"signature": "s", "criteria": {}, "counts": {
-            "judgements": 1, "participants": 1, "excluded": 0, "invalid": 0, "attention_or_repeat": 0,
-            "analysed": "3", "participants_analysed": 1}}, "r.json")
-    with pytest.raises(DataError, match=r"r\.json: missing 'signature'"):
-        Results.from_json({"criteria": {}}, "r.json")
+    counts = {"judgements": 1, "participants": 1, "excluded": 0, "invalid": 0, "attention_or_repeat": 0,
+              "analysed": "3", "participants_analysed": 1}
+    with pytest.raises(DataError, match=r"r\.json\.counts\.analysed: Input should be a valid integer.*got str '3'"):
+        Results.from_json(good | {"counts": counts}, "r.json")
+    with pytest.raises(DataError, match=r"r\.json\.signature: Field required"):
+        Results.from_json({"format_version": FORMAT_VERSION, "criteria": {}}, "r.json")
+    with pytest.raises(DataError, match=r"r\.json\.criteria\.q\.omnibus\.estimate: .*got str 'high'"):
+        Results.from_json(good | {"criteria": {"q": {"type": "likert", "omnibus": {"estimate": "high"}}}}, "r.json")
+
+
+@pytest.mark.parametrize(("found", "said"), [(None, "no format_version"), (1, "format_version 1"),
+                                             (3, "format_version 3"), ("2", "format_version '2'")])
+def test_another_format_version_is_refused_naming_both_versions(tmp_path, found, said):
+    data = {"signature": "s", "criteria": {}} | ({} if found is None else {"format_version": found})
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        Results.read(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: results.json has {said}")
+    assert f"this humeval reads format_version {FORMAT_VERSION}" in message
+    assert message.endswith("Re-run the analysis to write it again: `humeval analyze <study>` (or the command that "
+                            "wrote it: `humeval dry-run`, `humeval rehearse`, `humeval posthoc <name>`)")
+
+
+def test_the_written_file_carries_the_format_version_first(dry_run_study):
+    stored = json.loads((dry_run_study.results_dir / "dry-run" / "normal" / "results.json").read_text("utf-8"))
+    assert next(iter(stored)) == "format_version" and stored["format_version"] == FORMAT_VERSION == 2
+
+
+def test_records_are_typed_where_they_are_read(dry_run_study):
+    results = dry_run_study.results("dry-run/normal")
+    for res in results.criteria.values():
+        assert all(isinstance(d, Descriptive) and d.system in results.systems for d in res.descriptives)
+        assert all(isinstance(a, AgreementRecord) and a.measure for a in res.agreement)
+        for rk in res.rankings.values():
+            assert all(isinstance(r, RankRow) and r.rank_low <= r.rank_high for r in rk.systems)
+    assert isinstance(results.plan, Analysis) and results.alpha == results.plan.alpha
 
 
 def test_a_record_is_an_estimate_with_context():
-    rec = Record.from_json({"system": "A", "estimate": 2.5, "ci_low": float("nan"), "ci_high": None, "p_value": None,
-                            "n": 4, "method": "mean_t_interval", "sd": 0.5})
-    assert rec["system"] == "A" and rec.ci_low is None  # nan is stored as null, as in the file
+    rec = Descriptive(system="A", estimate=2.5, ci_low=float("nan"), ci_high=None, p_value=None, n=4,
+                      method="mean_t_interval", sd=0.5, n_boot=np.int64(1000))
+    assert rec.system == "A" and rec.ci_low is None  # nan is stored as null, as in the file
+    assert rec.to_json() == {"system": "A", "estimate": 2.5, "ci_low": None, "ci_high": None, "p_value": None, "n": 4,
+                             "method": "mean_t_interval", "sd": 0.5, "n_boot": 1000}
+    assert isinstance(rec.to_json()["n_boot"], int) and "items" not in rec.to_json()
     est = rec.to_estimate()
     assert est.estimate == 2.5 and math.isnan(est.ci_low) and est.n == 4 and est.extra["sd"] == 0.5
     assert est.extra["system"] == "A"
@@ -138,7 +184,7 @@ def analysed_study(tmp_path_factory) -> Study:
         run_stage(study, stage)
     shutil.copy(study.results_dir / "dry-run" / "normal" / "judgements.jsonl", study.results_dir / "judgements.jsonl")
     lock_study(study)
-    for stage in ("collate", "exclude"):
+    for stage in ("collate", "exclude", "analyze"):
         run_stage(study, stage)
     return study
 

@@ -20,6 +20,7 @@ from humeval.analysis.agreement_plan import agreement
 from humeval.analysis.rankings_plan import rankings
 from humeval.judgements import pair_units, winners
 from humeval.protocol.models import Analysis, Criterion
+from humeval.results import Leaderboard, SignTest, Stopping
 from humeval.rng import child_seeds
 from humeval.stats import adjust_pvalues, sign_test
 
@@ -85,15 +86,15 @@ def analyze_pairwise(
         matrix[p["a"]][p["b"]] = (p["wins_a"] + half) / p["n"]
         matrix[p["b"]][p["a"]] = (p["wins_b"] + half) / p["n"]
     units, categories = pair_units(frame)
-    out: dict[str, Any] = {"seeds": {"agreement": s_agree, "rankings": s_rank}, "pairs": pairs,
+    out: dict[str, Any] = {"seeds": {"agreement": s_agree, "rankings": s_rank}, "pairs": [SignTest(**p) for p in pairs],
                            "win_rates": matrix, "decision": "sign test per pair (exact binomial, ties left out)"}
     out["agreement"] = agreement(units, "2afc", plan, required, s_agree, categories)
     out["rankings"] = rankings(plan, [], None, battles_from_choices(frame), s_rank)
     out["battles_from"] = "per judgement (2afc choices)"
     if decision is not None:
-        out["stopping"] = decision
-        if decision.get("goal") not in (None, "pair"):
+        out["stopping"] = Stopping(**decision)
+        if not out["stopping"].pairwise:
             from humeval.analysis.leaderboard import goal_leaderboard
 
-            out["leaderboard"] = goal_leaderboard(decision, battles_from_choices(frame), s_rank)
+            out["leaderboard"] = Leaderboard(**goal_leaderboard(decision, battles_from_choices(frame), s_rank))
     return out

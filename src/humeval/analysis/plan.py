@@ -29,9 +29,9 @@ from humeval.errors import DataError, ProtocolError, did_you_mean
 from humeval.files import write_json, write_text
 from humeval.hashing import sha256_json
 from humeval.judgements.exclusion import valid_judgements
-from humeval.protocol.models import Protocol
+from humeval.protocol.models import Analysis, Protocol
 from humeval.protocol.signature import signature
-from humeval.results import Results
+from humeval.results import FORMAT_VERSION, Counts, CriterionResult, JudgeResult, Results
 from humeval.rng import child_seeds
 
 __all__ = ["analysis_signature", "analyze", "counts", "write_results"]
@@ -92,44 +92,47 @@ def analyze(
     seeds = child_seeds(seed, len(protocol.criteria))
     seed_of = {c.name: s for c, s in zip(protocol.criteria, seeds, strict=True)}
     required = protocol.design.judgements_per_item
-    results: dict[str, Any] = {}
-    for criterion in criteria:
-        frame = analysed[analysed["criterion"] == criterion.name]
-        base = {"criterion": criterion.name, "type": criterion.type, "question": criterion.question,
-                "seed": seed_of[criterion.name], "judgements": len(frame),
-                "participants": int(frame["participant_id"].nunique()), "items": int(frame["item_id"].nunique())}
-        if frame.empty:
-            results[criterion.name] = base | {"undefined": "no valid judgements for this criterion"}
-        elif criterion.type == "2afc":
-            results[criterion.name] = base | analyze_pairwise(frame, criterion, plan, systems, required,
-                                                              seed_of[criterion.name], decisions.get(criterion.name))
-        else:
-            results[criterion.name] = base | analyze_ratings(frame, criterion, plan, systems, required,
-                                                             seed_of[criterion.name])
-            if criterion.type == "esa":
-                results[criterion.name] |= analyze_spans(frame, criterion, systems, seed_of[criterion.name],
-                                                         1 - plan.alpha)
-        fitting = [judges[j] for j in plan.judges if judges and not frame.empty and judges[j].fits(criterion)]
-        if fitting:
-            logged = log_scores(criterion, plan)
-            results[criterion.name]["judges"] = {
-                j.name: judge_estimates(frame, criterion.type, j, systems, logged=logged,
-                                        confidence_level=1 - plan.alpha) for j in fitting}
-    sig = analysis_signature(protocol, protocol_sha256, seed, dry_run, post_hoc)
-    return Results.from_json({
-        "study": protocol.study.name,
-        "signature": sig,
-        "preregistered": post_hoc is None,
-        "post_hoc": post_hoc,
-        "dry_run": dry_run,
-        "protocol_sha256": protocol_sha256,
-        "seed": seed,
-        "version": __version__,
-        "plan": plan.model_dump(mode="json"),
-        "systems": systems,
-        "counts": counts(judgements, kept, reasons, analysed),
-        "criteria": results,
-    }, "analysis")
+    results = {c.name: _criterion_result(c, analysed[analysed["criterion"] == c.name], plan, systems, required,
+                                         seed_of[c.name], decisions.get(c.name), judges) for c in criteria}
+    return Results(
+        format_version=FORMAT_VERSION,
+        study=protocol.study.name,
+        signature=analysis_signature(protocol, protocol_sha256, seed, dry_run, post_hoc),
+        preregistered=post_hoc is None,
+        post_hoc=post_hoc,
+        dry_run=dry_run,
+        protocol_sha256=protocol_sha256,
+        seed=seed,
+        version=__version__,
+        plan=plan,
+        systems=systems,
+        counts=counts(judgements, kept, reasons, analysed),
+        criteria=results,
+    )
+
+
+def _criterion_result(criterion: Any, frame: pd.DataFrame, plan: Analysis, systems: list[str], required: int,
+                      seed: int, decision: dict[str, Any] | None,
+                      judges: Mapping[str, JudgeScores] | None) -> CriterionResult:
+    """The plan run on one criterion's valid judgements ``frame``."""
+    fields: dict[str, Any] = {
+        "criterion": criterion.name, "type": criterion.type, "question": criterion.question, "seed": seed,
+        "judgements": len(frame), "participants": int(frame["participant_id"].nunique()),
+        "items": int(frame["item_id"].nunique())}
+    if frame.empty:
+        return CriterionResult(**fields, undefined="no valid judgements for this criterion")
+    if criterion.type == "2afc":
+        fields |= analyze_pairwise(frame, criterion, plan, systems, required, seed, decision)
+    else:
+        fields |= analyze_ratings(frame, criterion, plan, systems, required, seed)
+        if criterion.type == "esa":
+            fields |= analyze_spans(frame, criterion, systems, seed, 1 - plan.alpha)
+    fitting = [judges[j] for j in plan.judges if judges and judges[j].fits(criterion)]
+    if fitting:
+        logged = log_scores(criterion, plan)
+        fields["judges"] = {j.name: JudgeResult(**judge_estimates(frame, criterion.type, j, systems, logged=logged,
+                                                                 confidence_level=1 - plan.alpha)) for j in fitting}
+    return CriterionResult(**fields)
 
 
 def analyze_spans(frame: pd.DataFrame, criterion: Any, systems: list[str], seed: int,
@@ -152,17 +155,17 @@ def analyze_spans(frame: pd.DataFrame, criterion: Any, systems: list[str], seed:
     return {"errors": errors, "span_agreement": estimate_record(agree)}
 
 
-def counts(judgements: pd.DataFrame, kept: pd.DataFrame, reasons: pd.Series, analysed: pd.DataFrame) -> dict[str, int]:
+def counts(judgements: pd.DataFrame, kept: pd.DataFrame, reasons: pd.Series, analysed: pd.DataFrame) -> Counts:
     """What went in, what was left out (excluded, malformed, attention checks/repeats) and what was analysed."""
-    return {
-        "judgements": len(judgements),
-        "participants": int(judgements["participant_id"].nunique()),
-        "excluded": int(len(judgements) - len(kept)),
-        "invalid": int((reasons != "").sum()),
-        "attention_or_repeat": int((kept["kind"] != "task").sum()),
-        "analysed": len(analysed),
-        "participants_analysed": int(analysed["participant_id"].nunique()),
-    }
+    return Counts(
+        judgements=len(judgements),
+        participants=int(judgements["participant_id"].nunique()),
+        excluded=int(len(judgements) - len(kept)),
+        invalid=int((reasons != "").sum()),
+        attention_or_repeat=int((kept["kind"] != "task").sum()),
+        analysed=len(analysed),
+        participants_analysed=int(analysed["participant_id"].nunique()),
+    )
 
 
 # --------------------------------------------------------------------------- writing

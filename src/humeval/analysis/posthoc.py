@@ -29,9 +29,9 @@ from humeval.judgements.exclusion import valid_judgements
 from humeval.lock import require_lock
 from humeval.logbook import record_run
 from humeval.protocol.models import Analysis, Protocol
-from humeval.results import Results
+from humeval.results import FORMAT_VERSION, CorrelationSet, Results
 from humeval.stats import kendall, pearson, spearman
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["CORRELATIONS", "correlations", "posthoc"]
 
@@ -53,7 +53,7 @@ def _plan(protocol: Protocol, overrides: dict[str, Any]) -> Protocol:
     return protocol.model_copy(update={"analysis": plan})
 
 
-def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int) -> dict[str, Any]:
+def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int) -> CorrelationSet:
     """Correlation between every two rating criteria over per-output (item, system) mean scores."""
     if method not in CORRELATIONS:
         raise HumevalError(f"posthoc: unknown correlation '{method}'. {did_you_mean(method, CORRELATIONS)}")
@@ -65,11 +65,11 @@ def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int
         both = wide[[a, b]].dropna()
         pairs.append(attempt(method, CORRELATIONS[method], both[a].to_numpy(), both[b].to_numpy(),
                              context={"a": a, "b": b}, seed=seed))
-    return {"method": method, "unit": "per-output mean scores", "pairs": pairs}
+    return CorrelationSet(method=method, unit="per-output mean scores", pairs=pairs)
 
 
 def posthoc(
-    study: Study,
+    study: StudyLike,
     name: str,
     *,
     overrides: dict[str, Any] | None = None,
@@ -77,6 +77,7 @@ def posthoc(
     force: bool = False,
 ) -> tuple[Results, list[Path]]:
     """Run post hoc analysis ``name``; returns its results and the files written under results/posthoc/<name>/."""
+    study = as_study(study)
     if not _NAME.match(name):
         raise HumevalError(f"posthoc: name '{name}' must be lower-case letters, digits, '-' or '_' (e.g. 'parametric')")
     if not overrides and not correlation:
@@ -105,17 +106,16 @@ def _posthoc(study: Study, ws: Any, name: str, out_dir: Path, overrides: dict[st
     analysed = kept[(kept["kind"] == "task") & (reasons.reindex(kept.index) == "")]
     if overrides:
         judges = study.judges() if protocol.analysis.judges else None
-        data = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name, judges=judges).to_json()
+        header = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name, judges=judges).stored()
     else:  # correlations only: the same header, no criteria re-analysed
-        data = {"study": protocol.study.name,
-                "signature": analysis_signature(protocol, sha, protocol.study.seed, post_hoc=name),
-                "preregistered": False, "post_hoc": name, "dry_run": None, "protocol_sha256": sha,
-                "seed": protocol.study.seed, "version": __version__,
-                "plan": protocol.analysis.model_dump(mode="json"),
-                "systems": protocol.systems or sorted((set(analysed["system"]) | set(analysed["system_b"])) - {""}),
-                "counts": counts(judgements, kept, reasons, analysed), "criteria": {}}
-    data["overrides"] = overrides or {}
+        header = {"format_version": FORMAT_VERSION, "study": protocol.study.name,
+                  "signature": analysis_signature(protocol, sha, protocol.study.seed, post_hoc=name),
+                  "preregistered": False, "post_hoc": name, "dry_run": None, "protocol_sha256": sha,
+                  "seed": protocol.study.seed, "version": __version__, "plan": protocol.analysis,
+                  "systems": protocol.systems or sorted((set(analysed["system"]) | set(analysed["system_b"])) - {""}),
+                  "counts": counts(judgements, kept, reasons, analysed), "criteria": {}}
+    header["overrides"] = overrides or {}
     if correlation:
-        data["correlations"] = [correlations(analysed, protocol, correlation, protocol.study.seed)]
-    results = Results.from_json(data, f"posthoc {name}")
+        header["correlations"] = [correlations(analysed, protocol, correlation, protocol.study.seed)]
+    results = Results(**header)
     return results, write_results(results, out_dir / "results.json", out_dir / "tables")

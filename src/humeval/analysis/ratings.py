@@ -32,6 +32,7 @@ from humeval.analysis.records import attempt, estimate_record
 from humeval.errors import DataError
 from humeval.judgements import agreement_units
 from humeval.protocol.models import Analysis, Criterion
+from humeval.results import Normality, PostHoc, Record
 from humeval.rng import as_generator, child_seeds
 from humeval.stats import (
     adjust_pvalues,
@@ -52,7 +53,7 @@ CORRECTION_NAMES = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni", 
 _SHAPIRO_MAX = 5000
 
 
-def _normality(groups: dict[str, np.ndarray], plan: Analysis, seed: int) -> dict[str, Any]:
+def _normality(groups: dict[str, np.ndarray], plan: Analysis, seed: int) -> Normality:
     rng = as_generator(seed)
     records, normal = [], True
     for system, x in groups.items():
@@ -63,14 +64,14 @@ def _normality(groups: dict[str, np.ndarray], plan: Analysis, seed: int) -> dict
             normal = False
     reason = ("every system's scores are compatible with normality (Shapiro-Wilk p >= alpha)" if normal else
               "at least one system's scores are not normal (Shapiro-Wilk p < alpha, or constant scores)")
-    return {"tests": records, "normal": normal, "seed": seed, "reason": reason}
+    return Normality(tests=records, normal=normal, seed=seed, reason=reason)
 
 
-def _omnibus(groups: dict[str, np.ndarray], parametric: bool) -> dict[str, Any]:
+def _omnibus(groups: dict[str, np.ndarray], parametric: bool) -> Record:
     arrays = list(groups.values())
     if parametric:
-        return attempt("anova_oneway", anova_oneway, *arrays)
-    return attempt("kruskal_wallis", kruskal_wallis, *arrays)
+        return Record(**attempt("anova_oneway", anova_oneway, *arrays))
+    return Record(**attempt("kruskal_wallis", kruskal_wallis, *arrays))
 
 
 def _pairwise(name: str, func: Any, groups: dict[str, np.ndarray], correction: str, **kwargs: Any) -> list[dict]:
@@ -87,7 +88,7 @@ def _pairwise(name: str, func: Any, groups: dict[str, np.ndarray], correction: s
 
 
 def _posthoc(frame: pd.DataFrame, systems: list[str], parametric: bool, plan: Analysis,
-             item_scores: pd.DataFrame) -> dict[str, Any]:
+             item_scores: pd.DataFrame) -> PostHoc:
     correction = CORRECTION_NAMES[plan.correction]
     paired = not item_scores.isna().to_numpy().any() and len(item_scores) >= 2
     if paired:
@@ -104,7 +105,7 @@ def _posthoc(frame: pd.DataFrame, systems: list[str], parametric: bool, plan: An
         func = {"ttest_paired": ttest, "wilcoxon": wilcoxon, "ttest_welch": ttest, "mann_whitney": mann_whitney}[test]
         kwargs = {"paired": True} if test == "ttest_paired" else {}
         pairs = _pairwise(test, func, groups, correction, **kwargs)
-    return {"test": test, "correction": plan.correction, "unit": unit, "pairs": pairs}
+    return PostHoc(test=test, correction=plan.correction, unit=unit, pairs=pairs)
 
 
 def analyze_ratings(
@@ -134,19 +135,20 @@ def analyze_ratings(
         out["distribution"] = distribution(frame, systems, [float(v) for v in range(1, criterion.points + 1)])
     if plan.tests == "auto":
         out["normality"] = _normality(groups, plan, s_norm)
-        parametric = out["normality"]["normal"]
-        out["decision"] = ("parametric: " if parametric else "non-parametric: ") + out["normality"]["reason"]
+        parametric = bool(out["normality"].normal)
+        out["decision"] = ("parametric: " if parametric else "non-parametric: ") + out["normality"].reason
     else:
         parametric = plan.tests == "parametric"
         out["decision"] = f"{plan.tests}: fixed by the protocol (analysis.tests)"
     out["family"] = "parametric" if parametric else "nonparametric"
     out["omnibus"] = _omnibus(groups, parametric)
-    p = out["omnibus"].get("p_value")
+    p = out["omnibus"].p_value
     if p is not None and p < plan.alpha:
         out["posthoc"] = _posthoc(frame, systems, parametric, plan, item_scores)
     else:
-        why = out["omnibus"].get("undefined") or f"omnibus p = {p:.4g} >= alpha = {plan.alpha:g}"
-        out["posthoc"] = {"skipped": f"not run: {why}", "pairs": []}
+        shown = float("nan") if p is None else p  # a p-value that is not a number is stored as null
+        why = out["omnibus"].undefined or f"omnibus p = {shown:.4g} >= alpha = {plan.alpha:g}"
+        out["posthoc"] = PostHoc(skipped=f"not run: {why}", pairs=[])
     units, categories = agreement_units(frame, criterion.type, log=logged, points=getattr(criterion, "points", None))
     out["agreement"] = agreement(units, criterion.type, plan, required, s_agree, categories, logged)
     multi = frame.groupby(["participant_id", "task_id"])["system"].nunique().max() > 1

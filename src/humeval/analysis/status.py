@@ -13,20 +13,20 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from humeval.analysis.workspace import Workspace
-    from humeval.results import Results
+    from humeval.results import Results, Stopping
 
 __all__ = ["caveats", "workspace_caveats"]
 
 
-def _undecided(criterion: str, d: Mapping[str, Any]) -> str | None:
+def _undecided(criterion: str, d: Stopping) -> str | None:
     """A stopping rule's replayed decision that is not one, in words (``None`` when it decided)."""
-    if d.get("outcome") in ("A", "B", "decided"):
+    if d.outcome in ("A", "B", "decided"):
         return None
-    what = f"{d['a']} vs {d['b']}" if d.get("goal") in (None, "pair") else f"goal {d.get('goal')}"
-    if d.get("outcome") == "horizon":
+    what = f"{d.a} vs {d.b}" if d.pairwise else f"goal {d.goal}"
+    if d.outcome == "horizon":
         return (f"UNDECIDED: {criterion} ({what}): the stopping rule reached its horizon without a decision; "
                 "no system is shown to be better.")
-    return (f"UNDECIDED: {criterion} ({what}): the stopping rule has not decided after n = {d.get('n')} "
+    return (f"UNDECIDED: {criterion} ({what}): the stopping rule has not decided after n = {d.n} "
             "judgements; its comparison is still open and any ranking of it is preliminary.")
 
 

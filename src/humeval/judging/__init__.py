@@ -1,6 +1,6 @@
 """Asking LLM judges: an OpenAI-compatible client, the answer cache, prompts, and the judges' files.
 
-``humeval judge`` (:func:`humeval.judge`) runs the ``judge`` stage; see docs/judges.md for the
+``humeval judge`` (:meth:`humeval.Study.judge`, :func:`humeval.pipeline.judge`) runs the ``judge`` stage; see docs/judges.md for the
 exact request and how answers are read.
 """
 

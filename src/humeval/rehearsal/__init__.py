@@ -9,8 +9,14 @@ simulation of stopping rules and labelling strategies is :mod:`humeval.simulate`
 """
 
 from humeval.rehearsal.participants import REHEARSAL_KINDS, Population
-from humeval.rehearsal.rehearse import RehearsalError, RehearsalResult, rehearse
+from humeval.rehearsal.rehearse import (
+    RehearsalError,
+    RehearsalOptions,
+    RehearsalResult,
+    rehearse,
+    rehearse_with,
+)
 from humeval.simulate.dummy import DUMMY_KINDS, dummy_judgements
 
-__all__ = ["DUMMY_KINDS", "REHEARSAL_KINDS", "Population", "RehearsalError", "RehearsalResult", "dummy_judgements",
-           "rehearse"]
+__all__ = ["DUMMY_KINDS", "REHEARSAL_KINDS", "Population", "RehearsalError", "RehearsalOptions", "RehearsalResult",
+           "dummy_judgements", "rehearse", "rehearse_with"]

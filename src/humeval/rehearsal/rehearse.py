@@ -45,7 +45,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +69,10 @@ from humeval.rehearsal.participants import (
 )
 from humeval.store.engine import redact_url
 from humeval.store.export import write_store_judgements
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
-__all__ = ["HOST", "RehearsalError", "RehearsalResult", "predicted_places", "rehearsal_workspace", "rehearse"]
+__all__ = ["HOST", "RehearsalError", "RehearsalOptions", "RehearsalResult", "predicted_places", "rehearsal_workspace",
+           "rehearse", "rehearse_with"]
 
 HOST = "127.0.0.1"
 
@@ -514,8 +515,77 @@ def _progress_bar(enabled: bool, total: int | None, label: str) -> Iterator[Any]
         yield lambda: bar.advance(task)
 
 
+@dataclass(frozen=True)
+class RehearsalOptions:
+    """What :func:`rehearse` is asked (each field as its keyword); :meth:`check` refuses a bad value and fills in
+    the defaults that depend on the protocol (the seed, the crowd's population)."""
+
+    participants: int | None = None
+    kind: str = "static"
+    seed: int | None = None
+    db: str | None = None
+    workers: int = 0
+    concurrency: int = 8
+    timeout: float = 600.0
+    progress: bool = False
+    population: Population | None = None
+    rerun_rounds: int = 0
+
+    def check(self, protocol: Any) -> RehearsalOptions:
+        """These options checked against ``protocol``, with ``seed`` and ``population`` filled in."""
+        kind, population = self.kind, self.population
+        if kind not in REHEARSAL_KINDS:
+            raise RehearsalError(f"rehearse: unknown kind '{kind}'. {did_you_mean(kind, REHEARSAL_KINDS)}")
+        if population is not None and kind != "crowd":
+            raise RehearsalError(f"rehearse: a population describes the 'crowd' kind, not '{kind}'")
+        if self.participants is not None and self.participants < 1:
+            raise RehearsalError(f"rehearse: participants must be at least 1, got {self.participants}")
+        if not 1 <= self.concurrency <= 256:
+            raise RehearsalError(f"rehearse: concurrency must be 1 to 256, got {self.concurrency}")
+        if self.timeout <= 0:
+            raise RehearsalError(f"rehearse: timeout must be positive, got {self.timeout}")
+        if not 0 <= self.rerun_rounds <= 10:
+            raise RehearsalError(f"rehearse: rerun_rounds must be 0 to 10, got {self.rerun_rounds}")
+        if self.rerun_rounds and protocol.assignment.strategy != "list":
+            raise RehearsalError("rehearse: re-run rounds need participant lists (assignment.strategy: list); "
+                                 f"'{protocol.assignment.strategy}' assigns tasks until its labels are complete")
+        seed = protocol.study.seed if self.seed is None else self.seed
+        if isinstance(seed, bool) or seed < 0:
+            raise RehearsalError(f"rehearse: seed must be a non-negative integer, got {seed!r}")
+        if kind == "crowd" and population is None:
+            population = Population()
+        return replace(self, seed=seed, population=population)
+
+    def parameters(self, ws: Workspace) -> dict[str, Any]:
+        """The rehearsal's parameters as the logbook records them (the store without its secrets)."""
+        out = {"kind": self.kind, "participants": self.participants, "concurrency": self.concurrency,
+               "workers": self.workers, "store": redact_url(str(ws.root / "study.db") if not self.db else self.db),
+               "timeout": self.timeout, "rerun_rounds": self.rerun_rounds}
+        if self.population is not None:
+            out["population"] = self.population.to_json()
+        return out
+
+
+@dataclass
+class _Collected:
+    """What the collection rounds of a rehearsal gathered (:func:`_collect`)."""
+
+    tally: _Tally
+    #: what the participant lists require (None for the labelling strategies)
+    required: int | None
+    #: the index of the next synthetic participant (they are numbered across rounds)
+    next_index: int = 0
+    rows: int = 0
+    #: judgements of the first round, re-run lists added, the last round run
+    first_round: int = 0
+    rerun: int = 0
+    rounds_run: int = 0
+    #: places: participants given a list (``list`` strategy)
+    places: int | None = None
+
+
 def rehearse(
-    study: Study | str | Path,
+    study: StudyLike,
     *,
     participants: int | None = None,
     kind: str = "static",
@@ -544,127 +614,151 @@ def rehearse(
     them (:meth:`humeval.store.Store.add_rerun`), and the server is started again for new
     participants; it stops once collation is complete.
     """
-    study = study if isinstance(study, Study) else Study.open(study)
-    if kind not in REHEARSAL_KINDS:
-        raise RehearsalError(f"rehearse: unknown kind '{kind}'. {did_you_mean(kind, REHEARSAL_KINDS)}")
-    if population is not None and kind != "crowd":
-        raise RehearsalError(f"rehearse: a population describes the 'crowd' kind, not '{kind}'")
-    if kind == "crowd" and population is None:
-        population = Population()
-    if participants is not None and participants < 1:
-        raise RehearsalError(f"rehearse: participants must be at least 1, got {participants}")
-    if not 1 <= concurrency <= 256:
-        raise RehearsalError(f"rehearse: concurrency must be 1 to 256, got {concurrency}")
-    if timeout <= 0:
-        raise RehearsalError(f"rehearse: timeout must be positive, got {timeout}")
-    if not 0 <= rerun_rounds <= 10:
-        raise RehearsalError(f"rehearse: rerun_rounds must be 0 to 10, got {rerun_rounds}")
-    if rerun_rounds and study.protocol.assignment.strategy != "list":
-        raise RehearsalError("rehearse: re-run rounds need participant lists (assignment.strategy: list); "
-                             f"'{study.protocol.assignment.strategy}' assigns tasks until its labels are complete")
-    protocol = study.protocol
-    seed = protocol.study.seed if seed is None else seed
-    if isinstance(seed, bool) or seed < 0:
-        raise RehearsalError(f"rehearse: seed must be a non-negative integer, got {seed!r}")
+    options = RehearsalOptions(participants=participants, kind=kind, seed=seed, db=db, workers=workers,
+                               concurrency=concurrency, timeout=timeout, progress=progress, population=population,
+                               rerun_rounds=rerun_rounds)
+    return rehearse_with(study, options)
+
+
+def rehearse_with(study: StudyLike, options: RehearsalOptions) -> RehearsalResult:
+    """:func:`rehearse` with ``options``: checked, then the lock gate, a fresh store, the collection rounds, the
+    back half, one logbook entry."""
+    study = as_study(study)
+    options = options.check(study.protocol)
     lock = require_lock(study, "rehearse")
+    _require_server()
+    predicted = predicted_places(study)  # before this rehearsal replaces an earlier one's judgements
+    ws = rehearsal_workspace(study, options.kind)
+    store = _store_arg(study, ws, options.db)
+    lists = study.read_lists()
+    inputs = study.hashes([study.protocol_file, study.lists_file, study.tasks_file, *study.data_files()])
+    started = time.monotonic()
+    servers: list[_Server] = []
+    with record_run(study, "rehearse", inputs=inputs, seed=options.seed, parameters=options.parameters(ws)) as run:
+        try:
+            tasks = study.read_tasks()
+            systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
+            answerer = Answerer(study.protocol, _answer_key(study, lists), options.kind, systems, options.population,
+                                options.seed)
+            _fresh_store(study, ws, store, options.db)
+            got = _collect(study, options, ws, store, tasks, lists, answerer, unlocked=lock is None,
+                           deadline=started + options.timeout, servers=servers)
+            summary, paths = back_half(ws, study, tasks, lists)
+        finally:
+            if servers:
+                servers[-1].stop()
+                run.entry["server"] = servers[-1].describe()
+        elapsed = time.monotonic() - started
+        summary |= _summary(got, answerer, predicted, elapsed)
+        run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
+    return _result(options, got, summary, ws, store, answerer, elapsed)
+
+
+def _require_server() -> None:
+    """Refuse a rehearsal when the collection server's packages are not installed."""
     for module in ("uvicorn", "starlette"):
         if importlib.util.find_spec(module) is None:
             raise RehearsalError(f"rehearse: needs the collection server ({module} is missing); "
                                  "install it with `pip install 'humeval[server]'`")
-    predicted = predicted_places(study)  # before this rehearsal replaces an earlier one's judgements
-    ws = rehearsal_workspace(study, kind)
-    store = _store_arg(study, ws, db)
-    lists = study.read_lists()
-    inputs = study.hashes([study.protocol_file, study.lists_file, study.tasks_file,
-                             *study.data_files()])
-    parameters = {"kind": kind, "participants": participants, "concurrency": concurrency, "workers": workers,
-                  "store": redact_url(str(ws.root / "study.db") if not db else db), "timeout": timeout,
-                  "rerun_rounds": rerun_rounds}
-    if population is not None:
-        parameters["population"] = population.to_json()
-    started = time.monotonic()
-    server: _Server | None = None
-    with record_run(study, "rehearse", inputs=inputs, seed=seed, parameters=parameters) as run:
-        try:
-            tasks = study.read_tasks()
-            systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
-            answerer = Answerer(protocol, _answer_key(study, lists), kind, systems, population, seed)
-            if db:
-                _prepare_store(study, store)  # refused before anything is removed when it is not empty
-            if ws.root.exists():
-                shutil.rmtree(ws.root)  # a rehearsal starts from an empty folder (and, by default, an empty store)
-            ws.root.mkdir(parents=True)
-            if not db:
-                _prepare_store(study, store)
-            required = sum(len(pl.tasks) for pl in lists) if protocol.assignment.strategy == "list" else None
-            deadline = started + timeout
-            tally = _Tally()
-            first = first_round = 0
-            rerun = rerun_tasks = rounds_run = 0
-            used: int | None = None  # places: participants given a list
-            for round_no in range(rerun_rounds + 1):
-                if round_no:  # a re-run of what the collation found short, as `humeval collate` and `serve` do
-                    complete, added, size = _add_rerun(study, ws, store, tasks, lists)
-                    if complete or not added:
-                        break
-                    rerun += added
-                    rerun_tasks = size
-                max_tasks = max((len(pl.tasks) for pl in lists), default=0) if required is not None else \
-                    max(protocol.design.items_per_participant, 1)
-                server = _Server(study, store, workers, ws.root / "server.log", unlocked=lock is None)
-                server.start(deadline)
-                label = f"rehearsal ({kind})" if not round_no else f"re-run {round_no} ({kind})"
-                total = required if not round_no else rerun_tasks
-                places = _Places(study, store) if required is not None else None
-                try:
-                    with _progress_bar(progress, total, label) as advance:
-                        crowd = _Crowd(server.port, answerer, kind, seed, participants if not round_no else None,
-                                       max_tasks, advance, server.admin_token, tally, first,
-                                       study.protocol.platform, places)
-                        crowd.run(concurrency, deadline)
-                    if places is not None:
-                        used = places.started()  # the store counts every round's places
-                finally:
-                    if places is not None:
-                        places.close()
-                first = crowd.next_index
-                admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)
-                try:
-                    _, stored = admin.request("GET", "/api/v1/admin/judgements", token=server.admin_token)
-                finally:
-                    admin.close()
-                server.stop()
-                if len(stored) != tally.judgements:
-                    raise RehearsalError(f"rehearsal: the server acknowledged {tally.judgements} judgements but its "
-                                         f"store holds {len(stored)}")
-                rows = write_store_judgements(study, ws.judgements, store)
-                rounds_run = round_no
-                if not round_no:
-                    first_round = tally.judgements
-            summary, paths = back_half(ws, study, tasks, lists)
-        finally:
-            if server is not None:
-                server.stop()
-                run.entry["server"] = server.describe()
-        collection = (tally.last - tally.first) if tally.first is not None and tally.last is not None else 0.0
-        elapsed = time.monotonic() - started
-        summary |= {"participants": tally.entered, "participants_active": tally.active,
-                    "judgements": tally.judgements, "judgements_required": required, "rows": rows,
-                    "withdrawn": tally.withdrawn, "seconds": round(collection, 3),
-                    "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
-                    "elapsed": round(elapsed, 3), "ambiguous_outputs": answerer.key.ambiguous,
-                    "rerun_lists": rerun, "rerun_rounds": rounds_run, "rerun_judgements": tally.judgements - first_round,
-                    "places": used, "places_predicted": predicted, "turned_away": tally.turned,
-                    "sessions_cut": tally.cut}
-        run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
+
+
+def _fresh_store(study: Study, ws: Workspace, store: str, db: str | None) -> None:
+    """An empty ``results/rehearsal/`` and a prepared store: a given ``db`` is refused before anything is removed
+    when it is not empty; the default store inside the folder is recreated with it."""
+    if db:
+        _prepare_store(study, store)
+    if ws.root.exists():
+        shutil.rmtree(ws.root)
+    ws.root.mkdir(parents=True)
+    if not db:
+        _prepare_store(study, store)
+
+
+def _collect(study: Study, options: RehearsalOptions, ws: Workspace, store: str, tasks: list[Any],
+             lists: list[ParticipantList], answerer: Answerer, *, unlocked: bool, deadline: float,
+             servers: list[_Server]) -> _Collected:
+    """The first collection, then up to ``rerun_rounds`` re-runs of what the collation found short (as
+    `humeval collate` and `serve` do); the store's judgements exported after each round."""
+    protocol = study.protocol
+    required = sum(len(pl.tasks) for pl in lists) if protocol.assignment.strategy == "list" else None
+    max_tasks = max((len(pl.tasks) for pl in lists), default=0) if required is not None else \
+        max(protocol.design.items_per_participant, 1)
+    got = _Collected(_Tally(), required)
+    for round_no in range(options.rerun_rounds + 1):
+        total = required
+        if round_no:
+            complete, added, total = _add_rerun(study, ws, store, tasks, lists)
+            if complete or not added:
+                break
+            got.rerun += added
+        server = _Server(study, store, options.workers, ws.root / "server.log", unlocked=unlocked)
+        servers.append(server)
+        _collect_round(server, study, options, store, answerer, got, round_no, total, max_tasks, deadline)
+        got.rows = write_store_judgements(study, ws.judgements, store)
+        got.rounds_run = round_no
+        if not round_no:
+            got.first_round = got.tally.judgements
+    return got
+
+
+def _collect_round(server: _Server, study: Study, options: RehearsalOptions, store: str, answerer: Answerer,
+                   got: _Collected, round_no: int, total: int | None, max_tasks: int, deadline: float) -> None:
+    """One round: the server started, the crowd at work until it is given nothing more, the server stopped and
+    its store checked against the judgements it acknowledged."""
+    server.start(deadline)
+    label = f"rehearsal ({options.kind})" if not round_no else f"re-run {round_no} ({options.kind})"
+    places = _Places(study, store) if got.required is not None else None
+    try:
+        with _progress_bar(options.progress, total, label) as advance:
+            crowd = _Crowd(server.port, answerer, options.kind, options.seed,
+                           options.participants if not round_no else None, max_tasks, advance, server.admin_token,
+                           got.tally, got.next_index, study.protocol.platform, places)
+            crowd.run(options.concurrency, deadline)
+        if places is not None:
+            got.places = places.started()  # the store counts every round's places
+    finally:
+        if places is not None:
+            places.close()
+    got.next_index = crowd.next_index
+    admin = ApiClient(HOST, server.port, _REQUEST_TIMEOUT)
+    try:
+        _, stored = admin.request("GET", "/api/v1/admin/judgements", token=server.admin_token)
+    finally:
+        admin.close()
+    server.stop()
+    if len(stored) != got.tally.judgements:
+        raise RehearsalError(f"rehearsal: the server acknowledged {got.tally.judgements} judgements but its "
+                             f"store holds {len(stored)}")
+
+
+def _summary(got: _Collected, answerer: Answerer, predicted: float | None, elapsed: float) -> dict[str, Any]:
+    """What the logbook entry's summary adds to the back half's: the collection's counts and times."""
+    tally = got.tally
+    collection = (tally.last - tally.first) if tally.first is not None and tally.last is not None else 0.0
+    return {"participants": tally.entered, "participants_active": tally.active,
+            "judgements": tally.judgements, "judgements_required": got.required, "rows": got.rows,
+            "withdrawn": tally.withdrawn, "seconds": round(collection, 3),
+            "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
+            "elapsed": round(elapsed, 3), "ambiguous_outputs": answerer.key.ambiguous,
+            "rerun_lists": got.rerun, "rerun_rounds": got.rounds_run,
+            "rerun_judgements": tally.judgements - got.first_round,
+            "places": got.places, "places_predicted": predicted, "turned_away": tally.turned,
+            "sessions_cut": tally.cut}
+
+
+def _result(options: RehearsalOptions, got: _Collected, summary: dict[str, Any], ws: Workspace, store: str,
+            answerer: Answerer, elapsed: float) -> RehearsalResult:
+    tally = got.tally
+    analyzed = "signature" in summary
+    collection = (tally.last - tally.first) if tally.first is not None and tally.last is not None else 0.0
     return RehearsalResult(
-        kind=kind, seed=seed, participants=tally.entered, participants_active=tally.active,
-        judgements=tally.judgements, judgements_required=required, rows=rows, seconds=collection,
-        items_per_second=summary["items_per_second"], elapsed=elapsed, workspace=ws.root, store=redact_url(store),
-        complete=summary["complete"], participants_excluded=summary["participants_excluded"],
-        report=ws.report_html if "signature" in summary else None,
-        results=ws.results if "signature" in summary else None,
+        kind=options.kind, seed=options.seed, participants=tally.entered, participants_active=tally.active,
+        judgements=tally.judgements, judgements_required=got.required, rows=got.rows, seconds=collection,
+        items_per_second=summary["items_per_second"], elapsed=elapsed, workspace=ws.root,
+        store=redact_url(store), complete=summary["complete"], participants_excluded=summary["participants_excluded"],
+        report=ws.report_html if analyzed else None, results=ws.results if analyzed else None,
         signature=summary.get("signature"), analysis_error=summary.get("analysis_error"),
-        ambiguous_outputs=answerer.key.ambiguous, rerun_lists=rerun, summary=summary,
-        places=used, places_predicted=summary["places_predicted"], turned_away=tally.turned, sessions_cut=tally.cut,
+        ambiguous_outputs=answerer.key.ambiguous, rerun_lists=got.rerun, summary=summary,
+        places=got.places, places_predicted=summary["places_predicted"], turned_away=tally.turned,
+        sessions_cut=tally.cut,
     )

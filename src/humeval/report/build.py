@@ -16,7 +16,15 @@ from humeval.report.figures import (
 )
 
 if TYPE_CHECKING:
-    from humeval.results import CriterionResult, Results
+    from humeval.results import (
+        CriterionResult,
+        JudgeResult,
+        Leaderboard,
+        RankingResult,
+        Record,
+        Results,
+        Stopping,
+    )
 
 __all__ = ["build_report"]
 
@@ -38,66 +46,69 @@ def _summary(protocol: Protocol, results: Results, design: dict[str, Any]) -> Se
     return Section("Study", paras, [Table("Design", ["setting", "value"], rows)])
 
 
-def _outcome_words(d: dict[str, Any]) -> str:
+def _outcome_words(d: Stopping) -> str:
     """What a stopping rule's replayed decision came to, in words."""
-    if d.get("goal") not in (None, "pair"):
-        what = {"best": "the best system", "top-k": f"the top {d.get('top')}", "ranking": "the ranking"}[d["goal"]]
-        if d["outcome"] == "decided":
-            return f"identified {what}, {', '.join(d['decision'])}, after n = {d['n']} judgements"
-        if d["outcome"] == "horizon":
-            return f"reached its horizon of {d['horizon']} judgements without identifying {what}"
-        if not d.get("reachable", True):
-            return (f"cannot identify {what}: after n = {d['n']} judgements the pairs resolved directly admit no "
+    if not d.pairwise:
+        what = {"best": "the best system", "top-k": f"the top {d.top}", "ranking": "the ranking"}[d.goal or ""]
+        if d.outcome == "decided":
+            return f"identified {what}, {', '.join(d.decision)}, after n = {d.n} judgements"
+        if d.outcome == "horizon":
+            return f"reached its horizon of {d.horizon} judgements without identifying {what}"
+        if not d.reachable:
+            return (f"cannot identify {what}: after n = {d.n} judgements the pairs resolved directly admit no "
                     "answer (intransitive preferences)")
-        return f"has not identified {what} after n = {d['n']} judgements ({len(d['contention'])} systems in contention)"
-    if d["outcome"] in ("A", "B"):
-        return f"decided for {d['decision']} after n = {d['n']} decisive judgements"
-    if d["outcome"] == "horizon":
-        return f"reached its horizon of {d['horizon']} outcomes without a decision"
-    return f"has not decided after n = {d['n']} decisive judgements"
+        return f"has not identified {what} after n = {d.n} judgements ({len(d.contention)} systems in contention)"
+    if d.outcome in ("A", "B"):
+        return f"decided for {d.decision} after n = {d.n} decisive judgements"
+    if d.outcome == "horizon":
+        return f"reached its horizon of {d.horizon} outcomes without a decision"
+    return f"has not decided after n = {d.n} decisive judgements"
 
 
-def _decision_text(d: dict[str, Any]) -> str:
+def _compared(d: Stopping) -> str:
+    return f"{d.a} vs {d.b}" if d.pairwise else f"goal {d.goal}"
+
+
+def _decision_text(d: Stopping) -> str:
     """One stopping decision in words, with the judgements it used against the fixed design."""
-    compared = f"{d['a']} vs {d['b']}" if d.get("goal") in (None, "pair") else f"goal {d['goal']}"
-    text = f"{d['criterion']} ({compared}): the {d['rule']} rule (delta {d['delta']:g}) {_outcome_words(d)}"
-    if d.get("fixed_design") and d.get("saved") is not None:
-        text += (f"; {d['collected']} judgements used where the fixed design takes {d['fixed_design']} "
-                 f"({d['saved']} saved, {100 * d['saved'] / d['fixed_design']:.0f}%)")
-    elif d.get("fixed_design"):
-        text += f"; {d['collected']} judgements collected of the fixed design's {d['fixed_design']}"
+    text = f"{d.criterion} ({_compared(d)}): the {d.rule} rule (delta {d.delta:g}) {_outcome_words(d)}"
+    if d.fixed_design and d.saved is not None:
+        text += (f"; {d.collected} judgements used where the fixed design takes {d.fixed_design} "
+                 f"({d.saved} saved, {100 * d.saved / d.fixed_design:.0f}%)")
+    elif d.fixed_design:
+        text += f"; {d.collected} judgements collected of the fixed design's {d.fixed_design}"
     return text + _places_text(d) + "."
 
 
-def _places_text(d: dict[str, Any]) -> str:
+def _places_text(d: Stopping) -> str:
     """Places (sessions paid) against the fixed design's: what the money follows."""
-    if d.get("places") is None or not d.get("fixed_places"):
+    if d.places is None or not d.fixed_places:
         return ""
-    return (f"; {d['places']} places (participants who judged it) where the fixed design pays "
-            f"{d['fixed_places']} ({d['fixed_places'] - d['places']} saved)")
+    return (f"; {d.places} places (participants who judged it) where the fixed design pays "
+            f"{d.fixed_places} ({d.fixed_places - d.places} saved)")
 
 
 #: what the report prints where a method gave no interval at this n (``no_interval`` in the record says why)
 NOT_ENOUGH = "not enough data"
 
 
-def _interval(record: Any) -> str:
-    est, lo, hi = record.get("estimate"), record.get("ci_low"), record.get("ci_high")
+def _interval(record: Record) -> str:
+    est, lo, hi = record.estimate, record.ci_low, record.ci_high
     if est is None:
         return "–"
     if lo is not None and hi is not None:
         return f"{fmt(est)} [{fmt(lo)}, {fmt(hi)}]"
-    return fmt(est) + (f" [interval: {NOT_ENOUGH}]" if record.get("no_interval") else "")
+    return fmt(est) + (f" [interval: {NOT_ENOUGH}]" if record.no_interval else "")
 
 
-def _ranks(rk: Any) -> tuple[tuple[str, int, int], ...]:
-    return tuple(sorted((r["system"], r["rank_low"], r["rank_high"]) for r in rk.systems))
+def _ranks(rk: RankingResult) -> tuple[tuple[str, int, int], ...]:
+    return tuple(sorted((r.system, r.rank_low, r.rank_high) for r in rk.systems))
 
 
 def _rankings_agreement(name: str, res: CriterionResult) -> str | None:
     """Whether the plan's rankings of a criterion agree (the same rank range for every system), in words;
     ``None`` when the plan has one ranking."""
-    planned = {m: rk for m, rk in res.rankings.items() if not rk.get("not_applicable")}
+    planned = {m: rk for m, rk in res.rankings.items() if not rk.not_applicable}
     if len(planned) < 2:
         return None
     done = {m: rk for m, rk in planned.items() if not rk.undefined and rk.systems}
@@ -121,16 +132,16 @@ def _key_results(results: Results) -> Section:
     """The answer first: decisions (with judgements used against the fixed design), agreement and every
     planned ranking of each criterion with its intervals, and whether the rankings agree; the sections below
     give every detail."""
-    level = f"{100 * (1 - float(results.plan.get('alpha', 0.05))):.0f}%"
+    level = f"{100 * (1 - results.alpha):.0f}%"
     paras = [f"Decision: {_decision_text(res.stopping)}" for res in results.criteria.values() if res.stopping]
     agree, ranks = [], []
     for name, res in results.criteria.items():
         for a in res.agreement:
             if a.estimate is not None:
-                agree.append([name, a.method, _interval(a), a.n, a.get("verdict")])
+                agree.append([name, a.method, _interval(a), a.n, a.verdict])
         for method, rk in res.rankings.items():
             if not rk.undefined and rk.systems:
-                ranks += [[name, method, f"{r['rank_low']}-{r['rank_high']}", r["system"], _interval(r), r.n]
+                ranks += [[name, method, f"{r.rank_low}-{r.rank_high}", r.system, _interval(r), r.n]
                           for r in rk.systems]
         if (agreement := _rankings_agreement(name, res)) is not None:
             paras.append(agreement)
@@ -167,29 +178,32 @@ def _stopping(results: Results) -> Section | None:
     decisions = [res.stopping for res in results.criteria.values() if res.stopping]
     if not decisions:
         return None
-    paras, rows = [], []
-    for d in decisions:
-        guarantee = (f"anytime-valid: the probability that it ever decides wrongly is at most {d['delta']:g}"
-                     if d["anytime_valid"] else f"not anytime-valid: delta {d['delta']:g} holds only for a fixed n")
-        compared = f"{d['a']} vs {d['b']}" if d.get("goal") in (None, "pair") else f"goal {d['goal']} over {', '.join(d['systems'])}"
-        text = f"{d['criterion']} ({compared}): the {d['rule']} rule ({guarantee}) {_outcome_words(d)}."
-        if d.get("fixed_design") and d.get("saved") is not None:
-            text += (f" It used {d['collected']} judgements of this comparison where the fixed design would have "
-                     f"collected {d['fixed_design']}: {d['saved']} saved ({100 * d['saved'] / d['fixed_design']:.0f}%)"
-                     f"{_places_text(d)}.")
-        if d.get("live_n") is not None:
-            text += (f" The live rule decided at n = {d['live_n']}; the replay on the exported, excluded judgements "
-                     + ("agrees." if d["agrees_with_live"] else f"reaches n = {d['n']}: THEY DISAGREE."))
-        if d.get("intransitive"):
-            text += f" {d['intransitive']}."
-        paras.append(text)
-        decision = d["decision"] if not isinstance(d["decision"], list) else ", ".join(d["decision"])
-        rows.append([d["criterion"], compared, d["rule"], d["delta"], d["anytime_valid"], decision,
-                     d["n"], d["collected"], d.get("fixed_design"), d.get("saved"), d.get("live_n")])
+    paras = [_stopping_text(d) for d in decisions]
+    rows = [[d.criterion, _compared(d) if d.pairwise else f"goal {d.goal} over {', '.join(d.systems)}", d.rule,
+             d.delta, d.anytime_valid, d.decision if not isinstance(d.decision, list) else ", ".join(d.decision),
+             d.n, d.collected, d.fixed_design, d.saved, d.live_n] for d in decisions]
     table = Table("Decisions of the stopping rule (replayed on the valid judgements in the live rule's order)",
                   ["criterion", "comparison", "rule", "delta", "anytime-valid", "decision", "n", "judgements",
                    "fixed design", "saved", "live n"], rows, results.signature)
     return Section("Dynamic stopping", paras, [table])
+
+
+def _stopping_text(d: Stopping) -> str:
+    """One decision of the stopping rule with its guarantee, its cost and the live rule beside it."""
+    guarantee = (f"anytime-valid: the probability that it ever decides wrongly is at most {d.delta:g}"
+                 if d.anytime_valid else f"not anytime-valid: delta {d.delta:g} holds only for a fixed n")
+    compared = _compared(d) if d.pairwise else f"goal {d.goal} over {', '.join(d.systems)}"
+    text = f"{d.criterion} ({compared}): the {d.rule} rule ({guarantee}) {_outcome_words(d)}."
+    if d.fixed_design and d.saved is not None:
+        text += (f" It used {d.collected} judgements of this comparison where the fixed design would have "
+                 f"collected {d.fixed_design}: {d.saved} saved ({100 * d.saved / d.fixed_design:.0f}%)"
+                 f"{_places_text(d)}.")
+    if d.live_n is not None:
+        text += (f" The live rule decided at n = {d.live_n}; the replay on the exported, excluded judgements "
+                 + ("agrees." if d.agrees_with_live else f"reaches n = {d.n}: THEY DISAGREE."))
+    if d.intransitive:
+        text += f" {d.intransitive}."
+    return text
 
 
 def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
@@ -205,85 +219,24 @@ def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
     return Section("Exclusion", [text], [Table("", ["rule", "parameters", "participants", "answers"], rows)])
 
 
-def _est(record: Any) -> list[Any]:
+def _est(record: Record) -> list[Any]:
     """estimate, ci_low, ci_high, p, n; "not enough data" in place of the interval a method could not give."""
-    row = [record.get(k) for k in _EST]
-    if record.get("no_interval") and row[0] is not None and row[1] is None and row[2] is None:
+    row = [record.estimate, record.ci_low, record.ci_high, record.p_value, record.n]
+    if record.no_interval and row[0] is not None and row[1] is None and row[2] is None:
         row[1], row[2] = NOT_ENOUGH, ""
     return row
 
 
 def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
+    """One criterion: scores, errors, pairs, significance, agreement, rankings, leaderboard, judges, figures."""
     s = Section(f"Criterion: {name} ({res.type})", [f"Question: {res.question}"], level=2)
     if res.undefined:
         s.paragraphs.append(f"Not analysed: {res.undefined}.")
         return s
     if res.transform:
         s.paragraphs.append("Scores are log-transformed before averaging, tests and agreement (analysis.log_magnitude).")
-    if res.descriptives:
-        rows = [[d["system"], *_est(d), d.get("sd"), d.get("median"), d.get("items")] for d in res.descriptives]
-        methods = {d["method"] for d in res.descriptives}
-        how = ("BCa bootstrap interval over items, which stays on the scale" if "mean_t_interval" not in methods
-               else "t interval")
-        s.tables.append(Table(f"Scores per system (mean with {how})",
-                              ["system", "mean", "ci_low", "ci_high", "p", "n", "sd", "median", "items"], rows, sig))
-        fallback = [d["system"] for d in res.descriptives if d["method"].startswith("mean, percentile")]
-        if fallback:
-            s.paragraphs.append(
-                f"For {', '.join(fallback)} every resampled mean fell on one side of the observed mean, so the "
-                "bias correction is undefined and the plain percentile interval is shown.")
-    if res.errors:
-        rows = [[e["system"], e["measure"], *_est(e), e.get("outputs_with_errors")] for e in res.errors]
-        s.tables.append(Table("Errors per system (error spans per output, mean with percentile bootstrap interval; "
-                              "fewer is better)", ["system", "measure", "mean", "ci_low", "ci_high", "p", "n",
-                                                   "outputs with errors"], rows, sig))
-    if res.span_agreement is not None:
-        a = res.span_agreement
-        if a.estimate is None:
-            s.paragraphs.append(f"Span agreement: not computed ({a.get('undefined', 'no pairs')}).")
-        else:
-            sev = a.get("severity_agreement")
-            s.paragraphs.append(
-                f"Span agreement (pairwise F1 of the characters two participants marked as errors, over "
-                f"{a.n} pairs of judgements of {a.get('outputs')} outputs; {a.get('n_both_clean')} pairs where "
-                f"neither marked an error are left out): {_interval(a)}"
-                + (f"; both gave the same severity to {100 * sev:.0f}% of the characters both marked." if sev is not None else "."))
-    if res.type == "2afc":
-        rows = [[p["a"], p["b"], p["wins_a"], p["wins_b"], p["ties"], *_est(p)] for p in res.pairs]
-        s.tables.append(Table(f"Win rates and sign tests ({res.decision})",
-                              ["a", "b", "wins a", "wins b", "ties", "win rate a", "ci_low", "ci_high", "p", "n"],
-                              rows, sig))
-    s.paragraphs.append(f"Test family: {res.decision}.")
-    tests = []
-    for t in res.normality.tests if res.normality else ():
-        tests.append(["normality", t["system"], t["method"], *_est(t), t.get("undefined", "")])
-    if res.omnibus is not None:
-        o = res.omnibus
-        tests.append(["omnibus", "all", o["method"], *_est(o), o.get("undefined", "")])
-    ph = res.posthoc
-    for p in ph.pairs if ph else ():
-        tests.append(["post hoc", f"{p['a']} vs {p['b']}", p["method"], *_est(p), p.get("undefined", "")])
-    if tests:
-        s.tables.append(Table("Significance (post hoc p-values corrected: " + str((ph and ph.correction) or "–") + ")",
-                              ["step", "systems", "method", "estimate", "ci_low", "ci_high", "p", "n", "note"],
-                              tests, sig))
-    if ph and ph.skipped:
-        s.paragraphs.append(f"Post hoc tests {ph.skipped}.")
-    elif ph and ph.unit:
-        s.paragraphs.append(f"Post hoc tests ({ph.test}) on {ph.unit}.")
-    agree = [[a.get("measure"), a["method"], *_est(a), a.get("verdict"), a.get("undefined", "")]
-             for a in res.agreement]
-    if agree:
-        s.tables.append(Table("Agreement (tentative >= 0.667, reliable >= 0.8 by default; see the plan)",
-                              ["measure", "method", "estimate", "ci_low", "ci_high", "p", "n", "verdict", "note"],
-                              agree, sig))
-    for method, rk in res.rankings.items():
-        if rk.undefined:
-            s.paragraphs.append(f"Ranking '{method}' not computed: {rk.undefined}")
-            continue
-        rows = [[r["system"], f"{r['rank_low']}-{r['rank_high']}", *_est(r)] for r in rk.systems]
-        s.tables.append(Table(f"Ranking: {method} ({rk.label})",
-                              ["system", "rank", "score", "ci_low", "ci_high", "p", "n"], rows, sig))
+    for part in (_descriptives, _errors, _span_agreement, _sign_tests, _significance, _agreement, _rankings):
+        part(res, s, sig)
     if res.leaderboard:
         _leaderboard(res.leaderboard, s, sig)
     for judge, jr in res.judges.items():
@@ -292,39 +245,121 @@ def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
     return s
 
 
-def _leaderboard(lb: dict[str, Any], s: Section, sig: str) -> None:
+def _descriptives(res: CriterionResult, s: Section, sig: str) -> None:
+    if not res.descriptives:
+        return
+    rows = [[d.system, *_est(d), d.sd, d.median, d.items] for d in res.descriptives]
+    methods = {d.method for d in res.descriptives}
+    how = ("BCa bootstrap interval over items, which stays on the scale" if "mean_t_interval" not in methods
+           else "t interval")
+    s.tables.append(Table(f"Scores per system (mean with {how})",
+                          ["system", "mean", "ci_low", "ci_high", "p", "n", "sd", "median", "items"], rows, sig))
+    fallback = [d.system for d in res.descriptives if d.method.startswith("mean, percentile")]
+    if fallback:
+        s.paragraphs.append(
+            f"For {', '.join(fallback)} every resampled mean fell on one side of the observed mean, so the "
+            "bias correction is undefined and the plain percentile interval is shown.")
+
+
+def _errors(res: CriterionResult, s: Section, sig: str) -> None:
+    if not res.errors:
+        return
+    rows = [[e.system, e.measure, *_est(e), e.outputs_with_errors] for e in res.errors]
+    s.tables.append(Table("Errors per system (error spans per output, mean with percentile bootstrap interval; "
+                          "fewer is better)", ["system", "measure", "mean", "ci_low", "ci_high", "p", "n",
+                                               "outputs with errors"], rows, sig))
+
+
+def _span_agreement(res: CriterionResult, s: Section, sig: str) -> None:
+    a = res.span_agreement
+    if a is None:
+        return
+    if a.estimate is None:
+        s.paragraphs.append(f"Span agreement: not computed ({a.undefined or 'no pairs'}).")
+        return
+    sev = a.severity_agreement
+    s.paragraphs.append(
+        f"Span agreement (pairwise F1 of the characters two participants marked as errors, over "
+        f"{a.n} pairs of judgements of {a.outputs} outputs; {a.n_both_clean} pairs where "
+        f"neither marked an error are left out): {_interval(a)}"
+        + (f"; both gave the same severity to {100 * sev:.0f}% of the characters both marked." if sev is not None else "."))
+
+
+def _sign_tests(res: CriterionResult, s: Section, sig: str) -> None:
+    if res.type != "2afc":
+        return
+    rows = [[p.a, p.b, p.wins_a, p.wins_b, p.ties, *_est(p)] for p in res.pairs]
+    s.tables.append(Table(f"Win rates and sign tests ({res.decision})",
+                          ["a", "b", "wins a", "wins b", "ties", "win rate a", "ci_low", "ci_high", "p", "n"],
+                          rows, sig))
+
+
+def _significance(res: CriterionResult, s: Section, sig: str) -> None:
+    """The test family, normality, omnibus and post hoc tests."""
+    s.paragraphs.append(f"Test family: {res.decision}.")
+    tests = [["normality", t.system, t.method, *_est(t), t.undefined or ""]
+             for t in (res.normality.tests if res.normality else ())]
+    if res.omnibus is not None:
+        o = res.omnibus
+        tests.append(["omnibus", "all", o.method, *_est(o), o.undefined or ""])
+    ph = res.posthoc
+    tests += [["post hoc", f"{p.a} vs {p.b}", p.method, *_est(p), p.undefined or ""] for p in (ph.pairs if ph else ())]
+    if tests:
+        s.tables.append(Table("Significance (post hoc p-values corrected: " + str((ph and ph.correction) or "–") + ")",
+                              ["step", "systems", "method", "estimate", "ci_low", "ci_high", "p", "n", "note"],
+                              tests, sig))
+    if ph and ph.skipped:
+        s.paragraphs.append(f"Post hoc tests {ph.skipped}.")
+    elif ph and ph.unit:
+        s.paragraphs.append(f"Post hoc tests ({ph.test}) on {ph.unit}.")
+
+
+def _agreement(res: CriterionResult, s: Section, sig: str) -> None:
+    agree = [[a.measure, a.method, *_est(a), a.verdict, a.undefined or ""] for a in res.agreement]
+    if agree:
+        s.tables.append(Table("Agreement (tentative >= 0.667, reliable >= 0.8 by default; see the plan)",
+                              ["measure", "method", "estimate", "ci_low", "ci_high", "p", "n", "verdict", "note"],
+                              agree, sig))
+
+
+def _rankings(res: CriterionResult, s: Section, sig: str) -> None:
+    for method, rk in res.rankings.items():
+        if rk.undefined:
+            s.paragraphs.append(f"Ranking '{method}' not computed: {rk.undefined}")
+            continue
+        rows = [[r.system, f"{r.rank_low}-{r.rank_high}", *_est(r)] for r in rk.systems]
+        s.tables.append(Table(f"Ranking: {method} ({rk.label})",
+                              ["system", "rank", "score", "ci_low", "ci_high", "p", "n"], rows, sig))
+
+
+def _leaderboard(lb: Leaderboard, s: Section, sig: str) -> None:
     """The goal's leaderboard: Bradley-Terry ratings, anytime-valid intervals and rank sets, contention, cost."""
-    rows = [[r["system"], f"{r['rank_low']}-{r['rank_high']}", "yes" if r["in_contention"] else "no", r["rating"],
-             r["ci_low"], r["ci_high"], r["vs_leader_low"], r["vs_leader_high"], r["judgements"]] for r in lb["rows"]]
-    s.tables.append(Table(f"Leaderboard (goal {lb['goal']}): rank sets and intervals vs the leader {lb['leader']} are "
-                          f"{lb['interval_method']}; ratings are {lb['rating_method']}",
+    rows = [[r.system, f"{r.rank_low}-{r.rank_high}", "yes" if r.in_contention else "no", r.rating,
+             r.ci_low, r.ci_high, r.vs_leader_low, r.vs_leader_high, r.judgements] for r in lb.rows]
+    s.tables.append(Table(f"Leaderboard (goal {lb.goal}): rank sets and intervals vs the leader {lb.leader} are "
+                          f"{lb.interval_method}; ratings are {lb.rating_method}",
                           ["system", "rank set", "in contention", "rating", "ci_low", "ci_high",
                            "strength - leader (low)", "(high)", "judgements"], rows, sig))
-    cost = lb["cost"]
-    if cost.get("uniform_expected") is not None:
+    cost = lb.cost
+    if cost.uniform_expected is not None:
         s.paragraphs.append(
-            f"The goal used {cost['spent']} judgements. Uniform pair sampling (every pair equally often) with the same "
-            f"tests would need about {cost['uniform_expected']:,.0f} (decided within {cost['horizon']:,} judgements in "
-            f"{100 * cost['uniform_decided_share']:.0f}% of {cost['runs']} simulated studies; adaptive pair choice "
-            f"{cost['adaptive_expected']:,.0f}), {cost['method']}.")
+            f"The goal used {cost.spent} judgements. Uniform pair sampling (every pair equally often) with the same "
+            f"tests would need about {cost.uniform_expected:,.0f} (decided within {cost.horizon:,} judgements in "
+            f"{100 * (cost.uniform_decided_share or 0):.0f}% of {cost.runs} simulated studies; adaptive pair choice "
+            f"{cost.adaptive_expected:,.0f}), {cost.method}.")
 
 
-def _judge_tables(judge: str, jr: Any, s: Section, sig: str) -> None:
+def _judge_tables(judge: str, jr: JudgeResult, s: Section, sig: str) -> None:
     """Human-only and prediction-powered estimates side by side, and the judge's calibration."""
-    def about(r: Any) -> str:
-        return r.get("system") or f"{r.get('a')} vs {r.get('b')}"
-
     def num(value: Any) -> Any:
         return round(value, 1) if isinstance(value, float) else value
 
-    rows = [[about(e), e.get("human_only"), e.get("human_ci_low"), e.get("human_ci_high"), *_est(e)[:3],
-             e.get("n_labelled"), e.get("n_unlabelled"), num(e.get("effective_n")), e.get("lam"),
-             e.get("undefined", "")] for e in jr.estimates]
+    rows = [[e.about, e.human_only, e.human_ci_low, e.human_ci_high, *_est(e)[:3], e.n_labelled, e.n_unlabelled,
+             num(e.effective_n), e.lam, e.undefined or ""] for e in jr.estimates]
     s.tables.append(Table(f"Automatic judges: {judge} ({jr.kind}); human-only beside prediction-powered",
                           ["about", "human only", "ci_low", "ci_high", "prediction-powered", "ci_low", "ci_high",
                            "labelled", "unlabelled", "effective n", "lambda", "note"], rows, sig))
-    cal = [[about(c), *_est(c)[:3], c.get("n"), c.get("bias"), c.get("agreement_share"), c.get("undefined", "")]
-           for c in jr.calibration]
+    cal = [[c.about, *_est(c)[:3], c.n, c.bias, c.agreement_share, c.undefined or ""] for c in jr.calibration]
     s.tables.append(Table(f"Judge calibration: {judge} against the human scores of the labelled items",
                           ["about", "pearson r", "ci_low", "ci_high", "items", "bias (judge - human)",
                            "same preference", "note"], cal, sig))
@@ -345,17 +380,16 @@ def _figures(name: str, res: CriterionResult, s: Section) -> None:
     if res.win_rates:
         s.figures.append(Figure(f"{name}-win-rates", winrate_heatmap(res.win_rates, f"{name}: win rates"),
                                 f"{name}: win rate of the row system over the column system (ties count half)"))
-    if res.leaderboard and res.stopping:
-        st = res.stopping
-        s.figures.append(Figure(f"{name}-decisions-over-time", goal_timeline_figure(st, f"{name}: goal {st['goal']}"),
+    st = res.stopping
+    if res.leaderboard and st:
+        s.figures.append(Figure(f"{name}-decisions-over-time", goal_timeline_figure(st.to_json(), f"{name}: goal {st.goal}"),
                                 f"{name}: systems in contention after each judgement fed to the goal rule "
-                                f"(delta {st['delta']:g}); decision: {st['decision']} at n = {st['n']}"))
-    if res.stopping and res.stopping.get("path"):
-        st = res.stopping
-        s.figures.append(Figure(f"{name}-decision-bound", decision_bound_figure(st, f"{name}: {st['rule']} rule"),
-                                f"{name}: win rate of {st['a']} over {st['b']} after each decisive judgement, with "
-                                f"the win rates at which the {st['rule']} rule (delta {st['delta']:g}) decides; "
-                                f"decision: {st['decision']} at n = {st['n']}"))
+                                f"(delta {st.delta:g}); decision: {st.decision} at n = {st.n}"))
+    if st and st.path:
+        s.figures.append(Figure(f"{name}-decision-bound", decision_bound_figure(st.to_json(), f"{name}: {st.rule} rule"),
+                                f"{name}: win rate of {st.a} over {st.b} after each decisive judgement, with "
+                                f"the win rates at which the {st.rule} rule (delta {st.delta:g}) decides; "
+                                f"decision: {st.decision} at n = {st.n}"))
 
 
 def build_report(
@@ -398,7 +432,7 @@ def build_report(
             sec.tables += sub.tables
         for corr in ph.correlations or ():
             sec.tables.append(Table("Correlations between criteria (per-output mean scores)",
-                                    ["a", "b", "method", *_EST], [[c["a"], c["b"], c["method"], *_est(c)]
+                                    ["a", "b", "method", *_EST], [[c.a, c.b, c.method, *_est(c)]
                                                                   for c in corr.pairs], ph.signature))
         sections.append(sec)
     title = f"{protocol.study.name}: human evaluation report" + (f" (dry run: {results.dry_run})"

@@ -247,10 +247,10 @@ def _criterion_answers(c: Any, res: CriterionResult) -> tuple[list[dict], list[d
     if res.posthoc and res.posthoc.test:
         methods.append(f"post hoc: {res.posthoc.test} with {res.posthoc.correction} correction")
     agreement = "; ".join(
-        f"{a['method']} = {a['estimate']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}] ({a['verdict']})"
-        if a.get("estimate") is not None and a.get("ci_low") is not None else
-        f"{a['method']} = {a['estimate']:.3f} ({a['verdict']})" if a.get("estimate") is not None else
-        f"{a['method']}: undefined ({a.get('undefined', '')})" for a in res.agreement)
+        f"{a.method} = {a.estimate:.3f} [{a.ci_low:.3f}, {a.ci_high:.3f}] ({a.verdict})"
+        if a.estimate is not None and a.ci_low is not None and a.ci_high is not None else
+        f"{a.method} = {a.estimate:.3f} ({a.verdict})" if a.estimate is not None else
+        f"{a.method}: undefined ({a.undefined or ''})" for a in res.agreement)
     known = _criterion_known(c) | {
         "4.3.9": (agg, "results"),
         "4.3.10": ("; ".join(m for m in methods if m), "results"),

@@ -139,8 +139,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 def latex_tables(results: Results) -> dict[str, str]:
     """``{name: LaTeX}`` for every non-empty paper table of ``results`` (from :meth:`Results.tables`)."""
-    alpha = float(results.plan.get("alpha", 0.05))
-    level = f"{100 * (1 - alpha):g}\\%"
+    level = f"{100 * (1 - results.alpha):g}\\%"
     out = {}
     for name, frame in results.tables().items():
         if name in PAPER_TABLES and not frame.empty:

@@ -20,7 +20,7 @@ from humeval.errors import ProtocolError
 from humeval.files import write_json, write_text
 from humeval.hashing import sha256_file
 from humeval.lock import check_lock, read_lock
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["Preregistration", "prereg"]
 
@@ -118,16 +118,16 @@ def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signatu
     return "\n".join(lines)
 
 
-def prereg(study: Study | str | Path, *, out_dir: str | Path | None = None, registry: str = "") -> Preregistration:
+def prereg(study: StudyLike, *, out_dir: str | Path | None = None, registry: str = "") -> Preregistration:
     """Write ``prereg/preregistration.md`` and ``prereg/heds.json`` for the locked study.
 
     Refuses (:class:`ProtocolError`) when the study is not locked or the protocol or an input
     changed after the lock. ``registry``: where it will be registered (e.g. an OSF link), if known.
     """
+    study = as_study(study)
     from humeval.analysis.plan import analysis_signature
     from humeval.report.heds import heds_before_collection
 
-    study = study if isinstance(study, Study) else Study.open(study)
     lock = read_lock(study)
     if lock is None:
         raise ProtocolError(f"{study.root}: the study is not locked; a preregistration is tied to the lock. "

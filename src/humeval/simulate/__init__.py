@@ -30,7 +30,9 @@ _EXPORTS = {
     "simulate_served_pair": "humeval.simulate.order",
     "CrowdResult": "humeval.simulate.crowd",
     "simulate_crowd": "humeval.simulate.crowd",
+    "Pilot": "humeval.simulate.plan",
     "PilotFit": "humeval.simulate.plan",
+    "read_pilot": "humeval.simulate.plan",
     "fit_pilot": "humeval.simulate.plan",
     "predict_effort": "humeval.simulate.plan",
     "plot_bound": "humeval.simulate.plots",
@@ -59,6 +61,7 @@ __all__ = [
     "BestArmResult",
     "CrowdResult",
     "OrderResult",
+    "Pilot",
     "PilotFit",
     "ResampleResult",
     "SimulationConfig",
@@ -75,6 +78,7 @@ __all__ = [
     "plot_bound",
     "plot_effort",
     "predict_effort",
+    "read_pilot",
     "resample_collected",
     "simulate",
     "simulate_best_arm",
@@ -94,7 +98,7 @@ if TYPE_CHECKING:
     from humeval.simulate.config import SimulationConfig
     from humeval.simulate.crowd import CrowdResult, simulate_crowd
     from humeval.simulate.order import OrderResult, simulate_served_goal, simulate_served_pair
-    from humeval.simulate.plan import PilotFit, fit_pilot, predict_effort
+    from humeval.simulate.plan import Pilot, PilotFit, fit_pilot, predict_effort, read_pilot
     from humeval.simulate.plots import plot_bound, plot_effort
     from humeval.simulate.population import (
         WorkerPool,

@@ -155,13 +155,13 @@ def test_the_pipeline_reports_the_leaderboard_and_the_decisions_over_time(tmp_pa
         run_stage(study, stage)
     results = study.results()
     res = results.criteria["quality"]
-    assert res.stopping["decision"] == ["s3"] and res.stopping["n"] == live["n"]
+    assert res.stopping.decision == ["s3"] and res.stopping.n == live["n"]
     lb = res.leaderboard
-    assert lb["leader"] == "s3" and lb["rows"][0]["system"] == "s3" and lb["rows"][0]["rank_low"] == 1
-    assert [r["in_contention"] for r in lb["rows"]] == [True, False, False, False, False]
+    assert lb.leader == "s3" and lb.rows[0].system == "s3" and lb.rows[0].rank_low == 1
+    assert [r.in_contention for r in lb.rows] == [True, False, False, False, False]
     # no other system's anytime-valid interval vs the leader reaches above 0
-    assert all(r["vs_leader_high"] is not None and r["vs_leader_high"] <= 0 for r in lb["rows"][1:])
-    assert lb["cost"]["uniform_expected"] > lb["cost"]["spent"]
+    assert all(r.vs_leader_high is not None and r.vs_leader_high <= 0 for r in lb.rows[1:])
+    assert lb.cost.uniform_expected > lb.cost.spent
     report = (study.root / "results" / "report.md").read_text(encoding="utf-8")
     assert "Leaderboard (goal best)" in report and "decisions-over-time" in report
     assert "identified the best system, s3" in report

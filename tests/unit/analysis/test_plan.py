@@ -28,17 +28,17 @@ def test_static_scores_give_h_equal_n_minus_1_alpha_1_and_post_hoc():
     res = analyze(frame, NONE, make_protocol(), protocol_sha256=SHA)
     q = res.criteria["q"]
     assert q.family == "nonparametric"  # constant groups: Shapiro-Wilk undefined -> non-parametric
-    assert all(t.get("undefined") for t in q.normality.tests)
-    assert q.omnibus["method"] == "kruskal_wallis"
-    assert q.omnibus["estimate"] == pytest.approx(len(frame) - 1)
+    assert all(t.undefined for t in q.normality.tests)
+    assert q.omnibus.method == "kruskal_wallis"
+    assert q.omnibus.estimate == pytest.approx(len(frame) - 1)
     alpha = q.agreement[0]
-    assert alpha["estimate"] == pytest.approx(1.0) and alpha["verdict"] == "reliable"
+    assert alpha.estimate == pytest.approx(1.0) and alpha.verdict == "reliable"
     assert q.posthoc.test == "wilcoxon" and len(q.posthoc.pairs) == 3
     # every answer of a system the same: no interval of its mean (a zero-width one would read as certainty), so
     # the mean ranking, which separates systems by non-overlapping intervals, cannot separate them; the paired
     # bootstrap ranking tests the differences (C - B is 1 on every item) and does
     assert q.rankings["mean"].label == "1.-3. C; 1.-3. B; 1.-3. A"
-    assert all(s.get("no_interval", "").startswith("not enough data: all 36 answers") for s in q.descriptives)
+    assert all((s.no_interval or "").startswith("not enough data: all 36 answers") for s in q.descriptives)
     boot = analyze(frame, NONE, make_protocol(analysis={"bootstrap": 100, "rankings": ["bootstrap"]}),
                    protocol_sha256=SHA).criteria["q"].rankings["bootstrap"]
     assert boot.label == "1. C; 2. B; 3. A"
@@ -52,21 +52,21 @@ def test_normal_scores_choose_anova_and_holm_adjusted_t_tests():
     protocol = make_protocol(criteria=[{"name": "q", "type": "slider", "question": "How good?", "min": -10,
                                         "max": 10}])
     q = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"]
-    assert q.family == "parametric" and q.omnibus["method"] == "anova_oneway"
+    assert q.family == "parametric" and q.omnibus.method == "anova_oneway"
     groups = [frame.loc[frame["system"] == s, "value"] for s in ("A", "B", "C")]
-    assert q.omnibus["estimate"] == pytest.approx(sps.f_oneway(*groups).statistic, rel=1e-9)
+    assert q.omnibus.estimate == pytest.approx(sps.f_oneway(*groups).statistic, rel=1e-9)
     pairs = q.posthoc.pairs
     assert q.posthoc.test == "ttest_paired" and q.posthoc.correction == "holm"
-    raw = sorted(p["p_unadjusted"] for p in pairs)
-    assert min(p["p_value"] for p in pairs) == pytest.approx(min(1.0, raw[0] * 3))
-    assert q.agreement[0]["level"] == "interval"
+    raw = sorted(p.p_unadjusted for p in pairs)
+    assert min(p.p_value for p in pairs) == pytest.approx(min(1.0, raw[0] * 3))
+    assert q.agreement[0].level == "interval"
 
 
 def test_no_significant_omnibus_skips_post_hoc_and_fixed_family_is_used():
     frame = _ratings(lambda s, rng: rng.integers(1, 6), n_items=20, seed=5)
     protocol = make_protocol(analysis={"tests": "parametric", "bootstrap": 100, "alpha": 1e-6})
     q = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"]
-    assert q.normality is None and q.omnibus["method"] == "anova_oneway"
+    assert q.normality is None and q.omnibus.method == "anova_oneway"
     assert q.posthoc.pairs == () and "not run" in q.posthoc.skipped
 
 
@@ -78,9 +78,9 @@ def test_magnitude_scores_are_logged_unless_the_plan_says_otherwise():
                   protocol_sha256=SHA).criteria["q"]
     a = frame.loc[frame["system"] == "A", "value"]
     assert logged.transform == "log" and raw.transform is None
-    assert logged.descriptives[0]["estimate"] == pytest.approx(np.log(a).mean())
-    assert raw.descriptives[0]["estimate"] == pytest.approx(a.mean())
-    assert raw.agreement[0]["level"] == "ratio"
+    assert logged.descriptives[0].estimate == pytest.approx(np.log(a).mean())
+    assert raw.descriptives[0].estimate == pytest.approx(a.mean())
+    assert raw.agreement[0].level == "ratio"
 
 
 def test_pairwise_win_rates_sign_test_and_bradley_terry():
@@ -94,13 +94,13 @@ def test_pairwise_win_rates_sign_test_and_bradley_terry():
     q = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"]
     pair = q.pairs[0]
     wins_x = sum(1 for k, c in enumerate(choices) if (c == "A") == bool(k % 2) and c != "tie")
-    assert (pair["a"], pair["wins_a"], pair["ties"]) == ("X", wins_x, 2)
+    assert (pair.a, pair.wins_a, pair.ties) == ("X", wins_x, 2)
     expected = sps.binomtest(wins_x, 18, 0.5)
-    assert pair["p_value"] == pytest.approx(expected.pvalue)
-    assert pair["ci_low"] == pytest.approx(expected.proportion_ci(0.95, "exact").low)
+    assert pair.p_value == pytest.approx(expected.pvalue)
+    assert pair.ci_low == pytest.approx(expected.proportion_ci(0.95, "exact").low)
     assert q.win_rates["X"]["Y"] == pytest.approx((wins_x + 1) / 20)
-    assert q.rankings["bradley-terry"].systems[0]["system"] in ("X", "Y")
-    assert {a["measure"] for a in q.agreement} == {"krippendorff", "fleiss"}
+    assert q.rankings["bradley-terry"].systems[0].system in ("X", "Y")
+    assert {a.measure for a in q.agreement} == {"krippendorff", "fleiss"}
 
 
 def test_tidy_tables_carry_the_signature():
@@ -133,10 +133,10 @@ def test_stopping_rule_is_replayed_in_submission_order():
                    "choice": "A" if k % 10 else "B", "submitted_at": f"2025-01-01T00:{k // 60:02d}:{k % 60:02d}"}
                   for k in range(120)])
     stopping = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"].stopping
-    assert stopping["decision"] == "X" and stopping["outcome"] == "A" and 1 < stopping["n"] <= 120
-    assert [p["n"] for p in stopping["path"]] == list(range(1, stopping["n"] + 1))
-    assert stopping["after_decision"] == 120 - stopping["n"]
-    decided = stopping["path"][stopping["n"] - 1]
+    assert stopping.decision == "X" and stopping.outcome == "A" and 1 < stopping.n <= 120
+    assert [p["n"] for p in stopping.path] == list(range(1, stopping.n + 1))
+    assert stopping.after_decision == 120 - stopping.n
+    decided = stopping.path[stopping.n - 1]
     assert decided["reachable_a"] and decided["estimate"] >= decided["threshold_a"]
 
 
@@ -148,4 +148,4 @@ def test_an_item_without_judgements_of_one_system_still_ranks():
     q = analyze(frame, NONE, make_protocol(analysis={"rankings": ["mean", "bradley-terry"], "bootstrap": 100}),
                 protocol_sha256=SHA).criteria["q"]
     ranking = q.rankings["bradley-terry"]
-    assert ranking.undefined is None and ranking.get("battles") == 40 * 3 - 2
+    assert ranking.undefined is None and ranking.battles == 40 * 3 - 2

@@ -1,4 +1,4 @@
-"""humeval.budget on a fixed design, against hand-computed numbers.
+"""humeval.costs.budget on a fixed design, against hand-computed numbers.
 
 The study: the balanced design of Thomson & Belz (2025): 90 lists of 36 tasks, 3,240 judgements.
 """
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from humeval import budget
+from humeval.costs import budget
 from humeval.errors import ProtocolError
 from humeval.reproduce.thomson import write_study
 

@@ -12,8 +12,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from humeval import budget, init_study, run
+from humeval import init_study, run
 from humeval.cli.app import _register, app
+from humeval.costs import budget
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.study import Study
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humeval import budget
+from humeval.costs import budget
 from humeval.lock import lock_study
 from humeval.pipeline import run_stage
 from humeval.study import Study

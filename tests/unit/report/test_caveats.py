@@ -8,7 +8,7 @@ from typing import Any
 from humeval.analysis.status import caveats
 from humeval.report.build import build_report
 from humeval.report.document import render_html, render_markdown
-from humeval.results import Results
+from humeval.results import FORMAT_VERSION, Results
 
 from ..analysis.conftest import make_protocol
 
@@ -25,7 +25,7 @@ def _results(rankings: dict[str, Any], stopping: dict[str, Any] | None = None, c
     crit: dict[str, Any] = {"type": crit_type, "question": "How good?", "rankings": rankings}
     if stopping:
         crit["stopping"] = stopping
-    return Results.from_json({"signature": "sig", "systems": ["A", "B", "C"], "plan": {"alpha": 0.05},
+    return Results.from_json({"format_version": FORMAT_VERSION, "signature": "sig", "systems": ["A", "B", "C"], "plan": {"alpha": 0.05},
                               "counts": {"judgements": 1154, "participants": 42, "excluded": 126, "invalid": 0,
                                          "attention_or_repeat": 86, "analysed": 942, "participants_analysed": 38},
                               "criteria": {"q": crit}})
@@ -40,7 +40,8 @@ TRUESKILL_TIE = {"method": "trueskill", "label": "1. A; 2.-3. B + C",
 
 
 def test_caveats_incomplete_and_undecided() -> None:
-    undecided = {"outcome": "continue", "a": "A", "b": "B", "n": 7}
+    undecided = {"criterion": "q", "rule": "anytime", "delta": 0.05, "anytime_valid": True, "outcome": "continue",
+                 "decision": "continue", "a": "A", "b": "B", "n": 7}
     res = _results({"bootstrap": BOOT}, stopping=undecided, crit_type="2afc")
     texts = caveats(res, SHORT)
     assert texts[0].startswith("INCOMPLETE, PRELIMINARY RESULTS: 408 judgements of the 432 the design asks for")

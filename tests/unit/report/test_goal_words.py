@@ -6,6 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from humeval.report.build import _stopping
+from humeval.results import Stopping
 
 
 def _decision(**extra: Any) -> dict[str, Any]:
@@ -18,7 +19,7 @@ def _decision(**extra: Any) -> dict[str, Any]:
 
 
 def _paragraph(d: dict[str, Any]) -> str:
-    results = SimpleNamespace(criteria={"fluency": SimpleNamespace(stopping=d)}, signature="sig")
+    results = SimpleNamespace(criteria={"fluency": SimpleNamespace(stopping=Stopping(**d))}, signature="sig")
     section = _stopping(results)  # type: ignore[arg-type]
     assert section is not None
     return section.paragraphs[0]

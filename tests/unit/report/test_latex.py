@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from humeval.report.latex import latex_escape, latex_tables, write_latex_tables
-from humeval.results import Results
+from humeval.results import FORMAT_VERSION, Results
 
 SIG = "humeval|protocol:0123abcd|seed:7|plan:feedbeef|version:0.1.0"
 
@@ -15,7 +15,7 @@ def _results() -> Results:
         return {"system": system, "rank_low": rank, "rank_high": rank, "estimate": est, "ci_low": lo, "ci_high": hi,
                 "p_value": None, "n": 24, "method": "mean_score"}
 
-    return Results.from_json({
+    return Results.from_json({"format_version": FORMAT_VERSION,
         "study": "s", "signature": SIG, "plan": {"alpha": 0.1}, "systems": ["gpt_4 & co", "base#1"],
         "criteria": {
             "fluency": {

@@ -24,7 +24,7 @@ from humeval.errors import PlatformError, StoreError
 from humeval.files import read_json, write_json
 from humeval.platforms.prolific.client import ProlificClient, ProlificError, UncertainOutcome
 from humeval.platforms.prolific.study import launch_budget, state_file, study_body
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 if TYPE_CHECKING:
     from humeval.costs import Budget
@@ -144,7 +144,7 @@ class CreateResult:
     lists: int = 0
 
 
-def prolific_create(study: Study, *, client: ProlificClient,
+def prolific_create(study: StudyLike, *, client: ProlificClient,
                     show_budget: Callable[[Budget], None] | None = None,
                     show_wave: Callable[[int, int, Any], None] | None = None) -> CreateResult:
     """Create the draft study on Prolific from the locked protocol (once; publish it with ``publish``).
@@ -154,6 +154,7 @@ def prolific_create(study: Study, *, client: ProlificClient,
     ``show_budget`` is called with the budget, and ``show_wave`` with ``(places, lists, recruitment or None)``,
     before any request is sent.
     """
+    study = as_study(study)
     from humeval.platforms.prolific.study import first_wave
 
     _locked(study, "create")
@@ -183,8 +184,9 @@ def prolific_create(study: Study, *, client: ProlificClient,
     return CreateResult(study_id, budget, body, places, budget.places)
 
 
-def prolific_transition(study: Study, action: str, *, client: ProlificClient) -> dict[str, Any]:
+def prolific_transition(study: StudyLike, action: str, *, client: ProlificClient) -> dict[str, Any]:
     """``PUBLISH``, ``PAUSE``, ``START`` (resume) or ``STOP`` the Prolific study; return Prolific's answer."""
+    study = as_study(study)
     action = action.upper()
     if action not in TRANSITIONS:
         from humeval.errors import did_you_mean
@@ -220,9 +222,10 @@ class StatusRow:
         return dict(self.__dict__)
 
 
-def prolific_status(study: Study, *, client: ProlificClient, db: str | None = None) -> list[StatusRow]:
+def prolific_status(study: StudyLike, *, client: ProlificClient, db: str | None = None) -> list[StatusRow]:
     """Submissions on Prolific merged with the store; a returned or timed-out participant's list is
     released at once (the next participant continues it)."""
+    study = as_study(study)
     from humeval.store.live import release_list
     from humeval.store.sql import sql_of
 
@@ -329,13 +332,14 @@ def _decisions(study: Study, store: Any, submissions: list[dict[str, Any]],
     return out
 
 
-def prolific_review(study: Study, *, client: ProlificClient, db: str | None = None) -> list[ReviewDecision]:
+def prolific_review(study: StudyLike, *, client: ProlificClient, db: str | None = None) -> list[ReviewDecision]:
     """Approve every submission awaiting review whose list is complete; reject only a participant excluded by a
     preregistered rule listed in ``platform.prolific.reject``, with its rejection category; leave the rest.
 
     Approvals go in bulk (``POST /api/v1/submissions/bulk-approve/`` with ``submission_ids``, at most
     :data:`APPROVE_BATCH` per request; Prolific approves them asynchronously); each rejection is its own
     request (its message). A screened-out submission (``SCREENED OUT``, paid by Prolific) is not reviewed."""
+    study = as_study(study)
     _locked(study, "review")
     study_id = study_id_of(study, client)
     rules = {r.rule: r for r in study.protocol.exclusion}
@@ -380,12 +384,13 @@ def _paid_on(submission: dict[str, Any] | None, cents: int) -> bool:
     return any(math.isclose(float(x), cents, abs_tol=0.5) for x in paid)
 
 
-def prolific_bonus(study: Study, *, client: ProlificClient, db: str | None = None,
+def prolific_bonus(study: StudyLike, *, client: ProlificClient, db: str | None = None,
                    participants: list[str] | None = None) -> BonusResult:
     """Pay ``platform.prolific.bonus`` to every approved participant (or those named), never twice.
 
     Unsettled rows of an earlier run are reconciled first (see :mod:`humeval.platforms.prolific.ledger`).
     """
+    study = as_study(study)
     from humeval.platforms.prolific import ledger
 
     _locked(study, "bonus")

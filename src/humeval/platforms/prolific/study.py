@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from humeval.errors import ProtocolError
 from humeval.protocol.models import ProlificSettings
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 if TYPE_CHECKING:
     from humeval.costs import Budget
@@ -50,11 +50,12 @@ __all__ = [
 ENTRY_QUERY = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 
 
-def launch_budget(study: Study) -> Budget:
+def launch_budget(study: StudyLike) -> Budget:
     """The budget of every place on Prolific (:func:`humeval.costs.budget` of the fixed design).
 
     Refuses what Prolific would refuse or a participant should not get: a pay below the minimum.
     """
+    study = as_study(study)
     from humeval.costs import budget
 
     result = budget(study, predict=False)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from humeval.errors import PlatformError
 from humeval.files import read_json, write_json
 from humeval.platforms.prolific.study import dynamic, state_file, wave_places
-from humeval.study import Study
+from humeval.study import Study, StudyLike, as_study
 
 if TYPE_CHECKING:
     from humeval.platforms.prolific.client import ProlificClient
@@ -81,9 +81,10 @@ class SyncResult:
             k: self.recruitment.get(k) for k in ("started", "active", "wanted", "decided", "finished")}
 
 
-def prolific_sync(study: Study, *, client: ProlificClient, db: str | None = None) -> SyncResult:
+def prolific_sync(study: StudyLike, *, client: ProlificClient, db: str | None = None) -> SyncResult:
     """Open the places the stopping rule can use now (a wave), pause at the decision while sessions are in
     progress, and stop the Prolific study when nothing is wanted or in progress (see the module docstring)."""
+    study = as_study(study)
     from humeval.platforms.prolific.actions import _locked, _logged, _store, study_id_of
 
     _locked(study, "sync")

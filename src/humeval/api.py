@@ -1,0 +1,142 @@
+"""``humeval.Study``: a study on disk and everything that can be done with it, one method per job.
+
+``Study.open(d)``, then ``.validate()``, ``.lock()``, ``.run(stage or stages)``, ``.serve()``, ``.export()``,
+``.results()``, ``.budget()``, ``.rehearse()``, ``.prereg()``, ``.posthoc()``, ``.logbook()``. Each method is a
+thin call of the public function that does the job, imported when the method is called (so ``import humeval``
+stays cheap). It is :class:`humeval.study.Study` (the folder, its protocol and its paths, which the library
+takes) with these methods: the library never imports this module, so the orchestrators it calls can import
+the study without a cycle. Every function it calls also takes a folder (``Study | str | Path``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from humeval import study as _study
+
+if TYPE_CHECKING:
+    from humeval.costs import Budget
+    from humeval.lock import Lock
+    from humeval.pipeline import StageResult
+    from humeval.rehearsal.rehearse import RehearsalResult
+    from humeval.report.prereg import Preregistration
+    from humeval.results import Results
+
+__all__ = ["Study"]
+
+
+class Study(_study.Study):
+    """A study folder and what can be done with it (see the module docstring)."""
+
+    @classmethod
+    def init(cls, directory: str | Path, template: str = "pairwise", *, items: int = 24, seed: int = 1) -> Study:
+        """Write an example study from ``template`` into ``directory`` (``humeval init``) and open it."""
+        from humeval.templates import init_study
+
+        return cls.open(init_study(directory, template, items=items, seed=seed))
+
+    # ------------------------------------------------------------------ what can be done with it
+
+    def validate(self) -> list[str]:
+        """Every problem of the protocol and its data (``humeval validate``; empty: the study is valid)."""
+        from humeval.validate import validate_study
+
+        return validate_study(self)
+
+    def lock(self) -> Lock:
+        """Lock the protocol and its inputs after every check passed (``humeval lock``)."""
+        from humeval.lock import lock_study
+
+        return lock_study(self)
+
+    def unlock(self, reason: str = "") -> Lock:
+        """Release the lock, recording ``reason`` in the logbook (``humeval lock --release``)."""
+        from humeval.lock import release_lock
+
+        return release_lock(self, reason)
+
+    def read_lock(self) -> Lock | None:
+        """The lock, or None when the study is not locked."""
+        from humeval.lock import read_lock
+
+        return read_lock(self)
+
+    def run(self, stages: str | Sequence[str] | None = None, *, force: bool = False,
+            options: dict[str, Any] | None = None) -> StageResult | list[StageResult]:
+        """Run a stage by name (its :class:`~humeval.pipeline.StageResult`), stages in the order given (a list
+        of results), or with no name the pre-collection stages (``humeval run``). ``options`` are the keyword
+        arguments of a single stage."""
+        from humeval.pipeline import run, run_stage
+
+        if stages is None:
+            return run(self, force=force)
+        if isinstance(stages, str):
+            return run_stage(self, stages, force=force, options=options)
+        if options:
+            from humeval.errors import HumevalError
+
+            raise HumevalError(f"run: options go with one stage, not with the stages {list(stages)}")
+        return [run_stage(self, name, force=force) for name in stages]
+
+    def judge(self, judges: list[str] | None = None, *, force: bool = False) -> StageResult:
+        """Ask the LLM judges (all, or those named; ``humeval judge``)."""
+        from humeval.pipeline import judge
+
+        return judge(self, judges=judges, force=force)
+
+    def serve(self, **options: Any) -> None:
+        """Collect judgements with the web app until stopped (``humeval serve``; options of :func:`humeval.serve`)."""
+        from humeval.collect import serve
+
+        serve(self, **options)
+
+    def export(self, db: str | None = None) -> StageResult:
+        """The store's judgements into ``results/judgements.jsonl`` (``humeval export``)."""
+        from humeval.pipeline import export_judgements
+
+        return export_judgements(self, db)
+
+    def import_judgements(self, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
+        """Import a platform's or another tool's judgement file (``humeval import``)."""
+        from humeval.pipeline import import_judgements
+
+        return import_judgements(self, platform, path, force=force)
+
+    def export_batch(self, output: str | Path | None = None) -> StageResult:
+        """Every task as a batch CSV (``humeval export-batch``)."""
+        from humeval.pipeline import export_batch
+
+        return export_batch(self, output)
+
+    def rehearse(self, **options: Any) -> RehearsalResult:
+        """Synthetic participants through the real server and store (``humeval rehearse``; options of
+        :func:`humeval.rehearsal.rehearse`)."""
+        from humeval.rehearsal.rehearse import rehearse
+
+        return rehearse(self, **options)
+
+    def budget(self, **options: Any) -> Budget:
+        """What the study will cost (``humeval budget``; options of :func:`humeval.costs.budget`)."""
+        from humeval.costs import budget
+
+        return budget(self, **options)
+
+    def prereg(self, **options: Any) -> Preregistration:
+        """The preregistration of the locked study (``humeval prereg``; options of :func:`humeval.report.prereg.prereg`)."""
+        from humeval.report.prereg import prereg
+
+        return prereg(self, **options)
+
+    def posthoc(self, name: str, **options: Any) -> tuple[Results, list[Path]]:
+        """A post hoc analysis ``name`` (``humeval posthoc``; options of :func:`humeval.analysis.posthoc.posthoc`)."""
+        from humeval.analysis.posthoc import posthoc
+
+        return posthoc(self, name, **options)
+
+    def logbook(self) -> list[dict[str, Any]]:
+        """Every logbook entry, oldest first (``humeval log``)."""
+        from humeval import logbook
+
+        return logbook.read(self)

@@ -1,0 +1,100 @@
+"""The public API: a small ``humeval`` namespace, ``humeval.Study`` with a method per job, and one way to give a study."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+import humeval
+from humeval.errors import HumevalError
+from humeval.study import Study as StudyFiles
+from humeval.study import as_study
+
+SRC = Path(humeval.__file__).parent
+
+
+def test_the_namespace_is_small_and_every_name_resolves():
+    assert len(humeval.__all__) <= 20
+    assert sorted(dir(humeval)) == sorted(humeval.__all__)
+    for name in humeval.__all__:
+        assert getattr(humeval, name) is not None, name
+    for gone in ("budget", "prolific_create", "ProlificClient", "prereg", "read_pilot", "lock_study"):
+        with pytest.raises(AttributeError, match=gone):
+            getattr(humeval, gone)
+
+
+def test_as_study_takes_a_study_a_folder_or_a_protocol_file(tmp_path):
+    root = humeval.init_study(tmp_path / "s", "pairwise", items=4).parent
+    study = humeval.Study.open(root)
+    assert as_study(study) is study
+    assert as_study(str(root)).root == root
+    assert as_study(root / "humeval.yaml").root == root
+    assert isinstance(study, StudyFiles)  # what the library takes
+
+
+def test_the_methods_call_the_public_functions(tmp_path):
+    study = humeval.Study.init(tmp_path / "s", "pairwise", items=4, seed=3)
+    assert isinstance(study, humeval.Study)
+    assert study.validate() == []
+    assert study.read_lock() is None
+    lock = study.lock()
+    assert study.read_lock() == lock
+    assert [r.stage for r in study.run()] == ["sample", "design"]
+    assert study.run(["sample", "design"]) == [humeval.run_stage(study.root, "sample"),
+                                               humeval.run_stage(str(study.root), "design")]
+    assert study.run("design").skipped
+    with pytest.raises(HumevalError, match="options go with one stage"):
+        study.run(["sample", "design"], options={"x": 1})
+    assert [e["stage"] for e in study.logbook()][:3] == ["lock", "sample", "design"]
+    study.unlock("a test")
+    assert study.read_lock() is None
+    from humeval.lock import check_lock, read_lock
+
+    assert read_lock(str(study.root)) is None and check_lock(study.root / "humeval.yaml") is None
+
+
+def test_every_public_function_taking_a_study_takes_a_folder():
+    from humeval.costs import budget, budget_of
+    from humeval.lock import check_lock, lock_study, read_lock, release_lock
+    from humeval.pipeline import (
+        export_batch,
+        export_judgements,
+        import_judgements,
+        judge,
+        prepare_collection,
+    )
+    from humeval.platforms.prolific import (
+        launch_budget,
+        prolific_bonus,
+        prolific_create,
+        prolific_review,
+        prolific_status,
+        prolific_sync,
+        prolific_transition,
+    )
+    from humeval.rehearsal import rehearse, rehearse_with
+    from humeval.report.prereg import prereg
+
+    functions = [humeval.run, humeval.run_stage, humeval.serve, humeval.validate_study, budget, budget_of, judge,
+                 prepare_collection, export_batch, import_judgements, launch_budget, prolific_bonus, prolific_create,
+                 prolific_review, prolific_status, prolific_sync, prolific_transition, check_lock, lock_study,
+                 read_lock, release_lock, rehearse, rehearse_with, prereg, export_judgements]
+    for f in functions:
+        first = next(iter(inspect.signature(f).parameters.values()))
+        assert (first.name, first.annotation) == ("study", "StudyLike"), f.__qualname__
+
+
+def test_the_library_never_imports_the_api_module():
+    """humeval.api calls the orchestrators, which take humeval.study.Study: an import back would be a cycle."""
+    importers = []
+    for path in SRC.rglob("*.py"):
+        if path.name == "__init__.py" and path.parent == SRC:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module == "humeval.api"
+                                                     or (node.module == "humeval" and any(a.name in ("api", "Study") for a in node.names))):
+                importers.append(str(path.relative_to(SRC)))
+    assert importers == []
