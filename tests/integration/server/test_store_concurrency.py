@@ -288,7 +288,6 @@ def test_each_participant_operation_takes_a_few_round_trips(tmp_path: Path, db_u
     task taken, the lease). An edit, a repeated key and a refusal are answered as before."""
     if db_url is None:
         pytest.skip("round trips to PostgreSQL")
-    from humeval.store import sql
 
     study = _study(tmp_path / "study", 30)
     store = _stores(study, db_url)[0]
@@ -334,7 +333,6 @@ def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path
     the page's way, in whichever process; a repeated answer leases nothing more."""
     if db_url is None:
         pytest.skip("round trips to PostgreSQL")
-    from humeval.store import sql
 
     study = _study(tmp_path / "study", 30)
     store, other = _stores(study, db_url)[:2]
