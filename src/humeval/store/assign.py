@@ -27,7 +27,7 @@ import json
 import random
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from itertools import chain
 from typing import Any
@@ -50,7 +50,7 @@ from humeval.store.live import (
 from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress, TaskInfo
 from humeval.store.refusal import Refusal
-from humeval.store.sql import Sql, Step, sql_of
+from humeval.store.sql import Rows, Sql, Step, sql_of
 
 __all__ = ["FIRST_LEASES", "current_assignment", "display_order", "holds", "idle_reason", "next_assignment", "progress",
            "reap", "take"]
@@ -170,7 +170,7 @@ _WITHDRAWN = "SELECT 1 FROM assignments WHERE participant_id = :pid AND status =
 
 
 #: PostgreSQL: a lease's commit returns before its WAL reaches the disk (a crash of the database server may
-#: forget the last leases, never a judgement: a submit has committed before the next lease begins)
+#: forget the last leases, never a judgement: a transaction that stored one, :attr:`Sql.durable`, commits in full)
 _ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF"
 
 
@@ -182,7 +182,7 @@ def _create(
     display = display_order(ctx, participant_id, task)
     assignment_id = ctx.assignment_id(task, secrets.token_hex(12))
     expires = now + ctx.reservation(done)
-    steps: list[Step] = [(_ASYNC_COMMIT, None)] if db.pg else []
+    steps: list[Step] = [(_ASYNC_COMMIT, None)] if db.pg and not db.durable else []
     steps.append((_LEASE, {"aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id, "pos": position,
                            "display": json.dumps(display), "now": now, "exp": expires}))
     if list_id is not None:
@@ -261,8 +261,12 @@ def current_assignment(conn: Connection, ctx: StoreContext, participant_id: str)
                           _progress(ctx, done, p[1]))
 
 
-def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) -> AssignmentView | Progress:
-    """The participant's current or next assignment, or their final progress when nothing is left."""
+def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *, before: Sequence[Step] = (),
+                    rows: list[Rows] | None = None) -> AssignmentView | Progress:
+    """The participant's current or next assignment, or their final progress when nothing is left.
+
+    ``before``: statements of the same operation sent in the round trip of its first statements (an answer's
+    writes), what they gave added to ``rows``."""
     now = time.time()
     if now - ctx.last_reap > REAP_EVERY:
         ctx.last_reap = now
@@ -279,7 +283,10 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str) ->
         steps += [(_MY_HOLDER, key), (_MY_CANDIDATES, key)]
     if ctx.watched:
         steps.append((SETTLED, key))
-    got = db.batch(steps)
+    got = db.batch([*before, *steps])
+    if rows is not None:
+        rows.extend(got[:len(before)])
+    got = got[len(before):]
     p = got[0].first
     if p is None:
         raise Refusal("unknown_participant", "this token names no participant of this study; enter again", status=401)

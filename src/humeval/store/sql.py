@@ -88,7 +88,7 @@ def _for_sqlite(sql: str) -> str:
 class Sql:
     """Fixed statements on one driver connection (``pg``: PostgreSQL, else SQLite)."""
 
-    __slots__ = ("_convert", "_dialect", "_error", "cur", "in_tx", "loader", "named", "pending_begin", "pg",
+    __slots__ = ("_convert", "_dialect", "_error", "cur", "durable", "in_tx", "loader", "named", "pending_begin", "pg",
                  "prepared", "raw", "returning", "trips")
 
     def __init__(self, conn: Connection) -> None:
@@ -103,6 +103,8 @@ class Sql:
         self.pending_begin = False
         #: PostgreSQL: a transaction begun by :meth:`begin` is open on the server
         self.in_tx = False
+        #: the open transaction stored a judgement: its commit waits for the disk (set by the operation)
+        self.durable = False
         #: round trips to the server so far (PostgreSQL; each batch is one)
         self.trips = 0
         #: PostgreSQL: statements prepared on this connection (SQL text -> name) and the result loader
@@ -148,10 +150,10 @@ class Sql:
             self.raw.execute("COMMIT")
             self.trips += 1
         self.pending_begin = self.pg and not last
+        self.durable = False
 
     def rollback(self) -> None:
-        self.pending_begin = False
-        self.in_tx = False
+        self.pending_begin = self.in_tx = self.durable = False
         if self.pg and self.raw.info.transaction_status != 0:  # psycopg: 0 = idle, no transaction open
             # on the libpq connection: psycopg answers a ROLLBACK of its own with DEALLOCATE ALL, which
             # would drop the statements this object prepared
@@ -208,6 +210,7 @@ class Sql:
             self._raise("; ".join(sql for sql, _ in steps), None, exc)
         self.trips += 1
         self.pending_begin = commit
+        self.durable = self.durable and not commit
         self.in_tx = (self.in_tx or begin) and not commit
         return results
 

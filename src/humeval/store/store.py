@@ -50,7 +50,7 @@ from humeval.store.reads import (
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.screen import failed_attention
 from humeval.store.seed import seed_rerun, seed_store
-from humeval.store.submit import SubmitResult, submit_judgement, submit_then_next
+from humeval.store.submit import SubmitResult, submit_judgement
 from humeval.store.writer import Writer
 from humeval.study import Study
 
@@ -195,12 +195,11 @@ class Store:
                      then_next: bool = False) -> SubmitResult:
         """Store a judgement (:func:`humeval.store.submit.submit_judgement`; ``only_open``: no edit of an answered one;
         ``comment``: the participant's optional free text). ``then_next``: in the same operation, give the participant
-        their next assignment too (``result.next``; :func:`humeval.store.submit.submit_then_next`)."""
+        their next assignment too (``result.next``)."""
         ctx = self.context
-        operation = submit_then_next if then_next else submit_judgement
         result = await self.awrite(
-            lambda conn: operation(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
-                                   only_open=only_open, comment=comment)
+            lambda conn: submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
+                                          only_open=only_open, comment=comment, then_next=then_next)
         )
         if result.decided or (isinstance(result.next, Progress) and ctx.watched):  # settling may have decided
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)

@@ -32,15 +32,15 @@ from humeval.store.live import after_judgement, is_settled
 from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress, StoredJudgement, TaskInfo
 from humeval.store.refusal import Refusal
-from humeval.store.sql import Step, sql_of
+from humeval.store.sql import Rows, Step, sql_of
 from humeval.store.values import check_comment, check_values
 from humeval.wire import MAX_SECONDS
 
-__all__ = ["SubmitResult", "submit_judgement", "submit_then_next"]
+__all__ = ["SubmitResult", "submit_judgement"]
 
 
 class SubmitResult:
-    """The stored judgement, the comparisons this submit decided and, when asked for (:func:`submit_then_next`),
+    """The stored judgement, the comparisons this submit decided and, when asked for (``then_next``),
     the participant's next assignment: an :class:`AssignmentView`, their :class:`Progress` when nothing is left,
     or None when the next one could not be had (the judgement is stored all the same)."""
 
@@ -79,12 +79,17 @@ def submit_judgement(
     *,
     only_open: bool = False,
     comment: Any = "",
+    then_next: bool = False,
 ) -> SubmitResult:
     """Store one judgement (see the module docstring); raise :class:`Refusal` when refused.
 
     ``only_open``: refuse (``already_submitted``) an assignment that has been answered already,
     instead of storing an edit: a participant page's form answers its assignment once.
     ``comment``: the participant's optional free text (``presentation.comments``), stored as given.
+    ``then_next``: give the participant their next assignment in the same operation (``result.next``, as
+    :func:`~humeval.store.assign.next_assignment` would; None when it is refused): a first answer's writes go in
+    the round trip of the next assignment's first statements, in its transaction. The judgement is stored
+    whatever becomes of the next assignment.
     """
     comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
@@ -101,7 +106,7 @@ def submit_judgement(
         if json.loads(j_values) != clean:
             raise Refusal("idempotency_conflict", "this idempotency key was used with other values", status=409, field="idempotency_key")
         stored = StoredJudgement(int(j_id), idempotency_key, j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
-        return SubmitResult(stored, [])
+        return _then(conn, ctx, participant_id, SubmitResult(stored, []), then_next)
     now = time.time()
     if only_open and status == "done":
         raise Refusal("already_submitted", "this task was answered already (in another tab or window); nothing "
@@ -143,32 +148,40 @@ def submit_judgement(
                 steps.append((_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}))
             steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.lease_seconds)}))
     steps.append((TOUCH, row))
-    got = db.batch(steps, commit=not pooled_pair)
+    got: list[Rows] = []
+    merged = then_next and not pooled_pair
+    if merged:  # the writes go out with the next assignment's first statements, in its transaction
+        db.durable = True  # (which holds a judgement now: its commit waits for the disk)
+        following = _next(conn, ctx, participant_id, before=steps, rows=got)
+    else:
+        got = db.batch(steps, commit=not pooled_pair)
     if db.returning:
         new_id = int(got[0].scalar)
     stored = StoredJudgement(new_id, idempotency_key, assignment_id, participant_id, task_id, clean, now, revision, True)
     if pooled_pair:
         after_judgement(conn, ctx, task, clean, now)  # list: the participant's outcomes are fed when settled
         db.commit()  # acknowledged once on disk, whatever follows in this operation
-    return SubmitResult(stored, [])
+    if merged:
+        result = SubmitResult(stored, [])
+        result.next = following
+        return result
+    return _then(conn, ctx, participant_id, SubmitResult(stored, []), then_next)
 
 
-def submit_then_next(conn: Connection, ctx: StoreContext, participant_id: str, assignment_id: str,
-                     idempotency_key: str, values: Any, seconds: float | None = None, *, only_open: bool = False,
-                     comment: Any = "") -> SubmitResult:
-    """Store one judgement (:func:`submit_judgement`), then give the participant their next assignment
-    (:func:`~humeval.store.assign.next_assignment`) in the same operation: one request per task instead of two.
-
-    The judgement is stored whatever becomes of the next assignment: a refusal of the next one (the participant
-    cannot be given one now) leaves ``next`` None, and the participant asks again (``GET /api/v1/next``).
-    """
-    result = submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
-                              only_open=only_open, comment=comment)
-    try:
-        result.next = next_assignment(conn, ctx, participant_id)
-    except Refusal:
-        result.next = None
+def _then(conn: Connection, ctx: StoreContext, participant_id: str, result: SubmitResult, then_next: bool) -> SubmitResult:
+    if then_next:
+        result.next = _next(conn, ctx, participant_id)
     return result
+
+
+def _next(conn: Connection, ctx: StoreContext, participant_id: str, **batch: Any) -> AssignmentView | Progress | None:
+    """The participant's next assignment, or None when it is refused (they ask again: ``GET /api/v1/next``)."""
+    try:
+        return next_assignment(conn, ctx, participant_id, **batch)
+    except Refusal:
+        if batch and not batch["rows"]:
+            batch["rows"].extend(sql_of(conn).batch(batch["before"]))  # (refused before its batch: the writes alone)
+        return None
 
 
 def _checked(ctx: StoreContext, task: TaskInfo, display: list[str] | tuple[str, ...], values: Any) -> Any:

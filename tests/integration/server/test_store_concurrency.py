@@ -328,9 +328,9 @@ def test_each_participant_operation_takes_a_few_round_trips(tmp_path: Path, db_u
 
 @pytest.mark.postgres
 def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path: Path, db_url: str | None) -> None:
-    """PostgreSQL: ``submit(..., then_next=True)`` stores the answer (two round trips, committed) and leases the next
-    position of the list (three more: the state, the task taken, the lease): the same tasks, in the same order, as
-    the page's way, in whichever process; a repeated answer leases nothing more."""
+    """PostgreSQL: ``submit(..., then_next=True)`` stores the answer and leases the next position of the list in one
+    transaction of four round trips (the answer's writes go with the next task's state): the same tasks, in the same
+    order, as the page's way, in whichever process; a repeated answer leases nothing more."""
     if db_url is None:
         pytest.skip("round trips to PostgreSQL")
 
@@ -371,9 +371,10 @@ def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path
         store.close()
         other.close()
     assert [pos for pos, _ in rows] == list(range(10))  # the list's positions in order, each once
-    # each answer: the answer (2), then the next task as a page would lease it (3); the 10th finds the list done
+    # each answer: the assignment read (1), the writes with the next task's state (1), the task taken (1), the lease
+    # with the COMMIT (1); the 10th finds the list done
     answers = trips[1::2]
-    assert answers == [5] * 9 + [6], trips
+    assert answers == [4] * 9 + [5], trips
 
 
 def test_a_participant_is_pinned_to_the_link_of_their_first_entry(tmp_path: Path, db_url: str | None) -> None:
