@@ -191,8 +191,8 @@ async def task_page(request: Request, error: Refusal | None = None, status: int 
                     answers: dict[str, str] | None = None) -> Response:
     session = _session(request)
     store = _store(request)
-    try:
-        result = await store.next_assignment(session.participant_id)
+    try:  # a page shown again only reads the lease it shows; it leases only when the participant holds none
+        result = await store.current_assignment(session.participant_id)
     except Refusal as exc:
         if exc.code == "consent_required":
             return RedirectResponse("/consent", status_code=303)

@@ -86,13 +86,6 @@ class StoreContext:
     rules_lock: threading.RLock = field(default_factory=threading.RLock)
     #: tasks by their ``seq`` (None where no task has that number)
     by_seq: list[TaskInfo | None] = field(default_factory=list)
-    #: PostgreSQL: participants this process saw holding their list (their next need not try to claim one;
-    #: a hint only: whether they still hold it is read with the rest of their state)
-    holding: set[str] = field(default_factory=set)
-    #: PostgreSQL, ``list`` strategy: per participant, their list, tasks done and the positions of their list
-    #: this process read after the one it last leased them (their next task is leased with their answer,
-    #: :func:`humeval.store.assign.lease_with_answer`; a hint only: the statement checks every one)
-    upcoming: dict[str, tuple[str, int, list[tuple[int, str]]]] = field(default_factory=dict)
 
     @property
     def per_participant(self) -> int:

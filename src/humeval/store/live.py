@@ -49,6 +49,7 @@ from humeval.protocol.comparisons import Comparison
 from humeval.protocol.models import Protocol, TwoAFC
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
+from humeval.store.lease import EVENT, end_lease
 from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
@@ -301,7 +302,7 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
         for e in d.named_events():  # eliminations and resolved pairs, recorded as they happen
             if e["kind"] != "decided":
                 changed = True
-                db.run(_EVENT, {"now": now, "kind": f"goal_{e['kind']}", "pid": None,
+                db.run(EVENT, {"now": now, "kind": f"goal_{e['kind']}", "pid": None,
                                 "data": json.dumps({"comparison": comparison, "n": int(d.n), **e})})
     if outcome == "continue":
         # pool strategies: a pair that can no longer change the answer is served no more; ``list``: a session
@@ -361,25 +362,12 @@ _OPEN_LEASES = (
     "JOIN watched_tasks w ON w.task_id = a.task_id JOIN tasks t ON t.task_id = a.task_id "
     "WHERE w.comparison = :c AND a.status = 'leased' AND t.closed = 1"
 )
-_WITHDRAW = "UPDATE assignments SET status = 'withdrawn' WHERE assignment_id = :aid AND status = 'leased'"
-_RELEASE = "UPDATE tasks SET taken = taken - 1 WHERE task_id = :t"
-_FREE_POSITION = "UPDATE list_tasks SET assignment_id = NULL WHERE list_id = :l AND position = :pos AND assignment_id = :aid"
-_EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, :kind, :pid, :data)"
 
 
 def _withdraw(db: Sql, comparison: str, now: float) -> int:
     """Withdraw the open leases of the comparison's closed tasks; return how many."""
-    n = 0
-    for aid, task_id, list_id, position, pid in db.all(_OPEN_LEASES, {"c": comparison}):
-        if db.run(_WITHDRAW, {"aid": aid}) != 1:
-            continue
-        n += 1
-        db.run(_RELEASE, {"t": task_id})
-        if list_id is not None:
-            db.run(_FREE_POSITION, {"l": list_id, "pos": position, "aid": aid})
-        db.run(_EVENT, {"now": now, "kind": "lease_withdrawn", "pid": pid,
-                        "data": json.dumps({"assignment_id": aid, "task_id": task_id, "comparison": comparison})})
-    return n
+    return sum(end_lease(db, "withdrawn", lease, now, comparison=comparison)
+               for lease in db.all(_OPEN_LEASES, {"c": comparison}))
 
 
 # -- in flight --------------------------------------------------------------------------------
@@ -617,7 +605,7 @@ _SETTLE = (
     "INSERT INTO settled (participant_id, at, excluded, excluded_tasks, reason) VALUES (:pid, :now, 0, '[]', '') "
     "ON CONFLICT (participant_id) DO NOTHING"
 )
-_SETTLED = "SELECT 1 FROM settled WHERE participant_id = :pid"
+SETTLED = "SELECT 1 FROM settled WHERE participant_id = :pid"
 _VERDICT = "UPDATE settled SET excluded = :x, excluded_tasks = :tasks, reason = :reason WHERE participant_id = :pid"
 _RELEASE_LIST = (
     "UPDATE lists SET participant_id = NULL, expires_at = NULL WHERE completed = 0 AND participant_id = :pid"
@@ -635,7 +623,7 @@ def release_list(db: Sql, participant_id: str) -> None:
 
 
 def is_settled(db: Sql, participant_id: str) -> bool:
-    return db.one(_SETTLED, {"pid": participant_id}) is not None
+    return db.one(SETTLED, {"pid": participant_id}) is not None
 
 
 def settle_abandoned(conn: Connection, ctx: StoreContext, now: float) -> list[str]:

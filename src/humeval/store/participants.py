@@ -26,7 +26,7 @@ from sqlalchemy import Connection
 from humeval.store.refusal import Refusal
 from humeval.store.sql import sql_of
 
-__all__ = ["EntryRate", "StudyFull", "active_unfinished", "consent", "decline", "enter", "route_of"]
+__all__ = ["TOUCH", "EntryRate", "StudyFull", "active_unfinished", "consent", "decline", "enter", "route_of"]
 
 
 _UPSERT = (
@@ -36,6 +36,8 @@ _UPSERT = (
     "consented_at = COALESCE(participants.consented_at, excluded.consented_at) "
     "WHERE participants.platform = excluded.platform AND participants.params = excluded.params"
 )
+#: a participant seen now (an entry sets it with the row; every operation of theirs after that, with this)
+TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
 _ROUTE = "SELECT platform FROM participants WHERE participant_id = :pid"
 _FIRST = "SELECT platform, params FROM participants WHERE participant_id = :pid"
 _ACTIVE = "SELECT COUNT(*) FROM participants WHERE completed_at IS NULL AND last_seen >= :cut"

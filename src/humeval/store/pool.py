@@ -7,9 +7,7 @@ in autocommit mode and the operation's statements carry ``BEGIN`` and ``COMMIT``
 (:class:`~humeval.store.sql.Sql`; an operation that is one batch needs neither): an operation
 written as batches of statements costs one round trip per batch. There is no savepoint: an
 operation that is refused (a :class:`~humeval.errors.HumevalError`) or fails rolls its
-transaction back alone. The exception: an answer that is one batch is committed with the answers
-in flight beside it (:mod:`humeval.store.group`, :attr:`PooledWriter.group`), and runs alone
-again if its group fails.
+transaction back alone.
 
 Concurrency is the database's: row locks taken by the statements (``FOR UPDATE``; ``SKIP
 LOCKED`` where any free row will do, as for claiming a list), conditional updates
@@ -32,7 +30,6 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from humeval.errors import HumevalError, StoreError
-from humeval.store.group import GroupCommit
 from humeval.store.refusal import StoreUnwritable, disk_full
 from humeval.store.sql import sql_of
 from humeval.store.writer import RETRIES, retryable
@@ -49,11 +46,8 @@ class PooledWriter:
     def __init__(self, engine: Engine, threads: int) -> None:
         self._engine = engine
         self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="humeval-pg")
-        #: answers committed together (:mod:`humeval.store.group`)
-        self.group = GroupCommit()
         self._closed = False
-        #: committed operations (``batches`` = ``operations``: every operation is its own transaction, or one
-        #: answer of a group, counted in :attr:`group`'s ``stats``)
+        #: committed operations (``batches`` = ``operations``: every operation is its own transaction)
         self.stats = {"batches": 0, "operations": 0, "retries": 0}
         #: why the last write failed for lack of space (None once a write committed again)
         self.unwritable: str | None = None
@@ -83,11 +77,10 @@ class PooledWriter:
             try:
                 with self._engine.connect() as conn:
                     db = sql_of(conn)
-                    db.group = self.group
                     db.begin()
                     try:
                         value = fn(conn)
-                        db.commit()
+                        db.commit(last=True)
                     except BaseException:
                         try:
                             db.rollback()

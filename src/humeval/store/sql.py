@@ -34,15 +34,12 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
-if TYPE_CHECKING:
-    from humeval.store.group import GroupCommit
-
-__all__ = ["SQL_INFO_KEY", "Rows", "Sql", "sql_of"]
+__all__ = ["SQL_INFO_KEY", "Rows", "Sql", "Step", "sql_of"]
 
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _LOCKING = re.compile(r" FOR UPDATE(?: OF \w+)?(?: SKIP LOCKED)?")
@@ -91,7 +88,7 @@ def _for_sqlite(sql: str) -> str:
 class Sql:
     """Fixed statements on one driver connection (``pg``: PostgreSQL, else SQLite)."""
 
-    __slots__ = ("_convert", "_dialect", "_error", "cur", "group", "in_tx", "loader", "named", "pending_begin", "pg",
+    __slots__ = ("_convert", "_dialect", "_error", "cur", "durable", "in_tx", "loader", "named", "pending_begin", "pg",
                  "prepared", "raw", "returning", "trips")
 
     def __init__(self, conn: Connection) -> None:
@@ -106,6 +103,8 @@ class Sql:
         self.pending_begin = False
         #: PostgreSQL: a transaction begun by :meth:`begin` is open on the server
         self.in_tx = False
+        #: the open transaction stored a judgement: its commit waits for the disk (set by the operation)
+        self.durable = False
         #: round trips to the server so far (PostgreSQL; each batch is one)
         self.trips = 0
         #: PostgreSQL: statements prepared on this connection (SQL text -> name) and the result loader
@@ -114,8 +113,6 @@ class Sql:
         #: statements named on this connection so far (a name is never used twice, even for a statement whose
         #: PREPARE an aborted pipeline skipped and which is prepared again)
         self.named = 0
-        #: PostgreSQL: the process's group commit (set by the pool that runs the operation), or None
-        self.group: GroupCommit | None = None
 
     def _raise(self, sql: str, params: Any, exc: Exception) -> None:
         raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
@@ -137,11 +134,6 @@ class Sql:
         if self.pg:
             self.pending_begin = True
 
-    def ensure_transaction(self) -> None:
-        """Begin again after a batch committed (PostgreSQL; on SQLite the writer's transaction goes on)."""
-        if self.pg and not self.in_tx and not self.pending_begin:
-            self.pending_begin = True
-
     def flush_begin(self) -> None:
         """Send a pending ``BEGIN`` now (before a statement that does not go through this object)."""
         if self.pending_begin:
@@ -150,17 +142,18 @@ class Sql:
             self.trips += 1
             self.in_tx = True
 
-    def commit(self) -> None:
-        """Commit the open transaction (nothing to send when no statement ran since :meth:`begin`)."""
-        self.pending_begin = False
+    def commit(self, *, last: bool = False) -> None:
+        """Commit the open transaction (nothing to send when no statement ran since :meth:`begin`); a later
+        statement begins the next one, unless ``last`` (the operation is over)."""
         if self.in_tx:
             self.in_tx = False
             self.raw.execute("COMMIT")
             self.trips += 1
+        self.pending_begin = self.pg and not last
+        self.durable = False
 
     def rollback(self) -> None:
-        self.pending_begin = False
-        self.in_tx = False
+        self.pending_begin = self.in_tx = self.durable = False
         if self.pg and self.raw.info.transaction_status != 0:  # psycopg: 0 = idle, no transaction open
             # on the libpq connection: psycopg answers a ROLLBACK of its own with DEALLOCATE ALL, which
             # would drop the statements this object prepared
@@ -189,15 +182,15 @@ class Sql:
             return int(self.one(sql, params)[0])  # type: ignore[index]
         return int(self._execute(sql.rsplit(" RETURNING ", 1)[0], params).lastrowid)
 
-    def batch(self, steps: Sequence[Step], *, commit: bool = False, group: bool = False) -> list[Rows]:
+    def batch(self, steps: Sequence[Step], *, commit: bool = False) -> list[Rows]:
         """Run ``steps`` in order in the current transaction; what each gave.
 
         PostgreSQL: one round trip (with a pending ``BEGIN`` first and, with ``commit``, ``COMMIT``
         last, or neither when the batch is the whole transaction: then it is the implicit
         transaction libpq's pipeline Sync commits; after an error nothing later in the batch runs,
-        and the transaction is left for the executor to roll back). ``group``: a whole transaction
-        that commits synchronously may be committed with other operations' (:mod:`humeval.store.group`).
-        SQLite: one statement after the other; ``commit`` is the writer's.
+        and the transaction is left for the executor to roll back); a statement after a batch that
+        committed begins the next transaction. SQLite: one statement after the other; ``commit`` is
+        the writer's.
         """
         if not self.pg:
             out = []
@@ -209,12 +202,6 @@ class Sql:
         # a whole transaction in one batch needs neither: the statements up to a pipeline's Sync run in
         # one implicit transaction, committed at the Sync (rolled back if one of them fails)
         whole = begin and commit
-        if whole and group and self.group is not None:
-            grouped = self.group.run(steps, self._whole)
-            if grouped is not None:
-                self.trips += 1
-                self.pending_begin = False
-                return grouped
         try:
             results = _pg_pipeline(self, steps, begin=begin and not whole, commit=commit and not whole)
         except self._error as exc:
@@ -222,13 +209,10 @@ class Sql:
             self.in_tx = True  # left open (aborted): the executor rolls it back
             self._raise("; ".join(sql for sql, _ in steps), None, exc)
         self.trips += 1
-        self.pending_begin = False
+        self.pending_begin = commit
+        self.durable = self.durable and not commit
         self.in_tx = (self.in_tx or begin) and not commit
         return results
-
-    def _whole(self, steps: list[Step]) -> list[Rows]:
-        """PostgreSQL: ``steps`` as one transaction (a group's, :mod:`humeval.store.group`), on this connection."""
-        return _pg_pipeline(self, steps, begin=False, commit=False)
 
 
 # -- PostgreSQL: one round trip for a batch ------------------------------------------------------------------

@@ -34,7 +34,7 @@ from sqlalchemy import Connection, Engine, select, update
 
 from humeval import logbook
 from humeval.store import schema as s
-from humeval.store.assign import idle_reason, next_assignment, progress
+from humeval.store.assign import current_assignment, idle_reason, next_assignment, progress
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
 from humeval.store.migrations import migrate
@@ -50,7 +50,7 @@ from humeval.store.reads import (
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.screen import failed_attention
 from humeval.store.seed import seed_rerun, seed_store
-from humeval.store.submit import SubmitResult, submit_judgement, submit_then_next
+from humeval.store.submit import SubmitResult, submit_judgement
 from humeval.store.writer import Writer
 from humeval.study import Study
 
@@ -61,9 +61,8 @@ __all__ = ["Store"]
 
 T = TypeVar("T")
 
-#: PostgreSQL: write operations of one process in flight at once (and connections of its pool); a group of answers
-#: (:mod:`humeval.store.group`) holds at most these: 12 served more judgements per second than 6 or 20
-#: (docs/collection.md, Measuring)
+#: PostgreSQL: write operations of one process in flight at once (and connections of its pool): 12 served more
+#: judgements per second than 6 or 20 (docs/collection.md, Measuring)
 OPERATIONS_IN_FLIGHT = 12
 
 
@@ -183,17 +182,24 @@ class Store:
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
         return result
 
+    async def current_assignment(self, participant_id: str) -> AssignmentView | Progress:
+        """The participant's live lease, read without writing (showing a page); when they hold none, their next
+        assignment (:meth:`next_assignment`, which leases it)."""
+        ctx = self.context
+        held = await asyncio.get_running_loop().run_in_executor(
+            None, self.read, lambda conn: current_assignment(conn, ctx, participant_id))
+        return held if held is not None else await self.next_assignment(participant_id)
+
     async def submit(self, participant_id: str, assignment_id: str, idempotency_key: str, values: Any,
                      seconds: float | None = None, *, only_open: bool = False, comment: Any = "",
                      then_next: bool = False) -> SubmitResult:
         """Store a judgement (:func:`humeval.store.submit.submit_judgement`; ``only_open``: no edit of an answered one;
         ``comment``: the participant's optional free text). ``then_next``: in the same operation, give the participant
-        their next assignment too (``result.next``; :func:`humeval.store.submit.submit_then_next`)."""
+        their next assignment too (``result.next``)."""
         ctx = self.context
-        operation = submit_then_next if then_next else submit_judgement
         result = await self.awrite(
-            lambda conn: operation(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
-                                   only_open=only_open, comment=comment)
+            lambda conn: submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
+                                          only_open=only_open, comment=comment, then_next=then_next)
         )
         if result.decided or (isinstance(result.next, Progress) and ctx.watched):  # settling may have decided
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)

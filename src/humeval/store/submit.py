@@ -15,12 +15,6 @@ answer an open assignment, still unanswered: ``only_open``) and the write are on
 transaction: the assignment row is read with ``FOR UPDATE`` on PostgreSQL, and SQLite's
 write transactions (``BEGIN IMMEDIATE``) hold the database, so two tabs submitting the same
 task at the same instant store one row; the other gets ``already_submitted`` (409).
-
-On PostgreSQL a first answer to an open assignment is one statement in one round trip
-(:data:`_STORE_FIRST`): the values are checked first, against the task the assignment id
-names (:meth:`~humeval.store.context.StoreContext.task_of`), and the statement stores
-nothing unless the stored assignment is that participant's, open, of that task and shown in
-that order; everything else takes the step-by-step path below, with its refusals in order.
 """
 
 from __future__ import annotations
@@ -32,27 +26,21 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from humeval.store.assign import (
-    Lease,
-    display_order,
-    holds,
-    lease_with_answer,
-    next_assignment,
-    take,
-)
+from humeval.store.assign import holds, next_assignment, take
 from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.live import after_judgement, is_settled
+from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress, StoredJudgement, TaskInfo
 from humeval.store.refusal import Refusal
-from humeval.store.sql import Sql, sql_of
+from humeval.store.sql import Rows, Step, sql_of
 from humeval.store.values import check_comment, check_values
 from humeval.wire import MAX_SECONDS
 
-__all__ = ["SubmitResult", "submit_judgement", "submit_then_next"]
+__all__ = ["SubmitResult", "submit_judgement"]
 
 
 class SubmitResult:
-    """The stored judgement, the comparisons this submit decided and, when asked for (:func:`submit_then_next`),
+    """The stored judgement, the comparisons this submit decided and, when asked for (``then_next``),
     the participant's next assignment: an :class:`AssignmentView`, their :class:`Progress` when nothing is left,
     or None when the next one could not be had (the judgement is stored all the same)."""
 
@@ -79,30 +67,6 @@ _STORE = (
 _DONE = "UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid"
 _TASK_DONE = "UPDATE tasks SET done = done + 1 WHERE task_id = :t"
 _LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos AND assignment_id IS NULL"
-_TOUCH = "UPDATE participants SET last_seen = :now WHERE participant_id = :pid"
-#: PostgreSQL: a first answer to an open assignment in one statement (the assignment checked and marked done,
-#: which locks it; the judgement stored; the task, list and participant updated); no row when anything is
-#: not as expected (another participant's or answered assignment, another display, a key used before):
-#: then nothing is stored and the step-by-step path decides. Parameters inserted (``k2``...) are named
-#: apart from those compared with a column (PostgreSQL types each parameter once). The status test is written so
-#: that no index serves it (``IS TRUE``): planned while the table was nearly empty, an index over the status looks
-#: as cheap as the key, and its scan walks every lease out.
-_STORE_FIRST = (
-    "WITH a AS (UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
-    "AND participant_id = :pid AND task_id = :t AND (status = 'leased') IS TRUE AND display = :display "
-    "AND NOT EXISTS (SELECT 1 FROM judgements WHERE idempotency_key = :key) "
-    "RETURNING assignment_id, participant_id, task_id, list_id, display, created_at), "
-    "j AS (INSERT INTO judgements (idempotency_key, assignment_id, participant_id, task_id, list_id, kind, item_id, "
-    "display, \"values\", seconds, revision, submitted_at, comment) SELECT :k2, a.assignment_id, a.participant_id, "
-    "a.task_id, COALESCE(a.list_id, ''), :kind, :item, a.display, :values, "
-    "COALESCE(:seconds, GREATEST(0.0, :now - a.created_at)), 0, :now, :comment FROM a RETURNING id), "
-    "n AS (UPDATE tasks SET done = done + 1 WHERE task_id = :t AND EXISTS (SELECT 1 FROM a)), "
-    "l AS (UPDATE lists SET expires_at = :hold WHERE list_id = (SELECT list_id FROM a) "
-    "AND COALESCE(expires_at, 0) < :renew), "
-    "p AS (UPDATE participants SET last_seen = :now WHERE participant_id = :pid) "
-    "SELECT id FROM j"
-)
-
 
 def submit_judgement(
     conn: Connection,
@@ -115,23 +79,20 @@ def submit_judgement(
     *,
     only_open: bool = False,
     comment: Any = "",
-    then: Lease | None = None,
+    then_next: bool = False,
 ) -> SubmitResult:
     """Store one judgement (see the module docstring); raise :class:`Refusal` when refused.
 
     ``only_open``: refuse (``already_submitted``) an assignment that has been answered already,
     instead of storing an edit: a participant page's form answers its assignment once.
     ``comment``: the participant's optional free text (``presentation.comments``), stored as given.
-    ``then`` (PostgreSQL): the lease of the participant's next task, sent in the round trip and the
-    transaction of a first answer (``result.next``; not sent on the step-by-step way).
+    ``then_next``: give the participant their next assignment in the same operation (``result.next``, as
+    :func:`~humeval.store.assign.next_assignment` would; None when it is refused): a first answer's writes go in
+    the round trip of the next assignment's first statements, in its transaction. The judgement is stored
+    whatever becomes of the next assignment.
     """
     comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
-    if db.pg:
-        first = _store_first(db, ctx, participant_id, assignment_id, idempotency_key, values, seconds, comment, then)
-        if first is not None:
-            return first
-        db.ensure_transaction()  # the fast path committed what it did (the participant's ``last_seen``)
     # the assignment, locked, and (if the key was used before) the judgement stored under the key: one statement
     row = db.one(_FIND + (_LOCK if db.pg else ""), {"key": idempotency_key, "aid": assignment_id})
     if row is None or row[0] != participant_id:
@@ -145,7 +106,7 @@ def submit_judgement(
         if json.loads(j_values) != clean:
             raise Refusal("idempotency_conflict", "this idempotency key was used with other values", status=409, field="idempotency_key")
         stored = StoredJudgement(int(j_id), idempotency_key, j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
-        return SubmitResult(stored, [])
+        return _then(conn, ctx, participant_id, SubmitResult(stored, []), then_next)
     now = time.time()
     if only_open and status == "done":
         raise Refusal("already_submitted", "this task was answered already (in another tab or window); nothing "
@@ -174,7 +135,7 @@ def submit_judgement(
            "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
            "seconds": float(seconds), "revision": revision, "now": now, "comment": comment}
     # one batch (one round trip on PostgreSQL, with the COMMIT unless the pool's labels follow)
-    steps: list[tuple[str, dict[str, Any] | None]] = []
+    steps: list[Step] = []
     if db.returning:
         steps.append((_STORE, row))
     else:  # SQLite before 3.35: the key comes from the cursor
@@ -186,37 +147,41 @@ def submit_judgement(
             if reclaimed:  # reaped while it was away: its list position was freed
                 steps.append((_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}))
             steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.lease_seconds)}))
-    steps.append((_TOUCH, row))
-    got = db.batch(steps, commit=not pooled_pair)
+    steps.append((TOUCH, row))
+    got: list[Rows] = []
+    merged = then_next and not pooled_pair
+    if merged:  # the writes go out with the next assignment's first statements, in its transaction
+        db.durable = True  # (which holds a judgement now: its commit waits for the disk)
+        following = _next(conn, ctx, participant_id, before=steps, rows=got)
+    else:
+        got = db.batch(steps, commit=not pooled_pair)
     if db.returning:
         new_id = int(got[0].scalar)
     stored = StoredJudgement(new_id, idempotency_key, assignment_id, participant_id, task_id, clean, now, revision, True)
     if pooled_pair:
         after_judgement(conn, ctx, task, clean, now)  # list: the participant's outcomes are fed when settled
-    return SubmitResult(stored, [])
+        db.commit()  # acknowledged once on disk, whatever follows in this operation
+    if merged:
+        result = SubmitResult(stored, [])
+        result.next = following
+        return result
+    return _then(conn, ctx, participant_id, SubmitResult(stored, []), then_next)
 
 
-def submit_then_next(conn: Connection, ctx: StoreContext, participant_id: str, assignment_id: str,
-                     idempotency_key: str, values: Any, seconds: float | None = None, *, only_open: bool = False,
-                     comment: Any = "") -> SubmitResult:
-    """Store one judgement (:func:`submit_judgement`), then give the participant their next assignment
-    (:func:`~humeval.store.assign.next_assignment`) in the same operation: one request per task instead of two.
-
-    The judgement is stored whatever becomes of the next assignment: a refusal of the next one (the participant
-    cannot be given one now) leaves ``next`` None, and the participant asks again (``GET /api/v1/next``).
-    """
-    db = sql_of(conn)
-    then = lease_with_answer(ctx, participant_id, assignment_id, idempotency_key, time.time()) if db.pg else None
-    result = submit_judgement(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds,
-                              only_open=only_open, comment=comment, then=then)
-    if result.next is not None:
-        return result  # leased with the answer: one round trip, one transaction
-    db.ensure_transaction()  # PostgreSQL: the submit committed what it stored
-    try:
-        result.next = next_assignment(conn, ctx, participant_id)
-    except Refusal:
-        result.next = None
+def _then(conn: Connection, ctx: StoreContext, participant_id: str, result: SubmitResult, then_next: bool) -> SubmitResult:
+    if then_next:
+        result.next = _next(conn, ctx, participant_id)
     return result
+
+
+def _next(conn: Connection, ctx: StoreContext, participant_id: str, **batch: Any) -> AssignmentView | Progress | None:
+    """The participant's next assignment, or None when it is refused (they ask again: ``GET /api/v1/next``)."""
+    try:
+        return next_assignment(conn, ctx, participant_id, **batch)
+    except Refusal:
+        if batch and not batch["rows"]:
+            batch["rows"].extend(sql_of(conn).batch(batch["before"]))  # (refused before its batch: the writes alone)
+        return None
 
 
 def _checked(ctx: StoreContext, task: TaskInfo, display: list[str] | tuple[str, ...], values: Any) -> Any:
@@ -230,32 +195,3 @@ def _seconds(seconds: Any) -> float | None:
     if seconds is None or isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (0 <= seconds <= MAX_SECONDS) or math.isnan(seconds):
         return None
     return float(seconds)
-
-
-def _store_first(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, idempotency_key: str,
-                 values: Any, seconds: Any, comment: str, then: Lease | None = None) -> SubmitResult | None:
-    """PostgreSQL: store a first answer in one statement (one round trip, its own transaction, with ``then``'s
-    statements after it); None when this is not the common case (the step-by-step path then decides, with the
-    refusals in their order)."""
-    task = ctx.task_of(assignment_id)
-    if task is None or (ctx.strategy is not None and task.family == "pair" and task.kind == "task"):
-        return None  # an id without its task; or a pool's pair label, which feeds the stopping rule
-    display = display_order(ctx, participant_id, task)
-    try:
-        clean = _checked(ctx, task, display, values)
-    except Refusal:
-        return None  # refused below, after the checks that come first (is the assignment theirs?)
-    now = time.time()
-    row = {"aid": assignment_id, "pid": participant_id, "t": task.task_id, "display": json.dumps(display),
-           "k2": idempotency_key, "key": idempotency_key, "kind": task.kind, "item": task.item_id,
-           "values": json.dumps(clean), "seconds": _seconds(seconds), "now": now, "comment": comment,
-           **ctx.list_hold(now, ctx.lease_seconds)}
-    got = db.batch([(_STORE_FIRST, row), *((then.statement(),) if then is not None else ())], commit=True, group=True)
-    new_id = got[0].scalar
-    if new_id is None:
-        return None  # nothing stored (so nothing leased either)
-    result = SubmitResult(StoredJudgement(int(new_id), idempotency_key, assignment_id, participant_id, task.task_id,
-                                          clean, now, 0, True), [])
-    if then is not None:
-        result.next = then.leased(got[1].first)
-    return result

@@ -60,6 +60,32 @@ def test_next_does_not_tell_checks_or_repeats_from_tasks(tmp_path: Path) -> None
     assert {"attention", "repeat", "task"} <= set(kinds), kinds  # all three were served, none told apart
 
 
+def test_showing_the_task_page_again_only_reads(tmp_path: Path) -> None:
+    """``GET /task`` leases a task only for a participant who holds none; shown again (a reload, the redirect after
+    an answer that leased the next task) it reads the lease and writes nothing: no lease, no ``last_seen``."""
+    srv = InProcess(make_study(tmp_path / "study", items=6, per_participant=4))
+    p, a = s.participants.c, s.assignments.c
+
+    def rows() -> tuple[float, list[tuple[str, str]]]:
+        return srv.store.read(lambda c: (
+            c.execute(select(p.last_seen).where(p.participant_id == "p1")).scalar_one(),
+            sorted(c.execute(select(a.assignment_id, a.status).where(a.participant_id == "p1")).all())))
+
+    async def body(c: httpx.AsyncClient) -> None:
+        await c.get("/", params={"participant_id": "p1"})
+        first = (await c.get("/task")).text  # nothing held: the page leases one
+        seen, leased = rows()
+        assert [status for _, status in leased] == ["leased"]
+        for _ in range(3):
+            assert (await c.get("/task")).text.count(leased[0][0]) == first.count(leased[0][0]) > 0
+        assert rows() == (seen, leased)  # shown three more times: nothing written
+
+    try:
+        srv.run(body)
+    finally:
+        srv.close()
+
+
 def _set_cookie(r: httpx.Response, name: str) -> str:
     return next(v for v in r.headers.get_list("set-cookie") if v.startswith(name + "="))
 

@@ -10,9 +10,10 @@ once while 300 lists are free: every one gets a list (a claim skips lists being 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
-import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -252,22 +253,45 @@ def test_a_rolled_back_feed_leaves_no_outcome_in_the_rule(tmp_path: Path, db_url
         b.close()
 
 
+@contextlib.contextmanager
+def _round_trips(trips: list[int]) -> Iterator[None]:
+    """Count the round trips to PostgreSQL of the participant operations in ``trips[-1]``: every batch, every
+    statement sent alone, every ``COMMIT`` sent alone (:class:`humeval.store.sql.Sql`)."""
+    from humeval.store import sql
+
+    pipeline, execute, commit = sql._pg_pipeline, sql.Sql._execute, sql.Sql.commit
+
+    def piped(*args, **kw):  # type: ignore[no-untyped-def]
+        trips[-1] += 1
+        return pipeline(*args, **kw)
+
+    def executed(self, statement, params):  # type: ignore[no-untyped-def]
+        trips[-1] += 0 if self.pending_begin else 1  # (a pending BEGIN makes it a batch)
+        return execute(self, statement, params)
+
+    def committed(self, **kw):  # type: ignore[no-untyped-def]
+        trips[-1] += 1 if self.in_tx else 0
+        return commit(self, **kw)
+
+    sql._pg_pipeline, sql.Sql._execute, sql.Sql.commit = piped, executed, committed  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        sql._pg_pipeline, sql.Sql._execute, sql.Sql.commit = pipeline, execute, commit  # type: ignore[method-assign]
+
+
 @pytest.mark.postgres
-def test_each_participant_operation_takes_at_most_two_round_trips(tmp_path: Path, db_url: str | None) -> None:
-    """PostgreSQL: enter and next take two round trips, a first answer one (one statement); an edit, a repeated
-    key and a refusal take the step-by-step path and are answered as before."""
+def test_each_participant_operation_takes_a_few_round_trips(tmp_path: Path, db_url: str | None) -> None:
+    """PostgreSQL: enter takes two round trips; a first next five (among them the list claimed, then its first tasks
+    read with the claim recorded); a first answer two (the assignment
+    locked and read, the writes with the COMMIT); a later next three (the state with the list's next tasks, the
+    task taken, the lease). An edit, a repeated key and a refusal are answered as before."""
     if db_url is None:
         pytest.skip("round trips to PostgreSQL")
-    from humeval.store import sql
 
     study = _study(tmp_path / "study", 30)
     store = _stores(study, db_url)[0]
     trips: list[int] = []
-    batch = sql.Sql.batch
-
-    def counted(self, steps, **kw):  # type: ignore[no-untyped-def]
-        trips[-1] += 1
-        return batch(self, steps, **kw)
 
     async def op(coro):  # type: ignore[no-untyped-def]
         trips.append(0)
@@ -291,37 +315,28 @@ def test_each_participant_operation_takes_at_most_two_round_trips(tmp_path: Path
         assert refused.value.code == "unknown_assignment"
         await op(store.next_assignment("T1"))
 
-    sql.Sql.batch = counted  # type: ignore[method-assign]
     try:
-        asyncio.run(main())
+        with _round_trips(trips):
+            asyncio.run(main())
         with store.read_engine.connect() as conn:
             rows = conn.execute(select(s.judgements.c.idempotency_key, s.judgements.c.revision)).all()
     finally:
-        sql.Sql.batch = batch  # type: ignore[method-assign]
         store.close()
-    enter, next_, first = trips[:3]
-    assert (enter, next_, first) == (2, 2, 1), trips
-    assert trips[-1] == 2  # the next task: two round trips again
+    assert trips == [2, 5, 2, 2, 3, 1, 1, 3], trips
     assert sorted(rows) == [("k1", 0), ("k2", 1)]
 
 
 @pytest.mark.postgres
-def test_an_answer_with_next_leases_the_next_task_in_its_own_round_trip(tmp_path: Path, db_url: str | None) -> None:
-    """PostgreSQL: ``submit(..., then_next=True)`` stores the answer and leases the next position of the list in
-    one round trip (one transaction) when this process read the list; the same tasks, in the same order, as the
-    page's way; a repeated answer leases nothing more."""
+def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path: Path, db_url: str | None) -> None:
+    """PostgreSQL: ``submit(..., then_next=True)`` stores the answer and leases the next position of the list in one
+    transaction of four round trips (the answer's writes go with the next task's state): the same tasks, in the same
+    order, as the page's way, in whichever process; a repeated answer leases nothing more."""
     if db_url is None:
         pytest.skip("round trips to PostgreSQL")
-    from humeval.store import sql
 
     study = _study(tmp_path / "study", 30)
     store, other = _stores(study, db_url)[:2]
     trips: list[int] = [0]
-    batch = sql.Sql.batch
-
-    def counted(self, steps, **kw):  # type: ignore[no-untyped-def]
-        trips[-1] += 1
-        return batch(self, steps, **kw)
 
     async def main() -> list[tuple[int, str]]:
         await store.enter("N1", "local", {})
@@ -349,75 +364,17 @@ def test_an_answer_with_next_leases_the_next_task_in_its_own_round_trip(tmp_path
         assert sorted(aid for _, aid in rows) == sorted(leased)
         return sorted(rows)
 
-    sql.Sql.batch = counted  # type: ignore[method-assign]
     try:
-        rows = asyncio.run(main())
+        with _round_trips(trips):
+            rows = asyncio.run(main())
     finally:
-        sql.Sql.batch = batch  # type: ignore[method-assign]
         store.close()
         other.close()
     assert [pos for pos, _ in rows] == list(range(10))  # the list's positions in order, each once
-    # positions 2..9 went with the answer before them (the 1st came from the page, which read 12 positions ahead),
-    # but the 4th: the repeated 3rd answer used the hint up, so the 4th answer took the page's way (3 round trips:
-    # the answer, the state, the lease); the 10th found nothing left (then the page's way: the list done)
+    # each answer: the assignment read (1), the writes with the next task's state (1), the task taken (1), the lease
+    # with the COMMIT (1); the 10th finds the list done
     answers = trips[1::2]
-    assert answers[:9] == [1, 1, 1, 3, 1, 1, 1, 1, 1] and answers[9] > 1, trips
-
-
-@pytest.mark.postgres
-def test_answers_arriving_while_a_group_is_in_flight_are_committed_together(tmp_path: Path, db_url: str | None) -> None:
-    """PostgreSQL: while one group of answers is in flight (held here for 0.3 s), the answers of other
-    participants wait and go out as one group (one transaction); every one of them is stored once, gets its own
-    judgement back and the next task of its own list."""
-    if db_url is None:
-        pytest.skip("group commit: PostgreSQL")
-    from humeval.store import sql
-
-    study = _study(tmp_path / "study", 60)
-    store = _stores(study, db_url)[0]
-    whole = sql.Sql._whole
-    sent: list[int] = []
-
-    def held(self, steps):  # type: ignore[no-untyped-def]
-        sent.append(len(steps))
-        if len(sent) == 1:
-            time.sleep(0.3)
-        return whole(self, steps)
-
-    people = [f"G{k}" for k in range(8)]
-
-    async def main() -> list[object]:
-        views = {}
-        for pid in people:
-            await store.enter(pid, "local", {})
-            views[pid] = await store.next_assignment(pid)
-        first = asyncio.ensure_future(store.submit(people[0], views[people[0]].assignment_id, "g-0", {"quality": "A"},
-                                                   then_next=True))
-        await asyncio.sleep(0.1)  # the first answer's group is in flight: the others queue behind it
-        rest = [store.submit(pid, views[pid].assignment_id, f"g-{k}", {"quality": "B"}, then_next=True)
-                for k, pid in enumerate(people[1:], 1)]
-        return [await first, *await asyncio.gather(*rest)], views
-
-    sql.Sql._whole = held  # type: ignore[method-assign]
-    try:
-        results, views = asyncio.run(main())
-        stats = dict(store.writer.group.stats)
-        with store.read_engine.connect() as conn:
-            stored = conn.execute(select(s.judgements.c.idempotency_key, s.judgements.c.participant_id)).all()
-            leased = conn.execute(select(s.assignments.c.participant_id, s.assignments.c.list_id)
-                                  .where(s.assignments.c.status == "leased")).all()
-            held_by = dict(conn.execute(select(s.lists.c.participant_id, s.lists.c.list_id)
-                                        .where(s.lists.c.participant_id.is_not(None))).all())
-    finally:
-        sql.Sql._whole = whole  # type: ignore[method-assign]
-        store.close()
-    assert sent[0] == 2 and len(sent) >= 2 and max(sent[1:]) > 2  # several answers (two statements each) in one group
-    assert stats["batches"] == len(people) and stats["groups"] < len(people) and stats["alone"] == 0
-    for k, (pid, r) in enumerate(zip(people, results, strict=True)):
-        assert r.judgement.created and r.judgement.idempotency_key == f"g-{k}" and r.judgement.participant_id == pid
-        assert isinstance(r.next, AssignmentView) and r.next.assignment_id != views[pid].assignment_id
-    assert sorted(stored) == sorted((f"g-{k}", pid) for k, pid in enumerate(people))
-    assert sorted(leased) == sorted((pid, held_by[pid]) for pid in people)  # each their next task, of their own list
+    assert answers == [4] * 9 + [5], trips
 
 
 def test_a_participant_is_pinned_to_the_link_of_their_first_entry(tmp_path: Path, db_url: str | None) -> None:

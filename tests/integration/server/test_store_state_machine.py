@@ -11,10 +11,11 @@ must do (a task's leases and judgements against its cap, what each participant w
 acknowledged submit, who was settled, who was told ``closed``, the decision) and, after every
 step, is compared with the store's rows.
 
-It catches a drift of one copy of the cap rule: with ``_TAKE``'s ``taken < cap`` changed to
-``taken <= cap`` in assign.py, it failed (``lists`` on SQLite) with "submit on a expired lease was
-stored, expected lease_expired" after enter P0, enter P1, next P1, expire, P0 answers one task (the
-same task, cap 1), P1 answers its expired lease.
+It catches a drift of the cap rule, written once (:data:`humeval.store.lease.TAKE`): with its
+``taken < cap`` changed to ``taken <= cap``, it failed (``pool`` on SQLite, and with
+``HUMEVAL_STATEFUL_EXAMPLES=30``) with "submit on a expired lease was stored, expected lease_expired"
+after enter P0, next P0, the leases expired, enter P1, P1 answers one task (the same task, cap 1),
+P0 answers its expired lease: the reclaim took a unit the cap no longer had.
 
 It found a bug, fixed since and kept as a replay below: a late answer to an expired lease was stored
 although its participant had given that list back and held another one (the reclaim now also needs the

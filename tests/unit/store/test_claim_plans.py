@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from humeval.store import Store
-from humeval.store.assign import _ANY, _CLAIM, _CLAIM_NEW, _FREE_LIST, _LEFT_LIST, _NEW_LIST
+from humeval.store.assign import _ANY, _CLAIM, _FREE_LIST, _LEFT_LIST, _NEW_LIST
 from humeval.store.sql import _for_sqlite
 from humeval.study import Study
 from tests.integration.server.studies import template_study
@@ -116,7 +116,7 @@ def test_postgresql_claims_read_the_first_free_list_by_an_index(study: Study) ->
         with psycopg.connect(PG, autocommit=True, options=f"-csearch_path={schema}") as conn:
             conn.execute(_HALF_WATCHED)
             conn.execute("ANALYZE lists")
-            cases = [*statements(), ("claim_new", _CLAIM_NEW, True, "ix_lists_free")]
+            cases = statements()
             for i, (name, sql, left, index) in enumerate(cases):
                 names: list[str] = []
                 positional = re.sub(r"(?<![:\w]):([A-Za-z_]\w*)",

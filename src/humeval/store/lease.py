@@ -1,0 +1,40 @@
+"""A lease against a task's cap: taken, and ended when it is not answered (expired, withdrawn).
+
+A task's ``taken`` counts its live leases and its judgements. The cap rule is written here
+once: :data:`TAKE` reserves one unit only while ``taken < cap`` (the database applies the
+conditional update atomically, so caps hold across processes), :data:`RELEASE` gives one back.
+``open`` is what ``taken < cap`` says, stored for the pool's index (``ix_tasks_pool``) and
+written by these two statements only (and set again where a cap is raised).
+:func:`end_lease` is the one way a lease ends unanswered: its status changed (once, by the
+first to change it), its unit given back, its list position freed, an event recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from humeval.store.sql import Sql
+
+__all__ = ["EVENT", "RELEASE", "TAKE", "end_lease"]
+
+_OPEN = "open = CASE WHEN taken {} < cap THEN 1 ELSE 0 END"
+TAKE = f"UPDATE tasks SET taken = taken + 1, {_OPEN.format('+ 1')} WHERE task_id = :t AND taken < cap AND closed = 0"
+RELEASE = f"UPDATE tasks SET taken = taken - 1, {_OPEN.format('- 1')} WHERE task_id = :t"
+EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, :kind, :pid, :data)"
+_END = "UPDATE assignments SET status = :status WHERE assignment_id = :aid AND status = 'leased'"
+_FREE_POSITION = "UPDATE list_tasks SET assignment_id = NULL WHERE list_id = :l AND position = :pos AND assignment_id = :aid"
+
+
+def end_lease(db: Sql, status: str, lease: tuple[Any, ...], now: float, **data: Any) -> bool:
+    """End the lease ``(assignment_id, task_id, list_id, position, participant_id)`` as ``status``
+    (``expired``, ``withdrawn``) with the event ``lease_<status>``; False when it was not leased any more."""
+    aid, task_id, list_id, position, pid = lease
+    if db.run(_END, {"status": status, "aid": aid}) != 1:
+        return False
+    event = {"now": now, "kind": f"lease_{status}", "pid": pid,
+             "data": json.dumps({"assignment_id": aid, "task_id": task_id, **data})}
+    db.batch([(RELEASE, {"t": task_id}),
+              *([(_FREE_POSITION, {"l": list_id, "pos": position, "aid": aid})] if list_id is not None else []),
+              (EVENT, event)])
+    return True
