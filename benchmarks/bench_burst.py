@@ -28,7 +28,7 @@ from sqlalchemy import func, select
 
 from humeval.files import write_jsonl, write_text
 from humeval.pipeline import run
-from humeval.protocol.lock import lock_study
+from humeval.lock import lock_study
 from humeval.server.app import create_app
 from humeval.server.config import ServerConfig
 from humeval.store import schema as s

@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from humeval.pipeline import run
-from humeval.protocol.lock import lock_study
+from humeval.lock import lock_study
 from humeval.store import Store
-from humeval.store.assign import _ANY, _CLAIM, _CLAIM_NEW, _LEFT_LIST, _NEW_LIST, _UNWATCHED, _WATCHED, next_assignment
+from humeval.store.assign import _ANY, _CLAIM, _LEFT_LIST, _NEW_LIST, _UNWATCHED, _WATCHED, next_assignment
 from humeval.store.participants import consent, enter
 from humeval.store.sql import _for_pg, _for_sqlite
 from humeval.store.submit import submit_judgement
@@ -49,11 +49,10 @@ GUARDS = {"any": _ANY, "watched": _WATCHED, "unwatched": _UNWATCHED}
 
 
 def claim_statements() -> dict[str, str]:
-    """Every statement a claim runs, by name (the claim of each guard, its two halves, PostgreSQL's first claim)."""
+    """Every statement a claim runs, by name (the claim of each guard and its two halves)."""
     out = {f"claim[{name}]": _CLAIM[g] for name, g in GUARDS.items()}
     out |= {f"left[{name}]": _LEFT_LIST.format(guard=g) for name, g in GUARDS.items()}
     out |= {f"new[{name}]": _NEW_LIST.format(guard=g) for name, g in GUARDS.items()}
-    out["claim_new"] = _CLAIM_NEW
     return out
 
 
@@ -66,8 +65,6 @@ def plans(store: Store) -> dict[str, list[str]]:
         cur = raw.cursor()  # type: ignore[union-attr]
         for name, sql in claim_statements().items():
             if store.op_engine is None:
-                if name == "claim_new":
-                    continue  # PostgreSQL's fast path only
                 cur.execute("EXPLAIN QUERY PLAN " + _for_sqlite(sql), params)
                 out[name] = [row[3] for row in cur.fetchall()]
             else:

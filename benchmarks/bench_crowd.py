@@ -385,7 +385,7 @@ def measure(cell: Cell, study: Any, store: Any, crowd: Crowd, scale: float) -> N
     import pandas as pd
 
     from humeval.analysis.decisions import replay_decisions
-    from humeval.analysis.exclude import exclusions
+    from humeval.judgements.exclusion import exclusions
     from humeval.costs import budget
     from humeval.judgements import JUDGEMENT_COLUMNS, excluded_mask
     from humeval.protocol.comparisons import watched_comparisons

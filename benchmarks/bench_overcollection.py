@@ -34,7 +34,7 @@ from sqlalchemy import select
 
 from humeval.files import write_jsonl, write_text
 from humeval.pipeline import run
-from humeval.protocol.lock import lock_study
+from humeval.lock import lock_study
 from humeval.store import schema as s
 from humeval.store.store import Store
 from humeval.study import Study

@@ -482,7 +482,7 @@ def build_study(root: Path, items: int) -> int:
     """Write, design and lock the benchmark's study; the number of participant lists."""
     from humeval.files import write_jsonl
     from humeval.pipeline import run
-    from humeval.protocol.lock import lock_study
+    from humeval.lock import lock_study
     from humeval.study import Study
     from humeval.templates import generate_outputs
 
