@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,10 +13,7 @@ from humeval.pipeline import run_stage
 from humeval.protocol.lock import lock_study
 from humeval.study import Study
 from humeval.templates import init_study
-
-
-def humeval(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=300, check=False)
+from tests.cli import humeval
 
 
 @pytest.fixture(scope="module")
