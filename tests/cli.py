@@ -24,35 +24,35 @@ __all__ = ["humeval"]
 TIMEOUT = 300
 
 
-def humeval(*args: str | Path, cwd: str | Path | None = None, env: Mapping[str, str] | None = None,
-            expect: int | None = None, process: bool = False, timeout: float = TIMEOUT,
-            input: str | None = None) -> subprocess.CompletedProcess[str]:
+def humeval(*args: str | Path, cwd: str | Path | None = None, env: Mapping[str, str | None] | None = None,
+            expect: int | None = None, process: bool = False,
+            timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
     """Run ``humeval ARGS``: its exit code, stdout and stderr (as text).
 
     ``cwd``: the working folder; ``env``: variables set on top of the current environment (a
     variable set to ``None`` is removed); ``expect``: the exit code the test requires (checked
     here, with the output in the message); ``process``: run ``python -m humeval`` as its own
-    process (``timeout`` then applies); ``input``: text on stdin.
+    process (``timeout`` then applies).
     """
     argv = [str(a) for a in args]
     if process:
         environ = {k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None}
-        proc = subprocess.run([sys.executable, "-m", "humeval", *argv], cwd=cwd, env=environ, input=input,
+        proc = subprocess.run([sys.executable, "-m", "humeval", *argv], cwd=cwd, env=environ,
                               capture_output=True, text=True, timeout=timeout, check=False)
     else:
-        proc = _in_process(argv, cwd, env, input)
+        proc = _in_process(argv, cwd, env)
     if expect is not None:
         assert proc.returncode == expect, (f"humeval {' '.join(argv)}: exit {proc.returncode}, expected {expect}\n"
                                            f"stderr: {proc.stderr[-4000:]}\nstdout: {proc.stdout[-2000:]}")
     return proc
 
 
-def _in_process(argv: list[str], cwd: str | Path | None, env: Mapping[str, str | None] | None,
-                input: str | None) -> subprocess.CompletedProcess[str]:
+def _in_process(argv: list[str], cwd: str | Path | None,
+                env: Mapping[str, str | None] | None) -> subprocess.CompletedProcess[str]:
     from humeval.cli import main
 
     runner = CliRunner()
-    with runner.isolation(input=input, env=env) as (out, err, _), contextlib.chdir(cwd or os.getcwd()):
+    with runner.isolation(env=env) as (out, err, _), contextlib.chdir(cwd or os.getcwd()):
         code = 0
         try:
             main(argv)
