@@ -155,6 +155,7 @@ def test_cli_analyze_json_is_results_to_json(analysed_study):
 
 
 def test_posthoc_correlations_alone_carry_counts_and_a_correlations_table(analysed_study):
+    run_stage(analysed_study, "analyze")  # post hoc needs the main analysis (skipped when another test ran it)
     proc = humeval("posthoc", "corr", str(analysed_study.root), "--correlation", "spearman", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     results = analysed_study.results("posthoc/corr")
