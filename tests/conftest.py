@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.cli import humeval
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +39,5 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, str,
     tests/docs/test_outputs.py checks the docs' copies of its output."""
     cwd = tmp_path_factory.mktemp("demo")
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "humeval", "demo", DEMO_STUDY, "--format", "json"], cwd=cwd,
-                          capture_output=True, text=True, timeout=240, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]
+    proc = humeval("demo", DEMO_STUDY, "--format", "json", cwd=cwd, process=True, timeout=240, expect=0)
     return cwd / DEMO_STUDY, json.loads(proc.stdout), proc.stderr, time.monotonic() - started

@@ -20,9 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from humeval.cli.app import command
+from tests.cli import humeval
 
 from ..conftest import DEMO_STUDY, ROOT
 
@@ -86,9 +85,7 @@ def mismatch(shown: list[str], printed: str) -> str | None:
 
 
 def cli(*args: str) -> str:
-    result = CliRunner().invoke(command(), list(args))
-    assert result.exit_code == 0, result.output
-    return result.stdout
+    return humeval(*args, expect=0).stdout
 
 
 def _demo(run: tuple[Path, dict, str, float]) -> str:

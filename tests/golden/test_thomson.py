@@ -8,12 +8,11 @@ significant difference (paper: p = 0.64)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from humeval.reproduce.thomson import PAPER, thomson_design, thomson_dummy, write_study
+from tests.cli import humeval
 
 
 @pytest.fixture(scope="module")
@@ -72,18 +71,14 @@ def test_same_seed_same_lists_and_every_list_balanced(tmp_path):
 
 
 def test_cli_prints_the_design_beside_the_paper():
-    proc = subprocess.run([sys.executable, "-m", "humeval", "reproduce", "thomson-design", "--format", "json"],
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr
+    proc = humeval("reproduce", "thomson-design", "--format", "json", expect=0)
     rows = {r["key"]: r for r in json.loads(proc.stdout)["rows"]}
     assert rows["participant lists"] == {"key": "participant lists", "paper": 90, "ours": 90, "match": True, "note": ""}
     assert rows["assignments (judgements)"]["ours"] == 3240
 
 
 def test_cli_prints_paper_vs_ours_as_json():
-    proc = subprocess.run([sys.executable, "-m", "humeval", "reproduce", "thomson-dummy", "--fast", "--format", "json"],
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr
+    proc = humeval("reproduce", "thomson-dummy", "--fast", "--format", "json", expect=0)
     rows = json.loads(proc.stdout)["rows"]
     assert {"key", "paper", "ours", "note"} <= set(rows[0])
     assert any(r["key"] == "Static: Kruskal-Wallis H" and r["paper"] == 3239.0 for r in rows)

@@ -6,14 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 
 import pytest
-from click.testing import CliRunner, Result
 
-from humeval.cli.app import command
 from humeval.costs import budget
-from humeval.errors import DataError, ProtocolError
+from humeval.errors import ProtocolError
 from humeval.hashing import sha256_file
 from humeval.judgements import read_judgements, winners
 from humeval.lock import lock_study
@@ -22,6 +19,7 @@ from humeval.report.prereg import prereg
 from humeval.simulate import read_pilot
 from humeval.study import Study
 from humeval.templates import init_study
+from tests.cli import humeval
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +51,8 @@ def test_pilot_from_exported_judgements_matches_a_hand_count(study):
 
 
 def test_plan_cli_accepts_the_export(study):
-    proc = subprocess.run([sys.executable, "-m", "humeval", "plan", str(study.results_dir / "judgements.jsonl"),
-                           "--iterations", "20", "--n-requests", "200", "--format", "json"],
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr
+    proc = humeval("plan", study.results_dir / "judgements.jsonl", "--iterations", "20", "--n-requests", "200",
+                   "--format", "json", expect=0)
     data = json.loads(proc.stdout)
     assert data["fit"]["requests"] == 30 and {r["strategy"] for r in data["results"]} == {"one", "max3", "majority5"}
 
@@ -95,8 +91,7 @@ def test_prereg_contains_the_signature_and_the_hashes(study):
     assert heds["signature"] == result.signature and heds["files"]["lists/lists.jsonl"] == sha256_file(study.lists_file)
     quality = {a["id"]: a for a in heds["criteria"]["quality"]["answers"]}
     assert "delta 0.05" in quality["4.3.10"]["answer"] and quality["4.3.10"]["source"].endswith("(planned)")
-    proc = subprocess.run([sys.executable, "-m", "humeval", "prereg", str(study.root), "--format", "json"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = humeval("prereg", study.root, "--format", "json")
     assert proc.returncode == 0 and json.loads(proc.stdout)["signature"] == result.signature
 
 
@@ -106,29 +101,29 @@ def test_budget_cli_takes_the_difficulty_variance_a_once_judged_pilot_cannot_giv
     pilot = tmp_path / "pilot.csv"
     pilot.write_text("request,choice\n" + "".join(f"r{i},{'A' if i % 4 else 'B'}\n" for i in range(30)))
 
-    def run(*extra: str) -> Result:
-        return CliRunner().invoke(command(), ["budget", str(study.root), "--pilot", str(pilot), "--strategy", "one",
-                                              "--iterations", "20", "--crowd-runs", "50", *extra])
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return humeval("budget", study.root, "--pilot", pilot, "--strategy", "one", "--iterations", "20",
+                       "--crowd-runs", "50", *extra)
 
     prior = run("--format", "json")
-    assert prior.exit_code == 0, prior.output
+    assert prior.returncode == 0, prior.stderr
     data = json.loads(prior.stdout)
     assert data["fit"]["difficulty_var"] == 0.0 and data["fit"]["mu"] > 0
     assert any("items of equal difficulty (variance 0" in n and "--difficulty-var" in n for n in data["notes"])
     given = run("--difficulty-var", "0.3", "--format", "json")
-    assert given.exit_code == 0, given.output
+    assert given.returncode == 0, given.stderr
     data = json.loads(given.stdout)
     assert data["fit"]["difficulty_var"] == 0.3 and data["fit"]["var_ci"] == [0.3, 0.3]
     assert any("is 0.3, as given (--difficulty-var)" in n for n in data["notes"])
     assert all(",var=0.3|" in p["signature"] for p in data["sessions"])  # the setting is in the signature
     bad = run("--difficulty-var", "-1")
-    assert isinstance(bad.exception, DataError)
-    assert "--difficulty-var: the variance of the items' difficulty is a number >= 0" in str(bad.exception)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert "--difficulty-var: the variance of the items' difficulty is a number >= 0" in " ".join(bad.stderr.split())
 
 
 def test_plan_says_which_option_gives_the_variance(tmp_path):
     pilot = tmp_path / "pilot.csv"
     pilot.write_text("request,choice\n" + "".join(f"r{i},A\n" for i in range(10)))
-    result = CliRunner().invoke(command(), ["plan", str(pilot), "--iterations", "5"])
-    assert isinstance(result.exception, DataError)
-    assert "--difficulty-var V in `humeval plan` and `humeval budget`" in str(result.exception)
+    result = humeval("plan", pilot, "--iterations", "5")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "--difficulty-var V in `humeval plan` and `humeval budget`" in " ".join(result.stderr.split())

@@ -1,32 +1,26 @@
-"""The issue-2 acceptance path, as a new user runs it: real `humeval` processes."""
+"""The issue-2 acceptance path, as a new user runs it: `humeval` commands through the script's entry point
+(in this process; the version check starts the real script)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from humeval.templates import TEMPLATES
-
-
-def humeval(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "humeval", *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+from tests.cli import humeval
 
 
 def ok(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    proc = humeval(*args, cwd=cwd)
-    assert proc.returncode == 0, proc.stderr + proc.stdout
-    return proc
+    return humeval(*args, cwd=cwd, expect=0)
 
 
 def test_version(tmp_path: Path):
     from humeval import __version__
 
+    assert humeval("--version", cwd=tmp_path, process=True, expect=0).stdout.strip() == f"humeval {__version__}"
     assert ok("--version", cwd=tmp_path).stdout.strip() == f"humeval {__version__}"
 
 

@@ -5,19 +5,14 @@ its data, the machine, the command line) with one message and no traceback, 70 a
 from __future__ import annotations
 
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 from humeval.cli.app import EXIT_BUG, EXIT_OK, EXIT_USER_ERROR
 from humeval.collect import check_port
 from humeval.errors import HumevalError
+from humeval.protocol.models import Protocol
 from humeval.templates import init_study
-
-
-def humeval(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "humeval", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
+from tests.cli import humeval
 
 
 def test_the_documented_codes():
@@ -30,7 +25,7 @@ def test_serve_on_a_port_in_use_says_so_before_printing_anything(tmp_path: Path)
         held.bind(("127.0.0.1", 0))
         held.listen()
         port = held.getsockname()[1]
-        proc = humeval("serve", "s", "--port", str(port), "--unlocked", cwd=tmp_path)
+        proc = humeval("serve", "s", "--port", str(port), "--unlocked", cwd=tmp_path, process=True)
     assert proc.returncode == EXIT_USER_ERROR, proc.stderr
     assert proc.stdout == "" and "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1  # one message: no serving line, no admin token, no uvicorn error
@@ -80,14 +75,8 @@ def test_a_study_error_exits_1_and_a_bare_humeval_shows_the_help(tmp_path: Path)
     assert bare.returncode == EXIT_OK and "Usage: humeval" in bare.stdout + bare.stderr
 
 
-def test_a_bug_exits_70_with_its_traceback(tmp_path: Path):
-    code = ("import sys\n"
-            "from humeval.protocol.models import Protocol\n"
-            "Protocol.model_json_schema = classmethod(lambda cls: 1 / 0)\n"
-            "sys.argv = ['humeval', 'schema']\n"
-            "from humeval.cli.app import main\n"
-            "main()\n")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          check=False)
+def test_a_bug_exits_70_with_its_traceback(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(Protocol, "model_json_schema", classmethod(lambda cls: 1 / 0))
+    proc = humeval("schema", cwd=tmp_path)
     assert proc.returncode == EXIT_BUG
     assert "Traceback" in proc.stderr and "ZeroDivisionError" in proc.stderr and "a bug in humeval" in proc.stderr

@@ -6,24 +6,17 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from humeval.files import read_jsonl
 from humeval.templates import init_study
-
-
-def humeval(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=300,
-                          check=False)
+from tests.cli import humeval
 
 
 def ok(*args: str) -> subprocess.CompletedProcess:
-    proc = humeval(*args)
-    assert proc.returncode == 0, proc.stderr
-    return proc
+    return humeval(*args, expect=0)
 
 
 def answer_batch(batch: Path, target: Path, workers: list[str]) -> int:
@@ -101,9 +94,7 @@ def test_prolific_import_from_the_study_folder(study, tmp_path):
     export = tmp_path / "prolific_export.csv"
     export.write_text("Submission id,Participant id,Status,Time taken,Completion code\ns1,W1,APPROVED,610,C1\n"
                       "s2,P9,RETURNED,,\ns3,P8,APPROVED,590,C1\n")
-    proc = subprocess.run([sys.executable, "-m", "humeval", "import", "prolific", str(export)], cwd=study,
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr
+    humeval("import", "prolific", str(export), cwd=study, expect=0)
     entry = [e for e in read_jsonl(study / ".humeval" / "logbook.jsonl") if e["stage"] == "import"][-1]
     assert entry["summary"]["submissions"] == 3 and entry["summary"]["statuses"] == {"APPROVED": 2, "RETURNED": 1}
     assert entry["summary"]["median_seconds_taken"] == 600.0  # (590 + 610) / 2; the returned one has no time

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-from humeval.cli.app import _register, app
 from humeval.data.casf import load_casf
 from humeval.files import write_jsonl
+from tests.cli import humeval
 
-runner = CliRunner()
-_register()
 METHODS = ["random", "stratified", "systematic", "heuristic", "balanced", "casf", "8m", "sm", "ol", "auto"]
 
 
@@ -26,8 +21,8 @@ def newsroom(shared_data: Path) -> Path:
 
 
 def _json(args: list[str]) -> dict:
-    result = runner.invoke(app, args)
-    assert result.exit_code == 0, result.output
+    result = humeval(*args)
+    assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
@@ -46,28 +41,24 @@ def test_standalone_selects_exact_size_reproducibly(newsroom, method):
 
 
 def test_standalone_without_scores_stops_after_the_preliminary_phase(newsroom):
-    result = runner.invoke(app, ["sample", "--data", str(newsroom), "--method", "casf", "--rate", "0.5", "-f", "json"])
-    assert result.exit_code == 0
+    result = humeval("sample", "--data", str(newsroom), "--method", "casf", "--rate", "0.5", "-f", "json")
+    assert result.returncode == 0
     assert json.loads(result.stdout)["phases"] == [0] * 6
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=120, check=False)
-
-
 def test_user_errors_exit_1_and_name_the_value(newsroom, tmp_path):
-    bad_rate = _cli("sample", "--data", str(newsroom), "--method", "random", "--rate", "1.5")
+    bad_rate = humeval("sample", "--data", str(newsroom), "--method", "random", "--rate", "1.5")
     assert bad_rate.returncode == 1 and "got 1.5" in bad_rate.stderr and "Traceback" not in bad_rate.stderr
-    bad_metric = _cli("sample", "--data", str(newsroom), "--method", "sm", "--param", "metric=mover_scor")
+    bad_metric = humeval("sample", "--data", str(newsroom), "--method", "sm", "--param", "metric=mover_scor")
     assert bad_metric.returncode == 1 and "unknown metric column 'mover_scor'" in bad_metric.stderr
     assert "Did you mean 'auto.mover_score'" in bad_metric.stderr
-    many_phases = _cli("sample", "--data", str(newsroom), "--method", "casf", "--rate", "0.05", "--param", "phases=5")
+    many_phases = humeval("sample", "--data", str(newsroom), "--method", "casf", "--rate", "0.05", "--param", "phases=5")
     assert many_phases.returncode == 1 and "3 selected item(s) cannot be split into 5 phases" in many_phases.stderr
     frame = load_casf("newsroom", newsroom.parent.parent)
     frame.loc[frame.index[:3], "human.fluency"] = None
     holes = tmp_path / "holes.jsonl"
     write_jsonl(holes, frame.to_dict(orient="records"))
-    missing = _cli("sample", "--data", str(holes), "--method", "casf", "--simulate-scores")
+    missing = humeval("sample", "--data", str(holes), "--method", "casf", "--simulate-scores")
     assert missing.returncode == 1 and "aspect 'human.fluency' is missing for" in missing.stderr
 
 
@@ -95,15 +86,15 @@ def _items(root: Path) -> list[dict]:
 def test_study_phases_advance_with_imported_scores(tmp_path, shared_data):
     root = tmp_path / "study"
     frame = _study(root, shared_data)
-    result = runner.invoke(app, ["sample", str(root)])
-    assert result.exit_code == 0, result.output
+    result = humeval("sample", str(root))
+    assert result.returncode == 0, result.stderr
     items = _items(root)
     assert [i["phase"] for i in items] == [0] * 10
     for done in (2, 3):
         chosen = {i["item_id"] for i in items}
         scores = frame[frame.item_id.isin(chosen)][["item_id", "system", "human.coherence", "human.fluency"]]
         write_jsonl(root / "human_scores.jsonl", scores.to_dict(orient="records"))
-        assert runner.invoke(app, ["sample", str(root)]).exit_code == 0
+        assert humeval("sample", str(root)).returncode == 0
         items = _items(root)
         assert sorted({i["phase"] for i in items}) == list(range(done))
     assert len(items) == 30 == len({i["item_id"] for i in items})
@@ -112,7 +103,7 @@ def test_study_phases_advance_with_imported_scores(tmp_path, shared_data):
     assert [e["summary"]["phases_done"] for e in runs] == [1, 2, 3]
     assert runs[-1]["parameters"]["scores"]["path"] == "human_scores.jsonl"
     # unchanged scores: the stage is skipped (nothing logged)
-    assert runner.invoke(app, ["sample", str(root)]).exit_code == 0
+    assert humeval("sample", str(root)).returncode == 0
     assert len((root / ".humeval" / "logbook.jsonl").read_text().splitlines()) == len(log)
     # the same two aspects replayed from the data give the same selection
     replay = tmp_path / "replay"
@@ -120,14 +111,14 @@ def test_study_phases_advance_with_imported_scores(tmp_path, shared_data):
     frame[["item_id", "system", "human.coherence", "human.fluency"]].pipe(
         lambda f: write_jsonl(replay / "human_scores.jsonl", f.to_dict(orient="records"))
     )
-    assert runner.invoke(app, ["sample", str(replay)]).exit_code == 0
+    assert humeval("sample", str(replay)).returncode == 0
     assert [i["item_id"] for i in _items(replay)] == [i["item_id"] for i in items]
 
 
 def test_study_simulated_scores_run_every_phase_and_log(tmp_path, shared_data):
     root = tmp_path / "sim"
     _study(root, shared_data)
-    assert runner.invoke(app, ["sample", str(root), "--simulate-scores"]).exit_code == 0
+    assert humeval("sample", str(root), "--simulate-scores").returncode == 0
     assert sorted({i["phase"] for i in _items(root)}) == [0, 1, 2]
     log = [json.loads(line) for line in (root / ".humeval" / "logbook.jsonl").read_text().splitlines()]
     assert log[-1]["parameters"]["simulate_scores"] is True and log[-1]["summary"]["phases_done"] == 3
@@ -136,8 +127,8 @@ def test_study_simulated_scores_run_every_phase_and_log(tmp_path, shared_data):
 def test_run_still_writes_items(tmp_path, shared_data):
     root = tmp_path / "run"
     _study(root, shared_data, method="balanced", params="{candidates: 50}")
-    result = runner.invoke(app, ["run", str(root)])
-    assert result.exit_code == 0, result.output
+    result = humeval("run", str(root))
+    assert result.returncode == 0, result.stderr
     assert len(_items(root)) == 30
 
 
@@ -148,9 +139,9 @@ def test_metrics_command_writes_reference_free_features(tmp_path):
         {"item_id": "a", "system": "y", "output": "cat cat cat cat", "input": "a cat on a mat"},
     ])
     out = tmp_path / "scored.jsonl"
-    result = runner.invoke(app, ["metrics", str(data), "--out", str(out), "--cache", str(tmp_path / "cache"),
-                                 "--format", "json"])
-    assert result.exit_code == 0, result.output
+    result = humeval("metrics", str(data), "--out", str(out), "--cache", str(tmp_path / "cache"),
+                                 "--format", "json")
+    assert result.returncode == 0, result.stderr
     summary = {r["metric"]: r for r in json.loads(result.stdout)}
     assert set(summary) == {"auto.length", "auto.distinct2", "auto.src_copy", "auto.len_ratio"}
     scored = pd.read_json(out, lines=True, precise_float=True)
@@ -188,6 +179,6 @@ def test_casf_faithful_keeps_the_datas_system_order_standalone(newsroom, faithfu
 def test_casf_faithful_keeps_the_datas_system_order_in_the_stage(tmp_path, shared_data, faithful_reference):
     root = tmp_path / "faithful"
     _study(root, shared_data, method="casf-faithful", params="{metric: auto.mover_score}")
-    result = runner.invoke(app, ["sample", str(root), "--simulate-scores"])
-    assert result.exit_code == 0, result.output
+    result = humeval("sample", str(root), "--simulate-scores")
+    assert result.returncode == 0, result.stderr
     assert [i["item_id"] for i in _items(root)] == faithful_reference

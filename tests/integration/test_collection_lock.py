@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,11 +12,8 @@ from humeval.lock import lock_study
 from humeval.pipeline import prepare_collection, run
 from humeval.study import Study
 from humeval.templates import init_study
+from tests.cli import humeval
 from tests.integration.server.server import free_port
-
-
-def humeval(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture
@@ -35,7 +30,7 @@ def test_serve_refuses_a_locked_study_whose_protocol_changed(pairwise: Study):
     pairwise.protocol_file.write_text(text.replace("delta: 0.05", "delta: 0.1"))
     for command in (["serve", str(pairwise.root), "--port", str(free_port())], ["analyze", str(pairwise.root)],
                     ["dry-run", str(pairwise.root)], ["rehearse", str(pairwise.root)]):
-        proc = humeval(*command)
+        proc = humeval(*command, process=command[0] == "serve")  # a server that failed to refuse would stay up
         assert proc.returncode == 1, (command, proc.stderr)
         assert "humeval.yaml (changed: stopping)" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert not pairwise.db_file.exists()  # nothing was seeded
@@ -44,7 +39,7 @@ def test_serve_refuses_a_locked_study_whose_protocol_changed(pairwise: Study):
 def test_serve_refuses_an_unlocked_study_without_the_explicit_override(tmp_path: Path):
     init_study(tmp_path / "s", "pairwise", items=8)
     study = Study.open(tmp_path / "s")
-    proc = humeval("serve", str(study.root), "--port", str(free_port()))
+    proc = humeval("serve", str(study.root), "--port", str(free_port()), process=True)
     assert proc.returncode == 1 and "not locked" in proc.stderr and "humeval lock" in proc.stderr, proc.stderr
     assert not study.db_file.exists()
     with pytest.raises(ProtocolError, match="not locked"):

@@ -7,19 +7,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from humeval.cli.app import command
 from humeval.results import Results
+from tests.cli import humeval
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "humeval.yaml").is_file())
 
 
 def _cli(*args: str) -> str:
-    result = CliRunner().invoke(command(), list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
+    proc = humeval(*args, expect=0)
+    return proc.stdout + proc.stderr
 
 
 def test_the_examples_are_there():

@@ -14,10 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from humeval import init_study, logbook, run, run_stage, validate_study
-from humeval.cli.app import command
 from humeval.costs import budget
 from humeval.errors import ProtocolError
 from humeval.judgements import winners, write_judgements
@@ -27,6 +25,7 @@ from humeval.pipeline import judge
 from humeval.simulate.dummy import dummy_judgements
 from humeval.stats import ppi_win_rate
 from humeval.study import Study
+from tests.cli import humeval
 from tests.fake_openai import KEY, FakeOpenAI
 
 PROMPT = ("{question}\nFacts: {input}\n<A>{output_a}</A>\n<B>{output_b}</B>\n"
@@ -255,14 +254,12 @@ def test_a_scores_judge_asks_each_output_once(fake: FakeOpenAI, tmp_path: Path) 
     assert summary["unparseable"] == sum(v > 10 for v in words.values()) == summary["incomplete"] > 0
     assert validate_study(root) == []  # the file written is one the analysis reads
     # the command: a thin layer over the same stage (unchanged inputs: skipped, nothing sent)
-    result = CliRunner().invoke(command(), ["judge", str(root), "--force", "--format", "json"])
-    assert result.exit_code == 0, result.output
+    result = humeval("judge", root, "--force", "--format", "json", expect=0)
     shown = json.loads(result.stdout)["judges"]["words"]
     assert (shown["requests"], shown["from_cache"], shown["rows"]) == (0, len(words), len(scored))
     assert fake.state.requests == len(words)
     list(run(study))
-    result = CliRunner().invoke(command(), ["budget", str(root)], env={"COLUMNS": "250"})
-    assert result.exit_code == 0, result.output
+    result = humeval("budget", root, env={"COLUMNS": "250"}, expect=0)
     assert "LLM judges: predicted before the run" in result.stdout and "fake-judge" in result.stdout
 
 

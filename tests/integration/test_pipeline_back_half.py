@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,10 +13,7 @@ from humeval.lock import lock_study
 from humeval.pipeline import run_stage
 from humeval.study import Study
 from humeval.templates import init_study
-
-
-def humeval(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=300, check=False)
+from tests.cli import humeval
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +64,8 @@ def test_dry_run_pushes_every_kind_through_the_back_half(study, dry_run):
 
 
 def test_analyze_refuses_an_unlocked_study(study, dry_run, tmp_path):
-    unlocked = shutil.copytree(study.root, tmp_path / "unlocked", ignore=shutil.ignore_patterns("humeval.lock*"))
+    unlocked = shutil.copytree(study.root, tmp_path / "unlocked")
+    (unlocked / ".humeval" / "lock.json").unlink(missing_ok=True)  # the study is locked once `locked` has run
     shutil.copy(study.results_dir / "dry-run" / "normal" / "judgements.jsonl", unlocked / "results" / "judgements.jsonl")
     proc = humeval("analyze", str(unlocked))
     assert proc.returncode == 1
@@ -137,9 +133,9 @@ def test_posthoc_never_touches_the_preregistered_results(analyzed):
     assert "kept" in humeval("report", str(study.root)).stderr
 
 
-def test_an_incomplete_study_is_called_preliminary_by_analyze_report_and_the_report(study, tmp_path):
+def test_an_incomplete_study_is_called_preliminary_by_analyze_report_and_the_report(locked, tmp_path):
     root = tmp_path / "short"
-    shutil.copytree(study.root, root, ignore=shutil.ignore_patterns("dry-run", "posthoc"))
+    shutil.copytree(locked.root, root, ignore=shutil.ignore_patterns("dry-run", "posthoc"))
     judgements = root / "results" / "judgements.jsonl"
     judgements.write_text("\n".join(judgements.read_text().splitlines()[:30]) + "\n")
     short = Study.open(root)

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +29,7 @@ from humeval.rehearsal.participants import Answerer
 from humeval.rehearsal.rehearse import _answer_key
 from humeval.study import Study
 from humeval.templates import generate_outputs
+from tests.cli import humeval
 from tests.fake_prolific import TOKEN, FakeProlific
 from tests.integration.server.server import ServerProcess
 
@@ -74,11 +73,8 @@ PUBLIC_HOOK = "https://eval.example.org/prolific/hook"
 
 
 def cli(study: Study, fake: FakeProlific, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PROLIFIC_TOKEN=TOKEN, PROLIFIC_API_URL=fake.url, PROLIFIC_TIMEOUT="1")
-    proc = subprocess.run([sys.executable, "-m", "humeval", "prolific", *args, str(study.root)], env=env,
-                          capture_output=True, text=True, timeout=180, check=False)
-    assert proc.returncode == expect, proc.stderr + proc.stdout
-    return proc
+    env = {"PROLIFIC_TOKEN": TOKEN, "PROLIFIC_API_URL": fake.url, "PROLIFIC_TIMEOUT": "1"}
+    return humeval("prolific", *args, study.root, env=env, expect=expect)
 
 
 def http_participant(url: str, study: Study, pid: str, session: str, study_id: str, *, fail_attention: bool = False,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from humeval.platforms.prolific.hooks import (
     subscribe,
 )
 from humeval.platforms.prolific.webhooks import webhook_routes
+from tests.cli import humeval
 from tests.fake_prolific import TOKEN, FakeProlific
 from tests.threaded import ThreadedServer
 
@@ -132,9 +132,8 @@ def test_a_dry_run_prints_the_subscription_and_its_confirmation(fake: FakeProlif
 
 
 def _cli(fake: FakeProlific, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PROLIFIC_TOKEN=TOKEN, PROLIFIC_API_URL=fake.url, PROLIFIC_TIMEOUT="2")
-    return subprocess.run([sys.executable, "-m", "humeval", "prolific", "hooks", *args], env=env, cwd=root,
-                          capture_output=True, text=True, timeout=60, check=False)
+    env = {"PROLIFIC_TOKEN": TOKEN, "PROLIFIC_API_URL": fake.url, "PROLIFIC_TIMEOUT": "2"}
+    return humeval("prolific", "hooks", *args, env=env, cwd=root)
 
 
 def test_the_hooks_commands(tmp_path: Path, fake: FakeProlific) -> None:

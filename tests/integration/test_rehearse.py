@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from humeval.rehearsal.rehearse import RehearsalError
 from humeval.store import Store
 from humeval.study import Study
 from humeval.templates import init_study
+from tests.cli import humeval
 
 PG = "postgresql://postgres@127.0.0.1:5432/test"
 STATIC = {"baseline": 2.0, "candidate": 3.0, "reference": 4.0}  # dry_run.static of the rating template
@@ -127,13 +126,8 @@ def test_static_rehearsal_through_the_real_server_and_store(study: Study):
 
 def test_cli_rehearse_with_fewer_participants_than_lists(study: Study):
     # 6 participants take the first 6 lists (one round: every task judged once, of the 3 times required)
-    script = ("import humeval.cli.app as a\n"
-              "a.COMMANDS.append('rehearse') if 'rehearse' not in a.COMMANDS else None\n"
-              "a.main()")
-    proc = subprocess.run([sys.executable, "-c", script, "rehearse", str(study.root), "--kind", "normal",
-                           "--participants", "6", "--concurrency", "2", "--seed", "3"],
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
+    proc = humeval("rehearse", study.root, "--kind", "normal", "--participants", "6", "--concurrency", "2",
+                   "--seed", "3", expect=0)
     assert "Traceback" not in proc.stderr
     assert "dry-run:rehearsal-normal" in proc.stdout
     assert "6 of 6 participants submitted 78 judgements of 234 required" in proc.stderr

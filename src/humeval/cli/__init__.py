@@ -11,13 +11,14 @@ import sys
 __all__ = ["main"]
 
 
-def main() -> None:
-    """Entry point of the ``humeval`` script."""
-    if sys.argv[1:] == ["--version"]:
+def main(args: list[str] | None = None) -> None:
+    """Entry point of the ``humeval`` script; ``args`` defaults to ``sys.argv[1:]``."""
+    argv = sys.argv[1:] if args is None else list(args)
+    if argv == ["--version"]:
         from humeval._version import __version__
 
         print(f"humeval {__version__}")
         return
     from humeval.cli.app import main as run
 
-    run()
+    run(argv)

@@ -156,8 +156,11 @@ _CLICK_ERRORS = _click_exceptions("ClickException")  # a command line that does 
 _ABORTS = _click_exceptions("Abort")
 
 
-def main() -> None:
+def main(args: list[str] | None = None) -> None:
     """Entry point of the ``humeval`` script: a user error exits 1 with one message and no traceback.
+
+    ``args``: the command line without the program name (default ``sys.argv[1:]``); the tests
+    run commands in-process through here, so they see the same exit codes as the script.
 
     A user error is a :class:`~humeval.errors.HumevalError`, a module of an extra that is not
     installed (SciPy for ``analyze`` in a server-only install, say: the message names the extra)
@@ -167,11 +170,12 @@ def main() -> None:
     from humeval.errors import HumevalError
     from humeval.extras import missing_extra
 
+    argv = sys.argv[1:] if args is None else list(args)
     try:
         try:
-            code = command(lazy=True).main(prog_name="humeval", standalone_mode=False)
+            code = command(lazy=True).main(args=argv, prog_name="humeval", standalone_mode=False)
         except ModuleNotFoundError as exc:
-            name = next((a for a in sys.argv[1:] if not a.startswith("-")), "this command")
+            name = next((a for a in argv if not a.startswith("-")), "this command")
             raise (missing_extra(exc, f"humeval {name}") or exc) from None
     except HumevalError as exc:
         from rich.markup import escape

@@ -108,7 +108,18 @@ def check_n_boot(n_boot: int) -> int:
 
 
 def wide_from_long(data: pd.DataFrame, index: str, columns: str, values: str) -> pd.DataFrame:
-    """Pivot a long frame (one row per judgement) into ``index x columns``; duplicates are an error."""
+    """Pivot a long frame (one row per judgement) into ``index x columns``; duplicates are an error.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from humeval.stats import wide_from_long
+        >>> long = pd.DataFrame({"item": [1, 1, 2, 2], "system": ["A", "B", "A", "B"], "score": [3, 4, 5, 6]})
+        >>> wide_from_long(long, "item", "system", "score")
+        system  A  B
+        item        
+        1       3  4
+        2       5  6
+    """
     missing = [c for c in (index, columns, values) if c not in data.columns]
     if missing:
         raise DataError(

@@ -23,6 +23,14 @@ class Estimate:
     Fields that do not apply are ``nan`` (e.g. ``p_value`` of an agreement coefficient
     without a test). ``extra`` holds method-specific values (test statistic, degrees of
     freedom, seed, number of bootstrap samples, ...); it is read-only.
+
+    Examples:
+        >>> from humeval.stats import Estimate
+        >>> r = Estimate(0.4, ci_low=0.1, ci_high=0.7, p_value=0.01, n=30, method="example", extra={"t": 2.8})
+        >>> r.ci, r.significant(0.05), r.significant(0.001)
+        ((0.1, 0.7), True, False)
+        >>> r.to_dict()
+        {'estimate': 0.4, 'ci_low': 0.1, 'ci_high': 0.7, 'p_value': 0.01, 'n': 30, 'method': 'example', 't': 2.8}
     """
 
     estimate: float
@@ -76,7 +84,16 @@ class Estimate:
 
 
 def to_frame(results: Iterable[Estimate] | Mapping[str, Estimate]) -> pd.DataFrame:
-    """Tabulate results (one row each; a mapping's keys become the index)."""
+    """Tabulate results (one row each; a mapping's keys become the index).
+
+    Examples:
+        >>> from humeval.stats import Estimate, to_frame
+        >>> table = to_frame({"A": Estimate(0.5, n=10), "B": Estimate(0.25, n=12)})
+        >>> table[["estimate", "n"]]
+           estimate   n
+        A      0.50  10
+        B      0.25  12
+    """
     import pandas as pd
 
     if isinstance(results, Mapping):

@@ -58,6 +58,15 @@ def fleiss_kappa(
     Checked against: ``statsmodels.stats.inter_rater.fleiss_kappa`` (random tables, 1e-12),
     the Fleiss (1971) / Wikipedia worked example (kappa = 0.210) and R ``irr::kappam.fleiss``
     on Fleiss' diagnoses data (kappa = 0.430, z = 17.652).
+
+    Examples:
+        >>> from humeval.stats import fleiss_kappa
+        >>> # 4 items, 3 participants each, 2 categories: two items unanimous, two split 2-1
+        >>> # by hand: P_i = 1, 1, 1/3, 1/3 (mean 2/3), p_j = 1/2, P_e = 1/2, kappa = (2/3 - 1/2) / (1 - 1/2) = 1/3
+        >>> # (statsmodels.stats.inter_rater.fleiss_kappa(counts); R: irr::kappam.fleiss on the raw labels)
+        >>> r = fleiss_kappa([[3, 0], [0, 3], [2, 1], [1, 2]], n_boot=0)
+        >>> round(r.estimate, 4)
+        0.3333
     """
     confidence_level = check_confidence_level(confidence_level, "fleiss_kappa")
     table = as_float_array(counts, "counts", 2, allow_nan=False)
@@ -192,6 +201,21 @@ def krippendorff_alpha(
     Checked against: the ``krippendorff`` package (``krippendorff.alpha``, all four levels,
     hand-made and random data with missing values, 1e-9) and Krippendorff's (2011) worked
     example (nominal 0.743, interval 0.849, ordinal 0.815, ratio 0.797).
+
+    Examples:
+        >>> import numpy as np
+        >>> from humeval.stats import krippendorff_alpha
+        >>> # 2 participants x 4 items: they agree on 3 items and differ on the last
+        >>> ratings = [[1, 2, 3, 3], [1, 2, 3, 4]]
+        >>> round(krippendorff_alpha(ratings, "nominal", n_boot=0).estimate, 4)
+        0.6957
+        >>> # by hand: 8 pairable values, D_o = 2/8, D_e = (8^2 - (2^2 + 2^2 + 3^2 + 1^2)) / (8 * 7) = 46/56,
+        >>> # alpha = 1 - (2/8) / (46/56) = 1 - 14/46
+        >>> round(1 - 14 / 46, 4)
+        0.6957
+        >>> # krippendorff.alpha(reliability_data=ratings, level_of_measurement="nominal"); NaN marks a missing judgement
+        >>> round(krippendorff_alpha([[1, 2, np.nan], [1, 2, 3]], "nominal", n_boot=0).estimate, 4)
+        1.0
     """
     level = check_choice(level, ALPHA_LEVELS, "krippendorff_alpha: level")
     confidence_level = check_confidence_level(confidence_level, "krippendorff_alpha")
@@ -459,6 +483,16 @@ def icc(scores: object, form: str = "2,1", *, confidence_level: float = 0.95) ->
     Checked against: ``pingouin.intraclass_corr`` (estimate, F, df, p-value and CI, all six
     forms, random and hand-made data, 1e-9) and the Shrout & Fleiss (1979) Table 2 example
     (0.17, 0.29, 0.71, 0.44, 0.62, 0.91).
+
+    Examples:
+        >>> from humeval.stats import icc
+        >>> # 4 items, 2 participants; the second always scores one point higher
+        >>> scores = [[1, 2], [2, 3], [3, 4], [4, 5]]
+        >>> round(icc(scores, "3,1").estimate, 4)  # consistency: a constant offset does not count
+        1.0
+        >>> round(icc(scores, "2,1").estimate, 4)  # absolute agreement: it does
+        0.7692
+        >>> # pingouin.intraclass_corr(data, targets=..., raters=..., ratings=...): ICC3 and ICC2; R: psych::ICC(scores)
     """
     form = check_choice(form, ICC_FORMS, "icc: form")
     confidence_level = check_confidence_level(confidence_level, "icc")

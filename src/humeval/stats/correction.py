@@ -31,6 +31,12 @@ def holm(p: object) -> np.ndarray:
     Scandinavian Journal of Statistics 6(2), 65-70. R: ``p.adjust(p, "holm")``.
 
     Checked against: ``statsmodels.stats.multitest.multipletests(method="holm")`` (1e-12).
+
+    Examples:
+        >>> from humeval.stats import holm
+        >>> # by hand: sorted 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.04 x 1 = 0.04 -> 0.06 (kept monotone)
+        >>> holm([0.01, 0.04, 0.03]).round(4).tolist()  # R: p.adjust(p, "holm")
+        [0.03, 0.06, 0.06]
     """
     arr = _pvalues(p)
     m = arr.size
@@ -50,6 +56,12 @@ def benjamini_hochberg(p: object) -> np.ndarray:
     JRSS B 57(1), 289-300. R: ``p.adjust(p, "BH")``.
 
     Checked against: ``statsmodels.stats.multitest.multipletests(method="fdr_bh")`` (1e-12).
+
+    Examples:
+        >>> from humeval.stats import benjamini_hochberg
+        >>> # by hand: sorted 0.01 x 3/1 = 0.03, 0.03 x 3/2 = 0.045, 0.04 x 3/3 = 0.04; the running minimum from the top
+        >>> benjamini_hochberg([0.01, 0.04, 0.03]).round(4).tolist()  # R: p.adjust(p, "BH")
+        [0.03, 0.04, 0.04]
     """
     arr = _pvalues(p)
     m = arr.size
@@ -62,7 +74,17 @@ def benjamini_hochberg(p: object) -> np.ndarray:
 
 
 def adjust_pvalues(p: object, method: str = "holm") -> np.ndarray:
-    """Adjusted p-values by ``method``: ``holm``, ``fdr_bh`` (Benjamini-Hochberg), ``bonferroni`` or ``none``."""
+    """Adjusted p-values by ``method``: ``holm``, ``fdr_bh`` (Benjamini-Hochberg), ``bonferroni`` or ``none``.
+
+    Examples:
+        >>> from humeval.stats import adjust_pvalues
+        >>> # Holm by hand: sorted 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.04 x 1 = 0.04 -> 0.06 (kept monotone)
+        >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(4).tolist()  # R: p.adjust(p, "holm")
+        [0.03, 0.06, 0.06]
+        >>> # R: p.adjust(p, "bonferroni")
+        >>> adjust_pvalues([0.01, 0.04, 0.03], "bonferroni").round(4).tolist()
+        [0.03, 0.12, 0.09]
+    """
     method = check_choice(method, CORRECTIONS, "correction")
     if method == "holm":
         return holm(p)

@@ -126,6 +126,16 @@ def pearson(
 
     Checked against: ``scipy.stats.pearsonr`` (r, p, and ``confidence_interval()``; 1e-10)
     and ``pingouin.corr``.
+
+    Examples:
+        >>> from humeval.stats import pearson
+        >>> # by hand: deviations (-2, -1, 0, 1, 2) and (-2, -1, 1, 0, 2): r = 9 / sqrt(10 x 10) = 0.9
+        >>> r = pearson([1, 2, 3, 4, 5], [1, 2, 4, 3, 5])
+        >>> # scipy.stats.pearsonr(x, y); R: cor.test(x, y)
+        >>> round(r.estimate, 4), round(r.p_value, 4)
+        (0.9, 0.0374)
+        >>> round(r.ci_low, 4), round(r.ci_high, 4)  # Fisher z interval, as R cor.test
+        (0.0861, 0.9934)
     """
     confidence_level = check_confidence_level(confidence_level, "pearson")
     a, b = _pair(x, y, "pearson")
@@ -165,6 +175,13 @@ def spearman(
 
     Checked against: ``scipy.stats.spearmanr`` (rho and p; 1e-10); CI against the
     Bonett-Wright formula computed by hand in the test.
+
+    Examples:
+        >>> from humeval.stats import spearman
+        >>> # ranks (1..5) and (1, 2, 4, 3, 5): rho = 1 - 6 x 2 / (5 x 24) = 0.9
+        >>> # scipy.stats.spearmanr; R: cor(x, y, method="spearman")
+        >>> round(spearman([10, 20, 30, 40, 50], [1, 2, 9, 3, 10]).estimate, 4)
+        0.9
     """
     confidence_level = check_confidence_level(confidence_level, "spearman")
     a, b = _pair(x, y, "spearman")
@@ -206,6 +223,13 @@ def kendall(
 
     Checked against: ``scipy.stats.kendalltau`` and ``pingouin.corr(method="kendall")``
     (1e-12), and a vectorised O(n^2) tau-b over all pairs in the test.
+
+    Examples:
+        >>> from humeval.stats import kendall
+        >>> # 10 pairs, 9 concordant and 1 discordant: tau = (9 - 1) / 10
+        >>> # scipy.stats.kendalltau; R: cor(x, y, method="kendall")
+        >>> round(kendall([1, 2, 3, 4, 5], [1, 3, 2, 4, 5]).estimate, 4)
+        0.8
     """
     confidence_level = check_confidence_level(confidence_level, "kendall")
     a, b = _pair(x, y, "kendall")

@@ -46,6 +46,13 @@ def cohens_d(
 
     Checked against: ``pingouin.compute_effsize(eftype="cohen")`` (paired and unpaired, 1e-9)
     and ``pingouin.compute_esci`` for the unpaired CI.
+
+    Examples:
+        >>> from humeval.stats import cohens_d
+        >>> # means 4 and 3, both standard deviations 2: d = (4 - 3) / 2
+        >>> # pingouin.compute_effsize(x, y, eftype="cohen")
+        >>> round(cohens_d([2, 4, 6], [1, 3, 5]).estimate, 4)
+        0.5
     """
     confidence_level = check_confidence_level(confidence_level, "cohens_d")
     a, b = _pair(x, y, paired)
@@ -90,6 +97,12 @@ def rank_biserial(x: object, y: object, *, paired: bool = False) -> Estimate:
     Reference: Kerby, D. S. (2014). The simple difference formula. Comprehensive Psychology 3.
 
     Checked against: the ``RBC`` column of ``pingouin.mwu`` and ``pingouin.wilcoxon`` (1e-12).
+
+    Examples:
+        >>> from humeval.stats import rank_biserial
+        >>> # of the 9 pairs (x, y), x is larger in 6 and smaller in 3: (6 - 3) / 9
+        >>> round(rank_biserial([3, 4, 5], [1, 2, 6]).estimate, 4)  # pingouin.mwu(x, y)["RBC"]
+        0.3333
     """
     a, b = _pair(x, y, paired)
     if not paired:
@@ -111,6 +124,12 @@ def eta_squared(groups: Sequence[object]) -> Estimate:
     Reference: Cohen (1973); Lakens (2013).
 
     Checked against: ``pingouin.anova(..., effsize="np2")`` (one-way: eta^2 = partial eta^2, 1e-12).
+
+    Examples:
+        >>> from humeval.stats import eta_squared
+        >>> # grand mean 3.5: SS_between = 3 x 1.5^2 x 2 = 13.5, SS_total = 17.5, eta^2 = 13.5 / 17.5
+        >>> round(eta_squared([[1, 2, 3], [4, 5, 6]]).estimate, 4)
+        0.7714
     """
     arrays = [as_float_array(g, f"group {i}", 1, allow_nan=False) for i, g in enumerate(groups)]
     if len(arrays) < 2:

@@ -43,6 +43,17 @@ def mean_ci(values: np.ndarray, clusters: np.ndarray | None = None, *, confidenc
 
     Checked against ``scipy.stats.bootstrap(method="BCa")`` (one value per cluster, up to Monte
     Carlo error) and hand cases; interval coverage by simulation near the end of a Likert scale.
+
+    Examples:
+        >>> import numpy as np
+        >>> from humeval.stats import mean_ci
+        >>> r = mean_ci(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+        >>> r.estimate, r.ci_low < 3 < r.ci_high
+        (3.0, True)
+        >>> # values of the same item are resampled together
+        >>> r = mean_ci(np.array([1.0, 2.0, 4.0, 5.0]), clusters=np.array(["a", "a", "b", "b"]))
+        >>> r.estimate, r.n
+        (3.0, 4)
     """
     x = as_float_array(values, "values", 1, allow_nan=False)
     confidence_level = check_confidence_level(confidence_level, "mean_ci")

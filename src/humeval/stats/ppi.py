@@ -80,6 +80,15 @@ def calibrate_linear(y: np.ndarray, yhat: np.ndarray,
 
     Returns ``(yhat calibrated, yhat_unlabelled calibrated, intercept, slope)`` along the last
     axis (leading axes: independent problems). A constant judge keeps slope 0.
+
+    Examples:
+        >>> import numpy as np
+        >>> from humeval.stats.ppi import calibrate_linear
+        >>> y = np.array([1.0, 2.0, 3.0])
+        >>> yhat = np.array([10.0, 20.0, 30.0])  # the judge on a scale ten times wider
+        >>> on_scale, unlabelled, intercept, slope = calibrate_linear(y, yhat, np.array([15.0, 25.0]))
+        >>> on_scale.round(4).tolist(), unlabelled.round(4).tolist(), round(float(intercept), 4), round(float(slope), 4)
+        ([1.0, 2.0, 3.0], [1.5, 2.5], 0.0, 0.1)
     """
     ym, fm = y.mean(-1, keepdims=True), yhat.mean(-1, keepdims=True)
     var = np.mean((yhat - fm) ** 2, axis=-1, keepdims=True)
@@ -119,6 +128,18 @@ def ppi_mean_arrays(y: object, yhat: object, yhat_unlabelled: object, *, confide
     :func:`ppi_mean` (``calibrate``: the judge first put on the human scale, see the module).
 
     Checked against: :func:`ppi_mean` problem by problem (1e-12), in tests/unit/stats/test_ppi.py.
+
+    Examples:
+        >>> import numpy as np
+        >>> from humeval.stats import ppi_mean, ppi_mean_arrays
+        >>> y = np.array([[3.0, 4.0, 5.0, 4.0], [1.0, 2.0, 2.0, 1.0]])  # two problems, one per row
+        >>> yhat = np.array([[2.5, 4.5, 4.5, 3.5], [1.5, 2.0, 2.5, 1.0]])
+        >>> unlabelled = np.array([[4.0, 3.0, 5.0, 4.0], [2.0, 1.0, 1.0, 2.0]])
+        >>> out = ppi_mean_arrays(y, yhat, unlabelled, lam=1)
+        >>> out["estimate"].round(4).tolist()
+        [4.25, 1.25]
+        >>> [round(ppi_mean(y[i], yhat[i], unlabelled[i], lam=1).estimate, 4) for i in range(2)]
+        [4.25, 1.25]
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_mean_arrays")
     a, b, c = (np.asarray(v, dtype=float) for v in (y, yhat, yhat_unlabelled))
@@ -180,6 +201,19 @@ def ppi_mean(y: object, yhat: object, yhat_unlabelled: object, *, confidence_lev
     in simulation (tests/unit/stats/test_ppi.py). ``calibrate``: the slope against
     ``numpy.polyfit``, the estimate and interval against the unclipped PPI++ formulas computed
     by hand, coverage at n = 50 and in ``benchmarks/bench_judges.py``.
+
+    Examples:
+        >>> from humeval.stats import ppi_mean
+        >>> y = [3.0, 4.0, 5.0, 4.0]          # humans, on the labelled items
+        >>> yhat = [2.5, 4.5, 4.5, 3.5]       # the judge, on the same items
+        >>> yhat_unlabelled = [4.0, 3.0, 5.0, 4.0, 4.0, 3.0]
+        >>> # lam = 0: the human-only mean
+        >>> round(ppi_mean(y, yhat, yhat_unlabelled, lam=0).estimate, 4)
+        4.0
+        >>> # lam = 1, plain PPI: the judge's mean on the unlabelled items plus the mean error on the labelled ones,
+        >>> # 23/6 + 1/4 (ppi_py.ppi_mean_pointestimate(y, yhat, yhat_unlabelled, lam=1))
+        >>> round(ppi_mean(y, yhat, yhat_unlabelled, lam=1).estimate, 4), round(23 / 6 + 1 / 4, 4)
+        (4.0833, 4.0833)
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_mean")
     a, b, c = _arrays(y, yhat, yhat_unlabelled)
@@ -231,6 +265,15 @@ def ppi_win_rate(wins: object, judge_wins: object, judge_wins_unlabelled: object
 
     Checked against: :func:`ppi_mean` of the outcomes centred at 0.5 (identical; the same
     estimator, itself checked against ppi-python), in tests/unit/stats/test_ppi.py.
+
+    Examples:
+        >>> from humeval.stats import ppi_win_rate
+        >>> wins = [1, 0, 1, 1]             # humans: A preferred on 3 of the 4 labelled items
+        >>> judge = [1, 0, 1, 0]            # the judge on the same items
+        >>> judge_unlabelled = [1, 1, 0, 1, 0, 1]
+        >>> # lam = 1: the judge's rate on the unlabelled items (4/6) plus the mean correction (1/4)
+        >>> round(ppi_win_rate(wins, judge, judge_unlabelled, lam=1).estimate, 4), round(4 / 6 + 1 / 4, 4)
+        (0.9167, 0.9167)
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_win_rate")
     arrays = [as_float_array(v, name, 1, allow_nan=False) for v, name in
@@ -260,6 +303,17 @@ def ppi_difference(y_a: object, y_b: object, yhat_a: object, yhat_b: object, yha
 
     Checked against: :func:`ppi_mean` of the per-item differences (identical), in
     tests/unit/stats/test_ppi.py.
+
+    Examples:
+        >>> from humeval.stats import ppi_difference, ppi_mean
+        >>> y_a, y_b = [4.0, 3.0, 5.0], [3.0, 3.0, 4.0]
+        >>> yhat_a, yhat_b = [4.0, 3.5, 4.5], [3.5, 3.0, 4.0]
+        >>> ua, ub = [4.0, 5.0, 3.0, 4.0], [3.0, 4.0, 3.0, 4.0]
+        >>> r = ppi_difference(y_a, y_b, yhat_a, yhat_b, ua, ub, lam=1)
+        >>> # the PPI mean of the per-item differences
+        >>> d = ppi_mean([1.0, 0.0, 1.0], [0.5, 0.5, 0.5], [1.0, 1.0, 0.0, 0.0], lam=1)
+        >>> round(r.estimate, 4), round(d.estimate, 4)
+        (0.6667, 0.6667)
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_difference")
     parts = [as_float_array(v, name, 1, allow_nan=False) for v, name in
@@ -300,6 +354,20 @@ def ppi_active_mean(y: object, yhat: object, labelled: object, probability: obje
 
     Checked against: a hand-computed case, :func:`ppi_mean` (which it equals in
     distribution for uniform probabilities), and coverage in simulation (tests/unit/stats/test_ppi.py).
+
+    Examples:
+        >>> import numpy as np
+        >>> from humeval.stats import ppi_active_mean
+        >>> yhat = np.array([0.9, 0.2, 0.6, 0.5])
+        >>> # every item labelled (probability 1): the estimate is the humans' mean whatever the weight
+        >>> y = np.array([1.0, 0.0, 1.0, 0.0])
+        >>> round(ppi_active_mean(y, yhat, [True] * 4, [1.0] * 4, lam=0.5).estimate, 4)
+        0.5
+        >>> # items 0 and 2 labelled with probability 1/2: lam = 1 gives mean(yhat + (y - yhat) x xi / pi)
+        >>> y = np.array([1.0, np.nan, 1.0, np.nan])
+        >>> r = ppi_active_mean(y, yhat, [True, False, True, False], [0.5, 0.5, 0.5, 0.5], lam=1)
+        >>> round(r.estimate, 4), round((0.9 + 0.2 + 0.6 + 0.5 + (0.1 + 0.4) / 0.5) / 4, 4)
+        (0.8, 0.8)
     """
     confidence_level = check_confidence_level(confidence_level, "ppi_active_mean")
     f = as_float_array(yhat, "yhat (judge on every item)", 1, allow_nan=False)
@@ -350,6 +418,15 @@ def ppi_labels_needed(rho: object, n_human: object, n_items: object) -> np.ndarr
     Checked against: the simulated share of labels at equal interval width,
     ``benchmarks/bench_judges.py`` (tests/golden/test_bench_judges.py), and a hand-computed
     case in tests/unit/stats/test_ppi.py.
+
+    Examples:
+        >>> from humeval.stats import ppi_labels_needed
+        >>> # a judge correlating 0.8 with humans, unlimited judged items: n_h (1 - rho^2) = 100 x 0.36
+        >>> ppi_labels_needed(0.8, 100, float("inf")).round(4).tolist()
+        36.0
+        >>> # 1,000 items: 100 x 0.36 / (1 - 0.64 x 100 / 1000)
+        >>> ppi_labels_needed(0.8, 100, 1000).round(4).tolist(), round(36 / (1 - 0.064), 4)
+        (38.4615, 38.4615)
     """
     r2 = np.asarray(rho, dtype=float) ** 2
     n_h = np.asarray(n_human, dtype=float)

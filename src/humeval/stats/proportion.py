@@ -33,6 +33,12 @@ def wilson_interval(successes: int, n: int, *, confidence_level: float = 0.95) -
 
     Checked against: ``statsmodels.stats.proportion.proportion_confint(method="wilson")`` (1e-12), 0 and n
     successes included.
+
+    Examples:
+        >>> from humeval.stats import wilson_interval
+        >>> low, high = wilson_interval(7, 10)
+        >>> round(low, 4), round(high, 4)  # R: prop.test(7, 10, correct=FALSE)$conf.int
+        (0.3968, 0.8922)
     """
     if isinstance(n, bool) or int(n) != n or n < 0:
         raise DataError(f"wilson_interval: n must be a non-negative whole number, got {n!r}")

@@ -53,7 +53,17 @@ WINNERS = ("model_a", "model_b", "tie", "tie (bothbad)")
 
 @dataclass(frozen=True)
 class Ranking:
-    """Systems best first, each with an :class:`Estimate` of its score and a rank range."""
+    """Systems best first, each with an :class:`Estimate` of its score and a rank range.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from humeval.stats import elo
+        >>> ranking = elo(pd.DataFrame({"model_a": ["A"], "model_b": ["B"], "winner": ["model_b"]}))
+        >>> ranking.systems, ranking.rank_low, ranking.rank_high
+        (('B', 'A'), (1, 2), (1, 2))
+        >>> ranking.scores[0].estimate
+        1002.0
+    """
 
     systems: tuple[str, ...]
     scores: tuple[Estimate, ...]
@@ -210,6 +220,18 @@ def read_battles(path: str | Path) -> pd.DataFrame:
     (``question_id``, ``judge``, ``turn``, ``tstamp``, ...) are kept as columns. Bad files
     raise DataError naming the file, the battle and the expected layout
     (:func:`humeval.data.battles.read_battle_table`).
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> import pandas as pd
+        >>> from humeval.stats import read_battles, write_battles
+        >>> battles = pd.DataFrame({"model_a": ["A", "B"], "model_b": ["B", "C"], "winner": ["model_a", "tie"]})
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = write_battles(battles, Path(folder) / "battles.jsonl")
+        ...     back = read_battles(path)
+        >>> back[["model_a", "model_b", "winner"]].equals(battles)
+        True
     """
     from humeval.data.battles import read_battle_table
 
@@ -217,7 +239,19 @@ def read_battles(path: str | Path) -> pd.DataFrame:
 
 
 def write_battles(battles: pd.DataFrame, path: str | Path) -> Path:
-    """Write battles as FastChat JSONL (all columns; model_a, model_b, winner first)."""
+    """Write battles as FastChat JSONL (all columns; model_a, model_b, winner first).
+
+    Examples:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> import pandas as pd
+        >>> from humeval.stats import read_battles, write_battles
+        >>> battles = pd.DataFrame({"model_a": ["A"], "model_b": ["B"], "winner": ["model_b"]})
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = write_battles(battles, Path(folder) / "battles.jsonl")
+        ...     print(path.name, path.read_text().strip())
+        battles.jsonl {"model_a":"A","model_b":"B","winner":"model_b"}
+    """
     battles = _check_battles(battles)
     cols = ["model_a", "model_b", "winner"] + [
         c for c in battles.columns if c not in ("model_a", "model_b", "winner")
@@ -233,6 +267,14 @@ def battles_from_scores(
     Within each ``group`` (one participant's judgement of several outputs), every pair of
     systems becomes a battle: the higher score wins, equal scores tie. Rows keep the group
     columns. Vectorised (one self-merge), no loop over pairs.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from humeval.stats import battles_from_scores
+        >>> scores = pd.DataFrame({"judgement": [1, 1, 1], "system": ["A", "B", "C"], "score": [80, 60, 60]})
+        >>> battles = battles_from_scores(scores, group="judgement", system="system", score="score")
+        >>> battles[["model_a", "model_b", "winner"]].to_dict("records")
+        [{'model_a': 'A', 'model_b': 'B', 'winner': 'model_a'}, {'model_a': 'A', 'model_b': 'C', 'winner': 'model_a'}, {'model_a': 'B', 'model_b': 'C', 'winner': 'tie'}]
     """
     keys = [group] if isinstance(group, str) else list(group)
     missing = [c for c in [*keys, system, score] if c not in data.columns]
@@ -361,6 +403,19 @@ def bradley_terry(
 
     Checked against: ``statsmodels`` binomial GLM (logit, ties as half successes) on random
     battle logs (1e-6 on ratings) and hand-made 2-system cases (theta = logit of win share).
+
+    Examples:
+        >>> import math
+        >>> import pandas as pd
+        >>> from humeval.stats import bradley_terry
+        >>> # A beats B 3 times out of 4: theta_A - theta_B = ln 3, ratings 400 log10(3) = 190.8 apart, centred on 1000
+        >>> battles = pd.DataFrame({"model_a": ["A"] * 4, "model_b": ["B"] * 4,
+        ...                         "winner": ["model_a", "model_a", "model_a", "model_b"]})
+        >>> ranking = bradley_terry(battles, n_boot=0)
+        >>> ranking.systems, [round(s.estimate, 1) for s in ranking.scores]
+        (('A', 'B'), [1095.4, 904.6])
+        >>> round(400 * math.log10(3) / 2, 1)
+        95.4
     """
     systems, a, b, outcome = _encode(battles)
     k = len(systems)
@@ -493,6 +548,14 @@ def elo(
 
     Checked against: a scalar re-implementation of FastChat's ``compute_online_elo`` loop
     (1e-9) and a hand-computed 2-battle example.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from humeval.stats import elo
+        >>> # one battle, A beats B: expected score 1/2 each, so A gains K x (1 - 1/2) = 2 points and B loses 2
+        >>> ranking = elo(pd.DataFrame({"model_a": ["A"], "model_b": ["B"], "winner": ["model_a"]}))
+        >>> ranking.systems, [s.estimate for s in ranking.scores]  # FastChat's compute_online_elo
+        (('A', 'B'), [1002.0, 998.0])
     """
     systems, a, b, outcome = _encode(battles)
     k = len(systems)
@@ -588,6 +651,15 @@ def trueskill_ranking(
 
     Checked against: the ``trueskill`` package itself for the update (1e-12 against a direct
     ``rate_1vs1`` loop), and rank ranges on data with a known order.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from humeval.stats import trueskill_ranking
+        >>> battles = pd.DataFrame({"model_a": ["A", "A", "B", "A"], "model_b": ["B", "C", "C", "B"],
+        ...                         "winner": ["model_a", "model_a", "model_a", "model_a"]})
+        >>> ranking = trueskill_ranking(battles, n_boot=20, seed=0)
+        >>> ranking.systems  # each system beat every system after it
+        ('A', 'B', 'C')
     """
     import trueskill  # imported here: only this function needs it
 
@@ -703,6 +775,15 @@ def rank_by_scores(
 
     Checked against: :func:`paired_bootstrap` pair by pair (identical p-values with the same
     seed for two systems) and hand-made data with a known order.
+
+    Examples:
+        >>> from humeval.stats import rank_by_scores
+        >>> scores = {"A": [0.9, 0.8, 0.9, 0.7, 0.8, 0.9, 0.8, 0.9],
+        ...           "B": [0.5, 0.4, 0.6, 0.5, 0.4, 0.5, 0.6, 0.5],
+        ...           "C": [0.5, 0.5, 0.5, 0.4, 0.5, 0.6, 0.5, 0.5]}
+        >>> ranking = rank_by_scores(scores, n_boot=1000, seed=0)
+        >>> ranking.systems, ranking.rank_low, ranking.rank_high  # A first; B and C not separable
+        (('A', 'B', 'C'), (1, 2, 2), (1, 3, 3))
     """
     frame = pd.DataFrame(scores) if not isinstance(scores, pd.DataFrame) else scores
     names = [str(c) for c in frame.columns]

@@ -74,6 +74,13 @@ def shapiro(x: object) -> Estimate:
 
     Checked against: ``pingouin.normality`` and R ``shapiro.test`` (published value for
     ``ToothGrowth$len``: W = 0.96743, p = 0.1091).
+
+    Examples:
+        >>> from humeval.stats import shapiro
+        >>> r = shapiro([2.1, 3.4, 1.9, 5.6, 4.4, 3.0, 2.8, 3.9])
+        >>> # W; scipy.stats.shapiro(x); R: shapiro.test(x)
+        >>> round(r.estimate, 4), round(r.p_value, 4)
+        (0.9595, 0.8053)
     """
     a = as_float_array(x, "x", 1, allow_nan=False)
     if a.size < 3:
@@ -95,6 +102,14 @@ def anova_oneway(*groups: object) -> Estimate:
     Reference: Fisher (1925); any textbook. R: ``summary(aov(y ~ g))``.
 
     Checked against: ``scipy.stats.f_oneway`` and ``pingouin.anova`` (F, p, np2; 1e-9).
+
+    Examples:
+        >>> from humeval.stats import anova_oneway
+        >>> # SS_between = 13.5 on 1 df, SS_within = 4 on 4 df: F = 13.5 / (4 / 4)
+        >>> r = anova_oneway([1, 2, 3], [4, 5, 6])
+        >>> # scipy.stats.f_oneway(a, b); R: oneway.test(..., var.equal=TRUE)
+        >>> round(r.estimate, 4), round(r.p_value, 4)
+        (13.5, 0.0213)
     """
     arrays = _groups(groups)
     allv = np.concatenate(arrays)
@@ -132,6 +147,13 @@ def rm_anova(scores: object) -> Estimate:
 
     Checked against: ``pingouin.rm_anova`` (F, p-unc, np2, eps, p-GG-corr; 1e-9) and
     ``statsmodels.stats.anova.AnovaRM``.
+
+    Examples:
+        >>> from humeval.stats import rm_anova
+        >>> r = rm_anova([[1, 2, 4], [2, 3, 4], [1, 3, 6], [2, 2, 5]])
+        >>> # F; pingouin.rm_anova; R: aov(score ~ system + Error(item/system))
+        >>> round(r.estimate, 4), round(r.p_value, 4)
+        (21.0, 0.002)
     """
     x = _matrix(scores, "rm_anova: scores")
     n, k = x.shape
@@ -175,6 +197,14 @@ def kruskal_wallis(*groups: object) -> Estimate:
     R: ``kruskal.test``.
 
     Checked against: ``scipy.stats.kruskal`` (1e-12).
+
+    Examples:
+        >>> from humeval.stats import kruskal_wallis
+        >>> # rank sums 6 and 15: H = 12 / (6 x 7) x (6^2 / 3 + 15^2 / 3) - 3 x 7 = 27/7
+        >>> r = kruskal_wallis([1, 2, 3], [4, 5, 6])
+        >>> # scipy.stats.kruskal(a, b); R: kruskal.test(list(a, b))
+        >>> round(r.estimate, 4), round(r.p_value, 4)
+        (3.8571, 0.0495)
     """
     arrays = _groups(groups, minimum=1)
     allv = np.concatenate(arrays)
@@ -209,6 +239,15 @@ def friedman(scores: object) -> Estimate:
     Reference: Friedman, M. (1937). JASA 32(200), 675-701. R: ``friedman.test``.
 
     Checked against: ``scipy.stats.friedmanchisquare`` and ``pingouin.friedman`` (W) (1e-12).
+
+    Examples:
+        >>> from humeval.stats import friedman
+        >>> # 4 items x 3 systems, the systems in the same order on every item: rank sums 4, 8, 12,
+        >>> # chi^2 = 12 / (4 x 3 x 4) x (4^2 + 8^2 + 12^2) - 3 x 4 x 4 = 8
+        >>> r = friedman([[1, 2, 3], [2, 3, 4], [1, 5, 6], [0, 1, 9]])
+        >>> # scipy.stats.friedmanchisquare; R: friedman.test(scores)
+        >>> round(r.estimate, 4), round(r.p_value, 4)
+        (8.0, 0.0183)
     """
     x = _matrix(scores, "friedman: scores")
     n, k = x.shape
@@ -254,6 +293,18 @@ def ttest(
     Reference: Welch, B. L. (1947). Biometrika 34, 28-35. R: ``t.test``.
 
     Checked against: ``scipy.stats.ttest_rel`` / ``ttest_ind`` (t, p, CI; 1e-10).
+
+    Examples:
+        >>> from humeval.stats import ttest
+        >>> # means 2 and 5, both variances 1: t = -3 / sqrt(1/3 + 1/3)
+        >>> r = ttest([1, 2, 3], [4, 5, 6])
+        >>> # scipy.stats.ttest_ind(x, y, equal_var=False); R: t.test(x, y)
+        >>> r.estimate, round(r.extra["t"], 4), round(r.p_value, 4)
+        (-3.0, -3.6742, 0.0213)
+        >>> r = ttest([1, 2, 3], [2, 4, 5], paired=True)  # differences -1, -2, -2
+        >>> # scipy.stats.ttest_rel(x, y); R: t.test(x, y, paired=TRUE)
+        >>> round(r.estimate, 4), round(r.p_value, 4)
+        (-1.6667, 0.0377)
     """
     confidence_level = check_confidence_level(confidence_level, "ttest")
     a = as_float_array(x, "x", 1, allow_nan=False)
@@ -315,6 +366,13 @@ def wilcoxon(x: object, y: object) -> Estimate:
     Reference: Wilcoxon, F. (1945). Biometrics Bulletin 1(6), 80-83. R: ``wilcox.test(paired=TRUE)``.
 
     Checked against: ``pingouin.wilcoxon`` (W-val, p-val, RBC; 1e-12).
+
+    Examples:
+        >>> from humeval.stats import wilcoxon
+        >>> # differences y - x are all positive: W = 0, exact p = 2 / 2^5
+        >>> r = wilcoxon([1, 2, 3, 4, 5], [2, 4, 6, 8, 10])
+        >>> round(r.p_value, 4)  # scipy.stats.wilcoxon(x, y); R: wilcox.test(x, y, paired=TRUE)
+        0.0625
     """
     a = as_float_array(x, "x", 1, allow_nan=False)
     b = as_float_array(y, "y", 1, allow_nan=False)
@@ -346,6 +404,14 @@ def sign_test(wins_a: int, wins_b: int, *, confidence_level: float = 0.95) -> Es
 
     Checked against: R ``binom.test(7, 10)`` (p = 0.34375, CI 0.3475471-0.9332605) and
     ``statsmodels.stats.proportion.proportion_confint(method="beta")``.
+
+    Examples:
+        >>> from humeval.stats import sign_test
+        >>> r = sign_test(7, 3)
+        >>> r.estimate, round(r.p_value, 5)  # R: binom.test(7, 10): p-value = 0.34375
+        (0.7, 0.34375)
+        >>> round(r.ci_low, 4), round(r.ci_high, 4)  # R: 0.3475471 0.9332605 (Clopper-Pearson)
+        (0.3475, 0.9333)
     """
     confidence_level = check_confidence_level(confidence_level, "sign_test")
     for name, value in (("wins_a", wins_a), ("wins_b", wins_b)):
@@ -369,6 +435,14 @@ def mann_whitney(x: object, y: object) -> Estimate:
     Reference: Mann, H. B. & Whitney, D. R. (1947). Ann. Math. Stat. 18(1), 50-60.
 
     Checked against: ``pingouin.mwu`` (U-val, p-val, RBC; 1e-12).
+
+    Examples:
+        >>> from humeval.stats import mann_whitney
+        >>> # every x is below every y: U = 0, and that is 1 of the C(6, 3) = 20 equally likely orderings on each side
+        >>> r = mann_whitney([1, 2, 3], [4, 5, 6])
+        >>> # scipy.stats.mannwhitneyu(x, y); R: wilcox.test(x, y)
+        >>> r.extra["U"], round(r.p_value, 4)
+        (0.0, 0.1)
     """
     a = as_float_array(x, "x", 1, allow_nan=False)
     b = as_float_array(y, "y", 1, allow_nan=False)
@@ -411,6 +485,19 @@ def posthoc(
 
     Checked against: ``pingouin.pairwise_tests`` (padjust="holm" / "fdr_bh") on random data
     and scipy + ``statsmodels.stats.multitest.multipletests`` per pair (1e-10).
+
+    Examples:
+        >>> from humeval.stats import posthoc
+        >>> groups = {"A": [1, 2, 3, 4], "B": [2, 4, 5, 5], "C": [5, 6, 8, 9]}
+        >>> tests = posthoc(groups, "ttest_paired", "holm")
+        >>> list(tests)
+        [('A', 'B'), ('A', 'C'), ('B', 'C')]
+        >>> # pingouin.pairwise_tests(..., padjust="holm")
+        >>> {pair: round(r.p_value, 4) for pair, r in tests.items()}
+        {('A', 'B'): 0.0138, ('A', 'C'): 0.0017, ('B', 'C'): 0.0104}
+        >>> # scipy.stats.ttest_rel per pair
+        >>> {pair: round(r.extra["p_unadjusted"], 4) for pair, r in tests.items()}
+        {('A', 'B'): 0.0138, ('A', 'C'): 0.0006, ('B', 'C'): 0.0052}
     """
     test = check_choice(test, POSTHOC_TESTS, "posthoc: test")
     confidence_level = check_confidence_level(confidence_level, "posthoc")
@@ -479,6 +566,16 @@ def paired_bootstrap(
 
     Checked against: the exact bootstrap distribution enumerated over all n^n resamples of
     small samples (within Monte-Carlo error), and an independent index-resampling loop.
+
+    Examples:
+        >>> from humeval.stats import paired_bootstrap
+        >>> a = [0.8, 0.6, 0.9, 0.7, 0.5, 0.8]
+        >>> b = [0.6, 0.6, 0.7, 0.5, 0.5, 0.7]
+        >>> r = paired_bootstrap(a, b, n_boot=1000, seed=0)
+        >>> round(r.estimate, 4)  # the mean difference: 0.7167 - 0.6
+        0.1167
+        >>> r.p_value < 0.05  # a beats b in more than 95% of the resamples
+        True
     """
     x = as_float_array(a, "a", 1, allow_nan=False)
     y = as_float_array(b, "b", 1, allow_nan=False)

@@ -36,7 +36,18 @@ __all__ = ["error_counts", "error_scores", "explode_spans", "span_agreement"]
 
 
 def explode_spans(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per span: the judgement's index (``row``), ``start``, ``end``, ``severity``."""
+    """One row per span: the judgement's index (``row``), ``start``, ``end``, ``severity``.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from humeval.stats.spans import explode_spans
+        >>> two = '[{"start": 0, "end": 4, "severity": "minor"}, {"start": 9, "end": 12, "severity": "major"}]'
+        >>> frame = pd.DataFrame({"spans": [two, "[]"]})
+        >>> explode_spans(frame)
+           row  start  end severity
+        0    0      0    4    minor
+        1    0      9   12    major
+    """
     parsed = frame["spans"].fillna("").map(lambda s: json.loads(s) if s else [])
     flat = parsed.explode().dropna()
     if flat.empty:
@@ -48,7 +59,18 @@ def explode_spans(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def error_counts(frame: pd.DataFrame) -> pd.DataFrame:
-    """``minor``, ``major`` (error counts) and ``chars`` (marked characters) per judgement (``frame``'s index)."""
+    """``minor``, ``major`` (error counts) and ``chars`` (marked characters) per judgement (``frame``'s index).
+
+    Examples:
+        >>> import pandas as pd
+        >>> from humeval.stats.spans import error_counts
+        >>> two = '[{"start": 0, "end": 4, "severity": "minor"}, {"start": 9, "end": 12, "severity": "major"}]'
+        >>> frame = pd.DataFrame({"spans": [two, "[]"]})
+        >>> error_counts(frame)  # chars: 4 + 3 marked characters
+           minor  major  chars
+        0      1      1      7
+        1      0      0      0
+    """
     spans = explode_spans(frame)
     out = pd.DataFrame(0, index=frame.index, columns=["minor", "major", "chars"])
     if not spans.empty:
@@ -60,7 +82,19 @@ def error_counts(frame: pd.DataFrame) -> pd.DataFrame:
 
 def error_scores(frame: pd.DataFrame, systems: list[str], *, minor_weight: float = 1.0, major_weight: float = 5.0,
                  seed: Seed, n_boot: int = 2000, confidence_level: float = 0.95) -> list[dict[str, Any]]:
-    """Per system: errors per output (minor, major) and the weighted error score, with bootstrap intervals."""
+    """Per system: errors per output (minor, major) and the weighted error score, with bootstrap intervals.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from humeval.stats.spans import error_scores
+        >>> minor, major = '{"start": 0, "end": 4, "severity": "minor"}', '{"start": 5, "end": 9, "severity": "major"}'
+        >>> frame = pd.DataFrame({"system": ["A", "A", "B", "B"],
+        ...                       "spans": [f"[{minor}]", f"[{minor}, {major}]", "[]", f"[{minor}]"]})
+        >>> rows = error_scores(frame, ["A", "B"], seed=0, n_boot=200)
+        >>> # A: minor errors 1 and 1, major 0 and 1: (1 + 1) / 2 minor, (0 + 1) / 2 major, weighted 1 + 5 x 0.5 = 3.5
+        >>> [(r["system"], r["minor"].estimate, r["major"].estimate, r["weighted"].estimate) for r in rows]
+        [('A', 1.0, 0.5, 3.5), ('B', 0.5, 0.0, 0.5)]
+    """
     counts = error_counts(frame)
     weighted = minor_weight * counts["minor"] + major_weight * counts["major"]
     rng = as_generator(seed)
@@ -93,7 +127,19 @@ def _pairs(frame: pd.DataFrame) -> pd.DataFrame:
 
 def span_agreement(frame: pd.DataFrame, *, seed: Seed, n_boot: int = 2000,
                    confidence_level: float = 0.95) -> Estimate:
-    """Mean pairwise character-level F1 of the marked spans, over pairs where at least one marked an error."""
+    """Mean pairwise character-level F1 of the marked spans, over pairs where at least one marked an error.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from humeval.stats.spans import span_agreement
+        >>> # one output, two participants: characters 0-9 and 5-9 marked, F1 = 2 x 5 / (10 + 5)
+        >>> frame = pd.DataFrame({"item_id": ["i1", "i1"], "system": ["A", "A"], "participant_id": ["p1", "p2"],
+        ...                       "spans": ['[{"start": 0, "end": 10, "severity": "major"}]',
+        ...                                 '[{"start": 5, "end": 10, "severity": "minor"}]']})
+        >>> r = span_agreement(frame, seed=0, n_boot=100)
+        >>> round(r.estimate, 4), round(2 * 5 / 15, 4), r.extra["severity_agreement"]
+        (0.6667, 0.6667, 0.0)
+    """
     pairs = _pairs(frame)
     chars = error_counts(frame)["chars"]
     spans = explode_spans(frame)

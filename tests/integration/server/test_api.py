@@ -261,10 +261,9 @@ def test_max3_adds_a_third_worker_only_on_disagreement(tmp_path: Path, db_url: s
 
 
 def test_export_cli_writes_the_canonical_table(app: InProcess, tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     import pandas as pd
+
+    from tests.cli import humeval
 
     async def body(c: httpx.AsyncClient) -> dict:
         h = await aenter(c, "P1")
@@ -283,8 +282,7 @@ def test_export_cli_writes_the_canonical_table(app: InProcess, tmp_path: Path) -
     db = [] if app.config.db is None else ["--db", app.config.db]
     for fmt in ("csv", "jsonl", "parquet"):
         out = tmp_path / f"j.{fmt}"
-        subprocess.run([sys.executable, "-m", "humeval", "export", str(app.study.root), "-f", fmt, "-o", str(out), *db],
-                       check=True, capture_output=True)
+        humeval("export", app.study.root, "-f", fmt, "-o", out, *db, expect=0)
         frame = pd.read_csv(out) if fmt == "csv" else pd.read_parquet(out) if fmt == "parquet" else pd.read_json(out, lines=True)
         assert list(frame.columns) == JUDGEMENT_COLUMNS
         assert len(frame) == 1 and frame.loc[0, "choice"] == "A" and frame.loc[0, "system"] == a_system(a)

@@ -7,14 +7,13 @@ so and points to PostgreSQL instead of starting them.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from humeval.collect import serve
 from humeval.errors import StoreError
+from tests.cli import humeval
 from tests.integration.server.studies import pairwise_study
 
 
@@ -23,7 +22,6 @@ def test_two_workers_on_sqlite_are_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match=r"--workers 2: a SQLite store takes one server process.*postgresql://"):
         serve(study, workers=2, db=str(tmp_path / "other.db"))
     assert not (tmp_path / "other.db").exists() and not study.db_file.exists()  # refused before seeding
-    done = subprocess.run([sys.executable, "-m", "humeval", "serve", str(study.root), "--workers", "3"],
-                          capture_output=True, text=True, timeout=60)
+    done = humeval("serve", study.root, "--workers", "3", process=True)
     assert done.returncode == 1 and "--workers 3: a SQLite store takes one server process" in done.stderr
     assert "Traceback" not in done.stderr, done.stderr

@@ -221,7 +221,7 @@ class StoreMachine(RuleBasedStateMachine):
         """Check what ``next`` gave ``pid`` against the model, then record it."""
         p = self.people[pid]
         live = self._live_lease(pid)
-        if got is None:  # submit_then_next could not have the next one
+        if got is None:  # an answer with then_next could not lease the next one
             return
         # a participant whose first reservations ran out FIRST_LEASES times without an answer gets no other
         lapsed = sum(1 for aid in p.aids if self.leases[aid].status == "expired")

@@ -6,14 +6,13 @@ The study: the balanced design of Thomson & Belz (2025): 90 lists of 36 tasks, 3
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from humeval.costs import budget
 from humeval.errors import ProtocolError
 from humeval.reproduce.thomson import write_study
+from tests.cli import humeval
 
 
 @pytest.fixture(scope="module")
@@ -77,13 +76,10 @@ def test_missing_time_or_reward_is_a_clear_error(study):
 
 def test_cli_json_and_table(study):
     _with(study, "platform:\n  kind: prolific\npay:\n  currency: GBP\n  hourly: 9.0\n  seconds_per_task: 10\n")
-    proc = subprocess.run([sys.executable, "-m", "humeval", "budget", str(study.root), "--format", "json"],
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
+    proc = humeval("budget", study.root, "--format", "json", expect=0)
     data = json.loads(proc.stdout)
     assert data["total"] == 115.67 and data["fee_rate"] == 0.428
-    proc = subprocess.run([sys.executable, "-m", "humeval", "budget", str(study.root)],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = humeval("budget", study.root)
     assert "115.67 GBP" in proc.stdout and "meets the minimum" in proc.stdout
 
 

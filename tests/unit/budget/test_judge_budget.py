@@ -10,13 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 from humeval import init_study, run
-from humeval.cli.app import _register, app
 from humeval.costs import budget
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.study import Study
+from tests.cli import humeval
 
 
 def _study(root: Path) -> tuple[Study, pd.DataFrame]:
@@ -73,12 +72,10 @@ def test_labels_saved_from_a_pilot_hand_computed(tmp_path: Path) -> None:
     asked = budget(study, pilot=pilot_path, precision=0.2).judges[0]
     assert asked.labels_without == pytest.approx((1.959963984540054 * np.std(hc, ddof=1) / 0.2) ** 2)
     # the CLI: json carries the records, the table prints them
-    _register()
-    out = CliRunner().invoke(app, ["budget", str(study.root), "--pilot", str(pilot_path), "--format", "json"])
-    assert out.exit_code == 0, out.output
+    out = humeval("budget", study.root, "--pilot", pilot_path, "--format", "json", expect=0)
     record = json.loads(out.stdout)["judges"][0]
     assert record["judge"] == "bertscore" and record["saved_share"] == pytest.approx(1 - expected / 30)
-    table = CliRunner().invoke(app, ["budget", str(study.root), "--pilot", str(pilot_path)])
+    table = humeval("budget", study.root, "--pilot", pilot_path, expect=0)
     assert "labels with judge" in table.stdout and "bertscore" in table.stdout
 
 

@@ -138,10 +138,8 @@ def test_disk_full_is_recognised() -> None:
 
 
 def test_serve_refuses_a_short_admin_token_before_anything_else(tmp_path: Path) -> None:
-    import subprocess
-    import sys
+    from tests.cli import humeval
 
-    proc = subprocess.run([sys.executable, "-m", "humeval", "serve", str(tmp_path), "--admin-token", "hunter2"],
-                          capture_output=True, text=True, timeout=60, env=os.environ | {"HUMEVAL_ADMIN_TOKEN": ""})
+    proc = humeval("serve", tmp_path, "--admin-token", "hunter2", env={"HUMEVAL_ADMIN_TOKEN": ""}, process=True)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "admin token: at least 16 characters are required, got 7" in " ".join(proc.stderr.split())

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "humeval", *args], capture_output=True, text=True, timeout=120)
+from tests.cli import humeval as _run
 
 
 def test_simulate_json_and_plot(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 import time
 
 import pytest
+from tests.cli import humeval
 
 from humeval.errors import HumevalError
 from humeval.simulate import SimulationConfig, simulate
@@ -19,8 +19,7 @@ from humeval.simulate._executor import map_tasks
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "humeval", "simulate", *args], capture_output=True, text=True,
-                          timeout=120, check=False)
+    return humeval("simulate", *args)
 
 
 def _refused(p: subprocess.CompletedProcess[str], *texts: str) -> None:
