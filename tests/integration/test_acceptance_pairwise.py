@@ -32,7 +32,7 @@ def test_pairwise_template_rehearsal_decides_and_the_back_half_agrees(tmp_path: 
     assert decision["saved"] == decision["fixed_design"] - decision["collected"] > 0
     results = study.results("rehearsal")
     stopping = results.criteria["quality"].stopping
-    assert stopping["n"] == live[0]["n"] and stopping["decision"] == decision["decision"]
+    assert stopping is not None and stopping.n == live[0]["n"] and stopping.decision == decision["decision"]
     report = (ws / "report.md").read_text()
     assert "## Dynamic stopping" in report
     assert f"decided for {decision['decision']} after n = {decision['n']} decisive judgements" in report

@@ -231,4 +231,4 @@ def test_real_server_with_four_workers(tmp_path: Path, db_url: str | None) -> No
     for stage in ("collate", "exclude", "analyze"):
         run_stage(study, stage)
     rec = study.results().criteria["quality"].stopping
-    assert rec["decision"] == ["s3"] and rec["n"] == st["n"] and rec["agrees_with_live"]
+    assert rec is not None and rec.decision == ["s3"] and rec.n == st["n"] and rec.agrees_with_live
