@@ -253,59 +253,21 @@ def _encode(value: Any) -> tuple[bytes | None, int]:
 
 
 def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -> list[Rows]:
+    """Send ``steps`` (within BEGIN/COMMIT when asked) in pipeline mode, one sync: one round trip."""
     from psycopg import pq
-    from psycopg.adapt import Transformer
     from psycopg.errors import error_from_result
 
-    raw = db.raw
-    pg = raw.pgconn
-    prepared: dict[str, bytes] = db.prepared
-    sends: list[tuple[str, bytes, list[bytes | None], list[int]]] = []
-    for sql, params in steps:  # everything encoded before the first byte is sent
-        text, names = _positional(sql)
-        encoded = [_encode(params[n]) for n in names] if names else []  # type: ignore[index]
-        sends.append((sql, text, [v for v, _ in encoded], [oid for _, oid in encoded]))
+    pg = db.raw.pgconn
+    sends = [(sql, *_bind(sql, params)) for sql, params in steps]  # everything encoded before the first byte is sent
     expect: list[int] = []  # per result: the step's index; -1 BEGIN or COMMIT; -2 a PREPARE
     new: list[str] = []  # statements prepared by this batch, in the order of their PREPARE results
     results: list[Any] = []
     pg.enter_pipeline_mode()
     try:
-        if begin:
-            pg.send_query_params(b"BEGIN", None)
-            expect.append(-1)
-        for i, (sql, text, values, oids) in enumerate(sends):
-            name = prepared.get(sql)  # (a statement twice in a batch is prepared once)
-            if name is None:
-                db.named += 1
-                name = prepared[sql] = f"humeval_{db.named}".encode()
-                pg.send_prepare(name, text, param_types=oids)
-                expect.append(-2)
-                new.append(sql)
-            pg.send_query_prepared(name, values)
-            expect.append(i)
-        if commit:
-            pg.send_query_params(b"COMMIT", None)
-            expect.append(-1)
-        pg.pipeline_sync()
-        fd = pg.socket
-        while pg.flush() != 0:
-            _wait(fd, write=True)
-        while True:
-            while pg.is_busy():
-                _wait(fd, write=False)
-                pg.consume_input()
-            r = pg.get_result()
-            if r is None:
-                continue  # the end of one statement's results
-            if r.status == pq.ExecStatus.PIPELINE_SYNC:
-                break
-            results.append(r)
+        _send(db, sends, expect, new, begin=begin, commit=commit)
+        results = _receive(pg)
     finally:
-        # a PREPARE that did not succeed (an earlier statement failed, the connection broke) is sent again
-        made = [r.status == pq.ExecStatus.COMMAND_OK for kind, r in zip(expect, results, strict=False) if kind == -2]
-        for sql, ok in zip(new, made + [False] * (len(new) - len(made)), strict=True):
-            if not ok:
-                prepared.pop(sql, None)
+        _forget_unprepared(db, new, [r for kind, r in zip(expect, results, strict=False) if kind == -2])
         try:
             if pg.pipeline_status != pq.PipelineStatus.OFF:
                 pg.exit_pipeline_mode()
@@ -314,12 +276,79 @@ def _pg_pipeline(db: Sql, steps: Sequence[Step], *, begin: bool, commit: bool) -
     error = next((r for r in results if r.status == pq.ExecStatus.FATAL_ERROR), None)
     if error is not None:
         if error.error_field(pq.DiagnosticField.SQLSTATE) == b"26000":
-            prepared.clear()  # prepared statements dropped behind our back: prepare again (the operation is retried)
-        raise error_from_result(error, encoding=raw.info.encoding)
+            db.prepared.clear()  # prepared statements dropped behind our back: prepare again (the operation is retried)
+        raise error_from_result(error, encoding=db.raw.info.encoding)
+    return _rows(db, len(steps), expect, results)
+
+
+def _bind(sql: str, params: dict[str, Any] | None) -> tuple[bytes, list[bytes | None], list[int]]:
+    """A statement's positional text, its encoded values and their type oids."""
+    text, names = _positional(sql)
+    encoded = [_encode(params[n]) for n in names] if names else []  # type: ignore[index]
+    return text, [v for v, _ in encoded], [oid for _, oid in encoded]
+
+
+def _send(db: Sql, sends: list[tuple[str, bytes, list[bytes | None], list[int]]], expect: list[int], new: list[str],
+          *, begin: bool, commit: bool) -> None:
+    """Queue BEGIN, each statement (prepared once per connection) and COMMIT, then the sync; flush it all."""
+    pg = db.raw.pgconn
+    if begin:
+        pg.send_query_params(b"BEGIN", None)
+        expect.append(-1)
+    for i, (sql, text, values, oids) in enumerate(sends):
+        name = db.prepared.get(sql)  # (a statement twice in a batch is prepared once)
+        if name is None:
+            db.named += 1
+            name = db.prepared[sql] = f"humeval_{db.named}".encode()
+            pg.send_prepare(name, text, param_types=oids)
+            expect.append(-2)
+            new.append(sql)
+        pg.send_query_prepared(name, values)
+        expect.append(i)
+    if commit:
+        pg.send_query_params(b"COMMIT", None)
+        expect.append(-1)
+    pg.pipeline_sync()
+    while pg.flush() != 0:
+        _wait(pg.socket, write=True)
+
+
+def _receive(pg: Any) -> list[Any]:
+    """Every result up to the sync, in order."""
+    from psycopg import pq
+
+    results: list[Any] = []
+    while True:
+        while pg.is_busy():
+            _wait(pg.socket, write=False)
+            pg.consume_input()
+        r = pg.get_result()
+        if r is None:
+            continue  # the end of one statement's results
+        if r.status == pq.ExecStatus.PIPELINE_SYNC:
+            return results
+        results.append(r)
+
+
+def _forget_unprepared(db: Sql, new: list[str], prepares: list[Any]) -> None:
+    """A PREPARE that did not succeed (an earlier statement failed, the connection broke) is sent again next time."""
+    from psycopg import pq
+
+    made = [r.status == pq.ExecStatus.COMMAND_OK for r in prepares]
+    for sql, ok in zip(new, made + [False] * (len(new) - len(made)), strict=True):
+        if not ok:
+            db.prepared.pop(sql, None)
+
+
+def _rows(db: Sql, n: int, expect: list[int], results: list[Any]) -> list[Rows]:
+    """Each step's rows and row count, decoded as psycopg would."""
+    from psycopg import pq
+    from psycopg.adapt import Transformer
+
     tx = db.loader
     if tx is None:
-        tx = db.loader = Transformer(raw)
-    out = [Rows(0, [])] * len(steps)
+        tx = db.loader = Transformer(db.raw)
+    out = [Rows(0, [])] * n
     for kind, r in zip(expect, results, strict=True):
         if kind < 0:
             continue
