@@ -1,7 +1,9 @@
 """What every store operation of a process needs to know: the protocol and the cached tasks.
 
 Loaded once per process from the store (not from the data files: a server process never
-imports pandas). The labelling strategy comes from :mod:`humeval.policies`, the stopping
+imports pandas). The outputs' texts are not loaded: :class:`Texts` reads an item's texts from the
+store when a page shows one of them (a study of 100,000 items x 3 systems has 300,000), and keeps
+the items read last. The labelling strategy comes from :mod:`humeval.policies`, the stopping
 rule from :mod:`humeval.stopping`. The watched comparisons come from the one resolver,
 :func:`humeval.protocol.comparisons.watched_comparisons`.
 """
@@ -12,11 +14,13 @@ import hashlib
 import hmac
 import json
 import threading
+from sys import intern
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, Engine, func, select
 
 from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_tasks
 from humeval.protocol.models import Protocol
@@ -26,7 +30,7 @@ from humeval.store.records import TASK_COLUMNS, TaskInfo
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
 
-__all__ = ["LIST_HOLD_SLACK", "RENEW_LIST", "StoreContext", "strategy_of"]
+__all__ = ["LIST_HOLD_SLACK", "RENEW_LIST", "StoreContext", "Texts", "strategy_of"]
 
 #: hex digits of an assignment id's random token (12 bytes: :func:`humeval.store.assign` draws them)
 _TOKEN_HEX = 24
@@ -42,6 +46,44 @@ LIST_HOLD_SLACK = 60.0
 #: a list's hold extended (with :meth:`StoreContext.list_hold`'s parameters), its row written only when the hold
 #: would end too soon
 RENEW_LIST = "UPDATE lists SET expires_at = :hold WHERE list_id = :l AND COALESCE(expires_at, 0) < :renew"
+
+
+#: an output's texts: (output, input, references, format)
+Text = tuple[str, str, str, str]
+
+
+class Texts:
+    """The outputs' texts by (item, system), read from the store an item at a time (the texts of every system
+    of the item: a page shows several, and the answer to it checks their lengths) and kept for the last
+    ``items`` items read (a participant's answer follows the page that showed its texts)."""
+
+    _SELECT = ('SELECT system, output, input, "references", format FROM outputs WHERE item_id = ?')
+
+    def __init__(self, engine: Engine, items: int = 512) -> None:
+        self.engine, self.items = engine, items
+        self._kept: OrderedDict[str, dict[str, Text]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._sql = self._SELECT if engine.dialect.paramstyle == "qmark" else self._SELECT.replace("?", "%s")
+
+    def of_item(self, item_id: str) -> dict[str, Text]:
+        """Every system's texts of ``item_id`` (empty for an item the store does not have)."""
+        with self._lock:
+            found = self._kept.get(item_id)
+            if found is not None:
+                self._kept.move_to_end(item_id)
+                return found
+        with self.engine.connect() as conn:  # the driver's own cursor: a page's texts cost one indexed read
+            rows = conn.exec_driver_sql(self._sql, (item_id,)).fetchall()
+        found = {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
+        with self._lock:
+            self._kept[item_id] = found
+            if len(self._kept) > self.items:
+                self._kept.popitem(last=False)
+        return found
+
+    def get(self, key: tuple[str, str], default: Any = None) -> Any:
+        """The texts of (item, system), or ``default``."""
+        return self.of_item(key[0]).get(key[1], default)
 
 
 def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
@@ -63,7 +105,7 @@ class StoreContext:
 
     protocol: Protocol
     tasks: dict[str, TaskInfo]
-    texts: dict[tuple[str, str], tuple[str, str, str, str]]
+    texts: Texts
     systems: list[str]
     comparisons: dict[str, Comparison]
     strategy: LabellingStrategy | None
@@ -150,10 +192,11 @@ class StoreContext:
     @classmethod
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:
         # plain driver rows (no SQLAlchemy row processing): a study of 100,000 items has 600,000 tasks
-        t, o = s.tasks.c, s.outputs.c
-        tasks = {r[0]: TaskInfo.from_row(r) for r in conn.execute(select(*(t[c] for c in TASK_COLUMNS)))}
-        texts = {(r[0], r[1]): (r[2], r[3], r[4], r[5])
-                 for r in conn.execute(select(o.item_id, o.system, o.output, o.input, o.references, o.format))}
+        t = s.tasks.c
+        # the item, family and kind of a task repeat across tasks: one string each (sys.intern: the driver makes a
+        # new one per row), and so does an empty text; a study of 100,000 items holds 600,000 tasks
+        tasks = {r[0]: TaskInfo.from_row((r[0], intern(r[1]), r[2], r[3], intern(r[4]), intern(r[5]), r[6], r[7] or "", r[8], r[9]))
+                 for r in conn.execute(select(*(t[c] for c in TASK_COLUMNS)))}
         meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
         list_sizes = {r[0]: r[1] for r in conn.execute(select(s.lists.c.list_id, s.lists.c.size))}
         systems = json.loads(meta.get("systems", "[]"))
@@ -171,7 +214,7 @@ class StoreContext:
         return cls(
             protocol=protocol,
             tasks=tasks,
-            texts=texts,
+            texts=Texts(conn.engine),
             systems=systems,
             comparisons=comparisons,
             strategy=strategy_of(protocol),
