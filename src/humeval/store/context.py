@@ -1,15 +1,17 @@
 """What every store operation of a process needs to know: the protocol and the cached tasks.
 
 Loaded once per process from the store (not from the data files: a server process never
-imports pandas). The outputs' texts are not loaded: :class:`Texts` reads an item's texts from the
-store when a page shows one of them (a study of 100,000 items x 3 systems has 300,000), and keeps
-the items read last. The labelling strategy comes from :mod:`humeval.policies`, the stopping
+imports pandas). The tasks and the outputs' texts are not loaded whole (a study of 100,000 items x 3
+systems has 600,000 tasks and 300,000 texts: held in every process, they took most of a server's
+memory): :class:`Tasks` reads a task from the store when an operation first needs it, :class:`Texts`
+an item's texts when a page shows one of them, and each keeps those read last. The labelling strategy comes from :mod:`humeval.policies`, the stopping
 rule from :mod:`humeval.stopping`. The watched comparisons come from the one resolver,
 :func:`humeval.protocol.comparisons.watched_comparisons`.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import hmac
 import json
@@ -17,7 +19,9 @@ import threading
 from sys import intern
 import time
 from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, func, select
@@ -30,7 +34,7 @@ from humeval.store.records import TASK_COLUMNS, TaskInfo
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
 
-__all__ = ["LIST_HOLD_SLACK", "RENEW_LIST", "StoreContext", "Texts", "strategy_of"]
+__all__ = ["LIST_HOLD_SLACK", "RENEW_LIST", "StoreContext", "Tasks", "Texts", "strategy_of"]
 
 #: hex digits of an assignment id's random token (12 bytes: :func:`humeval.store.assign` draws them)
 _TOKEN_HEX = 24
@@ -48,6 +52,89 @@ LIST_HOLD_SLACK = 60.0
 RENEW_LIST = "UPDATE lists SET expires_at = :hold WHERE list_id = :l AND COALESCE(expires_at, 0) < :renew"
 
 
+def _driver_sql(engine: Engine, sql: str) -> str:
+    """``sql`` with ``?`` marks in the driver's own parameter style."""
+    return sql if engine.dialect.paramstyle == "qmark" else sql.replace("?", "%s")
+
+
+def _task(r: Any) -> TaskInfo:
+    """A task from its row (:data:`TASK_COLUMNS`); its item, family and kind strings shared with the other tasks'
+    (the driver makes new ones for each row)."""
+    return TaskInfo.from_row((r[0], intern(r[1]), r[2], r[3], intern(r[4]), intern(r[5]), r[6], r[7] or "", r[8], r[9]))
+
+
+class Tasks(Mapping[str, TaskInfo]):
+    """The tasks by id (and by ``seq``: :meth:`by_seq`), read from the store one at a time when first needed and
+    kept for the last ``size`` read: an operation leases a task and the answer to it names the same one.
+
+    A task's fixed part never changes once seeded (a re-run adds tasks: the store loads a new context). The same
+    task read twice while kept is the same object."""
+
+    _COLUMNS = ", ".join(f'"{c}"' for c in TASK_COLUMNS)
+
+    def __init__(self, engine: Engine, count: int, seqs: int, size: int = 4096) -> None:
+        self.engine, self.count, self.seqs, self.size = engine, count, seqs, size
+        self._by_id: OrderedDict[str, TaskInfo] = OrderedDict()
+        self._by_seq: dict[int, TaskInfo] = {}
+        self._lock = threading.Lock()
+        self._where = {k: _driver_sql(engine, f"SELECT {self._COLUMNS} FROM tasks WHERE {k} = ?") for k in ("task_id", "seq")}
+
+    def _kept(self, task: TaskInfo) -> TaskInfo:
+        """``task`` kept (or the copy already kept)."""
+        with self._lock:
+            if (old := self._by_id.get(task.task_id)) is not None:
+                self._by_id.move_to_end(task.task_id)
+                return old
+            self._by_id[task.task_id] = task
+            self._by_seq[task.seq] = task
+            if len(self._by_id) > self.size:
+                _, gone = self._by_id.popitem(last=False)
+                self._by_seq.pop(gone.seq, None)
+            return task
+
+    def _read(self, key: str, value: str | int) -> TaskInfo | None:
+        with self.engine.connect() as conn:
+            row = conn.exec_driver_sql(self._where[key], (value,)).fetchone()
+        return None if row is None else self._kept(_task(row))
+
+    def __getitem__(self, task_id: str) -> TaskInfo:
+        with self._lock:
+            found = self._by_id.get(task_id)
+            if found is not None:
+                self._by_id.move_to_end(task_id)
+                return found
+        found = self._read("task_id", task_id)
+        if found is None:
+            raise KeyError(task_id)
+        return found
+
+    def by_seq(self, seq: int) -> TaskInfo | None:
+        """The task numbered ``seq``, or None."""
+        if not 0 <= seq < self.seqs:
+            return None
+        with self._lock:
+            found = self._by_seq.get(seq)
+        return found if found is not None else self._read("seq", seq)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def rows(self) -> Iterator[TaskInfo]:
+        """Every task, in ``seq`` order, read from the store (none of them kept)."""
+        with self.engine.connect() as conn:
+            for row in conn.exec_driver_sql(f"SELECT {self._COLUMNS} FROM tasks ORDER BY seq"):
+                yield _task(row)
+
+    def __iter__(self) -> Iterator[str]:
+        return (t.task_id for t in self.rows())
+
+    def values(self) -> Iterator[TaskInfo]:  # type: ignore[override]
+        return (self._kept(t) for t in self.rows())
+
+    def items(self) -> Iterator[tuple[str, TaskInfo]]:  # type: ignore[override]
+        return ((t.task_id, t) for t in self.values())
+
+
 #: an output's texts: (output, input, references, format)
 Text = tuple[str, str, str, str]
 
@@ -63,7 +150,7 @@ class Texts:
         self.engine, self.items = engine, items
         self._kept: OrderedDict[str, dict[str, Text]] = OrderedDict()
         self._lock = threading.Lock()
-        self._sql = self._SELECT if engine.dialect.paramstyle == "qmark" else self._SELECT.replace("?", "%s")
+        self._sql = _driver_sql(engine, self._SELECT)
 
     def of_item(self, item_id: str) -> dict[str, Text]:
         """Every system's texts of ``item_id`` (empty for an item the store does not have)."""
@@ -99,12 +186,33 @@ def strategy_of(protocol: Protocol) -> LabellingStrategy | None:
     return get_strategy(a.strategy)
 
 
+def _give_back_memory() -> None:
+    """The memory the process freed returned to the operating system, which the C library would otherwise keep
+    for it: a process loads its context before it serves, and the one that seeded the store freed SQLite's page
+    cache of the load and the task ids it counted (a study of 100,000 items: 230 MB kept, 85 MB once returned).
+    Where the C library has no ``malloc_trim`` (not glibc), nothing."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
+
+
+def _watched(tasks: Tasks, comparisons: dict[str, Comparison]) -> dict[str, tuple[str, ...]]:
+    """The watched pair tasks: one pass over the tasks (50,000 at a time), when a comparison is watched."""
+    watched: dict[str, tuple[str, ...]] = {}
+    rows = tasks.rows() if comparisons else iter(())
+    while chunk := {t.task_id: t for t in islice(rows, 50_000)}:
+        watched.update(watched_tasks(chunk, comparisons))
+    return watched
+
+
 @dataclass
 class StoreContext:
     """Per-process state: protocol, task, output and list-size caches, the stopping rules in memory."""
 
     protocol: Protocol
-    tasks: dict[str, TaskInfo]
+    tasks: Tasks
     texts: Texts
     systems: list[str]
     comparisons: dict[str, Comparison]
@@ -126,8 +234,6 @@ class StoreContext:
     #: held while a rule object of :attr:`rules` is brought up to date, fed or read (PostgreSQL runs
     #: several operations of a process at once; the rows they feed from are locked in the database)
     rules_lock: threading.RLock = field(default_factory=threading.RLock)
-    #: tasks by their ``seq`` (None where no task has that number)
-    by_seq: list[TaskInfo | None] = field(default_factory=list)
     #: PostgreSQL: participants this process saw holding their list (their next need not try to claim one;
     #: a hint only: whether they still hold it is read with the rest of their state)
     holding: set[str] = field(default_factory=set)
@@ -185,24 +291,16 @@ class StoreContext:
             number = int(assignment_id[_TOKEN_HEX:], 16) ^ self._pad(assignment_id[:_TOKEN_HEX])
         else:
             return None
-        if not 0 <= number < len(self.by_seq):
-            return None
-        return self.by_seq[number]
+        return self.tasks.by_seq(number)
 
     @classmethod
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:
-        # plain driver rows (no SQLAlchemy row processing): a study of 100,000 items has 600,000 tasks
-        t = s.tasks.c
-        # the item, family and kind of a task repeat across tasks: one string each (sys.intern: the driver makes a
-        # new one per row), and so does an empty text; a study of 100,000 items holds 600,000 tasks
-        tasks = {r[0]: TaskInfo.from_row((r[0], intern(r[1]), r[2], r[3], intern(r[4]), intern(r[5]), r[6], r[7] or "", r[8], r[9]))
-                 for r in conn.execute(select(*(t[c] for c in TASK_COLUMNS)))}
+        count, seqs = conn.execute(select(func.count(), func.coalesce(func.max(s.tasks.c.seq) + 1, 0))).one()
+        tasks = Tasks(conn.engine, int(count), int(seqs))
         meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
-        list_sizes = {r[0]: r[1] for r in conn.execute(select(s.lists.c.list_id, s.lists.c.size))}
+        # plain driver rows (no SQLAlchemy row processing): a study of 100,000 items has 150,000 lists
+        list_sizes = dict(conn.exec_driver_sql("SELECT list_id, size FROM lists").fetchall())
         systems = json.loads(meta.get("systems", "[]"))
-        by_seq: list[TaskInfo | None] = [None] * (1 + max((t.seq for t in tasks.values()), default=-1))
-        for t in tasks.values():
-            by_seq[t.seq] = t
         comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}
         list_watched: dict[str, dict[str, int]] = {}
         lt, w = s.list_tasks.c, s.watched_tasks.c
@@ -211,6 +309,7 @@ class StoreContext:
             .group_by(lt.list_id, w.comparison)
         ):
             list_watched.setdefault(list_id, {})[comparison] = int(k)
+        _give_back_memory()
         return cls(
             protocol=protocol,
             tasks=tasks,
@@ -223,6 +322,5 @@ class StoreContext:
             list_watched=list_watched,
             session_sizes={c: max((k.get(c, 0) for k in list_watched.values()), default=0) for c in comparisons},
             last_reap=time.time(),
-            watched=watched_tasks(tasks, comparisons),
-            by_seq=by_seq,
+            watched=_watched(tasks, comparisons),
         )
