@@ -16,12 +16,12 @@ import hashlib
 import hmac
 import json
 import threading
-from sys import intern
 import time
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
+from sys import intern
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, func, select

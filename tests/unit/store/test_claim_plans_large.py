@@ -6,7 +6,6 @@ with the values bound and as the generic plan of a prepared statement."""
 
 from __future__ import annotations
 
-import re
 import uuid
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from humeval.store.migrations import migrate
-from tests.unit.store.test_claim_plans import PARAMS, _check_pg_plan, _pg_reachable, _sqlite_plan, statements
+from tests.unit.store.test_claim_plans import _pg_reachable, check_pg_plans, check_sqlite_plans, statements
 
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 LISTS = 150_000
@@ -47,18 +46,7 @@ def test_sqlite_claims_at_150000_lists(tmp_path: Path, analyzed: bool) -> None:
             if analyzed:
                 raw.execute("ANALYZE")
             assert raw.execute("SELECT count(*) FROM lists").fetchone()[0] == LISTS
-            for name, sql, left, index in statements():
-                plan = _sqlite_plan(raw, sql)
-                joined = " | ".join(plan)
-                if index:
-                    assert f"SCAN lists USING INDEX {index}" in plan, f"{name}: {joined}"
-                if left:
-                    assert "SEARCH lists USING INDEX ix_lists_expiring (expires_at>? AND expires_at<?)" in plan, f"{name}: {joined}"
-                    assert joined.count("TEMP B-TREE") == 1, f"{name}: {joined}"
-                else:
-                    assert "TEMP B-TREE" not in joined, f"{name}: {joined}"
-                for step in plan:
-                    assert not re.fullmatch(r"SCAN lists( USING INDEX sqlite_autoindex_lists_1)?", step), f"{name}: {joined}"
+            check_sqlite_plans(raw)
     finally:
         engine.dispose()
 
@@ -80,23 +68,7 @@ def test_postgresql_claims_at_150000_lists() -> None:
             _fill(conn)
         with psycopg.connect(admin_url, autocommit=True, options=f"-csearch_path={name}") as conn:
             conn.execute("ANALYZE lists")
-            for i, (label, sql, left, index) in enumerate(statements()):
-                names: list[str] = []
-                positional = re.sub(r"(?<![:\w]):([A-Za-z_]\w*)",
-                                    lambda m: f"${(names.index(m[1]) if m[1] in names else names.append(m[1]) or len(names) - 1) + 1}",
-                                    sql)
-                values = [PARAMS[n] for n in names]
-                bound = "\n".join(r[0] for r in conn.execute(
-                    "EXPLAIN " + re.sub(r"\$(\d+)", lambda m: f"%(p{m[1]})s", positional),
-                    {f"p{k + 1}": v for k, v in enumerate(values)}))
-                _check_pg_plan(label, bound, left, index)
-                types = ", ".join("float8" if isinstance(v, float) else "int" if isinstance(v, int) else "text" for v in values)
-                conn.execute(f"PREPARE q{i} {f'({types}) ' if types else ''}AS {positional}")
-                conn.execute("SET plan_cache_mode = force_generic_plan")
-                literal = ", ".join(repr(v) if not isinstance(v, str) else f"'{v}'" for v in values)
-                generic = "\n".join(r[0] for r in conn.execute(f"EXPLAIN EXECUTE q{i}{f' ({literal})' if literal else ''}"))
-                conn.execute("RESET plan_cache_mode")
-                _check_pg_plan(f"{label} (generic)", generic, left, index)
+            check_pg_plans(conn, list(statements()))
     finally:
         engine.dispose()
         with psycopg.connect(admin_url, autocommit=True) as admin:
