@@ -13,7 +13,12 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from humeval.store.migrations import migrate
-from tests.unit.store.test_claim_plans import _pg_reachable, check_pg_plans, check_sqlite_plans, statements
+from tests.unit.store.test_claim_plans import (
+    _pg_reachable,
+    check_pg_plans,
+    check_sqlite_plans,
+    statements,
+)
 
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 LISTS = 150_000
