@@ -57,6 +57,21 @@ def _driver_sql(engine: Engine, sql: str) -> str:
     return sql if engine.dialect.paramstyle == "qmark" else sql.replace("?", "%s")
 
 
+def _fetch(engine: Engine, sql: str, params: tuple[Any, ...]) -> list[Any]:
+    """The rows of one read on a pooled connection of the driver (no transaction begun, no row processing: the
+    read of a task or a text costs a few dozen microseconds)."""
+    conn = engine.raw_connection()
+    try:
+        cursor = conn.cursor()
+        try:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+        finally:
+            cursor.close()
+    finally:
+        conn.close()
+
+
 def _task(r: Any) -> TaskInfo:
     """A task from its row (:data:`TASK_COLUMNS`); its item, family and kind strings shared with the other tasks'
     (the driver makes new ones for each row)."""
@@ -93,9 +108,8 @@ class Tasks(Mapping[str, TaskInfo]):
             return task
 
     def _read(self, key: str, value: str | int) -> TaskInfo | None:
-        with self.engine.connect() as conn:
-            row = conn.exec_driver_sql(self._where[key], (value,)).fetchone()
-        return None if row is None else self._kept(_task(row))
+        rows = _fetch(self.engine, self._where[key], (value,))
+        return self._kept(_task(rows[0])) if rows else None
 
     def __getitem__(self, task_id: str) -> TaskInfo:
         with self._lock:
@@ -159,8 +173,7 @@ class Texts:
             if found is not None:
                 self._kept.move_to_end(item_id)
                 return found
-        with self.engine.connect() as conn:  # the driver's own cursor: a page's texts cost one indexed read
-            rows = conn.exec_driver_sql(self._sql, (item_id,)).fetchall()
+        rows = _fetch(self.engine, self._sql, (item_id,))
         found = {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}
         with self._lock:
             self._kept[item_id] = found
