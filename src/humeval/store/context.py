@@ -1,12 +1,12 @@
 """What every store operation of a process needs to know: the protocol and the cached tasks.
 
 Loaded once per process from the store (not from the data files: a server process never
-imports pandas). The tasks and the outputs' texts are not loaded whole (a study of 100,000 items x 3
-systems has 600,000 tasks and 300,000 texts: held in every process, they took most of a server's
-memory): :class:`Tasks` reads a task from the store when an operation first needs it, :class:`Texts`
-an item's texts when a page shows one of them, and each keeps those read last. The labelling strategy comes from :mod:`humeval.policies`, the stopping
-rule from :mod:`humeval.stopping`. The watched comparisons come from the one resolver,
-:func:`humeval.protocol.comparisons.watched_comparisons`.
+imports pandas). A study of 100,000 items x 3 systems has 600,000 tasks and 300,000 texts: held
+whole in every process, they took most of a server's memory. :class:`Tasks` holds every task
+compactly (the hot path never reads the store for one); :class:`Texts` reads an item's texts from
+the store when a page shows one of them, and keeps the items read last. The labelling strategy
+comes from :mod:`humeval.policies`, the stopping rule from :mod:`humeval.stopping`. The watched
+comparisons come from the one resolver, :func:`humeval.protocol.comparisons.watched_comparisons`.
 """
 
 from __future__ import annotations
@@ -137,7 +137,6 @@ class Tasks(Mapping[str, TaskInfo]):
         return iter(self._seq)
 
 
-
 #: an output's texts: (output, input, references, format)
 Text = tuple[str, str, str, str]
 
@@ -198,11 +197,6 @@ def _give_back_memory() -> None:
     except (OSError, AttributeError):
         return
     trim(0)
-
-
-def _watched(tasks: Tasks, comparisons: dict[str, Comparison]) -> dict[str, tuple[str, ...]]:
-    """The watched pair tasks (a pass over the tasks when a comparison is watched)."""
-    return watched_tasks(tasks, comparisons) if comparisons else {}
 
 
 @dataclass
@@ -320,5 +314,5 @@ class StoreContext:
             list_watched=list_watched,
             session_sizes={c: max((k.get(c, 0) for k in list_watched.values()), default=0) for c in comparisons},
             last_reap=time.time(),
-            watched=_watched(tasks, comparisons),
+            watched=watched_tasks(tasks, comparisons) if comparisons else {},
         )
