@@ -1,4 +1,5 @@
-"""What the benchmarks that start ``humeval serve`` share: a free loopback port and stopping the server.
+"""What the benchmarks that start ``humeval serve`` share: a free loopback port, stopping the server, what /proc
+says of its processes (CPU, resident memory) and the answer a participant gives on a task page.
 
 Imported by the scripts of this directory (run as ``python benchmarks/<name>.py``, which puts it
 on ``sys.path``).
@@ -7,11 +8,13 @@ on ``sys.path``).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
+from pathlib import Path
 
-__all__ = ["free_port", "stop"]
+__all__ = ["cpu_ticks", "free_port", "process_tree", "rss_mb", "stop", "task_form"]
 
 
 def free_port() -> int:
@@ -32,3 +35,65 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 20) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (field 3 onwards), or None if it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and every process descending from it (uvicorn's supervisor and its workers)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (fields := _stat(int(entry.name))) is not None:
+            parents.setdefault(int(fields[1]), []).append(int(entry.name))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo += parents.get(pid, [])
+    return tree
+
+
+def cpu_ticks(pids: list[int], *, children: bool) -> dict[int, int]:
+    """utime + stime (+ cutime + cstime: waited-for children) of each readable process, in clock ticks."""
+    out = {}
+    for pid in pids:
+        fields = _stat(pid)
+        if fields is not None:
+            # fields[11:15]: utime, stime, cutime, cstime (stat fields 14-17)
+            out[pid] = sum(int(x) for x in fields[11 : 15 if children else 13])
+    return out
+
+
+def rss_mb(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            pass
+    return total / 1024
+
+
+#: a choice of a task page's form (``templates/task.html``: 2AFC and Likert criteria are radio buttons)
+_CHOICE = re.compile(r'<input type="radio" name="([^"]+)" value="([^"]*)"')
+_HIDDEN = re.compile(r'<input type="hidden" name="(assignment_id|idempotency_key)" value="([^"]*)"')
+
+
+def task_form(html: str) -> dict[str, str] | None:
+    """The form a participant sends from a task page (``GET /task``): its assignment and key, and for each
+    criterion the middle one of its choices; None when the page shows no task form."""
+    hidden = dict(_HIDDEN.findall(html))
+    if "assignment_id" not in hidden:
+        return None
+    choices: dict[str, list[str]] = {}
+    for name, value in _CHOICE.findall(html):
+        choices.setdefault(name, []).append(value)
+    return hidden | {name: values[len(values) // 2] for name, values in choices.items()} | {"seconds": "4.2"}

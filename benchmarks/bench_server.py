@@ -3,7 +3,11 @@
 Virtual annotators enter, get their first task (``GET /api/v1/next``) and answer each task with
 ``next: true``, which brings the next one back with the answer (``--flow next``, the default: one
 request per task; ``--flow page`` asks for every task with ``GET /api/v1/next`` first), until
-their list is done, then enter again as a new participant. A configuration is measured once
+their list is done, then enter again as a new participant. ``--flow html`` drives the participant
+pages as a browser does instead: ``POST /start``, then ``GET /task`` and its form posted back
+(``POST /task``, answered by a 303 to ``/task``), task after task. Several flows (``--flow
+next,html``) are measured one after the other, each configuration on a fresh store per flow, and
+printed side by side. A configuration is measured once
 every one of its server processes answers ``/healthz``. Every configuration is measured at
 every level of concurrency:
 
@@ -20,8 +24,8 @@ items (90,000 judgements with the default 30,000), so the study can neither fini
 during the run. A cell that acknowledged no judgement, or in which the study ran out of
 lists, is marked "measured nothing" with a warning; it is never reported as 0 items/s.
 
-Per cell: judgements acknowledged per second; page (GET next) and submit (POST judgement)
-latency p50/p99; CPU per acknowledged judgement in humeval (user + system time of every
+Per cell: judgements acknowledged per second; page (GET next, or GET /task) and submit (POST judgement,
+or POST /task) latency p50/p99; CPU per acknowledged judgement in humeval (user + system time of every
 server process, children included, from /proc) and in PostgreSQL (the client backends
 connected to the configuration's database, found in ``pg_stat_activity``, from
 /proc/<pid>/stat); peak resident memory of the server processes; the load average.
@@ -53,9 +57,10 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import numpy as np
-from _serve import free_port, stop
+from _serve import cpu_ticks, free_port, process_tree, rss_mb, stop, task_form
 
 from humeval.collect import wait_until_serving
 
@@ -65,7 +70,7 @@ PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
 DEFAULT_CONFIGS = "sqlite:1,sqlite:2,postgresql:1,postgresql:2,postgresql:4"
 QUICK = {"configs": "sqlite:1,sqlite:2,postgresql:2", "levels": "1,10", "seconds": 2.0, "items": 3000}
 PER_ITEM, PER_LIST = 3, 10
-FLOWS = ("next", "page")
+FLOWS = ("next", "page", "html")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 PROTOCOL = f"""version: 1
@@ -89,27 +94,34 @@ class Conn:
         self.port = port
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.headers: dict[str, str] = {}
 
-    async def request(self, method: str, path: str, body: dict | None = None, token: str | None = None) -> tuple[int, bytes]:
+    async def request(self, method: str, path: str, body: dict | None = None, token: str | None = None, *,
+                      form: dict[str, str] | None = None, cookie: str | None = None) -> tuple[int, bytes]:
+        """The status and body; the response's headers (lower-cased names) in :attr:`headers`."""
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
-        data = json.dumps(body).encode() if body is not None else b""
+        data = json.dumps(body).encode() if body is not None else urlencode(form).encode() if form is not None else b""
         head = f"{method} {path} HTTP/1.1\r\nhost: {HOST}:{self.port}\r\ncontent-length: {len(data)}\r\n"
         if body is not None:
             head += "content-type: application/json\r\n"
+        if form is not None:
+            head += "content-type: application/x-www-form-urlencoded\r\n"
         if token:
             head += f"authorization: Bearer {token}\r\n"
+        if cookie:
+            head += f"cookie: {cookie}\r\n"
         self.writer.write(head.encode() + b"\r\n" + data)
         assert self.reader is not None
         status_line = await self.reader.readline()
         if not status_line:
             raise ConnectionError("the server closed the connection")
         status = int(status_line.split()[1])
-        length = 0
+        self.headers = {}
         while (line := await self.reader.readline()) not in (b"\r\n", b""):
             k, _, v = line.decode().partition(":")
-            if k.lower() == "content-length":
-                length = int(v)
+            self.headers[k.strip().lower()] = v.strip()
+        length = int(self.headers.get("content-length", 0))
         payload = await self.reader.readexactly(length) if length else b""
         return status, payload
 
@@ -119,51 +131,6 @@ class Conn:
 
 
 # -- what the machine says: /proc -------------------------------------------------------------------
-def _stat(pid: int) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the command name (field 3 onwards), or None if it is gone."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def process_tree(root: int) -> list[int]:
-    """``root`` and every process descending from it (uvicorn's supervisor and its workers)."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and (fields := _stat(int(entry.name))) is not None:
-            parents.setdefault(int(fields[1]), []).append(int(entry.name))
-    tree, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        tree.append(pid)
-        todo += parents.get(pid, [])
-    return tree
-
-
-def cpu_ticks(pids: list[int], *, children: bool) -> dict[int, int]:
-    """utime + stime (+ cutime + cstime: waited-for children) of each readable process, in clock ticks."""
-    out = {}
-    for pid in pids:
-        fields = _stat(pid)
-        if fields is not None:
-            # fields[11:15]: utime, stime, cutime, cstime (stat fields 14-17)
-            out[pid] = sum(int(x) for x in fields[11 : 15 if children else 13])
-    return out
-
-
-def rss_mb(pids: list[int]) -> float:
-    total = 0
-    for pid in pids:
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except OSError:
-            pass
-    return total / 1024
-
-
 def loadavg() -> float | None:
     """The 1-minute load average (throughput on a loaded machine is noisy: it is reported with every cell)."""
     try:
@@ -252,6 +219,9 @@ class Cell:
 class Config:
     store: str
     processes: int
+    #: the flow measured (``--flow``), named in the label when several are
+    flow: str = "next"
+    named_flow: bool = False
     status: str = "ran"  # ran | refused | skipped | failed
     message: str = ""
     start_s: float | None = None
@@ -259,7 +229,8 @@ class Config:
 
     @property
     def label(self) -> str:
-        return f"{'SQLite' if self.store == 'sqlite' else 'PostgreSQL'}, {self.processes} process{'es' if self.processes > 1 else ''}"
+        label = f"{'SQLite' if self.store == 'sqlite' else 'PostgreSQL'}, {self.processes} process{'es' if self.processes > 1 else ''}"
+        return f"{label}, {self.flow} flow" if self.named_flow else label
 
 
 class Work:
@@ -297,6 +268,50 @@ async def run_cell(port: int, server_pid: int, annotators: int, seconds: float, 
 
     def error(what: str) -> None:
         cell.errors[what] = cell.errors.get(what, 0) + 1
+
+    async def participant(i: int) -> None:
+        """The participant pages as a browser meets them: enter (``POST /start``), then ``GET /task`` and the
+        form posted back (``POST /task``, a 303 to ``/task``), task after task, until the list is done."""
+        nonlocal done, entered
+        conn = Conn(port)
+        try:
+            while going():
+                entered += 1
+                status, _ = await conn.request("POST", "/start", form={"participant_id": f"{tag}-{annotators}-{i}-{entered}"})
+                if status != 303 or "set-cookie" not in conn.headers:
+                    error(f"start {status}")
+                    await asyncio.sleep(0.05)
+                    continue
+                cookie, location, n = conn.headers["set-cookie"].split(";")[0], conn.headers["location"], 0
+                if location != "/task":  # consent or instructions: read once, then the tasks
+                    await conn.request("GET", location, cookie=cookie)
+                while going():
+                    t0 = time.perf_counter()
+                    status, body = await conn.request("GET", "/task", cookie=cookie)
+                    page.append(time.perf_counter() - t0)
+                    if status == 303:  # done, or nothing left
+                        if n == 0:
+                            cell.turned_away += 1
+                            await asyncio.sleep(0.05)
+                        break
+                    form = task_form(body.decode()) if status == 200 else None
+                    if form is None:
+                        error(f"task page {status}")
+                        break
+                    if n == 0:
+                        work.claimed += 1
+                    n += 1
+                    t0 = time.perf_counter()
+                    status, _ = await conn.request("POST", "/task", form=form, cookie=cookie)
+                    submit.append(time.perf_counter() - t0)
+                    if status != 303:
+                        error(f"submit {status}")
+                        continue
+                    done += 1
+        except (ConnectionError, asyncio.IncompleteReadError, OSError) as exc:
+            error(type(exc).__name__)
+        finally:
+            conn.close()
 
     async def annotator(i: int) -> None:
         nonlocal done, entered
@@ -371,7 +386,7 @@ async def run_cell(port: int, server_pid: int, annotators: int, seconds: float, 
     hv0 = sum(cpu_ticks(tree, children=True).values())
     client0 = os.times()
     start = time.perf_counter()
-    await asyncio.gather(sampler(), *(annotator(i) for i in range(annotators)))
+    await asyncio.gather(sampler(), *((participant if flow == "html" else annotator)(i) for i in range(annotators)))
     elapsed = time.perf_counter() - start
     client1 = os.times()
     hv1 = sum(cpu_ticks(process_tree(server_pid), children=True).values())
@@ -428,7 +443,7 @@ def serve_command(study: Path, port: int, processes: int, db: str) -> list[str]:
 
 
 def run_config(config: Config, study: Path, levels: list[int], seconds: float, max_judgements: int,
-               lists: int, pg_admin: str, tmp: Path, say: Any, flow: str = "next") -> None:
+               lists: int, pg_admin: str, tmp: Path, say: Any) -> None:
     pg: Postgres | None = None
     if config.store == "postgresql":
         pg = Postgres(pg_admin)
@@ -437,9 +452,9 @@ def run_config(config: Config, study: Path, levels: list[int], seconds: float, m
             return
         db = pg.create()
     else:
-        db = str(tmp / f"store-{config.processes}-{uuid.uuid4().hex[:6]}.db")
+        db = str(tmp / f"store-{config.processes}-{config.flow}-{uuid.uuid4().hex[:6]}.db")
     port = free_port()
-    log = tmp / f"serve-{config.store}-{config.processes}.log"
+    log = tmp / f"serve-{config.store}-{config.processes}-{config.flow}.log"
     t0 = time.perf_counter()
     with log.open("wb") as out:
         proc = subprocess.Popen(serve_command(study, port, config.processes, db), stdout=out, stderr=subprocess.STDOUT,
@@ -465,9 +480,9 @@ def run_config(config: Config, study: Path, levels: list[int], seconds: float, m
             return
         say(f"{config.label}: serving after {config.start_s:.1f} s (seeding included)")
         work = Work(lists)
-        tag = f"{config.store[0]}{config.processes}"
+        tag = f"{config.store[0]}{config.processes}{config.flow[0]}"
         for n in levels:
-            cell = asyncio.run(run_cell(port, proc.pid, n, seconds, max_judgements, work, pg, tag, flow))
+            cell = asyncio.run(run_cell(port, proc.pid, n, seconds, max_judgements, work, pg, tag, config.flow))
             config.cells.append(cell)
             say(f"  {n:>4} annotators: " + (f"{cell.items_per_s:.0f} items/s" if cell.measured else "measured nothing")
                 + "".join(f"\n  WARNING: {w}" for w in cell.warnings))
@@ -546,8 +561,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-judgements", type=int, default=100_000, help="stop a cell after this many judgements")
     ap.add_argument("--pg", default=PG_DEFAULT, help=f"PostgreSQL server (a database to connect to for CREATE "
                     f"DATABASE; default {PG_DEFAULT})")
-    ap.add_argument("--flow", choices=FLOWS, default="next", help="next (default): each submit asks for the next "
-                    "task too (POST /api/v1/judgements with next: true); page: GET /api/v1/next, then the submit")
+    ap.add_argument("--flow", default="next", help="comma-separated, of: next (default): each submit asks for the next "
+                    "task too (POST /api/v1/judgements with next: true); page: GET /api/v1/next, then the submit; "
+                    "html: the participant pages (GET /task, the form posted to POST /task, its 303)")
     ap.add_argument("--quick", action="store_true", help=f"a short run: {QUICK}")
     ap.add_argument("--json", action="store_true", help="print the results as JSON (progress goes to stderr)")
     args = ap.parse_args(argv)
@@ -555,12 +571,16 @@ def main(argv: list[str] | None = None) -> int:
     for key, value in (QUICK if args.quick else defaults).items():
         if getattr(args, key) is None:
             setattr(args, key, value)
+    flows = [f.strip() for f in args.flow.split(",")]
+    if bad := [f for f in flows if f not in FLOWS]:
+        ap.error(f"--flow: expected some of {', '.join(FLOWS)}, got {', '.join(map(repr, bad))}")
     configs = []
-    for spec in args.configs.split(","):
-        store, _, n = spec.strip().partition(":")
-        if store not in ("sqlite", "postgresql") or not n.isdigit() or int(n) < 1:
-            ap.error(f"--configs: expected sqlite:N or postgresql:N (N >= 1), got {spec!r}")
-        configs.append(Config(store, int(n)))
+    for flow in flows:
+        for spec in args.configs.split(","):
+            store, _, n = spec.strip().partition(":")
+            if store not in ("sqlite", "postgresql") or not n.isdigit() or int(n) < 1:
+                ap.error(f"--configs: expected sqlite:N or postgresql:N (N >= 1), got {spec!r}")
+            configs.append(Config(store, int(n), flow, named_flow=len(flows) > 1))
     levels = [int(x) for x in args.levels.split(",")]
     command = " ".join(["python benchmarks/bench_server.py", shlex.join(argv if argv is not None else sys.argv[1:])]).strip()
 
@@ -574,8 +594,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"study: {args.items} items x {PER_ITEM} judgements in {lists} lists of {PER_LIST}, built in "
             f"{time.perf_counter() - t0:.1f} s; {os.cpu_count()} CPUs, load average {loadavg()}")
         for config in configs:
-            run_config(config, tmp / "study", levels, args.seconds, args.max_judgements, lists, args.pg, tmp, say,
-                       args.flow)
+            run_config(config, tmp / "study", levels, args.seconds, args.max_judgements, lists, args.pg, tmp, say)
             if config.status != "ran":
                 say(f"{config.label}: {config.status}: {config.message}")
     finally:

@@ -1,29 +1,41 @@
-"""Versioned migrations: each is a function applied once, recorded in ``schema_version``.
+"""Versioned migrations: each is fixed DDL (or a data step) applied once, recorded in ``schema_version``.
 
-Migration 1 creates every table of :mod:`humeval.store.schema`; migration 2 adds the
-tables of live stopping with exclusion (``watched_tasks``, ``pending``, ``settled``,
-``fed``) to a store created before them (creating only missing tables); migration 3 adds
-``bonuses`` (the ledger of platform bonuses); migration 4 adds ``outputs.format`` (an
-output's own format, empty for the study's) and ``judgements.comment`` (optional free text); migration 5 indexes
-``lists`` by holder and by expiry (claims and releases of lists without a scan); migration 6 adds the
-indexes of the admin page's progress aggregates (:data:`TASK_PROGRESS_INDEXES`); migration 7 indexes only the
-leases out by expiry (``ix_assignments_leased``, a partial index), not every assignment by status; migration 8 adds
-``lists.watched`` (the list's watched pair tasks: sessions admitted by the stopping rule) and fills it; migration 9
-replaces the lists' indexes of migration 5 by those of :mod:`humeval.store.schema`: partial indexes that hold
-exactly the free lists of each kind a claim asks for, in list order, so that a claim reads one entry at any size
-of study (``ix_lists_free*``), the held lists (``ix_lists_held``) and the unfinished ones by expiry
-(``ix_lists_expiring``); migration 10 adds ``hook_deliveries`` (the signed platform deliveries received lately,
-so that a replayed hook does nothing) and indexes ``participants.created_at`` (the entry guard counts the
-participants who entered within a window). A later change appends a
-function to :data:`MIGRATIONS`; a store newer than this humeval is refused. Migrations
-run in one write transaction (PostgreSQL: under an advisory lock), so several processes
-starting at once apply each migration once.
+The history starts from the first schema (the baseline, version 1: the tables as the first
+store of 2026-11-21 had them, written out here as DDL). Each later change is a migration appended to
+:data:`MIGRATIONS`, written out in full too: no migration reads :mod:`humeval.store.schema`, so that editing the
+schema later cannot change what an earlier migration did. A fresh store and an old one go through the same
+history: the baseline, then every migration after the store's version, in order; a test migrates a store of
+every version to the current one on SQLite and PostgreSQL and compares it with the tables, columns and indexes
+:mod:`humeval.store.schema` declares (``tests/unit/store/test_migrations.py``).
+
+No store is older than the baseline: it is the first schema (the cut-off is the first store; nothing is
+squashed), so every store since is migrated, none refused as too old. A store newer than this humeval is refused
+with a :class:`StoreError` naming both versions (upgrade humeval).
+
+The migrations: 1, the baseline; 2 adds the tables of live stopping with exclusion (``watched_tasks``,
+``pending``, ``settled``, ``fed``); 3 adds ``bonuses`` (the ledger of platform bonuses); 4 adds
+``outputs.format`` (an output's own format, empty for the study's) and ``judgements.comment`` (optional free
+text); 5 indexes ``lists`` by holder and by expiry; 6 adds the indexes of the admin page's progress aggregates
+(:data:`TASK_PROGRESS_INDEXES`); 7 indexes only the leases out by expiry (``ix_assignments_leased``, a partial
+index), not every assignment by status; 8 adds ``lists.watched`` (the list's watched pair tasks: sessions
+admitted by the stopping rule) and fills it; 9 replaces the lists' indexes of migration 5 by partial indexes
+that hold exactly the free lists of each kind a claim asks for, in list order, so that a claim reads one entry
+at any size of study (``ix_lists_free*``), the held lists (``ix_lists_held``) and the unfinished ones by expiry
+(``ix_lists_expiring``); 10 adds ``hook_deliveries`` (the signed platform deliveries received lately, so that a
+replayed hook does nothing) and indexes ``participants.created_at`` (the entry guard counts the participants who
+entered within a window).
+
+Stores created before the history was written out ran migration 1 as the schema of their day, so a table,
+column or index of a later migration may already be there: each migration creates only what is missing
+(``IF NOT EXISTS``, a column added only when absent) and converges on the same store. Migrations run in one
+write transaction (PostgreSQL: under an advisory lock), so several processes starting at once apply each
+migration once.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from sqlalchemy import Connection, inspect, select, text
 
@@ -32,33 +44,97 @@ from humeval.store import schema
 
 __all__ = ["MARK_WATCHED_LISTS", "MIGRATIONS", "TASK_PROGRESS_INDEXES", "current_version", "migrate"]
 
+#: ``{serial}``: an integer key the database numbers (SQLite: an ``INTEGER`` primary key is the row id)
+_SERIAL = {"sqlite": "INTEGER", "postgresql": "SERIAL"}
 
-def _v1(conn: Connection) -> None:
-    schema.metadata.create_all(conn)
+_V1 = (
+    """CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied_at FLOAT NOT NULL,
+        PRIMARY KEY (version))""",
+    """CREATE TABLE IF NOT EXISTS meta ("key" VARCHAR(64) NOT NULL, value TEXT NOT NULL, PRIMARY KEY ("key"))""",
+    """CREATE TABLE IF NOT EXISTS outputs (item_id VARCHAR(200) NOT NULL, system VARCHAR(200) NOT NULL,
+        output TEXT NOT NULL, input TEXT NOT NULL, "references" TEXT NOT NULL, PRIMARY KEY (item_id, system))""",
+    """CREATE TABLE IF NOT EXISTS tasks (seq INTEGER NOT NULL, task_id VARCHAR(400) NOT NULL,
+        item_id VARCHAR(200) NOT NULL, systems TEXT NOT NULL, criteria TEXT NOT NULL, family VARCHAR(16) NOT NULL,
+        kind VARCHAR(16) NOT NULL, expected TEXT NOT NULL, text TEXT NOT NULL, repeat_of VARCHAR(400) NOT NULL,
+        cap INTEGER NOT NULL, taken INTEGER NOT NULL, done INTEGER NOT NULL, open INTEGER NOT NULL,
+        closed INTEGER NOT NULL, PRIMARY KEY (seq), UNIQUE (task_id))""",
+    "CREATE INDEX IF NOT EXISTS ix_tasks_pool ON tasks (open, closed, seq)",
+    """CREATE TABLE IF NOT EXISTS lists (list_id VARCHAR(64) NOT NULL, round INTEGER NOT NULL, size INTEGER NOT NULL,
+        participant_id VARCHAR(200), expires_at FLOAT, completed INTEGER NOT NULL, PRIMARY KEY (list_id))""",
+    """CREATE TABLE IF NOT EXISTS list_tasks (list_id VARCHAR(64) NOT NULL, position INTEGER NOT NULL,
+        task_id VARCHAR(400) NOT NULL, assignment_id VARCHAR(64), PRIMARY KEY (list_id, position))""",
+    """CREATE TABLE IF NOT EXISTS participants (participant_id VARCHAR(200) NOT NULL, platform VARCHAR(32) NOT NULL,
+        params TEXT NOT NULL, list_id VARCHAR(64), created_at FLOAT NOT NULL, consented_at FLOAT, completed_at FLOAT,
+        last_seen FLOAT NOT NULL, PRIMARY KEY (participant_id))""",
+    """CREATE TABLE IF NOT EXISTS sessions (session_id VARCHAR(64) NOT NULL, participant_id VARCHAR(200) NOT NULL,
+        created_at FLOAT NOT NULL, user_agent VARCHAR(300) NOT NULL, PRIMARY KEY (session_id))""",
+    "CREATE INDEX IF NOT EXISTS ix_sessions_participant_id ON sessions (participant_id)",
+    """CREATE TABLE IF NOT EXISTS assignments (assignment_id VARCHAR(64) NOT NULL, participant_id VARCHAR(200) NOT NULL,
+        task_id VARCHAR(400) NOT NULL, list_id VARCHAR(64), position INTEGER, display TEXT NOT NULL,
+        status VARCHAR(16) NOT NULL, created_at FLOAT NOT NULL, expires_at FLOAT NOT NULL, completed_at FLOAT,
+        PRIMARY KEY (assignment_id), CONSTRAINT uq_assignment_participant_task UNIQUE (participant_id, task_id))""",
+    "CREATE INDEX IF NOT EXISTS ix_assignments_status ON assignments (status, expires_at)",
+    "CREATE INDEX IF NOT EXISTS ix_assignments_task ON assignments (task_id)",
+    """CREATE TABLE IF NOT EXISTS judgements (id {serial} NOT NULL, idempotency_key VARCHAR(128) NOT NULL,
+        assignment_id VARCHAR(64) NOT NULL, participant_id VARCHAR(200) NOT NULL, task_id VARCHAR(400) NOT NULL,
+        list_id VARCHAR(64) NOT NULL, kind VARCHAR(16) NOT NULL, item_id VARCHAR(200) NOT NULL, display TEXT NOT NULL,
+        "values" TEXT NOT NULL, seconds FLOAT, revision INTEGER NOT NULL, submitted_at FLOAT NOT NULL,
+        PRIMARY KEY (id), UNIQUE (idempotency_key))""",
+    "CREATE INDEX IF NOT EXISTS ix_judgements_assignment_id ON judgements (assignment_id)",
+    """CREATE TABLE IF NOT EXISTS outcomes (comparison VARCHAR(200) NOT NULL, n INTEGER NOT NULL,
+        task_id VARCHAR(400) NOT NULL, outcome INTEGER NOT NULL, successes INTEGER NOT NULL, estimate FLOAT NOT NULL,
+        threshold_a FLOAT NOT NULL, threshold_b FLOAT NOT NULL, at FLOAT NOT NULL, PRIMARY KEY (comparison, n))""",
+    """CREATE TABLE IF NOT EXISTS stopping (comparison VARCHAR(200) NOT NULL, rule VARCHAR(64) NOT NULL,
+        delta FLOAT NOT NULL, system_a VARCHAR(200) NOT NULL, system_b VARCHAR(200) NOT NULL, n INTEGER NOT NULL,
+        successes INTEGER NOT NULL, outcome VARCHAR(16) NOT NULL, estimate FLOAT, threshold_a FLOAT,
+        threshold_b FLOAT, reason TEXT NOT NULL, decided_at FLOAT, logged INTEGER NOT NULL, PRIMARY KEY (comparison))""",
+    """CREATE TABLE IF NOT EXISTS events (id {serial} NOT NULL, at FLOAT NOT NULL, kind VARCHAR(32) NOT NULL,
+        participant_id VARCHAR(200), data TEXT NOT NULL, PRIMARY KEY (id))""",
+)
+
+_V2 = (
+    """CREATE TABLE IF NOT EXISTS watched_tasks (comparison VARCHAR(200) NOT NULL, task_id VARCHAR(400) NOT NULL,
+        PRIMARY KEY (comparison, task_id))""",
+    "CREATE INDEX IF NOT EXISTS ix_watched_tasks_task ON watched_tasks (task_id)",
+    """CREATE TABLE IF NOT EXISTS pending (id {serial} NOT NULL, comparison VARCHAR(200) NOT NULL,
+        task_id VARCHAR(400) NOT NULL, outcome INTEGER NOT NULL, assignments TEXT NOT NULL, participants TEXT NOT NULL,
+        state VARCHAR(16) NOT NULL, at FLOAT NOT NULL, PRIMARY KEY (id))""",
+    """CREATE TABLE IF NOT EXISTS settled (participant_id VARCHAR(200) NOT NULL, at FLOAT NOT NULL,
+        excluded INTEGER NOT NULL, excluded_tasks TEXT NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (participant_id))""",
+    """CREATE TABLE IF NOT EXISTS fed (comparison VARCHAR(200) NOT NULL, assignment_id VARCHAR(64) NOT NULL,
+        seq INTEGER, at FLOAT NOT NULL, PRIMARY KEY (comparison, assignment_id))""",
+)
+
+_V3 = (
+    """CREATE TABLE IF NOT EXISTS bonuses (platform_study VARCHAR(64) NOT NULL, participant_id VARCHAR(200) NOT NULL,
+        submission_id VARCHAR(64) NOT NULL, amount_cents INTEGER NOT NULL, state VARCHAR(16) NOT NULL,
+        bulk_id VARCHAR(64), created_at FLOAT NOT NULL, updated_at FLOAT NOT NULL, detail TEXT NOT NULL,
+        PRIMARY KEY (platform_study, participant_id))""",
+)
 
 
-def _v2(conn: Connection) -> None:
-    new = [schema.watched_tasks, schema.pending, schema.settled, schema.fed]
-    schema.metadata.create_all(conn, tables=new, checkfirst=True)
+def _ddl(*statements: str) -> Callable[[Connection], None]:
+    """A migration of fixed statements (``{serial}``: the dialect's numbered key)."""
+    def run(conn: Connection) -> None:
+        for ddl in statements:
+            conn.execute(text(ddl.format(serial=_SERIAL[conn.dialect.name])))
+    return run
 
 
-def _v3(conn: Connection) -> None:
-    schema.metadata.create_all(conn, tables=[schema.bonuses], checkfirst=True)
+def _add_column(conn: Connection, table: str, column: str, ddl: str) -> None:
+    """``ALTER TABLE table ADD COLUMN column ddl`` unless the column is there (a store of that day has it)."""
+    if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
+        conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}"))
 
 
 def _v4(conn: Connection) -> None:
-    columns = {c["name"] for c in inspect(conn).get_columns("outputs")}
-    if "format" not in columns:
-        conn.execute(text("ALTER TABLE outputs ADD COLUMN format VARCHAR(20) NOT NULL DEFAULT ''"))
-    if "comment" not in {c["name"] for c in inspect(conn).get_columns("judgements")}:
-        conn.execute(text("ALTER TABLE judgements ADD COLUMN comment TEXT NOT NULL DEFAULT ''"))
+    _add_column(conn, "outputs", "format", "VARCHAR(20) NOT NULL DEFAULT ''")
+    _add_column(conn, "judgements", "comment", "TEXT NOT NULL DEFAULT ''")
 
 
-def _v5(conn: Connection) -> None:
-    for ddl in ("CREATE INDEX IF NOT EXISTS ix_lists_holder ON lists (participant_id)",  # replaced by migration 9
-                "CREATE INDEX IF NOT EXISTS ix_lists_unheld ON lists (list_id) WHERE participant_id IS NULL",
-                "CREATE INDEX IF NOT EXISTS ix_lists_expiry ON lists (completed, expires_at)"):
-        conn.execute(text(ddl))
+_V5 = ("CREATE INDEX IF NOT EXISTS ix_lists_holder ON lists (participant_id)",  # replaced by migration 9
+       "CREATE INDEX IF NOT EXISTS ix_lists_unheld ON lists (list_id) WHERE participant_id IS NULL",
+       "CREATE INDEX IF NOT EXISTS ix_lists_expiry ON lists (completed, expires_at)")
 
 
 #: the admin page's aggregates over the tasks (a study of 100,000 items has 600,000) read an index in
@@ -78,10 +154,8 @@ def _v6(conn: Connection) -> None:
         conn.execute(text(ddl))
 
 
-def _v7(conn: Connection) -> None:
-    conn.execute(text("DROP INDEX IF EXISTS ix_assignments_status"))
-    for index in schema.assignments.indexes:
-        index.create(conn, checkfirst=True)
+_V7 = ("DROP INDEX IF EXISTS ix_assignments_status",
+       "CREATE INDEX IF NOT EXISTS ix_assignments_leased ON assignments (expires_at) WHERE status = 'leased'")
 
 
 #: ``lists.watched``: how many of the list's tasks a stopping rule watches (seeding and re-run lists set it too)
@@ -93,29 +167,25 @@ MARK_WATCHED_LISTS = (
 
 
 def _v8(conn: Connection) -> None:
-    if "watched" not in {c["name"] for c in inspect(conn).get_columns("lists")}:
-        conn.execute(text("ALTER TABLE lists ADD COLUMN watched INTEGER NOT NULL DEFAULT 0"))
+    _add_column(conn, "lists", "watched", "INTEGER NOT NULL DEFAULT 0")
     conn.execute(text(MARK_WATCHED_LISTS))
 
 
-#: the lists' indexes of migration 5, replaced in migration 9
-_CLAIM_INDEXES_V5 = ("ix_lists_holder", "ix_lists_unheld", "ix_lists_expiry")
+_FREE = "participant_id IS NULL AND completed = 0"
+_V9 = ("DROP INDEX IF EXISTS ix_lists_holder", "DROP INDEX IF EXISTS ix_lists_unheld", "DROP INDEX IF EXISTS ix_lists_expiry",
+       "CREATE INDEX IF NOT EXISTS ix_lists_held ON lists (participant_id) WHERE participant_id IS NOT NULL",
+       f"CREATE INDEX IF NOT EXISTS ix_lists_free ON lists (list_id) WHERE {_FREE} AND watched >= 0",
+       f"CREATE INDEX IF NOT EXISTS ix_lists_free_watched ON lists (list_id) WHERE {_FREE} AND watched > 0",
+       f"CREATE INDEX IF NOT EXISTS ix_lists_free_unwatched ON lists (list_id) WHERE {_FREE} AND watched = 0",
+       "CREATE INDEX IF NOT EXISTS ix_lists_expiring ON lists (expires_at) WHERE completed = 0")
+
+_V10 = ("CREATE TABLE IF NOT EXISTS hook_deliveries (delivery VARCHAR(64) NOT NULL, at FLOAT NOT NULL, PRIMARY KEY (delivery))",
+        "CREATE INDEX IF NOT EXISTS ix_participants_created_at ON participants (created_at)")
 
 
-def _v9(conn: Connection) -> None:
-    for name in _CLAIM_INDEXES_V5:
-        conn.execute(text(f"DROP INDEX IF EXISTS {name}"))
-    for index in schema.lists.indexes:
-        index.create(conn, checkfirst=True)
-
-
-def _v10(conn: Connection) -> None:
-    schema.metadata.create_all(conn, tables=[schema.hook_deliveries], checkfirst=True)
-    for index in schema.participants.indexes:
-        index.create(conn, checkfirst=True)
-
-
-MIGRATIONS: list[Callable[[Connection], None]] = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
+MIGRATIONS: Sequence[Callable[[Connection], None]] = (
+    _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10),
+)
 _LOCK_ID = 0x6875_6D65  # "hume"
 
 
@@ -127,17 +197,18 @@ def current_version(conn: Connection) -> int:
     return int(value or 0)
 
 
-def migrate(conn: Connection) -> int:
-    """Apply missing migrations inside the caller's transaction; return the version reached."""
+def migrate(conn: Connection, *, to: int | None = None) -> int:
+    """Apply the missing migrations (up to version ``to``, default the last) inside the caller's transaction;
+    return the version reached."""
     if conn.dialect.name == "postgresql":
         conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK_ID})
-    have = current_version(conn)
+    have, last = current_version(conn), len(MIGRATIONS) if to is None else to
     if have > len(MIGRATIONS):
         raise StoreError(
             f"the store is at schema version {have} but this humeval knows versions up to {len(MIGRATIONS)}; "
             "upgrade humeval"
         )
-    for version in range(have + 1, len(MIGRATIONS) + 1):
+    for version in range(have + 1, last + 1):
         MIGRATIONS[version - 1](conn)
         conn.execute(schema.schema_version.insert().values(version=version, applied_at=time.time()))
-    return len(MIGRATIONS)
+    return max(have, last)

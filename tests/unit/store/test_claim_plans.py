@@ -19,7 +19,7 @@ import pytest
 
 from humeval.store import Store
 from humeval.store.assign import _ANY, _CLAIM, _FREE_LIST, _LEFT_LIST, _NEW_LIST
-from humeval.store.sql import _for_sqlite
+from humeval.store.sql import _for_sqlite, _positional
 from humeval.study import Study
 from tests.integration.server.studies import template_study
 
@@ -52,6 +52,23 @@ def _sqlite_plan(raw: object, sql: str) -> list[str]:
     return [row[3] for row in raw.execute("EXPLAIN QUERY PLAN " + _for_sqlite(sql), PARAMS)]  # type: ignore[attr-defined]
 
 
+def check_sqlite_plans(raw: object) -> None:
+    """Each claim statement's plan on the SQLite connection ``raw``."""
+    for name, sql, left, index in statements():
+        plan = _sqlite_plan(raw, sql)
+        text = " | ".join(plan)
+        if index:
+            assert f"SCAN lists USING INDEX {index}" in plan, f"{name}: {text}"
+        if left:
+            assert "SEARCH lists USING INDEX ix_lists_expiring (expires_at>? AND expires_at<?)" in plan, f"{name}: {text}"
+            # the one sort: the lists whose reservation ran out, read by their expiry
+            assert text.count("TEMP B-TREE") == 1, f"{name}: {text}"
+        else:
+            assert "TEMP B-TREE" not in text, f"{name}: {text}"
+        for step in plan:  # the lists are never walked whole: no scan without an index, nor of the key
+            assert not re.fullmatch(r"SCAN lists( USING INDEX sqlite_autoindex_lists_1)?", step), f"{name}: {text}"
+
+
 @pytest.mark.parametrize("analyzed", [False, True], ids=["no-statistics", "analyzed"])
 def test_sqlite_claims_read_the_first_free_list_by_an_index(study: Study, tmp_path: Path, analyzed: bool) -> None:
     store = Store.open(study, str(tmp_path / "plans.db"))
@@ -63,19 +80,7 @@ def test_sqlite_claims_read_the_first_free_list_by_an_index(study: Study, tmp_pa
             raw.execute(_HALF_WATCHED)
             if analyzed:
                 raw.execute("ANALYZE")
-            for name, sql, left, index in statements():
-                plan = _sqlite_plan(raw, sql)
-                text = " | ".join(plan)
-                if index:
-                    assert f"SCAN lists USING INDEX {index}" in plan, f"{name}: {text}"
-                if left:
-                    assert "SEARCH lists USING INDEX ix_lists_expiring (expires_at>? AND expires_at<?)" in plan, f"{name}: {text}"
-                    # the one sort: the lists whose reservation ran out, read by their expiry
-                    assert text.count("TEMP B-TREE") == 1, f"{name}: {text}"
-                else:
-                    assert "TEMP B-TREE" not in text, f"{name}: {text}"
-                for step in plan:  # the lists are never walked whole: no scan without an index, nor of the key
-                    assert not re.fullmatch(r"SCAN lists( USING INDEX sqlite_autoindex_lists_1)?", step), f"{name}: {text}"
+            check_sqlite_plans(raw)
     finally:
         store.close()
 
@@ -101,6 +106,26 @@ def _check_pg_plan(name: str, plan: str, left: bool, index: str) -> None:
         assert "Sort" not in plan, f"{name}:\n{plan}"
 
 
+def check_pg_plans(conn: object, cases: list[tuple[str, str, bool, str]]) -> None:
+    """Each statement's plan on the psycopg connection ``conn``: with the values bound, and as the generic plan of a
+    prepared statement."""
+    for i, (name, sql, left, index) in enumerate(cases):
+        text, names = _positional(sql)  # the store's own numbering of the named parameters
+        positional = text.decode()
+        values = [PARAMS[n] for n in names]
+        bound = "\n".join(r[0] for r in conn.execute("EXPLAIN " + re.sub(r"\$(\d+)", lambda m: f"%(p{m[1]})s", positional),
+                                                      {f"p{k + 1}": v for k, v in enumerate(values)}))
+        _check_pg_plan(name, bound, left, index)
+        # the plan a prepared statement settles on after five runs, when it is no dearer than theirs
+        types = ", ".join("float8" if isinstance(v, float) else "int" if isinstance(v, int) else "text" for v in values)
+        conn.execute(f"PREPARE q{i} {f'({types}) ' if types else ''}AS {positional}")
+        conn.execute("SET plan_cache_mode = force_generic_plan")
+        literal = ", ".join(repr(v) if not isinstance(v, str) else f"'{v}'" for v in values)
+        generic = "\n".join(r[0] for r in conn.execute(f"EXPLAIN EXECUTE q{i}{f' ({literal})' if literal else ''}"))
+        conn.execute("RESET plan_cache_mode")
+        _check_pg_plan(f"{name} (generic)", generic, left, index)
+
+
 @pytest.mark.postgres
 def test_postgresql_claims_read_the_first_free_list_by_an_index(study: Study) -> None:
     if not _pg_reachable():
@@ -116,24 +141,7 @@ def test_postgresql_claims_read_the_first_free_list_by_an_index(study: Study) ->
         with psycopg.connect(PG, autocommit=True, options=f"-csearch_path={schema}") as conn:
             conn.execute(_HALF_WATCHED)
             conn.execute("ANALYZE lists")
-            cases = statements()
-            for i, (name, sql, left, index) in enumerate(cases):
-                names: list[str] = []
-                positional = re.sub(r"(?<![:\w]):([A-Za-z_]\w*)",
-                                    lambda m: f"${(names.index(m[1]) if m[1] in names else names.append(m[1]) or len(names) - 1) + 1}",
-                                    sql)
-                values = [PARAMS[n] for n in names]
-                bound = "\n".join(r[0] for r in conn.execute("EXPLAIN " + re.sub(r"\$(\d+)", lambda m: f"%(p{m[1]})s", positional),
-                                                              {f"p{k + 1}": v for k, v in enumerate(values)}))
-                _check_pg_plan(name, bound, left, index)
-                # the plan a prepared statement settles on after five runs, when it is no dearer than theirs
-                types = ", ".join("float8" if isinstance(v, float) else "int" if isinstance(v, int) else "text" for v in values)
-                conn.execute(f"PREPARE q{i} {f'({types}) ' if types else ''}AS {positional}")
-                conn.execute("SET plan_cache_mode = force_generic_plan")
-                literal = ", ".join(repr(v) if not isinstance(v, str) else f"'{v}'" for v in values)
-                generic = "\n".join(r[0] for r in conn.execute(f"EXPLAIN EXECUTE q{i}{f' ({literal})' if literal else ''}"))
-                conn.execute("RESET plan_cache_mode")
-                _check_pg_plan(f"{name} (generic)", generic, left, index)
+            check_pg_plans(conn, statements())
     finally:
         store.close()
         with psycopg.connect(PG, autocommit=True) as admin:
