@@ -200,7 +200,7 @@ def _run(seed: int, bootstrap: int) -> dict[str, dict[str, Any]]:
             results = study.results(f"dry-run/{kind}")
             exclusion = read_json(dry_run_dir(study, kind) / "exclusion.json")
             g = results.criteria["grammaticality"]
-            alpha = next(a for a in g.agreement if a["measure"] == "krippendorff")
+            alpha = next(a for a in g.agreement if a.measure == "krippendorff")
             out[kind] = {"H": g.omnibus.estimate, "p": g.omnibus.p_value, "alpha": alpha.estimate,
                          "alpha_ci": (alpha.ci_low, alpha.ci_high), "test": g.omnibus.method,
                          "family": g.family, "n": g.judgements,
