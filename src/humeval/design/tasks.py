@@ -22,13 +22,17 @@ __all__ = ["FAMILIES", "ParticipantList", "Task", "build_tasks", "criterion_grou
 FAMILIES = {"likert": "single", "magnitude": "single", "slider": "single", "esa": "single", "2afc": "pair", "rankme": "multi"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Task:
     """One unit of work: an item, the systems whose outputs are shown, the criteria asked.
 
     ``kind`` is ``task`` for a real task, ``attention`` for an attention check (with the
     ``expected`` answer and the check ``text`` shown in place of an output), or
     ``repeat`` for a repeated task (``repeat_of`` names the original).
+
+    The design writes tasks, the store reads them back (:class:`humeval.store.context.Tasks`, which makes them
+    on demand: a study of 100,000 items has 600,000 tasks, hence the slots). ``seq`` is the task's row number in
+    the store (-1: not from a store); not part of the task's JSON, nor of its equality.
     """
 
     task_id: str
@@ -41,6 +45,7 @@ class Task:
     text: str = ""
     repeat_of: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    seq: int = field(default=-1, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         data = {"task_id": self.task_id, "item_id": self.item_id, "systems": list(self.systems),

@@ -6,7 +6,7 @@ Public API: :class:`Store` (open, prepare, enter, next_assignment, submit, reads
 """
 
 from humeval.store.engine import database_url
-from humeval.store.records import AssignmentView, Progress, StoredJudgement, TaskInfo
+from humeval.store.records import AssignmentView, Progress, StoredJudgement
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
 from humeval.store.submit import SubmitResult
@@ -18,6 +18,5 @@ __all__ = [
     "Store",
     "StoredJudgement",
     "SubmitResult",
-    "TaskInfo",
     "database_url",
 ]

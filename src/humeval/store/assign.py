@@ -34,6 +34,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, insert, select
 
+from humeval.design.tasks import Task
 from humeval.store import schema as s
 from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.lease import EVENT, TAKE, end_lease
@@ -48,7 +49,7 @@ from humeval.store.live import (
     settle_abandoned,
 )
 from humeval.store.participants import TOUCH
-from humeval.store.records import AssignmentView, Progress, TaskInfo
+from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Rows, Sql, Step, sql_of
 
@@ -61,7 +62,7 @@ FIRST_LEASES = 2
 _CANDIDATES = 16
 
 
-def display_order(ctx: StoreContext, participant_id: str, task: TaskInfo) -> tuple[str, ...]:
+def display_order(ctx: StoreContext, participant_id: str, task: Task) -> tuple[str, ...]:
     """The systems in display order: a seeded shuffle per (study seed, participant, task)."""
     systems = list(task.systems)
     if ctx.protocol.presentation.randomise_order and len(systems) > 1:

@@ -12,6 +12,7 @@ comparisons come from the one resolver, :func:`humeval.protocol.comparisons.watc
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import hmac
 import json
@@ -26,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select
 
+from humeval.design.tasks import Task
 from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_tasks
 from humeval.protocol.models import Protocol
 from humeval.store import schema as s
-from humeval.store.records import TASK_COLUMNS, TaskInfo
 
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
@@ -52,11 +53,22 @@ LIST_HOLD_SLACK = 60.0
 RENEW_LIST = "UPDATE lists SET expires_at = :hold WHERE list_id = :l AND COALESCE(expires_at, 0) < :renew"
 
 
-class Tasks(Mapping[str, TaskInfo]):
+#: the ``tasks`` columns :class:`Tasks` reads, in its order
+TASK_COLUMNS = ("task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of", "seq")
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(encoded: str) -> tuple[str, ...]:
+    """A JSON list of names as a tuple (systems and criteria repeat across tasks: decoded once)."""
+    return tuple(json.loads(encoded))
+
+
+class Tasks(Mapping[str, Task]):
     """Every task of the store by id (and by ``seq``: :meth:`by_seq`), held compactly: per task its id, its item
     (one string per item) and the index of its shape (systems, criteria, family, kind, expected answer, text,
-    repeat: shared by the tasks that differ only in item). A :class:`TaskInfo` is made when asked for; the last
-    ones made are kept, so that the same task asked for twice meanwhile is the same object.
+    repeat: shared by the tasks that differ only in item). A :class:`~humeval.design.tasks.Task` (with its
+    ``seq``) is made when asked for; the last ones made are kept, so that the same task asked for twice meanwhile
+    is the same object.
 
     A study of 100,000 items x 3 systems has 600,000 tasks: held as tuples of their own, they took 160 MB of
     every server process; held so, 90 MB. A task's fixed part never changes once seeded (a re-run adds tasks:
@@ -75,8 +87,8 @@ class Tasks(Mapping[str, TaskInfo]):
             key = (systems, criteria, family, kind, expected, text or "", repeat_of or "")
             if (k := shapes.get(key)) is None:
                 k = shapes[key] = len(self._shapes)
-                t = TaskInfo.from_row(("", "", *key, -1))
-                self._shapes.append((t.systems, t.criteria, t.family, t.kind, t.expected, t.text, t.repeat_of))
+                self._shapes.append((_names(systems), _names(criteria), family, kind,
+                                     json.loads(expected) if expected != "null" else None, text or "", repeat_of or ""))
             if seq >= len(self._ids):
                 grow = seq + 1 - len(self._ids)
                 self._ids.extend([None] * grow)
@@ -84,14 +96,14 @@ class Tasks(Mapping[str, TaskInfo]):
                 self._shape.extend([0] * grow)
             self._ids[seq], self._items[seq], self._shape[seq] = task_id, intern(item_id), k
             self._seq[task_id] = seq
-        self._made: dict[int, TaskInfo] = {}
+        self._made: dict[int, Task] = {}
 
     @property
     def seqs(self) -> int:
         """One more than the highest ``seq``."""
         return len(self._ids)
 
-    def by_seq(self, seq: int) -> TaskInfo | None:
+    def by_seq(self, seq: int) -> Task | None:
         """The task numbered ``seq``, or None."""
         if (made := self._made.get(seq)) is not None:
             return made
@@ -99,10 +111,10 @@ class Tasks(Mapping[str, TaskInfo]):
             return None
         if len(self._made) >= self.size:
             self._made = {}  # the ones made last are kept: a new window (a dict replaced whole: no lock needed)
-        made = self._made[seq] = TaskInfo(task_id, self._items[seq], *self._shapes[self._shape[seq]], seq)
+        made = self._made[seq] = Task(task_id, self._items[seq], *self._shapes[self._shape[seq]], seq=seq)
         return made
 
-    def __getitem__(self, task_id: str) -> TaskInfo:
+    def __getitem__(self, task_id: str) -> Task:
         task = self.by_seq(self._seq[task_id])
         assert task is not None
         return task
@@ -234,7 +246,7 @@ class StoreContext:
         renew = now + seconds
         return {"renew": renew, "hold": renew + min(LIST_HOLD_SLACK, seconds / 10)}
 
-    def assignment_id(self, task: TaskInfo, token: str) -> str:
+    def assignment_id(self, task: Task, token: str) -> str:
         """A new assignment's id: a random token (hex) followed by the task's ``seq`` hidden under a pad that only
         the store's secret and the token give (:meth:`task_of` reads it back).
 
@@ -249,7 +261,7 @@ class StoreContext:
         digest = hmac.new(self.secret, b"assignment|" + token.encode(), hashlib.sha256).digest()
         return int.from_bytes(digest[:4], "big")
 
-    def task_of(self, assignment_id: str) -> TaskInfo | None:
+    def task_of(self, assignment_id: str) -> Task | None:
         """The task an assignment id names (a submit validates its values before reading the store);
         None for an id without one. The id is only a hint: the store's row is what counts.
         Ids of an earlier format (``<token>.<seq>``, leased before an upgrade) are read too."""

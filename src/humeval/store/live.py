@@ -44,13 +44,13 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, insert, select, update
 
+from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import StoreError
 from humeval.protocol.comparisons import Comparison
 from humeval.protocol.models import Protocol, TwoAFC
 from humeval.store import schema as s
 from humeval.store.context import StoreContext
 from humeval.store.lease import EVENT, end_lease
-from humeval.store.records import TaskInfo
 from humeval.store.sql import Sql, sql_of
 
 __all__ = [
@@ -86,7 +86,7 @@ def vote_of(choice: str, display: Sequence[str], system_a: str) -> int | None:
     return int(TwoAFC.winner(choice, display[0], display[1]) == system_a)
 
 
-def after_judgement(conn: Connection, ctx: StoreContext, task: TaskInfo, values: dict[str, Any], now: float) -> None:
+def after_judgement(conn: Connection, ctx: StoreContext, task: Task, values: dict[str, Any], now: float) -> None:
     """After a first judgement of a pair task: pool strategies raise the cap or queue the task's label."""
     if ctx.strategy is None:
         return  # list: the participant's outcomes are fed when they are settled
@@ -124,7 +124,7 @@ _QUEUED = "SELECT 1 FROM pending WHERE comparison = :c AND task_id = :t"
 _FED = "INSERT INTO fed (comparison, assignment_id, seq, at) VALUES (:c, :aid, :seq, :now)"
 
 
-def _votes(conn: Connection, task: TaskInfo, criteria: list[str]) -> tuple[dict[str, list[int]], list[tuple[str, str]]]:
+def _votes(conn: Connection, task: Task, criteria: list[str]) -> tuple[dict[str, list[int]], list[tuple[str, str]]]:
     j = s.judgements.c
     rows = conn.execute(
         select(j.display, j["values"], j.assignment_id, j.participant_id)
@@ -731,7 +731,6 @@ def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], 
     if not protocol.exclusion or not judgements:
         return False, set(), ""
     # the exclude stage's own rules, on columns (no pandas): loaded when the first participant is settled
-    from humeval.design.tasks import ParticipantList, Task
     from humeval.judgements import JUDGEMENT_COLUMNS
     from humeval.judgements.exclusion import exclusion_rows
     from humeval.store.reads import long_rows
@@ -740,8 +739,7 @@ def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], 
     table = {c: [r.get(c) for r in rows] for c in JUDGEMENT_COLUMNS}
     done = {j["task_id"] for j in judgements}
     checks = [ctx.tasks[t] for t in sorted(done) if ctx.tasks[t].kind != "task"]
-    lists = [ParticipantList("store", 0, [Task(t.task_id, t.item_id, t.systems, t.criteria, t.family, t.kind,
-                                                t.expected, t.text, t.repeat_of) for t in checks])]
+    lists = [ParticipantList("store", 0, checks)]
     found = exclusion_rows(table, protocol, lists)
     people = [r for r in found if r["scope"] == "participant"]
     keys = {(r["task_id"], r["criterion"]) for r in found if r["scope"] == "judgement"}

@@ -2,45 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-import json
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
-__all__ = ["AssignmentView", "Progress", "StoredJudgement", "TaskInfo"]
+from humeval.design.tasks import Task
 
-
-@functools.lru_cache(maxsize=4096)
-def _names(encoded: str) -> tuple[str, ...]:
-    """A JSON list of names as a tuple (systems and criteria repeat across tasks: decoded once)."""
-    return tuple(json.loads(encoded))
-
-
-class TaskInfo(NamedTuple):
-    """The fixed part of a task (cached per process: a tuple, as a large study holds 600,000 of them)."""
-
-    task_id: str
-    item_id: str
-    systems: tuple[str, ...]
-    criteria: tuple[str, ...]
-    family: str
-    kind: str
-    expected: Any
-    text: str
-    repeat_of: str = ""
-    #: the task's row number in the store (-1: not from a store)
-    seq: int = -1
-
-    @classmethod
-    def from_row(cls, row: Any) -> TaskInfo:
-        """From a ``tasks`` row (or a tuple of :data:`TASK_COLUMNS`, in that order)."""
-        task_id, item_id, systems, criteria, family, kind, expected, text, repeat_of, seq = row
-        return cls(task_id, item_id, _names(systems), _names(criteria), family, kind,
-                   json.loads(expected) if expected != "null" else None, text, repeat_of or "", seq)
-
-
-#: the ``tasks`` columns :meth:`TaskInfo.from_row` reads, in its order
-TASK_COLUMNS = ("task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of", "seq")
+__all__ = ["AssignmentView", "Progress", "StoredJudgement"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +37,7 @@ class AssignmentView:
     """An assignment as served: the task and its outputs in display order (system names hidden)."""
 
     assignment_id: str
-    task: TaskInfo
+    task: Task
     display: tuple[str, ...]
     expires_at: float
     progress: Progress

@@ -26,11 +26,12 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from humeval.design.tasks import Task
 from humeval.store.assign import holds, next_assignment, take
 from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.live import after_judgement, is_settled
 from humeval.store.participants import TOUCH
-from humeval.store.records import AssignmentView, Progress, StoredJudgement, TaskInfo
+from humeval.store.records import AssignmentView, Progress, StoredJudgement
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Rows, Step, sql_of
 from humeval.store.values import check_comment, check_values
@@ -184,7 +185,7 @@ def _next(conn: Connection, ctx: StoreContext, participant_id: str, **batch: Any
         return None
 
 
-def _checked(ctx: StoreContext, task: TaskInfo, display: list[str] | tuple[str, ...], values: Any) -> Any:
+def _checked(ctx: StoreContext, task: Task, display: list[str] | tuple[str, ...], values: Any) -> Any:
     """The values validated for the task as shown (ESA spans against each output's length)."""
     lengths = [len(ctx.texts.get((task.item_id, system), ("",))[0]) for system in display] if task.kind != "attention" else None
     return check_values(ctx.protocol, task.criteria, len(display), values, lengths)
