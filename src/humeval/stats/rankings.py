@@ -660,6 +660,9 @@ def _ts_draw_margin(draw_probability: float, beta: float) -> float:
     return -math.sqrt(2) * erfcinv * math.sqrt(2) * beta
 
 
+_TRUESKILL_BLOCK = 2_000_000  # battle indices (samples x battles) played together: ~100 MB of working arrays at peak
+
+
 def _trueskill_step(
     mu_w: np.ndarray, var_w: np.ndarray, mu_l: np.ndarray, var_l: np.ndarray, drawn: np.ndarray,
     *, beta: float, tau: float, margin: float,
@@ -754,7 +757,7 @@ def trueskill_ranking(
 
     Cost: ``n_battles`` sequential steps, each a few array operations over the full-data order and the
     ``n_boot`` bootstrap samples together (vectorised across samples; about 0.1 s for 1,000 battles
-    and 1,000 samples), in blocks of samples holding a few million battle indices.
+    and 1,000 samples), in blocks of samples holding up to two million battle indices.
 
     Reference: Herbrich, R., Minka, T. & Graepel, T. (2006). TrueSkill. NIPS 19.
 
@@ -790,7 +793,7 @@ def trueskill_ranking(
     n = a.size
     # the full-data order, then each bootstrap sample's indices, drawn in that order (one (m, n) draw is the same
     # stream as m draws of n); played in blocks of samples to bound memory
-    block = max(1, 4_000_000 // n)
+    block = max(1, _TRUESKILL_BLOCK // n)
     first = np.vstack([rng.permutation(n), rng.integers(0, n, (min(block, n_boot), n))])
     mu_first, sigma_first = _trueskill_replay(first, a, b, outcome, k, **params)
     mus, sigmas = mu_first[0], sigma_first[0]
