@@ -756,8 +756,8 @@ def trueskill_ranking(
     side of the full-data mu).
 
     Cost: ``n_battles`` sequential steps, each a few array operations over the full-data order and the
-    ``n_boot`` bootstrap samples together (vectorised across samples; about 0.1 s for 1,000 battles
-    and 1,000 samples), in blocks of samples holding up to two million battle indices.
+    ``n_boot`` bootstrap samples together (vectorised across samples; about 0.2 s for 1,000 battles
+    and 1,000 samples on a loaded 2-core machine), in blocks of samples holding up to two million battle indices.
 
     Reference: Herbrich, R., Minka, T. & Graepel, T. (2006). TrueSkill. NIPS 19.
 

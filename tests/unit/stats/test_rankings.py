@@ -12,13 +12,13 @@ import statsmodels.api as sm
 import trueskill
 
 from humeval.errors import DataError
-from humeval.stats import rankings
 from humeval.stats import (
     battles_from_scores,
     bradley_terry,
     elo,
     paired_bootstrap,
     rank_by_scores,
+    rankings,
     read_battles,
     trueskill_ranking,
     write_battles,
