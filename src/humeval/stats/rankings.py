@@ -646,18 +646,14 @@ def _ts_pdf(x: np.ndarray) -> np.ndarray:
 def _ts_draw_margin(draw_probability: float, beta: float) -> float:
     """The package's ``calc_draw_margin(p, 2)``: ``ppf((p + 1) / 2) * sqrt(2) * beta``, its ppf inverting its erfc
     (a rational first guess and two Newton steps)."""
-    y = 2 * ((draw_probability + 1) / 2.0)  # erfcinv's argument, in [1, 2) for p in [0, 1)
-    if y >= 2:
-        erfcinv = -100.0
-    else:
-        y = 2 - y
-        t = math.sqrt(-2 * math.log(y / 2.0))
-        x = -0.70711 * ((2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481)) - t)
-        for _ in range(2):
-            err = float(_ts_erfc(np.float64(x))) - y
-            x += err / (1.12837916709551257 * math.exp(-(x**2)) - x * err)
-        erfcinv = -x
-    return -math.sqrt(2) * erfcinv * math.sqrt(2) * beta
+    # erfcinv(y) for y = 2 (p + 1) / 2 in [1, 2) (p in [0, 1)): the package's branch for y >= 1, which inverts at 2 - y
+    y = 2 - 2 * ((draw_probability + 1) / 2.0)
+    t = math.sqrt(-2 * math.log(y / 2.0))
+    x = -0.70711 * ((2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481)) - t)
+    for _ in range(2):
+        err = float(_ts_erfc(np.float64(x))) - y
+        x += err / (1.12837916709551257 * math.exp(-(x**2)) - x * err)
+    return -math.sqrt(2) * -x * math.sqrt(2) * beta
 
 
 _TRUESKILL_BLOCK = 2_000_000  # battle indices (samples x battles) played together: ~100 MB of working arrays at peak

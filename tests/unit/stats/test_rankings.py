@@ -197,6 +197,17 @@ def test_trueskill_replay_equals_a_direct_rate_1vs1_loop(seed: int, draw_probabi
         np.testing.assert_allclose(sigma_row, [r.sigma for r in ratings], rtol=0, atol=1e-10)
 
 
+def test_trueskill_step_refuses_an_update_the_package_cannot_compute() -> None:
+    # a win by a player rated 1,000 below the loser: the package's cdf underflows to 0 and it raises
+    env = trueskill.TrueSkill(mu=0.0, sigma=1.0, beta=0.5, tau=0.01, draw_probability=0.1, backend=None)
+    with pytest.raises(FloatingPointError):
+        trueskill.rate_1vs1(env.create_rating(0.0), env.create_rating(1000.0), env=env)
+    one = np.ones(2)
+    with pytest.raises(DataError, match="underflowed"):
+        rankings._trueskill_step(np.array([0.0, 0.0]), one, np.array([0.0, 1000.0]), one, np.zeros(2, bool),
+                                 beta=0.5, tau=0.01, margin=rankings._ts_draw_margin(0.1, 0.5))
+
+
 # computed with the former implementation (one trueskill.rate_1vs1 call per battle and sample, commit 3b93873):
 # the vectorised one must give the same ratings for the same seed (the same random stream) and the same rank ranges
 _TRUESKILL_BEFORE = [
