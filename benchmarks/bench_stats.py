@@ -56,12 +56,40 @@ def battles(n: int, k: int, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winner})
 
 
+def trueskill_package_loop(log: pd.DataFrame, n_boot: int, seed: int) -> np.ndarray:
+    """The former ``trueskill_ranking`` core: one ``trueskill.rate_1vs1`` call per battle and sample, the same random
+    stream (a permutation, then each sample's indices). Returns the mus, full data first then each sample."""
+    import trueskill
+
+    systems = sorted(set(log["model_a"]) | set(log["model_b"]))
+    code = {s: i for i, s in enumerate(systems)}
+    a, b = log["model_a"].map(code).to_numpy(), log["model_b"].map(code).to_numpy()
+    outcome = np.where(log["winner"] == "model_a", 1.0, np.where(log["winner"] == "model_b", 0.0, 0.5))
+    sigma, ties = 25 / 3, float((outcome == 0.5).mean())
+    env = trueskill.TrueSkill(mu=25.0, sigma=sigma, beta=sigma / 2, tau=sigma / 100,
+                              draw_probability=min(max(ties, 0.01), 0.99), backend=None)
+    rng = np.random.default_rng(seed)
+    out = []
+    for rep in range(n_boot + 1):
+        idx = rng.permutation(a.size) if rep == 0 else rng.integers(0, a.size, a.size)
+        ratings = [env.create_rating() for _ in systems]
+        for t in idx:
+            i, j = (b[t], a[t]) if outcome[t] == 0.0 else (a[t], b[t])
+            ratings[i], ratings[j] = trueskill.rate_1vs1(ratings[i], ratings[j], drawn=bool(outcome[t] == 0.5),
+                                                         env=env)
+        out.append([r.mu for r in ratings])
+    return np.array(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--raters", type=int, default=5)
     parser.add_argument("--boot", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--trueskill-loop-boot", type=int, default=100,
+                        help="largest n_boot timed with the former package loop (about 80 ms per sample of 1,000 "
+                             "battles)")
     args = parser.parse_args()
     try:
         import krippendorff  # GPL oracle, optional
@@ -149,9 +177,15 @@ def main() -> None:
     )
     t, _ = best(lambda: hs.elo(log, n_boot=100, seed=0), 1)
     print(f"elo 50k battles, 100 bootstrap orders (vectorised over samples): {t:.2f} s")
-    small_log = log.iloc[:900]
-    t, _ = best(lambda: hs.trueskill_ranking(small_log, n_boot=20, seed=0), 1)
-    print(f"trueskill 900 battles, 20 bootstrap samples (package, sequential): {t:.2f} s")
+    three = battles(1000, 3, seed=1)
+    for n_boot in (100, 1000):
+        t, res = best(lambda n_boot=n_boot: hs.trueskill_ranking(three, n_boot=n_boot, seed=0), args.repeat)
+        line = f"trueskill 1,000 battles, 3 systems, {n_boot} bootstrap samples: vectorised {t:.3f} s"
+        if n_boot <= args.trueskill_loop_boot:
+            t_loop, mus = best(lambda n_boot=n_boot: trueskill_package_loop(three, n_boot, 0), 1)
+            diff = max(abs(e.estimate - mus[0][int(name[1:])]) for name, e in zip(res.systems, res.scores))
+            line += f", package loop {t_loop:.2f} s ({t_loop / t:.0f}x), max |mu diff| {diff:.1e}"
+        print(line)
 
 
 if __name__ == "__main__":

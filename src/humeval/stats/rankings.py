@@ -10,6 +10,7 @@ best rank it can claim, ``rank_high`` = worst) from which clusters like "1.-2. A
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -616,6 +617,111 @@ def elo(
 
 # --------------------------------------------------------------------------- TrueSkill
 
+# the ``trueskill`` package's own normal distribution (its ``backend=None``): Numerical Recipes' erfc fit (relative
+# error < 1.2e-7), the pdf, and the ppf as the inverse of that erfc. Ratings are computed with it (not with the exact
+# erfc) so that they equal the package's to rounding.
+_ERFC_FIT = (0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
+             1.00002368)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+def _ts_erfc(x: np.ndarray) -> np.ndarray:
+    z = np.abs(x)
+    t = 1.0 / (1.0 + z / 2.0)
+    poly = _ERFC_FIT[0]
+    for c in _ERFC_FIT[1:]:
+        poly = c + t * poly
+    r = t * np.exp(-z * z - 1.26551223 + t * poly)
+    return np.where(x < 0, 2.0 - r, r)
+
+
+def _ts_cdf(x: np.ndarray) -> np.ndarray:
+    return 0.5 * _ts_erfc(-x / math.sqrt(2))
+
+
+def _ts_pdf(x: np.ndarray) -> np.ndarray:
+    return _INV_SQRT_2PI * np.exp(-(x**2 / 2))
+
+
+def _ts_draw_margin(draw_probability: float, beta: float) -> float:
+    """The package's ``calc_draw_margin(p, 2)``: ``ppf((p + 1) / 2) * sqrt(2) * beta``, its ppf inverting its erfc
+    (a rational first guess and two Newton steps)."""
+    # erfcinv(y) for y = 2 (p + 1) / 2 in [1, 2) (p in [0, 1)): the package's branch for y >= 1, which inverts at 2 - y
+    y = 2 - 2 * ((draw_probability + 1) / 2.0)
+    t = math.sqrt(-2 * math.log(y / 2.0))
+    x = -0.70711 * ((2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481)) - t)
+    for _ in range(2):
+        err = float(_ts_erfc(np.float64(x))) - y
+        x += err / (1.12837916709551257 * math.exp(-(x**2)) - x * err)
+    return -math.sqrt(2) * -x * math.sqrt(2) * beta
+
+
+_TRUESKILL_BLOCK = 2_000_000  # battle indices (samples x battles) played together: ~100 MB of working arrays at peak
+
+
+def _trueskill_step(
+    mu_w: np.ndarray, var_w: np.ndarray, mu_l: np.ndarray, var_l: np.ndarray, drawn: np.ndarray,
+    *, beta: float, tau: float, margin: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One two-player TrueSkill game per element (``trueskill.rate_1vs1(winner, loser, drawn)``), elementwise.
+
+    The closed form of the package's factor graph for two players: each variance first grows by the dynamics
+    ``tau**2``; with ``c**2 = var_w + var_l + 2 beta**2``, ``x = (mu_w - mu_l) / c`` and ``e = margin / c``, the
+    truncated-Gaussian corrections ``v`` and ``w`` (``v_win``/``w_win``, or ``v_draw``/``w_draw`` for a tie) move
+    ``mu_w += var_w / c * v``, ``mu_l -= var_l / c * v`` and scale each variance by ``1 - var / c**2 * w``.
+    Returns the new ``mu_w, var_w, mu_l, var_l``.
+    """
+    var_w = var_w + tau**2
+    var_l = var_l + tau**2
+    c2 = var_w + var_l + 2 * beta**2
+    c = np.sqrt(c2)
+    x = (mu_w - mu_l) / c
+    e = margin / c
+    ax = np.abs(x)
+    # one erfc and one exp over the three points: x - e (a win), e - |x| and -e - |x| (a draw's interval)
+    pts = np.stack([x - e, e - ax, -e - ax])
+    cdf, pdf = _ts_cdf(pts), _ts_pdf(pts)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v_win = np.where(cdf[0] != 0, pdf[0] / cdf[0], -pts[0])
+        w_win = v_win * (v_win + pts[0])
+        den = cdf[1] - cdf[2]
+        v_abs = np.where(den != 0, (pdf[2] - pdf[1]) / den, pts[1])
+        w_draw = v_abs**2 + (pts[1] * pdf[1] - pts[2] * pdf[2]) / den
+    v = np.where(drawn, np.where(x < 0, -v_abs, v_abs), v_win)
+    w = np.where(drawn, w_draw, w_win)
+    bad = np.where(drawn, den == 0, ~((w > 0) & (w < 1)))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise DataError(
+            f"trueskill_ranking: a rating update underflowed (winner mu {float(mu_w[i])!r}, loser mu "
+            f"{float(mu_l[i])!r}, drawn={bool(drawn[i])}): the ratings are too far apart for the package's "
+            "float64 normal distribution; use a larger sigma"
+        )
+    return mu_w + var_w / c * v, var_w * (1 - var_w / c2 * w), mu_l - var_l / c * v, var_l * (1 - var_l / c2 * w)
+
+
+def _trueskill_replay(
+    rows: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, k: int,
+    *, mu: float, sigma: float, beta: float, tau: float, margin: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """TrueSkill ratings (mu, sigma; each ``(len(rows), k)``) after playing, for each row of ``rows``, the battles
+    it indexes in its order. All rows advance one battle per step together: the loop is over battle positions
+    (TrueSkill is sequential), each step a few array operations over the rows."""
+    r, n = rows.shape
+    mus = np.full(r * k, float(mu))
+    var = np.full(r * k, float(sigma) ** 2)
+    base = (np.arange(r, dtype=np.int64) * k)[:, None]
+    a_wins = outcome[rows] != 0.0  # a is the winner unless b won (a tie keeps a first, as rate_1vs1(a, b, True))
+    win = (base + np.where(a_wins, a[rows], b[rows])).T.copy()  # (n, r): flat index of each row's winner per step
+    lose = (base + np.where(a_wins, b[rows], a[rows])).T.copy()
+    drawn = (outcome[rows] == 0.5).T.copy()
+    for t in range(n):
+        w, lo = win[t], lose[t]
+        mus[w], var[w], mus[lo], var[lo] = _trueskill_step(
+            mus[w], var[w], mus[lo], var[lo], drawn[t], beta=beta, tau=tau, margin=margin
+        )
+    return mus.reshape(r, k), np.sqrt(var).reshape(r, k)
+
 
 def trueskill_ranking(
     battles: pd.DataFrame,
@@ -627,9 +733,10 @@ def trueskill_ranking(
     mu: float = 25.0,
     sigma: float = 25.0 / 3.0,
 ) -> Ranking:
-    r"""TrueSkill ratings (the ``trueskill`` package) from win/loss/tie battles, with rank ranges.
+    r"""TrueSkill ratings from win/loss/tie battles, with rank ranges.
 
-    Each battle is one ``trueskill.rate_1vs1`` update (a tie is ``drawn=True``); battles are processed
+    Each battle is one two-player TrueSkill update (what ``trueskill.rate_1vs1`` computes, a tie being
+    ``drawn=True``, with beta = sigma / 2 and dynamics tau = sigma / 100); battles are processed
     in an order shuffled with ``seed`` (TrueSkill is order dependent). ``draw_probability``
     defaults to the observed share of ties (clipped to [0.01, 0.99]). Following WMT
     (Sakaguchi et al. 2014; Bojar et al. 2016), significance comes from ``n_boot`` bootstrap
@@ -644,13 +751,16 @@ def trueskill_ranking(
     order dependent and shrunk towards the prior, so the resampled mus can lie almost entirely on one
     side of the full-data mu).
 
-    Cost: a Python loop over battles (the package updates one battle at a time), i.e.
-    ``(n_boot + 1) * n_battles`` updates.
+    Cost: ``n_battles`` sequential steps, each a few array operations over the full-data order and the
+    ``n_boot`` bootstrap samples together (vectorised across samples; about 0.2 s for 1,000 battles
+    and 1,000 samples on a loaded 2-core machine), in blocks of samples holding up to two million battle indices.
 
     Reference: Herbrich, R., Minka, T. & Graepel, T. (2006). TrueSkill. NIPS 19.
 
-    Checked against: the ``trueskill`` package itself for the update (1e-12 against a direct
-    ``rate_1vs1`` loop), and rank ranges on data with a known order.
+    Checked against: the ``trueskill`` package (``backend=None``, whose erfc approximation this uses):
+    1e-10 against a direct ``rate_1vs1`` loop on wins, losses and ties at several draw probabilities;
+    the same mus, sigmas and rank ranges as the former per-battle package loop for the same seed; rank
+    ranges on data with a known order.
 
     Examples:
         >>> import pandas as pd
@@ -661,8 +771,6 @@ def trueskill_ranking(
         >>> ranking.systems  # each system beat every system after it
         ('A', 'B', 'C')
     """
-    import trueskill  # imported here: only this function needs it
-
     systems, a, b, outcome = _encode(battles)
     k = len(systems)
     n_boot = check_n_boot(n_boot)
@@ -674,28 +782,22 @@ def trueskill_ranking(
         raise DataError(
             f"trueskill_ranking: draw_probability must be in [0, 1), got {draw_probability!r}"
         )
-    env = trueskill.TrueSkill(
-        mu=mu,
-        sigma=sigma,
-        beta=sigma / 2,
-        tau=sigma / 100,
-        draw_probability=draw_probability,
-        backend=None,
-    )
+    beta = sigma / 2
+    params = {"mu": mu, "sigma": sigma, "beta": beta, "tau": sigma / 100,
+              "margin": _ts_draw_margin(draw_probability, beta)}
     rng = as_generator(seed)
-
-    def run(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        ratings = [env.create_rating() for _ in range(k)]
-        for t in idx:
-            i, j, s = a[t], b[t], outcome[t]
-            if s == 0.0:
-                i, j = j, i
-            ratings[i], ratings[j] = trueskill.rate_1vs1(
-                ratings[i], ratings[j], drawn=bool(s == 0.5), env=env
-            )
-        return np.array([r.mu for r in ratings]), np.array([r.sigma for r in ratings])
-
-    mus, sigmas = run(rng.permutation(a.size))
+    n = a.size
+    # the full-data order, then each bootstrap sample's indices, drawn in that order (one (m, n) draw is the same
+    # stream as m draws of n); played in blocks of samples to bound memory
+    block = max(1, _TRUESKILL_BLOCK // n)
+    first = np.vstack([rng.permutation(n), rng.integers(0, n, (min(block, n_boot), n))])
+    mu_first, sigma_first = _trueskill_replay(first, a, b, outcome, k, **params)
+    mus, sigmas = mu_first[0], sigma_first[0]
+    parts, done = [mu_first[1:]], first.shape[0] - 1
+    while done < n_boot:
+        rows = rng.integers(0, n, (min(block, n_boot - done), n))
+        parts.append(_trueskill_replay(rows, a, b, outcome, k, **params)[0])
+        done += rows.shape[0]
     lo = np.full(k, np.nan)
     hi = np.full(k, np.nan)
     rank_lo_sys = rank_hi_sys = None
@@ -704,9 +806,7 @@ def trueskill_ranking(
     z = NormalDist().inv_cdf(1 - (1 - confidence_level) / 2)
     lo, hi = mus - z * sigmas, mus + z * sigmas
     if n_boot:
-        boot_mu = np.empty((n_boot, k))
-        for rep in range(n_boot):
-            boot_mu[rep] = run(rng.integers(0, a.size, a.size))[0]
+        boot_mu = np.concatenate(parts)
         tail = (1 - confidence_level) / 2 * 100
         ranks = (-boot_mu).argsort(axis=1).argsort(axis=1) + 1
         rank_lo_sys = np.floor(np.percentile(ranks, tail, axis=0, method="lower")).astype(int)

@@ -18,6 +18,7 @@ from humeval.stats import (
     elo,
     paired_bootstrap,
     rank_by_scores,
+    rankings,
     read_battles,
     trueskill_ranking,
     write_battles,
@@ -161,6 +162,86 @@ def test_trueskill_matches_direct_package_loop_and_orders_known_skills() -> None
     boot = trueskill_ranking(_battles(5, n=200), n_boot=20, seed=1)
     assert boot.rank_range("sys0")[0] == 1
     assert all(lo <= hi for lo, hi in zip(boot.rank_low, boot.rank_high, strict=True))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("draw_probability", [0.0, 0.01, 0.1, 0.5, 0.9])
+def test_trueskill_replay_equals_a_direct_rate_1vs1_loop(seed: int, draw_probability: float) -> None:
+    # wins, losses and ties in several orders (rows), each row against the package played one battle at a time.
+    # With draw_probability 0 the draw margin is ~1e-8 (the package's ppf(0.5)), and a tie's update divides by the
+    # difference of two nearly equal cdfs: ill-conditioned in both implementations, so that case has no ties
+    rng = np.random.default_rng(seed)
+    k, n = 5, 150
+    a = rng.integers(0, k, n).astype(np.int32)
+    b = ((a + rng.integers(1, k, n)) % k).astype(np.int32)
+    tie_share = 0.2 if draw_probability else 0.0
+    outcome = rng.choice([0.0, 0.5, 1.0], size=n, p=[0.5 - tie_share / 2, tie_share, 0.5 - tie_share / 2])
+    rows = np.vstack([rng.permutation(n), rng.integers(0, n, (3, n))])
+    sigma = 25 / 3
+    env = trueskill.TrueSkill(
+        mu=25.0, sigma=sigma, beta=sigma / 2, tau=sigma / 100, draw_probability=draw_probability, backend=None
+    )
+    margin = rankings._ts_draw_margin(draw_probability, sigma / 2)
+    assert margin == pytest.approx(trueskill.calc_draw_margin(draw_probability, 2, env), rel=1e-14, abs=1e-300)
+    mus, sigmas = rankings._trueskill_replay(
+        rows, a, b, outcome, k, mu=25.0, sigma=sigma, beta=sigma / 2, tau=sigma / 100, margin=margin
+    )
+    for row, mu_row, sigma_row in zip(rows, mus, sigmas, strict=True):
+        ratings = [env.create_rating() for _ in range(k)]
+        for t in row:
+            i, j = (b[t], a[t]) if outcome[t] == 0.0 else (a[t], b[t])
+            ratings[i], ratings[j] = trueskill.rate_1vs1(
+                ratings[i], ratings[j], drawn=bool(outcome[t] == 0.5), env=env
+            )
+        np.testing.assert_allclose(mu_row, [r.mu for r in ratings], rtol=0, atol=1e-10)
+        np.testing.assert_allclose(sigma_row, [r.sigma for r in ratings], rtol=0, atol=1e-10)
+
+
+def test_trueskill_step_refuses_an_update_the_package_cannot_compute() -> None:
+    # a win by a player rated 1,000 below the loser: the package's cdf underflows to 0 and it raises
+    env = trueskill.TrueSkill(mu=0.0, sigma=1.0, beta=0.5, tau=0.01, draw_probability=0.1, backend=None)
+    with pytest.raises(FloatingPointError):
+        trueskill.rate_1vs1(env.create_rating(0.0), env.create_rating(1000.0), env=env)
+    one = np.ones(2)
+    with pytest.raises(DataError, match="underflowed"):
+        rankings._trueskill_step(np.array([0.0, 0.0]), one, np.array([0.0, 1000.0]), one, np.zeros(2, bool),
+                                 beta=0.5, tau=0.01, margin=rankings._ts_draw_margin(0.1, 0.5))
+
+
+# computed with the former implementation (one trueskill.rate_1vs1 call per battle and sample, commit 3b93873):
+# the vectorised one must give the same ratings for the same seed (the same random stream) and the same rank ranges
+_TRUESKILL_BEFORE = [
+    (
+        (7, 5, 120, 0.3),
+        {"n_boot": 50, "seed": 3},
+        ("sys0", "sys1", "sys2", "sys3", "sys4"),
+        [29.418643808712652, 27.69880422444088, 25.955500223413605, 24.295196509799048, 22.270718899336696],
+        [1.0679504348858229, 1.166674300074093, 1.062328131906059, 1.1991653593545841, 1.150339813722848],
+        ((1, 2, 2, 3, 4), (1, 4, 4, 5, 5)),
+    ),
+    (
+        (2, 3, 41, 0.0),
+        {"n_boot": 50, "seed": 11, "draw_probability": 0.5},
+        ("sys0", "sys1", "sys2"),
+        [32.69648167279224, 30.055421736816772, 8.417959369526923],
+        [2.8928920119919717, 2.4550013857878117, 3.2418120763389044],
+        ((1, 1, 3), (2, 2, 3)),
+    ),
+]
+
+
+@pytest.mark.parametrize("block", [None, 41 * 7])
+@pytest.mark.parametrize(("data", "kwargs", "systems", "mus", "sigmas", "ranges"), _TRUESKILL_BEFORE)
+def test_trueskill_ranking_keeps_the_former_numbers(
+    monkeypatch: pytest.MonkeyPatch, block, data, kwargs, systems, mus, sigmas, ranges
+) -> None:
+    if block is not None:  # samples played in several blocks draw the same stream as one block
+        monkeypatch.setattr(rankings, "_TRUESKILL_BLOCK", block)
+    res = trueskill_ranking(_battles(*data), **kwargs)
+    assert res.systems == systems
+    np.testing.assert_allclose([e.estimate for e in res.scores], mus, rtol=0, atol=1e-10)
+    np.testing.assert_allclose([e.extra["sigma"] for e in res.scores], sigmas, rtol=0, atol=1e-10)
+    assert (res.rank_low, res.rank_high) == ranges
 
 
 def test_battles_jsonl_round_trip_and_errors(tmp_path: Path) -> None:
