@@ -44,7 +44,7 @@ INSTALLS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "server,analysis": (("serve", "rehearse", "dry-run", "demo", "simulate", "collate", "exclude", "analyze",
                          "posthoc", "report", "judge"),
                         ("humeval.server.app", "humeval.judgements.exclusion", "humeval.report", "humeval.stats",
-                         "humeval.judging.client", "pandas", "scipy", "sklearn", "matplotlib", "trueskill", "httpx")),
+                         "humeval.judging.client", "pandas", "scipy", "sklearn", "matplotlib", "httpx")),
     "analysis": (("dry-run", "simulate", "collate", "exclude", "analyze", "posthoc", "report"),
                  ("humeval.judgements.exclusion", "humeval.report", "humeval.stats", "pandas", "scipy", "sklearn")),
     "parquet": ((), ("pyarrow", "pandas")),
