@@ -31,4 +31,5 @@ class ThreadedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
+        self.server.force_exit = True  # a request the fake holds on purpose (a timeout) is not waited for
         self.thread.join(timeout=10)
