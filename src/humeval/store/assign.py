@@ -256,10 +256,13 @@ def current_assignment(conn: Connection, ctx: StoreContext, participant_id: str)
     if p is None or (ctx.protocol.presentation.consent and p[0] is None):
         return None
     done, active, _ = _mine(db.all(_MINE, key), time.time())
-    if active is None:
-        return None
+    return None if active is None else _held(ctx, active, done, p[1])
+
+
+def _held(ctx: StoreContext, active: tuple[Any, ...], done: int, list_id: str | None) -> AssignmentView:
+    """The live lease ``active`` (a row of :data:`_MINE`) as the participant is shown it."""
     return AssignmentView(active[0], ctx.tasks[active[1]], tuple(json.loads(active[2])), active[3],
-                          _progress(ctx, done, p[1]))
+                          _progress(ctx, done, list_id))
 
 
 def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *, before: Sequence[Step] = (),
@@ -297,8 +300,7 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *,
     mine = got[1 if db.returning else 2:]  # what the batch read after the participant's row
     done, active, lapsed = _mine(mine[0].rows, now)  # the participant's few assignments
     if active is not None:
-        return AssignmentView(active[0], ctx.tasks[active[1]], tuple(json.loads(active[2])), active[3],
-                              _progress(ctx, done, list_id))
+        return _held(ctx, active, done, list_id)
     if done == 0 and lapsed >= FIRST_LEASES:  # reserved twice and never answered: no third reservation
         release_list(db, participant_id)
         return replace(_progress(ctx, 0, list_id, finished=True), reason="closed")

@@ -162,11 +162,11 @@ def submit_judgement(
     if pooled_pair:
         after_judgement(conn, ctx, task, clean, now)  # list: the participant's outcomes are fed when settled
         db.commit()  # acknowledged once on disk, whatever follows in this operation
+    result = SubmitResult(stored, [])
     if merged:
-        result = SubmitResult(stored, [])
         result.next = following
         return result
-    return _then(conn, ctx, participant_id, SubmitResult(stored, []), then_next)
+    return _then(conn, ctx, participant_id, result, then_next)
 
 
 def _then(conn: Connection, ctx: StoreContext, participant_id: str, result: SubmitResult, then_next: bool) -> SubmitResult:
