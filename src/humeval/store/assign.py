@@ -27,7 +27,7 @@ import json
 import random
 import secrets
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 from itertools import chain
 from typing import Any
@@ -37,7 +37,7 @@ from sqlalchemy import Connection, and_, func, insert, select
 from humeval.design.tasks import Task
 from humeval.store import schema as s
 from humeval.store.context import RENEW_LIST, StoreContext
-from humeval.store.lease import EVENT, TAKE, end_lease
+from humeval.store.lease import EVENT, LEASE, PLACE, TAKE, end_lease
 from humeval.store.live import (
     SETTLED,
     admissions,
@@ -53,7 +53,7 @@ from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Rows, Sql, Step, sql_of
 
-__all__ = ["FIRST_LEASES", "current_assignment", "display_order", "holds", "idle_reason", "next_assignment", "progress",
+__all__ = ["FIRST_LEASES", "current_assignment", "display_order", "holds", "idle_reason", "looks", "next_assignment", "progress",
            "reap", "take"]
 
 REAP_EVERY = 2.0
@@ -71,9 +71,9 @@ def display_order(ctx: StoreContext, participant_id: str, task: Task) -> tuple[s
     return tuple(systems)
 
 
-def take(conn: Connection, task_id: str) -> bool:
-    """Reserve one unit of the task's cap; False when full or closed."""
-    return sql_of(conn).run(TAKE, {"t": task_id}) == 1
+def take(db: Sql, task_id: str, assignment_id: str) -> bool:
+    """Reserve one unit of the task's cap for the assignment; False when full or closed."""
+    return db.run(TAKE, {"t": task_id, "aid": assignment_id}) == 1
 
 
 def holds(db: Sql, participant_id: str, list_id: str) -> bool:
@@ -114,13 +114,14 @@ def _progress(ctx: StoreContext, done: int, list_id: str | None, finished: bool 
 
 # -- the hot path: fixed statements on the driver connection (see humeval.store.sql) --------
 #: the participant's row, seen now (and locked on PostgreSQL: their operations queue on it)
-_TOUCH_RETURNING = TOUCH + " RETURNING consented_at, completed_at, list_id"
-_SEEN = "SELECT consented_at, list_id FROM participants WHERE participant_id = :pid"
-_PARTICIPANT = "SELECT consented_at, completed_at, list_id FROM participants WHERE participant_id = :pid FOR UPDATE"
+_TOUCH_RETURNING = (TOUCH + " RETURNING consented_at, completed_at, list_id, "
+                    "(SELECT l.participant_id FROM lists l WHERE l.list_id = participants.list_id)")
 _MINE = "SELECT assignment_id, task_id, display, expires_at, status, created_at FROM assignments WHERE participant_id = :pid"
+#: the participant and their assignments, in one statement (a page shown again)
+_SEEN = ("SELECT p.consented_at, p.list_id, a.assignment_id, a.task_id, a.display, a.expires_at, a.status, a.created_at "
+         "FROM participants p LEFT JOIN assignments a ON a.participant_id = p.participant_id WHERE p.participant_id = :pid")
 _HOLDER = "SELECT participant_id FROM lists WHERE list_id = :l"
 _MY_LIST = "(SELECT p.list_id FROM participants p WHERE p.participant_id = :pid)"
-_MY_HOLDER = f"SELECT participant_id FROM lists WHERE list_id = {_MY_LIST}"
 _FREE = "(participant_id IS NULL OR (completed = 0 AND expires_at < :now))"
 #: a free list no other transaction is claiming: one left unfinished (its reservation ran out) first, else the
 #: first list nobody holds, in list order. PostgreSQL: the row is locked, and re-checked free once locked;
@@ -144,10 +145,10 @@ _FREE_LIST = f"COALESCE(({_LEFT_LIST}), ({_NEW_LIST}))"
 _ANY, _WATCHED, _UNWATCHED = "AND watched >= 0 ", "AND watched > 0 ", "AND watched = 0 "
 _CLAIM = {g: f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = {_FREE_LIST.format(guard=g)} "
              "RETURNING list_id" for g in (_ANY, _WATCHED, _UNWATCHED)}
-_CLAIM_OLD_SQLITE = f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = :l AND {_FREE}"
 _SET_LIST = "UPDATE participants SET list_id = :l WHERE participant_id = :pid"
+#: a list's next tasks for the participant, with whether each has room now (a full one may have room again later)
 _CANDIDATES_OF = (
-    "SELECT lt.position, lt.task_id FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id "
+    "SELECT lt.position, lt.task_id, t.taken < t.cap FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id "
     "WHERE lt.list_id = {l} AND lt.assignment_id IS NULL AND t.closed = 0 "
     "AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid AND a.task_id = lt.task_id) "
     f"ORDER BY lt.position LIMIT {_CANDIDATES}"
@@ -159,11 +160,6 @@ _POOL_CANDIDATES = (
     "AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid AND a.task_id = t.task_id) "
     f"ORDER BY t.seq LIMIT {_CANDIDATES}"
 )
-_LEASE = (
-    "INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, created_at, expires_at) "
-    "VALUES (:aid, :pid, :t, :l, :pos, :display, 'leased', :now, :exp)"
-)
-_LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos"
 _LIST_DONE = "UPDATE lists SET completed = 1 WHERE list_id = :l"
 _LIST_COMPLETED = "SELECT completed FROM lists WHERE list_id = :l"
 _COMPLETED = "UPDATE participants SET completed_at = :now WHERE participant_id = :pid"
@@ -175,21 +171,27 @@ _WITHDRAWN = "SELECT 1 FROM assignments WHERE participant_id = :pid AND status =
 _ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF"
 
 
-def _create(
-    db: Sql, ctx: StoreContext, participant_id: str, task_id: str, now: float, done: int,
-    list_id: str | None = None, position: int | None = None,
-) -> AssignmentView:
+#: a take lost to another transaction between the read of the candidates and the take (the operation reads again)
+_LOST = object()
+
+
+def _lease(db: Sql, ctx: StoreContext, participant_id: str, task_id: str, now: float, done: int,
+           list_id: str | None = None, position: int | None = None) -> Any:
+    """Take a unit of the task's cap and lease it to the participant, in one batch that commits: the
+    :class:`AssignmentView`, or :data:`_LOST` when the task had no room left (nothing leased)."""
     task = ctx.tasks[task_id]
     display = display_order(ctx, participant_id, task)
     assignment_id = ctx.assignment_id(task, secrets.token_hex(12))
     expires = now + ctx.reservation(done)
+    row = {"aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id, "pos": position,
+           "display": json.dumps(display), "now": now, "exp": expires}
     steps: list[Step] = [(_ASYNC_COMMIT, None)] if db.pg and not db.durable else []
-    steps.append((_LEASE, {"aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id, "pos": position,
-                           "display": json.dumps(display), "now": now, "exp": expires}))
+    steps += [(TAKE, row), (LEASE, row)]
     if list_id is not None:
-        steps += [(_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}),
-                  (RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.reservation(done))})]
-    db.batch(steps, commit=True)
+        steps += [(PLACE, row), (RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.reservation(done))})]
+    got = db.batch(steps, commit=True)
+    if got[-2 if list_id is None else -4].rowcount != 1:
+        return _LOST
     return AssignmentView(assignment_id, task, display, expires, _progress(ctx, done, list_id))
 
 
@@ -210,12 +212,7 @@ def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, curren
     key = {"pid": participant_id, "exp": now + ctx.reservation(0), "now": now}
     list_id = None
     for guard in _claimable(conn, ctx):
-        if db.returning:
-            list_id = db.scalar(_CLAIM[guard], key)
-        else:  # SQLite before 3.35: the writer holds the database between the two statements
-            list_id = db.scalar("SELECT " + _FREE_LIST.format(guard=guard), key)
-            if list_id is not None:
-                db.run(_CLAIM_OLD_SQLITE, {**key, "l": list_id})
+        list_id = db.scalar(_CLAIM[guard], key)
         if list_id is not None:
             break
     if list_id is None:
@@ -247,16 +244,15 @@ def _claimed_event(participant_id: str, list_id: str, now: float) -> dict[str, A
     return {"now": now, "kind": "list_claimed", "pid": participant_id, "data": json.dumps({"list_id": list_id})}
 
 
-def current_assignment(conn: Connection, ctx: StoreContext, participant_id: str) -> AssignmentView | None:
-    """The participant's live lease, read without writing anything (showing a page); None when they hold none
-    (or are unknown, or must consent first: :func:`next_assignment` says which)."""
-    db = sql_of(conn)
-    key = {"pid": participant_id}
-    p = db.one(_SEEN, key)
-    if p is None or (ctx.protocol.presentation.consent and p[0] is None):
-        return None
-    done, active, _ = _mine(db.all(_MINE, key), time.time())
-    return None if active is None else _held(ctx, active, done, p[1])
+def current_assignment(conn: Connection, ctx: StoreContext, participant_id: str) -> AssignmentView | Progress:
+    """The participant's live lease, read without writing anything (showing a page again); when they hold none
+    (or are unknown, or must consent first), their next assignment (:func:`next_assignment`, which says why not)."""
+    rows = sql_of(conn).batch([(_SEEN, {"pid": participant_id})], commit=True)[0].rows
+    if rows and (rows[0][0] is not None or not ctx.protocol.presentation.consent):
+        done, active, _ = _mine([r[2:] for r in rows if r[2] is not None], time.time())
+        if active is not None:
+            return _held(ctx, active, done, rows[0][1])
+    return next_assignment(conn, ctx, participant_id)
 
 
 def _held(ctx: StoreContext, active: tuple[Any, ...], done: int, list_id: str | None) -> AssignmentView:
@@ -265,50 +261,64 @@ def _held(ctx: StoreContext, active: tuple[Any, ...], done: int, list_id: str | 
                           _progress(ctx, done, list_id))
 
 
-def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *, before: Sequence[Step] = (),
-                    rows: list[Rows] | None = None) -> AssignmentView | Progress:
+def looks(ctx: StoreContext, participant_id: str, now: float) -> list[Step]:
+    """The reads a next assignment starts from, in one round trip (an answer sends them with its own read): the
+    participant's row (seen now, locked on PostgreSQL: their operations queue on it) with who holds their list,
+    their few assignments, for the ``list`` strategy their list's next tasks for them, and whether they were settled
+    when a stopping rule watches."""
+    key = {"pid": participant_id, "now": now}
+    steps: list[Step] = [(_TOUCH_RETURNING, key), (_MINE, key)]
+    if ctx.strategy is None:
+        steps.append((_MY_CANDIDATES, key))
+    if ctx.watched:
+        steps.append((SETTLED, key))
+    return steps
+
+
+def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *, seen: list[Rows] | None = None,
+                    answered: str | None = None) -> AssignmentView | Progress:
     """The participant's current or next assignment, or their final progress when nothing is left.
 
-    ``before``: statements of the same operation sent in the round trip of its first statements (an answer's
-    writes), what they gave added to ``rows``."""
+    ``seen``: what :func:`looks` read already, in this transaction; ``answered``: an assignment answered since
+    (its first answer, written after that read), counted as done."""
     now = time.time()
     if now - ctx.last_reap > REAP_EVERY:
         ctx.last_reap = now
         reap(conn, now)
         settle_abandoned(conn, ctx, now)
     db = sql_of(conn)
-    key = {"pid": participant_id, "now": now}
-    # one batch: the participant's row (seen now, locked), their few assignments and, for the ``list`` strategy,
-    # who holds their list and its next tasks for them; whether they were settled when a stopping rule watches
-    steps: list[Step] = [(_TOUCH_RETURNING, key)] if db.returning else [(_PARTICIPANT, key), (TOUCH, key)]
-    steps.append((_MINE, key))
-    listed = ctx.strategy is None
-    if listed:
-        steps += [(_MY_HOLDER, key), (_MY_CANDIDATES, key)]
-    if ctx.watched:
-        steps.append((SETTLED, key))
-    got = db.batch([*before, *steps])
-    if rows is not None:
-        rows.extend(got[:len(before)])
-    got = got[len(before):]
+    for _ in range(_ATTEMPTS):
+        got = seen if seen is not None else db.batch(looks(ctx, participant_id, now))
+        found = _next(conn, db, ctx, participant_id, got, answered, now)
+        if found is not _LOST:
+            return found  # type: ignore[no-any-return]
+        seen = answered = None  # a take lost to another transaction (which committed first): read again
+    raise Refusal("busy", "the tasks were taken by others meanwhile; ask again", status=503)
+
+
+#: reads of a next assignment: a take lost between the read and the take (rare) makes the operation read again
+_ATTEMPTS = 4
+
+
+def _next(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, got: list[Rows], answered: str | None,
+          now: float) -> Any:
     p = got[0].first
     if p is None:
         raise Refusal("unknown_participant", "this token names no participant of this study; enter again", status=401)
-    consented_at, completed_at, list_id = p
+    consented_at, completed_at, list_id, holder = p
     if ctx.protocol.presentation.consent and consented_at is None:
         raise Refusal("consent_required", "the participant has not given consent yet (POST /api/v1/consent)", status=403)
-    mine = got[1 if db.returning else 2:]  # what the batch read after the participant's row
-    done, active, lapsed = _mine(mine[0].rows, now)  # the participant's few assignments
+    done, active, lapsed = _mine(got[1].rows, now, answered)  # the participant's few assignments
     if active is not None:
         return _held(ctx, active, done, list_id)
     if done == 0 and lapsed >= FIRST_LEASES:  # reserved twice and never answered: no third reservation
         release_list(db, participant_id)
         return replace(_progress(ctx, 0, list_id, finished=True), reason="closed")
-    if ctx.watched and mine[-1].first is not None:
+    if ctx.watched and got[-1].first is not None:
         return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
-    if listed:
-        held = list_id is not None and mine[1].scalar == participant_id
-        claim = (list_id, mine[2].rows) if held else _claim_list(conn, ctx, participant_id, list_id, now, done)
+    if ctx.strategy is None:
+        held = list_id is not None and holder == participant_id
+        claim = (list_id, got[2].rows) if held else _claim_list(conn, ctx, participant_id, list_id, now, done)
         view = _from_list(db, ctx, participant_id, *claim, now, done) if claim is not None else None
         while view is None and claim is not None and done == 0 and db.scalar(_LIST_COMPLETED, {"l": claim[0]}):
             # the list held only tasks the stopping rule closed: one who has done nothing yet takes the next free list
@@ -319,10 +329,18 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *,
         view = _from_pool(conn, db, ctx, participant_id, now, done)
     if view is not None:
         return view
+    return _nothing_left(conn, db, ctx, participant_id, done, list_id, completed_at is not None, now)
+
+
+def _nothing_left(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, done: int, list_id: str | None,
+                  marked: bool, now: float) -> Progress:
+    """A participant left with nothing: marked completed and settled, or (a stopping rule may admit them later)
+    given back their list."""
     final = _progress(ctx, done, list_id, finished=True)
+    key = {"pid": participant_id, "now": now}
     if done == 0 and ctx.watched and db.one(_WITHDRAWN, key) is not None:
         final = replace(final, completed=True)  # the rule decided during their first task: a session, paid whole
-    if final.completed and completed_at is None:
+    if final.completed and not marked:
         db.run(_COMPLETED, key)
     if final.completed:
         settle(conn, ctx, participant_id, now)
@@ -332,32 +350,36 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *,
     return final
 
 
-def _mine(rows: Iterable[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, ...] | None, int]:
-    """(tasks done, the live lease made first, leases that ran out) from the participant's assignments."""
+def _mine(rows: Iterable[tuple[Any, ...]], now: float, answered: str | None = None,
+          ) -> tuple[int, tuple[Any, ...] | None, int]:
+    """(tasks done, the live lease made first, leases that ran out) from the participant's assignments (``answered``
+    counted as done)."""
     done = lapsed = 0
     active = None
     for row in rows:
-        if row[4] == "done":
+        status = "done" if row[0] == answered else row[4]
+        if status == "done":
             done += 1
-        elif row[4] == "expired" or (row[4] == "leased" and row[3] < now):
+        elif status == "expired" or (status == "leased" and row[3] < now):
             lapsed += 1
-        elif row[4] == "leased" and (active is None or row[5] < active[5]):
+        elif status == "leased" and (active is None or row[5] < active[5]):
             active = row
     return done, active, lapsed
 
 
 def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, candidates: list[tuple[Any, ...]],
-               now: float, done: int) -> AssignmentView | None:
-    """A lease of the first of ``candidates`` (the list's next tasks for the participant) with room."""
-    for position, task_id in candidates:  # a session admitted is served whole (closed tasks aside)
-        if db.run(TAKE, {"t": task_id}) == 1:
-            return _create(db, ctx, participant_id, task_id, now, done, list_id, position)
+               now: float, done: int) -> Any:
+    """A lease of the first of ``candidates`` (the list's next tasks for the participant) with room; None when
+    none has room (:data:`_LOST` when its room was taken meanwhile)."""
     if not candidates:
         db.run(_LIST_DONE, {"l": list_id})
-    return None
+        return None
+    room = next(((position, task_id) for position, task_id, free in candidates if free), None)
+    # (a session admitted is served whole, closed tasks aside)
+    return None if room is None else _lease(db, ctx, participant_id, room[1], now, done, list_id, room[0])
 
 
-def _from_pool(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, now: float, done: int) -> AssignmentView | None:
+def _from_pool(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, now: float, done: int) -> Any:
     if done >= ctx.per_participant:
         return None
     if ctx.strategy is not None and ctx.strategy.same_worker and not _is_fixed_worker(conn, participant_id):
@@ -373,8 +395,7 @@ def _from_pool(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str
             if groups is not None:
                 return None  # the goal's in-flight bound is shared by every pair: wait for evidence
             continue
-        if db.run(TAKE, {"t": task_id}) == 1:
-            return _create(db, ctx, participant_id, task_id, now, done)
+        return _lease(db, ctx, participant_id, task_id, now, done)
     return None
 
 

@@ -13,6 +13,7 @@ database stays consistent) when the operating system crashes or the power fails.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,9 @@ def operation_engine(url: str, size: int) -> Engine:
 
 
 def _sqlite_engine(url: str, *, writer: bool, pool: int = 1, sync: str = "full") -> Engine:
+    if sqlite3.sqlite_version_info < (3, 35):  # the store's statements return rows (RETURNING)
+        raise StoreError(f"this Python's SQLite is {sqlite3.sqlite_version}; the store needs SQLite 3.35 or newer "
+                         "(a newer Python, or --db postgresql://...)")
     engine = create_engine(
         url,
         connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},

@@ -4,7 +4,9 @@ A task's ``taken`` counts its live leases and its judgements. The cap rule is wr
 once: :data:`TAKE` reserves one unit only while ``taken < cap`` (the database applies the
 conditional update atomically, so caps hold across processes), :data:`RELEASE` gives one back.
 ``open`` is what ``taken < cap`` says, stored for the pool's index (``ix_tasks_pool``) and
-written by these two statements only (and set again where a cap is raised).
+written by these two statements only (and set again where a cap is raised). A take names its lease
+(``taken_by``): :data:`LEASE` and :data:`PLACE`, sent after it in the same batch, act only if the take was theirs,
+so that a take and its lease are one round trip (the task's row stays locked until the commit, on PostgreSQL).
 :func:`end_lease` is the one way a lease ends unanswered: its status changed (once, by the
 first to change it), its unit given back, its list position freed, an event recorded.
 """
@@ -16,10 +18,17 @@ from typing import Any
 
 from humeval.store.sql import Sql
 
-__all__ = ["EVENT", "RELEASE", "TAKE", "end_lease"]
+__all__ = ["EVENT", "LEASE", "PLACE", "RELEASE", "TAKE", "end_lease"]
 
 _OPEN = "open = CASE WHEN taken {} < cap THEN 1 ELSE 0 END"
-TAKE = f"UPDATE tasks SET taken = taken + 1, {_OPEN.format('+ 1')} WHERE task_id = :t AND taken < cap AND closed = 0"
+TAKE = (f"UPDATE tasks SET taken = taken + 1, taken_by = :aid, {_OPEN.format('+ 1')} "
+        "WHERE task_id = :t AND taken < cap AND closed = 0")
+_TOOK = "FROM tasks WHERE task_id = :t AND taken_by = :aid"
+#: the lease of a take (the statement before it in the batch), if it took a unit (its id and task are the row's)
+LEASE = ("INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, "
+         f"created_at, expires_at) SELECT taken_by, :pid, task_id, :l, :pos, :display, 'leased', :now, :exp {_TOOK}")
+#: the lease's place in its list, if the take took a unit
+PLACE = f"UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos AND EXISTS (SELECT 1 {_TOOK})"
 RELEASE = f"UPDATE tasks SET taken = taken - 1, {_OPEN.format('- 1')} WHERE task_id = :t"
 EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, :kind, :pid, :data)"
 _END = "UPDATE assignments SET status = :status WHERE assignment_id = :aid AND status = 'leased'"

@@ -183,8 +183,14 @@ _V10 = ("CREATE TABLE IF NOT EXISTS hook_deliveries (delivery VARCHAR(64) NOT NU
         "CREATE INDEX IF NOT EXISTS ix_participants_created_at ON participants (created_at)")
 
 
+
+
+def _v11(conn: Connection) -> None:
+    _add_column(conn, "tasks", "taken_by", "VARCHAR(64)")
+
+
 MIGRATIONS: Sequence[Callable[[Connection], None]] = (
-    _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10),
+    _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10), _v11,
 )
 _LOCK_ID = 0x6875_6D65  # "hume"
 

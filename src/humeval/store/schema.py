@@ -108,6 +108,9 @@ tasks = Table(
     Column("done", Integer, nullable=False, default=0),
     Column("open", Integer, nullable=False, default=1),
     Column("closed", Integer, nullable=False, default=0),
+    #: the lease that took the last unit of the cap (:data:`humeval.store.lease.TAKE`): the statements after a take, in
+    #: its batch, act only if it was theirs
+    Column("taken_by", String(64), nullable=True),
 )
 Index("ix_tasks_pool", tasks.c.open, tasks.c.closed, tasks.c.seq)
 

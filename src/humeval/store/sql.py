@@ -32,7 +32,6 @@ re-runs an operation exactly as for Core statements.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,9 +45,6 @@ _LOCKING = re.compile(r" FOR UPDATE(?: OF \w+)?(?: SKIP LOCKED)?")
 _PG: dict[str, str] = {}
 _LITE: dict[str, str] = {}
 SQL_INFO_KEY = "humeval_sql"
-
-#: SQLite 3.35 added ``RETURNING``; older libraries take a second statement instead
-SQLITE_RETURNING = sqlite3.sqlite_version_info >= (3, 35)
 
 #: one statement of a batch: (SQL text with ``:name`` parameters, parameters)
 Step = tuple[str, dict[str, Any] | None]
@@ -88,14 +84,13 @@ def _for_sqlite(sql: str) -> str:
 class Sql:
     """Fixed statements on one driver connection (``pg``: PostgreSQL, else SQLite)."""
 
-    __slots__ = ("_convert", "_dialect", "_error", "cur", "durable", "in_tx", "loader", "named", "pending_begin", "pg",
-                 "prepared", "raw", "returning", "trips")
+    __slots__ = ("_convert", "_deferred", "_dialect", "_error", "cur", "durable", "in_tx", "loader", "named",
+                 "pending_begin", "pg", "prepared", "raw", "trips")
 
     def __init__(self, conn: Connection) -> None:
         self.raw = conn.connection.driver_connection
         self._dialect = conn.dialect
         self.pg = conn.dialect.name == "postgresql"
-        self.returning = self.pg or SQLITE_RETURNING
         self._convert = _for_pg if self.pg else _for_sqlite
         self._error: type[Exception] = conn.dialect.loaded_dbapi.Error
         self.cur = self.raw.cursor()
@@ -113,12 +108,14 @@ class Sql:
         #: statements named on this connection so far (a name is never used twice, even for a statement whose
         #: PREPARE an aborted pipeline skipped and which is prepared again)
         self.named = 0
+        #: statements that go out first with the next round trip, and where what they give goes (:meth:`defer`)
+        self._deferred: tuple[list[Step], list[Rows]] | None = None
 
     def _raise(self, sql: str, params: Any, exc: Exception) -> None:
         raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
 
     def _execute(self, sql: str, params: dict[str, Any] | None) -> Any:
-        if self.pending_begin:
+        if self.pending_begin or self._deferred:
             result = self.batch([(sql, params)])[0]
             return _Done(result)
         try:
@@ -145,15 +142,22 @@ class Sql:
     def commit(self, *, last: bool = False) -> None:
         """Commit the open transaction (nothing to send when no statement ran since :meth:`begin`); a later
         statement begins the next one, unless ``last`` (the operation is over)."""
-        if self.in_tx:
+        if self._deferred is not None:
+            self.batch([], commit=True)
+        elif self.in_tx:
             self.in_tx = False
             self.raw.execute("COMMIT")
             self.trips += 1
         self.pending_begin = self.pg and not last
         self.durable = False
 
+    def forget(self) -> None:
+        """Drop the deferred statements (their operation failed)."""
+        self._deferred = None
+
     def rollback(self) -> None:
         self.pending_begin = self.in_tx = self.durable = False
+        self.forget()
         if self.pg and self.raw.info.transaction_status != 0:  # psycopg: 0 = idle, no transaction open
             # on the libpq connection: psycopg answers a ROLLBACK of its own with DEALLOCATE ALL, which
             # would drop the statements this object prepared
@@ -176,11 +180,18 @@ class Sql:
         row = self.one(sql, params)
         return None if row is None else row[0]
 
-    def insert_id(self, sql: str, params: dict[str, Any]) -> int:
-        """Run an INSERT and return the new row's integer key (``sql`` ends ``RETURNING id``)."""
-        if self.returning:
-            return int(self.one(sql, params)[0])  # type: ignore[index]
-        return int(self._execute(sql.rsplit(" RETURNING ", 1)[0], params).lastrowid)
+    def defer(self, steps: Sequence[Step]) -> list[Rows]:
+        """Send ``steps`` first in the next round trip, whatever it is (an operation's writes go out with the
+        statements its next decision needs); the list returned receives what they gave once sent."""
+        assert self._deferred is None, "deferred statements not sent yet"
+        out: list[Rows] = []
+        self._deferred = (list(steps), out)
+        return out
+
+    def flush(self, *, commit: bool = False) -> None:
+        """Send the deferred statements now (with ``commit``: and commit)."""
+        if self._deferred is not None or commit:
+            self.batch([], commit=commit)
 
     def batch(self, steps: Sequence[Step], *, commit: bool = False) -> list[Rows]:
         """Run ``steps`` in order in the current transaction; what each gave.
@@ -192,6 +203,11 @@ class Sql:
         committed begins the next transaction. SQLite: one statement after the other; ``commit`` is
         the writer's.
         """
+        if self._deferred is not None:
+            (first, into), self._deferred = self._deferred, None
+            got = self.batch([*first, *steps], commit=commit)
+            into.extend(got[:len(first)])
+            return got[len(first):]
         if not self.pg:
             out = []
             for sql, params in steps:

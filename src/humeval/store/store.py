@@ -177,18 +177,21 @@ class Store:
 
     async def next_assignment(self, participant_id: str) -> AssignmentView | Progress:
         ctx = self.context
-        result = await self.awrite(lambda conn: next_assignment(conn, ctx, participant_id))
-        if isinstance(result, Progress) and ctx.watched:  # settling the participant may have decided
-            await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
-        return result
+        return await self._assignment(lambda conn: next_assignment(conn, ctx, participant_id))
 
     async def current_assignment(self, participant_id: str) -> AssignmentView | Progress:
-        """The participant's live lease, read without writing (showing a page); when they hold none, their next
-        assignment (:meth:`next_assignment`, which leases it)."""
+        """The participant's live lease, read without writing (showing a page again); when they hold none, their
+        next assignment (:meth:`next_assignment`, which leases it)."""
         ctx = self.context
-        held = await asyncio.get_running_loop().run_in_executor(
-            None, self.read, lambda conn: current_assignment(conn, ctx, participant_id))
-        return held if held is not None else await self.next_assignment(participant_id)
+        return await self._assignment(lambda conn: current_assignment(conn, ctx, participant_id))
+
+    async def _assignment(self, fn: Callable[[Connection], AssignmentView | Progress]) -> AssignmentView | Progress:
+        # (a read runs as an operation too: on SQLite the writer's connection, whose cache is warm; another
+        # connection finds its cache stale after every commit)
+        result = await self.awrite(fn)
+        if isinstance(result, Progress) and self.context.watched:  # settling the participant may have decided
+            await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
+        return result
 
     async def submit(self, participant_id: str, assignment_id: str, idempotency_key: str, values: Any,
                      seconds: float | None = None, *, only_open: bool = False, comment: Any = "",

@@ -27,13 +27,13 @@ from typing import Any
 from sqlalchemy import Connection
 
 from humeval.design.tasks import Task
-from humeval.store.assign import holds, next_assignment, take
+from humeval.store.assign import holds, looks, next_assignment, take
 from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.live import after_judgement, is_settled
 from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress, StoredJudgement
 from humeval.store.refusal import Refusal
-from humeval.store.sql import Rows, Step, sql_of
+from humeval.store.sql import Rows, Sql, Step, sql_of
 from humeval.store.values import check_comment, check_values
 from humeval.wire import MAX_SECONDS
 
@@ -47,10 +47,11 @@ class SubmitResult:
 
     __slots__ = ("decided", "judgement", "next")
 
-    def __init__(self, judgement: StoredJudgement, decided: list[str]) -> None:
+    def __init__(self, judgement: StoredJudgement, decided: list[str],
+                 following: AssignmentView | Progress | None = None) -> None:
         self.judgement = judgement
         self.decided = decided
-        self.next: AssignmentView | Progress | None = None
+        self.next = following
 
 
 _FIND = (
@@ -88,14 +89,17 @@ def submit_judgement(
     instead of storing an edit: a participant page's form answers its assignment once.
     ``comment``: the participant's optional free text (``presentation.comments``), stored as given.
     ``then_next``: give the participant their next assignment in the same operation (``result.next``, as
-    :func:`~humeval.store.assign.next_assignment` would; None when it is refused): a first answer's writes go in
-    the round trip of the next assignment's first statements, in its transaction. The judgement is stored
-    whatever becomes of the next assignment.
+    :func:`~humeval.store.assign.next_assignment` would; None when it is refused): what the next assignment reads
+    goes in the round trip that reads the assignment, and the answer's writes in the one that leases the next, in
+    one transaction. The judgement is stored whatever becomes of the next assignment.
     """
     comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
+    now = time.time()
     # the assignment, locked, and (if the key was used before) the judgement stored under the key: one statement
-    row = db.one(_FIND + (_LOCK if db.pg else ""), {"key": idempotency_key, "aid": assignment_id})
+    find = (_FIND + (_LOCK if db.pg else ""), {"key": idempotency_key, "aid": assignment_id})
+    got = db.batch([find, *(looks(ctx, participant_id, now) if then_next else ())])
+    row, seen = got[0].first, got[1:] if then_next else None
     if row is None or row[0] != participant_id:
         raise Refusal("unknown_assignment", "no such assignment for this participant", status=404, field="assignment_id")
     _, task_id, list_id, position, display_json, status, created_at, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
@@ -107,8 +111,43 @@ def submit_judgement(
         if json.loads(j_values) != clean:
             raise Refusal("idempotency_conflict", "this idempotency key was used with other values", status=409, field="idempotency_key")
         stored = StoredJudgement(int(j_id), idempotency_key, j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
-        return _then(conn, ctx, participant_id, SubmitResult(stored, []), then_next)
-    now = time.time()
+        return SubmitResult(stored, [], _following(conn, ctx, participant_id, seen, None) if then_next else None)
+    reclaimed = _admissible(db, ctx, participant_id, assignment_id, task_id, list_id, status, only_open)
+    revision = 1 + int(db.scalar(_LAST_REVISION, {"aid": assignment_id}) or 0) if status == "done" else 0
+    seconds = _seconds(seconds)
+    row = {"key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
+           "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
+           "seconds": float(max(0.0, now - created_at) if seconds is None else seconds), "revision": revision,
+           "now": now, "comment": comment}
+    steps: list[Step] = [(_STORE, row)]
+    if revision == 0:
+        steps += [(_DONE, row), (_TASK_DONE, row)]
+        if list_id is not None:
+            if reclaimed:  # reaped while it was away: its list position was freed
+                steps.append((_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}))
+    if not then_next:  # (else the next assignment's read touches the participant, and its lease renews the list)
+        if revision == 0 and list_id is not None:
+            steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.lease_seconds)}))
+        steps.append((TOUCH, row))
+    db.durable = True  # the transaction holds a judgement: its commit waits for the disk
+    if revision == 0 and ctx.strategy is not None and task.family == "pair" and task.kind == "task":
+        written = db.batch(steps)
+        after_judgement(conn, ctx, task, clean, now)  # list: the participant's outcomes are fed when settled
+        db.commit()  # acknowledged once on disk, whatever follows in this operation
+        seen = None  # (read again by the next assignment, in its own transaction)
+    else:  # the writes go with the next round trip: the next assignment's lease, or the commit
+        written = db.defer(steps)
+    following = _following(conn, ctx, participant_id, seen, assignment_id if revision == 0 else None) if then_next else None
+    db.flush(commit=not then_next)
+    stored = StoredJudgement(int(written[0].scalar), idempotency_key, assignment_id, participant_id, task_id, clean, now,
+                             revision, True)
+    return SubmitResult(stored, [], following)
+
+
+def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, task_id: str,
+                list_id: str | None, status: str, only_open: bool) -> bool:
+    """Refuse an answer the assignment's state does not admit (nothing stored); whether it is a lease reclaimed:
+    expired, and taken again for this answer."""
     if only_open and status == "done":
         raise Refusal("already_submitted", "this task was answered already (in another tab or window); nothing "
                       "was stored", status=409, field="assignment_id")
@@ -118,70 +157,23 @@ def submit_judgement(
     if status == "done" and task_id in ctx.watched and (ctx.strategy is not None or is_settled(db, participant_id)):
         raise Refusal("judgement_final", "this judgement already counts for the live stopping rule and cannot be "
                       "changed", status=409, field="assignment_id")
-    reclaimed = status == "expired"
-    if reclaimed:
-        # an answer that comes back after its lease was reaped is stored only where the lease could still be: the
-        # participant holds its list, and (a stopping rule watching it) is not settled, whose outcomes are final
-        gone = list_id is not None and not holds(db, participant_id, list_id)
-        if gone or (task_id in ctx.watched and is_settled(db, participant_id)) or not take(conn, task_id):
-            raise Refusal("lease_expired", "this assignment expired and was given to someone else; ask for the next one", status=409, field="assignment_id")
-        status = "leased"
-    revision = 0
-    if status == "done":
-        revision = 1 + int(db.scalar(_LAST_REVISION, {"aid": assignment_id}) or 0)
-    seconds = _seconds(seconds)
-    if seconds is None:
-        seconds = max(0.0, now - created_at)
-    row = {"key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
-           "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
-           "seconds": float(seconds), "revision": revision, "now": now, "comment": comment}
-    # one batch (one round trip on PostgreSQL, with the COMMIT unless the pool's labels follow)
-    steps: list[Step] = []
-    if db.returning:
-        steps.append((_STORE, row))
-    else:  # SQLite before 3.35: the key comes from the cursor
-        new_id = db.insert_id(_STORE, row)
-    pooled_pair = revision == 0 and ctx.strategy is not None and task.family == "pair" and task.kind == "task"
-    if revision == 0:
-        steps += [(_DONE, row), (_TASK_DONE, row)]
-        if list_id is not None:
-            if reclaimed:  # reaped while it was away: its list position was freed
-                steps.append((_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}))
-            steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.lease_seconds)}))
-    steps.append((TOUCH, row))
-    got: list[Rows] = []
-    merged = then_next and not pooled_pair
-    if merged:  # the writes go out with the next assignment's first statements, in its transaction
-        db.durable = True  # (which holds a judgement now: its commit waits for the disk)
-        following = _next(conn, ctx, participant_id, before=steps, rows=got)
-    else:
-        got = db.batch(steps, commit=not pooled_pair)
-    if db.returning:
-        new_id = int(got[0].scalar)
-    stored = StoredJudgement(new_id, idempotency_key, assignment_id, participant_id, task_id, clean, now, revision, True)
-    if pooled_pair:
-        after_judgement(conn, ctx, task, clean, now)  # list: the participant's outcomes are fed when settled
-        db.commit()  # acknowledged once on disk, whatever follows in this operation
-    result = SubmitResult(stored, [])
-    if merged:
-        result.next = following
-        return result
-    return _then(conn, ctx, participant_id, result, then_next)
+    if status != "expired":
+        return False
+    # an answer that comes back after its lease was reaped is stored only where the lease could still be: the
+    # participant holds its list, and (a stopping rule watching it) is not settled, whose outcomes are final
+    gone = list_id is not None and not holds(db, participant_id, list_id)
+    if gone or (task_id in ctx.watched and is_settled(db, participant_id)) or not take(db, task_id, assignment_id):
+        raise Refusal("lease_expired", "this assignment expired and was given to someone else; ask for the next one",
+                      status=409, field="assignment_id")
+    return True
 
 
-def _then(conn: Connection, ctx: StoreContext, participant_id: str, result: SubmitResult, then_next: bool) -> SubmitResult:
-    if then_next:
-        result.next = _next(conn, ctx, participant_id)
-    return result
-
-
-def _next(conn: Connection, ctx: StoreContext, participant_id: str, **batch: Any) -> AssignmentView | Progress | None:
+def _following(conn: Connection, ctx: StoreContext, participant_id: str, seen: list[Rows] | None,
+               answered: str | None) -> AssignmentView | Progress | None:
     """The participant's next assignment, or None when it is refused (they ask again: ``GET /api/v1/next``)."""
     try:
-        return next_assignment(conn, ctx, participant_id, **batch)
+        return next_assignment(conn, ctx, participant_id, seen=seen, answered=answered)
     except Refusal:
-        if batch and not batch["rows"]:
-            batch["rows"].extend(sql_of(conn).batch(batch["before"]))  # (refused before its batch: the writes alone)
         return None
 
 

@@ -168,29 +168,33 @@ class Writer:
 
     def _run_one(self, conn: Connection, fn: Callable[[Connection], Any]) -> tuple[Any, BaseException | None]:
         db = sql_of(conn)  # savepoints as plain statements on the driver connection (cheap)
+
+        def undo() -> None:
+            db.forget()
+            db.run(_ROLLBACK_TO)
+            db.run(_RELEASE)
+
         for _ in range(3):
+            db.forget()  # (left by an operation of a batch that was rolled back and runs again)
             db.run(_SAVEPOINT)
             try:
                 value = fn(conn)
             except IntegrityError:
-                db.run(_ROLLBACK_TO)
-                db.run(_RELEASE)
+                undo()
                 continue  # a concurrent writer stored the same key: run again, it finds the row
             except HumevalError as exc:
-                db.run(_ROLLBACK_TO)
-                db.run(_RELEASE)
+                undo()
                 return None, exc
             except (OperationalError, DBAPIError):
                 raise
             except Exception as exc:  # a bug in an operation must not take the batch down
-                db.run(_ROLLBACK_TO)
-                db.run(_RELEASE)
+                undo()
                 if (reason := disk_full(exc)) is not None:
                     self.unwritable = reason
                     return None, StoreUnwritable(self.where, reason)
                 log.exception("store writer: operation failed")
                 return None, exc
-            db.run(_RELEASE)
+            db.run(_RELEASE)  # (deferred statements go out before it)
             return value, None
         return None, StoreError("a write kept conflicting with a concurrent one; try again")
 

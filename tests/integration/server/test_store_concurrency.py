@@ -282,10 +282,10 @@ def _round_trips(trips: list[int]) -> Iterator[None]:
 
 @pytest.mark.postgres
 def test_each_participant_operation_takes_a_few_round_trips(tmp_path: Path, db_url: str | None) -> None:
-    """PostgreSQL: enter takes two round trips; a first next five (among them the list claimed, then its first tasks
-    read with the claim recorded); a first answer two (the assignment
-    locked and read, the writes with the COMMIT); a later next three (the state with the list's next tasks, the
-    task taken, the lease). An edit, a repeated key and a refusal are answered as before."""
+    """PostgreSQL: enter takes two round trips; a first next four (the state, the list claimed, its first tasks
+    read with the claim recorded, the task taken and leased with the COMMIT); a first answer two (the assignment
+    locked and read, the writes with the COMMIT); a later next two (the state with the list's next tasks; the
+    task taken and leased with the COMMIT). An edit, a repeated key and a refusal are answered as before."""
     if db_url is None:
         pytest.skip("round trips to PostgreSQL")
 
@@ -322,14 +322,15 @@ def test_each_participant_operation_takes_a_few_round_trips(tmp_path: Path, db_u
             rows = conn.execute(select(s.judgements.c.idempotency_key, s.judgements.c.revision)).all()
     finally:
         store.close()
-    assert trips == [2, 5, 2, 2, 3, 1, 1, 3], trips
+    assert trips == [2, 4, 2, 2, 3, 1, 1, 2], trips
     assert sorted(rows) == [("k1", 0), ("k2", 1)]
 
 
 @pytest.mark.postgres
 def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path: Path, db_url: str | None) -> None:
     """PostgreSQL: ``submit(..., then_next=True)`` stores the answer and leases the next position of the list in one
-    transaction of four round trips (the answer's writes go with the next task's state): the same tasks, in the same
+    transaction of two round trips (the assignment read with the next task's state; the answer's writes with the
+    take, the lease and the COMMIT): the same tasks, in the same
     order, as the page's way, in whichever process; a repeated answer leases nothing more."""
     if db_url is None:
         pytest.skip("round trips to PostgreSQL")
@@ -371,10 +372,10 @@ def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path
         store.close()
         other.close()
     assert [pos for pos, _ in rows] == list(range(10))  # the list's positions in order, each once
-    # each answer: the assignment read (1), the writes with the next task's state (1), the task taken (1), the lease
-    # with the COMMIT (1); the 10th finds the list done
+    # each answer: the assignment read with the next task's state (1), the writes with the take, the lease and the
+    # COMMIT (1); the 10th finds the list done
     answers = trips[1::2]
-    assert answers == [4] * 9 + [5], trips
+    assert answers == [2] * 9 + [5], trips
 
 
 def test_a_participant_is_pinned_to_the_link_of_their_first_entry(tmp_path: Path, db_url: str | None) -> None:
