@@ -177,7 +177,6 @@ def test_pooled_writer_batches_commit_whole_or_not_at_all(db_url: str | None) ->
     from humeval.errors import HumevalError, StoreError
     from humeval.store.engine import database_url, operation_engine
     from humeval.store.pool import PooledWriter
-    from humeval.store.sql import sql_of
 
     engine = operation_engine(database_url(db_url, Path("unused")), 3)
     writer = PooledWriter(engine, 3)
@@ -411,3 +410,45 @@ def test_a_participant_is_pinned_to_the_link_of_their_first_entry(tmp_path: Path
     finally:
         for st in stores:
             st.close()
+
+
+def test_a_take_lost_between_the_read_and_the_lease_reads_again(tmp_path: Path, db_url: str | None,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next task is read in one round trip and taken with its lease in the next; when another transaction takes
+    the task's last unit in between, the take's batch leases nothing (no assignment, no list place) and the operation
+    reads again: the answer is stored once and the participant gets the list's next task with room."""
+    from humeval.store import assign
+
+    study = _study(tmp_path / "study", items=30)
+    store = _stores(study, db_url)[0]
+    lease, stolen = assign._lease, []
+
+    def lose_first(db, ctx, participant_id, task_id, *args, **kw):  # type: ignore[no-untyped-def]
+        if not stolen:  # another transaction takes the last unit now
+            stolen.append(task_id)
+            db.run("UPDATE tasks SET taken = cap WHERE task_id = :t", {"t": task_id})
+        return lease(db, ctx, participant_id, task_id, *args, **kw)
+
+    async def main() -> tuple[AssignmentView, AssignmentView | Progress | None]:
+        await store.enter("L1", "local", {})
+        first = await store.next_assignment("L1")
+        assert isinstance(first, AssignmentView)
+        monkeypatch.setattr(assign, "_lease", lose_first)
+        result = await store.submit("L1", first.assignment_id, "l-1", {"quality": "A"}, then_next=True)
+        assert result.judgement.created
+        return first, result.next
+
+    try:
+        first, following = asyncio.run(main())
+        assert isinstance(following, AssignmentView) and stolen and following.task.task_id != stolen[0]
+        assert following.progress.done == 1
+        with store.read_engine.connect() as conn:
+            a, lt, j = s.assignments.c, s.list_tasks.c, s.judgements.c
+            mine = conn.execute(select(a.task_id, a.status).where(a.participant_id == "L1")).all()
+            places = conn.execute(select(lt.task_id, lt.assignment_id).where(lt.task_id.in_([stolen[0]]))).all()
+            judged = conn.execute(select(j.assignment_id)).scalars().all()
+    finally:
+        store.close()
+    assert sorted(mine) == sorted([(first.task.task_id, "done"), (following.task.task_id, "leased")])
+    assert all(aid is None for _, aid in places)  # the lost take placed nothing
+    assert judged == [first.assignment_id]
