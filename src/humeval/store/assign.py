@@ -32,7 +32,7 @@ from dataclasses import replace
 from itertools import chain
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, insert, select
+from sqlalchemy import Connection, insert, select
 
 from humeval.design.tasks import Task
 from humeval.store import schema as s
@@ -53,8 +53,18 @@ from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Rows, Sql, Step, sql_of
 
-__all__ = ["FIRST_LEASES", "current_assignment", "display_order", "holds", "idle_reason", "looks", "next_assignment", "progress",
-           "reap", "take"]
+__all__ = [
+    "FIRST_LEASES",
+    "current_assignment",
+    "display_order",
+    "holds",
+    "idle_reason",
+    "looks",
+    "next_assignment",
+    "reap",
+    "standing",
+    "take",
+]
 
 REAP_EVERY = 2.0
 #: leases a participant is given before their first answer (their reservations ran out before they answered)
@@ -91,17 +101,19 @@ def reap(conn: Connection, now: float) -> int:
     return sum(end_lease(db, "expired", lease, now) for lease in db.all(_EXPIRED, {"now": now}))
 
 
-def progress(conn: Connection, ctx: StoreContext, participant_id: str, *, finished: bool = False) -> Progress:
-    """Tasks done by the participant out of their list (or their share of the pool)."""
-    a = s.assignments.c
-    done = conn.execute(
-        select(func.count()).select_from(s.assignments).where(and_(a.participant_id == participant_id, a.status == "done"))
-    ).scalar_one()
-    list_id = None
-    if ctx.strategy is None:
-        p = s.participants.c
-        list_id = conn.execute(select(p.list_id).where(p.participant_id == participant_id)).scalar()
-    return _progress(ctx, done, list_id, finished)
+#: a participant's standing: consent, completion, list and tasks done
+_STANDING = ("SELECT consented_at, completed_at, list_id, (SELECT count(*) FROM assignments a WHERE a.participant_id = :pid "
+             "AND a.status = 'done') FROM participants WHERE participant_id = :pid")
+
+
+def standing(conn: Connection, ctx: StoreContext, participant_id: str) -> tuple[bool, str | None, Progress]:
+    """(consented, their list, their progress): tasks done out of their list (or their share of the pool),
+    ``completed`` once they finished their work (``reason`` why one who has done nothing has no list)."""
+    consented, completed, list_id, done = sql_of(conn).one(_STANDING, {"pid": participant_id}) or (None, None, None, 0)
+    prog = _progress(ctx, int(done), list_id, completed is not None)
+    if ctx.list_watched and list_id is None and prog.done == 0:
+        prog = replace(prog, reason=idle_reason(conn, ctx))
+    return consented is not None, list_id, replace(prog, completed=completed is not None)
 
 
 def _progress(ctx: StoreContext, done: int, list_id: str | None, finished: bool = False) -> Progress:

@@ -34,7 +34,7 @@ from sqlalchemy import Connection, Engine, select, update
 
 from humeval import logbook
 from humeval.store import schema as s
-from humeval.store.assign import current_assignment, idle_reason, next_assignment, progress
+from humeval.store.assign import current_assignment, next_assignment, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
 from humeval.store.migrations import migrate
@@ -208,45 +208,25 @@ class Store:
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
         return result
 
+    async def _standing(self, participant_id: str) -> tuple[bool, str | None, Progress]:
+        ctx = self.context
+        return await asyncio.get_running_loop().run_in_executor(
+            None, self.read, lambda conn: standing(conn, ctx, participant_id))
+
     async def has_consented(self, participant_id: str) -> bool:
-        p = s.participants.c
-
-        def _read(conn: Connection) -> bool:
-            return conn.execute(select(p.consented_at).where(p.participant_id == participant_id)).scalar() is not None
-
-        return await asyncio.get_running_loop().run_in_executor(None, self.read, _read)
+        return (await self._standing(participant_id))[0]
 
     async def progress(self, participant_id: str) -> Progress:
         """Tasks done so far; ``completed`` once the participant finished their work."""
-        ctx = self.context
-
-        def _read(conn: Connection) -> Progress:
-            prog = progress(conn, ctx, participant_id)
-            p = s.participants.c
-            completed, list_id = conn.execute(
-                select(p.completed_at, p.list_id).where(p.participant_id == participant_id)).one_or_none() or (None, None)
-            reason = idle_reason(conn, ctx) if ctx.list_watched and list_id is None and prog.done == 0 else ""
-            return Progress(prog.done, prog.total, finished=completed is not None, completed=completed is not None,
-                            reason=reason)
-
-        return await asyncio.get_running_loop().run_in_executor(None, self.read, _read)
+        return (await self._standing(participant_id))[2]
 
     async def ended_early(self, participant_id: str) -> bool:
         """Whether the participant's session (a list with watched tasks) ended before its last task because the
         stopping rule decided (the rest of the list was closed)."""
-        ctx = self.context
-        if not ctx.list_watched:
+        if not self.context.list_watched:
             return False
-
-        def _read(conn: Connection) -> bool:
-            p = s.participants.c
-            list_id = conn.execute(select(p.list_id).where(p.participant_id == participant_id)).scalar()
-            if list_id not in ctx.list_watched:
-                return False
-            prog = progress(conn, ctx, participant_id)
-            return prog.done < prog.total
-
-        return await asyncio.get_running_loop().run_in_executor(None, self.read, _read)
+        _, list_id, prog = await self._standing(participant_id)
+        return list_id in self.context.list_watched and prog.done < prog.total
 
     async def screened_out(self, participant_id: str) -> bool:
         """Whether the participant failed the attention checks (gets the screen-out link at the end)."""
