@@ -42,7 +42,6 @@ __all__ = ["SQL_INFO_KEY", "Rows", "Sql", "Step", "sql_of"]
 
 _PARAM = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _LOCKING = re.compile(r" FOR UPDATE(?: OF \w+)?(?: SKIP LOCKED)?")
-_PG: dict[str, str] = {}
 _LITE: dict[str, str] = {}
 SQL_INFO_KEY = "humeval_sql"
 
@@ -67,13 +66,6 @@ class Rows:
         return self.rows[0][0] if self.rows else None
 
 
-def _for_pg(sql: str) -> str:
-    text = _PG.get(sql)
-    if text is None:
-        text = _PG[sql] = _PARAM.sub(r"%(\1)s", sql)
-    return text
-
-
 def _for_sqlite(sql: str) -> str:
     text = _LITE.get(sql)
     if text is None:
@@ -84,14 +76,13 @@ def _for_sqlite(sql: str) -> str:
 class Sql:
     """Fixed statements on one driver connection (``pg``: PostgreSQL, else SQLite)."""
 
-    __slots__ = ("_convert", "_deferred", "_dialect", "_error", "cur", "durable", "in_tx", "loader", "named",
+    __slots__ = ("_deferred", "_dialect", "_error", "cur", "durable", "in_tx", "loader", "named",
                  "pending_begin", "pg", "prepared", "raw", "trips")
 
     def __init__(self, conn: Connection) -> None:
         self.raw = conn.connection.driver_connection
         self._dialect = conn.dialect
         self.pg = conn.dialect.name == "postgresql"
-        self._convert = _for_pg if self.pg else _for_sqlite
         self._error: type[Exception] = conn.dialect.loaded_dbapi.Error
         self.cur = self.raw.cursor()
         #: PostgreSQL: a transaction was begun (``BEGIN`` not sent yet: it goes with the next statement)
@@ -114,16 +105,16 @@ class Sql:
     def _raise(self, sql: str, params: Any, exc: Exception) -> None:
         raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
 
-    def _execute(self, sql: str, params: dict[str, Any] | None) -> Any:
-        if self.pending_begin or self._deferred:
-            result = self.batch([(sql, params)])[0]
-            return _Done(result)
+    def _step(self, sql: str, params: dict[str, Any] | None) -> Rows:
+        """One statement: on PostgreSQL a batch of its own (prepared, one round trip); on SQLite the cursor's."""
+        if self.pg or self._deferred:
+            return self.batch([(sql, params)])[0]
         try:
-            self.cur.execute(self._convert(sql), params or {})
+            cur = self.cur.execute(_for_sqlite(sql), params or {})
         except self._error as exc:
             self._raise(sql, params, exc)
         self.trips += 1
-        return self.cur
+        return Rows(cur.rowcount, cur.fetchall() if cur.description else [])
 
     # -- transactions (PostgreSQL; the SQLite writer manages its own) -----------------------------
     def begin(self) -> None:
@@ -166,19 +157,17 @@ class Sql:
     # -- statements ----------------------------------------------------------------------------
     def run(self, sql: str, params: dict[str, Any] | None = None) -> int:
         """Execute; the number of rows changed."""
-        return int(self._execute(sql, params).rowcount)
+        return self._step(sql, params).rowcount
 
     def one(self, sql: str, params: dict[str, Any] | None = None) -> tuple[Any, ...] | None:
         """The first row (the statement is read to its end) or None."""
-        rows = self._execute(sql, params).fetchall()
-        return rows[0] if rows else None
+        return self._step(sql, params).first
 
     def all(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
-        return list(self._execute(sql, params).fetchall())
+        return self._step(sql, params).rows
 
     def scalar(self, sql: str, params: dict[str, Any] | None = None) -> Any:
-        row = self.one(sql, params)
-        return None if row is None else row[0]
+        return self._step(sql, params).scalar
 
     def defer(self, steps: Sequence[Step]) -> list[Rows]:
         """Send ``steps`` first in the next round trip, whatever it is (an operation's writes go out with the
@@ -209,11 +198,7 @@ class Sql:
             into.extend(got[:len(first)])
             return got[len(first):]
         if not self.pg:
-            out = []
-            for sql, params in steps:
-                cur = self._execute(sql, params)
-                out.append(Rows(cur.rowcount, cur.fetchall() if cur.description else []))
-            return out
+            return [self._step(sql, params) for sql, params in steps]
         begin = self.pending_begin
         # a whole transaction in one batch needs neither: the statements up to a pipeline's Sync run in
         # one implicit transaction, committed at the Sync (rolled back if one of them fails)
@@ -384,22 +369,6 @@ def _wait(fd: int, *, write: bool) -> None:
         select.select([], [fd], [])
     else:
         select.select([fd], [], [])
-
-
-class _Done:
-    """A finished statement's result, read like a cursor (``rowcount``, ``fetchall``)."""
-
-    __slots__ = ("_r", "rowcount")
-
-    def __init__(self, r: Rows) -> None:
-        self._r, self.rowcount = r, r.rowcount
-
-    @property
-    def lastrowid(self) -> Any:
-        return None
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        return self._r.rows
 
 
 def sql_of(conn: Connection) -> Sql:
