@@ -158,15 +158,16 @@ _ANY, _WATCHED, _UNWATCHED = "AND watched >= 0 ", "AND watched > 0 ", "AND watch
 _CLAIM = {g: f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE list_id = {_FREE_LIST.format(guard=g)} "
              "RETURNING list_id" for g in (_ANY, _WATCHED, _UNWATCHED)}
 _SET_LIST = "UPDATE participants SET list_id = :l WHERE participant_id = :pid"
-#: a list's next tasks for the participant, with whether each has room now (a full one may have room again later)
-_CANDIDATES_OF = (
-    "SELECT lt.position, lt.task_id, t.taken < t.cap FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id "
-    "WHERE lt.list_id = {l} AND lt.assignment_id IS NULL AND t.closed = 0 "
-    "AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid AND a.task_id = lt.task_id) "
-    f"ORDER BY lt.position LIMIT {_CANDIDATES}"
-)
-_LIST_CANDIDATES = _CANDIDATES_OF.format(l=":l")
-_MY_CANDIDATES = _CANDIDATES_OF.format(l=_MY_LIST)
+#: the places of a list left for the participant (its open tasks they have not had)
+_LEFT_OF = ("FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE lt.list_id = {l} AND lt.assignment_id IS NULL "
+            "AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid "
+            "AND a.task_id = lt.task_id)")
+#: the list's next task for the participant with room now (a full one may have room again later)
+_NEXT_OF = "SELECT lt.position, lt.task_id " + _LEFT_OF + " AND t.taken < t.cap ORDER BY lt.position LIMIT 1"
+_LIST_NEXT = _NEXT_OF.format(l=":l")
+_MY_NEXT = _NEXT_OF.format(l=_MY_LIST)
+#: whether any place of the list is left for the participant, with room or not
+_LIST_LEFT = "SELECT 1 " + _LEFT_OF.format(l=":l") + " LIMIT 1"
 _POOL_CANDIDATES = (
     "SELECT t.task_id FROM tasks t WHERE t.open = 1 AND t.closed = 0 AND t.kind = 'task' "
     "AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid AND a.task_id = t.task_id) "
@@ -183,7 +184,7 @@ _WITHDRAWN = "SELECT 1 FROM assignments WHERE participant_id = :pid AND status =
 _ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF"
 
 
-#: a take lost to another transaction between the read of the candidates and the take (the operation reads again)
+#: a take lost to another transaction between the read of the next task and its take (the operation reads again)
 _LOST = object()
 
 
@@ -230,7 +231,7 @@ def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, curren
     if list_id is None:
         return None
     got = db.batch([(_SET_LIST, {"l": list_id, "pid": participant_id}), (EVENT, _claimed_event(participant_id, list_id, now)),
-                    (_LIST_CANDIDATES, {"l": list_id, "pid": participant_id})])
+                    (_LIST_NEXT, {"l": list_id, "pid": participant_id})])
     return str(list_id), got[2].rows
 
 
@@ -276,12 +277,12 @@ def _held(ctx: StoreContext, active: tuple[Any, ...], done: int, list_id: str | 
 def looks(ctx: StoreContext, participant_id: str, now: float) -> list[Step]:
     """The reads a next assignment starts from, in one round trip (an answer sends them with its own read): the
     participant's row (seen now, locked on PostgreSQL: their operations queue on it) with who holds their list,
-    their few assignments, for the ``list`` strategy their list's next tasks for them, and whether they were settled
+    their few assignments, for the ``list`` strategy their list's next task for them with room, and whether they were settled
     when a stopping rule watches."""
     key = {"pid": participant_id, "now": now}
     steps: list[Step] = [(_TOUCH_RETURNING, key), (_MINE, key)]
     if ctx.strategy is None:
-        steps.append((_MY_CANDIDATES, key))
+        steps.append((_MY_NEXT, key))
     if ctx.watched:
         steps.append((SETTLED, key))
     return steps
@@ -379,16 +380,16 @@ def _mine(rows: Iterable[tuple[Any, ...]], now: float, answered: str | None = No
     return done, active, lapsed
 
 
-def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, candidates: list[tuple[Any, ...]],
+def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, following: list[tuple[Any, ...]],
                now: float, done: int) -> Any:
-    """A lease of the first of ``candidates`` (the list's next tasks for the participant) with room; None when
-    none has room (:data:`_LOST` when its room was taken meanwhile)."""
-    if not candidates:
+    """A lease of ``following``, the list's next task for the participant with room (a session admitted is served
+    whole, closed tasks aside); None when none has room, the list marked done when no place is left for them
+    (:data:`_LOST` when its room was taken meanwhile)."""
+    if following:
+        return _lease(db, ctx, participant_id, following[0][1], now, done, list_id, following[0][0])
+    if db.one(_LIST_LEFT, {"l": list_id, "pid": participant_id}) is None:
         db.run(_LIST_DONE, {"l": list_id})
-        return None
-    room = next(((position, task_id) for position, task_id, free in candidates if free), None)
-    # (a session admitted is served whole, closed tasks aside)
-    return None if room is None else _lease(db, ctx, participant_id, room[1], now, done, list_id, room[0])
+    return None
 
 
 def _from_pool(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, now: float, done: int) -> Any:

@@ -371,7 +371,7 @@ def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path
     # each answer: the assignment read with the next task's state (1), the writes with the take, the lease and the
     # COMMIT (1); the 10th finds the list done
     answers = trips[1::2]
-    assert answers == [2] * 9 + [4], trips
+    assert answers == [2] * 9 + [5], trips
 
 
 def test_a_participant_is_pinned_to_the_link_of_their_first_entry(tmp_path: Path, db_url: str | None) -> None:
