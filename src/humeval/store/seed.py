@@ -48,6 +48,7 @@ _TASK_COLUMNS = ("seq", "task_id", "item_id", "systems", "criteria", "family", "
                  "cap", "taken", "done", "open", "closed")
 _OUTPUT_COLUMNS = ("item_id", "system", "output", "input", "references", "format")
 _META_PUT = "INSERT INTO meta (key, value) VALUES (:k, :v)"
+_INDEXES = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = :t AND sql IS NOT NULL"
 #: a re-run's occurrences of a task added to its cap (a closed task's row is matched, and left as it is)
 _GROW_CAP = ("UPDATE tasks SET cap = cap + CASE WHEN closed = 0 THEN :n ELSE 0 END, "
              "open = CASE WHEN closed = 0 THEN 1 ELSE open END WHERE task_id = :t")
@@ -59,8 +60,9 @@ class _Loader:
     most of the seeding time of a large study)."""
 
     def __init__(self, conn: Connection) -> None:
+        self.db = sql_of(conn)
         self.dbapi = conn.connection.dbapi_connection
-        self.copy = conn.dialect.name == "postgresql"
+        self.copy = self.db.pg
         self.quote = conn.dialect.identifier_preparer.quote
         self.mark = "%s" if conn.dialect.paramstyle in ("format", "pyformat") else "?"
 
@@ -71,14 +73,12 @@ class _Loader:
         if self.copy:
             yield
             return
-        cursor = self.dbapi.cursor()  # type: ignore[union-attr]
+        before = int(self.db.scalar("PRAGMA cache_size"))
+        self.db.run(f"PRAGMA cache_size={-_SEED_CACHE_KIB}")
         try:
-            before = cursor.execute("PRAGMA cache_size").fetchone()[0]
-            cursor.execute(f"PRAGMA cache_size={-_SEED_CACHE_KIB}")
             yield
         finally:
-            cursor.execute(f"PRAGMA cache_size={int(before)}")
-            cursor.close()
+            self.db.run(f"PRAGMA cache_size={before}")
 
     @contextmanager
     def indexes_after(self, table: Table, progress: Progress | None = None) -> Iterator[None]:
@@ -87,31 +87,22 @@ class _Loader:
         if self.copy:
             yield
             return
-        cursor = self.dbapi.cursor()  # type: ignore[union-attr]
-        try:
-            ddl = cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
-                                 "AND sql IS NOT NULL", (table.name,)).fetchall()
-            for name, _ in ddl:
-                cursor.execute(f"DROP INDEX {self.quote(name)}")
-            yield
-            for i, (_, sql) in enumerate(ddl):
-                if progress:
-                    progress(f"indexes of {table.name}", i, len(ddl))
-                cursor.execute(sql)
-            if progress and ddl:
-                progress(f"indexes of {table.name}", len(ddl), len(ddl))
-        finally:
-            cursor.close()
+        ddl = self.db.all(_INDEXES, {"t": table.name})
+        for name, _ in ddl:
+            self.db.run(f"DROP INDEX {self.quote(name)}")
+        yield
+        for i, (_, sql) in enumerate(ddl):
+            if progress:
+                progress(f"indexes of {table.name}", i, len(ddl))
+            self.db.run(sql)
+        if progress and ddl:
+            progress(f"indexes of {table.name}", len(ddl), len(ddl))
 
     def analyze(self, *tables: Table) -> None:
         """PostgreSQL: statistics of the freshly loaded tables now (the planner would otherwise plan the
         first queries, e.g. the admin page's aggregates, for empty tables until autovacuum runs)."""
         if self.copy:
-            cursor = self.dbapi.cursor()  # type: ignore[union-attr]
-            try:
-                cursor.execute("ANALYZE " + ", ".join(self.quote(t.name) for t in tables))
-            finally:
-                cursor.close()
+            self.db.run("ANALYZE " + ", ".join(self.quote(t.name) for t in tables))
 
     def insert(self, table: Table, columns: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
         """Insert ``rows`` (tuples in the order of ``columns``), ``_CHUNK`` rows per statement."""
