@@ -50,6 +50,7 @@ from humeval.protocol.comparisons import Comparison
 from humeval.protocol.models import TwoAFC
 from humeval.store.context import StoreContext
 from humeval.store.lease import EVENT, end_lease
+from humeval.store.reads import latest_judgements
 from humeval.store.sql import Sql, sql_of
 
 __all__ = [
@@ -60,7 +61,6 @@ __all__ = [
     "has_room",
     "in_flight",
     "is_settled",
-    "latest_judgements",
     "live_leaderboards",
     "preferred_tasks",
     "recruitment",
@@ -620,24 +620,6 @@ def _flush(conn: Connection, ctx: StoreContext, now: float) -> list[str]:
         for aid in json.loads(aids_json):
             db.run(_FED, {"c": c, "aid": aid, "seq": seq, "now": now})
     return decided
-
-
-_LATEST = (
-    "SELECT id, assignment_id, task_id, kind, item_id, list_id, display, \"values\", seconds, submitted_at "
-    "FROM judgements WHERE participant_id = :pid ORDER BY id"
-)
-
-
-def latest_judgements(conn: Connection, participant_id: str) -> list[dict[str, Any]]:
-    """The participant's judgements, latest revision of each assignment, in first-submission order."""
-    latest: dict[str, dict[str, Any]] = {}
-    for id_, aid, task_id, kind, item_id, list_id, display, values, seconds, at in sql_of(conn).all(_LATEST, {"pid": participant_id}):
-        first = latest.get(aid, {}).get("first", id_)
-        latest[aid] = {"first": first, "judgement_id": id_, "assignment_id": aid, "participant_id": participant_id,
-                       "task_id": task_id, "kind": kind, "item_id": item_id, "list_id": list_id,
-                       "display": json.loads(display), "values": json.loads(values), "seconds": seconds,
-                       "submitted_at": at}
-    return sorted(latest.values(), key=lambda j: j["first"])
 
 
 _GOAL_EVENTS = "SELECT at, kind, data FROM events WHERE kind LIKE :prefix ORDER BY id"  # '%' bound: psycopg

@@ -11,7 +11,7 @@ from sqlalchemy import Connection
 from humeval.store.context import StoreContext
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["all_judgements", "judgement_rows", "overview", "participant_rows", "stopping_states"]
+__all__ = ["all_judgements", "judgement_rows", "latest_judgements", "overview", "participant_rows", "stopping_states"]
 
 
 def _iso(t: float | None) -> str:
@@ -27,19 +27,36 @@ def _reader(conn: Connection) -> Sql:
 
 _JUDGEMENT_COLUMNS = ("judgement_id", "idempotency_key", "participant_id", "assignment_id", "task_id", "item_id",
                       "list_id", "kind", "values", "display", "seconds", "revision", "submitted_at", "comment")
-_JUDGEMENTS = ('SELECT id, idempotency_key, participant_id, assignment_id, task_id, item_id, list_id, kind, "values", '
-               "display, seconds, revision, submitted_at, comment FROM judgements ORDER BY id")
+_SELECT_JUDGEMENTS = ('SELECT id, idempotency_key, participant_id, assignment_id, task_id, item_id, list_id, kind, '
+                      '"values", display, seconds, revision, submitted_at, comment FROM judgements')
+_JUDGEMENTS = _SELECT_JUDGEMENTS + " ORDER BY id"
+_OF_PARTICIPANT = _SELECT_JUDGEMENTS + " WHERE participant_id = :pid ORDER BY id"
 
 
-def all_judgements(conn: Connection) -> list[dict[str, Any]]:
-    """Every stored judgement (every revision), oldest first, with its display order."""
+def _judgements(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
     out = []
-    for row in _reader(conn).all(_JUDGEMENTS):
+    for row in rows:
         j = dict(zip(_JUDGEMENT_COLUMNS, row, strict=True))
         j["values"], j["display"] = json.loads(j["values"]), json.loads(j["display"])
         j["submitted_at"], j["comment"] = _iso(j["submitted_at"]), j["comment"] or ""
         out.append(j)
     return out
+
+
+def all_judgements(conn: Connection) -> list[dict[str, Any]]:
+    """Every stored judgement (every revision), oldest first, with its display order."""
+    return _judgements(_reader(conn).all(_JUDGEMENTS))
+
+
+def latest_judgements(conn: Connection, participant_id: str) -> list[dict[str, Any]]:
+    """The participant's judgements, latest revision of each assignment, in first-submission order (in the
+    caller's transaction: settling a participant reads them)."""
+    first: dict[str, int] = {}
+    latest: dict[str, dict[str, Any]] = {}
+    for j in _judgements(sql_of(conn).all(_OF_PARTICIPANT, {"pid": participant_id})):
+        first.setdefault(j["assignment_id"], j["judgement_id"])
+        latest[j["assignment_id"]] = j
+    return sorted(latest.values(), key=lambda j: first[j["assignment_id"]])
 
 
 def judgement_rows(conn: Connection, ctx: StoreContext) -> list[dict[str, Any]]:

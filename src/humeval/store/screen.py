@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Connection
 
 from humeval.store.context import StoreContext
-from humeval.store.live import latest_judgements
+from humeval.store.reads import latest_judgements
 
 __all__ = ["failed_attention"]
 
