@@ -562,9 +562,8 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
     if abandoned:
         excluded, keys, reason = True, set(), "abandoned: inactive for longer than a lease"
     else:
-        from humeval.judgements.exclusion import (
-            participant_exclusions,  # numpy: at the first settlement
-        )
+        # the exclude stage's own rules (numpy): loaded at the first settlement
+        from humeval.judgements.exclusion import participant_exclusions
 
         excluded, keys, reason = participant_exclusions(ctx.protocol, ctx.tasks, latest)
     db.run(_VERDICT, {"x": int(excluded), "tasks": json.dumps(sorted(keys)), "reason": reason, "pid": participant_id})
