@@ -28,8 +28,10 @@ One row per participant, task, criterion and (for ratings) system:
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,7 +41,9 @@ from humeval.extras import require
 if TYPE_CHECKING:  # pandas is imported by the functions that use it: JUDGEMENT_COLUMNS needs none (the server's export)
     import pandas as pd
 
-__all__ = ["JUDGEMENT_COLUMNS", "agreement_units", "excluded_mask", "normalise_judgements", "pair_units", "read_judgements", "unit_matrix", "winners", "write_judgements"]
+    from humeval.protocol.models import Protocol
+
+__all__ = ["JUDGEMENT_COLUMNS", "agreement_units", "excluded_mask", "long_rows", "normalise_judgements", "pair_units", "read_judgements", "unit_matrix", "winners", "write_judgements"]
 
 JUDGEMENT_COLUMNS = [
     "participant_id",
@@ -59,6 +63,40 @@ JUDGEMENT_COLUMNS = [
     "spans",
     "comment",
 ]
+
+
+def long_rows(protocol: Protocol, judgements: list[dict[str, Any]], seqs: dict[tuple[str, str], int] | None = None,
+              ) -> list[dict[str, Any]]:
+    """Judgements as the store keeps them (:func:`humeval.store.reads.all_judgements`) as rows of the long table,
+    in the order given; ``seqs``: the ``stop_seq`` of (criterion, assignment id)."""
+    seqs = seqs or {}
+    rows: list[dict[str, Any]] = []
+    for j in judgements:
+        display = j["display"]
+        base = {
+            "participant_id": j["participant_id"], "list_id": j["list_id"], "task_id": j["task_id"], "kind": j["kind"],
+            "item_id": j["item_id"], "seconds": j["seconds"], "submitted_at": j["submitted_at"], "stop_seq": math.nan,
+            "comment": j.get("comment", ""),
+        }
+        for name, value in j["values"].items():
+            ctype = protocol.criterion(name).type
+            if ctype == "2afc":
+                seq = seqs.get((name, j["assignment_id"]))
+                rows.append(base | {"criterion": name, "system": display[0], "system_b": display[1], "position": 0,
+                                    "value": math.nan, "choice": value,
+                                    "stop_seq": math.nan if seq is None else float(seq)})
+            elif ctype == "rankme":
+                for pos, (system, score) in enumerate(zip(display, value, strict=True)):
+                    rows.append(base | {"criterion": name, "system": system, "system_b": "", "position": pos,
+                                        "value": float(score), "choice": ""})
+            elif ctype == "esa":
+                rows.append(base | {"criterion": name, "system": display[0], "system_b": "", "position": 0,
+                                    "value": float(value["score"]), "choice": "",
+                                    "spans": json.dumps(value["spans"], separators=(",", ":"))})
+            else:
+                rows.append(base | {"criterion": name, "system": display[0], "system_b": "", "position": 0,
+                                    "value": float(value), "choice": ""})
+    return rows
 
 
 def write_judgements(path: str | Path, frame: pd.DataFrame) -> Path:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from humeval.design.tasks import ParticipantList
+from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
 from humeval.protocol.models import (
     AttentionExclusion,
@@ -243,6 +243,25 @@ def exclusion_rows(table: Mapping[str, Any], protocol: Protocol,
         elif isinstance(rule, InconsistentExclusion):
             rows += _inconsistent(c, rule, repeat_of)
     return rows
+
+
+
+def participant_exclusions(protocol: Protocol, tasks: Mapping[str, Task], judgements: list[dict[str, Any]],
+                           ) -> tuple[bool, set[tuple[str, str]], str]:
+    """The rules on one participant's judgements as the store keeps them (the server settles participants and
+    screens them at the end with it): (participant excluded, excluded (task, criterion), why). ``tasks``: the
+    study's tasks by id (the attention checks and repeats done give the expected answers and originals)."""
+    if not protocol.exclusion or not judgements:
+        return False, set(), ""
+    from humeval.judgements import JUDGEMENT_COLUMNS, long_rows
+
+    rows = long_rows(protocol, judgements)
+    table = {c: [r.get(c) for r in rows] for c in JUDGEMENT_COLUMNS}
+    checks = [tasks[t] for t in sorted({j["task_id"] for j in judgements}) if tasks[t].kind != "task"]
+    found = exclusion_rows(table, protocol, [ParticipantList("store", 0, checks)])
+    keys = {(r["task_id"], r["criterion"]) for r in found if r["scope"] == "judgement"}
+    reason = "; ".join(f"{r['rule']}: {r['detail']}" for r in found)
+    return any(r["scope"] == "participant" for r in found), keys, reason
 
 
 def exclusions(frame: pd.DataFrame, protocol: Protocol, lists: list[ParticipantList] | None = None) -> pd.DataFrame:

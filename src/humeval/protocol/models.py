@@ -6,6 +6,7 @@ that nothing is left undocumented. ``humeval schema`` prints the JSON Schema.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -189,6 +190,14 @@ class TwoAFC(_CriterionBase):
         winner: :func:`humeval.judgements.winners` is its vectorised form, and the live stopping
         rule counts votes with it."""
         return first if choice == "A" else second if choice == "B" else choice
+
+    @staticmethod
+    def vote(choice: str, display: Sequence[str], system_a: str) -> int | None:
+        """A choice as the live stopping rule counts it: 1 if it favours ``system_a``, 0 if the other system
+        shown, None for ``tie`` and ``both-*``."""
+        if choice not in ("A", "B"):
+            return None
+        return int(TwoAFC.winner(choice, display[0], display[1]) == system_a)
 
 
 class Likert(_CriterionBase):

@@ -67,8 +67,8 @@ from humeval.rehearsal.participants import (
     RehearsalError,
     draw_seconds,
 )
+from humeval.stages.export import write_store_judgements
 from humeval.store.engine import redact_url
-from humeval.store.export import write_store_judgements
 from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["HOST", "RehearsalError", "RehearsalOptions", "RehearsalResult", "predicted_places", "rehearsal_workspace",

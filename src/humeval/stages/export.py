@@ -8,20 +8,45 @@ platform are kept when the store is exported again.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from humeval.errors import StoreError
 from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["export_stage"]
+__all__ = ["export_stage", "write_store_judgements"]
 
 
 def export_stage(study: Study, db: str = "") -> StageOutput:
     """The ``export`` stage: the store as ``results/sources/store.jsonl``, then the union of all sources."""
     from humeval.judgements.sources import sources_dir, union_sources
     from humeval.store.engine import redact_url
-    from humeval.store.export import write_store_judgements
 
     source = sources_dir(study.results_dir) / "store.jsonl"
     rows = write_store_judgements(study, source, db or None)
     table, union = union_sources(study.results_dir)
     return StageOutput(outputs=[source, table], parameters={"db": redact_url(db) if db else study.relative(study.db_file)},
                        summary={"exported": rows, **union})
+
+
+def write_store_judgements(study: Study, path: str | Path, db: str | None = None) -> int:
+    """Write every stored judgement (latest revision of each assignment) to ``path``; return the row count
+    (a rehearsal exports its store with it too).
+
+    The format follows the suffix (``.jsonl``, ``.csv``, ``.parquet``); the columns are
+    :data:`humeval.judgements.JUDGEMENT_COLUMNS`.
+    """
+    import pandas as pd
+
+    from humeval.judgements import JUDGEMENT_COLUMNS, write_judgements
+    from humeval.store.store import Store
+
+    if not db and not study.db_file.is_file():
+        raise StoreError(f"{study.db_file}: no store yet; run `humeval serve {study.root}` and collect judgements first")
+    store = Store.open(study, db or None)
+    try:
+        rows = store.judgement_rows()
+    finally:
+        store.close()
+    write_judgements(path, pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS))
+    return len(rows)

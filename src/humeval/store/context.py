@@ -25,12 +25,11 @@ from dataclasses import dataclass, field
 from sys import intern
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection
 
 from humeval.design.tasks import Task
 from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_tasks
 from humeval.protocol.models import Protocol
-from humeval.store import schema as s
 
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
@@ -42,16 +41,16 @@ _TOKEN_HEX = 24
 _HEX = frozenset("0123456789abcdef")
 
 
-def _is_hex(text: str) -> bool:
-    return set(text) <= _HEX
-
-
 #: seconds a list may be held beyond what was asked for (:meth:`StoreContext.list_hold`)
 LIST_HOLD_SLACK = 60.0
 #: a list's hold extended (with :meth:`StoreContext.list_hold`'s parameters), its row written only when the hold
 #: would end too soon
 RENEW_LIST = "UPDATE lists SET expires_at = :hold WHERE list_id = :l AND COALESCE(expires_at, 0) < :renew"
 
+
+META = "SELECT key, value FROM meta"
+_LIST_WATCHED = ("SELECT lt.list_id, w.comparison, count(*) FROM list_tasks lt JOIN watched_tasks w "
+                 "ON w.task_id = lt.task_id GROUP BY lt.list_id, w.comparison")
 
 #: the ``tasks`` columns :class:`Tasks` reads, in its order
 TASK_COLUMNS = ("task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of", "seq")
@@ -268,7 +267,7 @@ class StoreContext:
         _, dot, seq = assignment_id.rpartition(".")
         if dot:  # the earlier format
             number = int(seq) if seq.isascii() and seq.isdigit() and len(seq) < 10 else -1
-        elif len(assignment_id) == _TOKEN_HEX + 8 and _is_hex(assignment_id):
+        elif len(assignment_id) == _TOKEN_HEX + 8 and set(assignment_id) <= _HEX:
             number = int(assignment_id[_TOKEN_HEX:], 16) ^ self._pad(assignment_id[:_TOKEN_HEX])
         else:
             return None
@@ -276,19 +275,15 @@ class StoreContext:
 
     @classmethod
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:
-        # plain driver rows (no SQLAlchemy row processing): a study of 100,000 items has 600,000 tasks
+        # plain driver rows (no SQLAlchemy row processing or Core): a study of 100,000 items has 600,000 tasks and
+        # 150,000 lists; run once, before the process serves
         tasks = Tasks(conn.exec_driver_sql("SELECT " + ", ".join(f'"{c}"' for c in TASK_COLUMNS) + " FROM tasks"))
-        meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
-        # plain driver rows (no SQLAlchemy row processing): a study of 100,000 items has 150,000 lists
+        meta = dict(conn.exec_driver_sql(META).fetchall())
         list_sizes = dict(conn.exec_driver_sql("SELECT list_id, size FROM lists").fetchall())
         systems = json.loads(meta.get("systems", "[]"))
         comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}
         list_watched: dict[str, dict[str, int]] = {}
-        lt, w = s.list_tasks.c, s.watched_tasks.c
-        for list_id, comparison, k in conn.execute(
-            select(lt.list_id, w.comparison, func.count()).join_from(s.list_tasks, s.watched_tasks, lt.task_id == w.task_id)
-            .group_by(lt.list_id, w.comparison)
-        ):
+        for list_id, comparison, k in conn.exec_driver_sql(_LIST_WATCHED):
             list_watched.setdefault(list_id, {})[comparison] = int(k)
         _give_back_memory()
         return cls(

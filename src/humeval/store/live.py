@@ -40,50 +40,41 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, and_, insert, select, update
+from sqlalchemy import Connection
 
-from humeval.design.tasks import ParticipantList, Task
+from humeval.design.tasks import Task
 from humeval.errors import StoreError
 from humeval.protocol.comparisons import Comparison
-from humeval.protocol.models import Protocol, TwoAFC
-from humeval.store import schema as s
+from humeval.protocol.models import TwoAFC
 from humeval.store.context import StoreContext
 from humeval.store.lease import EVENT, end_lease
+from humeval.store.reads import latest_judgements
 from humeval.store.sql import Sql, sql_of
 
 __all__ = [
     "Admission",
-    "LiveGoal",
-    "LiveGoalDecision",
     "Recruitment",
     "admissions",
     "after_judgement",
     "has_room",
     "in_flight",
     "is_settled",
-    "latest_judgements",
     "live_leaderboards",
-    "participant_exclusions",
     "preferred_tasks",
     "recruitment",
     "release_list",
     "sessions_wanted",
     "settle",
     "settle_abandoned",
-    "vote_of",
 ]
 
 
 _CLOSE_CHUNK = 500
-
-
-def vote_of(choice: str, display: Sequence[str], system_a: str) -> int | None:
-    """1 if the choice favours ``system_a``, 0 if the other system, None for tie/both-*."""
-    if choice not in ("A", "B"):
-        return None
-    return int(TwoAFC.winner(choice, display[0], display[1]) == system_a)
+#: one fixed statement for every chunk of tasks to close
+_CLOSE_TASKS = "UPDATE tasks SET closed = 1 WHERE task_id IN (" + ", ".join(f":t{k}" for k in range(_CLOSE_CHUNK)) + ")"
+_DECIDED = "SELECT comparison FROM stopping WHERE outcome <> 'continue'"
 
 
 def after_judgement(conn: Connection, ctx: StoreContext, task: Task, values: dict[str, Any], now: float) -> None:
@@ -95,15 +86,14 @@ def after_judgement(conn: Connection, ctx: StoreContext, task: Task, values: dic
     if not pair_criteria:
         return
     # votes are relative to the task's first system; a label is flipped for a comparison whose A differs
-    votes, rows = _votes(conn, task, pair_criteria)
+    db = sql_of(conn)
+    votes, rows = _votes(db, task, pair_criteria)
     needed = {c: ctx.strategy.workers_needed(votes[c]) for c in pair_criteria}
     more = max(needed.values())
     limit = 2 * ctx.strategy.max_workers
     if more > 0 and len(rows) < limit:
         new_cap = min(len(rows) + more, limit)
-        t = s.tasks.c
-        conn.execute(update(s.tasks).where(and_(t.task_id == task.task_id, t.cap < new_cap)).values(cap=new_cap, open=1))
-    db = sql_of(conn)
+        db.run(_RAISE_CAP, {"cap": new_cap, "t": task.task_id})
     for c in ctx.watched.get(task.task_id, ()):
         if needed[c] != 0 or db.one(_QUEUED, {"c": c, "t": task.task_id}) is not None:
             continue
@@ -114,153 +104,73 @@ def after_judgement(conn: Connection, ctx: StoreContext, task: Task, values: dic
         label = ctx.strategy.label(votes[c])
         if task.systems[0] != ctx.comparisons[c].reference(task.systems):
             label = 1 - label
-        conn.execute(insert(s.pending).values(
-            comparison=c, task_id=task.task_id, outcome=int(label), state="pending", at=now,
-            assignments=json.dumps([aid for aid, _ in rows]), participants=json.dumps(sorted({p for _, p in rows})),
-        ))
+        db.run(_QUEUE, {"c": c, "t": task.task_id, "outcome": int(label), "now": now,
+                        "aids": json.dumps([aid for aid, _ in rows]), "pids": json.dumps(sorted({p for _, p in rows}))})
 
 
+_RAISE_CAP = "UPDATE tasks SET cap = :cap, open = 1 WHERE task_id = :t AND cap < :cap"
+_QUEUE = ("INSERT INTO pending (comparison, task_id, outcome, state, at, assignments, participants) "
+          "VALUES (:c, :t, :outcome, 'pending', :now, :aids, :pids)")
 _QUEUED = "SELECT 1 FROM pending WHERE comparison = :c AND task_id = :t"
 _FED = "INSERT INTO fed (comparison, assignment_id, seq, at) VALUES (:c, :aid, :seq, :now)"
 
 
-def _votes(conn: Connection, task: Task, criteria: list[str]) -> tuple[dict[str, list[int]], list[tuple[str, str]]]:
-    j = s.judgements.c
-    rows = conn.execute(
-        select(j.display, j["values"], j.assignment_id, j.participant_id)
-        .where(and_(j.task_id == task.task_id, j.revision == 0)).order_by(j.id)
-    ).all()
+_VOTES = ('SELECT display, "values", assignment_id, participant_id FROM judgements WHERE task_id = :t AND revision = 0 '
+          "ORDER BY id")
+
+
+def _votes(db: Sql, task: Task, criteria: list[str]) -> tuple[dict[str, list[int]], list[tuple[str, str]]]:
+    rows = db.all(_VOTES, {"t": task.task_id})
     votes: dict[str, list[int]] = {c: [] for c in criteria}
     for r in rows:
-        display, values = json.loads(r.display), json.loads(r[1])
+        display, values = json.loads(r[0]), json.loads(r[1])
         for c in criteria:
-            v = vote_of(values.get(c, ""), display, task.systems[0])
+            v = TwoAFC.vote(values.get(c, ""), display, task.systems[0])
             if v is not None:
                 votes[c].append(v)
-    return votes, [(r.assignment_id, r.participant_id) for r in rows]
+    return votes, [(r[2], r[3]) for r in rows]
 
 
-class _Row:
+_OUTCOMES = "SELECT outcome, task_id FROM outcomes WHERE comparison = :c AND n > :fed AND n <= :n ORDER BY n"
+
+
+class _Row(NamedTuple):
     """The columns of a ``stopping`` row that feeding an outcome needs."""
 
-    __slots__ = ("comparison", "delta", "n", "outcome", "rule")
+    comparison: str
+    rule: str
+    delta: float
+    n: int
+    outcome: str
 
-    def __init__(self, comparison: str, rule: str, delta: float, n: int, outcome: str) -> None:
-        self.comparison, self.rule, self.delta, self.n, self.outcome = comparison, rule, delta, n, outcome
 
-
-def _rule(conn: Connection, ctx: StoreContext, row: Any) -> Any:
+def _rule(conn: Connection, ctx: StoreContext, row: _Row) -> Any:
     """The process's rule object for the comparison, fed every stored outcome in order
     (the caller holds ``ctx.rules_lock`` while it uses the rule)."""
     with ctx.rules_lock:
-        return _rule_locked(conn, ctx, row)
+        cached = ctx.rules.get(row.comparison)
+        comp = ctx.comparisons[row.comparison]
+        if cached is None or cached[1] > row.n:
+            # scipy: loaded on the first outcome, not at start
+            from humeval.stopping.live_goal import LiveGoal
 
-
-def _rule_locked(conn: Connection, ctx: StoreContext, row: Any) -> Any:
-    cached = ctx.rules.get(row.comparison)
-    comp = ctx.comparisons[row.comparison]
-    if cached is None or cached[1] > row.n:
-        # scipy: loaded on the first outcome, not at start
-        rule: Any = LiveGoal(comp) if comp.multi else comp.build_rule()
-        cached = (rule, 0)
-    rule, fed = cached
-    if fed < row.n:
-        o = s.outcomes.c
-        for outcome, task_id in conn.execute(
+            cached = (LiveGoal(comp) if comp.multi else comp.build_rule(), 0)
+        rule, fed = cached
+        if fed < row.n:
             # up to the state's n only: a reader without the row lock (the pair choice) may see outcomes
             # committed after it read the state, which the cache would otherwise count twice
-            select(o.outcome, o.task_id).where(and_(o.comparison == row.comparison, o.n > fed, o.n <= row.n))
-            .order_by(o.n)
-        ).all():
-            if comp.multi:
-                rule.feed(ctx.tasks[task_id].systems, int(outcome))
-            else:
-                rule.update(int(outcome))
-    ctx.rules[row.comparison] = (rule, row.n)
-    return rule
+            for outcome, task_id in sql_of(conn).all(_OUTCOMES, {"c": row.comparison, "fed": fed, "n": row.n}):
+                if comp.multi:
+                    rule.feed(ctx.tasks[task_id].systems, int(outcome))
+                else:
+                    rule.update(int(outcome))
+        ctx.rules[row.comparison] = (rule, row.n)
+        return rule
 
 
-class LiveGoal:
-    """A goal over K systems (:class:`~humeval.stopping.goals.GoalRule`) fed as the store feeds pair rules.
-
-    ``feed(task_systems, vote)``: vote 1 when the task's first system won. The returned
-    decision carries the store's columns: ``n`` judgements fed, ``successes`` the systems still
-    in contention, ``estimate`` their share of the K, thresholds 0; ``outcome`` is ``decided``
-    once the goal is reached; ``events`` name what the judgement changed, with system names.
-    """
-
-    def __init__(self, comparison: Comparison) -> None:
-        from humeval.stopping.goals import GoalRule  # scipy: loaded on the first outcome
-
-        self.comparison = comparison
-        self.index = {name: i for i, name in enumerate(comparison.members)}
-        self.goal = GoalRule(len(comparison.members), comparison.goal, comparison.delta, comparison.top,
-                             comparison.prior_strength)
-        self.state = self.goal.current()
-
-    def feed(self, task_systems: Sequence[str], vote: int) -> LiveGoalDecision:
-        i, j = self.index[task_systems[0]], self.index[task_systems[1]]
-        self.state = self.goal.update(i, j, i if vote == 1 else j)
-        return LiveGoalDecision(self.state, self.comparison.members)
-
-    def weights(self) -> Any:
-        """Target shares of the next judgements over pairs (:func:`humeval.policies.pair_choice.pair_weights`)."""
-        import numpy as np
-
-        from humeval.policies.pair_choice import pair_weights
-
-        cont = np.zeros(self.goal.k, dtype=bool)
-        cont[list(self.state.contention)] = True
-        return pair_weights(self.goal.wins, self.state.open_pairs, cont, self.goal.goal, self.comparison.pair_choice,
-                            self.goal.top)
-
-    def distance(self) -> int:
-        """Fewest further judgements before the goal can change: the least distance of a pair it still needs."""
-        from humeval.stopping.admission import distance
-
-        st, wins = self.state, self.goal.wins
-        if st.decided:
-            return 0
-        open_pairs = [(i, j) for i in range(self.goal.k) for j in range(i + 1, self.goal.k)
-                      if st.open_pairs[i, j] or st.open_pairs[j, i]]
-        return min((distance(self.goal.test.a_min, int(wins[i, j] + wins[j, i]), int(wins[i, j])) for i, j in open_pairs),
-                   default=1)
-
-    def useless(self, task_systems: Sequence[str]) -> bool:
-        """Whether judging this pair can no longer change the answer (not an open pair of the goal rule).
-
-        Open pairs (:func:`humeval.stopping.goals.open_pairs`) are unresolved and still needed by a
-        decision read from direct resolutions only (``best``: pairs touching a system never beaten).
-        """
-        i, j = self.index.get(task_systems[0]), self.index.get(task_systems[1])
-        if i is None or j is None:
-            return False
-        st = self.state
-        return st.decided or not st.open_pairs[i, j]
-
-
-class LiveGoalDecision:
-    """The store's view of a :class:`~humeval.stopping.goals.GoalDecision`."""
-
-    def __init__(self, d: Any, names: tuple[str, ...]) -> None:
-        self.raw, self.names = d, names
-        self.n = d.comparisons
-        self.successes = len(d.contention)
-        self.estimate = len(d.contention) / len(names)
-        self.threshold_a = self.threshold_b = 0.0
-        self.decided = d.decided
-        self.outcome = "decided" if d.decided else "continue"
-        answer = [names[i] for i in d.answer] if d.answer is not None else None
-        self.answer = answer
-        self.reason = d.reason.replace(str(list(d.answer)), str(answer)) if answer is not None else d.reason
-
-    def named_events(self) -> list[dict[str, Any]]:
-        from humeval.stopping.goals import named_events
-
-        return named_events(self.raw.events, self.names)
-
-
-_STOPPING = "SELECT rule, delta, n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
+#: a comparison's state (locked with ``FOR UPDATE`` by the operations that feed it)
+_GOAL_STATE = "SELECT rule, delta, n, outcome FROM stopping WHERE comparison = :c"
+_STOPPING = _GOAL_STATE + " FOR UPDATE"
 _OUTCOME = (
     "INSERT INTO outcomes (comparison, n, task_id, outcome, successes, estimate, threshold_a, threshold_b, at) "
     "VALUES (:c, :n, :t, :outcome, :successes, :estimate, :threshold_a, :threshold_b, :now)"
@@ -316,7 +226,7 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
             "delta": row.delta, "reason": reason}
     if comp.multi:
         data |= {"goal": comp.goal, "answer": d.answer, "top": comp.top, "systems": list(comp.members)}
-    conn.execute(insert(s.events).values(at=now, kind="decision", participant_id=None, data=json.dumps(data)))
+    db.run(EVENT, {"now": now, "kind": "decision", "pid": None, "data": json.dumps(data)})
     _close(conn, ctx)
     _withdraw(db, comparison, now)
     return int(d.n), True
@@ -325,21 +235,20 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
 def _close(conn: Connection, ctx: StoreContext) -> None:
     """Close every pair task whose watched criteria are all decided (or, for a goal over K
     systems, whose pair can no longer change the answer)."""
-    st = s.stopping.c
-    done = set(conn.execute(select(st.comparison).where(st.outcome != "continue")).scalars())
+    db = sql_of(conn)
+    done = {c for (c,) in db.all(_DECIDED)}
 
     def finished(task_id: str, c: str) -> bool:
         if c in done:
             return True
-        cached = ctx.rules.get(c)
-        return cached is not None and isinstance(cached[0], LiveGoal) and cached[0].useless(ctx.tasks[task_id].systems)
+        cached = ctx.rules.get(c)  # a goal over K systems: its pairs that can no longer change the answer
+        return cached is not None and ctx.comparisons[c].multi and cached[0].useless(ctx.tasks[task_id].systems)
 
     with ctx.rules_lock:
         ids = [tid for tid, cs in ctx.watched.items() if all(finished(tid, c) for c in cs)]
-    t_ = s.tasks.c
     for i in range(0, len(ids), _CLOSE_CHUNK):
-        conn.execute(update(s.tasks).where(t_.task_id.in_(ids[i : i + _CLOSE_CHUNK])).values(closed=1))
-    db = sql_of(conn)
+        chunk = ids[i : i + _CLOSE_CHUNK]  # the last id repeated to fill the statement's places
+        db.run(_CLOSE_TASKS, {f"t{k}": chunk[min(k, len(chunk) - 1)] for k in range(_CLOSE_CHUNK)})
     db.run(_CLOSE_CHECKS)
     db.run(_SPENT_LISTS)
 
@@ -383,13 +292,12 @@ _STATE_OF = "SELECT n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
 
 
 _IN_FLIGHT_BY_TASK = "SELECT a.task_id, count(*) " + _IN_FLIGHT_WHERE + " GROUP BY a.task_id"
-_GOAL_STATE = "SELECT rule, delta, n, outcome FROM stopping WHERE comparison = :c"
 
 
 def preferred_tasks(conn: Connection, ctx: StoreContext, now: float) -> list[list[str]] | None:
     """A goal over K systems with a pool strategy: its pair tasks grouped by pair, the most wanted pair first.
 
-    The shares come from the current evidence (:meth:`LiveGoal.weights`: ``adaptive`` or
+    The shares come from the current evidence (:func:`humeval.policies.pair_choice.pair_weights`: ``adaptive`` or
     ``uniform``); a pair's deficit is its share of all judgements (fed and in flight) minus
     what it has, so arriving participants are sent where the next judgement helps most
     (deficit round-robin, as :func:`humeval.policies.pair_choice.next_pair`). Pairs with no
@@ -406,9 +314,14 @@ def preferred_tasks(conn: Connection, ctx: StoreContext, now: float) -> list[lis
         return []
     import numpy as np
 
+    from humeval.policies.pair_choice import pair_weights
+
     with ctx.rules_lock:
         rule = _rule(conn, ctx, _Row(comp.criterion, *found))
-        weights = rule.weights()
+        contention = np.zeros(rule.goal.k, dtype=bool)
+        contention[list(rule.state.contention)] = True
+        weights = pair_weights(rule.goal.wins, rule.state.open_pairs, contention, rule.goal.goal, comp.pair_choice,
+                               rule.goal.top)
         counts = (rule.goal.wins + rule.goal.wins.T).astype(float)
         index = dict(rule.index)
     for task_id, n in db.all(_IN_FLIGHT_BY_TASK, {"c": comp.criterion, "now": now}):
@@ -649,7 +562,10 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
     if abandoned:
         excluded, keys, reason = True, set(), "abandoned: inactive for longer than a lease"
     else:
-        excluded, keys, reason = participant_exclusions(ctx, latest)
+        # the exclude stage's own rules (numpy): loaded at the first settlement
+        from humeval.judgements.exclusion import participant_exclusions
+
+        excluded, keys, reason = participant_exclusions(ctx.protocol, ctx.tasks, latest)
     db.run(_VERDICT, {"x": int(excluded), "tasks": json.dumps(sorted(keys)), "reason": reason, "pid": participant_id})
     decided: list[str] = []
     if ctx.strategy is None:
@@ -664,7 +580,7 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
 def _feed_judgement(conn: Connection, ctx: StoreContext, j: dict[str, Any], c: str, dropped: bool, now: float) -> list[str]:
     db = sql_of(conn)
     reference = ctx.comparisons[c].reference(ctx.tasks[j["task_id"]].systems)
-    vote = None if dropped else vote_of(j["values"].get(c, ""), j["display"], reference)
+    vote = None if dropped else TwoAFC.vote(j["values"].get(c, ""), j["display"], reference)
     if vote is None:  # excluded, or a tie: resolved without an outcome
         db.run(_FED, {"c": c, "aid": j["assignment_id"], "seq": None, "now": now})
         return []
@@ -674,6 +590,7 @@ def _feed_judgement(conn: Connection, ctx: StoreContext, j: dict[str, Any], c: s
 
 
 _PENDING = "SELECT id, comparison, task_id, outcome, assignments, participants FROM pending WHERE state = 'pending' ORDER BY id"
+_VERDICT_OF = "SELECT excluded, excluded_tasks FROM settled WHERE participant_id = :pid"
 _PENDING_STATE = "UPDATE pending SET state = :state WHERE id = :id"
 
 
@@ -681,13 +598,12 @@ def _flush(conn: Connection, ctx: StoreContext, now: float) -> list[str]:
     """Feed (or drop) every pending pool label whose voters are all settled, oldest first."""
     db = sql_of(conn)
     verdicts: dict[str, tuple[bool, set[tuple[str, str]]] | None] = {}
-    st = s.settled.c
     decided: list[str] = []
     for pid_, c, task_id, outcome, aids_json, pids_json in db.all(_PENDING):
         pids = json.loads(pids_json)
         for p in pids:
             if p not in verdicts:
-                r = conn.execute(select(st.excluded, st.excluded_tasks).where(st.participant_id == p)).first()
+                r = db.one(_VERDICT_OF, {"pid": p})
                 verdicts[p] = None if r is None else (bool(r[0]), {tuple(k) for k in json.loads(r[1])})  # type: ignore[misc]
         if any(verdicts[p] is None for p in pids):
             continue
@@ -705,56 +621,14 @@ def _flush(conn: Connection, ctx: StoreContext, now: float) -> list[str]:
     return decided
 
 
-_LATEST = (
-    "SELECT id, assignment_id, task_id, kind, item_id, list_id, display, \"values\", seconds, submitted_at "
-    "FROM judgements WHERE participant_id = :pid ORDER BY id"
-)
-
-
-def latest_judgements(conn: Connection, participant_id: str) -> list[dict[str, Any]]:
-    """The participant's judgements, latest revision of each assignment, in first-submission order."""
-    latest: dict[str, dict[str, Any]] = {}
-    for id_, aid, task_id, kind, item_id, list_id, display, values, seconds, at in sql_of(conn).all(_LATEST, {"pid": participant_id}):
-        first = latest.get(aid, {}).get("first", id_)
-        latest[aid] = {"first": first, "judgement_id": id_, "assignment_id": aid, "participant_id": participant_id,
-                       "task_id": task_id, "kind": kind, "item_id": item_id, "list_id": list_id,
-                       "display": json.loads(display), "values": json.loads(values), "seconds": seconds,
-                       "submitted_at": at}
-    return sorted(latest.values(), key=lambda j: j["first"])
-
-
-def participant_exclusions(ctx: StoreContext, judgements: list[dict[str, Any]], protocol: Protocol | None = None,
-                           ) -> tuple[bool, set[tuple[str, str]], str]:
-    """The exclude stage's own rules (``protocol``'s, default the study's) on one participant:
-    (participant excluded, excluded (task, criterion), why)."""
-    protocol = protocol or ctx.protocol
-    if not protocol.exclusion or not judgements:
-        return False, set(), ""
-    # the exclude stage's own rules, on columns (no pandas): loaded when the first participant is settled
-    from humeval.judgements import JUDGEMENT_COLUMNS
-    from humeval.judgements.exclusion import exclusion_rows
-    from humeval.store.reads import long_rows
-
-    rows = long_rows(ctx, judgements)
-    table = {c: [r.get(c) for r in rows] for c in JUDGEMENT_COLUMNS}
-    done = {j["task_id"] for j in judgements}
-    checks = [ctx.tasks[t] for t in sorted(done) if ctx.tasks[t].kind != "task"]
-    lists = [ParticipantList("store", 0, checks)]
-    found = exclusion_rows(table, protocol, lists)
-    people = [r for r in found if r["scope"] == "participant"]
-    keys = {(r["task_id"], r["criterion"]) for r in found if r["scope"] == "judgement"}
-    reason = "; ".join(f"{r['rule']}: {r['detail']}" for r in found)
-    return bool(people), keys, reason
-
-
 _GOAL_EVENTS = "SELECT at, kind, data FROM events WHERE kind LIKE :prefix ORDER BY id"  # '%' bound: psycopg
 
 
 def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str, Any]]:
     """Per goal over K systems: the live leaderboard (rank sets, contention, wins) and the announcements so far.
 
-    Rank sets and contention are the goal rule's (anytime-valid, whenever looked at); the
-    rows are ordered by rank set, then by the share of judgements won.
+    Rank sets and contention are the goal rule's (anytime-valid, whenever looked at):
+    :meth:`humeval.stopping.live_goal.LiveGoal.leaderboard`.
     """
     out: dict[str, dict[str, Any]] = {}
     db = sql_of(conn)
@@ -767,15 +641,7 @@ def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str
             continue
         with ctx.rules_lock:
             rule = _rule(conn, ctx, _Row(comp.criterion, *found))
-            st, wins = rule.state, rule.goal.wins.copy()
-        games = wins + wins.T
-        rows = []
-        for i, name in enumerate(comp.members):
-            played = int(games[i].sum())
-            rows.append({"system": name, "rank_low": int(st.rank_low[i]), "rank_high": int(st.rank_high[i]),
-                         "in_contention": i in st.contention, "won": int(wins[i].sum()), "judgements": played,
-                         "win_share": None if played == 0 else float(wins[i].sum() / played)})
-        rows.sort(key=lambda r: (r["rank_low"], -(r["win_share"] or 0.0)))
+            rows, st = rule.leaderboard(), rule.state
         out[comp.criterion] = {
             "goal": comp.goal, "top": comp.top, "n": int(found[2]), "outcome": found[3],
             "answer": None if st.answer is None else [comp.members[i] for i in st.answer],

@@ -1,7 +1,7 @@
 """Screening out at the end: did a participant fail the attention checks (the protocol's ``attention`` rule)?
 
 Judged when the participant reaches the end, on their stored judgements of attention-check
-tasks, by the exclude stage's own rule (:func:`humeval.store.live.participant_exclusions`),
+tasks, by the exclude stage's own rule (:func:`humeval.judgements.exclusion.participant_exclusions`),
 so the completion page and the later ``humeval exclude`` agree. Only the ``attention`` rule
 screens out at the end; the other rules (straight-lining, timing, consistency) are applied
 after collection, and their participants get the completion link.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Connection
 
 from humeval.store.context import StoreContext
-from humeval.store.live import latest_judgements, participant_exclusions
+from humeval.store.reads import latest_judgements
 
 __all__ = ["failed_attention"]
 
@@ -25,5 +25,7 @@ def failed_attention(conn: Connection, ctx: StoreContext, participant_id: str) -
     checks = [j for j in latest_judgements(conn, participant_id) if j["kind"] == "attention"]
     if not checks:
         return False
-    excluded, _, _ = participant_exclusions(ctx, checks, ctx.protocol.model_copy(update={"exclusion": rules}))
+    from humeval.judgements.exclusion import participant_exclusions
+
+    excluded, _, _ = participant_exclusions(ctx.protocol.model_copy(update={"exclusion": rules}), ctx.tasks, checks)
     return excluded

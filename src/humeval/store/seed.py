@@ -21,7 +21,7 @@ from itertools import count, islice, repeat
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Table, and_, insert, select, text, update
+from sqlalchemy import Connection, Table
 
 from humeval.design.tasks import ParticipantList, Task, list_entries, unknown_task
 from humeval.errors import DataError, StoreError
@@ -29,8 +29,9 @@ from humeval.files import iter_jsonl, read_jsonl
 from humeval.hashing import sha256_file
 from humeval.protocol.comparisons import watched_comparisons, watched_tasks
 from humeval.store import schema as s
-from humeval.store.context import strategy_of
+from humeval.store.context import META, strategy_of
 from humeval.store.migrations import MARK_WATCHED_LISTS
+from humeval.store.sql import sql_of
 from humeval.study import Study
 
 __all__ = ["seed_rerun", "seed_store"]
@@ -46,6 +47,11 @@ Progress = Callable[[str, int, int], None]
 _TASK_COLUMNS = ("seq", "task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of",
                  "cap", "taken", "done", "open", "closed")
 _OUTPUT_COLUMNS = ("item_id", "system", "output", "input", "references", "format")
+_META_PUT = "INSERT INTO meta (key, value) VALUES (:k, :v)"
+_INDEXES = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = :t AND sql IS NOT NULL"
+#: a re-run's occurrences of a task added to its cap (a closed task's row is matched, and left as it is)
+_GROW_CAP = ("UPDATE tasks SET cap = cap + CASE WHEN closed = 0 THEN :n ELSE 0 END, "
+             "open = CASE WHEN closed = 0 THEN 1 ELSE open END WHERE task_id = :t")
 
 
 class _Loader:
@@ -54,8 +60,9 @@ class _Loader:
     most of the seeding time of a large study)."""
 
     def __init__(self, conn: Connection) -> None:
+        self.db = sql_of(conn)
         self.dbapi = conn.connection.dbapi_connection
-        self.copy = conn.dialect.name == "postgresql"
+        self.copy = self.db.pg
         self.quote = conn.dialect.identifier_preparer.quote
         self.mark = "%s" if conn.dialect.paramstyle in ("format", "pyformat") else "?"
 
@@ -66,14 +73,12 @@ class _Loader:
         if self.copy:
             yield
             return
-        cursor = self.dbapi.cursor()  # type: ignore[union-attr]
+        before = int(self.db.scalar("PRAGMA cache_size"))
+        self.db.run(f"PRAGMA cache_size={-_SEED_CACHE_KIB}")
         try:
-            before = cursor.execute("PRAGMA cache_size").fetchone()[0]
-            cursor.execute(f"PRAGMA cache_size={-_SEED_CACHE_KIB}")
             yield
         finally:
-            cursor.execute(f"PRAGMA cache_size={int(before)}")
-            cursor.close()
+            self.db.run(f"PRAGMA cache_size={before}")
 
     @contextmanager
     def indexes_after(self, table: Table, progress: Progress | None = None) -> Iterator[None]:
@@ -82,31 +87,22 @@ class _Loader:
         if self.copy:
             yield
             return
-        cursor = self.dbapi.cursor()  # type: ignore[union-attr]
-        try:
-            ddl = cursor.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
-                                 "AND sql IS NOT NULL", (table.name,)).fetchall()
-            for name, _ in ddl:
-                cursor.execute(f"DROP INDEX {self.quote(name)}")
-            yield
-            for i, (_, sql) in enumerate(ddl):
-                if progress:
-                    progress(f"indexes of {table.name}", i, len(ddl))
-                cursor.execute(sql)
-            if progress and ddl:
-                progress(f"indexes of {table.name}", len(ddl), len(ddl))
-        finally:
-            cursor.close()
+        ddl = self.db.all(_INDEXES, {"t": table.name})
+        for name, _ in ddl:
+            self.db.run(f"DROP INDEX {self.quote(name)}")
+        yield
+        for i, (_, sql) in enumerate(ddl):
+            if progress:
+                progress(f"indexes of {table.name}", i, len(ddl))
+            self.db.run(sql)
+        if progress and ddl:
+            progress(f"indexes of {table.name}", len(ddl), len(ddl))
 
     def analyze(self, *tables: Table) -> None:
         """PostgreSQL: statistics of the freshly loaded tables now (the planner would otherwise plan the
         first queries, e.g. the admin page's aggregates, for empty tables until autovacuum runs)."""
         if self.copy:
-            cursor = self.dbapi.cursor()  # type: ignore[union-attr]
-            try:
-                cursor.execute("ANALYZE " + ", ".join(self.quote(t.name) for t in tables))
-            finally:
-                cursor.close()
+            self.db.run("ANALYZE " + ", ".join(self.quote(t.name) for t in tables))
 
     def insert(self, table: Table, columns: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
         """Insert ``rows`` (tuples in the order of ``columns``), ``_CHUNK`` rows per statement."""
@@ -175,9 +171,10 @@ def seed_store(conn: Connection, study: Study, progress: Progress | None = None)
     list places): nothing proportional to the study is held but the task ids and their
     occurrences. ``progress(what, done, total)`` hears of every 50,000 lines of each file."""
     digest = sha256_file(study.protocol_file)
-    meta = dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all())
+    db = sql_of(conn)
+    meta = dict(db.all(META))
     if "secret" not in meta:
-        conn.execute(insert(s.meta).values(key="secret", value=secrets.token_hex(32)))
+        db.run(_META_PUT, {"k": "secret", "v": secrets.token_hex(32)})
     if "protocol_sha256" in meta:
         if meta["protocol_sha256"] != digest:
             raise StoreError(
@@ -269,28 +266,16 @@ def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: 
     if missing := next((tid for tid in named if tid not in known and tid not in inline), None):
         raise unknown_task(_first_list_naming(lists_file, missing), missing)
 
-    for comparison in comparisons.values():
-        conn.execute(
-            insert(s.stopping).values(
-                comparison=comparison.criterion,
-                rule=comparison.rule,
-                delta=comparison.delta,
-                system_a=comparison.system_a,
-                system_b=comparison.system_b,
-                n=0,
-                successes=0,
-                outcome="continue",
-                reason="no outcome yet",
-                logged=0,
-            )
-        )
+    load.insert(s.stopping, ("comparison", "rule", "delta", "system_a", "system_b", "n", "successes", "outcome",
+                             "reason", "logged"),
+                [(c.criterion, c.rule, c.delta, c.system_a, c.system_b, 0, 0, "continue", "no outcome yet", 0)
+                 for c in comparisons.values()])
     load.insert(s.watched_tasks, ("comparison", "task_id"), ((c, tid) for tid, cs in watched.items() for c in cs))
-    conn.execute(text(MARK_WATCHED_LISTS))
+    db = sql_of(conn)
+    db.run(MARK_WATCHED_LISTS)
     load.analyze(s.outputs, s.tasks, s.lists, s.list_tasks, s.watched_tasks)
-    conn.execute(
-        insert(s.meta),
-        [{"key": "protocol_sha256", "value": digest}, {"key": "systems", "value": json.dumps(systems)}],
-    )
+    db.run(_META_PUT, {"k": "protocol_sha256", "v": digest})
+    db.run(_META_PUT, {"k": "systems", "v": json.dumps(systems)})
     return True
 
 
@@ -314,17 +299,15 @@ def seed_rerun(conn: Connection, study: Study, path: Path) -> int:
         return 0
     digest = sha256_file(path)
     marker = f"rerun:{digest[:32]}"  # meta keys are at most 64 characters
-    if conn.execute(select(s.meta.c.key).where(s.meta.c.key == marker)).first() is not None:
+    db = sql_of(conn)
+    if db.one("SELECT 1 FROM meta WHERE key = :k", {"k": marker}) is not None:
         return 0
     lists = [ParticipantList.from_json(r) for r in read_jsonl(path, what="re-run lists")]
     extra = Counter(t.task_id for pl in lists for t in pl.tasks)
-    t = s.tasks.c
-    known = set(conn.execute(select(t.task_id).where(t.task_id.in_(list(extra)))).scalars())
-    if unknown := sorted(set(extra) - known):
+    # every task of the lists is known (its row is updated; closed tasks stay as they are), or nothing is added
+    if unknown := sorted(task_id for task_id, n in extra.items() if db.run(_GROW_CAP, {"t": task_id, "n": n}) == 0):
         raise StoreError(f"{path}: {len(unknown)} task(s) the store was not seeded with, e.g. {unknown[0]!r}; "
                          "collate the judgements of this study's own store")
-    for task_id, n in extra.items():
-        conn.execute(update(s.tasks).where(and_(t.task_id == task_id, t.closed == 0)).values(cap=t.cap + n, open=1))
     if strategy_of(study.protocol) is None:
         ids = {pl.list_id: f"{pl.list_id}.{digest[:8]}" for pl in lists}
         load = _Loader(conn)
@@ -332,6 +315,6 @@ def seed_rerun(conn: Connection, study: Study, path: Path) -> int:
                     [(ids[pl.list_id], pl.round, len(pl.tasks), 0) for pl in lists])
         load.insert(s.list_tasks, ("list_id", "position", "task_id"),
                     [(ids[pl.list_id], i, task.task_id) for pl in lists for i, task in enumerate(pl.tasks)])
-        conn.execute(text(MARK_WATCHED_LISTS))
-    conn.execute(insert(s.meta).values(key=marker, value=str(len(lists))))
+        db.run(MARK_WATCHED_LISTS)
+    db.run(_META_PUT, {"k": marker, "v": str(len(lists))})
     return len(lists)

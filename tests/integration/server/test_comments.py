@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from humeval.judgements import read_judgements
-from humeval.store.export import write_store_judgements
+from humeval.stages.export import write_store_judgements
 from tests.integration.server.server import ADMIN, ServerProcess
 from tests.integration.server.studies import rendering_study
 

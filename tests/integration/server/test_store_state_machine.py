@@ -50,11 +50,12 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from humeval.protocol.models import TwoAFC
 from humeval.store import assign as store_assign
 from humeval.store import participants as store_participants
 from humeval.store import submit as store_submit
 from humeval.store.assign import reap
-from humeval.store.live import settle_abandoned, vote_of
+from humeval.store.live import settle_abandoned
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
@@ -294,7 +295,7 @@ class StoreMachine(RuleBasedStateMachine):
             return
         votes = self.votes.setdefault(task, [])
         answers = sum(1 for x in self.leases.values() if x.task == task and x.status == "done")
-        vote = vote_of(values["quality"], display, self.ctx.tasks[task].systems[0])
+        vote = TwoAFC.vote(values["quality"], display, self.ctx.tasks[task].systems[0])
         if vote is not None:
             votes.append(vote)
         more, limit = strategy.workers_needed(votes), 2 * strategy.max_workers
