@@ -2,7 +2,7 @@
 
 The request models of :mod:`humeval.server.contract` (and so ``openapi.json``), the entry
 routes (:mod:`humeval.platforms.entry`), the JSON API (:mod:`humeval.server.api`) and the
-store's checks (:mod:`humeval.store.submit`, :mod:`humeval.store.values`) all read these
+store's checks (:mod:`humeval.store.submit`, :mod:`humeval.judgements.values`) all read these
 constants; nothing else spells a bound or a pattern of the wire format.
 
 :func:`read_body` is the one reader of a request body with its limit: every route that reads a

@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from humeval.errors import Refused
 from humeval.platforms.completion import completion_json, return_link
 from humeval.platforms.entry import Entry, link_fields, resolve_entry
 from humeval.server.errors import HttpError
@@ -187,7 +188,7 @@ async def instructions(request: Request) -> Response:
     return _render(request, "instructions.html", {"instructions": _store(request).context.protocol.presentation.instructions})
 
 
-async def task_page(request: Request, error: Refusal | None = None, status: int = 200,
+async def task_page(request: Request, error: Refused | None = None, status: int = 200,
                     answers: dict[str, str] | None = None) -> Response:
     session = _session(request)
     store = _store(request)
@@ -256,10 +257,10 @@ async def task_post(request: Request) -> Response:
     values = _form_values(store, list(task.criteria), len(task.systems), form)
     seconds = _number(form.get("seconds", ""))
     try:
-        # the next task is leased with the answer (on PostgreSQL in its round trip): the redirected page finds it
+        # the next task is leased with the answer (one operation): the redirected page finds it
         await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None,
                            only_open=True, comment=form.get("comment", "").strip(), then_next=True)
-    except Refusal as exc:
+    except Refused as exc:  # (the store's refusals, and values the protocol does not admit)
         if exc.code in _STALE:
             return RedirectResponse("/task", status_code=303)  # a stale form: nothing stored, the page shows what is next
         if exc.status >= 500:

@@ -27,6 +27,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from humeval.design.tasks import Task
+from humeval.judgements.values import check_comment, check_values
 from humeval.store.assign import holds, looks, next_assignment, take
 from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.live import after_judgement, is_settled
@@ -34,7 +35,6 @@ from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress, StoredJudgement
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Rows, Sql, Step, sql_of
-from humeval.store.values import check_comment, check_values
 from humeval.wire import MAX_SECONDS
 
 __all__ = ["SubmitResult", "submit_judgement"]
@@ -122,9 +122,8 @@ def submit_judgement(
     steps: list[Step] = [(_STORE, row)]
     if revision == 0:
         steps += [(_DONE, row), (_TASK_DONE, row)]
-        if list_id is not None:
-            if reclaimed:  # reaped while it was away: its list position was freed
-                steps.append((_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}))
+        if list_id is not None and reclaimed:  # reaped while it was away: its list position was freed
+            steps.append((_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}))
     if not then_next:  # (else the next assignment's read touches the participant, and its lease renews the list)
         if revision == 0 and list_id is not None:
             steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.lease_seconds)}))

@@ -16,8 +16,7 @@ from humeval.store import Progress, Refusal, Store
 from humeval.store import schema as s
 from humeval.store.assign import reap
 from humeval.store.migrations import MIGRATIONS, current_version, migrate
-from humeval.store.values import check_values
-from tests.integration.server.studies import all_types_study, pairwise_study
+from tests.integration.server.studies import pairwise_study
 
 
 @pytest.fixture
@@ -85,23 +84,6 @@ def test_a_store_of_version_8_gets_the_claim_indexes_in_place_of_the_old_ones(tm
             "ORDER BY list_id LIMIT 1")))
         assert "ix_lists_free_watched" in plan and "TEMP B-TREE" not in plan  # a claim of a session
     store.close()
-
-
-def test_values_are_checked_against_the_protocol(tmp_path: Path) -> None:
-    protocol = all_types_study(tmp_path / "a").protocol
-    ok = check_values(protocol, ("fluency", "adequacy"), 1, {"fluency": 5, "adequacy": 0.5})
-    assert ok == {"fluency": 5, "adequacy": 0.5}
-    bad = [
-        (("fluency",), {"fluency": 6}), (("fluency",), {"fluency": 2.5}), (("fluency",), {"fluency": True}),
-        (("adequacy",), {"adequacy": 101}), (("adequacy",), {"adequacy": float("nan")}),
-        (("naturalness",), {"naturalness": 0}), (("naturalness",), {"naturalness": -3}), (("naturalness",), {"naturalness": "9"}),
-        (("overall",), {"overall": [1, 2]}), (("overall",), {"overall": [1, 2, 0]}),
-        (("quality",), {"quality": "both-bad"}), (("quality",), {}), (("quality",), {"quality": "A", "x": 1}),
-    ]
-    for criteria, values in bad:
-        with pytest.raises(Refusal) as info:
-            check_values(protocol, criteria, 3, values)
-        assert info.value.status == 422 and info.value.field and info.value.field.startswith("values")
 
 
 def test_expired_leases_are_reclaimed(store: Store) -> None:
