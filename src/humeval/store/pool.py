@@ -19,7 +19,6 @@ Nothing is acknowledged before its ``COMMIT`` returned.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -30,9 +29,9 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from humeval.errors import HumevalError, StoreError
-from humeval.store.refusal import StoreUnwritable, disk_full
+from humeval.store.refusal import disk_full
 from humeval.store.sql import sql_of
-from humeval.store.writer import RETRIES, retryable
+from humeval.store.writer import RETRIES, Executor, retryable
 
 __all__ = ["PooledWriter"]
 
@@ -40,32 +39,20 @@ T = TypeVar("T")
 log = logging.getLogger("humeval.store")
 
 
-class PooledWriter:
-    """Runs the write operations of one process on a pool of ``threads`` connections (PostgreSQL)."""
+class PooledWriter(Executor):
+    """Runs the write operations of one process on a pool of ``threads`` connections (PostgreSQL; every operation
+    is its own transaction: ``batches`` = ``operations``)."""
 
     def __init__(self, engine: Engine, threads: int) -> None:
+        super().__init__()
         self._engine = engine
         self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="humeval-pg")
         self._closed = False
-        #: committed operations (``batches`` = ``operations``: every operation is its own transaction)
-        self.stats = {"batches": 0, "operations": 0, "retries": 0}
-        #: why the last write failed for lack of space (None once a write committed again)
-        self.unwritable: str | None = None
-        #: how the store is named in messages (set by the store: a redacted URL)
-        self.where = "the store"
-        #: called after a transaction rolled back (the store drops what it cached from uncommitted work)
-        self.on_rollback: Callable[[], None] | None = None
-
-    def mark_unwritable(self, reason: str) -> None:
-        self.unwritable = reason
 
     def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
         if self._closed:
             raise StoreError("the store is closed")
         return self._threads.submit(self.run, fn)
-
-    async def arun(self, fn: Callable[[Connection], T]) -> T:
-        return await asyncio.wrap_future(self.submit(fn))
 
     def close(self) -> None:
         self._closed = True
@@ -86,8 +73,7 @@ class PooledWriter:
                             db.rollback()
                         except Exception:  # noqa: BLE001 - the connection broke: it is invalidated below
                             conn.invalidate()
-                        if self.on_rollback is not None:
-                            self.on_rollback()
+                        self._rolled_back()
                         raise
             except IntegrityError:
                 self.stats["retries"] += 1
@@ -109,11 +95,6 @@ class PooledWriter:
             self.stats["operations"] += 1
             return value
         raise StoreError("a write kept conflicting with concurrent ones; try again")
-
-    def _full(self, reason: str) -> StoreUnwritable:
-        log.error("store: %s cannot write: %s", self.where, reason)
-        self.unwritable = reason
-        return StoreUnwritable(self.where, reason)
 
     def _failed(self, exc: DBAPIError) -> Exception:
         if (reason := disk_full(exc)) is not None:

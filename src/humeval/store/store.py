@@ -51,7 +51,7 @@ from humeval.store.records import AssignmentView, Progress
 from humeval.store.screen import failed_attention
 from humeval.store.seed import seed_rerun, seed_store
 from humeval.store.submit import SubmitResult, submit_judgement
-from humeval.store.writer import Writer
+from humeval.store.writer import Executor, Writer
 from humeval.study import Study
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class Store:
         self.write_engine: Engine
         self.read_engine: Engine
         self.write_engine, self.read_engine = make_engines(url, sqlite_sync=sqlite_sync)
-        self.writer: Writer | PooledWriter
+        self.writer: Executor
         self.op_engine: Engine | None = None
         if is_sqlite(url):
             self.writer = Writer(self.write_engine)

@@ -27,7 +27,7 @@ from humeval.errors import HumevalError, StoreError
 from humeval.store.refusal import StoreUnwritable, disk_full
 from humeval.store.sql import sql_of
 
-__all__ = ["RETRIES", "Writer", "retryable"]
+__all__ = ["RETRIES", "Executor", "Writer", "retryable"]
 
 T = TypeVar("T")
 log = logging.getLogger("humeval.store")
@@ -39,32 +39,51 @@ _ROLLBACK_TO = "ROLLBACK TO SAVEPOINT humeval_op"
 _RELEASE = "RELEASE SAVEPOINT humeval_op"
 
 
-class Writer:
-    """Serialises the write operations of one process (``fn(connection) -> result``)."""
+class Executor:
+    """What both executors of write operations share: their name in messages, the store's state of writing, the
+    hook after a rollback, counts (committed transactions and the operations they carried)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._queue: queue.SimpleQueue[tuple[Callable[[Connection], Any], Future[Any]] | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._lock = threading.Lock()
-        self._closed = False
-        #: committed transactions and the operations they carried (group commit: batches < operations)
-        self.stats = {"batches": 0, "operations": 0}
+    def __init__(self) -> None:
+        self.stats = {"batches": 0, "operations": 0, "retries": 0}
         #: why the last write failed for lack of space (None once a write committed again)
         self.unwritable: str | None = None
         #: how the store is named in messages (set by the store: a file or a redacted URL)
         self.where = "the store"
-        #: called after a batch's transaction rolled back (the store drops what it cached from uncommitted
-        #: work; an operation's savepoint rolled back needs nothing: the next feed finds the cache ahead of
-        #: the stored count and rebuilds, and no other process writes to this store)
+        #: called after a transaction rolled back (the store drops what it cached from uncommitted work)
         self.on_rollback: Callable[[], None] | None = None
+
+    def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
+        raise NotImplementedError
+
+    async def arun(self, fn: Callable[[Connection], T]) -> T:
+        return await asyncio.wrap_future(self.submit(fn))
+
+    def mark_unwritable(self, reason: str) -> None:
+        self.unwritable = reason
 
     def _rolled_back(self) -> None:
         if self.on_rollback is not None:
             self.on_rollback()
 
-    def mark_unwritable(self, reason: str) -> None:
+    def _full(self, reason: str) -> StoreUnwritable:
+        """The store cannot write for lack of space: one line for the operator (not a traceback per request)."""
+        log.error("store: %s cannot write: %s", self.where, reason)
         self.unwritable = reason
+        return StoreUnwritable(self.where, reason)
+
+
+class Writer(Executor):
+    """Serialises the write operations of one process (``fn(connection) -> result``); an operation's savepoint
+    rolled back needs no hook: the next feed finds the cache ahead of the stored count and rebuilds, and no other
+    process writes to this store."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__()
+        self._engine = engine
+        self._queue: queue.SimpleQueue[tuple[Callable[[Connection], Any], Future[Any]] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._closed = False
 
     # -- public -------------------------------------------------------------------
     def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
@@ -78,9 +97,6 @@ class Writer:
     def run(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn`` in a write transaction and return its result once committed."""
         return self.submit(fn).result()
-
-    async def arun(self, fn: Callable[[Connection], T]) -> T:
-        return await asyncio.wrap_future(self.submit(fn))
 
     def close(self) -> None:
         self._closed = True
@@ -124,10 +140,8 @@ class Writer:
                 if reason is None:
                     log.exception("store writer: batch failed")
                     error: Exception = StoreError(f"the store could not commit: {exc}")
-                else:  # one line, not a traceback per request: the operator has to free space
-                    log.error("store writer: %s cannot write: %s", self.where, reason)
-                    self.unwritable = reason
-                    error = StoreUnwritable(self.where, reason)
+                else:
+                    error = self._full(reason)
                 for _, fut in batch:
                     if not fut.done():
                         fut.set_exception(error)
@@ -190,8 +204,7 @@ class Writer:
             except Exception as exc:  # a bug in an operation must not take the batch down
                 undo()
                 if (reason := disk_full(exc)) is not None:
-                    self.unwritable = reason
-                    return None, StoreUnwritable(self.where, reason)
+                    return None, self._full(reason)
                 log.exception("store writer: operation failed")
                 return None, exc
             db.run(_RELEASE)  # (deferred statements go out before it)
