@@ -48,7 +48,7 @@ from humeval.errors import DataError, ProtocolError
 from humeval.study import Study, StudyLike, as_study
 
 __all__ = ["PROLIFIC_FEE_RATE", "PROLIFIC_MINIMUM_HOURLY", "Budget", "BudgetOptions", "EffortCost", "SessionPlan",
-           "budget", "budget_of"]
+           "budget", "budget_of", "reward_per_list"]
 
 #: the wall time to a decision a plan of sessions aims at, as a multiple of the fixed design's with the same crowd
 WALL_TARGET = 1.25
@@ -313,6 +313,15 @@ def budget_of(study: StudyLike, options: BudgetOptions) -> Budget:
         effort=effort, notes=notes, sessions=sessions_plan, judge_runs=_judge_costs(study), judges=savings,
         fit=None if fit is None else fit.to_dict(),
     )
+
+
+def reward_per_list(study: StudyLike, tasks_per_list: int) -> tuple[float, str]:
+    """The reward of one place (a list of ``tasks_per_list`` tasks) and its currency, as :func:`budget` with
+    ``predict=False`` pays it, without reading the design (a server knows its lists' sizes)."""
+    study = as_study(study)
+    declared = _pilot_path(study, None) if study.protocol.pay.pilot else None
+    minutes, _ = _minutes_per_list(study, None, declared, tasks_per_list)
+    return _money(_reward(study.protocol, minutes)[0]), study.protocol.pay.currency
 
 
 def _design_size(study: Study) -> tuple[list[Any], int, int]:

@@ -2,8 +2,9 @@
 opened on Prolific and what the stop saved.
 
 ``saved`` counts the participant lists no participant was given (each a paid place on a crowd platform)
-and their tasks, with the reward per list of the budget ``prolific create`` recorded (or
-:func:`humeval.costs.budget` of the fixed design when it can be computed from the protocol alone).
+and their tasks, with the reward per list of the budget ``prolific create`` recorded (or, when it can be computed
+from the protocol alone, the one :func:`humeval.costs.budget` of the fixed design pays:
+:func:`humeval.costs.reward_per_list`).
 While the study runs it is what stopping now would save; once recruitment is finished it is final.
 """
 
@@ -24,9 +25,12 @@ def _reward(store: Store, state: dict[str, Any]) -> tuple[float | None, str]:
     saved = state.get("budget") or {}
     if saved.get("reward_per_list") is not None:
         return float(saved["reward_per_list"]), str(saved.get("currency", ""))
-    from humeval.costs import budget
+    from humeval.costs import budget, reward_per_list
 
-    try:
+    sizes = store.context.list_sizes  # (the design's lists, as the store serves them; none for a pool strategy)
+    try:  # what the budget of the fixed design pays per place, without reading the design (22 s at 100k items)
+        if sizes:
+            return reward_per_list(store.study, max(sizes.values()))
         b = budget(store.study, predict=False)
     except HumevalError:
         return None, ""

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from humeval.costs import budget
+from humeval.costs import budget, reward_per_list
 from humeval.errors import ProtocolError
 from humeval.reproduce.thomson import write_study
 from tests.cli import humeval
@@ -40,6 +40,14 @@ def test_prolific_fixed_design_hand_computed(study):
     assert b.minimum_hourly == 6.00 and b.meets_minimum is True
     assert (b.rewards, b.fee, b.total) == (81.00, 34.67, 115.67)
     assert b.design == "fixed" and b.effort == []
+
+
+@pytest.mark.parametrize("pay", ["hourly: 9.0\n  seconds_per_task: 10", "hourly: 8.1\n  minutes_per_list: 7",
+                                 "seconds_per_task: 10"])
+def test_the_reward_of_a_place_is_the_budgets_without_reading_the_design(study, pay):
+    s = _with(study, f"platform:\n  kind: prolific\n  reward: 0.75\npay:\n  currency: GBP\n  {pay}\n")
+    b = budget(s)
+    assert reward_per_list(s, b.tasks_per_list) == (b.reward_per_list, "GBP")
 
 
 def test_academic_fee_and_reward_rounded_up_to_the_cent(study):
