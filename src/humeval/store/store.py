@@ -61,11 +61,10 @@ __all__ = ["Store"]
 
 T = TypeVar("T")
 
-#: PostgreSQL: write operations of one process in flight at once (and connections of its pool). An operation of two
-#: round trips waits on the database most of its time, and its threads share the interpreter's lock: on 2 cores,
-#: 2 processes with 3 to 6 each served 10-30 % more judgements per second than with 12, at less CPU per judgement
-#: (docs/collection.md, Measuring)
-OPERATIONS_IN_FLIGHT = 4
+#: PostgreSQL: write operations of one process in flight at once (and connections of its pool): 12 served more
+#: judgements per second than 6 or 20 with operations of one round trip; with two, 4 and 12 measured the same within
+#: the noise of a shared 2-core machine (docs/collection.md, Measuring)
+OPERATIONS_IN_FLIGHT = 12
 
 
 class Store:
