@@ -178,9 +178,11 @@ class Sql:
         return out
 
     def flush(self, *, commit: bool = False) -> None:
-        """Send the deferred statements now (with ``commit``: and commit)."""
-        if self._deferred is not None or commit:
+        """Send the deferred statements now (with ``commit``: and commit, if a transaction is open)."""
+        if self._deferred is not None:
             self.batch([], commit=commit)
+        elif commit:
+            self.commit()
 
     def batch(self, steps: Sequence[Step], *, commit: bool = False) -> list[Rows]:
         """Run ``steps`` in order in the current transaction; what each gave.
