@@ -106,12 +106,14 @@ _STANDING = ("SELECT consented_at, completed_at, list_id, (SELECT count(*) FROM 
              "AND a.status = 'done') FROM participants WHERE participant_id = :pid")
 
 
-def standing(conn: Connection, ctx: StoreContext, participant_id: str) -> tuple[bool, str | None, Progress]:
+def standing(conn: Connection, ctx: StoreContext, participant_id: str, *, why: bool = False,
+             ) -> tuple[bool, str | None, Progress]:
     """(consented, their list, their progress): tasks done out of their list (or their share of the pool),
-    ``completed`` once they finished their work (``reason`` why one who has done nothing has no list)."""
+    ``completed`` once they finished their work; ``why``: with the ``reason`` one who has done nothing has no list
+    (the stopping rule's admission read)."""
     consented, completed, list_id, done = sql_of(conn).one(_STANDING, {"pid": participant_id}) or (None, None, None, 0)
     prog = _progress(ctx, int(done), list_id, completed is not None)
-    if ctx.list_watched and list_id is None and prog.done == 0:
+    if why and ctx.list_watched and list_id is None and prog.done == 0:
         prog = replace(prog, reason=idle_reason(conn, ctx))
     return consented is not None, list_id, replace(prog, completed=completed is not None)
 

@@ -209,17 +209,17 @@ class Store:
             await asyncio.get_running_loop().run_in_executor(None, self.log_decisions)
         return result
 
-    async def _standing(self, participant_id: str) -> tuple[bool, str | None, Progress]:
+    async def _standing(self, participant_id: str, *, why: bool = False) -> tuple[bool, str | None, Progress]:
         ctx = self.context
         return await asyncio.get_running_loop().run_in_executor(
-            None, self.read, lambda conn: standing(conn, ctx, participant_id))
+            None, self.read, lambda conn: standing(conn, ctx, participant_id, why=why))
 
     async def has_consented(self, participant_id: str) -> bool:
         return (await self._standing(participant_id))[0]
 
     async def progress(self, participant_id: str) -> Progress:
         """Tasks done so far; ``completed`` once the participant finished their work."""
-        return (await self._standing(participant_id))[2]
+        return (await self._standing(participant_id, why=True))[2]
 
     async def ended_early(self, participant_id: str) -> bool:
         """Whether the participant's session (a list with watched tasks) ended before its last task because the
