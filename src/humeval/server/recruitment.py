@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import text
-
 from humeval.errors import HumevalError
 from humeval.files import read_json
 from humeval.store.store import Store
@@ -42,7 +40,7 @@ def recruitment_view(store: Store) -> dict[str, Any]:
     ``reward``/``currency``/``saved`` (None when no reward is known), ``final``, and Prolific's ``waves``,
     ``places`` and ``status`` (from ``.humeval/prolific.json``; empty for other platforms)."""
     rec = store.recruitment()
-    unused, unused_tasks = store.read(lambda conn: tuple(conn.execute(_UNUSED).one()))
+    unused, unused_tasks = store.unused_lists()
     path = store.study.state_dir / "prolific.json"
     state = read_json(path) if path.is_file() else {}
     reward, currency = _reward(store, state)
@@ -54,11 +52,3 @@ def recruitment_view(store: Store) -> dict[str, Any]:
         "stopped": bool(state.get("stopped")),
     }
 
-
-#: lists never given to a participant (a list released after a return counts as given: it is wanted again and
-#: will be given again, so it is not saved), and their tasks (checks aside), read in the store at any size
-_UNUSED = text(
-    "SELECT count(DISTINCT l.list_id), count(t.task_id) FROM lists l "
-    "LEFT JOIN list_tasks lt ON lt.list_id = l.list_id LEFT JOIN tasks t ON t.task_id = lt.task_id AND t.kind = 'task' "
-    "WHERE l.participant_id IS NULL AND l.list_id NOT IN (SELECT list_id FROM participants WHERE list_id IS NOT NULL)"
-)

@@ -37,7 +37,7 @@ from sqlalchemy import Connection, insert, select
 from humeval.design.tasks import Task
 from humeval.store import schema as s
 from humeval.store.context import RENEW_LIST, StoreContext
-from humeval.store.lease import EVENT, LEASE, PLACE, TAKE, end_lease
+from humeval.store.lease import EVENT, FREE_PLACE, LEASE, TAKE, end_lease
 from humeval.store.live import (
     SETTLED,
     admissions,
@@ -91,7 +91,7 @@ def holds(db: Sql, participant_id: str, list_id: str) -> bool:
     return db.scalar(_HOLDER, {"l": list_id}) == participant_id
 
 
-_EXPIRED = ("SELECT assignment_id, task_id, list_id, position, participant_id FROM assignments "
+_EXPIRED = ("SELECT assignment_id, task_id, participant_id FROM assignments "
             "WHERE status = 'leased' AND expires_at < :now LIMIT 500")
 
 
@@ -161,8 +161,8 @@ _CLAIM = {g: f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE l
              "RETURNING list_id" for g in (_ANY, _WATCHED, _UNWATCHED)}
 _SET_LIST = "UPDATE participants SET list_id = :l WHERE participant_id = :pid"
 #: the places of a list left for the participant (its open tasks they have not had)
-_LEFT_OF = ("FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE lt.list_id = {l} AND lt.assignment_id IS NULL "
-            "AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid "
+_LEFT_OF = ("FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE lt.list_id = {l} AND "
+            + FREE_PLACE.format(lt="lt") + " AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid "
             "AND a.task_id = lt.task_id)")
 #: the list's next task for the participant with room now (a full one may have room again later)
 _NEXT_OF = "SELECT lt.position, lt.task_id " + _LEFT_OF + " AND t.taken < t.cap ORDER BY lt.position LIMIT 1"
@@ -203,9 +203,9 @@ def _lease(db: Sql, ctx: StoreContext, participant_id: str, task_id: str, now: f
     steps: list[Step] = [(_ASYNC_COMMIT, None)] if db.pg and not db.durable else []
     steps += [(TAKE, row), (LEASE, row)]
     if list_id is not None:
-        steps += [(PLACE, row), (RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.reservation(done))})]
+        steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.reservation(done))}))
     got = db.batch(steps, commit=True)
-    if got[-2 if list_id is None else -4].rowcount != 1:
+    if got[-2 if list_id is None else -3].rowcount != 1:
         return _LOST
     return AssignmentView(assignment_id, task, display, expires, _progress(ctx, done, list_id))
 

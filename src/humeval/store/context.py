@@ -211,6 +211,8 @@ class StoreContext:
     list_watched: dict[str, dict[str, int]] = field(default_factory=dict)
     #: per comparison, the most of its tasks one list holds: ``w``, the size of a session
     session_sizes: dict[str, int] = field(default_factory=dict)
+    #: the places of every list that hold a task (checks aside), counted on first use (:func:`humeval.store.reads.unused_lists`)
+    task_places: int | None = None
     last_reap: float = 0.0
     rules: dict[str, tuple[Any, int]] = field(default_factory=dict)
     watched: dict[str, tuple[str, ...]] = field(default_factory=dict)

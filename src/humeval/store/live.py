@@ -49,7 +49,7 @@ from humeval.errors import StoreError
 from humeval.protocol.comparisons import Comparison
 from humeval.protocol.models import TwoAFC
 from humeval.store.context import StoreContext
-from humeval.store.lease import EVENT, end_lease
+from humeval.store.lease import EVENT, FREE_PLACE, end_lease
 from humeval.store.reads import latest_judgements
 from humeval.store.sql import Sql, sql_of
 
@@ -256,10 +256,10 @@ def _close(conn: Connection, ctx: StoreContext) -> None:
 #: a session with no task left to judge but its checks is over: its attention checks and repeats are closed (the
 #: participant finishes instead of answering a check alone), and a list nobody holds is not handed out again
 _NOTHING_LEFT = ("NOT EXISTS (SELECT 1 FROM list_tasks x JOIN tasks t ON t.task_id = x.task_id WHERE x.list_id = {l} "
-                 "AND x.assignment_id IS NULL AND t.kind = 'task' AND t.closed = 0)")
+                 "AND " + FREE_PLACE.format(lt="x") + " AND t.kind = 'task' AND t.closed = 0)")
 _CLOSE_CHECKS = (
     "UPDATE tasks SET closed = 1 WHERE kind <> 'task' AND closed = 0 AND task_id IN (SELECT lt.task_id FROM list_tasks lt "
-    "JOIN lists l ON l.list_id = lt.list_id WHERE l.watched > 0 AND lt.assignment_id IS NULL AND "
+    "JOIN lists l ON l.list_id = lt.list_id WHERE l.watched > 0 AND " + FREE_PLACE.format(lt="lt") + " AND "
     + _NOTHING_LEFT.format(l="lt.list_id") + ")"
 )
 _SPENT_LISTS = ("UPDATE lists SET completed = 1 WHERE participant_id IS NULL AND completed = 0 AND watched > 0 AND "
@@ -267,7 +267,7 @@ _SPENT_LISTS = ("UPDATE lists SET completed = 1 WHERE participant_id IS NULL AND
 
 
 _OPEN_LEASES = (
-    "SELECT a.assignment_id, a.task_id, a.list_id, a.position, a.participant_id FROM assignments a "
+    "SELECT a.assignment_id, a.task_id, a.participant_id FROM assignments a "
     "JOIN watched_tasks w ON w.task_id = a.task_id JOIN tasks t ON t.task_id = a.task_id "
     "WHERE w.comparison = :c AND a.status = 'leased' AND t.closed = 1"
 )

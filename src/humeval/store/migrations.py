@@ -127,6 +127,12 @@ def _add_column(conn: Connection, table: str, column: str, ddl: str) -> None:
         conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}"))
 
 
+def _drop_column(conn: Connection, table: str, column: str) -> None:
+    """``ALTER TABLE table DROP COLUMN column`` if the column is there."""
+    if column in {c["name"] for c in inspect(conn).get_columns(table)}:
+        conn.execute(text(f"ALTER TABLE {table} DROP COLUMN {column}"))
+
+
 def _v4(conn: Connection) -> None:
     _add_column(conn, "outputs", "format", "VARCHAR(20) NOT NULL DEFAULT ''")
     _add_column(conn, "judgements", "comment", "TEXT NOT NULL DEFAULT ''")
@@ -189,8 +195,14 @@ def _v11(conn: Connection) -> None:
     _add_column(conn, "tasks", "taken_by", "VARCHAR(64)")
 
 
+def _v12(conn: Connection) -> None:
+    """A list's place is taken while one of its assignments is leased or done, read from the assignments."""
+    _drop_column(conn, "list_tasks", "assignment_id")
+    conn.execute(text("CREATE INDEX IF NOT EXISTS ix_assignments_place ON assignments (list_id, position)"))
+
+
 MIGRATIONS: Sequence[Callable[[Connection], None]] = (
-    _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10), _v11,
+    _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10), _v11, _v12,
 )
 _LOCK_ID = 0x6875_6D65  # "hume"
 

@@ -11,7 +11,8 @@ from sqlalchemy import Connection
 from humeval.store.context import StoreContext
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["all_judgements", "judgement_rows", "latest_judgements", "overview", "participant_rows", "stopping_states"]
+__all__ = ["all_judgements", "judgement_rows", "latest_judgements", "overview", "participant_rows", "stopping_states",
+           "unused_lists"]
 
 
 def _iso(t: float | None) -> str:
@@ -153,3 +154,21 @@ def overview(conn: Connection, ctx: StoreContext, *, items_limit: int | None = N
     return {"counts": {"participants": participants, "judgements": judgements, "leased": leased},
             "criteria": per_criterion, "systems": per_system, "items": items,
             "item_totals": {"items": int(total or 0), "complete": int(complete or 0), "started": int(started or 0)}}
+
+
+_TASK_PLACES = "SELECT count(*) FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE t.kind = 'task'"
+#: the lists given to a participant (a list released after a return counts as given: it is wanted again and will be
+#: given again, so it is not saved), and their places that hold a task
+_USED = ("SELECT count(DISTINCT u.list_id), count(t.task_id) FROM (SELECT list_id FROM lists WHERE participant_id IS "
+         "NOT NULL UNION SELECT list_id FROM participants WHERE list_id IS NOT NULL) u LEFT JOIN list_tasks lt ON "
+         "lt.list_id = u.list_id LEFT JOIN tasks t ON t.task_id = lt.task_id AND t.kind = 'task'")
+
+
+def unused_lists(conn: Connection, ctx: StoreContext) -> tuple[int, int]:
+    """(lists never given to a participant, their places that hold a task): every list less the few given. The
+    places of every list are counted once per context (a study of 100,000 items: 1.8 million places, 1.4 s)."""
+    db = _reader(conn)
+    if ctx.task_places is None:
+        ctx.task_places = int(db.scalar(_TASK_PLACES) or 0)
+    used, used_places = db.one(_USED) or (0, 0)
+    return len(ctx.list_sizes) - int(used), ctx.task_places - int(used_places or 0)

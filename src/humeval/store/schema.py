@@ -153,7 +153,6 @@ list_tasks = Table(
     Column("list_id", String(64), primary_key=True),
     Column("position", Integer, primary_key=True, autoincrement=False),
     Column("task_id", String(400), nullable=False),
-    Column("assignment_id", String(64), nullable=True),
 )
 
 participants = Table(
@@ -198,6 +197,8 @@ assignments = Table(
 Index("ix_assignments_leased", assignments.c.expires_at, postgresql_where=assignments.c.status == "leased",
       sqlite_where=assignments.c.status == "leased")
 Index("ix_assignments_task", assignments.c.task_id)
+#: the assignments of a list's place (a place is free while none is leased or done: :data:`humeval.store.lease.FREE_PLACE`)
+Index("ix_assignments_place", assignments.c.list_id, assignments.c.position)
 
 judgements = Table(
     "judgements",

@@ -46,6 +46,7 @@ from humeval.store.reads import (
     overview,
     participant_rows,
     stopping_states,
+    unused_lists,
 )
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.screen import failed_attention
@@ -285,6 +286,11 @@ class Store:
     def participants(self, *, limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
         """Participants in the order they entered: all, or a page of ``limit`` from ``offset``."""
         return self.read(lambda conn: participant_rows(conn, limit=limit, offset=offset))
+
+    def unused_lists(self) -> tuple[int, int]:
+        """(lists never given to a participant, their tasks, checks aside): what stopping now saves."""
+        ctx = self.context
+        return self.read(lambda conn: unused_lists(conn, ctx))
 
     def stopping(self) -> list[dict[str, Any]]:
         return self.read(stopping_states)

@@ -55,7 +55,7 @@ class SubmitResult:
 
 
 _FIND = (
-    "SELECT a.participant_id, a.task_id, a.list_id, a.position, a.display, a.status, a.created_at, "
+    "SELECT a.participant_id, a.task_id, a.list_id, a.display, a.status, a.created_at, "
     "j.id, j.assignment_id, j.participant_id, j.\"values\", j.submitted_at, j.revision "
     "FROM assignments a LEFT JOIN judgements j ON j.idempotency_key = :key WHERE a.assignment_id = :aid"
 )
@@ -68,7 +68,6 @@ _STORE = (
 )
 _DONE = "UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid"
 _TASK_DONE = "UPDATE tasks SET done = done + 1 WHERE task_id = :t"
-_LIST_POSITION = "UPDATE list_tasks SET assignment_id = :aid WHERE list_id = :l AND position = :pos AND assignment_id IS NULL"
 
 def submit_judgement(
     conn: Connection,
@@ -102,7 +101,7 @@ def submit_judgement(
     row, seen = got[0].first, got[1:] if then_next else None
     if row is None or row[0] != participant_id:
         raise Refusal("unknown_assignment", "no such assignment for this participant", status=404, field="assignment_id")
-    _, task_id, list_id, position, display_json, status, created_at, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
+    _, task_id, list_id, display_json, status, created_at, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
     task = ctx.tasks[task_id]
     clean = _checked(ctx, task, json.loads(display_json), values)
     if j_id is not None:
@@ -112,7 +111,7 @@ def submit_judgement(
             raise Refusal("idempotency_conflict", "this idempotency key was used with other values", status=409, field="idempotency_key")
         stored = StoredJudgement(int(j_id), idempotency_key, j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
         return SubmitResult(stored, [], _following(conn, ctx, participant_id, seen, None) if then_next else None)
-    reclaimed = _admissible(db, ctx, participant_id, assignment_id, task_id, list_id, status, only_open)
+    _admissible(db, ctx, participant_id, assignment_id, task_id, list_id, status, only_open)
     revision = 1 + int(db.scalar(_LAST_REVISION, {"aid": assignment_id}) or 0) if status == "done" else 0
     seconds = _seconds(seconds)
     row = {"key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
@@ -121,9 +120,7 @@ def submit_judgement(
            "now": now, "comment": comment}
     steps: list[Step] = [(_STORE, row)]
     if revision == 0:
-        steps += [(_DONE, row), (_TASK_DONE, row)]
-        if list_id is not None and reclaimed:  # reaped while it was away: its list position was freed
-            steps.append((_LIST_POSITION, {"aid": assignment_id, "l": list_id, "pos": position}))
+        steps += [(_DONE, row), (_TASK_DONE, row)]  # (a lease answered after it expired takes its place again)
     if not then_next:  # (else the next assignment's read touches the participant, and its lease renews the list)
         if revision == 0 and list_id is not None:
             steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.lease_seconds)}))
@@ -144,9 +141,9 @@ def submit_judgement(
 
 
 def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, task_id: str,
-                list_id: str | None, status: str, only_open: bool) -> bool:
-    """Refuse an answer the assignment's state does not admit (nothing stored); whether it is a lease reclaimed:
-    expired, and taken again for this answer."""
+                list_id: str | None, status: str, only_open: bool) -> None:
+    """Refuse an answer the assignment's state does not admit (nothing stored); an expired lease is taken again
+    for this answer."""
     if only_open and status == "done":
         raise Refusal("already_submitted", "this task was answered already (in another tab or window); nothing "
                       "was stored", status=409, field="assignment_id")
@@ -157,14 +154,13 @@ def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: 
         raise Refusal("judgement_final", "this judgement already counts for the live stopping rule and cannot be "
                       "changed", status=409, field="assignment_id")
     if status != "expired":
-        return False
+        return
     # an answer that comes back after its lease was reaped is stored only where the lease could still be: the
     # participant holds its list, and (a stopping rule watching it) is not settled, whose outcomes are final
     gone = list_id is not None and not holds(db, participant_id, list_id)
     if gone or (task_id in ctx.watched and is_settled(db, participant_id)) or not take(db, task_id, assignment_id):
         raise Refusal("lease_expired", "this assignment expired and was given to someone else; ask for the next one",
                       status=409, field="assignment_id")
-    return True
 
 
 def _following(conn: Connection, ctx: StoreContext, participant_id: str, seen: list[Rows] | None,
