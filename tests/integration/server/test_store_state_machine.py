@@ -337,6 +337,14 @@ class StoreMachine(RuleBasedStateMachine):
     def submit(self, k: int, choice: str, then_next: bool) -> None:
         self._submit(self._pick(k, list(self.leases)), choice, then_next)
 
+    @precondition(lambda self: any(lease.status == "expired" for lease in self.leases.values()))
+    @rule(k=st.integers(0, 63), choice=st.sampled_from(["prefer", "other"]), then_next=st.booleans())
+    def late(self, k: int, choice: str, then_next: bool) -> None:
+        """An answer to a lease that expired: stored (the lease taken again) only while its task has room and it is
+        still theirs. The edge of the cap rule, reached in every example that expires a lease."""
+        self._submit(self._pick(k, [aid for aid, lease in self.leases.items() if lease.status == "expired"]), choice,
+                     then_next)
+
     def _submit(self, aid: str, choice: str, then_next: bool) -> None:
         lease = self.leases[aid]
         p = self.people[lease.pid]
