@@ -239,8 +239,12 @@ class StoreMachine(RuleBasedStateMachine):
                 event("no third first lease")
             elif got.reason == "closed":
                 p.closed_at = p.closed_at or self.clock.now
-            if self.watched and p.done > 0:
-                p.settled = True  # nothing left for one who did work: settled
+            # the rule decided during their first task (withdrawn): a session, paid whole, so completed
+            cut_first = p.done == 0 and any(self.leases[a].status == "withdrawn" for a in p.aids)
+            if cut_first:
+                assert got.completed, f"{pid}'s first task was withdrawn at the decision, and they were told {got}"
+            if self.watched and (p.done > 0 or cut_first):
+                p.settled = True  # nothing left for one who did work (or whose session the decision cut): settled
             return
         aid, task = got.assignment_id, got.task.task_id
         if live is not None:
@@ -613,5 +617,27 @@ def test_a_decline_after_answers_leaves_them_counted(backend: str, studies: dict
             getattr(machine, name)(**kwargs)
             machine.settled_as_modelled()
             machine.caps_hold()
+    finally:
+        machine.teardown()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_a_session_cut_during_its_first_task_is_settled(backend: str, studies: dict[str, Study], clock: Clock,
+                                                        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the state machine (the model lacked the rule, the store was right): P5's session is admitted and its
+    first task leased; the decision withdraws it; asking again, P5 is completed (a session, paid whole) and settled."""
+    machine = _replay(backend, CONFIGS[0], studies, clock, tmp_path, monkeypatch)
+    steps = [("enter", {"i": 4}), ("next", {"k": 0}), ("submit", {"choice": "prefer", "k": 0, "then_next": False}),
+             ("work", {"choice": "prefer", "k": 0, "n": 5}), ("enter", {"i": 3}),
+             ("submit", {"choice": "prefer", "k": 0, "then_next": False}), ("enter", {"i": 5}),
+             ("work", {"choice": "prefer", "k": 0, "n": 6}), ("next", {"k": 2}), ("enter", {"i": 0}),
+             ("work", {"choice": "prefer", "k": 0, "n": 6}), ("next", {"k": 7})]
+    try:
+        for name, kwargs in steps:
+            getattr(machine, name)(**kwargs)
+            machine.settled_as_modelled()
+            machine.assignments_as_modelled()
+        assert machine.people["P5"].settled and machine.decided_at is not None
+        assert [machine.leases[a].status for a in machine.people["P5"].aids] == ["withdrawn"]
     finally:
         machine.teardown()
