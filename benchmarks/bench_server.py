@@ -497,7 +497,11 @@ def build_study(root: Path, items: int) -> int:
     """Write, design and lock the benchmark's study; the number of participant lists."""
     from humeval.files import write_jsonl
     from humeval.pipeline import run
-    from humeval.lock import lock_study
+
+    try:
+        from humeval.lock import lock_study
+    except ImportError:  # a release before the module moved (bench_against.py runs this script with it)
+        from humeval.protocol.lock import lock_study  # type: ignore[no-redef]
     from humeval.study import Study
     from humeval.templates import generate_outputs
 
