@@ -162,7 +162,8 @@ _CLAIM = {g: f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE l
 _SET_LIST = "UPDATE participants SET list_id = :l WHERE participant_id = :pid"
 #: the places of a list left for the participant (its open tasks they have not had)
 _LEFT_OF = ("FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE lt.list_id = {l} AND "
-            + FREE_PLACE.format(lt="lt") + " AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid "
+            + FREE_PLACE.format(lt="lt")
+            + " AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid "
             "AND a.task_id = lt.task_id)")
 #: the list's next task for the participant with room now (a full one may have room again later)
 _NEXT_OF = "SELECT lt.position, lt.task_id " + _LEFT_OF + " AND t.taken < t.cap ORDER BY lt.position LIMIT 1"
