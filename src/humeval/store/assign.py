@@ -55,13 +55,16 @@ from humeval.store.sql import Rows, Sql, Step, sql_of
 
 __all__ = [
     "FIRST_LEASES",
+    "LeasePlan",
     "current_assignment",
     "display_order",
     "holds",
     "idle_reason",
+    "lease_after",
     "looks",
     "next_assignment",
     "reap",
+    "reap_due",
     "standing",
     "take",
 ]
@@ -162,11 +165,14 @@ _CLAIM = {g: f"UPDATE lists SET participant_id = :pid, expires_at = :exp WHERE l
 _SET_LIST = "UPDATE participants SET list_id = :l WHERE participant_id = :pid"
 #: the places of a list left for the participant (its open tasks they have not had)
 _LEFT_OF = ("FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE lt.list_id = {l} AND "
-            + FREE_PLACE.format(lt="lt")
+            + FREE_PLACE.format(l="lt.list_id", pos="lt.position")
             + " AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid "
             "AND a.task_id = lt.task_id)")
-#: the list's next task for the participant with room now (a full one may have room again later)
-_NEXT_OF = "SELECT lt.position, lt.task_id " + _LEFT_OF + " AND t.taken < t.cap ORDER BY lt.position LIMIT 1"
+#: the list's next task for the participant with room now (a full one may have room again later): the first place
+#: after the last one they were given in the list, else the first (a place freed behind them is served at the list's end)
+_NEXT_OF = ("SELECT lt.position, lt.task_id " + _LEFT_OF + " AND t.taken < t.cap ORDER BY lt.position <= COALESCE("
+            "(SELECT max(m.position) FROM assignments m WHERE m.participant_id = :pid AND m.list_id = {l}), -1), "
+            "lt.position LIMIT 1")
 _LIST_NEXT = _NEXT_OF.format(l=":l")
 _MY_NEXT = _NEXT_OF.format(l=_MY_LIST)
 #: whether any place of the list is left for the participant, with room or not
@@ -195,20 +201,80 @@ def _lease(db: Sql, ctx: StoreContext, participant_id: str, task_id: str, now: f
            list_id: str | None = None, position: int | None = None) -> Any:
     """Take a unit of the task's cap and lease it to the participant, in one batch that commits: the
     :class:`AssignmentView`, or :data:`_LOST` when the task had no room left (nothing leased)."""
-    task = ctx.tasks[task_id]
-    display = display_order(ctx, participant_id, task)
-    assignment_id = ctx.assignment_id(task, secrets.token_hex(12))
-    expires = now + ctx.reservation(done)
-    row = {"aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id, "pos": position,
-           "display": json.dumps(display), "now": now, "exp": expires}
-    steps: list[Step] = [(_ASYNC_COMMIT, None)] if db.pg and not db.durable else []
-    steps += [(TAKE, row), (LEASE, row)]
-    if list_id is not None:
-        steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.reservation(done))}))
-    got = db.batch(steps, commit=True)
-    if got[-2 if list_id is None else -3].rowcount != 1:
-        return _LOST
-    return AssignmentView(assignment_id, task, display, expires, _progress(ctx, done, list_id))
+    plan = LeasePlan(ctx, participant_id, task_id, now, done, list_id, position)
+    first: list[Step] = [(_ASYNC_COMMIT, None)] if db.pg and not db.durable else []
+    got = db.batch(first + plan.steps, commit=True)
+    return plan.view if plan.leased(got[len(first):]) else _LOST
+
+
+#: participants :attr:`StoreContext.upcoming` remembers before it starts again
+_UPCOMING_MAX = 100_000
+
+
+class LeasePlan:
+    """The statements of a lease (:data:`TAKE`, with ``guard`` and its ``params``, then :data:`LEASE`, which reads
+    the task of a list's next place; of a list's place, the list's hold renewed) and the :attr:`view` of what they
+    lease."""
+
+    def __init__(self, ctx: StoreContext, participant_id: str, task_id: str, now: float, done: int,
+                 list_id: str | None = None, position: int | None = None, guard: str = "", held: float = 0.0,
+                 **params: Any) -> None:
+        self.ctx, self.participant_id, self.list_id, self.position = ctx, participant_id, list_id, position
+        task = ctx.tasks[task_id]
+        display = display_order(ctx, participant_id, task)
+        assignment_id = ctx.assignment_id(task, secrets.token_hex(12))
+        expires = now + ctx.reservation(done)
+        row = {"aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id, "pos": position,
+               "display": json.dumps(display), "now": now, "exp": expires, **params}
+        self.steps: list[Step] = [(TAKE + guard, row), (LEASE, row)]
+        #: the list is held at least until then (renewed by a lease of this process); renewed when that is too soon
+        self.held, self.hold = held, ctx.list_hold(now, ctx.reservation(done))
+        if list_id is not None and self.hold["renew"] > held:
+            self.steps.append((RENEW_LIST, {"l": list_id, **self.hold}))
+        self.view = AssignmentView(assignment_id, task, display, expires, _progress(ctx, done, list_id))
+
+    def leased(self, got: list[Rows], done: int | None = None) -> bool:
+        """Whether the statements leased (``got``: what they gave; ``done``: the participant's tasks done, when the
+        plan did not know them); a list's next place is remembered for the participant's answer (:func:`lease_after`)."""
+        if got[1].rowcount != 1:
+            return False
+        if done is not None:
+            self.view = replace(self.view, progress=_progress(self.ctx, done, self.list_id))
+        if len(got) > 2:  # renewed: to the new hold, or it was held longer already
+            self.held = self.hold["hold" if got[2].rowcount == 1 else "renew"]
+        following = got[1].scalar
+        if following is not None:
+            upcoming = self.ctx.upcoming
+            if len(upcoming) >= _UPCOMING_MAX:
+                upcoming.clear()
+            upcoming[self.participant_id] = (self.view.assignment_id, self.list_id, self.position + 1, following,  # type: ignore[operator,assignment]
+                                             self.held)
+        return True
+
+
+#: the lease of the place after the one answered (:func:`lease_after`) is taken only when the answer is stored under
+#: its key with its values (``:answered``: the assignment), the participant holds the list and has no live lease, the
+#: place is free, after their last in the list (the next of :data:`_NEXT_OF`), and its task new to them
+_AFTER_ANSWER = (
+    " AND EXISTS (SELECT 1 FROM judgements j WHERE j.idempotency_key = :key AND j.assignment_id = :answered "
+    "AND j.\"values\" = :values) AND EXISTS (SELECT 1 FROM lists WHERE list_id = :l AND participant_id = :pid "
+    "AND completed = 0) AND NOT EXISTS (SELECT 1 FROM assignments m WHERE m.participant_id = :pid AND (m.task_id = :t "
+    "OR (m.list_id = :l AND m.position >= :pos) OR (m.status = 'leased' AND m.expires_at >= :now))) AND "
+    + FREE_PLACE.format(l=":l", pos=":pos"))
+
+
+def lease_after(ctx: StoreContext, participant_id: str, answered: str, now: float, **answer: Any) -> LeasePlan | None:
+    """``list`` strategy, no stopping rule: the lease of the participant's next place, sent in the round trip of
+    their answer to ``answered`` (its ``key`` and ``values``), when this process leased them ``answered`` and the list
+    has a place after it (:attr:`StoreContext.upcoming`); None otherwise. It leases nothing when the place is not the
+    list's next for them with room (:data:`_AFTER_ANSWER`): then :func:`next_assignment` decides."""
+    found = ctx.upcoming.get(participant_id)
+    if found is None or found[0] != answered or ctx.strategy is not None or ctx.watched:
+        return None
+    del ctx.upcoming[participant_id]
+    _, list_id, position, task_id, held = found
+    return LeasePlan(ctx, participant_id, task_id, now, 1, list_id, position, _AFTER_ANSWER, held, answered=answered,
+                     **answer)
 
 
 def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, current: str | None, now: float,
@@ -291,40 +357,44 @@ def looks(ctx: StoreContext, participant_id: str, now: float) -> list[Step]:
     return steps
 
 
-def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *, seen: list[Rows] | None = None,
-                    answered: str | None = None) -> AssignmentView | Progress:
+def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *,
+                    seen: list[Rows] | None = None) -> AssignmentView | Progress:
     """The participant's current or next assignment, or their final progress when nothing is left.
 
-    ``seen``: what :func:`looks` read already, in this transaction; ``answered``: an assignment answered since
-    (its first answer, written after that read), counted as done."""
+    ``seen``: what :func:`looks` read already, in this transaction."""
     now = time.time()
+    reap_due(conn, ctx, now)
+    db = sql_of(conn)
+    for _ in range(_ATTEMPTS):
+        got = seen if seen is not None else db.batch(looks(ctx, participant_id, now))
+        found = _next(conn, db, ctx, participant_id, got, now)
+        if found is not _LOST:
+            return found  # type: ignore[no-any-return]
+        seen = None  # a take lost to another transaction (which committed first): read again
+    raise Refusal("busy", "the tasks were taken by others meanwhile; ask again", status=503)
+
+
+def reap_due(conn: Connection, ctx: StoreContext, now: float) -> None:
+    """Every :data:`REAP_EVERY` seconds in a process, with an operation that may lease: the leases that ran out are
+    reclaimed and the participants who abandoned their sessions settled."""
     if now - ctx.last_reap > REAP_EVERY:
         ctx.last_reap = now
         reap(conn, now)
         settle_abandoned(conn, ctx, now)
-    db = sql_of(conn)
-    for _ in range(_ATTEMPTS):
-        got = seen if seen is not None else db.batch(looks(ctx, participant_id, now))
-        found = _next(conn, db, ctx, participant_id, got, answered, now)
-        if found is not _LOST:
-            return found  # type: ignore[no-any-return]
-        seen = answered = None  # a take lost to another transaction (which committed first): read again
-    raise Refusal("busy", "the tasks were taken by others meanwhile; ask again", status=503)
 
 
 #: reads of a next assignment: a take lost between the read and the take (rare) makes the operation read again
 _ATTEMPTS = 4
 
 
-def _next(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, got: list[Rows], answered: str | None,
-          now: float) -> Any:
+def _next(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, got: list[Rows], now: float) -> Any:
     p = got[0].first
     if p is None:
         raise Refusal("unknown_participant", "this token names no participant of this study; enter again", status=401)
     consented_at, completed_at, list_id, holder = p
     if ctx.protocol.presentation.consent and consented_at is None:
         raise Refusal("consent_required", "the participant has not given consent yet (POST /api/v1/consent)", status=403)
-    done, active, lapsed = _mine(got[1].rows, now, answered)  # the participant's few assignments
+    done, active, lapsed = _mine(got[1].rows, now)  # the participant's few assignments
     if active is not None:
         return _held(ctx, active, done, list_id)
     if done == 0 and lapsed >= FIRST_LEASES:  # reserved twice and never answered: no third reservation
@@ -366,14 +436,12 @@ def _nothing_left(conn: Connection, db: Sql, ctx: StoreContext, participant_id: 
     return final
 
 
-def _mine(rows: Iterable[tuple[Any, ...]], now: float, answered: str | None = None,
-          ) -> tuple[int, tuple[Any, ...] | None, int]:
-    """(tasks done, the live lease made first, leases that ran out) from the participant's assignments (``answered``
-    counted as done)."""
+def _mine(rows: Iterable[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, ...] | None, int]:
+    """(tasks done, the live lease made first, leases that ran out) from the participant's assignments."""
     done = lapsed = 0
     active = None
     for row in rows:
-        status = "done" if row[0] == answered else row[4]
+        status = row[4]
         if status == "done":
             done += 1
         elif status == "expired" or (status == "leased" and row[3] < now):

@@ -34,7 +34,7 @@ from humeval.protocol.models import Protocol
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
 
-__all__ = ["LIST_HOLD_SLACK", "RENEW_LIST", "StoreContext", "Tasks", "Texts", "strategy_of"]
+__all__ = ["LIST_HOLD_SLACK", "RENEW", "RENEW_LIST", "StoreContext", "Tasks", "Texts", "strategy_of"]
 
 #: hex digits of an assignment id's random token (12 bytes: :func:`humeval.store.assign` draws them)
 _TOKEN_HEX = 24
@@ -44,8 +44,9 @@ _HEX = frozenset("0123456789abcdef")
 #: seconds a list may be held beyond what was asked for (:meth:`StoreContext.list_hold`)
 LIST_HOLD_SLACK = 60.0
 #: a list's hold extended (with :meth:`StoreContext.list_hold`'s parameters), its row written only when the hold
-#: would end too soon
-RENEW_LIST = "UPDATE lists SET expires_at = :hold WHERE list_id = :l AND COALESCE(expires_at, 0) < :renew"
+#: would end too soon: the list ``{l}`` (:data:`RENEW_LIST`: the parameter ``:l``)
+RENEW = "UPDATE lists SET expires_at = :hold WHERE list_id = {l} AND COALESCE(expires_at, 0) < :renew"
+RENEW_LIST = RENEW.format(l=":l")
 
 
 META = "SELECT key, value FROM meta"
@@ -214,6 +215,9 @@ class StoreContext:
     #: the places of every list that hold a task (checks aside), counted on first use (:func:`humeval.store.reads.unused_lists`)
     task_places: int | None = None
     last_reap: float = 0.0
+    #: ``list`` strategy: per participant, the lease this process gave them last, its list, the list's next place
+    #: with its task, and until when at least the list is held (:func:`humeval.store.assign.lease_after`)
+    upcoming: dict[str, tuple[str, str, int, str, float]] = field(default_factory=dict)
     rules: dict[str, tuple[Any, int]] = field(default_factory=dict)
     watched: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: goals over K systems: criterion -> (i, j) -> the pair's watched tasks (built on first use)

@@ -27,12 +27,14 @@ __all__ = ["EVENT", "FREE_PLACE", "LEASE", "RELEASE", "TAKE", "end_lease"]
 _OPEN = "open = CASE WHEN taken {} < cap THEN 1 ELSE 0 END"
 TAKE = (f"UPDATE tasks SET taken = taken + 1, taken_by = :aid, {_OPEN.format('+ 1')} "
         "WHERE task_id = :t AND taken < cap AND closed = 0")
-#: the lease of a take (the statement before it in the batch), if it took a unit (its id and task are the row's)
+#: the lease of a take (the statement before it in the batch), if it took a unit (its id and task are the row's);
+#: it returns the task of the list's next place, if any
 LEASE = ("INSERT INTO assignments (assignment_id, participant_id, task_id, list_id, position, display, status, "
          "created_at, expires_at) SELECT taken_by, :pid, task_id, :l, :pos, :display, 'leased', :now, :exp "
-         "FROM tasks WHERE task_id = :t AND taken_by = :aid")
-#: a list's place ``{lt}`` (a row of ``list_tasks``) is free: none of its assignments is leased or done
-FREE_PLACE = ("NOT EXISTS (SELECT 1 FROM assignments o WHERE o.list_id = {lt}.list_id AND o.position = {lt}.position "
+         "FROM tasks WHERE task_id = :t AND taken_by = :aid "
+         "RETURNING (SELECT n.task_id FROM list_tasks n WHERE n.list_id = :l AND n.position = :pos + 1)")
+#: a list's place (list ``{l}``, position ``{pos}``) is free: none of its assignments is leased or done
+FREE_PLACE = ("NOT EXISTS (SELECT 1 FROM assignments o WHERE o.list_id = {l} AND o.position = {pos} "
               "AND o.status IN ('leased', 'done'))")
 RELEASE = f"UPDATE tasks SET taken = taken - 1, {_OPEN.format('- 1')} WHERE task_id = :t"
 EVENT = "INSERT INTO events (at, kind, participant_id, data) VALUES (:now, :kind, :pid, :data)"

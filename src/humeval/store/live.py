@@ -256,10 +256,10 @@ def _close(conn: Connection, ctx: StoreContext) -> None:
 #: a session with no task left to judge but its checks is over: its attention checks and repeats are closed (the
 #: participant finishes instead of answering a check alone), and a list nobody holds is not handed out again
 _NOTHING_LEFT = ("NOT EXISTS (SELECT 1 FROM list_tasks x JOIN tasks t ON t.task_id = x.task_id WHERE x.list_id = {l} "
-                 "AND " + FREE_PLACE.format(lt="x") + " AND t.kind = 'task' AND t.closed = 0)")
+                 "AND " + FREE_PLACE.format(l="x.list_id", pos="x.position") + " AND t.kind = 'task' AND t.closed = 0)")
 _CLOSE_CHECKS = (
     "UPDATE tasks SET closed = 1 WHERE kind <> 'task' AND closed = 0 AND task_id IN (SELECT lt.task_id FROM list_tasks lt "
-    "JOIN lists l ON l.list_id = lt.list_id WHERE l.watched > 0 AND " + FREE_PLACE.format(lt="lt") + " AND "
+    "JOIN lists l ON l.list_id = lt.list_id WHERE l.watched > 0 AND " + FREE_PLACE.format(l="lt.list_id", pos="lt.position") + " AND "
     + _NOTHING_LEFT.format(l="lt.list_id") + ")"
 )
 _SPENT_LISTS = ("UPDATE lists SET completed = 1 WHERE participant_id IS NULL AND completed = 0 AND watched > 0 AND "

@@ -7,7 +7,9 @@ in autocommit mode and the operation's statements carry ``BEGIN`` and ``COMMIT``
 (:class:`~humeval.store.sql.Sql`; an operation that is one batch needs neither): an operation
 written as batches of statements costs one round trip per batch. There is no savepoint: an
 operation that is refused (a :class:`~humeval.errors.HumevalError`) or fails rolls its
-transaction back alone.
+transaction back alone. An operation that is one batch and its whole transaction (an answer with
+the lease of the next task) may be committed with the others waiting meanwhile
+(:mod:`humeval.store.group`).
 
 Concurrency is the database's: row locks taken by the statements (``FOR UPDATE``; ``SKIP
 LOCKED`` where any free row will do, as for claiming a list), conditional updates
@@ -29,6 +31,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from humeval.errors import HumevalError, StoreError
+from humeval.store.group import GroupCommit
 from humeval.store.refusal import disk_full
 from humeval.store.sql import sql_of
 from humeval.store.writer import RETRIES, Executor, retryable
@@ -47,6 +50,8 @@ class PooledWriter(Executor):
         super().__init__()
         self._engine = engine
         self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="humeval-pg")
+        #: answers committed together (:mod:`humeval.store.group`)
+        self.group = GroupCommit()
         self._closed = False
 
     def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
@@ -64,6 +69,7 @@ class PooledWriter(Executor):
             try:
                 with self._engine.connect() as conn:
                     db = sql_of(conn)
+                    db.group = self.group
                     db.begin()
                     try:
                         value = fn(conn)

@@ -33,10 +33,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
+
+if TYPE_CHECKING:
+    from humeval.store.group import GroupCommit
 
 __all__ = ["SQL_INFO_KEY", "Rows", "Sql", "Step", "sql_of"]
 
@@ -76,7 +79,7 @@ def _for_sqlite(sql: str) -> str:
 class Sql:
     """Fixed statements on one driver connection (``pg``: PostgreSQL, else SQLite)."""
 
-    __slots__ = ("_deferred", "_dialect", "_error", "cur", "durable", "in_tx", "loader", "named",
+    __slots__ = ("_dialect", "_error", "cur", "durable", "group", "in_tx", "loader", "named",
                  "pending_begin", "pg", "prepared", "raw", "trips")
 
     def __init__(self, conn: Connection) -> None:
@@ -93,28 +96,29 @@ class Sql:
         self.durable = False
         #: round trips to the server so far (PostgreSQL; each batch is one)
         self.trips = 0
+        #: PostgreSQL: the process's group commit (set by the pool that runs the operation), or None
+        self.group: GroupCommit | None = None
         #: PostgreSQL: statements prepared on this connection (SQL text -> name) and the result loader
         self.prepared: dict[str, bytes] = {}
         self.loader: Any = None
         #: statements named on this connection so far (a name is never used twice, even for a statement whose
         #: PREPARE an aborted pipeline skipped and which is prepared again)
         self.named = 0
-        #: statements that go out first with the next round trip, and where what they give goes (:meth:`defer`)
-        self._deferred: tuple[list[Step], list[Rows]] | None = None
 
     def _raise(self, sql: str, params: Any, exc: Exception) -> None:
         raise DBAPIError.instance(sql, params, exc, self._error, dialect=self._dialect) from exc
 
     def _step(self, sql: str, params: dict[str, Any] | None) -> Rows:
         """One statement: on PostgreSQL a batch of its own (prepared, one round trip); on SQLite the cursor's."""
-        if self.pg or self._deferred:
+        if self.pg:
             return self.batch([(sql, params)])[0]
         try:
             cur = self.cur.execute(_for_sqlite(sql), params or {})
         except self._error as exc:
             self._raise(sql, params, exc)
         self.trips += 1
-        return Rows(cur.rowcount, cur.fetchall() if cur.description else [])
+        rows = cur.fetchall() if cur.description else []  # (a RETURNING statement counts its rows as they are read)
+        return Rows(cur.rowcount, rows)
 
     # -- transactions (PostgreSQL; the SQLite writer manages its own) -----------------------------
     def begin(self) -> None:
@@ -133,22 +137,15 @@ class Sql:
     def commit(self, *, last: bool = False) -> None:
         """Commit the open transaction (nothing to send when no statement ran since :meth:`begin`); a later
         statement begins the next one, unless ``last`` (the operation is over)."""
-        if self._deferred is not None:
-            self.batch([], commit=True)
-        elif self.in_tx:
+        if self.in_tx:
             self.in_tx = False
             self.raw.execute("COMMIT")
             self.trips += 1
         self.pending_begin = self.pg and not last
         self.durable = False
 
-    def forget(self) -> None:
-        """Drop the deferred statements (their operation failed)."""
-        self._deferred = None
-
     def rollback(self) -> None:
         self.pending_begin = self.in_tx = self.durable = False
-        self.forget()
         if self.pg and self.raw.info.transaction_status != 0:  # psycopg: 0 = idle, no transaction open
             # on the libpq connection: psycopg answers a ROLLBACK of its own with DEALLOCATE ALL, which
             # would drop the statements this object prepared
@@ -169,42 +166,29 @@ class Sql:
     def scalar(self, sql: str, params: dict[str, Any] | None = None) -> Any:
         return self._step(sql, params).scalar
 
-    def defer(self, steps: Sequence[Step]) -> list[Rows]:
-        """Send ``steps`` first in the next round trip, whatever it is (an operation's writes go out with the
-        statements its next decision needs); the list returned receives what they gave once sent."""
-        assert self._deferred is None, "deferred statements not sent yet"
-        out: list[Rows] = []
-        self._deferred = (list(steps), out)
-        return out
-
-    def flush(self, *, commit: bool = False) -> None:
-        """Send the deferred statements now (with ``commit``: and commit, if a transaction is open)."""
-        if self._deferred is not None:
-            self.batch([], commit=commit)
-        elif commit:
-            self.commit()
-
-    def batch(self, steps: Sequence[Step], *, commit: bool = False) -> list[Rows]:
+    def batch(self, steps: Sequence[Step], *, commit: bool = False, group: bool = False) -> list[Rows]:
         """Run ``steps`` in order in the current transaction; what each gave.
 
         PostgreSQL: one round trip (with a pending ``BEGIN`` first and, with ``commit``, ``COMMIT``
         last, or neither when the batch is the whole transaction: then it is the implicit
         transaction libpq's pipeline Sync commits; after an error nothing later in the batch runs,
         and the transaction is left for the executor to roll back); a statement after a batch that
-        committed begins the next transaction. SQLite: one statement after the other; ``commit`` is
-        the writer's.
+        committed begins the next transaction. ``group``: a whole transaction that commits synchronously
+        may be committed with other operations' (:mod:`humeval.store.group`). SQLite: one statement after
+        the other; ``commit`` is the writer's.
         """
-        if self._deferred is not None:
-            (first, into), self._deferred = self._deferred, None
-            got = self.batch([*first, *steps], commit=commit)
-            into.extend(got[:len(first)])
-            return got[len(first):]
         if not self.pg:
             return [self._step(sql, params) for sql, params in steps]
         begin = self.pending_begin
         # a whole transaction in one batch needs neither: the statements up to a pipeline's Sync run in
         # one implicit transaction, committed at the Sync (rolled back if one of them fails)
         whole = begin and commit
+        if whole and group and self.group is not None and self.durable:
+            grouped = self.group.run(steps, self._whole)
+            if grouped is not None:
+                self.trips += 1
+                self.pending_begin, self.durable = True, False
+                return grouped
         try:
             results = _pg_pipeline(self, steps, begin=begin and not whole, commit=commit and not whole)
         except self._error as exc:
@@ -216,6 +200,10 @@ class Sql:
         self.durable = self.durable and not commit
         self.in_tx = (self.in_tx or begin) and not commit
         return results
+
+    def _whole(self, steps: list[Step]) -> list[Rows]:
+        """PostgreSQL: ``steps`` as one transaction (a group's, :mod:`humeval.store.group`), on this connection."""
+        return _pg_pipeline(self, steps, begin=False, commit=False)
 
 
 # -- PostgreSQL: one round trip for a batch ------------------------------------------------------------------

@@ -10,11 +10,20 @@ is refused (``lease_withdrawn``, nothing stored); a watched pair judgement canno
 once the participant is settled (``list``) or at all (pool strategies, whose labels count
 first answers): ``judgement_final``.
 
-The check that the assignment is still the participant's (and, for a form that may only
-answer an open assignment, still unanswered: ``only_open``) and the write are one
-transaction: the assignment row is read with ``FOR UPDATE`` on PostgreSQL, and SQLite's
-write transactions (``BEGIN IMMEDIATE``) hold the database, so two tabs submitting the same
-task at the same instant store one row; the other gets ``already_submitted`` (409).
+A first answer to a live lease is written without reading first, by one list of conditional
+statements (:meth:`Answer.first_steps`): its values are checked against the task the assignment
+id names (:meth:`~humeval.store.context.StoreContext.task_of`) as the participant was shown it
+(:func:`~humeval.store.assign.display_order`); the assignment is marked done only while it is
+leased to the participant, as shown, and the key is unused (the update locks its row on
+PostgreSQL; SQLite's write transactions, ``BEGIN IMMEDIATE``, hold the database), and the task's
+count and the judgement follow only in the submit that marked it. With ``then_next`` the lease of
+the list's next place goes in the same round trip (:func:`~humeval.store.assign.lease_after`):
+an answer and the next task are one round trip and one transaction. When that stored nothing,
+the assignment is read (``FOR UPDATE`` on PostgreSQL) and the rarer cases are decided in its
+transaction: the judgement stored under the key before, a key used otherwise, an edit, an answer
+to an expired lease taken again, or a refusal (for a form that may only answer an open
+assignment, ``only_open``, an answered one). Two tabs submitting the same task at the same
+instant store one row; the other gets ``already_submitted`` (409).
 """
 
 from __future__ import annotations
@@ -27,9 +36,18 @@ from typing import Any
 from sqlalchemy import Connection
 
 from humeval.design.tasks import Task
+from humeval.errors import Refused
 from humeval.judgements.values import check_comment, check_values
-from humeval.store.assign import holds, looks, next_assignment, take
-from humeval.store.context import RENEW_LIST, StoreContext
+from humeval.store.assign import (
+    display_order,
+    holds,
+    lease_after,
+    looks,
+    next_assignment,
+    reap_due,
+    take,
+)
+from humeval.store.context import RENEW, StoreContext
 from humeval.store.live import after_judgement, is_settled
 from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress, StoredJudgement
@@ -60,14 +78,34 @@ _FIND = (
     "FROM assignments a LEFT JOIN judgements j ON j.idempotency_key = :key WHERE a.assignment_id = :aid"
 )
 _LOCK = " FOR UPDATE OF a"  # PostgreSQL: a concurrent submit of this assignment waits for this transaction
-_LAST_REVISION = "SELECT max(revision) FROM judgements WHERE assignment_id = :aid"
+#: the participant seen now, with the tasks they have done (before this answer)
+_TOUCH_DONE = TOUCH + " RETURNING (SELECT count(*) FROM assignments a WHERE a.participant_id = :pid AND a.status = 'done')"
+#: a first answer marks the assignment done while it is the participant's, as shown, ``:was`` (``leased``; or
+#: ``expired``, taken again) and the key is unused; then, in the submit that marked it only (it is done and has no
+#: judgement yet, :data:`_FIRST`), the task's count and the judgement (:data:`_STORE`)
+_ANSWER = ("UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
+           "AND participant_id = :pid AND status = :was AND display = :display "
+           "AND NOT EXISTS (SELECT 1 FROM judgements WHERE idempotency_key = :key)")
+_FIRST = ("a.assignment_id = :aid AND a.status = 'done' "
+          "AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.assignment_id = :aid)")
+_TASK_DONE = f"UPDATE tasks SET done = done + 1 WHERE task_id = :t AND EXISTS (SELECT 1 FROM assignments a WHERE {_FIRST})"
+#: a judgement of the assignment ``a`` (revision ``{revision}``, when ``{where}``); the seconds the client reported,
+#: else the server's since the lease
 _STORE = (
     "INSERT INTO judgements (idempotency_key, assignment_id, participant_id, task_id, list_id, kind, item_id, "
-    "display, \"values\", seconds, revision, submitted_at, comment) VALUES (:key, :aid, :pid, :t, :l, :kind, :item, "
-    ":display, :values, :seconds, :revision, :now, :comment) RETURNING id"
+    "display, \"values\", seconds, revision, submitted_at, comment) SELECT :key, a.assignment_id, a.participant_id, "
+    "a.task_id, COALESCE(a.list_id, ''), :kind, :item, a.display, :values, "
+    "COALESCE(:seconds, CASE WHEN :now > a.created_at THEN :now - a.created_at ELSE 0.0 END), {revision}, :now, "
+    ":comment FROM assignments a WHERE {where} RETURNING id, revision"
 )
-_DONE = "UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid"
-_TASK_DONE = "UPDATE tasks SET done = done + 1 WHERE task_id = :t"
+_STORE_FIRST = _STORE.format(revision="0", where=_FIRST)
+#: an edit: the next revision of the assignment's judgement
+_STORE_EDIT = _STORE.format(revision="(SELECT max(j.revision) + 1 FROM judgements j WHERE j.assignment_id = :aid)",
+                            where="a.assignment_id = :aid")
+#: the participant's list held a whole lease from an answer (theirs and done) that leases nothing with it
+_RENEW_ANSWERED = RENEW.format(l="(SELECT a.list_id FROM assignments a WHERE a.assignment_id = :aid "
+                                 "AND a.participant_id = :pid AND a.status = 'done')") + " AND participant_id = :pid"
+
 
 def submit_judgement(
     conn: Connection,
@@ -88,56 +126,119 @@ def submit_judgement(
     instead of storing an edit: a participant page's form answers its assignment once.
     ``comment``: the participant's optional free text (``presentation.comments``), stored as given.
     ``then_next``: give the participant their next assignment in the same operation (``result.next``, as
-    :func:`~humeval.store.assign.next_assignment` would; None when it is refused): what the next assignment reads
-    goes in the round trip that reads the assignment, and the answer's writes in the one that leases the next, in
-    one transaction. The judgement is stored whatever becomes of the next assignment.
+    :func:`~humeval.store.assign.next_assignment` would; None when it is refused). The judgement is stored whatever
+    becomes of the next assignment.
     """
     comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
     now = time.time()
+    if then_next:
+        reap_due(conn, ctx, now)
+    answer = Answer(participant_id, assignment_id, idempotency_key, _seconds(seconds), comment, now)
+    task = ctx.task_of(assignment_id)
+    if task is not None:
+        display = display_order(ctx, participant_id, task)
+        try:
+            clean = _checked(ctx, task, display, values)
+        except Refused:
+            pass  # refused once the assignment is read: whether it is theirs is said first
+        else:
+            result = _first(conn, db, ctx, answer.of(task, json.dumps(display), clean), then_next)
+            if result is not None:
+                return result
+    return _decide(conn, db, ctx, answer, values, only_open=only_open, then_next=then_next)
+
+
+class Answer:
+    """The parameters of an answer's statements (:attr:`row`), and what it answers once known (:meth:`of`)."""
+
+    def __init__(self, participant_id: str, assignment_id: str, key: str, seconds: float | None, comment: str,
+                 now: float) -> None:
+        self.row: dict[str, Any] = {"pid": participant_id, "aid": assignment_id, "key": key, "seconds": seconds,
+                                    "comment": comment, "now": now, "was": "leased"}
+        self.task: Task | None = None
+        self.clean: Any = None
+
+    def of(self, task: Task, display: str, clean: Any, was: str = "leased") -> Answer:
+        self.task, self.clean = task, clean
+        self.row.update(t=task.task_id, kind=task.kind, item=task.item_id, display=display, values=json.dumps(clean),
+                        was=was)
+        return self
+
+    def first_steps(self) -> list[Step]:
+        """A first answer (the judgement's id is what the fourth step returns)."""
+        return [(_TOUCH_DONE, self.row), (_ANSWER, self.row), (_TASK_DONE, self.row), (_STORE_FIRST, self.row)]
+
+    def stored(self, judgement_id: Any, revision: int) -> StoredJudgement:
+        r, task = self.row, self.task
+        assert task is not None
+        return StoredJudgement(int(judgement_id), r["key"], r["aid"], r["pid"], task.task_id, self.clean, r["now"],
+                               int(revision), True)
+
+
+def _feeds_rule(ctx: StoreContext, task: Task) -> bool:
+    """Whether a first answer to the task feeds a live stopping rule as it is stored (a pool strategy's pair label;
+    with the ``list`` strategy a participant's outcomes are fed when they are settled)."""
+    return ctx.strategy is not None and task.family == "pair" and task.kind == "task"
+
+
+def _first(conn: Connection, db: Sql, ctx: StoreContext, answer: Answer, then_next: bool) -> SubmitResult | None:
+    """A first answer to a lease, sent without reading first, with (``then_next``) the lease of the list's next
+    place, in one round trip that commits, or else what the next assignment reads; None when nothing was stored."""
+    r, task = answer.row, answer.task
+    assert task is not None
+    feeds = _feeds_rule(ctx, task)
+    steps = answer.first_steps()
+    plan = lease_after(ctx, r["pid"], r["aid"], r["now"], key=r["key"], values=r["values"]) if then_next and not feeds else None
+    if plan is not None:
+        steps += plan.steps
+    elif then_next and not feeds:
+        steps += looks(ctx, r["pid"], r["now"])  # read after the answer: the next assignment starts from them
+    else:
+        steps.append((_RENEW_ANSWERED, {**r, **ctx.list_hold(r["now"], ctx.lease_seconds)}))
+    db.durable = True  # the transaction holds a judgement: its commit waits for the disk
+    got = db.batch(steps, commit=not feeds and (plan is not None or not then_next), group=True)
+    if got[3].scalar is None:
+        return None  # nothing stored, nothing leased (the lease needs the answer stored under its key)
+    result = SubmitResult(answer.stored(*got[3].rows[0]), [])
+    if feeds:
+        after_judgement(conn, ctx, task, answer.clean, r["now"])
+        db.commit()  # acknowledged once on disk, whatever follows in this operation
+    if plan is not None and plan.leased(got[4:], done=int(got[0].scalar) + 1):
+        result.next = plan.view
+    elif then_next:
+        result.next = _following(conn, ctx, r["pid"], got[4:] if plan is None and not feeds else None)
+    return result
+
+
+def _decide(conn: Connection, db: Sql, ctx: StoreContext, answer: Answer, values: Any, *, only_open: bool,
+            then_next: bool) -> SubmitResult:
+    """An answer that is not a first one to a live lease, decided once its assignment is read (locked): the
+    judgement stored under its key before, an edit, a first answer to an expired lease taken again, or a refusal."""
+    r = answer.row
+    participant_id, assignment_id = r["pid"], r["aid"]
     # the assignment, locked, and (if the key was used before) the judgement stored under the key: one statement
-    find = (_FIND + (_LOCK if db.pg else ""), {"key": idempotency_key, "aid": assignment_id})
-    got = db.batch([find, *(looks(ctx, participant_id, now) if then_next else ())])
-    row, seen = got[0].first, got[1:] if then_next else None
+    row = db.one(_FIND + (_LOCK if db.pg else ""), {"key": r["key"], "aid": assignment_id})
     if row is None or row[0] != participant_id:
         raise Refusal("unknown_assignment", "no such assignment for this participant", status=404, field="assignment_id")
-    _, task_id, list_id, display_json, status, created_at, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
+    _, task_id, list_id, display_json, status, _, j_id, j_aid, j_pid, j_values, j_at, j_rev = row
     task = ctx.tasks[task_id]
-    clean = _checked(ctx, task, json.loads(display_json), values)
+    answer.of(task, display_json, _checked(ctx, task, json.loads(display_json), values), status)
     if j_id is not None:
         if j_aid != assignment_id or j_pid != participant_id:
             raise Refusal("idempotency_conflict", "this idempotency key was used for another assignment", status=409, field="idempotency_key")
-        if json.loads(j_values) != clean:
+        if json.loads(j_values) != answer.clean:
             raise Refusal("idempotency_conflict", "this idempotency key was used with other values", status=409, field="idempotency_key")
-        stored = StoredJudgement(int(j_id), idempotency_key, j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
-        return SubmitResult(stored, [], _following(conn, ctx, participant_id, seen, None) if then_next else None)
+        stored = StoredJudgement(int(j_id), r["key"], j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
+        return SubmitResult(stored, [], _following(conn, ctx, participant_id, None) if then_next else None)
     _admissible(db, ctx, participant_id, assignment_id, task_id, list_id, status, only_open)
-    revision = 1 + int(db.scalar(_LAST_REVISION, {"aid": assignment_id}) or 0) if status == "done" else 0
-    seconds = _seconds(seconds)
-    row = {"key": idempotency_key, "aid": assignment_id, "pid": participant_id, "t": task_id, "l": list_id or "",
-           "kind": task.kind, "item": task.item_id, "display": display_json, "values": json.dumps(clean),
-           "seconds": float(max(0.0, now - created_at) if seconds is None else seconds), "revision": revision,
-           "now": now, "comment": comment}
-    steps: list[Step] = [(_STORE, row)]
-    if revision == 0:
-        steps += [(_DONE, row), (_TASK_DONE, row)]  # (a lease answered after it expired takes its place again)
-    if not then_next:  # (else the next assignment's read touches the participant, and its lease renews the list)
-        if revision == 0 and list_id is not None:
-            steps.append((RENEW_LIST, {"l": list_id, **ctx.list_hold(now, ctx.lease_seconds)}))
-        steps.append((TOUCH, row))
-    db.durable = True  # the transaction holds a judgement: its commit waits for the disk
-    if revision == 0 and ctx.strategy is not None and task.family == "pair" and task.kind == "task":
-        written = db.batch(steps)
-        after_judgement(conn, ctx, task, clean, now)  # list: the participant's outcomes are fed when settled
-        db.commit()  # acknowledged once on disk, whatever follows in this operation
-        seen = None  # (read again by the next assignment, in its own transaction)
-    else:  # the writes go with the next round trip: the next assignment's lease, or the commit
-        written = db.defer(steps)
-    following = _following(conn, ctx, participant_id, seen, assignment_id if revision == 0 else None) if then_next else None
-    db.flush(commit=not then_next)
-    stored = StoredJudgement(int(written[0].scalar), idempotency_key, assignment_id, participant_id, task_id, clean, now,
-                             revision, True)
-    return SubmitResult(stored, [], following)
+    if status != "done":
+        result = _first(conn, db, ctx, answer, then_next)
+        assert result is not None, "a first answer to the assignment read and locked is stored"
+        return result
+    db.durable = True  # an edit: acknowledged once on disk, whatever follows in this operation
+    stored = answer.stored(*db.batch([(_STORE_EDIT, r)], commit=True)[0].rows[0])
+    return SubmitResult(stored, [], _following(conn, ctx, participant_id, None) if then_next else None)
 
 
 def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, task_id: str,
@@ -163,18 +264,19 @@ def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: 
                       status=409, field="assignment_id")
 
 
-def _following(conn: Connection, ctx: StoreContext, participant_id: str, seen: list[Rows] | None,
-               answered: str | None) -> AssignmentView | Progress | None:
+def _following(conn: Connection, ctx: StoreContext, participant_id: str,
+               seen: list[Rows] | None) -> AssignmentView | Progress | None:
     """The participant's next assignment, or None when it is refused (they ask again: ``GET /api/v1/next``)."""
     try:
-        return next_assignment(conn, ctx, participant_id, seen=seen, answered=answered)
+        return next_assignment(conn, ctx, participant_id, seen=seen)
     except Refusal:
         return None
 
 
 def _checked(ctx: StoreContext, task: Task, display: list[str] | tuple[str, ...], values: Any) -> Any:
     """The values validated for the task as shown (ESA spans against each output's length)."""
-    lengths = [len(ctx.texts.get((task.item_id, system), ("",))[0]) for system in display] if task.kind != "attention" else None
+    spans = task.kind != "attention" and any(ctx.protocol.criterion(c).type == "esa" for c in task.criteria)
+    lengths = [len(ctx.texts.get((task.item_id, system), ("",))[0]) for system in display] if spans else None
     return check_values(ctx.protocol, task.criteria, len(display), values, lengths)
 
 

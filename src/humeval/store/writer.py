@@ -184,12 +184,10 @@ class Writer(Executor):
         db = sql_of(conn)  # savepoints as plain statements on the driver connection (cheap)
 
         def undo() -> None:
-            db.forget()
             db.run(_ROLLBACK_TO)
             db.run(_RELEASE)
 
         for _ in range(3):
-            db.forget()  # (left by an operation of a batch that was rolled back and runs again)
             db.run(_SAVEPOINT)
             try:
                 value = fn(conn)
@@ -207,7 +205,7 @@ class Writer(Executor):
                     return None, self._full(reason)
                 log.exception("store writer: operation failed")
                 return None, exc
-            db.run(_RELEASE)  # (deferred statements go out before it)
+            db.run(_RELEASE)
             return value, None
         return None, StoreError("a write kept conflicting with a concurrent one; try again")
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from humeval.files import write_jsonl
 from humeval.lock import lock_study
@@ -279,9 +279,11 @@ def _round_trips(trips: list[int]) -> Iterator[None]:
 @pytest.mark.postgres
 def test_each_participant_operation_takes_a_few_round_trips(tmp_path: Path, db_url: str | None) -> None:
     """PostgreSQL: enter takes two round trips; a first next four (the state, the list claimed, its first tasks
-    read with the claim recorded, the task taken and leased with the COMMIT); a first answer two (the assignment
-    locked and read, the writes with the COMMIT); a later next two (the state with the list's next tasks; the
-    task taken and leased with the COMMIT). An edit, a repeated key and a refusal are answered as before."""
+    read with the claim recorded, the task taken and leased with the COMMIT); a first answer one (its conditional
+    writes, a whole transaction); a later next two (the state with the list's next tasks; the task taken and leased
+    with the COMMIT). The rarer answers are decided after that batch stored nothing: a repeated key in three (the
+    batch, the assignment read, the COMMIT), an edit in three (the batch, the read, the edit with the COMMIT), an
+    answered one refused in two; values the task does not admit are refused after the read alone (one)."""
     if db_url is None:
         pytest.skip("round trips to PostgreSQL")
 
@@ -318,16 +320,16 @@ def test_each_participant_operation_takes_a_few_round_trips(tmp_path: Path, db_u
             rows = conn.execute(select(s.judgements.c.idempotency_key, s.judgements.c.revision)).all()
     finally:
         store.close()
-    assert trips == [2, 4, 2, 2, 3, 1, 1, 2], trips
+    assert trips == [2, 4, 1, 3, 3, 2, 1, 2], trips
     assert sorted(rows) == [("k1", 0), ("k2", 1)]
 
 
 @pytest.mark.postgres
 def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path: Path, db_url: str | None) -> None:
     """PostgreSQL: ``submit(..., then_next=True)`` stores the answer and leases the next position of the list in one
-    transaction of two round trips (the assignment read with the next task's state; the answer's writes with the
-    take, the lease and the COMMIT): the same tasks, in the same
-    order, as the page's way, in whichever process; a repeated answer leases nothing more."""
+    round trip (the answer's conditional writes, then the take and the lease of the place after the one answered,
+    which the process remembered when it leased that one): the same tasks, in the same order, as the page's way, in
+    whichever process; a repeated answer leases nothing more."""
     if db_url is None:
         pytest.skip("round trips to PostgreSQL")
 
@@ -368,10 +370,10 @@ def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path
         store.close()
         other.close()
     assert [pos for pos, _ in rows] == list(range(10))  # the list's positions in order, each once
-    # each answer: the assignment read with the next task's state (1), the writes with the take, the lease and the
-    # COMMIT (1); the 10th finds the list done
+    # each answer: one round trip; the 10th, with no place after it, reads the participant's state with the answer
+    # (1), finds the list done (2) and marks them completed with the COMMIT (2)
     answers = trips[1::2]
-    assert answers == [2] * 9 + [5], trips
+    assert answers == [1] * 9 + [5], trips
 
 
 def test_a_participant_is_pinned_to_the_link_of_their_first_entry(tmp_path: Path, db_url: str | None) -> None:
@@ -411,14 +413,16 @@ def test_a_participant_is_pinned_to_the_link_of_their_first_entry(tmp_path: Path
 
 def test_a_take_lost_between_the_read_and_the_lease_reads_again(tmp_path: Path, db_url: str | None,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """The next task is read in one round trip and taken with its lease in the next; when another transaction takes
-    the task's last unit in between, the take's batch leases nothing (no assignment, so no list place) and the operation
-    reads again: the answer is stored once and the participant gets the list's next task with room."""
+    """An answer sent with the lease of the list's next place leases nothing when that place's task is full (here
+    taken by others before the answer); the operation then reads the list's next task with room and takes it with its
+    lease in the next round trip, and when another transaction takes that task's last unit in between, the take's
+    batch leases nothing (no assignment, so no list place) and the operation reads again: the answer is stored once
+    and the participant gets the list's next task with room."""
     from humeval.store import assign
 
     study = _study(tmp_path / "study", items=30)
     store = _stores(study, db_url)[0]
-    lease, stolen = assign._lease, []
+    lease, full, stolen = assign._lease, [], []
 
     def lose_first(db, ctx, participant_id, task_id, *args, **kw):  # type: ignore[no-untyped-def]
         if not stolen:  # another transaction takes the last unit now
@@ -430,6 +434,10 @@ def test_a_take_lost_between_the_read_and_the_lease_reads_again(tmp_path: Path, 
         await store.enter("L1", "local", {})
         first = await store.next_assignment("L1")
         assert isinstance(first, AssignmentView)
+        answered, _, position, task_id, _ = store.context.upcoming["L1"]  # the place the answer's batch will lease
+        assert answered == first.assignment_id and position == 1
+        full.append(task_id)
+        store.write(lambda conn: conn.execute(update(s.tasks).where(s.tasks.c.task_id == task_id).values(taken=s.tasks.c.cap)))
         monkeypatch.setattr(assign, "_lease", lose_first)
         result = await store.submit("L1", first.assignment_id, "l-1", {"quality": "A"}, then_next=True)
         assert result.judgement.created
@@ -437,7 +445,7 @@ def test_a_take_lost_between_the_read_and_the_lease_reads_again(tmp_path: Path, 
 
     try:
         first, following = asyncio.run(main())
-        assert isinstance(following, AssignmentView) and stolen and following.task.task_id != stolen[0]
+        assert isinstance(following, AssignmentView) and stolen and following.task.task_id not in (*full, *stolen)
         assert following.progress.done == 1
         with store.read_engine.connect() as conn:
             a, j = s.assignments.c, s.judgements.c

@@ -373,6 +373,8 @@ class StoreMachine(RuleBasedStateMachine):
         else:
             expect = "first"
         admitted = self._admitted(lease.pid) if then_next else None
+        # the place after the answered one goes with the answer (store_assign.lease_after) when this store leased it
+        planned = then_next and self.ctx.upcoming.get(lease.pid, ("",))[0] == aid
         try:
             result = self._run(self.store.submit(lease.pid, aid, key, values, then_next=then_next))
         except Refusal as refusal:
@@ -392,6 +394,8 @@ class StoreMachine(RuleBasedStateMachine):
             p.done += 1
             self._raise_cap(lease.task, values, json.loads(display))
         if then_next:
+            if planned:
+                event(f"the next place sent with the answer: {type(result.next).__name__}")
             self._observe_next(lease.pid, result.next, admitted)
         self._after()
 
