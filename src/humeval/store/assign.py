@@ -9,8 +9,10 @@ so entries that never answer do not hold the study's lists for a whole lease; an
 answered yet is given at most :data:`FIRST_LEASES` leases (a first task whose reservation lapsed is given once
 more, then nothing: an entry that never answers holds a list for at most two first reservations, while a slow
 participant keeps their place). The ``list`` strategy serves a participant's
-list in order; the labelling strategies serve the task pool in order, up to
-``items_per_participant`` tasks per participant.
+list in order (the first free place after the last one they were given, then the places freed behind
+them); the labelling strategies serve the task pool in order, up to
+``items_per_participant`` tasks per participant. An answer may carry the lease of the list's next
+place in its own round trip (:func:`lease_after`).
 
 With a live stopping rule and the ``list`` strategy, a list holding watched pair tasks is a
 session: it is claimed only while the rule admits one (:func:`humeval.store.live.admissions`)
