@@ -209,8 +209,9 @@ def _lease(db: Sql, ctx: StoreContext, participant_id: str, task_id: str, now: f
     return plan.view if plan.leased(got[len(first):]) else _LOST
 
 
-#: participants :attr:`StoreContext.upcoming` remembers before it starts again
-_UPCOMING_MAX = 100_000
+#: participants :attr:`StoreContext.upcoming` remembers before it starts again (~0.5 kB each; one forgotten costs
+#: its next answer a round trip)
+_UPCOMING_MAX = 20_000
 
 
 class LeasePlan:

@@ -326,15 +326,19 @@ class StoreMachine(RuleBasedStateMachine):
         return got
 
     @precondition(lambda self: self.people)
-    @rule(k=st.integers(0, 7), n=st.integers(1, 6), choice=st.sampled_from(["prefer", "prefer", "other"]))
-    def work(self, k: int, n: int, choice: str) -> None:
-        """A participant answers up to ``n`` tasks in a row (next, then submit, with the same checks)."""
+    @rule(k=st.integers(0, 7), n=st.integers(1, 6), choice=st.sampled_from(["prefer", "prefer", "other"]),
+          then_next=st.booleans())
+    def work(self, k: int, n: int, choice: str, then_next: bool = False) -> None:
+        """A participant answers up to ``n`` tasks in a row (next, then submit, with the same checks; with
+        ``then_next`` each answer brings the next task, as a client that sends ``"next": true``)."""
         pid = self._pick(k, self.entered)
+        got: AssignmentView | Progress | None = None
         for _ in range(n):
-            got = self._next(pid)
+            if got is None or not then_next:
+                got = self._next(pid)
             if not isinstance(got, AssignmentView):
                 return
-            self._submit(got.assignment_id, choice, then_next=False)
+            got = self._submit(got.assignment_id, choice, then_next)
 
     @precondition(lambda self: self.leases)
     @rule(k=st.integers(0, 63), choice=st.sampled_from(["prefer", "prefer", "other", "tie"]), then_next=st.booleans())
@@ -349,7 +353,8 @@ class StoreMachine(RuleBasedStateMachine):
         self._submit(self._pick(k, [aid for aid, lease in self.leases.items() if lease.status == "expired"]), choice,
                      then_next)
 
-    def _submit(self, aid: str, choice: str, then_next: bool) -> None:
+    def _submit(self, aid: str, choice: str, then_next: bool) -> AssignmentView | Progress | None:
+        """Answer ``aid``; with ``then_next``, what came with the answer (None when it was refused or brought none)."""
         lease = self.leases[aid]
         p = self.people[lease.pid]
         display = self._rows("SELECT display FROM assignments WHERE assignment_id = " + ("%(a)s" if self._pg else ":a"),
@@ -374,14 +379,14 @@ class StoreMachine(RuleBasedStateMachine):
             expect = "first"
         admitted = self._admitted(lease.pid) if then_next else None
         # the place after the answered one goes with the answer (store_assign.lease_after) when this store leased it
-        planned = then_next and self.ctx.upcoming.get(lease.pid, ("",))[0] == aid
+        planned = then_next and not self.watched and self.ctx.upcoming.get(lease.pid, ("",))[0] == aid
         try:
             result = self._run(self.store.submit(lease.pid, aid, key, values, then_next=then_next))
         except Refusal as refusal:
             assert refusal.code == expect, f"submit on a {lease.status} lease: refused {refusal.code}, expected {expect}"
             event(f"submit on a {lease.status} lease: {refusal.code}")
             self._after()
-            return
+            return None
         assert expect in ("first", "edit"), f"submit on a {lease.status} lease was stored, expected {expect}"
         event(f"submit on a {lease.status} lease: stored")
         j = result.judgement
@@ -398,6 +403,7 @@ class StoreMachine(RuleBasedStateMachine):
                 event(f"the next place sent with the answer: {type(result.next).__name__}")
             self._observe_next(lease.pid, result.next, admitted)
         self._after()
+        return result.next if then_next else None
 
     @precondition(lambda self: self.acks)
     @rule(k=st.integers(0, 63))
