@@ -67,6 +67,7 @@ __all__ = [
     "next_assignment",
     "reap",
     "reap_due",
+    "shown",
     "standing",
     "take",
 ]
@@ -250,7 +251,7 @@ class LeasePlan:
             upcoming = self.ctx.upcoming
             if len(upcoming) >= _UPCOMING_MAX:
                 upcoming.clear()
-            upcoming[self.participant_id] = (self.view.assignment_id, self.list_id, self.position + 1, following,  # type: ignore[operator,assignment]
+            upcoming[self.participant_id] = (self.view, self.list_id, self.position + 1, following,  # type: ignore[operator,assignment]
                                              self.held)
         return True
 
@@ -266,13 +267,24 @@ _AFTER_ANSWER = (
     + FREE_PLACE.format(l=":l", pos=":pos"))
 
 
+def shown(ctx: StoreContext, participant_id: str, assignment_id: str) -> tuple[Task, tuple[str, ...]] | None:
+    """The task an assignment id names, with its outputs in the order the participant was shown them: remembered
+    when this process gave them that lease last (:attr:`StoreContext.upcoming`), else read from the id (None when
+    it names none). Only a hint: the store's row is what counts."""
+    found = ctx.upcoming.get(participant_id)
+    if found is not None and found[0].assignment_id == assignment_id:
+        return found[0].task, found[0].display
+    task = ctx.task_of(assignment_id)
+    return None if task is None else (task, display_order(ctx, participant_id, task))
+
+
 def lease_after(ctx: StoreContext, participant_id: str, answered: str, now: float, **answer: Any) -> LeasePlan | None:
     """``list`` strategy, no stopping rule: the lease of the participant's next place, sent in the round trip of
     their answer to ``answered`` (its ``key`` and ``values``), when this process leased them ``answered`` and the list
     has a place after it (:attr:`StoreContext.upcoming`); None otherwise. It leases nothing when the place is not the
     list's next for them with room (:data:`_AFTER_ANSWER`): then :func:`next_assignment` decides."""
     found = ctx.upcoming.get(participant_id)
-    if found is None or found[0] != answered or ctx.strategy is not None or ctx.watched:
+    if found is None or found[0].assignment_id != answered or ctx.strategy is not None or ctx.watched:
         return None
     del ctx.upcoming[participant_id]
     _, list_id, position, task_id, held = found

@@ -33,6 +33,7 @@ from humeval.protocol.models import Protocol
 
 if TYPE_CHECKING:
     from humeval.policies import LabellingStrategy
+    from humeval.store.records import AssignmentView
 
 __all__ = ["LIST_HOLD_SLACK", "RENEW", "RENEW_LIST", "StoreContext", "Tasks", "Texts", "strategy_of"]
 
@@ -217,7 +218,7 @@ class StoreContext:
     last_reap: float = 0.0
     #: ``list`` strategy: per participant, the lease this process gave them last, its list, the list's next place
     #: with its task, and until when at least the list is held (:func:`humeval.store.assign.lease_after`)
-    upcoming: dict[str, tuple[str, str, int, str, float]] = field(default_factory=dict)
+    upcoming: dict[str, tuple[AssignmentView, str, int, str, float]] = field(default_factory=dict)
     rules: dict[str, tuple[Any, int]] = field(default_factory=dict)
     watched: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: goals over K systems: criterion -> (i, j) -> the pair's watched tasks (built on first use)

@@ -38,15 +38,7 @@ from sqlalchemy import Connection
 from humeval.design.tasks import Task
 from humeval.errors import Refused
 from humeval.judgements.values import check_comment, check_values
-from humeval.store.assign import (
-    display_order,
-    holds,
-    lease_after,
-    looks,
-    next_assignment,
-    reap_due,
-    take,
-)
+from humeval.store.assign import holds, lease_after, looks, next_assignment, reap_due, shown, take
 from humeval.store.context import RENEW, StoreContext
 from humeval.store.live import after_judgement, is_settled
 from humeval.store.participants import TOUCH
@@ -135,9 +127,8 @@ def submit_judgement(
     if then_next:
         reap_due(conn, ctx, now)
     answer = Answer(participant_id, assignment_id, idempotency_key, _seconds(seconds), comment, now)
-    task = ctx.task_of(assignment_id)
-    if task is not None:
-        display = display_order(ctx, participant_id, task)
+    if (found := shown(ctx, participant_id, assignment_id)) is not None:
+        task, display = found
         try:
             clean = _checked(ctx, task, display, values)
         except Refused:

@@ -434,8 +434,8 @@ def test_a_take_lost_between_the_read_and_the_lease_reads_again(tmp_path: Path, 
         await store.enter("L1", "local", {})
         first = await store.next_assignment("L1")
         assert isinstance(first, AssignmentView)
-        answered, _, position, task_id, _ = store.context.upcoming["L1"]  # the place the answer's batch will lease
-        assert answered == first.assignment_id and position == 1
+        leased, _, position, task_id, _ = store.context.upcoming["L1"]  # the place the answer's batch will lease
+        assert leased.assignment_id == first.assignment_id and position == 1
         full.append(task_id)
         store.write(lambda conn: conn.execute(update(s.tasks).where(s.tasks.c.task_id == task_id).values(taken=s.tasks.c.cap)))
         monkeypatch.setattr(assign, "_lease", lose_first)

@@ -379,7 +379,8 @@ class StoreMachine(RuleBasedStateMachine):
             expect = "first"
         admitted = self._admitted(lease.pid) if then_next else None
         # the place after the answered one goes with the answer (store_assign.lease_after) when this store leased it
-        planned = then_next and not self.watched and self.ctx.upcoming.get(lease.pid, ("",))[0] == aid
+        remembered = self.ctx.upcoming.get(lease.pid)
+        planned = then_next and not self.watched and remembered is not None and remembered[0].assignment_id == aid
         try:
             result = self._run(self.store.submit(lease.pid, aid, key, values, then_next=then_next))
         except Refusal as refusal:
