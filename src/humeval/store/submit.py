@@ -12,9 +12,8 @@ first answers): ``judgement_final``.
 
 A first answer to a live lease is written without reading first, by one list of conditional
 statements (:meth:`Answer.first_steps`): its values are checked against the task the assignment
-id names (:meth:`~humeval.store.context.StoreContext.task_of`) as the participant was shown it
-(:func:`~humeval.store.assign.display_order`); the assignment is marked done only while it is
-leased to the participant, as shown, and the key is unused (the update locks its row on
+id names as the participant was shown it (:func:`~humeval.store.assign.shown`); the assignment is
+marked done only while it is leased to the participant, as shown, and the key is unused (the update locks its row on
 PostgreSQL; SQLite's write transactions, ``BEGIN IMMEDIATE``, hold the database), and the task's
 count and the judgement follow only in the submit that marked it. With ``then_next`` the lease of
 the list's next place goes in the same round trip (:func:`~humeval.store.assign.lease_after`):
