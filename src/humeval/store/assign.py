@@ -267,12 +267,18 @@ _AFTER_ANSWER = (
     + FREE_PLACE.format(l=":l", pos=":pos"))
 
 
+def _remembered(ctx: StoreContext, participant_id: str, assignment_id: str) -> tuple[Any, ...] | None:
+    """What this process remembers of the participant's last lease (:attr:`StoreContext.upcoming`), if that lease
+    is ``assignment_id``."""
+    found = ctx.upcoming.get(participant_id)
+    return found if found is not None and found[0].assignment_id == assignment_id else None
+
+
 def shown(ctx: StoreContext, participant_id: str, assignment_id: str) -> tuple[Task, tuple[str, ...]] | None:
     """The task an assignment id names, with its outputs in the order the participant was shown them: remembered
     when this process gave them that lease last (:attr:`StoreContext.upcoming`), else read from the id (None when
     it names none). Only a hint: the store's row is what counts."""
-    found = ctx.upcoming.get(participant_id)
-    if found is not None and found[0].assignment_id == assignment_id:
+    if (found := _remembered(ctx, participant_id, assignment_id)) is not None:
         return found[0].task, found[0].display
     task = ctx.task_of(assignment_id)
     return None if task is None else (task, display_order(ctx, participant_id, task))
@@ -283,8 +289,8 @@ def lease_after(ctx: StoreContext, participant_id: str, answered: str, now: floa
     their answer to ``answered`` (its ``key`` and ``values``), when this process leased them ``answered`` and the list
     has a place after it (:attr:`StoreContext.upcoming`); None otherwise. It leases nothing when the place is not the
     list's next for them with room (:data:`_AFTER_ANSWER`): then :func:`next_assignment` decides."""
-    found = ctx.upcoming.get(participant_id)
-    if found is None or found[0].assignment_id != answered or ctx.strategy is not None or ctx.watched:
+    found = _remembered(ctx, participant_id, answered)
+    if found is None or ctx.strategy is not None or ctx.watched:
         return None
     del ctx.upcoming[participant_id]
     _, list_id, position, task_id, held = found

@@ -155,9 +155,11 @@ class Answer:
                         was=was)
         return self
 
-    def first_steps(self) -> list[Step]:
-        """A first answer (the judgement's id is what the fourth step returns)."""
-        return [(_TOUCH_DONE, self.row), (_ANSWER, self.row), (_TASK_DONE, self.row), (_STORE_FIRST, self.row)]
+    def first_steps(self, counted: bool = False) -> list[Step]:
+        """A first answer (the judgement's id is what the fourth step returns; ``counted``: the first, the
+        participant's tasks done before it)."""
+        return [(_TOUCH_DONE if counted else TOUCH, self.row), (_ANSWER, self.row), (_TASK_DONE, self.row),
+                (_STORE_FIRST, self.row)]
 
     def stored(self, judgement_id: Any, revision: int) -> StoredJudgement:
         r, task = self.row, self.task
@@ -178,8 +180,8 @@ def _first(conn: Connection, db: Sql, ctx: StoreContext, answer: Answer, then_ne
     r, task = answer.row, answer.task
     assert task is not None
     feeds = _feeds_rule(ctx, task)
-    steps = answer.first_steps()
     plan = lease_after(ctx, r["pid"], r["aid"], r["now"], key=r["key"], values=r["values"]) if then_next and not feeds else None
+    steps = answer.first_steps(counted=plan is not None)  # (the count: the progress of the lease sent with it)
     if plan is not None:
         steps += plan.steps
     elif then_next and not feeds:
