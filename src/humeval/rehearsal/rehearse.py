@@ -221,18 +221,29 @@ class _Server:
                 "workers": self.workers or "default"}
 
     def stop(self) -> None:
-        """SIGTERM to the process group (graceful: pending commits finish), SIGKILL after 10 s."""
+        """SIGTERM to the process group (graceful: pending commits finish), SIGKILL after 10 s; returns once no
+        process of the group is left (multiprocessing's resource tracker ignores SIGTERM and outlives the leader
+        by a moment)."""
         proc = self.proc
-        if proc is None or proc.poll() is not None:
+        if proc is None:
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+                os.killpg(proc.pid, sig)
+            if _group_gone(proc, time.monotonic() + 10):
+                return
+
+
+def _group_gone(proc: subprocess.Popen[bytes], until: float) -> bool:
+    """Whether, by ``until``, the group's leader has exited (and been reaped) and no other process of its group is left."""
+    while time.monotonic() < until:
+        if proc.poll() is not None:
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                return True
+        time.sleep(0.02)
+    return False
 
 
 # --------------------------------------------------------------------------- the participants
