@@ -105,7 +105,6 @@ tasks = Table(
     Column("repeat_of", String(400), nullable=False, default=""),
     Column("cap", Integer, nullable=False),
     Column("taken", Integer, nullable=False, default=0),
-    Column("done", Integer, nullable=False, default=0),
     Column("open", Integer, nullable=False, default=1),
     Column("closed", Integer, nullable=False, default=0),
     #: the lease that took the last unit of the cap (:data:`humeval.store.lease.TAKE`): the statements after a take, in

@@ -45,7 +45,7 @@ _SEED_CACHE_KIB = 128 * 1024
 Progress = Callable[[str, int, int], None]
 
 _TASK_COLUMNS = ("seq", "task_id", "item_id", "systems", "criteria", "family", "kind", "expected", "text", "repeat_of",
-                 "cap", "taken", "done", "open", "closed")
+                 "cap", "taken", "open", "closed")
 _OUTPUT_COLUMNS = ("item_id", "system", "output", "input", "references", "format")
 _META_PUT = "INSERT INTO meta (key, value) VALUES (:k, :v)"
 _INDEXES = "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = :t AND sql IS NOT NULL"
@@ -237,7 +237,7 @@ def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: 
         cap = named.get(t.task_id, 0) if first is None else first
         expected = "null" if t.expected is None else json.dumps(t.expected)
         return (seq, t.task_id, t.item_id, encoded[t.systems], encoded[t.criteria], t.family, t.kind, expected,
-                t.text, t.repeat_of, cap, 0, 0, int(cap > 0), 0)
+                t.text, t.repeat_of, cap, 0, int(cap > 0), 0)
 
     def task_rows() -> Iterator[tuple[Any, ...]]:
         batch: dict[str, Task] = {}

@@ -15,7 +15,7 @@ statements (:meth:`Answer.first_steps`): its values are checked against the task
 id names as the participant was shown it (:func:`~humeval.store.assign.shown`); the assignment is
 marked done only while it is leased to the participant, as shown, and the key is unused (the update locks its row on
 PostgreSQL; SQLite's write transactions, ``BEGIN IMMEDIATE``, hold the database), and the task's
-count and the judgement follow only in the submit that marked it. With ``then_next`` the lease of
+judgement follows only in the submit that marked it (the tasks done are counted from the assignments). With ``then_next`` the lease of
 the list's next place goes in the same round trip (:func:`~humeval.store.assign.lease_after`):
 an answer and the next task are one round trip and one transaction. When that stored nothing,
 the assignment is read (``FOR UPDATE`` on PostgreSQL) and the rarer cases are decided in its
@@ -73,13 +73,12 @@ _LOCK = " FOR UPDATE OF a"  # PostgreSQL: a concurrent submit of this assignment
 _TOUCH_DONE = TOUCH + " RETURNING (SELECT count(*) FROM assignments a WHERE a.participant_id = :pid AND a.status = 'done')"
 #: a first answer marks the assignment done while it is the participant's, as shown, ``:was`` (``leased``; or
 #: ``expired``, taken again) and the key is unused; then, in the submit that marked it only (it is done and has no
-#: judgement yet, :data:`_FIRST`), the task's count and the judgement (:data:`_STORE`)
+#: judgement yet, :data:`_FIRST`), the judgement (:data:`_STORE`)
 _ANSWER = ("UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
            "AND participant_id = :pid AND status = :was AND display = :display "
            "AND NOT EXISTS (SELECT 1 FROM judgements WHERE idempotency_key = :key)")
 _FIRST = ("a.assignment_id = :aid AND a.status = 'done' "
           "AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.assignment_id = :aid)")
-_TASK_DONE = f"UPDATE tasks SET done = done + 1 WHERE task_id = :t AND EXISTS (SELECT 1 FROM assignments a WHERE {_FIRST})"
 #: a judgement of the assignment ``a`` (revision ``{revision}``, when ``{where}``); the seconds the client reported,
 #: else the server's since the lease
 _STORE = (
@@ -156,10 +155,9 @@ class Answer:
         return self
 
     def first_steps(self, counted: bool = False) -> list[Step]:
-        """A first answer (the judgement's id is what the fourth step returns; ``counted``: the first, the
+        """A first answer (the judgement's id is what the third step returns; ``counted``: the first, the
         participant's tasks done before it)."""
-        return [(_TOUCH_DONE if counted else TOUCH, self.row), (_ANSWER, self.row), (_TASK_DONE, self.row),
-                (_STORE_FIRST, self.row)]
+        return [(_TOUCH_DONE if counted else TOUCH, self.row), (_ANSWER, self.row), (_STORE_FIRST, self.row)]
 
     def stored(self, judgement_id: Any, revision: int) -> StoredJudgement:
         r, task = self.row, self.task
@@ -190,16 +188,16 @@ def _first(conn: Connection, db: Sql, ctx: StoreContext, answer: Answer, then_ne
         steps.append((_RENEW_ANSWERED, {**r, **ctx.list_hold(r["now"], ctx.lease_seconds)}))
     db.durable = True  # the transaction holds a judgement: its commit waits for the disk
     got = db.batch(steps, commit=not feeds and (plan is not None or not then_next), group=True)
-    if got[3].scalar is None:
+    if got[2].scalar is None:
         return None  # nothing stored, nothing leased (the lease needs the answer stored under its key)
-    result = SubmitResult(answer.stored(*got[3].rows[0]), [])
+    result = SubmitResult(answer.stored(*got[2].rows[0]), [])
     if feeds:
         after_judgement(conn, ctx, task, answer.clean, r["now"])
         db.commit()  # acknowledged once on disk, whatever follows in this operation
-    if plan is not None and plan.leased(got[4:], done=int(got[0].scalar) + 1):
+    if plan is not None and plan.leased(got[3:], done=int(got[0].scalar) + 1):
         result.next = plan.view
     elif then_next:
-        result.next = _following(conn, ctx, r["pid"], got[4:] if plan is None and not feeds else None)
+        result.next = _following(conn, ctx, r["pid"], got[3:] if plan is None and not feeds else None)
     return result
 
 

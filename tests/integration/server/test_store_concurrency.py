@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from humeval.files import write_jsonl
 from humeval.lock import lock_study
@@ -133,7 +133,8 @@ def test_hammering_loses_nothing_and_assigns_nothing_twice(tmp_path: Path, db_ur
 
         def read(conn):  # type: ignore[no-untyped-def]
             return (conn.execute(select(j.idempotency_key, j.assignment_id, j.task_id, j.revision, j.participant_id)).all(),
-                    conn.execute(select(t.task_id, t.cap, t.taken, t.done).where(t.kind == "task")).all(),
+                    conn.execute(select(t.task_id, t.cap, t.taken, select(func.count()).where(  # the assignments done
+                        a.task_id == t.task_id, a.status == "done").scalar_subquery()).where(t.kind == "task")).all(),
                     conn.execute(select(s.events.c.data).where(s.events.c.kind == "list_claimed")).scalars().all(),
                     conn.execute(select(a.list_id, a.position).where(a.status.in_(['leased', 'done']), a.list_id.is_not(None))).all(),
                     conn.execute(select(st.n, st.outcome)).one(),
