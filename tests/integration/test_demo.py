@@ -50,8 +50,9 @@ def test_demo_collects_every_list_and_reruns_what_exclusion_left_short(demo_run)
     ws = root / "results" / "rehearsal"
     with sqlite3.connect(ws / "study.db") as db:
         open_lists = db.execute("SELECT COUNT(*) FROM lists WHERE completed = 0").fetchone()[0]
-        open_rankme = db.execute("SELECT COUNT(*) FROM tasks WHERE kind = 'task' AND family = 'multi' "
-                                 "AND done < cap").fetchone()[0]
+        open_rankme = db.execute("SELECT COUNT(*) FROM tasks t WHERE kind = 'task' AND family = 'multi' AND cap > "
+                                 "(SELECT count(*) FROM assignments a WHERE a.task_id = t.task_id AND a.status = 'done')"
+                                 ).fetchone()[0]
         rerun = [r[0] for r in db.execute("SELECT list_id FROM lists WHERE list_id LIKE 'R%'")]
     assert open_lists == 0 and open_rankme == 0  # the rating design, re-runs included, was collected in full
     exclusion = read_json(ws / "exclusion.json")
