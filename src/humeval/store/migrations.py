@@ -155,8 +155,8 @@ _V6 = {
 }
 #: since migration 13, without ``tasks.done`` (the judgements done are counted from the assignments): on SQLite,
 #: indexes that an answer no longer rewrites, and the answered assignments by task, which the counts read (an answer
-#: adds its entry). Not on PostgreSQL, which counts with hash joins: there, with that index, the answers ran at half
-#: the judgements per second (measured with the store driven in-process; which plans changed was not examined)
+#: adds its entry). Not on PostgreSQL, which counts with hash joins: there, with that index, the answers' own
+#: statements ran slower (which plans changed was not examined)
 TASK_PROGRESS_INDEXES = {
     "sqlite": ("CREATE INDEX IF NOT EXISTS ix_tasks_item ON tasks (kind, item_id, cap)",
                "CREATE INDEX IF NOT EXISTS ix_tasks_progress ON tasks (kind, criteria, systems, cap, closed)",
