@@ -132,7 +132,8 @@ def overview(conn: Connection, ctx: StoreContext, *, items_limit: int | None = N
     """Progress counts per criterion and per system, per item, and totals.
 
     Aggregated in SQL (one pass over the tasks grouped by their criteria and systems, a few
-    groups, and one over the assignments done: the judgements done are counted, not kept). ``items``: every item,
+    groups; the judgements done are counted from the assignments done, per group and, for the items,
+    per task: not kept). ``items``: every item,
     or the page of ``items_limit`` items from ``items_offset`` (in item order);
     ``item_totals``: how many items there are, how many are complete and how many started.
     """

@@ -14,7 +14,7 @@ A first answer to a live lease is written without reading first, by one list of 
 statements (:meth:`Answer.first_steps`): its values are checked against the task the assignment
 id names as the participant was shown it (:func:`~humeval.store.assign.shown`); the assignment is
 marked done only while it is leased to the participant, as shown, and the key is unused (the update locks its row on
-PostgreSQL; SQLite's write transactions, ``BEGIN IMMEDIATE``, hold the database), and the task's
+PostgreSQL; SQLite's write transactions, ``BEGIN IMMEDIATE``, hold the database), and the
 judgement follows only in the submit that marked it (the tasks done are counted from the assignments). With ``then_next`` the lease of
 the list's next place goes in the same round trip (:func:`~humeval.store.assign.lease_after`):
 an answer and the next task are one round trip and one transaction. When that stored nothing,
