@@ -34,7 +34,7 @@ from dataclasses import replace
 from itertools import chain
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, select
 
 from humeval.design.tasks import Task
 from humeval.store import schema as s
@@ -176,17 +176,17 @@ _LEFT_OF = ("FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE lt.
 _NEXT_OF = ("SELECT lt.position, lt.task_id " + _LEFT_OF + " AND t.taken < t.cap ORDER BY lt.position <= COALESCE("
             "(SELECT max(m.position) FROM assignments m WHERE m.participant_id = :pid AND m.list_id = {l}), -1), "
             "lt.position LIMIT 1")
-_LIST_NEXT = _NEXT_OF.format(l=":l")
+#: the next task of the list the participant just claimed (the one they hold, not done, reserved until ``:exp``)
+_CLAIMED_NEXT = _NEXT_OF.format(l="(SELECT c.list_id FROM lists c WHERE c.participant_id = :pid AND c.completed = 0 "
+                                  "AND c.expires_at = :exp LIMIT 1)")
 _MY_NEXT = _NEXT_OF.format(l=_MY_LIST)
-#: whether any place of the list is left for the participant, with room or not
-_LIST_LEFT = "SELECT 1 " + _LEFT_OF.format(l=":l") + " LIMIT 1"
+#: the list marked done when no place of it is left for the participant, with room or not
+_LIST_SPENT = "UPDATE lists SET completed = 1 WHERE list_id = :l AND NOT EXISTS (SELECT 1 " + _LEFT_OF.format(l=":l") + ")"
 _POOL_CANDIDATES = (
     "SELECT t.task_id FROM tasks t WHERE t.open = 1 AND t.closed = 0 AND t.kind = 'task' "
     "AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid AND a.task_id = t.task_id) "
     f"ORDER BY t.seq LIMIT {_CANDIDATES}"
 )
-_LIST_DONE = "UPDATE lists SET completed = 1 WHERE list_id = :l"
-_LIST_COMPLETED = "SELECT completed FROM lists WHERE list_id = :l"
 _COMPLETED = "UPDATE participants SET completed_at = :now WHERE participant_id = :pid"
 _WITHDRAWN = "SELECT 1 FROM assignments WHERE participant_id = :pid AND status = 'withdrawn' LIMIT 1"
 
@@ -201,11 +201,12 @@ _LOST = object()
 
 
 def _lease(db: Sql, ctx: StoreContext, participant_id: str, task_id: str, now: float, done: int,
-           list_id: str | None = None, position: int | None = None) -> Any:
-    """Take a unit of the task's cap and lease it to the participant, in one batch that commits: the
-    :class:`AssignmentView`, or :data:`_LOST` when the task had no room left (nothing leased)."""
+           list_id: str | None = None, position: int | None = None, claimed: list[Step] | None = None) -> Any:
+    """Take a unit of the task's cap and lease it to the participant, in one batch that commits (after ``claimed``,
+    the statements that give them the list): the :class:`AssignmentView`, or :data:`_LOST` when the task had no
+    room left (nothing leased)."""
     plan = LeasePlan(ctx, participant_id, task_id, now, done, list_id, position)
-    first: list[Step] = [(_ASYNC_COMMIT, None)] if db.pg and not db.durable else []
+    first = ([(_ASYNC_COMMIT, None)] if db.pg and not db.durable else []) + (claimed or [])
     got = db.batch(first + plan.steps, commit=True)
     return plan.view if plan.leased(got[len(first):]) else _LOST
 
@@ -298,8 +299,13 @@ def lease_after(ctx: StoreContext, participant_id: str, answered: str, now: floa
                      **answer)
 
 
+#: a list claimed (and its first tasks for the participant), with the statements that give it to them, sent with
+#: their first lease
+Claim = tuple[str, list[tuple[Any, ...]], list[Step]]
+
+
 def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, current: str | None, now: float,
-                done: int) -> tuple[str, list[tuple[Any, ...]]] | None:
+                done: int) -> Claim | None:
     """A list claimed for a participant who holds none (``current``: the one they held before), with its first
     tasks for them; None when they may not have one or none is free.
 
@@ -313,16 +319,13 @@ def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, curren
     if current is not None and done > 0:
         return None
     key = {"pid": participant_id, "exp": now + ctx.reservation(0), "now": now}
-    list_id = None
     for guard in _claimable(conn, ctx):
-        list_id = db.scalar(_CLAIM[guard], key)
-        if list_id is not None:
-            break
-    if list_id is None:
-        return None
-    got = db.batch([(_SET_LIST, {"l": list_id, "pid": participant_id}), (EVENT, _claimed_event(participant_id, list_id, now)),
-                    (_LIST_NEXT, {"l": list_id, "pid": participant_id})])
-    return str(list_id), got[2].rows
+        got = db.batch([(_CLAIM[guard], key), (_CLAIMED_NEXT, key)])
+        if (list_id := got[0].scalar) is not None:
+            data = json.dumps({"list_id": list_id})
+            return str(list_id), got[1].rows, [(_SET_LIST, {"l": list_id, "pid": participant_id}),
+                                               (EVENT, {"now": now, "kind": "list_claimed", "pid": participant_id, "data": data})]
+    return None
 
 
 def _claimable(conn: Connection, ctx: StoreContext) -> tuple[str, ...]:
@@ -341,10 +344,6 @@ def idle_reason(conn: Connection, ctx: StoreContext) -> str:
     if any(a.outcome == "continue" and a.free > 0 for a in admissions(conn, ctx, lock=False)):
         return "wait"
     return "closed"
-
-
-def _claimed_event(participant_id: str, list_id: str, now: float) -> dict[str, Any]:
-    return {"now": now, "kind": "list_claimed", "pid": participant_id, "data": json.dumps({"list_id": list_id})}
 
 
 def current_assignment(conn: Connection, ctx: StoreContext, participant_id: str) -> AssignmentView | Progress:
@@ -423,32 +422,35 @@ def _next(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, got
         return replace(_progress(ctx, 0, list_id, finished=True), reason="closed")
     if ctx.watched and got[-1].first is not None:
         return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
+    spent: list[Step] = []
     if ctx.strategy is None:
         held = list_id is not None and holder == participant_id
-        claim = (list_id, got[2].rows) if held else _claim_list(conn, ctx, participant_id, list_id, now, done)
-        view = _from_list(db, ctx, participant_id, *claim, now, done) if claim is not None else None
-        while view is None and claim is not None and done == 0 and db.scalar(_LIST_COMPLETED, {"l": claim[0]}):
+        claim = (list_id, got[2].rows, []) if held else _claim_list(conn, ctx, participant_id, list_id, now, done)
+        view = _from_list(db, ctx, participant_id, claim, now, done)
+        while view is None and claim is not None and done == 0 and db.run(*_spent(claim[0], participant_id)) == 1:
             # the list held only tasks the stopping rule closed: one who has done nothing yet takes the next free list
             claim = _claim_list(conn, ctx, participant_id, None, now, done)
-            view = _from_list(db, ctx, participant_id, *claim, now, done) if claim is not None else None
-        list_id = claim[0] if claim is not None else list_id
+            view = _from_list(db, ctx, participant_id, claim, now, done)
+        if view is None and claim is not None:
+            spent, list_id = [_spent(claim[0], participant_id)], claim[0]
     else:
         view = _from_pool(conn, db, ctx, participant_id, now, done)
     if view is not None:
         return view
-    return _nothing_left(conn, db, ctx, participant_id, done, list_id, completed_at is not None, now)
+    return _nothing_left(conn, db, ctx, participant_id, done, list_id, completed_at is not None, now, spent)
 
 
 def _nothing_left(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, done: int, list_id: str | None,
-                  marked: bool, now: float) -> Progress:
-    """A participant left with nothing: marked completed and settled, or (a stopping rule may admit them later)
-    given back their list."""
+                  marked: bool, now: float, spent: list[Step]) -> Progress:
+    """A participant left with nothing (``spent``: their list marked done if no place of it is left for them):
+    marked completed and settled, or (a stopping rule may admit them later) given back their list."""
     final = _progress(ctx, done, list_id, finished=True)
     key = {"pid": participant_id, "now": now}
     if done == 0 and ctx.watched and db.one(_WITHDRAWN, key) is not None:
         final = replace(final, completed=True)  # the rule decided during their first task: a session, paid whole
-    if final.completed and not marked:
-        db.run(_COMPLETED, key)
+    steps = spent + ([(_COMPLETED, key)] if final.completed and not marked else [])
+    if steps:  # with no stopping rule the operation's last statements: with its commit
+        db.batch(steps, commit=not ctx.watched)
     if final.completed:
         settle(conn, ctx, participant_id, now)
     elif ctx.watched and ctx.strategy is None:
@@ -472,22 +474,27 @@ def _mine(rows: Iterable[tuple[Any, ...]], now: float) -> tuple[int, tuple[Any, 
     return done, active, lapsed
 
 
-def _from_list(db: Sql, ctx: StoreContext, participant_id: str, list_id: str, following: list[tuple[Any, ...]],
-               now: float, done: int) -> Any:
-    """A lease of ``following``, the list's next task for the participant with room (a session admitted is served
-    whole, closed tasks aside); None when none has room, the list marked done when no place is left for them
-    (:data:`_LOST` when its room was taken meanwhile)."""
-    if following:
-        return _lease(db, ctx, participant_id, following[0][1], now, done, list_id, following[0][0])
-    if db.one(_LIST_LEFT, {"l": list_id, "pid": participant_id}) is None:
-        db.run(_LIST_DONE, {"l": list_id})
-    return None
+def _from_list(db: Sql, ctx: StoreContext, participant_id: str, claim: Claim | None, now: float, done: int) -> Any:
+    """A lease of the claimed list's next task for the participant with room (a session admitted is served whole,
+    closed tasks aside); None when no list was claimed or none of its tasks has room (:data:`_LOST` when its room
+    was taken meanwhile)."""
+    if claim is None or not claim[1]:
+        if claim is not None and claim[2]:
+            db.batch(claim[2])  # a list claimed with no task for them now: theirs all the same
+        return None
+    position, task_id = claim[1][0]
+    return _lease(db, ctx, participant_id, task_id, now, done, claim[0], position, claim[2])
+
+
+def _spent(list_id: str, participant_id: str) -> Step:
+    """The statement that marks the list done when no place of it is left for the participant."""
+    return _LIST_SPENT, {"l": list_id, "pid": participant_id}
 
 
 def _from_pool(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, now: float, done: int) -> Any:
     if done >= ctx.per_participant:
         return None
-    if ctx.strategy is not None and ctx.strategy.same_worker and not _is_fixed_worker(conn, participant_id):
+    if ctx.strategy is not None and ctx.strategy.same_worker and not _is_fixed_worker(db, participant_id):
         return None
     groups = preferred_tasks(conn, ctx, now)
     if groups is None:
@@ -522,11 +529,10 @@ def _open_of(conn: Connection, task_ids: list[str], participant_id: str) -> list
     return list(conn.execute(q).scalars())
 
 
-def _is_fixed_worker(conn: Connection, participant_id: str) -> bool:
+_FIXED_WORKER = "INSERT INTO meta (key, value) VALUES ('fixed_worker', :pid) ON CONFLICT (key) DO NOTHING"
+_WORKER = "SELECT value FROM meta WHERE key = 'fixed_worker'"
+
+
+def _is_fixed_worker(db: Sql, participant_id: str) -> bool:
     """``fixed``: the first participant to ask becomes the one worker of the study."""
-    m = s.meta.c
-    holder = conn.execute(select(m.value).where(m.key == "fixed_worker")).scalar()
-    if holder is None:
-        conn.execute(insert(s.meta).values(key="fixed_worker", value=participant_id))
-        return True
-    return holder == participant_id
+    return db.batch([(_FIXED_WORKER, {"pid": participant_id}), (_WORKER, None)])[1].scalar == participant_id

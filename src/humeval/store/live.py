@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
 from sqlalchemy import Connection
@@ -288,7 +288,6 @@ _IN_FLIGHT_WHERE = (
 _IN_FLIGHT = "SELECT count(*) " + _IN_FLIGHT_WHERE
 _IN_FLIGHT_TASKS = "SELECT count(DISTINCT a.task_id) " + _IN_FLIGHT_WHERE
 _TASK_IN_FLIGHT = "SELECT 1 " + _IN_FLIGHT_WHERE + " AND a.task_id = :t LIMIT 1"
-_STATE_OF = "SELECT n, outcome FROM stopping WHERE comparison = :c FOR UPDATE"
 
 
 _IN_FLIGHT_BY_TASK = "SELECT a.task_id, count(*) " + _IN_FLIGHT_WHERE + " GROUP BY a.task_id"
@@ -367,12 +366,12 @@ def has_room(db: Sql, ctx: StoreContext, task_id: str, now: float) -> bool:
     leases one at a time.
     """
     for c in ctx.watched.get(task_id, ()):
-        state = db.one(_STATE_OF, {"c": c})
-        if state is None or state[1] != "continue":
+        state = db.one(_STOPPING, {"c": c})  # (rule, delta, n, outcome)
+        if state is None or state[3] != "continue":
             return False
         if ctx.strategy is not None and db.one(_TASK_IN_FLIGHT, {"c": c, "now": now, "t": task_id}) is not None:
             continue
-        if in_flight(db, ctx, c, now) >= ctx.comparisons[c].in_flight_bound(int(state[0])):
+        if in_flight(db, ctx, c, now) >= ctx.comparisons[c].in_flight_bound(int(state[2])):
             return False
     return True
 
@@ -410,9 +409,6 @@ class Admission:
     wanted: int
     unused_bound: int
     free: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 def admissions(conn: Connection, ctx: StoreContext, *, lock: bool = True) -> list[Admission]:
@@ -484,9 +480,7 @@ class Recruitment:
         return self.started + self.wanted
 
     def to_json(self) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in ("started", "active", "wanted", "free_watched", "free_other", "decided",
-                                              "finished")}
-        return out | {"target": self.target, "comparisons": [a.to_json() for a in self.comparisons]}
+        return asdict(self) | {"target": self.target}
 
 
 _STARTED = "SELECT count(*) FROM participants WHERE list_id IS NOT NULL"

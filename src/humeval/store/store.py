@@ -30,10 +30,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Connection, Engine, select, update
+from sqlalchemy import Connection, Engine
 
 from humeval import logbook
-from humeval.store import schema as s
 from humeval.store.assign import current_assignment, next_assignment, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
@@ -51,6 +50,7 @@ from humeval.store.reads import (
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.screen import failed_attention
 from humeval.store.seed import seed_rerun, seed_store
+from humeval.store.sql import sql_of
 from humeval.store.submit import SubmitResult, submit_judgement
 from humeval.store.writer import Executor, Writer
 from humeval.study import Study
@@ -61,6 +61,13 @@ if TYPE_CHECKING:
 __all__ = ["Store"]
 
 T = TypeVar("T")
+
+#: a decision's logbook entry (``decision``: the stopping row's ``outcome``), and the statements that log it once
+_DECISION_KEYS = ("comparison", "decision", "system_a", "system_b", "n", "successes", "estimate", "threshold_a",
+                  "threshold_b", "rule", "delta", "reason", "decided_at")
+_UNLOGGED = ("SELECT comparison, outcome, system_a, system_b, n, successes, estimate, threshold_a, threshold_b, rule, "
+             "delta, reason, decided_at FROM stopping WHERE outcome <> 'continue' AND logged = 0")
+_LOGGED = "UPDATE stopping SET logged = 1 WHERE comparison = :c AND logged = 0"
 
 #: PostgreSQL: write operations of one process in flight at once (and connections of its pool): 12 served more
 #: judgements per second than 6 or 20 with operations of one round trip; with two, 4 and 12 measured the same within
@@ -244,31 +251,16 @@ class Store:
 
     def log_decisions(self) -> list[dict[str, Any]]:
         """Append each stored decision not yet in the logbook to it (once, across processes)."""
-        st = s.stopping.c
-        entries: list[dict[str, Any]] = []
-        with self.read_engine.connect() as conn:
-            rows = conn.execute(select(s.stopping).where(st.outcome != "continue", st.logged == 0)).all()
+        rows = self.read(lambda conn: sql_of(conn).all(_UNLOGGED))
         if not rows:
-            return entries
+            return []
         recorded = {(e.get("comparison"), e.get("n")) for e in logbook.read(self.study) if e.get("stage") == "stopping"}
-        for r in rows:
-            claimed = self.write(
-                lambda conn, c=r.comparison: conn.execute(
-                    update(s.stopping).where(st.comparison == c, st.logged == 0).values(logged=1)
-                ).rowcount
-            )
-            if claimed != 1 or (r.comparison, r.n) in recorded:
-                continue
-            entries.append(
-                logbook.append(
-                    self.study,
-                    {"stage": "stopping", "outcome": "ok", "comparison": r.comparison, "decision": r.outcome,
-                     "system_a": r.system_a, "system_b": r.system_b, "n": r.n, "successes": r.successes,
-                     "estimate": r.estimate, "threshold_a": r.threshold_a, "threshold_b": r.threshold_b,
-                     "rule": r.rule, "delta": r.delta, "reason": r.reason, "decided_at": r.decided_at,
-                     "store": self.where},
-                )
-            )
+        entries: list[dict[str, Any]] = []
+        for row in rows:
+            r = dict(zip(_DECISION_KEYS, row, strict=True))
+            claimed = self.write(lambda conn, c=r["comparison"]: sql_of(conn).run(_LOGGED, {"c": c}))
+            if claimed == 1 and (r["comparison"], r["n"]) not in recorded:
+                entries.append(logbook.append(self.study, {"stage": "stopping", "outcome": "ok", **r, "store": self.where}))
         return entries
 
     # -- reads --------------------------------------------------------------------
@@ -320,12 +312,10 @@ class Store:
         return self.context.texts.get((item_id, system), ("", "", "", ""))
 
     def event_count(self, kind: str) -> int:
-        from sqlalchemy import func
-
-        return self.read(lambda conn: conn.execute(select(func.count()).select_from(s.events).where(s.events.c.kind == kind)).scalar_one())
+        return int(self.read(lambda conn: sql_of(conn).scalar("SELECT count(*) FROM events WHERE kind = :k", {"k": kind})))
 
     def _meta(self) -> dict[str, str]:
-        return self.read(lambda conn: dict(conn.execute(select(s.meta.c.key, s.meta.c.value)).all()))
+        return self.read(lambda conn: dict(sql_of(conn).all("SELECT key, value FROM meta")))
 
     def systems(self) -> list[str]:
         return list(json.loads(self._meta().get("systems", "[]")))

@@ -279,8 +279,8 @@ def _round_trips(trips: list[int]) -> Iterator[None]:
 
 @pytest.mark.postgres
 def test_each_participant_operation_takes_a_few_round_trips(tmp_path: Path, db_url: str | None) -> None:
-    """PostgreSQL: enter takes two round trips; a first next four (the state, the list claimed, its first tasks
-    read with the claim recorded, the task taken and leased with the COMMIT); a first answer one (its conditional
+    """PostgreSQL: enter takes two round trips; a first next three (the state, the list claimed with its first tasks
+    for them, the task taken and leased with the list recorded as theirs and the COMMIT); a first answer one (its conditional
     writes, a whole transaction); a later next two (the state with the list's next tasks; the task taken and leased
     with the COMMIT). The rarer answers are decided after that batch stored nothing: a repeated key in three (the
     batch, the assignment read, the COMMIT), an edit in three (the batch, the read, the edit with the COMMIT), an
@@ -321,7 +321,7 @@ def test_each_participant_operation_takes_a_few_round_trips(tmp_path: Path, db_u
             rows = conn.execute(select(s.judgements.c.idempotency_key, s.judgements.c.revision)).all()
     finally:
         store.close()
-    assert trips == [2, 4, 1, 3, 3, 2, 1, 2], trips
+    assert trips == [2, 3, 1, 3, 3, 2, 1, 2], trips
     assert sorted(rows) == [("k1", 0), ("k2", 1)]
 
 
@@ -372,9 +372,9 @@ def test_an_answer_with_next_leases_the_next_task_in_the_same_operation(tmp_path
         other.close()
     assert [pos for pos, _ in rows] == list(range(10))  # the list's positions in order, each once
     # each answer: one round trip; the 10th, with no place after it, reads the participant's state with the answer
-    # (1), finds the list done (2) and marks them completed with the COMMIT (2)
+    # (1), then marks the list done and them completed, with the COMMIT (1)
     answers = trips[1::2]
-    assert answers == [1] * 9 + [5], trips
+    assert answers == [1] * 9 + [2], trips
 
 
 def test_a_participant_is_pinned_to_the_link_of_their_first_entry(tmp_path: Path, db_url: str | None) -> None:
