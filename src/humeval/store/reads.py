@@ -137,9 +137,9 @@ _COUNTS = ("SELECT (SELECT count(*) FROM participants), (SELECT count(*) FROM ju
 def overview(conn: Connection, ctx: StoreContext, *, items_limit: int | None = None, items_offset: int = 0) -> dict[str, Any]:
     """Progress counts per criterion and per system, per item, and totals.
 
-    Aggregated in SQL (one pass over the tasks grouped by their criteria and systems, a few
-    groups; the judgements done are counted from the assignments done, per group and, for the items,
-    per task: not kept). ``items``: every item,
+    Aggregated in SQL (passes over the tasks grouped by their criteria and systems and by item; the
+    judgements done are counted from the assignments done, not kept: per group and for the totals from
+    the answered assignments, for a page of items per task shown). ``items``: every item,
     or the page of ``items_limit`` items from ``items_offset`` (in item order);
     ``item_totals``: how many items there are, how many are complete and how many started.
     """
