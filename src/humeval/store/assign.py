@@ -432,7 +432,9 @@ def _next(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, got
             claim = _claim_list(conn, ctx, participant_id, None, now, done)
             view = _from_list(db, ctx, participant_id, claim, now, done)
         if view is None and claim is not None:
-            spent, list_id = [_spent(claim[0], participant_id)], claim[0]
+            list_id = claim[0]
+            if done > 0:  # (one who has done nothing had the list's statement run by the loop's test)
+                spent = [_spent(list_id, participant_id)]
     else:
         view = _from_pool(conn, db, ctx, participant_id, now, done)
     if view is not None:
