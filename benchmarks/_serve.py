@@ -14,7 +14,7 @@ import socket
 import subprocess
 from pathlib import Path
 
-__all__ = ["cpu_ticks", "free_port", "process_tree", "rss_mb", "stop", "task_form"]
+__all__ = ["cpu_ticks", "free_port", "machine_ticks", "process_tree", "rss_mb", "stop", "task_form"]
 
 
 def free_port() -> int:
@@ -68,6 +68,15 @@ def cpu_ticks(pids: list[int], *, children: bool) -> dict[int, int]:
             # fields[11:15]: utime, stime, cutime, cstime (stat fields 14-17)
             out[pid] = sum(int(x) for x in fields[11 : 15 if children else 13])
     return out
+
+
+def machine_ticks() -> tuple[int, int]:
+    """The machine's CPU time since boot, summed over its CPUs, in clock ticks: (busy, stolen). Busy is user, nice,
+    system, irq and softirq time, so it includes what no process is charged for (the loopback's softirqs); stolen
+    is time the hypervisor gave to other machines."""
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (
+        int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9])
+    return user + nice + system + irq + softirq, steal
 
 
 def rss_mb(pids: list[int]) -> float:

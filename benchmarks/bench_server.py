@@ -28,7 +28,9 @@ Per cell: judgements acknowledged per second; page (GET next, or GET /task) and 
 or POST /task) latency p50/p99; CPU per acknowledged judgement in humeval (user + system time of every
 server process, children included, from /proc) and in PostgreSQL (the client backends
 connected to the configuration's database, found in ``pg_stat_activity``, from
-/proc/<pid>/stat); peak resident memory of the server processes; the load average.
+/proc/<pid>/stat); the whole machine's busy CPUs during the cell (from /proc/stat: a configuration whose
+processes and PostgreSQL together keep every CPU busy is bound by the machine, not by its own code,
+and the load generator is one of them); peak resident memory of the server processes; the load average.
 
     python benchmarks/bench_server.py                       # every configuration, 1/10/50/200 annotators
     python benchmarks/bench_server.py --quick               # SQLite 1 and 2, PostgreSQL 2; 1 and 10; 2 s
@@ -60,7 +62,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
-from _serve import cpu_ticks, free_port, process_tree, rss_mb, stop, task_form
+from _serve import cpu_ticks, free_port, machine_ticks, process_tree, rss_mb, stop, task_form
 
 from humeval.collect import wait_until_serving
 
@@ -203,6 +205,9 @@ class Cell:
     postgres_cpu_ms_per_item: float | None = None
     postgres_backends: int | None = None
     client_cpu_ms_per_item: float | None = None
+    #: the whole machine's busy CPU during the cell, in CPUs (of os.cpu_count()), and the share of it stolen
+    machine_busy_cpus: float | None = None
+    machine_stolen_cpus: float | None = None
     peak_rss_mb: float = 0.0
     load_before: float | None = None
     load_after: float | None = None
@@ -385,9 +390,11 @@ async def run_cell(port: int, server_pid: int, annotators: int, seconds: float, 
     pg_ticks = 0
     hv0 = sum(cpu_ticks(tree, children=True).values())
     client0 = os.times()
+    machine0 = machine_ticks()
     start = time.perf_counter()
     await asyncio.gather(sampler(), *((participant if flow == "html" else annotator)(i) for i in range(annotators)))
     elapsed = time.perf_counter() - start
+    machine1 = machine_ticks()
     client1 = os.times()
     hv1 = sum(cpu_ticks(process_tree(server_pid), children=True).values())
     backends1 = pg.backends() if pg else []
@@ -422,6 +429,7 @@ async def run_cell(port: int, server_pid: int, annotators: int, seconds: float, 
         cell.items_per_s = done / elapsed
         cell.humeval_cpu_ms_per_item = 1000 * (hv1 - hv0) / CLK_TCK / done
         cell.client_cpu_ms_per_item = 1000 * ((client1.user + client1.system) - (client0.user + client0.system)) / done
+        cell.machine_busy_cpus, cell.machine_stolen_cpus = ((b - a) / CLK_TCK / elapsed for a, b in zip(machine0, machine1))
         if pg is not None and cell.postgres_backends is not None:
             cell.postgres_cpu_ms_per_item = 1000 * pg_ticks / CLK_TCK / done
     return cell
@@ -516,7 +524,7 @@ def build_study(root: Path, items: int) -> int:
 
 # -- output -------------------------------------------------------------------------------------------------
 COLUMNS = ["configuration", "annotators", "items/s", "page p50 / p99", "submit p50 / p99", "humeval CPU/item",
-           "PostgreSQL CPU/item", "peak RSS", "load (1-min)"]
+           "PostgreSQL CPU/item", "machine busy", "peak RSS", "load (1-min)"]
 
 
 def _ms(x: float | None) -> str:
@@ -526,6 +534,14 @@ def _ms(x: float | None) -> str:
 def _first_sentence(text: str) -> str:
     head, dot, _ = text.partition(". ")
     return (head + "." if dot else head).replace("|", "/")
+
+
+def _busy(cell: Cell) -> str:
+    """The machine's busy CPUs of ``cell``, of its CPUs (and those stolen by the hypervisor, when any)."""
+    if cell.machine_busy_cpus is None:
+        return "n/a"
+    stolen = f", {cell.machine_stolen_cpus:.2f} stolen" if (cell.machine_stolen_cpus or 0) >= 0.05 else ""
+    return f"{cell.machine_busy_cpus:.2f} of {os.cpu_count()}{stolen}"
 
 
 def table(configs: list[Config]) -> list[str]:
@@ -552,7 +568,7 @@ def table(configs: list[Config]) -> list[str]:
             rows.append(
                 f"| {c.label} | {cell.annotators} | {cell.items_per_s:.0f}{mark} | "
                 f"{_ms(cell.page_p50_ms)} / {_ms(cell.page_p99_ms)} ms | {_ms(cell.submit_p50_ms)} / {_ms(cell.submit_p99_ms)} ms | "
-                f"{cell.humeval_cpu_ms_per_item:.2f} ms | {pg_cpu} | {cell.peak_rss_mb:.0f} MB | {load} |")
+                f"{cell.humeval_cpu_ms_per_item:.2f} ms | {pg_cpu} | {_busy(cell)} | {cell.peak_rss_mb:.0f} MB | {load} |")
     return rows + ([""] + notes if notes else [])
 
 
