@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from babel.support import NullTranslations, Translations
+from markupsafe import Markup
 
 from humeval.protocol.models import Criterion
 from humeval.wire import MAX_SCORE
@@ -161,12 +162,28 @@ def _attention(criterion: dict[str, Any], language: str) -> str:
 
 
 def install_i18n(env: jinja2.Environment, language: str, questions: dict[str, str]) -> None:
-    """Install the catalogue of ``language`` into ``env`` (``_()`` in templates) and the page globals
-    ``ui_lang``, ``ui_dir``, ``error_text(code, field)`` and ``attention_text(criterion)``."""
-    env.add_extension("jinja2.ext.i18n")
-    env.install_gettext_translations(translations(language), newstyle=True)  # type: ignore[attr-defined]
+    """Install the catalogue of ``language`` into ``env`` (``_()``, ``gettext()`` and ``ngettext()`` in templates) and
+    the page globals ``ui_lang``, ``ui_dir``, ``error_text(code, field)`` and ``attention_text(criterion)``.
+
+    The gettext functions do what Jinja's i18n extension installs with ``newstyle=True`` in an autoescaped
+    environment: the translated message is trusted markup, each variable is escaped into it, and ``%`` formatting
+    always applies (``%%`` is a percent sign). They are plain functions, one call from the template, and each
+    message is translated once: the extension's three nested calls per message were 28 % of a task page's
+    rendering (``tests/unit/server/test_i18n.py`` compares the two)."""
+    catalogue = translations(language)
+
+    @lru_cache(maxsize=1024)
+    def message(text: str) -> Markup:
+        return Markup(catalogue.gettext(text))  # the study's catalogue: trusted, as the templates are
+
+    def gettext(text: str, **variables: Any) -> Markup:
+        return message(text) % variables
+
+    def ngettext(singular: str, plural: str, num: int, **variables: Any) -> Markup:
+        return Markup(catalogue.ngettext(singular, plural, num)) % {"num": num, **variables}
+
     env.globals.update(
-        ui_lang=language, ui_dir=direction(language),
+        _=gettext, gettext=gettext, ngettext=ngettext, ui_lang=language, ui_dir=direction(language),
         error_text=lambda code, field=None: participant_error(code, field, questions, language),
         attention_text=lambda criterion: _attention(criterion, language),
     )

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import re
 
+import jinja2
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 from babel.support import Translations
 
-from humeval.server.i18n import LANGUAGES, LOCALE_DIR, direction, participant_error, translations
+from humeval.server.i18n import (
+    LANGUAGES,
+    LOCALE_DIR,
+    direction,
+    install_i18n,
+    participant_error,
+    translations,
+)
 
 PLACEHOLDER = re.compile(r"%\([a-z_]+\)s")
 SERVER = LOCALE_DIR.parent
@@ -63,3 +71,27 @@ def test_direction_and_errors() -> None:
     assert participant_error("lease_expired", "assignment_id", questions, "zh") == translations("zh").gettext(
         "This task expired and was given to someone else. Please continue with the next task.")
     assert participant_error("some_new_code", None, questions, "en").startswith("The request could not be processed")
+
+
+#: the uses of the gettext functions the templates make: plain, with variables (one carrying markup, which is
+#: escaped), a literal percent sign, and plural forms; each message but one is in the catalogues
+_USES = """{{ _("Submit") }}|{{ gettext("Task %(n)s of %(total)s", n=3, total=10) }}|\
+{{ _("Please check your answer to: %(question)s", question="<b>Wie & warum?</b>") }}|\
+{{ _("Score from 0 (%(low)s) to 100 (%(high)s)", low=_("worst"), high="100%") }}|\
+{{ _("A message of no catalogue, 100%% sure") }}|\
+{% for n in (1, 2, 5) %}{{ ngettext("You have completed the study (%(num)s task).", \
+"You have completed the study (%(num)s tasks).", n) }}{% endfor %}"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_templates_gettext_is_jinjas_newstyle_gettext(lang: str) -> None:
+    """``install_i18n``'s gettext functions render what Jinja's i18n extension (``newstyle=True``) renders."""
+    ours = jinja2.Environment(autoescape=True)
+    install_i18n(ours, lang, {})
+    jinjas = jinja2.Environment(autoescape=True, extensions=["jinja2.ext.i18n"])
+    jinjas.install_gettext_translations(translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    shown = ours.from_string(_USES).render()
+    assert shown == jinjas.from_string(_USES).render()
+    assert "&lt;b&gt;Wie &amp; warum?&lt;/b&gt;" in shown and "<b>" not in shown and "100% sure" in shown
+    if lang != "en":
+        assert translations(lang).gettext("Submit") in shown and "Submit|" not in shown
