@@ -168,16 +168,20 @@ def install_i18n(env: jinja2.Environment, language: str, questions: dict[str, st
     The gettext functions do what Jinja's i18n extension installs with ``newstyle=True`` in an autoescaped
     environment: the translated message is trusted markup, each variable is escaped into it, and ``%`` formatting
     always applies (``%%`` is a percent sign). They are plain functions, one call from the template, and each
-    message is translated once: the extension's three nested calls per message were 28 % of a task page's
-    rendering (``tests/unit/server/test_i18n.py`` compares the two)."""
+    message is translated once (and, used without variables, formatted once): the extension's three nested calls
+    per message were 28 % of a task page's rendering (``tests/unit/server/test_i18n.py`` compares the two)."""
     catalogue = translations(language)
 
     @lru_cache(maxsize=1024)
     def message(text: str) -> Markup:
         return Markup(catalogue.gettext(text))  # the study's catalogue: trusted, as the templates are
 
+    @lru_cache(maxsize=1024)
+    def alone(text: str) -> Markup:
+        return message(text) % {}
+
     def gettext(text: str, **variables: Any) -> Markup:
-        return message(text) % variables
+        return message(text) % variables if variables else alone(text)
 
     def ngettext(singular: str, plural: str, num: int, **variables: Any) -> Markup:
         return Markup(catalogue.ngettext(singular, plural, num)) % {"num": num, **variables}
