@@ -52,7 +52,8 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
         yield
         store.close()
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    # the templates are the package's: not checked for changes on every page (auto_reload)
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, auto_reload=False)
     protocol = store.context.protocol
     install_i18n(env, protocol.presentation.language, {c.name: c.question for c in protocol.criteria})
     install_view(env, protocol.presentation)
