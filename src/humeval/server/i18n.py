@@ -168,8 +168,9 @@ def install_i18n(env: jinja2.Environment, language: str, questions: dict[str, st
     The gettext functions do what Jinja's i18n extension installs with ``newstyle=True`` in an autoescaped
     environment: the translated message is trusted markup, each variable is escaped into it, and ``%`` formatting
     always applies (``%%`` is a percent sign). They are plain functions, one call from the template, and each
-    message is translated once (and, used without variables, formatted once): the extension's three nested calls
-    per message were 28 % of a task page's rendering (``tests/unit/server/test_i18n.py`` compares the two)."""
+    message is translated once (and, used without variables, formatted once). The extension makes three nested
+    calls per message: with it a pairwise task page rendered in 451-487 µs, with these in 272-325 µs
+    (docs/collection.md, Measuring; ``tests/unit/server/test_i18n.py`` compares what the two render)."""
     catalogue = translations(language)
 
     @lru_cache(maxsize=1024)
