@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import replace
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, select
 
@@ -299,9 +299,13 @@ def lease_after(ctx: StoreContext, participant_id: str, answered: str, now: floa
                      **answer)
 
 
-#: a list claimed (and its first tasks for the participant), with the statements that give it to them, sent with
-#: their first lease
-Claim = tuple[str, list[tuple[Any, ...]], list[Step]]
+class Claim(NamedTuple):
+    """A list claimed for a participant: its next tasks for them with room (``(position, task_id)`` rows), and the
+    statements that give it to them, sent with their first lease (none when they held it already)."""
+
+    list_id: str
+    following: list[tuple[Any, ...]]
+    steps: list[Step]
 
 
 def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, current: str | None, now: float,
@@ -322,9 +326,8 @@ def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, curren
     for guard in _claimable(conn, ctx):
         got = db.batch([(_CLAIM[guard], key), (_CLAIMED_NEXT, key)])
         if (list_id := got[0].scalar) is not None:
-            data = json.dumps({"list_id": list_id})
-            return str(list_id), got[1].rows, [(_SET_LIST, {"l": list_id, "pid": participant_id}),
-                                               (EVENT, {"now": now, "kind": "list_claimed", "pid": participant_id, "data": data})]
+            event = {"now": now, "kind": "list_claimed", "pid": participant_id, "data": json.dumps({"list_id": list_id})}
+            return Claim(str(list_id), got[1].rows, [(_SET_LIST, {"l": list_id, "pid": participant_id}), (EVENT, event)])
     return None
 
 
@@ -425,14 +428,14 @@ def _next(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, got
     spent: list[Step] = []
     if ctx.strategy is None:
         held = list_id is not None and holder == participant_id
-        claim = (list_id, got[2].rows, []) if held else _claim_list(conn, ctx, participant_id, list_id, now, done)
+        claim = Claim(list_id, got[2].rows, []) if held else _claim_list(conn, ctx, participant_id, list_id, now, done)
         view = _from_list(db, ctx, participant_id, claim, now, done)
-        while view is None and claim is not None and done == 0 and db.run(*_spent(claim[0], participant_id)) == 1:
+        while view is None and claim is not None and done == 0 and db.run(*_spent(claim.list_id, participant_id)) == 1:
             # the list held only tasks the stopping rule closed: one who has done nothing yet takes the next free list
             claim = _claim_list(conn, ctx, participant_id, None, now, done)
             view = _from_list(db, ctx, participant_id, claim, now, done)
         if view is None and claim is not None:
-            list_id = claim[0]
+            list_id = claim.list_id
             if done > 0:  # (one who has done nothing had the list's statement run by the loop's test)
                 spent = [_spent(list_id, participant_id)]
     else:
@@ -480,12 +483,14 @@ def _from_list(db: Sql, ctx: StoreContext, participant_id: str, claim: Claim | N
     """A lease of the claimed list's next task for the participant with room (a session admitted is served whole,
     closed tasks aside); None when no list was claimed or none of its tasks has room (:data:`_LOST` when its room
     was taken meanwhile)."""
-    if claim is None or not claim[1]:
-        if claim is not None and claim[2]:
-            db.batch(claim[2])  # a list claimed with no task for them now: theirs all the same
+    if claim is None:
         return None
-    position, task_id = claim[1][0]
-    return _lease(db, ctx, participant_id, task_id, now, done, claim[0], position, claim[2])
+    if not claim.following:
+        if claim.steps:
+            db.batch(claim.steps)  # a list claimed with no task for them now: theirs all the same
+        return None
+    position, task_id = claim.following[0]
+    return _lease(db, ctx, participant_id, task_id, now, done, claim.list_id, position, claim.steps)
 
 
 def _spent(list_id: str, participant_id: str) -> Step:
