@@ -65,8 +65,8 @@ T = TypeVar("T")
 #: a decision's logbook entry (``decision``: the stopping row's ``outcome``), and the statements that log it once
 _DECISION_KEYS = ("comparison", "decision", "system_a", "system_b", "n", "successes", "estimate", "threshold_a",
                   "threshold_b", "rule", "delta", "reason", "decided_at")
-_UNLOGGED = ("SELECT comparison, outcome, system_a, system_b, n, successes, estimate, threshold_a, threshold_b, rule, "
-             "delta, reason, decided_at FROM stopping WHERE outcome <> 'continue' AND logged = 0")
+_UNLOGGED = ("SELECT " + ", ".join("outcome" if k == "decision" else k for k in _DECISION_KEYS)
+             + " FROM stopping WHERE outcome <> 'continue' AND logged = 0")
 _LOGGED = "UPDATE stopping SET logged = 1 WHERE comparison = :c AND logged = 0"
 
 #: PostgreSQL: write operations of one process in flight at once (and connections of its pool): 12 served more
