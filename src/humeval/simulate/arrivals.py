@@ -25,7 +25,8 @@ tasks:
   ``tasks`` task times, over participants who did that many), and ``pace_ratio``, the median
   session over ``tasks`` x the median seconds per task (how much longer a real session is than
   the median pace says: pauses between tasks, slow tasks);
-* **quitters**: ``quit_share``, the share of participants who completed fewer than ``tasks``.
+* **quitters**: ``quit_share``, the share of participants who completed fewer than ``tasks``, and
+  ``quit_done_share``, the mean share of the ``tasks`` that those completed.
 
 :data:`DEFAULT_SHAPE` is :func:`default_shape` of the three AMT batches of the Dynamic Human
 Evaluation study (../shared/data/dhe, data card there), ``tasks`` = 11; its constants are re-fitted
@@ -133,6 +134,7 @@ class CrowdShape:
     pace_sd: float
     pace_ratio: float
     quit_share: float
+    quit_done_share: float
     span_hours: float
     source: str
 
@@ -167,7 +169,9 @@ def fit_crowd(crowd: Crowd, *, tasks: int = FIT_TASKS, burst_window: float = BUR
     ratio = float(np.median(session) / (tasks * median_task)) if session.size and median_task > 0 else 1.0
     return CrowdShape(participants=n, tasks=int(tasks), burst_share=nb / n, burst_seconds=float(a[in_burst].mean()),
                       stream_per_hour=float(stream), burst_hours=nb / stream if stream > 0 else float("nan"),
-                      pace_sd=sd, pace_ratio=ratio, quit_share=float(np.mean(~full)), span_hours=span / 3600,
+                      pace_sd=sd, pace_ratio=ratio, quit_share=float(np.mean(~full)),
+                      quit_done_share=float(np.mean(done[~full] / tasks)) if (~full).any() else 0.0,
+                      span_hours=span / 3600,
                       source=crowd.source)
 
 
@@ -183,14 +187,15 @@ def default_shape(shapes: Sequence[CrowdShape]) -> CrowdShape:
     return CrowdShape(participants=sum(s.participants for s in shapes), tasks=shapes[0].tasks,
                       burst_share=mean("burst_share"), burst_seconds=geo("burst_seconds"),
                       stream_per_hour=geo("stream_per_hour"), burst_hours=geo("burst_hours"), pace_sd=mean("pace_sd"),
-                      pace_ratio=geo("pace_ratio"), quit_share=mean("quit_share"), span_hours=mean("span_hours"),
+                      pace_ratio=geo("pace_ratio"), quit_share=mean("quit_share"),
+                      quit_done_share=mean("quit_done_share"), span_hours=mean("span_hours"),
                       source=f"default crowd (fitted to {len(shapes)} AMT batches)")
 
 
 #: :func:`default_shape` of :func:`fit_crowd` of the three DHE AMT batches (re-fitted by the tests; rounded to 4 digits)
-DEFAULT_SHAPE = CrowdShape(participants=233, tasks=11, burst_share=0.7688, burst_seconds=102.7, stream_per_hour=49.39,
-                           burst_hours=1.167, pace_sd=0.7324, pace_ratio=2.511, quit_share=0.3348, span_hours=0.6238,
-                           source="default crowd (fitted to 3 AMT batches)")
+DEFAULT_SHAPE = CrowdShape(participants=233, tasks=11, burst_share=0.7692, burst_seconds=188.5, stream_per_hour=50.60,
+                           burst_hours=1.166, pace_sd=0.7325, pace_ratio=2.449, quit_share=0.3346, quit_done_share=0.3377,
+                           span_hours=0.6238, source="default crowd (fitted to 3 AMT batches)")
 
 
 # --- readers ---------------------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from humeval.rng import Seed, as_generator
+from humeval.simulate.arrivals import Crowd, CrowdShape, fit_crowd
 from humeval.simulate.plan import PilotFit
 from humeval.stopping import admission as adm
 
@@ -96,6 +97,9 @@ class CrowdRuns:
     wall: np.ndarray
     fixed_wall: np.ndarray
     outcome: np.ndarray  # 1: A, -1: B, 0: undecided
+    quits: np.ndarray | None = None  # sessions abandoned before the decision (not paid; their list taken again)
+    quit_fed: np.ndarray | None = None  # outcomes of abandoned sessions fed (quitters_fed), in ``used``
+    turned_away: np.ndarray | None = None  # arrivals before the end who got no place (drawn arrivals only)
 
     @property
     def unused(self) -> np.ndarray:
@@ -118,6 +122,10 @@ class CrowdResult:
     seed: int | None
     runs: CrowdRuns = field(repr=False)
     fit: dict[str, Any] | None = None
+    #: the crowd's shape (:class:`humeval.simulate.arrivals.CrowdShape` as a dict; a recorded crowd's fitted), or None
+    crowd: dict[str, Any] | None = None
+    patience: float = 0.0
+    quitters_fed: bool = False
     total: int = 0  # watched judgements of the fixed design (lists x w when every list holds w)
 
     @property
@@ -140,10 +148,14 @@ class CrowdResult:
 
     def summary(self) -> dict[str, Quantity]:
         r = self.runs
-        timed = self.arrivals_per_hour is not None
+        timed = self.arrivals_per_hour is not None or self.crowd is not None
         out = {"places": Quantity.of(r.places), "paid": Quantity.of(r.paid), "used": Quantity.of(r.used),
                "unused": Quantity.of(r.unused), "unfed": Quantity.of(r.unfed), "cut": Quantity.of(r.cut),
                "cut_sessions": Quantity.of(r.cut_sessions)}
+        if r.quits is not None:
+            out |= {"quits": Quantity.of(r.quits), "quit_fed": Quantity.of(r.quit_fed)}
+        if r.turned_away is not None:
+            out["turned_away"] = Quantity.of(r.turned_away)
         if timed:
             out |= {"wall_hours": Quantity.of(r.wall), "fixed_wall_hours": Quantity.of(r.fixed_wall),
                     "wall_ratio": Quantity.of(r.wall / r.fixed_wall)}
@@ -153,14 +165,17 @@ class CrowdResult:
         """The settings that change the numbers, as one line."""
         lam = "none" if self.arrivals_per_hour is None else f"{self.arrivals_per_hour:g}/h"
         what = f"p:{self.p:g}" if self.fit is None else f"fit:mu={self.fit['mu']:.3f},var={self.fit['difficulty_var']:.3g}"
+        who = "" if self.crowd is None else f"|crowd:{self.crowd['source']}"
+        extra = (f"|patience:{self.patience:g}s" if self.patience else "") + ("|quitters:fed" if self.quitters_fed else "")
         return (f"crowd|rule:{self.rule}|delta:{self.delta:g}|W:{self.sessions}|lists:{self.lists}|w:{self.watched}"
-                f"|min:{self.minutes_per_list:g}|arrivals:{lam}|{what}|spread:{self.spread:g}|runs:{len(self.runs.places)}"
-                f"|seed:{self.seed}")
+                f"|min:{self.minutes_per_list:g}|arrivals:{lam}{who}|{what}|spread:{self.spread:g}{extra}"
+                f"|runs:{len(self.runs.places)}|seed:{self.seed}")
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "delta": self.delta, "sessions": self.sessions, "lists": self.lists,
                 "watched": self.watched, "minutes_per_list": self.minutes_per_list,
-                "arrivals_per_hour": self.arrivals_per_hour, "p": self.p, "fit": self.fit, "spread": self.spread,
+                "arrivals_per_hour": self.arrivals_per_hour, "crowd": self.crowd, "patience": self.patience,
+                "quitters_fed": self.quitters_fed, "p": self.p, "fit": self.fit, "spread": self.spread,
                 "seed": self.seed, "runs": len(self.runs.places), "fixed_places": self.fixed_places,
                 "fixed_judgements": self.fixed_judgements, "decided_share": self.decided_share,
                 "wrong_share": self.wrong_share, "signature": self.signature(),
@@ -182,10 +197,101 @@ def _outcomes(rng: np.random.Generator, shape: tuple[int, int, int], p: float | 
     return rng.random(shape) < (c * d + 1) / 2, float((1 + (lo + hi) / 2 * np.clip(fit.mu, -1, 1)) / 2)
 
 
+@dataclass(frozen=True)
+class _Arrivals:
+    """Per run, the arrivals of a crowd in order: time (hours, inf after the last), a full session's hours, and
+    for one who quits, the hours until the store settles them (quit time + lease) and their watched kept share."""
+
+    at: np.ndarray  # (runs, M)
+    hours: np.ndarray  # (runs, M)
+    quits: np.ndarray  # (runs, M) bool
+    quit_hours: np.ndarray  # (runs, M)
+    kept_share: np.ndarray  # (runs, M): tasks completed / tasks per list (quitters)
+
+
+def _from_crowd(rng: np.random.Generator, crowd: Crowd, n_runs: int, tasks: int, minutes: float,
+                lease_hours: float) -> _Arrivals:
+    """Participants of a recorded crowd, resampled with replacement per run, arriving at their recorded times
+    (relative to the first arrival), paced at their recorded pace scaled by the ratio of medians."""
+    n = crowd.participants
+    idx = rng.integers(0, n, (n_runs, n))
+    idx = np.take_along_axis(idx, np.argsort(crowd.arrived[idx], axis=1, kind="stable"), axis=1)
+    done = crowd.done(tasks)
+    spent = crowd.time_for(tasks)
+    if crowd.seconds_per_task is not None:  # the study's seconds per task over the crowd's median task
+        scale = minutes * 60 / tasks / crowd.median_task_seconds()
+    else:  # the study's session over the crowd's median (whole) session
+        scale = minutes * 60 / float(np.median(spent[done >= tasks] if (done >= tasks).any() else spent))
+    quits = done < tasks
+    hours = spent * scale / 3600
+    return _Arrivals(at=crowd.arrived[idx] / 3600, hours=np.where(quits, np.nan, hours)[idx], quits=quits[idx],
+                     quit_hours=(hours + lease_hours)[idx], kept_share=(done / tasks)[idx])
+
+
+def _from_shape(rng: np.random.Generator, shape: CrowdShape, n_runs: int, lam: float, lists: int, tasks: int,
+                minutes: float, lease_hours: float) -> _Arrivals:
+    """A crowd drawn from a shape at the study's rate: a launch burst of Poisson(lam x burst_hours) arrivals at
+    exponential times of mean burst_seconds, a Poisson stream at ``lam``; sessions lognormal with median
+    pace_ratio x ``minutes`` and log-sd pace_sd; a share quit_share quits after 1 + floor(E) tasks (E exponential
+    with mean quit_done_share x tasks - 1, at most tasks - 1)."""
+    hours = minutes / 60
+    burst = rng.poisson(lam * shape.burst_hours, n_runs)
+    m_burst = int(burst.max()) if n_runs else 0
+    m_stream = int(4 * lists + math.ceil(lam * 2 * lists * hours * max(shape.pace_ratio, 1.0)) + 20)
+    b = rng.exponential(shape.burst_seconds / 3600, (n_runs, m_burst))
+    b[np.arange(m_burst)[None, :] >= burst[:, None]] = np.inf
+    stream = np.cumsum(rng.exponential(1.0 / lam, (n_runs, m_stream)), axis=1)
+    at = np.sort(np.concatenate([b, stream], axis=1), axis=1)
+    m = at.shape[1]
+    dur = hours * shape.pace_ratio * rng.lognormal(0.0, shape.pace_sd, (n_runs, m))
+    quits = rng.random((n_runs, m)) < shape.quit_share if tasks > 1 else np.zeros((n_runs, m), dtype=bool)
+    k = np.minimum(1 + np.floor(rng.exponential(max(shape.quit_done_share * tasks - 1, 1e-9), (n_runs, m))), tasks - 1)
+    share = np.where(quits, k / tasks, 1.0)
+    return _Arrivals(at=at, hours=np.where(quits, np.nan, dur), quits=quits, quit_hours=dur * share + lease_hours,
+                     kept_share=share)
+
+
+def _poisson(rng: np.random.Generator, n_runs: int, lam: float, lists: int, hours: float, spread: float) -> _Arrivals:
+    """The Poisson stream of ``lam`` as drawn arrivals (for a waitlist): sessions lognormal with mean ``hours``."""
+    m = int(4 * lists + math.ceil(lam * 2 * lists * hours) + 20)
+    at = np.cumsum(rng.exponential(1.0 / lam, (n_runs, m)), axis=1)
+    dur = hours * rng.lognormal(-spread**2 / 2, spread, (n_runs, m))
+    no = np.zeros((n_runs, m), dtype=bool)
+    return _Arrivals(at=at, hours=dur, quits=no, quit_hours=dur, kept_share=np.ones((n_runs, m)))
+
+
+def _fixed_with(arr: _Arrivals, lists: int) -> np.ndarray:
+    """The fixed design's wall time with these arrivals: every list open from the start, an arrival takes a free
+    list, a quitter's list is free again when they are settled; the last list's end (inf when the crowd ran out).
+    The loop is over arrivals (events), vectorised over runs."""
+    n_runs, m = arr.at.shape
+    holder_end = np.full((n_runs, lists), -np.inf)  # -inf: free, never taken
+    holder_quit = np.zeros((n_runs, lists), dtype=bool)
+    done_at = np.full((n_runs, lists), np.inf)
+    rows = np.arange(n_runs)
+    for j in range(m):
+        a = arr.at[:, j]
+        back = holder_quit & (holder_end <= a[:, None])  # quitters settled: their list is free again
+        holder_end[back], holder_quit[back] = -np.inf, False
+        free = (holder_end == -np.inf) & (done_at == np.inf)
+        take = free.any(axis=1) & np.isfinite(a)
+        if not take.any():
+            continue
+        k = free.argmax(axis=1)
+        r, k = rows[take], k[take]
+        q = arr.quits[r, j]
+        end = a[r] + np.where(q, arr.quit_hours[r, j], arr.hours[r, j])
+        holder_end[r, k], holder_quit[r, k] = end, q
+        done_at[r[~q], k[~q]] = end[~q]
+    return done_at.max(axis=1)
+
+
 def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minutes_per_list: float,
                    arrivals_per_hour: float | None = None, sessions: int = 2, p: float | None = None,
                    fit: PilotFit | None = None, in_flight_share: float = 0.05, min_in_flight: int = 1,
                    horizon: int | None = None, runs: int = 1000, spread: float = DEFAULT_SPREAD,
+                   crowd: Crowd | CrowdShape | None = None, tasks_per_list: int | None = None,
+                   patience: float = 0.0, quitters_fed: bool = False, lease_seconds: float = 0.0,
                    seed: Seed = 0) -> CrowdResult:
     """Simulate ``runs`` crowd collections of one watched comparison (see the module docstring).
 
@@ -195,6 +301,12 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     session as the largest, as the store does); ``minutes_per_list``: a session's mean duration; ``sessions``: W
     (``stopping.sessions``); ``p`` or ``fit``: the outcome model; ``in_flight_share``,
     ``min_in_flight``, ``horizon``: the protocol's ``stopping`` settings; ``seed``: int or Generator.
+    ``crowd``: a recorded :class:`~humeval.simulate.arrivals.Crowd` (arrivals and paces from the log, no rate
+    needed) or a :class:`~humeval.simulate.arrivals.CrowdShape` (drawn at ``arrivals_per_hour``);
+    ``tasks_per_list``: the tasks of a list (default the most watched), against which quitting is counted;
+    ``patience``: seconds an arrival who finds no open place waits for one (0: lost, the store today);
+    ``quitters_fed``: whether a quitter's answered outcomes are fed when they are settled (False: dropped, as the
+    live store does today); ``lease_seconds``: how long after quitting the store settles a quitter.
     """
     from humeval.protocol.comparisons import Comparison
 
@@ -208,8 +320,13 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
         raise ValueError(f"arrivals_per_hour must be positive, got {arrivals_per_hour!r}")
     if sessions < 1 or runs < 1:
         raise ValueError(f"sessions and runs must be at least 1 (sessions={sessions}, runs={runs})")
+    if not (math.isfinite(patience) and patience >= 0) or not (math.isfinite(lease_seconds) and lease_seconds >= 0):
+        raise ValueError(f"patience and lease_seconds are seconds >= 0, got {patience!r} and {lease_seconds!r}")
+    if isinstance(crowd, CrowdShape) and arrivals_per_hour is None:
+        raise ValueError("a crowd shape is drawn at a rate: give arrivals_per_hour (or a recorded crowd)")
     rng = as_generator(seed)
     n_runs, big_p, w = int(runs), int(lists), int(per_list.max())
+    tasks = int(tasks_per_list or w)
     total = int(per_list.sum())
     cap = total if horizon is None else min(total, int(horizon))
     a = np.asarray(rule.boundary(cap), dtype=np.int64)
@@ -220,68 +337,144 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                       horizon=horizon, in_flight_share=in_flight_share, min_in_flight=min_in_flight,
                       sessions=sessions)
     allow = np.array([adm.allowance(sessions, w, comp.in_flight_bound(k)) for k in range(total + 1)])
-
-    x, p_mean = _outcomes(rng, (n_runs, big_p, w), p, fit)
-    valid = np.arange(w)[None, :] < per_list[:, None]  # (lists, w): the tasks each list holds
-    x = x.astype(np.int64) * valid
     hours = minutes_per_list / 60.0
-    dur = hours * rng.lognormal(-spread**2 / 2, spread, (n_runs, big_p))
     lam = arrivals_per_hour
+    # drawn arrivals (a crowd, or a Poisson stream with a waitlist); None: the Poisson stream drawn as it goes
+    if crowd is None and patience == 0:
+        arr = None
+        n_slots = big_p
+        x, p_mean = _outcomes(rng, (n_runs, big_p, w), p, fit)
+        dur = hours * rng.lognormal(-spread**2 / 2, spread, (n_runs, big_p))
+    else:
+        lease_h = lease_seconds / 3600
+        if isinstance(crowd, Crowd):
+            arr = _from_crowd(rng, crowd, n_runs, tasks, minutes_per_list, lease_h)
+        elif isinstance(crowd, CrowdShape):
+            arr = _from_shape(rng, crowd, n_runs, float(lam), big_p, tasks, minutes_per_list, lease_h)
+        elif lam is not None:
+            arr = _poisson(rng, n_runs, float(lam), big_p, hours, spread)
+        else:
+            raise ValueError("patience needs arrivals: give arrivals_per_hour or a crowd")
+        n_slots = arr.at.shape[1]
+        x, p_mean = _outcomes(rng, (n_runs, n_slots, w), p, fit)
+    timed = lam is not None or arr is not None
 
     t = np.zeros(n_runs)
-    started = np.zeros(n_runs, dtype=np.int64)
+    started = np.zeros(n_runs, dtype=np.int64)  # session slots started (quitters included)
+    next_list = np.zeros(n_runs, dtype=np.int64)  # the first list never taken
+    freed = np.zeros((n_runs, big_p), dtype=np.int64)  # the lists quitters gave back (a stack per run)
+    n_freed = np.zeros(n_runs, dtype=np.int64)
+    slot_list = np.zeros((n_runs, n_slots), dtype=np.int64)
+    slot_feed = np.zeros((n_runs, n_slots), dtype=np.int64)  # watched outcomes fed when the slot ends
+    slot_quit = np.zeros((n_runs, n_slots), dtype=bool)
+    quit_ended = np.zeros((n_runs, n_slots), dtype=bool)
     n = np.zeros(n_runs, dtype=np.int64)
     s = np.zeros(n_runs, dtype=np.int64)
-    begin = np.full((n_runs, big_p), np.nan)
-    end = np.full((n_runs, big_p), np.inf)
+    begin = np.full((n_runs, n_slots), np.nan)
+    end = np.full((n_runs, n_slots), np.inf)
     live = np.ones(n_runs, dtype=bool)
     outcome = np.zeros(n_runs, dtype=np.int8)
     used = np.zeros(n_runs, dtype=np.int64)
     unfed = np.zeros(n_runs, dtype=np.int64)
     cut = np.zeros(n_runs, dtype=np.int64)
     cut_sessions = np.zeros(n_runs, dtype=np.int64)
+    quit_fed = np.zeros(n_runs, dtype=np.int64)
+    ptr = np.zeros(n_runs, dtype=np.int64)  # the next arrival (drawn arrivals)
+    qhead = np.zeros(n_runs, dtype=np.int64)  # the first arrival still waiting (queue: qhead .. ptr - 1)
+    ridx = np.arange(n_runs)
 
-    def start(rows: np.ndarray, at: np.ndarray) -> None:
+    def start(rows: np.ndarray, at: np.ndarray, who: np.ndarray | None = None) -> None:
         k = started[rows]
+        reuse = n_freed[rows] > 0  # a list a quitter gave back is taken first
+        lst = np.where(reuse, freed[rows, np.maximum(n_freed[rows] - 1, 0)], next_list[rows])
+        n_freed[rows] -= reuse
+        next_list[rows] += ~reuse
+        slot_list[rows, k] = lst
         begin[rows, k] = at
-        end[rows, k] = at + dur[rows, k]
+        if who is None:
+            end[rows, k] = at + dur[rows, k]
+            slot_feed[rows, k] = per_list[lst]
+        else:
+            q = arr.quits[rows, who]
+            end[rows, k] = at + np.where(q, arr.quit_hours[rows, who], arr.hours[rows, who])
+            slot_quit[rows, k] = q
+            kept = np.floor(arr.kept_share[rows, who] * per_list[lst] + 1e-9).astype(np.int64)
+            slot_feed[rows, k] = np.where(q, kept if quitters_fed else 0, per_list[lst])
         started[rows] += 1
         t[rows] = at
 
     def want() -> np.ndarray:
-        pending = ((end < np.inf) * per_list).sum(axis=1)
+        active = end < np.inf
+        pending = np.where(active, per_list[slot_list], 0).sum(axis=1)
         d = adm.distances(a_dist, n, s)
-        k = np.minimum(adm.wanted_many(pending, w, d, allow[np.minimum(n, total)]), big_p - started)
+        k = np.minimum(adm.wanted_many(pending, w, d, allow[np.minimum(n, total)]), big_p - next_list + n_freed)
         return np.where(live, k, 0)
 
-    for _ in range(2 * big_p + 2):
+    steps = 2 * n_slots + 2 if arr is None else 3 * n_slots + 2
+    for _ in range(steps):
         wanted = want()
-        idle = live & (wanted == 0) & ~(end < np.inf).any(axis=1)
+        active_any = (end < np.inf).any(axis=1)
+        if arr is None:
+            idle = live & (wanted == 0) & ~active_any
+        else:
+            if patience > 0:  # the waiting who gave up
+                qhead = np.minimum(np.maximum(qhead, (arr.at < (t - patience / 3600)[:, None]).sum(axis=1)), ptr)
+            waiting = qhead < ptr
+            idle = live & ~active_any & ((wanted == 0) | ((ptr >= n_slots) & ~waiting))
         used[idle] = n[idle]
-        live &= ~idle  # nothing in progress, nothing admitted: the design is used up
+        live &= ~idle  # nothing in progress, nothing admitted (or no one left to come): the design is used up
         if not live.any():
             break
         arrived = np.zeros(n_runs, dtype=bool)
-        if lam is None:  # every open place taken at once
-            for j in range(int(wanted.max())):
-                rows = np.flatnonzero(wanted > j)
-                start(rows, t[rows])
+        if arr is None:
+            if lam is None:  # every open place taken at once
+                for j in range(int(wanted.max())):
+                    rows = np.flatnonzero(wanted > j)
+                    start(rows, t[rows])
+            else:
+                t_arr = np.where(wanted > 0, t + rng.exponential(1.0 / lam, n_runs), np.inf)
+                arrived = live & (t_arr < end.min(axis=1))
+                rows = np.flatnonzero(arrived)
+                start(rows, t_arr[rows])
         else:
-            t_arr = np.where(wanted > 0, t + rng.exponential(1.0 / lam, n_runs), np.inf)
-            arrived = live & (t_arr < end.min(axis=1))
-            rows = np.flatnonzero(arrived)
-            start(rows, t_arr[rows])
+            e_min = end.min(axis=1)
+            from_q = live & (wanted > 0) & waiting
+            rows = np.flatnonzero(from_q)
+            start(rows, t[rows], qhead[rows])
+            qhead[rows] += 1
+            nxt = arr.at[ridx, np.minimum(ptr, n_slots - 1)]
+            nxt = np.where(ptr < n_slots, nxt, np.inf)
+            from_a = live & (wanted > 0) & ~waiting & (nxt < e_min)
+            rows = np.flatnonzero(from_a)
+            start(rows, nxt[rows], ptr[rows])
+            ptr[rows] += 1
+            qhead[rows] = ptr[rows]
+            arrived = from_q | from_a
+            # no place until the next end: those arriving meanwhile wait (patience) or are lost
+            closed = live & ~arrived & (wanted == 0)
+            rows = np.flatnonzero(closed)
+            ptr[rows] = np.maximum(ptr[rows], (arr.at[rows] < e_min[rows, None]).sum(axis=1))
+            if patience == 0:
+                qhead[rows] = ptr[rows]
         rows = np.flatnonzero(live & ~arrived)
         if not rows.size:
             continue
-        # a session ends: its outcomes are fed in order
+        # a session ends: its outcomes are fed in order (a quitter's: none, or those answered with quitters_fed)
         j = end[rows].argmin(axis=1)
         now = end[rows, j]
         t[rows] = now
         end[rows, j] = np.inf
+        q = slot_quit[rows, j]
+        lst = slot_list[rows, j]
+        if q.any():  # the quitter's list is free again
+            qr = rows[q]
+            freed[qr, n_freed[qr]] = lst[q]
+            n_freed[qr] += 1
+            quit_ended[qr, j[q]] = True
+        feed = slot_feed[rows, j]
         outs = x[rows, j]
-        total_s = s[rows, None] + np.cumsum(outs, axis=1)
-        has = valid[j]
+        total_s = s[rows, None] + np.cumsum(outs * (np.arange(w)[None, :] < feed[:, None]), axis=1)
+        has = np.arange(w)[None, :] < feed[:, None]
         total_n = n[rows, None] + np.cumsum(has, axis=1)
         ok = has & (total_n <= cap)
         a_n = a[np.minimum(total_n, cap) - 1]
@@ -291,21 +484,23 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
         first = hit.argmax(axis=1)
         at_cap = ~crossed & (total_n[:, -1] >= cap)
         stop = crossed | at_cap
-        last = np.where(crossed, first, np.minimum(per_list[j], cap - n[rows]) - 1)  # the last position fed
-        k_fed = np.take_along_axis(total_n, last[:, None], axis=1)[:, 0] - n[rows]
+        last = np.where(crossed, first, np.minimum(feed, cap - n[rows]) - 1)  # the last position fed
+        k_fed = np.where(last >= 0, np.take_along_axis(total_n, np.maximum(last, 0)[:, None], axis=1)[:, 0] - n[rows], 0)
+        quit_fed[rows] += np.where(q, k_fed, 0)
+        s[rows] = np.where(last >= 0, np.take_along_axis(total_s, np.maximum(last, 0)[:, None], axis=1)[:, 0], s[rows])
         n[rows] += k_fed
-        s[rows] = np.take_along_axis(total_s, last[:, None], axis=1)[:, 0]
         done_rows = rows[stop]
         outcome[rows[crossed]] = np.where(hit_a[crossed, first[crossed]], 1, -1)
         used[done_rows] = n[done_rows]
-        unfed[done_rows] += per_list[j[stop]] - k_fed[stop]
+        unfed[done_rows] += np.where(q[stop], 0, per_list[lst[stop]] - k_fed[stop])
         if done_rows.size:  # the sessions in progress are cut: answered so far unused, the rest closed
             e, b = end[done_rows], begin[done_rows]
             active = e < np.inf
+            lists_of = per_list[slot_list[done_rows]]
             frac = np.where(active, np.clip((t[done_rows, None] - b) / np.where(active, e - b, 1.0), 0, 1), 0)
-            answered = np.floor(frac * per_list).astype(np.int64)
+            answered = np.floor(frac * lists_of).astype(np.int64)
             unfed[done_rows] += np.where(active, answered, 0).sum(axis=1)
-            cut[done_rows] += np.where(active, per_list - answered, 0).sum(axis=1)
+            cut[done_rows] += np.where(active, lists_of - answered, 0).sum(axis=1)
             cut_sessions[done_rows] += active.sum(axis=1)
             end[done_rows] = np.inf
             live[done_rows] = False
@@ -313,22 +508,37 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
         raise RuntimeError("crowd simulation: runs still live after every session could start and end")
 
     # the fixed design with the same crowd: every place open from the start
-    fixed_dur = hours * rng.lognormal(-spread**2 / 2, spread, (n_runs, big_p))
-    if lam is None:
-        fixed_wall = fixed_dur.max(axis=1)
+    if arr is not None:
+        fixed_wall = _fixed_with(arr, big_p)
+        fixed_wall = np.where(np.isfinite(fixed_wall), fixed_wall, np.nan)  # the crowd ran out first
     else:
-        arrive = np.cumsum(rng.exponential(1.0 / lam, (n_runs, big_p)), axis=1)
-        fixed_wall = (arrive + fixed_dur).max(axis=1)
+        fixed_dur = hours * rng.lognormal(-spread**2 / 2, spread, (n_runs, big_p))
+        if lam is None:
+            fixed_wall = fixed_dur.max(axis=1)
+        else:
+            arrive = np.cumsum(rng.exponential(1.0 / lam, (n_runs, big_p)), axis=1)
+            fixed_wall = (arrive + fixed_dur).max(axis=1)
     nan = np.full(n_runs, np.nan)
-    paid = np.concatenate([[0], np.cumsum(per_list)])[started]
-    result_runs = CrowdRuns(places=started, paid=paid, used=used, unfed=unfed, cut=cut,
-                            cut_sessions=cut_sessions, wall=t if lam is not None else nan,
-                            fixed_wall=fixed_wall if lam is not None else nan, outcome=outcome)
+    taken = np.arange(n_slots)[None, :] < started[:, None]
+    paid_slot = taken & ~quit_ended
+    paid = np.where(paid_slot, per_list[slot_list], 0).sum(axis=1)
+    turned = nan if arr is None else (arr.at < t[:, None]).sum(axis=1) - started
+    result_runs = CrowdRuns(places=paid_slot.sum(axis=1), paid=paid, used=used, unfed=unfed, cut=cut,
+                            cut_sessions=cut_sessions, wall=t if timed else nan,
+                            fixed_wall=fixed_wall if timed else nan, outcome=outcome,
+                            quits=quit_ended.sum(axis=1), quit_fed=quit_fed, turned_away=turned)
     return CrowdResult(rule=str(getattr(rule, "name", type(rule).__name__)), delta=float(getattr(rule, "delta", float("nan"))),
                        sessions=int(sessions), lists=big_p, watched=w, total=total, minutes_per_list=float(minutes_per_list),
                        arrivals_per_hour=None if lam is None else float(lam), p=p_mean, spread=float(spread),
                        seed=seed if isinstance(seed, int) else None, runs=result_runs,
-                       fit=None if fit is None else fit.to_dict())
+                       fit=None if fit is None else fit.to_dict(),
+                       crowd=None if crowd is None else _crowd_label(crowd, tasks), patience=float(patience),
+                       quitters_fed=bool(quitters_fed))
+
+
+def _crowd_label(crowd: Crowd | CrowdShape, tasks: int) -> dict[str, Any]:
+    shape = crowd if isinstance(crowd, CrowdShape) else fit_crowd(crowd, tasks=tasks)
+    return shape.to_dict()
 
 
 def plan_sessions(rule: Any, *, lists: int, watched: int | Sequence[int], minutes_per_list: float,
