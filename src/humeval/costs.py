@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from humeval.errors import DataError, ProtocolError
 from humeval.study import Study, StudyLike, as_study
@@ -81,9 +82,9 @@ class SessionPlan:
 
     ``design``: ``fixed`` (every place open at once) or ``dynamic``; ``sessions``: W
     (``stopping.sessions``; 0 for the fixed design); ``protocol``: the protocol's own setting.
-    Each quantity as ``[mean, ci_low, ci_high, q95]`` over the simulated runs (normal 95 %
-    interval of the mean, 95th percentile); ``wall_hours`` is None without
-    ``crowd.arrivals_per_hour``.
+    Each quantity as ``[mean, ci_low, ci_high, q95, q05]`` over the simulated runs (normal 95 %
+    interval of the mean, 95th and 5th percentiles: the 5-95 % range of one collection); ``wall_hours`` is
+    None without ``crowd.arrivals_per_hour`` or a crowd file.
     """
 
     design: str
@@ -144,7 +145,8 @@ class Budget:
                 return "-"
             if q[0] == q[1] == q[2] == q[3]:
                 return f"{q[0]:.{digits}f}"
-            return f"{q[0]:.{digits}f} [{q[1]:.{digits}f}, {q[2]:.{digits}f}] p95 {q[3]:.{digits}f}"
+            low = f"{q[4]:.{digits}f}-" if len(q) > 4 else "p95 "
+            return f"{q[0]:.{digits}f} [{q[1]:.{digits}f}, {q[2]:.{digits}f}] 5-95% {low}{q[3]:.{digits}f}"
 
         c = self.currency
         return [{"design": p.design if p.design == "fixed" else f"dynamic W={p.sessions}" + (" (protocol)" if p.protocol else ""),
@@ -238,9 +240,13 @@ class BudgetOptions:
     crowd_runs: int = 2000
     precision: float | None = None
     difficulty_var: float | None = None
+    crowd: str | Path | None = None
+    patience: float = 0.0
 
     def check(self, protocol: Any) -> BudgetOptions:
         """These options, or a :class:`DataError`/:class:`ProtocolError` naming the one ``protocol`` cannot use."""
+        if not (math.isfinite(self.patience) and self.patience >= 0):
+            raise DataError(f"--patience: seconds an arrival waits for a place are a number >= 0, got {self.patience!r}")
         var = self.difficulty_var
         if var is None:
             return self
@@ -258,7 +264,8 @@ class BudgetOptions:
 def budget(study: StudyLike, *, pilot: str | Path | None = None, strategies: list[str] | None = None,
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
            system_a: str = "", predict: bool = True, crowd_runs: int = 2000,
-           precision: float | None = None, difficulty_var: float | None = None) -> Budget:
+           precision: float | None = None, difficulty_var: float | None = None, crowd: str | Path | None = None,
+           patience: float = 0.0) -> Budget:
     """The study's budget from its design (run ``humeval design`` first) and its ``pay`` section.
 
     Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default ``pay.pilot``, then
@@ -274,10 +281,13 @@ def budget(study: StudyLike, *, pilot: str | Path | None = None, strategies: lis
     ``difficulty_var``: the variance of the items' difficulty, as ``humeval plan --difficulty-var``
     takes it; default: fitted from the items the pilot judged more than once, and 0 (items of equal
     difficulty, a documented prior) when it judged every item once.
+    ``crowd``: a crowd file or an AMT batch CSV (:func:`humeval.simulate.arrivals.read_crowd`) the sessions are
+    simulated with (default: with ``crowd.arrivals_per_hour``, the default crowd fitted to the AMT batches);
+    ``patience``: seconds an arrival who finds no open place waits for one (0: turned away, the store today).
     """
     options = BudgetOptions(pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, seed=seed,
                             system_a=system_a, predict=predict, crowd_runs=crowd_runs, precision=precision,
-                            difficulty_var=difficulty_var)
+                            difficulty_var=difficulty_var, crowd=crowd, patience=patience)
     return budget_of(study, options)
 
 
@@ -300,7 +310,7 @@ def budget_of(study: StudyLike, options: BudgetOptions) -> Budget:
     fee_rate, fee_source = _fee_rate(protocol)
     rewards = reward * len(lists)
     effort, sessions_plan, fit = ([], [], None) if pilot is None else _dynamic(
-        study, options, pilot, lists, judgements, minutes, reward, fee_rate, notes)
+        study, options, pilot, lists, judgements, minutes, reward, fee_rate, notes, path)
     savings = _judge_savings(study, options, notes)
     return Budget(
         study=protocol.study.name, platform=platform.kind, currency=pay.currency,
@@ -407,7 +417,8 @@ def _fee_rate(protocol: Any) -> tuple[float, str]:
 
 
 def _dynamic(study: Study, options: BudgetOptions, pilot: Any, lists: list[Any], judgements: int, minutes: float,
-             reward: float, fee_rate: float, notes: list[str]) -> tuple[list[EffortCost], list[SessionPlan], Any]:
+             reward: float, fee_rate: float, notes: list[str], pilot_path: Path | None = None,
+             ) -> tuple[list[EffortCost], list[SessionPlan], Any]:
     """Dynamic stopping: the simulator fitted to ``pilot``, the predicted effort, and the session plans."""
     from humeval.simulate.plan import fit_pilot
 
@@ -420,7 +431,8 @@ def _dynamic(study: Study, options: BudgetOptions, pilot: Any, lists: list[Any],
     if protocol.assignment.strategy != "list":
         return effort, [], fit
     plans, plan_notes = _sessions(study, lists, fit, minutes, reward * (1 + fee_rate), runs=options.crowd_runs,
-                                  seed=seed)
+                                  seed=seed, tasks_per_list=max(len(pl.tasks) for pl in lists),
+                                  crowd_file=options.crowd, pilot_path=pilot_path, patience=options.patience)
     notes += plan_notes
     return effort, plans, fit
 
@@ -474,7 +486,8 @@ def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | 
 
 
 def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per_place: float, *, runs: int,
-              seed: int) -> tuple[list[SessionPlan], list[str]]:
+              seed: int, tasks_per_list: int, crowd_file: str | Path | None = None, pilot_path: Path | None = None,
+              patience: float = 0.0) -> tuple[list[SessionPlan], list[str]]:
     """The session plans: the fixed design, the protocol's W, and W = 1, 2, 3 (within the watched lists)."""
     from humeval.simulate.crowd import plan_sessions, simulate_crowd
     from humeval.stopping.admission import unused_bound
@@ -495,7 +508,8 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     lam = protocol.crowd.arrivals_per_hour
     rule = comp.build_rule()
     notes = []
-    if lam is None:
+    crowd, shape = _crowd(study, crowd_file, pilot_path, lam, tasks_per_list, notes)
+    if lam is None and crowd is None:
         notes.append("sessions: wall time is not predicted: set crowd.arrivals_per_hour (participants who start the "
                      "study per hour while places are open; a pilot or an earlier study on the platform tells it). "
                      "Without it every open place is taken at once (the most places and unused judgements)")
@@ -503,8 +517,10 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     settings = sorted({min(v, big_p) for v in (1, 2, 3, own)})
     same = {"lists": big_p, "watched": watched_lists, "minutes_per_list": minutes, "fit": fit,
             "in_flight_share": comp.in_flight_share, "min_in_flight": comp.min_in_flight, "horizon": comp.horizon,
-            "runs": runs, "seed": seed}
-    planned, tried = (None, []) if lam is None else plan_sessions(rule, arrivals_per_hour=lam, **same)
+            "runs": runs, "seed": seed, "crowd": crowd, "tasks_per_list": tasks_per_list, "patience": patience,
+            "lease_seconds": float(protocol.assignment.lease_seconds)}
+    timed = lam is not None or crowd is not None
+    planned, tried = (None, []) if not timed else plan_sessions(rule, arrivals_per_hour=lam, **same)
     simulated = {r.sessions: r for r in tried}  # the planner's runs, reused for the rows they share
     plans = []
     for i, sessions in enumerate(settings):
@@ -513,9 +529,9 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
         if i == 0:
             fixed_wall = sm.get("fixed_wall_hours")
             plans.append(SessionPlan(
-                "fixed", 0, False, [float(big_p + other)] * 4, [_money((big_p + other) * cost_per_place)] * 4,
-                [float(r.fixed_judgements)] * 4, [0.0] * 4,
-                None if fixed_wall is None else _quad(fixed_wall), None if fixed_wall is None else [1.0] * 4, None,
+                "fixed", 0, False, [float(big_p + other)] * 5, [_money((big_p + other) * cost_per_place)] * 5,
+                [float(r.fixed_judgements)] * 5, [0.0] * 5,
+                None if fixed_wall is None else _quad(fixed_wall), None if fixed_wall is None else [1.0] * 5, None,
                 r.signature().replace(f"|W:{sessions}|", "|W:all|")))
 
         def shifted(q: Any, by: float = 0.0, scale: float = 1.0) -> list[float]:
@@ -526,6 +542,8 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
             shifted(sm["used"]), shifted(sm["unused"]),
             shifted(sm["wall_hours"]) if "wall_hours" in sm else None,
             shifted(sm["wall_ratio"]) if "wall_ratio" in sm else None, r.decided_share, r.signature()))
+    if shape is not None:
+        _long_warning(plans, shape, crowd_file is not None, notes)
     if other:
         notes.append(f"sessions: {other} lists hold no watched task and are always paid (counted in the places)")
     w, total = max(watched_lists), sum(watched_lists)
@@ -541,7 +559,72 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
 
 
 def _quad(q: Any) -> list[float]:
-    return [round(float(v), 2) for v in (q.mean, q.ci_low, q.ci_high, q.q95)]
+    return [round(float(v), 2) for v in (q.mean, q.ci_low, q.ci_high, q.q95, q.q05)]
+
+
+#: a planned collection longer than this (hours) is warned about: the crowd's preference can drift
+LONG_HOURS = 24.0
+
+
+def _crowd(study: Study, crowd_file: str | Path | None, pilot_path: Path | None, lam: float | None,
+           tasks_per_list: int, notes: list[str]) -> tuple[Any, Any]:
+    """The crowd the sessions are simulated with and its shape: the crowd file (arrivals and paces as logged),
+    else with ``crowd.arrivals_per_hour`` the default crowd fitted to the AMT batches (its session spread from
+    the pilot when the pilot has per-task times of participants who did a whole list), else None."""
+    from dataclasses import replace
+
+    from humeval.simulate.arrivals import DEFAULT_SHAPE, fit_crowd, read_crowd
+
+    if crowd_file is not None:
+        crowd = read_crowd(crowd_file)
+        shape = fit_crowd(crowd, tasks=tasks_per_list)
+        notes.append(f"crowd: {shape.describe()}; arrivals and paces as logged, resampled per simulated run, the pace "
+                     "scaled to this study's seconds per task by the ratio of medians (docs/budget.md, 'The crowd')")
+        return crowd, shape
+    if lam is None:
+        return None, None
+    shape = DEFAULT_SHAPE
+    spread = _pilot_spread(pilot_path, tasks_per_list)
+    if spread is not None:
+        shape = replace(shape, pace_sd=spread[0], source=f"{shape.source}, session log-sd from the pilot ({spread[1]} "
+                                                             "participants)")
+    notes.append(f"crowd: {shape.describe()}; at crowd.arrivals_per_hour {lam:g} with a launch burst of "
+                 f"{shape.burst_hours:.2f} h of arrivals (docs/budget.md, 'The crowd'; --crowd FILE for your own)")
+    return shape, shape
+
+
+def _pilot_spread(path: Path | None, tasks_per_list: int) -> tuple[float, int] | None:
+    """The log-sd of a whole list's time over the pilot's participants who did one (humeval's judgements with
+    seconds), and how many; None when fewer than 3 did."""
+    if path is None or not path.is_file():
+        return None
+    from humeval.judgements import read_judgements
+
+    try:
+        frame = read_judgements(path)
+    except DataError:  # an AMT batch or a request/choice CSV: no participants' task times
+        return None
+    tasks = frame[frame["kind"] == "task"]
+    seconds = pd.to_numeric(tasks["seconds"], errors="coerce")
+    per = pd.DataFrame({"p": tasks["participant_id"], "s": seconds}).groupby("p")["s"].agg(["sum", "count"])
+    whole = per.loc[(per["count"] >= tasks_per_list) & (per["sum"] > 0), "sum"]
+    if len(whole) < 3:
+        return None
+    return float(np.log(whole.to_numpy(dtype=float)).std(ddof=1)), int(len(whole))
+
+
+def _long_warning(plans: list[SessionPlan], shape: Any, from_file: bool, notes: list[str]) -> None:
+    """One warning when a planned collection spans more than LONG_HOURS (or the crowd file's span)."""
+    walls = [p.wall_hours[3] for p in plans if p.wall_hours is not None]
+    if not walls:
+        return
+    longest = max(walls)
+    limit = min(LONG_HOURS, shape.span_hours) if from_file else LONG_HOURS
+    if longest > limit:
+        what = f"the crowd file's span ({shape.span_hours:.2f} h)" if from_file and shape.span_hours < LONG_HOURS \
+            else f"{LONG_HOURS:g} h"
+        notes.append(f"warning: the planned collection may last {longest:.2f} h (95th percentile), longer than {what}: "
+                     "the crowd's preference can drift over that time (docs/budget.md, 'The crowd')")
 
 
 def _effort(study: Study, fit: Any, strategies: list[str] | None, deltas: list[float] | None, iterations: int,

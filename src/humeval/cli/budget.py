@@ -24,6 +24,8 @@ def budget(
     difficulty_var: float | None = typer.Option(None, "--difficulty-var", help="Dynamic stopping: the variance of the "
                                                 "items' difficulty (default: fitted from items the pilot judged more "
                                                 "than once; 0, items of equal difficulty, when it judged each once)."),
+    crowd: Path | None = typer.Option(None, "--crowd", help="Dynamic stopping with sessions: the crowd to plan with, a CSV or JSONL with a row per participant (arrived, seconds_per_task or session_seconds, completed) or an AMT batch-results CSV (default: with crowd.arrivals_per_hour, a bursty crowd fitted to AMT batches; docs/budget.md)."),
+    patience: float = typer.Option(0.0, "--patience", help="Dynamic stopping with sessions: seconds an arrival who finds no open place waits for one (0: turned away, as the store does today)."),
     fmt: Format = typer.Option(Format.table, "--format", help="table | json | csv"),
 ) -> None:
     """Budget a study before launch: places, judgements, minutes, reward, hourly pay vs the minimum, fee, total;
@@ -37,7 +39,8 @@ def budget(
         raise HumevalError(f"--delta must be a comma list of numbers in (0, 1), got {delta!r}") from None
     strategies = [s.strip() for s in strategy.split(",") if s.strip()] or None
     result = compute(directory, pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, system_a=system_a,
-                     crowd_runs=crowd_runs, precision=precision, difficulty_var=difficulty_var)
+                     crowd_runs=crowd_runs, precision=precision, difficulty_var=difficulty_var, crowd=crowd,
+                     patience=patience)
     if fmt == Format.json:
         emit_json(result.to_json())
         return
@@ -52,7 +55,7 @@ def budget(
         emit_rows(effort, fmt, title="dynamic stopping: predicted judgements until the decision (99% CI of the mean)")
     if result.sessions:
         emit_rows(result.session_rows(), fmt,
-                  title="sessions: places, money and wall time with the same crowd (mean [95% CI] p95 over simulated runs)",
+                  title="sessions: places, money and wall time with the same crowd (mean [95% CI of the mean] and the 5-95% range of one collection, over simulated runs)",
                   footer=next((p.signature for p in result.sessions if p.protocol), result.sessions[-1].signature))
     if result.judges:
         emit_rows([j.row() for j in result.judges], fmt,

@@ -420,7 +420,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
             if patience > 0:  # the waiting who gave up
                 qhead = np.minimum(np.maximum(qhead, (arr.at < (t - patience / 3600)[:, None]).sum(axis=1)), ptr)
             waiting = qhead < ptr
-            idle = live & ~active_any & ((wanted == 0) | ((ptr >= n_slots) & ~waiting))
+            nxt = np.where(ptr < n_slots, arr.at[ridx, np.minimum(ptr, n_slots - 1)], np.inf)
+            idle = live & ~active_any & ((wanted == 0) | (np.isinf(nxt) & ~waiting))
         used[idle] = n[idle]
         live &= ~idle  # nothing in progress, nothing admitted (or no one left to come): the design is used up
         if not live.any():
@@ -442,8 +443,6 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
             rows = np.flatnonzero(from_q)
             start(rows, t[rows], qhead[rows])
             qhead[rows] += 1
-            nxt = arr.at[ridx, np.minimum(ptr, n_slots - 1)]
-            nxt = np.where(ptr < n_slots, nxt, np.inf)
             from_a = live & (wanted > 0) & ~waiting & (nxt < e_min)
             rows = np.flatnonzero(from_a)
             start(rows, nxt[rows], ptr[rows])
@@ -542,7 +541,7 @@ def _crowd_label(crowd: Crowd | CrowdShape, tasks: int) -> dict[str, Any]:
 
 
 def plan_sessions(rule: Any, *, lists: int, watched: int | Sequence[int], minutes_per_list: float,
-                  arrivals_per_hour: float, target: float = 1.25, most: int = 6, **options: Any,
+                  arrivals_per_hour: float | None, target: float = 1.25, most: int = 6, **options: Any,
                   ) -> tuple[int, list[CrowdResult]]:
     """W for a crowd: the smallest ``stopping.sessions`` (1..``most``, within ``lists``) whose simulated wall
     time to the decision is at most ``target`` times the fixed design's (the mean of the per-run ratio), with the

@@ -61,3 +61,34 @@ def test_without_arrivals_wall_time_is_not_predicted(study):
         study.protocol_file.write_text(text)
     assert all(p.wall_hours is None for p in b.sessions)
     assert any("wall time is not predicted: set crowd.arrivals_per_hour" in n for n in b.notes)
+
+
+def test_budget_with_a_crowd_file_through_the_cli(study, tmp_path):
+    """`humeval budget --crowd FILE`: the sessions are simulated with that crowd (named in the notes and the
+    signature), wall time is predicted without crowd.arrivals_per_hour, and a crowd that all arrives at once with a
+    waitlist fills more places than without."""
+    from tests.cli import humeval
+
+    rows = [{"arrived": 0, "seconds_per_task": [20] * 40} for _ in range(12)] + \
+           [{"arrived": 120 * k, "seconds_per_task": [20] * 40} for k in range(1, 9)]
+    crowd = tmp_path / "crowd.jsonl"
+    crowd.write_text("".join(f'{{"arrived": {r["arrived"]}, "seconds_per_task": {r["seconds_per_task"]}}}\n'
+                             for r in rows))
+    args = ("budget", study.root, "--pilot", study.root / "pilot.csv", "--strategy", "one", "--iterations", "20",
+            "--crowd-runs", "200", "--crowd", crowd)
+    proc = humeval(*args, "--format", "json", expect=0)
+    import json
+
+    data = json.loads(proc.stdout)
+    plans = data["sessions"]
+    assert all(p["wall_hours"] is not None for p in plans)
+    assert all("crowd:crowd.jsonl" in p["signature"] for p in plans)
+    assert any("crowd: crowd.jsonl: 20 participants" in n for n in data["notes"])
+    # 16 of 20 in the first 10 minutes (0 s and 120..480 s); 40 tasks each, more than a list: none quits
+    assert any("80% in the first 10 min" in n and "0% completed fewer" in n for n in data["notes"])
+    waiting = json.loads(humeval(*args, "--patience", "3600", "--format", "json", expect=0).stdout)["sessions"]
+    assert waiting[1]["places"][0] >= plans[1]["places"][0]
+    table = humeval(*args, expect=0).stdout
+    assert "5-95%" in table
+    bad = humeval("budget", study.root, "--pilot", study.root / "pilot.csv", "--crowd", tmp_path / "none.csv", expect=1)
+    assert "crowd file not found" in bad.stdout + bad.stderr
