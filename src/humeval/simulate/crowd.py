@@ -11,11 +11,24 @@ events, at most two per session). The model, per run:
   ``allowance = (W - 1) w + in_flight_bound(n) - 1``), never more than the lists left.
 * **Arrivals.** Participants arrive as a Poisson process of rate ``arrivals_per_hour``; one
   who arrives while a place is open starts a session, one who arrives when none is open does
-  not enter. Without a rate every open place is taken at once (a crowd larger than needed:
-  the most places and unused judgements; wall time is then not predicted).
+  not enter, or with ``patience`` waits that many seconds for a place (first come, first
+  served). Without a rate every open place is taken at once (a crowd larger than needed:
+  the most places and unused judgements; wall time is then not predicted). With ``crowd``:
+  a recorded :class:`~humeval.simulate.arrivals.Crowd`, its participants drawn with
+  replacement per run (as many as it holds; ``resample=False``: exactly as logged) arriving
+  at their recorded times from the first arrival; or a
+  :class:`~humeval.simulate.arrivals.CrowdShape` drawn at ``arrivals_per_hour`` (a launch
+  burst, then the stream; :func:`_from_shape`).
 * **Sessions.** A session lasts ``minutes_per_list`` x L, L lognormal with mean 1 and
   log-sd ``spread`` (default 0.25: half the sessions within about -15 %/+18 % of the mean).
-  Its watched tasks are answered at an even pace.
+  With a recorded crowd: the participant's recorded times x the study's seconds per task
+  (``minutes_per_list`` x 60 / ``tasks_per_list``) / the crowd's median task time (the ratio
+  of medians: the level from the study, the shape from the log). Its watched tasks are
+  answered at an even pace.
+* **Quitters** (a crowd only): a participant who completed fewer than ``tasks_per_list`` tasks
+  quits after them; the store settles them ``lease_seconds`` later, drops their outcomes (or,
+  ``quitters_fed``, feeds the watched ones they answered: that share of the list's watched
+  tasks) and gives the list to the next participant; a quitter is not paid.
 * **Outcomes.** Each watched judgement favours A with probability ``p``, or, from a pilot fit
   (:class:`humeval.simulate.plan.PilotFit`), ``(c d + 1) / 2`` with the participant's
   capability c ~ U(capability) per session and the item's difficulty d per task
@@ -29,7 +42,7 @@ events, at most two per session). The model, per run:
 * **Fixed design.** The same crowd (rate, durations) with all ``lists`` places open at once:
   the wall time is the last session's end.
 
-Per run: places paid (sessions started), judgements paid (places x w), judgements used to the
+Per run: places paid (sessions started, less quitters), judgements paid (places x w), judgements used to the
 decision, unused (paid, not fed before the decision: ``unfed`` answered but not fed, ``cut``
 closed unanswered), wall time to the decision (hours), the fixed design's wall time, and the
 decision (wrong: against the direction of ``p``; any decision is wrong at ``p = 0.5``).
@@ -100,6 +113,7 @@ class CrowdRuns:
     quits: np.ndarray | None = None  # sessions abandoned before the decision (not paid; their list taken again)
     quit_fed: np.ndarray | None = None  # outcomes of abandoned sessions fed (quitters_fed), in ``used``
     turned_away: np.ndarray | None = None  # arrivals before the end who got no place (drawn arrivals only)
+    ran_out: np.ndarray | None = None  # bool: ended undecided with lists left because no one was left to come
 
     @property
     def unused(self) -> np.ndarray:
@@ -139,6 +153,19 @@ class CrowdResult:
     @property
     def decided_share(self) -> float:
         return float(np.mean(self.runs.outcome != 0))
+
+    @property
+    def ran_out_share(self) -> float:
+        """The share of runs that ended undecided with lists left because the crowd had no one left to come."""
+        r = self.runs.ran_out
+        return 0.0 if r is None else float(np.mean(r))
+
+    @property
+    def fixed_incomplete_share(self) -> float:
+        """The share of runs in which the fixed design's collection did not complete (the crowd ran out first)."""
+        if self.arrivals_per_hour is None and self.crowd is None:
+            return 0.0
+        return float(np.mean(np.isnan(self.runs.fixed_wall)))
 
     @property
     def wrong_share(self) -> float:
@@ -210,11 +237,12 @@ class _Arrivals:
 
 
 def _from_crowd(rng: np.random.Generator, crowd: Crowd, n_runs: int, tasks: int, minutes: float,
-                lease_hours: float) -> _Arrivals:
-    """Participants of a recorded crowd, resampled with replacement per run, arriving at their recorded times
-    (relative to the first arrival), paced at their recorded pace scaled by the ratio of medians."""
+                lease_hours: float, resample: bool = True) -> _Arrivals:
+    """Participants of a recorded crowd, resampled with replacement per run (or, ``resample=False``, exactly as
+    logged: a replay), arriving at their recorded times (relative to the first arrival), paced at their recorded
+    pace scaled by the ratio of medians."""
     n = crowd.participants
-    idx = rng.integers(0, n, (n_runs, n))
+    idx = rng.integers(0, n, (n_runs, n)) if resample else np.broadcast_to(np.arange(n), (n_runs, n))
     idx = np.take_along_axis(idx, np.argsort(crowd.arrived[idx], axis=1, kind="stable"), axis=1)
     done = crowd.done(tasks)
     spent = crowd.time_for(tasks)
@@ -292,7 +320,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                    horizon: int | None = None, runs: int = 1000, spread: float = DEFAULT_SPREAD,
                    crowd: Crowd | CrowdShape | None = None, tasks_per_list: int | None = None,
                    patience: float = 0.0, quitters_fed: bool = False, lease_seconds: float = 0.0,
-                   seed: Seed = 0) -> CrowdResult:
+                   resample: bool = True, seed: Seed = 0) -> CrowdResult:
     """Simulate ``runs`` crowd collections of one watched comparison (see the module docstring).
 
     ``rule``: a boundary rule (``humeval.stopping.get_rule(name, delta)``); ``lists``: the watched
@@ -306,7 +334,9 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     ``tasks_per_list``: the tasks of a list (default the most watched), against which quitting is counted;
     ``patience``: seconds an arrival who finds no open place waits for one (0: lost, the store today);
     ``quitters_fed``: whether a quitter's answered outcomes are fed when they are settled (False: dropped, as the
-    live store does today); ``lease_seconds``: how long after quitting the store settles a quitter.
+    live store does today); ``lease_seconds``: how long after quitting the store settles a quitter;
+    ``resample=False``: a recorded crowd's participants exactly as logged in every run (a replay of the log; only
+    the outcomes are random).
     """
     from humeval.protocol.comparisons import Comparison
 
@@ -348,7 +378,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     else:
         lease_h = lease_seconds / 3600
         if isinstance(crowd, Crowd):
-            arr = _from_crowd(rng, crowd, n_runs, tasks, minutes_per_list, lease_h)
+            arr = _from_crowd(rng, crowd, n_runs, tasks, minutes_per_list, lease_h, resample)
         elif isinstance(crowd, CrowdShape):
             arr = _from_shape(rng, crowd, n_runs, float(lam), big_p, tasks, minutes_per_list, lease_h)
         elif lam is not None:
@@ -379,6 +409,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     cut = np.zeros(n_runs, dtype=np.int64)
     cut_sessions = np.zeros(n_runs, dtype=np.int64)
     quit_fed = np.zeros(n_runs, dtype=np.int64)
+    ran_out = np.zeros(n_runs, dtype=bool)
     ptr = np.zeros(n_runs, dtype=np.int64)  # the next arrival (drawn arrivals)
     qhead = np.zeros(n_runs, dtype=np.int64)  # the first arrival still waiting (queue: qhead .. ptr - 1)
     ridx = np.arange(n_runs)
@@ -422,6 +453,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
             waiting = qhead < ptr
             nxt = np.where(ptr < n_slots, arr.at[ridx, np.minimum(ptr, n_slots - 1)], np.inf)
             idle = live & ~active_any & ((wanted == 0) | (np.isinf(nxt) & ~waiting))
+            ran_out |= idle & (wanted > 0)
         used[idle] = n[idle]
         live &= ~idle  # nothing in progress, nothing admitted (or no one left to come): the design is used up
         if not live.any():
@@ -525,7 +557,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     result_runs = CrowdRuns(places=paid_slot.sum(axis=1), paid=paid, used=used, unfed=unfed, cut=cut,
                             cut_sessions=cut_sessions, wall=t if timed else nan,
                             fixed_wall=fixed_wall if timed else nan, outcome=outcome,
-                            quits=quit_ended.sum(axis=1), quit_fed=quit_fed, turned_away=turned)
+                            quits=quit_ended.sum(axis=1), quit_fed=quit_fed, turned_away=turned,
+                            ran_out=None if arr is None else ran_out)
     return CrowdResult(rule=str(getattr(rule, "name", type(rule).__name__)), delta=float(getattr(rule, "delta", float("nan"))),
                        sessions=int(sessions), lists=big_p, watched=w, total=total, minutes_per_list=float(minutes_per_list),
                        arrivals_per_hour=None if lam is None else float(lam), p=p_mean, spread=float(spread),
@@ -549,14 +582,16 @@ def plan_sessions(rule: Any, *, lists: int, watched: int | Sequence[int], minute
     (``p`` or ``fit``, ``runs``, ``seed``, the protocol's settings).
 
     Each W costs more unused judgements than the one before (docs/budget.md): the smallest W that keeps the
-    wall time is the cheapest that does.
+    wall time is the cheapest that does. With a finite crowd (a recorded one) a W whose runs end undecided because
+    no one is left to come more often than the fixed design's collection fails to complete (plus 0.05 for the
+    simulation's noise) does not reach the target, however short its wall time: it turned the crowd away.
     """
     tried: list[CrowdResult] = []
     for w in range(1, min(int(most), int(lists)) + 1):
         r = simulate_crowd(rule, lists=lists, watched=watched, minutes_per_list=minutes_per_list,
                            arrivals_per_hour=arrivals_per_hour, sessions=w, **options)
         tried.append(r)
-        if r.summary()["wall_ratio"].mean <= target:
+        if r.summary()["wall_ratio"].mean <= target and r.ran_out_share <= r.fixed_incomplete_share + 0.05:
             return w, tried
     best = min(tried, key=lambda r: r.summary()["wall_ratio"].mean)
     return best.sessions, tried
