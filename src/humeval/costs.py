@@ -520,6 +520,8 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
             "runs": runs, "seed": seed, "crowd": crowd, "tasks_per_list": tasks_per_list, "patience": patience,
             "lease_seconds": float(protocol.assignment.lease_seconds)}
     timed = lam is not None or crowd is not None
+    if not timed:
+        same["patience"] = 0.0  # every open place is taken at once: no one waits
     planned, tried = (None, []) if not timed else plan_sessions(rule, arrivals_per_hour=lam, **same)
     simulated = {r.sessions: r for r in tried}  # the planner's runs, reused for the rows they share
     plans = []

@@ -32,6 +32,8 @@ def plan(
     minutes_per_list: float = typer.Option(5.0, "--minutes-per-list", help="Sessions: mean minutes a participant needs for a list."),
     arrivals_per_hour: float | None = typer.Option(None, "--arrivals-per-hour", help="Sessions: participants who start per hour while places are open (without it wall time is not predicted)."),
     sessions: int = typer.Option(2, "--sessions", help="Sessions: stopping.sessions (W); W = 1, 2, 3 are shown beside it."),
+    crowd: Path | None = typer.Option(None, "--crowd", help="Sessions: a crowd file (CSV or JSONL: arrived, seconds_per_task or session_seconds, completed) or an AMT batch CSV to take arrivals and paces from (docs/budget.md, 'The crowd'); default: a Poisson stream at --arrivals-per-hour."),
+    patience: float = typer.Option(0.0, "--patience", help="Sessions: seconds an arrival who finds no open place waits for one (0: turned away)."),
 ) -> None:
     """Plan a pairwise study from a pilot: fitted difficulty and predicted labelling effort."""
     from humeval.errors import HumevalError
@@ -61,7 +63,8 @@ def plan(
     c_mean = (fit.capability[0] + fit.capability[1]) / 2
     weak_mu = min(fit.mu_ci, key=abs)  # the confidence limit nearer no effect
     tunings = _tunings(fit.share_for_a, (1 + c_mean * weak_mu) / 2, deltas, rule)
-    plan_rows = (_sessions(fit, rule, deltas[0], lists, watched, minutes_per_list, arrivals_per_hour, sessions, seed)
+    plan_rows = (_sessions(fit, rule, deltas[0], lists, watched, minutes_per_list, arrivals_per_hour, sessions, seed,
+                           crowd, patience)
                  if lists > 0 else ([], "", ""))
     if fmt == Format.json:
         emit_json({"fit": fit.to_dict(), "results": [r.to_dict() for r in results],
@@ -88,24 +91,38 @@ def plan(
 
 
 def _sessions(fit, rule: str, delta: float, lists: int, watched: int, minutes: float, arrivals: float | None,
-              own: int, seed: int) -> tuple[list[dict], str, str]:
+              own: int, seed: int, crowd_file: Path | None = None, patience: float = 0.0) -> tuple[list[dict], str, str]:
     """The session plan of ``humeval budget`` without a study: places, unused judgements and wall time per W."""
+    from humeval.simulate.arrivals import read_crowd
     from humeval.simulate.crowd import simulate_crowd
     from humeval.stopping import get_rule
 
     r_rule = get_rule(rule, delta)
+    crowd = None if crowd_file is None else read_crowd(crowd_file)
+    if patience < 0:
+        from humeval.errors import DataError
+
+        raise DataError(f"--patience: seconds an arrival waits for a place are a number >= 0, got {patience!r}")
+    if patience > 0 and crowd is None and arrivals is None:
+        from humeval.errors import DataError
+
+        raise DataError("--patience: a waitlist needs arrivals: pass --arrivals-per-hour or --crowd")
     rows = []
     for w in sorted({min(v, lists) for v in (1, 2, 3, own)}):
         r = simulate_crowd(r_rule, lists=lists, watched=watched, minutes_per_list=minutes, arrivals_per_hour=arrivals,
-                           sessions=w, fit=fit, runs=2000, seed=seed)
+                           sessions=w, fit=fit, runs=2000, seed=seed, crowd=crowd, patience=patience)
         sm = r.summary()
         rows.append({"W": f"{w}" + (" (chosen)" if w == own else ""), "places": round(sm["places"].mean, 2),
-                     "places p95": sm["places"].q95, "fixed places": lists, "used": round(sm["used"].mean, 1),
+                     "places 5-95%": f"{sm['places'].q05:g}-{sm['places'].q95:g}", "fixed places": lists, "used": round(sm["used"].mean, 1),
                      "unused": round(sm["unused"].mean, 1),
+                     "wall hours": "-" if "wall_hours" not in sm else round(sm["wall_hours"].mean, 2),
+                     "wall 5-95%": "-" if "wall_hours" not in sm else
+                     f"{sm['wall_hours'].q05:.2f}-{sm['wall_hours'].q95:.2f}",
                      "wall / fixed": "-" if "wall_ratio" not in sm else round(sm["wall_ratio"].mean, 2),
                      "decided": round(r.decided_share, 3)})
     return (rows, f"sessions at delta={delta:g} (means over 2000 simulated collections)",
-            r.signature() + ("" if arrivals else "; wall time not predicted: pass --arrivals-per-hour"))
+            r.signature() + ("" if arrivals or crowd is not None else
+                             "; wall time not predicted: pass --arrivals-per-hour or --crowd"))
 
 
 def _tunings(share: float, weak: float, deltas: list[float], rule: str) -> list:
