@@ -509,6 +509,8 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     rule = comp.build_rule()
     notes = []
     crowd, shape = _crowd(study, crowd_file, pilot_path, lam, tasks_per_list, notes)
+    if crowd_file is not None:
+        lam = None  # a recorded crowd brings its own arrivals
     if lam is None and crowd is None:
         notes.append("sessions: wall time is not predicted: set crowd.arrivals_per_hour (participants who start the "
                      "study per hour while places are open; a pilot or an earlier study on the platform tells it). "

@@ -9,7 +9,8 @@ re-analyses collected judgements (the paper's Table 6); ``fit_pilot`` /
 ``predict_effort`` plan a study from a pilot; ``simulate_best_arm`` covers K > 2 systems;
 ``simulate_served_pair`` / ``simulate_served_goal`` run a rule on a finite set of items in the
 design's serving order (or in file order); ``simulate_crowd`` simulates sessions and arrivals
-(places, money and wall time of dynamic stopping with a crowd).
+(places, money and wall time of dynamic stopping with a crowd) with a crowd read by ``read_crowd``
+(a crowd file or an AMT batch) or the default shape ``fit_crowd`` fitted to the AMT batches.
 
 Importing ``humeval.simulate`` defines names only; each is imported from its module on first
 use (PEP 562), so ``humeval simulate`` pays only for what it runs.
@@ -28,6 +29,10 @@ _EXPORTS = {
     "OrderResult": "humeval.simulate.order",
     "simulate_served_goal": "humeval.simulate.order",
     "simulate_served_pair": "humeval.simulate.order",
+    "Crowd": "humeval.simulate.arrivals",
+    "CrowdShape": "humeval.simulate.arrivals",
+    "fit_crowd": "humeval.simulate.arrivals",
+    "read_crowd": "humeval.simulate.arrivals",
     "CrowdResult": "humeval.simulate.crowd",
     "simulate_crowd": "humeval.simulate.crowd",
     "Pilot": "humeval.simulate.plan",
@@ -59,7 +64,9 @@ __all__ = [
     "DEFAULT_RULES",
     "DEFAULT_STRATEGIES",
     "BestArmResult",
+    "Crowd",
     "CrowdResult",
+    "CrowdShape",
     "OrderResult",
     "Pilot",
     "PilotFit",
@@ -70,6 +77,7 @@ __all__ = [
     "WorkerPool",
     "draw_difficulties",
     "expected_difficulty",
+    "fit_crowd",
     "fit_pilot",
     "kl_half",
     "legacy_parity_inputs",
@@ -78,6 +86,7 @@ __all__ = [
     "plot_bound",
     "plot_effort",
     "predict_effort",
+    "read_crowd",
     "read_pilot",
     "resample_collected",
     "simulate",
@@ -94,6 +103,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
 
 
 if TYPE_CHECKING:
+    from humeval.simulate.arrivals import Crowd, CrowdShape, fit_crowd, read_crowd
     from humeval.simulate.best_arm import BestArmResult, simulate_best_arm
     from humeval.simulate.config import SimulationConfig
     from humeval.simulate.crowd import CrowdResult, simulate_crowd

@@ -140,6 +140,7 @@ class CrowdResult:
     crowd: dict[str, Any] | None = None
     patience: float = 0.0
     quitters_fed: bool = False
+    lease_seconds: float = 0.0
     total: int = 0  # watched judgements of the fixed design (lists x w when every list holds w)
 
     @property
@@ -193,16 +194,19 @@ class CrowdResult:
         lam = "none" if self.arrivals_per_hour is None else f"{self.arrivals_per_hour:g}/h"
         what = f"p:{self.p:g}" if self.fit is None else f"fit:mu={self.fit['mu']:.3f},var={self.fit['difficulty_var']:.3g}"
         who = "" if self.crowd is None else f"|crowd:{self.crowd['source']}"
-        extra = (f"|patience:{self.patience:g}s" if self.patience else "") + ("|quitters:fed" if self.quitters_fed else "")
+        spread = f"|spread:{self.spread:g}" if self.crowd is None else ""
+        extra = ((f"|patience:{self.patience:g}s" if self.patience else "") + ("|quitters:fed" if self.quitters_fed else "")
+                 + (f"|lease:{self.lease_seconds:g}s" if self.lease_seconds else ""))
+        arrivals = "" if self.crowd is not None and self.arrivals_per_hour is None else f"|arrivals:{lam}"
         return (f"crowd|rule:{self.rule}|delta:{self.delta:g}|W:{self.sessions}|lists:{self.lists}|w:{self.watched}"
-                f"|min:{self.minutes_per_list:g}|arrivals:{lam}{who}|{what}|spread:{self.spread:g}{extra}"
+                f"|min:{self.minutes_per_list:g}{arrivals}{who}|{what}{spread}{extra}"
                 f"|runs:{len(self.runs.places)}|seed:{self.seed}")
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "delta": self.delta, "sessions": self.sessions, "lists": self.lists,
                 "watched": self.watched, "minutes_per_list": self.minutes_per_list,
                 "arrivals_per_hour": self.arrivals_per_hour, "crowd": self.crowd, "patience": self.patience,
-                "quitters_fed": self.quitters_fed, "p": self.p, "fit": self.fit, "spread": self.spread,
+                "quitters_fed": self.quitters_fed, "lease_seconds": self.lease_seconds, "p": self.p, "fit": self.fit, "spread": self.spread,
                 "seed": self.seed, "runs": len(self.runs.places), "fixed_places": self.fixed_places,
                 "fixed_judgements": self.fixed_judgements, "decided_share": self.decided_share,
                 "wrong_share": self.wrong_share, "signature": self.signature(),
@@ -565,7 +569,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                        seed=seed if isinstance(seed, int) else None, runs=result_runs,
                        fit=None if fit is None else fit.to_dict(),
                        crowd=None if crowd is None else _crowd_label(crowd, tasks), patience=float(patience),
-                       quitters_fed=bool(quitters_fed))
+                       quitters_fed=bool(quitters_fed), lease_seconds=float(lease_seconds) if arr is not None else 0.0)
 
 
 def _crowd_label(crowd: Crowd | CrowdShape, tasks: int) -> dict[str, Any]:
