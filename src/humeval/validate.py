@@ -87,6 +87,7 @@ def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Pr
             get_sampler(str(method), **(params if isinstance(params, dict) else {}))
         except (HumevalError, TypeError, ValueError) as exc:
             problems.append((("sampling", "params"), str(exc).removeprefix("sampling.params: ")))
+    problems += _platform_problems(raw)
     stopping = _get(raw, "stopping")
     if isinstance(stopping, dict):
         problems += _stopping_problems(stopping, pairwise, systems, data_systems is not None or bool(_get(raw, "systems")),
@@ -203,6 +204,16 @@ def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[s
     if goal == "top-k" and top is None:
         problems.append((("stopping", "top"), "goal top-k needs top: how many of the best systems to identify"))
     return problems
+
+
+def _platform_problems(raw: Any) -> list[Problem]:
+    """A Prolific study must show its completion code: Prolific marks a submission complete by it, and a study
+    created in Prolific's own web app would otherwise end with no code (``humeval prolific create`` refuses it too)."""
+    if _get(raw, "platform", "kind") != "prolific" or str(_get(raw, "platform", "completion_code", default="") or ""):
+        return []
+    return [(("platform", "completion_code"), "required with platform.kind 'prolific': the code participants are "
+             "shown at the end and submit to Prolific (copy it from the study's 'Completion paths' in Prolific, e.g. "
+             "completion_code: C1A2B3C4)")]
 
 
 def check_protocol(protocol: Protocol, systems: list[str] | None = None) -> list[str]:

@@ -112,7 +112,7 @@ def _thomson_budget(tmp: Path) -> str:
     protocol = tmp / "thomson" / "humeval.yaml"
     raw = yaml.safe_load(protocol.read_text())
     assert "pay" not in raw
-    raw["platform"] = {"kind": "prolific"}
+    raw["platform"] = {"kind": "prolific", "completion_code": "C1A2B3C4"}
     raw["pay"] = {"currency": "GBP", "hourly": 9.00, "seconds_per_task": 10}
     protocol.write_text(yaml.safe_dump(raw, sort_keys=False, allow_unicode=True))
     return cli("budget", str(tmp / "thomson"))
@@ -125,7 +125,7 @@ def _dynamic_budget(tmp: Path) -> str:
         protocol = Path("bud/humeval.yaml")
         text = protocol.read_text()
         assert "  kind: local\n" in text and "  hourly: 9.00" in text
-        protocol.write_text(text.replace("  kind: local\n", "  kind: prolific\n"))
+        protocol.write_text(text.replace("  kind: local\n", "  kind: prolific\n  completion_code: C1A2B3C4\n"))
         cli("lock", "bud")
         cli("run", "bud")
         cli("dry-run", "bud")

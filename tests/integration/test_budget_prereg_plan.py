@@ -27,7 +27,7 @@ def study(tmp_path_factory):
     root = tmp_path_factory.mktemp("pw") / "s"
     init_study(root, "pairwise", items=30)
     text = (root / "humeval.yaml").read_text()
-    (root / "humeval.yaml").write_text(text.replace("platform:\n  kind: local", "platform:\n  kind: prolific\n  reward: 1.2"))
+    (root / "humeval.yaml").write_text(text.replace("platform:\n  kind: local", "platform:\n  kind: prolific\n  completion_code: C1\n  reward: 1.2"))
     s = Study.open(root)
     assert s.protocol.platform.kind == "prolific"
     lock_study(s)

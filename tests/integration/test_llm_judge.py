@@ -257,6 +257,12 @@ def test_a_scores_judge_asks_each_output_once(fake: FakeOpenAI, tmp_path: Path) 
     result = humeval("judge", root, "--force", "--format", "json", expect=0)
     shown = json.loads(result.stdout)["judges"]["words"]
     assert (shown["requests"], shown["from_cache"], shown["rows"]) == (0, len(words), len(scored))
+    assert json.loads(result.stdout)["skipped"] is False
+    assert fake.state.requests == len(words)
+    # unchanged and not forced: skipped, and the table says the figures are the last run's, not requests sent now
+    result = humeval("judge", root, env={"COLUMNS": "250"}, expect=0)
+    assert "unchanged since the last run, nothing asked now: the last run's figures" in result.stdout
+    assert json.loads(humeval("judge", root, "--format", "json", expect=0).stdout)["skipped"] is True
     assert fake.state.requests == len(words)
     list(run(study))
     result = humeval("budget", root, env={"COLUMNS": "250"}, expect=0)

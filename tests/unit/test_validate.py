@@ -86,3 +86,14 @@ def test_a_semicolon_csv_validates(tmp_path: Path):
     p = tmp_path / "humeval.yaml"
     p.write_text(p.read_text().replace("files: [data/outputs.jsonl]", "files: [data/outputs.csv]"))
     assert validate_study(tmp_path) == []
+
+
+def test_a_prolific_study_without_its_completion_code_is_refused_at_its_line(tmp_path: Path):
+    path = init_study(tmp_path / "s", "pairwise", items=6)
+    text = path.read_text()
+    path.write_text(text.replace("platform:\n  kind: local", "platform:\n  kind: prolific"))
+    (problem,) = validate_study(tmp_path / "s")
+    line = path.read_text().splitlines().index("  kind: prolific") + 1  # the platform section, where the code goes
+    assert problem.startswith(f"{path}:{line}: platform.completion_code: required with platform.kind 'prolific'")
+    path.write_text(text.replace("platform:\n  kind: local", "platform:\n  kind: prolific\n  completion_code: C1A2"))
+    assert validate_study(tmp_path / "s") == []

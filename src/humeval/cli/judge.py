@@ -27,4 +27,8 @@ def judge(
     keys = ("model", "requests", "from_cache", "tokens_in", "tokens_out", "cost", "currency", "refusals", "unparseable",
             "swaps_disagreed", "position_consistency", "rows")
     rows = [{"judge": j, **{k: s.get(k) for k in keys}} for j, s in result.summary.get("judges", {}).items()]
-    emit_rows(rows, fmt, title="judges asked", json_data=result.summary)
+    # unchanged inputs: nothing was asked now, and the figures are the last run's (on a paid API, "requests 200"
+    # printed again would read as 200 more paid requests)
+    title = ("unchanged since the last run, nothing asked now: the last run's figures (--force to run again)"
+             if result.skipped else "judges asked")
+    emit_rows(rows, fmt, title=title, json_data={**result.summary, "skipped": result.skipped})

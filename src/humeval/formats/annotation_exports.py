@@ -11,6 +11,8 @@ regions with ``from_name`` (the control: the criterion), ``to_name``, ``type`` a
 * ``choices`` (``value.choices``): with ``data.system_b``, a pairwise answer (``A``, ``B``,
   ``tie``, ``both-good``, ``both-bad``, or a system's name); otherwise a number written as
   text (``"4"``);
+* ``pairwise`` (the Pairwise tag, ``value.selected``): ``left`` is the first output (``A``),
+  ``right`` the second (``B``);
 * ``labels`` on text (``value.start``, ``value.end``, ``value.text``, ``value.labels``): an
   error span, the label its severity (``Minor`` or ``Major``): one ``esa`` judgement per
   annotation and control with every span;
@@ -19,9 +21,13 @@ regions with ``from_name`` (the control: the criterion), ``to_name``, ``type`` a
 Cancelled annotations and other region types (boxes, relations) are skipped and counted
 (``frame.attrs["skipped"]``).
 
-**Argilla** (``dataset.records.to_json(path)``, Argilla 2.x): a JSON array of flat records with
-the fields (``item_id``, ``system``, ``system_b``, falling back to the record ``id``) and, per
-question ``q``, ``q.responses`` (the answers) beside ``q.responses.users`` (who gave them).
+**Argilla** 2.x: ``dataset.records.to_json(path)`` writes a JSON array of *nested* records
+(``id``, ``fields``, ``metadata``, ``responses: {q: [{value, user_id}, ...]}``, ``suggestions``,
+``vectors``); records flattened with ``records.to_list(flatten=True)`` carry the fields and
+metadata at the top level and, per question ``q``, ``q.responses`` (the answers) beside
+``q.responses.users`` (who gave them). Both are read. The item, system and second system are
+named values (``item_id``, ``system``, ``system_b``; top level, metadata or fields), the item
+falling back to the record ``id``.
 A number (rating) is a rating; a label is a pairwise answer as above; span answers (lists of
 ``{start, end, label}``) are error spans. Rankings and free text are skipped and counted.
 """
@@ -43,10 +49,12 @@ from humeval.judgements import JUDGEMENT_COLUMNS
 __all__ = ["ARGILLA_LAYOUT", "LABEL_STUDIO_LAYOUT", "read_argilla", "read_label_studio"]
 
 LABEL_STUDIO_LAYOUT = ("a Label Studio JSON export: an array of tasks with data (item_id, system[, system_b]) and "
-                       "annotations[].result[] regions with from_name, type (rating, number, choices, labels, textarea) "
+                       "annotations[].result[] regions with from_name, type (rating, number, choices, pairwise, labels, "
+                       "textarea) "
                        "and value, and completed_by")
-ARGILLA_LAYOUT = ("an Argilla records.to_json export: an array of records with item_id (or id), system[, system_b] "
-                  "and, per question q, q.responses and q.responses.users")
+ARGILLA_LAYOUT = ("an Argilla 2.x export: an array of records with item_id (or id), system[, system_b] (at the top "
+                  "level, in metadata or in fields) and responses {q: [{value, user_id}]} (records.to_json), or, "
+                  "flattened, q.responses and q.responses.users per question q")
 _PAIR = {"a": "A", "b": "B", "tie": "tie", "both-good": "both-good", "both good": "both-good",
          "both-bad": "both-bad", "both bad": "both-bad"}
 
@@ -169,6 +177,12 @@ def read_label_studio(path: str | Path, *, item: str = "item_id", system: str = 
                     else:
                         own.append(_row(who, item_id, name, first, value=_number(picked[0], here, "choice"),
                                         submitted_at=stamp))
+                elif kind == "pairwise":  # the Pairwise tag: value.selected is the left (first) or right object
+                    side = {"left": "A", "right": "B"}.get(str(value.get("selected")))
+                    if side is None or not second:
+                        raise DataError(f"{here}: a pairwise result needs value.selected 'left' or 'right' and a task "
+                                        f"with data.{system_b}, got {value!r}")
+                    own.append(_row(who, item_id, name, first, second, choice=side, submitted_at=stamp))
                 elif kind == "labels":
                     labels = value.get("labels") or []
                     if "start" not in value or "end" not in value or len(labels) != 1:
@@ -186,9 +200,42 @@ def read_label_studio(path: str | Path, *, item: str = "item_id", system: str = 
     return _frame(rows, skipped, path, LABEL_STUDIO_LAYOUT)
 
 
+def _argilla_names(record: dict[str, Any]) -> dict[str, Any]:
+    """The record's named values: a flat record's own keys, or a nested record's ``fields`` and ``metadata`` (the
+    metadata first: the systems are usually metadata, hidden from annotators) beside its own keys."""
+    nested = {}
+    for part in ("fields", "metadata"):
+        if isinstance(record.get(part), dict):
+            nested |= record[part]
+    return {**nested, **{k: v for k, v in record.items() if not isinstance(v, dict)}}
+
+
+def _argilla_responses(record: dict[str, Any], where: str) -> list[tuple[str, list[Any], list[Any]]]:
+    """``(key, answers, users)`` per question: flat ``q.responses`` beside ``q.responses.users``, or nested
+    ``responses: {q: [{value, user_id}, ...]}`` (``records.to_json``, which does not flatten)."""
+    out = []
+    nested = record.get("responses")
+    if isinstance(nested, dict):
+        for question, given in nested.items():
+            key = f"responses.{question}"
+            if not isinstance(given, list) or not all(isinstance(g, dict) and "value" in g for g in given):
+                raise DataError(f"{where}: {key} must be a list of {{value, user_id}} objects, got {given!r}")
+            out.append((question, [g["value"] for g in given], [g.get("user_id", "") for g in given]))
+    for key in record:
+        if not key.endswith(".responses"):
+            continue
+        answers, users = record[key] or [], record.get(f"{key}.users") or []
+        if not isinstance(answers, list) or not isinstance(users, list) or len(answers) != len(users):
+            raise DataError(f"{where}: {key} and {key}.users must be lists of the same length, got {answers!r} "
+                            f"and {users!r}")
+        out.append((key[: -len(".responses")], answers, users))
+    return out
+
+
 def read_argilla(path: str | Path, *, item: str = "item_id", system: str = "system",
                  system_b: str = "system_b") -> pd.DataFrame:
-    """Judgements (``task_id`` empty) from an Argilla ``records.to_json`` export (flat records).
+    """Judgements (``task_id`` empty) from an Argilla 2.x export: ``records.to_json`` (nested records) or a
+    flattened one (``records.to_list(flatten=True)`` written as JSON).
 
     Raises :class:`DataError` naming the file, the record and the expected layout.
     """
@@ -200,21 +247,15 @@ def read_argilla(path: str | Path, *, item: str = "item_id", system: str = "syst
         where = f"{path}: record {k}"
         if not isinstance(record, dict):
             raise DataError(f"{where}: a record must be an object; expected {ARGILLA_LAYOUT}")
-        if system not in record:
-            raise DataError(f"{where}: no field {system!r} naming the system (fields: {', '.join(list(record)[:10])}); "
+        named = _argilla_names(record)
+        if system not in named:
+            raise DataError(f"{where}: no field {system!r} naming the system (fields: {', '.join(list(named)[:10])}); "
                             f"expected {ARGILLA_LAYOUT}")
-        item_id = str(record.get(item, record.get("id", "")))
-        first, second = str(record[system]), str(record.get(system_b, "") or "")
-        for key in record:
-            if not key.endswith(".responses"):
-                continue
-            question = key[: -len(".responses")]
-            answers, users = record[key] or [], record.get(f"{key}.users") or []
-            if not isinstance(answers, list) or not isinstance(users, list) or len(answers) != len(users):
-                raise DataError(f"{where}: {key} and {key}.users must be lists of the same length, got {answers!r} "
-                                f"and {users!r}")
+        item_id = str(named.get(item, record.get("id", "")))
+        first, second = str(named[system]), str(named.get(system_b, "") or "")
+        for question, answers, users in _argilla_responses(record, where):
             for answer, user in zip(answers, users, strict=True):
-                here = f"{where}, {key}"
+                here = f"{where}, {question}"
                 if isinstance(answer, list) and all(isinstance(s, dict) and "start" in s for s in answer):
                     spans = [{"start": int(s["start"]), "end": int(s["end"]), "severity": _severity(s.get("label"), here)}
                              for s in answer]

@@ -37,7 +37,12 @@ def read_yaml(path: Path, *, strict: bool = True) -> tuple[Any, yaml.Node | None
     """
     if not path.is_file():
         raise ProtocolError(f"{path}: protocol file not found. Create one with `humeval init {path.parent}`.")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise ProtocolError(f"{path}:{line}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); save the protocol "
+                            "file as UTF-8 (an editor's 'Save with encoding', or `iconv -f latin1 -t utf-8`)") from None
     try:
         node, data = _parse(text, _FAST_LOADER)
     except yaml.YAMLError:
@@ -47,11 +52,40 @@ def read_yaml(path: Path, *, strict: bool = True) -> tuple[Any, yaml.Node | None
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
             problem = getattr(exc, "problem", None) or str(exc)
-            raise ProtocolError(f"{where}: malformed YAML: {problem}") from None
+            hint = yaml_hint(problem, getattr(exc, "context", None) or "", text, mark)
+            raise ProtocolError(f"{where}: malformed YAML: {problem}" + (f". Hint: {hint}" if hint else "")) from None
     duplicates = duplicate_keys(node, str(path)) if strict else []
     if duplicates:
         raise ProtocolError(f"{len(duplicates)} problem(s) in {path}:\n  " + "\n  ".join(duplicates), duplicates)
     return data, node
+
+
+def yaml_hint(problem: str, context: str, text: str, mark: Any) -> str:
+    """The likely cause of a YAML syntax error, from PyYAML's problem and context and the line it points at
+    ("" when none of the common causes fits): an unquoted colon, indentation, a tab, an unclosed quote, an
+    unclosed or unquoted flow list, a value starting with a reserved character."""
+    lines = text.splitlines()
+    line = lines[mark.line] if mark is not None and mark.line < len(lines) else ""
+    if "\\t" in problem or "\t" in problem:  # PyYAML writes the tab escaped: found character '\\t'
+        return "a tab in the indentation; YAML indents with spaces only"
+    if "mapping values are not allowed" in problem:
+        value = line.split(": ", 1)[1] if ": " in line else ""
+        if ": " in value or value.rstrip().endswith(":"):
+            return (f"a value holding ': ' must be quoted, e.g. {line.split(': ', 1)[0].strip()}: "
+                    f"\"{value.strip()}\"")
+        return ("this line is indented further than the key above it; keys of one section take the same "
+                "indentation (spaces, not tabs)")
+    if "expected <block end>" in problem or "expected ':'" in problem or "expected key" in problem:
+        return ("the indentation of this line matches no section above it: indent the keys of one section alike, "
+                "and list items ('- ') and their keys under the key they belong to")
+    if "quoted scalar" in context:
+        return "a quoted value is not closed: add the closing quote (or quote the value with the other quote mark)"
+    if "flow sequence" in context or "flow mapping" in context:
+        return ("in a [a, b] list, close the bracket and quote any value that holds a comma, a colon or a bracket, "
+                "e.g. [\"a, b\", c]")
+    if "cannot start any token" in problem:
+        return "a value starting with @, ` or % must be quoted"
+    return ""
 
 
 #: libyaml's parser when PyYAML was built with it (ten times faster), else the pure-Python one

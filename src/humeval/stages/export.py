@@ -45,6 +45,7 @@ def write_store_judgements(study: Study, path: str | Path, db: str | None = None
         raise StoreError(f"{study.db_file}: no store yet; run `humeval serve {study.root}` and collect judgements first")
     store = Store.open(study, db or None)
     try:
+        store.check_database(seeded=True)
         rows = store.judgement_rows()
     finally:
         store.close()

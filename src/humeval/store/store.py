@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy import Connection, Engine
 
 from humeval import logbook
+from humeval.errors import StoreError
 from humeval.store.assign import current_assignment, next_assignment, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
@@ -115,10 +116,28 @@ class Store:
         return cls(study, database_url(db, study.db_file), sqlite_sync=sqlite_sync)
 
     # -- setup --------------------------------------------------------------------
+    def check_database(self, *, seeded: bool = False) -> None:
+        """Raise :class:`StoreError` when the database cannot hold the store: on PostgreSQL a search_path that names
+        no schema of the database (every statement would fail: "no schema has been selected", "relation does not
+        exist"); with ``seeded``, a database that holds no store of a study yet (nothing was ever served there)."""
+        from sqlalchemy import inspect, text
+
+        with self.read_engine.connect() as conn:
+            if not is_sqlite(self.url) and conn.execute(text("SELECT current_schema()")).scalar() is None:
+                path = conn.execute(text("SHOW search_path")).scalar()
+                raise StoreError(f"--db {self.where}: its search_path ({path}) names no schema of this database; "
+                                 "create the schema first (CREATE SCHEMA <name>) or fix options=-csearch_path%3D<name> "
+                                 "in the URL")
+            if seeded and not inspect(conn).has_table("tasks"):
+                raise StoreError(f"--db {self.where}: no store of a study in this database yet; serve the study on it "
+                                 f"first (`humeval serve {self.study.root} --db URL`) or name the database it was "
+                                 "served on")
+
     def prepare(self, progress: Callable[[str, int, int], None] | None = None) -> bool:
         """Apply migrations and seed from the study (idempotent); True if it seeded now.
 
         ``progress(what, done, total)``: rows of table ``what`` seeded so far."""
+        self.check_database()
         with self.write_engine.connect() as conn, conn.begin():
             migrate(conn)
             seeded = seed_store(conn, self.study, progress)

@@ -75,3 +75,14 @@ def test_a_decided_comparison_is_complete_in_collation():
     assert result.tasks["decided"].str.startswith("q: Y at n = ").all()
     undecided = collate(frame, _tasks(), _protocol(), excluded=NONE)
     assert not undecided.complete  # without the decision the same judgements leave tasks short
+
+
+def test_a_comparison_whose_every_judgement_was_excluded_is_replayed_as_undecided():
+    # every judgement of the watched comparison excluded (a pilot clicking at 1 s under min-time): the rows left
+    # are none; the replay says so instead of failing on a frame that lost its columns
+    frame = _frame(["A"] * 6)
+    (d,) = replay_decisions(frame.iloc[:0], _protocol(), ["X", "Y"], _tasks())
+    assert (d["outcome"], d["n"], d["collected"], d["reason"]) == ("continue", 0, 0, "no decisive judgement yet")
+    other = frame.assign(criterion="other")  # rows of another criterion only: none of them judge the comparison
+    (d,) = replay_decisions(other, _protocol(), ["X", "Y"], _tasks())
+    assert (d["outcome"], d["n"], d["collected"]) == ("continue", 0, 0)

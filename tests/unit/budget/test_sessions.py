@@ -21,7 +21,7 @@ def study(tmp_path_factory):
     path = init_study(root, "pairwise", items=30)
     text = re.sub(r"\npay:.*?\n\n", "\n", path.read_text(), flags=re.S)  # the template's own pay: replaced below
     text = text.replace("platform:\n  kind: local",
-                        "platform:\n  kind: prolific\n  reward: 1.2\npay:\n  seconds_per_task: 20")
+                        "platform:\n  kind: prolific\n  completion_code: C1\n  reward: 1.2\npay:\n  seconds_per_task: 20")
     path.write_text(text)
     s = Study.open(root)
     lock_study(s)

@@ -176,6 +176,54 @@ def test_argilla_flat_export(tmp_path: Path) -> None:
         read_argilla(path)
 
 
+def test_argilla_nested_export_as_records_to_json_writes_it(tmp_path: Path) -> None:
+    # Argilla 2.x `dataset.records.to_json(path)`: GenericIO.to_list(records, flatten=False), each record as
+    # Record.to_dict() gives it (id, fields, metadata, suggestions, responses {q: [{value, user_id}]}, vectors,
+    # _server_id), every record given every key (None where absent)
+    records = [{"id": "r1", "fields": {"article": "A long article.", "output": "A summary."},
+                "metadata": {"item_id": "i1", "system": "sysA", "system_b": "sysB"},
+                "suggestions": {"pref": {"value": "A", "score": 0.9, "agent": "gpt-4"}},
+                "responses": {"pref": [{"value": "B", "user_id": "7c1e"}, {"value": "tie", "user_id": "91aa"}],
+                              "fluency": [{"value": 4, "user_id": "7c1e"}]},
+                "vectors": {}, "_server_id": "5f0c"},
+               {"id": "i2", "fields": {"output": "Another."}, "metadata": {"system": "sysA"},
+                "suggestions": {}, "responses": {"fluency": [{"value": 2, "user_id": "91aa"}],
+                                                "notes": [{"value": "clear", "user_id": "91aa"}]}, "vectors": {},
+                "_server_id": None}]
+    path = tmp_path / "argilla.json"
+    path.write_text(json.dumps(records))
+    frame = read_argilla(path)
+    assert frame.attrs["skipped"] == {"text answer": 1}  # the free-text answer; suggestions are not judgements
+    pref = frame[frame["criterion"] == "pref"]
+    assert pref[["participant_id", "item_id", "system", "system_b", "choice"]].values.tolist() == [
+        ["7c1e", "i1", "sysA", "sysB", "B"], ["91aa", "i1", "sysA", "sysB", "tie"]]
+    fluency = frame[frame["criterion"] == "fluency"]
+    assert fluency[["participant_id", "item_id", "value"]].values.tolist() == [["7c1e", "i1", 4.0], ["91aa", "i2", 2.0]]
+    records[0]["responses"]["pref"] = [{"user_id": "7c1e"}]
+    path.write_text(json.dumps(records))
+    with pytest.raises(DataError, match=r"record 1: responses.pref must be a list of \{value, user_id\} objects"):
+        read_argilla(path)
+
+
+def test_label_studio_pairwise_tag(tmp_path: Path) -> None:
+    # the Pairwise control (`<Pairwise name="pw" toName="txt-1,txt-2"/>`) stores {"selected": "left"|"right"}
+    tasks = [{"id": 1, "data": {"item_id": "i1", "system": "sysA", "system_b": "sysB", "text1": "x", "text2": "y"},
+              "annotations": [{"completed_by": 3, "was_cancelled": False, "created_at": "2026-11-30T10:00:00Z",
+                               "result": [{"id": "r", "from_name": "pw", "to_name": "txt-1,txt-2", "type": "pairwise",
+                                           "origin": "manual", "value": {"selected": side}}]}
+                              for side in ("left", "right")]}]
+    path = tmp_path / "ls.json"
+    path.write_text(json.dumps(tasks))
+    frame = read_label_studio(path)
+    assert frame[["criterion", "system", "system_b", "choice"]].values.tolist() == [
+        ["pw", "sysA", "sysB", "A"], ["pw", "sysA", "sysB", "B"]]
+    assert frame.attrs["skipped"] == {}
+    tasks[0]["annotations"][0]["result"][0]["value"] = {"selected": "none"}
+    path.write_text(json.dumps(tasks))
+    with pytest.raises(DataError, match=r"task 1, annotation 1, result 1: a pairwise result needs value.selected"):
+        read_label_studio(path)
+
+
 def test_summeval_jsonl_as_ratings(tmp_path: Path) -> None:
     experts = read_summeval(SAMPLES / "summeval_sample.jsonl")
     assert len(experts) == 2 * 3 * 4 and set(experts["participant_id"]) == {"expert-1", "expert-2", "expert-3"}

@@ -111,6 +111,31 @@ def test_malformed_yaml_names_line(tmp_path: Path):
         load_protocol(tmp_path)
 
 
+@pytest.mark.parametrize(("text", "where", "hint"), [
+    ("criteria:\n  - name: q\n    question: Which is better: A or B?\n", "3:30",
+     'a value holding \': \' must be quoted, e.g. question: "Which is better: A or B?"'),
+    ("study:\n  name: x\n   seed: 1\n", "3:8", "this line is indented further than the key above it"),
+    ("study:\n  name: x\n seed: 1\n", "3:2", "the indentation of this line matches no section above it"),
+    ("criteria:\n  - name: q\n  type: 2afc\n", "3:3", "the indentation of this line matches no section above it"),
+    ("study:\n\tname: x\n", "2:1", "a tab in the indentation; YAML indents with spaces only"),
+    ('study:\n  name: "x\n  seed: 1\n', "4:1", "a quoted value is not closed"),
+    ("systems: [a, b\nseed: 1\n", "2:5", "in a [a, b] list, close the bracket"),
+    ("study:\n  name: @x\n", "2:9", "a value starting with @, ` or % must be quoted"),
+])
+def test_a_yaml_syntax_error_says_its_likely_cause(tmp_path: Path, text: str, where: str, hint: str):
+    (tmp_path / "humeval.yaml").write_text(text)
+    with pytest.raises(ProtocolError) as info:
+        load_protocol(tmp_path)
+    assert f"humeval.yaml:{where}: malformed YAML: " in str(info.value)
+    assert f". Hint: {hint}" in str(info.value)
+
+
+def test_a_protocol_file_not_in_utf8_is_named_with_its_line(tmp_path: Path):
+    (tmp_path / "humeval.yaml").write_bytes("study:\n  name: caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(ProtocolError, match=r"humeval.yaml:2: not UTF-8 text \(byte 0xe9\); save the protocol file as"):
+        load_protocol(tmp_path)
+
+
 def test_missing_protocol_file(tmp_path: Path):
     with pytest.raises(ProtocolError, match="protocol file not found"):
         load_protocol(tmp_path)
