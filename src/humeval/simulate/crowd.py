@@ -578,24 +578,26 @@ def _crowd_label(crowd: Crowd | CrowdShape, tasks: int) -> dict[str, Any]:
 
 
 def plan_sessions(rule: Any, *, lists: int, watched: int | Sequence[int], minutes_per_list: float,
-                  arrivals_per_hour: float | None, target: float = 1.25, most: int = 6, **options: Any,
-                  ) -> tuple[int, list[CrowdResult]]:
+                  arrivals_per_hour: float | None, target: float = 1.25, decided: float = 0.9, most: int = 10,
+                  **options: Any) -> tuple[int, list[CrowdResult]]:
     """W for a crowd: the smallest ``stopping.sessions`` (1..``most``, within ``lists``) whose simulated wall
-    time to the decision is at most ``target`` times the fixed design's (the mean of the per-run ratio), with the
-    simulations tried; the fastest W tried when none reaches the target. ``options`` go to :func:`simulate_crowd`
-    (``p`` or ``fit``, ``runs``, ``seed``, the protocol's settings).
+    time to the decision is at most ``target`` times the fixed design's (the mean of the per-run ratio) and that
+    decides in at least ``decided`` times the share of runs in which the same rule, watching the fixed design's
+    collection from the same crowd (every list open at once), decides; with the simulations tried. When no W reaches both, the W tried that decides most often, the faster of equals. ``options`` go to
+    :func:`simulate_crowd` (``p`` or ``fit``, ``runs``, ``seed``, the protocol's settings).
 
     Each W costs more unused judgements than the one before (docs/budget.md): the smallest W that keeps the
-    wall time is the cheapest that does. With a finite crowd (a recorded one) a W whose runs end undecided because
-    no one is left to come more often than the fixed design's collection fails to complete (plus 0.05 for the
-    simulation's noise) does not reach the target, however short its wall time: it turned the crowd away.
+    wall time and the decisions is the cheapest that does. The decided share matters with a finite crowd (a
+    recorded one): a W that admits too few sessions turns the launch burst away, and the rule then runs out of
+    participants before it can decide, however short its wall time.
     """
+    same = dict(lists=lists, watched=watched, minutes_per_list=minutes_per_list, arrivals_per_hour=arrivals_per_hour)
+    reference = simulate_crowd(rule, sessions=int(lists), **same, **options).decided_share
     tried: list[CrowdResult] = []
     for w in range(1, min(int(most), int(lists)) + 1):
-        r = simulate_crowd(rule, lists=lists, watched=watched, minutes_per_list=minutes_per_list,
-                           arrivals_per_hour=arrivals_per_hour, sessions=w, **options)
+        r = simulate_crowd(rule, sessions=w, **same, **options)
         tried.append(r)
-        if r.summary()["wall_ratio"].mean <= target and r.ran_out_share <= r.fixed_incomplete_share + 0.05:
+        if r.summary()["wall_ratio"].mean <= target and r.decided_share >= decided * reference:
             return w, tried
-    best = min(tried, key=lambda r: r.summary()["wall_ratio"].mean)
+    best = max(tried, key=lambda r: (round(r.decided_share, 2), -r.summary()["wall_ratio"].mean))
     return best.sessions, tried
