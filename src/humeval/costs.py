@@ -11,10 +11,10 @@ labelling strategy and error probability delta (never more than the design offer
 Money, in the protocol's ``pay`` section (currency, hourly pay or ``platform.reward`` per list,
 minimum hourly pay, fee rate, time estimates):
 
-    minutes per list  = pay.minutes_per_list, else median seconds per task (pay.pilot or --pilot,
-                        export or rehearsal) x tasks per list / 60 + pay.extra_minutes, else
-                        pay.seconds_per_task x tasks / 60 + pay.extra_minutes; rounded up to whole
-                        minutes (what Prolific's estimated completion time takes)
+    minutes per list  = pay.minutes_per_list, else the higher of the median seconds per task (pay.pilot
+                        or --pilot, export or rehearsal) and pay.seconds_per_task (either when the other is
+                        missing) x tasks per list / 60 + pay.extra_minutes; rounded up to whole minutes (what
+                        Prolific's estimated completion time takes): never below the declared time
     reward per list   = pay.hourly x minutes / 60 (rounded up to the cent), else platform.reward
     hourly pay        = reward per list / (minutes / 60), checked against the minimum
     fee               = fee rate x rewards (Prolific's published platform fee by default)
@@ -367,13 +367,20 @@ def _minutes_per_list(study: Study, pilot_seconds: np.ndarray | None, declared_p
         minutes, time_source = float(pay.minutes_per_list), "protocol (pay.minutes_per_list)"
     else:
         median, time_source = _seconds_measured(study, pilot_seconds, declared_pilot)
+        declared = None if pay.seconds_per_task is None else float(pay.seconds_per_task)
         if median is None:
-            if pay.seconds_per_task is None:
+            if declared is None:
                 raise ProtocolError("pay: no time estimate: declare pay.minutes_per_list or pay.seconds_per_task, "
                                     "or measure it with `humeval rehearse` or a pilot")
-            median, time_source = float(pay.seconds_per_task), "protocol (pay.seconds_per_task)"
+            median, time_source = declared, "protocol (pay.seconds_per_task)"
+        elif declared is not None and declared > median:
+            # never priced below the declared time: a fast pilot (or a rehearsal's simulated pace) is shown beside it
+            time_source = (f"protocol (pay.seconds_per_task {declared:g} s), above the median seconds per task "
+                           f"({median:.1f} s) of the {time_source}: the higher is used")
+            median = declared
         else:
-            time_source = f"median seconds per task ({median:.1f} s) of the {time_source}"
+            time_source = f"median seconds per task ({median:.1f} s) of the {time_source}" + (
+                "" if declared is None else f", above pay.seconds_per_task ({declared:g} s): the higher is used")
         minutes = median * tasks_per_list / 60 + pay.extra_minutes
         if pay.extra_minutes:
             time_source += f" + {pay.extra_minutes:g} min (pay.extra_minutes)"

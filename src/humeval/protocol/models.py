@@ -610,7 +610,7 @@ class Pay(_Model):
     minimum_hourly: float | None = Field(None, gt=0, description="Lowest acceptable pay per hour (default on Prolific: its enforced minimum, 6.00 GBP / 8.00 USD; elsewhere none unless declared; see docs/budget.md).")
     fee_rate: float | None = Field(None, ge=0, le=5, description="Platform service fee as a share of the rewards (default on Prolific: its published platform fee, 0.428; academic and non-profit workspaces pay 0.333; elsewhere 0; see docs/budget.md).")
     minutes_per_list: float | None = Field(None, gt=0, description="Estimated minutes one participant needs for a list (default: measured from a rehearsal or the judgements given).")
-    seconds_per_task: float | None = Field(None, gt=0, description="Estimated seconds per task (used when minutes_per_list is not given and nothing was measured).")
+    seconds_per_task: float | None = Field(None, gt=0, description="Declared seconds per task (when minutes_per_list is not given): a list is never priced below it; a measured median (pilot, export or rehearsal) above it is used instead.")
     extra_minutes: float = Field(0.0, ge=0, le=120, description="Minutes added to an estimate from seconds per task (measured or declared) for consent, instructions and the completion page.")
     pilot: str = Field("", description="Judgements file of a pilot (relative to the study folder, any file `humeval plan` reads): its median seconds per task estimate the time, and with dynamic stopping it fits the simulator that predicts the judgements.")
 

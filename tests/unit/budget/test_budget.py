@@ -95,3 +95,24 @@ def test_a_difficulty_variance_for_a_fixed_design_is_refused(study):
     s = _with(study, "platform:\n  kind: prolific\npay:\n  currency: GBP\n  hourly: 9.0\n  seconds_per_task: 10\n")
     with pytest.raises(ProtocolError, match="--difficulty-var: .* this protocol has no stopping section"):
         budget(s, difficulty_var=0.1)
+
+
+@pytest.mark.parametrize(("declared", "measured", "minutes", "source"), [
+    (45, 12.0, 27, "protocol (pay.seconds_per_task 45 s), above the median seconds per task (12.0 s) of the pilot: "
+                   "the higher is used"),
+    (10, 20.0, 12, "median seconds per task (20.0 s) of the pilot, above pay.seconds_per_task (10 s): the higher is used"),
+])
+def test_a_place_is_never_priced_below_the_declared_time(study, tmp_path, declared, measured, minutes, source):
+    # a fast pilot (at 12 s a task for reading long articles) is shown beside the declared 45 s, which prices the list:
+    # 36 tasks x 45 s = 27 min; a slower pilot than declared wins the same way: 36 x 20 s = 12 min
+    from humeval.judgements import JUDGEMENT_COLUMNS
+
+    pilot = tmp_path / "pilot.jsonl"
+    rows = [{c: None for c in JUDGEMENT_COLUMNS} | {"participant_id": f"p{k % 3}", "task_id": f"t{k}", "kind": "task",
+                                                    "item_id": f"i{k}", "criterion": "q", "system": "A",
+                                                    "value": 3.0, "seconds": measured} for k in range(9)]
+    pilot.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    s = _with(study, f"platform:\n  kind: prolific\npay:\n  currency: GBP\n  hourly: 9.0\n  seconds_per_task: {declared}\n")
+    b = budget(s, pilot=pilot)
+    assert (b.minutes_per_list, b.time_source) == (minutes, source)
+    assert b.reward_per_list == round(9.0 * minutes / 60, 2)
