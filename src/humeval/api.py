@@ -92,11 +92,18 @@ class Study(_study.Study):
 
         serve(self, **options)
 
-    def export(self, db: str | None = None) -> StageResult:
-        """The store's judgements into ``results/judgements.jsonl`` (``humeval export``)."""
+    def export(self, db: str | None = None, *, as_study_data: bool = False) -> StageResult:
+        """The store's judgements into ``results/judgements.jsonl`` (``humeval export``; another SQLite store than
+        ``study.db`` only with ``as_study_data``)."""
         from humeval.pipeline import export_judgements
 
-        return export_judgements(self, db)
+        return export_judgements(self, db, as_study_data=as_study_data)
+
+    def pilot(self, db: str | None = None) -> StageResult:
+        """A pilot's store read apart, into ``results/pilot/`` with a pilot banner (``humeval pilot``)."""
+        from humeval.pipeline import pilot
+
+        return pilot(self, db)
 
     def import_judgements(self, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
         """Import a platform's or another tool's judgement file (``humeval import``)."""

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from humeval import logbook
 from humeval.analysis.workspace import study_workspace
-from humeval.errors import HumevalError, PlatformError, ProtocolError, did_you_mean
+from humeval.errors import HumevalError, PlatformError, ProtocolError, StoreError, did_you_mean
 from humeval.hashing import sha256_file
 from humeval.lock import require_lock
 from humeval.logbook import record_run
@@ -218,14 +218,50 @@ def judge(study: StudyLike, *, judges: list[str] | None = None, force: bool = Fa
     return run_stage(study, "judge", force=force, options={"judges": judges} if judges else None)
 
 
-def export_judgements(study: StudyLike, db: str | None = None) -> StageResult:
+def export_judgements(study: StudyLike, db: str | None = None, *, as_study_data: bool = False) -> StageResult:
     """Export the store's judgements into ``results/judgements.jsonl`` (a logged pipeline stage).
 
     Always runs (the store changes while collection goes on); ``db`` is a store URL or
-    file (default: the study's ``study.db``).
+    file (default: the study's ``study.db``). A SQLite file other than ``study.db`` is taken as the
+    study's data only with ``as_study_data`` (recorded); :func:`pilot` reads a pilot's store apart.
     """
     study = as_study(study)
-    return run_stage(study, "export", force=True, options={"db": db} if db else {})
+    options: dict[str, Any] = {"db": db} if db else {}
+    if as_study_data:
+        options["as_study_data"] = True
+    return run_stage(study, "export", force=True, options=options)
+
+
+def pilot(study: StudyLike, db: str | None = None) -> StageResult:
+    """A pilot's store read apart from the study: its judgements into ``results/pilot/judgements.jsonl``, then
+    collate, exclude, analyze and report there, the report under a PILOT banner (a logged run, ``pilot``).
+
+    ``db``: the pilot's store, a SQLite file or URL (default ``pilot.db`` in the study folder); never the study's
+    ``study.db``. Nothing of the pilot reaches ``results/`` itself: ``humeval export --db FILE --as-study`` is the
+    explicit, logged step that would make it the study's data.
+    """
+    from humeval.analysis.workspace import Workspace
+    from humeval.stages.export import write_store_judgements
+    from humeval.store.engine import redact_url
+
+    study = as_study(study)
+    db = db or str(study.root / "pilot.db")
+    if "://" not in db and not Path(db).is_file():
+        raise StoreError(f"{db}: no pilot store; serve the pilot on it first (`humeval serve {study.root} --db {db}`)")
+    if "://" not in db and Path(db).resolve() == study.db_file.resolve():
+        raise StoreError(f"--db {db}: the study's own store; a pilot runs on a store of its own (`humeval serve "
+                         f"{study.root} --db pilot.db`)")
+    ws = Workspace(study.results_dir / "pilot", dry_run="pilot")
+    ws.root.mkdir(parents=True, exist_ok=True)
+    inputs = study.hashes([study.protocol_file, study.lists_file, study.tasks_file])
+    with record_run(study, "pilot", inputs=inputs, seed=study.protocol.study.seed,
+                    parameters={"db": redact_url(db) if "://" in db else str(db)}) as run:
+        rows = write_store_judgements(study, ws.judgements, db)
+        summary, paths = back_half(ws, study, study.read_tasks(), study.read_lists())
+        summary = {"judgements": rows, **summary}
+        run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
+    return StageResult("pilot", False, [study.relative(p) for p in [ws.judgements, *paths]], summary,
+                       summary.get("signature", ""))
 
 
 def export_batch(study: StudyLike, output: str | Path | None = None) -> StageResult:

@@ -17,6 +17,7 @@ def export(
                                 help="csv/parquet: the copy to write (default results/judgements.<format>); "
                                      "mturk-batch: the batch file (default results/mturk_batch.csv)."),
     db: str = typer.Option("", "--db", help="Store URL or file (default: study.db)."),
+    as_study_data: bool = typer.Option(False, "--as-study", help="Take a SQLite store other than study.db (a pilot's) as the study's data; recorded in the logbook. Without it such a store is refused: read a pilot with `humeval pilot`."),
 ) -> None:
     """Export the store's judgements (results/sources/store.jsonl, then results/judgements.jsonl as the union
     of every source), or every task as a batch CSV with opaque row keys (`--format mturk-batch`)."""
@@ -34,7 +35,7 @@ def export(
         return
     from humeval.pipeline import export_judgements
 
-    result = export_judgements(study, db or None)
+    result = export_judgements(study, db or None, as_study_data=as_study_data)
     print_stage(result)
     if fmt != "jsonl" or output is not None:
         from humeval.judgements import read_judgements, write_judgements

@@ -409,6 +409,9 @@ def build_report(
     if results.dry_run == "rehearsal-crowd":
         banners.append("SIMULATED PARTICIPANTS ('rehearsal-crowd': capability, position bias, spammers) through the "
                        "real server: these numbers show the pipeline at work and say nothing about the systems.")
+    elif results.dry_run == "pilot":
+        banners.append("PILOT: the judgements of a pilot's store (`humeval pilot`), read apart from the study: they "
+                       "check the study's path and time, and are not the study's data.")
     elif results.dry_run:
         banners.append(f"DRY RUN with '{results.dry_run}' dummy responses: these numbers rehearse the pipeline and "
                        "say nothing about the systems.")
@@ -435,6 +438,6 @@ def build_report(
                                     ["a", "b", "method", *_EST], [[c.a, c.b, c.method, *_est(c)]
                                                                   for c in corr.pairs], ph.signature))
         sections.append(sec)
-    title = f"{protocol.study.name}: human evaluation report" + (f" (dry run: {results.dry_run})"
-                                                                  if results.dry_run else "")
+    title = f"{protocol.study.name}: human evaluation report" + (
+        " (pilot)" if results.dry_run == "pilot" else f" (dry run: {results.dry_run})" if results.dry_run else "")
     return Report(title, sig, banners, sections)

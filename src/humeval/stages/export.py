@@ -17,16 +17,39 @@ from humeval.study import Study
 __all__ = ["export_stage", "write_store_judgements"]
 
 
-def export_stage(study: Study, db: str = "") -> StageOutput:
-    """The ``export`` stage: the store as ``results/sources/store.jsonl``, then the union of all sources."""
+def export_stage(study: Study, db: str = "", as_study_data: bool = False) -> StageOutput:
+    """The ``export`` stage: the store as ``results/sources/store.jsonl``, then the union of all sources.
+
+    A SQLite ``db`` other than the study's own ``study.db`` (a pilot's store, say) becomes the study's data only
+    with ``as_study_data`` (recorded in the logbook); otherwise it is refused, naming ``humeval pilot``, which keeps a
+    pilot apart. A PostgreSQL URL is the study's store at scale and is exported as given."""
     from humeval.judgements.sources import sources_dir, union_sources
     from humeval.store.engine import redact_url
+
+    other = other_sqlite_store(study, db)
+    if other is not None and not as_study_data:
+        raise StoreError(f"--db {other}: not the study's store ({study.relative(study.db_file)}); a pilot's store is "
+                         f"read with `humeval pilot {study.root} --db {db}` (into results/pilot/, with a pilot "
+                         "banner); to take its judgements as the study's data, add --as-study (recorded in the logbook)")
 
     source = sources_dir(study.results_dir) / "store.jsonl"
     rows = write_store_judgements(study, source, db or None)
     table, union = union_sources(study.results_dir)
-    return StageOutput(outputs=[source, table], parameters={"db": redact_url(db) if db else study.relative(study.db_file)},
-                       summary={"exported": rows, **union})
+    parameters: dict[str, object] = {"db": redact_url(db) if db else study.relative(study.db_file)}
+    if as_study_data:
+        parameters["as_study_data"] = True
+    return StageOutput(outputs=[source, table], parameters=parameters, summary={"exported": rows, **union})
+
+
+def other_sqlite_store(study: Study, db: str | None) -> Path | None:
+    """The SQLite file ``db`` names when it is not the study's own ``study.db`` (None for the study's store, an
+    empty ``db`` or a server URL)."""
+    from humeval.store.engine import is_sqlite
+
+    if not db or ("://" in db and not is_sqlite(db)):
+        return None
+    path = Path(db.split("///", 1)[1]) if "///" in db else Path(db)
+    return None if path.resolve() == study.db_file.resolve() else path
 
 
 def write_store_judgements(study: Study, path: str | Path, db: str | None = None) -> int:
