@@ -49,24 +49,20 @@ __all__ = ["stopped_split_pvalues"]
 _TOL = 1 + 1e-7
 
 
-def _inside(a: np.ndarray, t: np.ndarray, states: np.ndarray, stop: np.ndarray) -> np.ndarray:
-    """Whether (t, s) is allowed: inside the continuation region t - a_t < s < a_t while t < the stop, anything after;
-    ``t`` and ``stop`` per row, ``states`` per column."""
-    at = a[np.clip(t, 1, a.size) - 1][:, None]
-    return ((t[:, None] - at < states[None, :]) & (states[None, :] < at)) | (t >= stop)[:, None]
+def _inside(a: np.ndarray, t: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """Whether (t, s) is inside the continuation region t - a_t < s < a_t; ``t`` per row, ``states`` per column."""
+    at = a[t - 1][:, None]
+    return (t[:, None] - at < states[None, :]) & (states[None, :] < at)
 
 
 def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.ndarray, split: np.ndarray,
-                          early_successes: np.ndarray, *, stopped_at: np.ndarray | None = None,
-                          p0: float = 0.5) -> np.ndarray:
+                          early_successes: np.ndarray, *, p0: float = 0.5) -> np.ndarray:
     """Two-sided exact p-values that the early part (the first ``split`` of ``n`` outcomes) and the late part
     share one success probability, given that the sequence stayed inside ``boundary`` before ``n``.
 
     ``boundary[t - 1]`` is :math:`a_t` for t = 1..H (:meth:`humeval.stopping.base.BoundaryRule.boundary`);
     ``n``, ``successes`` (:math:`S_n`), ``split`` (m, 1 <= m < n) and ``early_successes`` (:math:`S_m`)
-    are arrays with one entry per sequence (or scalars). ``stopped_at`` (default ``n``): where the rule stopped,
-    when outcomes collected after its decision follow (the boundary constrains t < ``stopped_at`` only; the
-    later outcomes are free). ``p0`` weights the steps of the dynamic
+    are arrays with one entry per sequence (or scalars). ``p0`` weights the steps of the dynamic
     programme (the result does not depend on it; a value near :math:`S_n/n` keeps the extreme states
     away from underflow for long sequences).
 
@@ -80,7 +76,6 @@ def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.nda
     """
     a = np.asarray(boundary, dtype=np.int64)
     n, s_n, m, s_m = (np.atleast_1d(np.asarray(x, dtype=np.int64)) for x in (n, successes, split, early_successes))
-    stop = n if stopped_at is None else np.broadcast_to(np.asarray(stopped_at, dtype=np.int64), n.shape)
     if not (n.shape == s_n.shape == m.shape == s_m.shape) or n.ndim != 1:
         raise DataError(f"stopped_split_pvalues: n, successes, split and early_successes need one entry per "
                         f"sequence each, got shapes {n.shape}, {s_n.shape}, {m.shape}, {s_m.shape}")
@@ -92,12 +87,9 @@ def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.nda
         raise DataError(f"stopped_split_pvalues: sequence {i}: split m = {m[i]} of n = {n[i]} with S_m = {s_m[i]}, "
                         f"S_n = {s_n[i]} is not a split (need 1 <= m < n, 0 <= S_m <= m, S_m <= S_n, "
                         f"S_n - S_m <= n - m)")
-    if ((stop < 1) | (stop > n)).any():
-        i = int(np.flatnonzero((stop < 1) | (stop > n))[0])
-        raise DataError(f"stopped_split_pvalues: sequence {i}: stopped_at = {stop[i]} must be in [1, n = {n[i]}]")
-    if int(stop.max()) > a.size:
+    if int(n.max()) > a.size:
         raise DataError(f"stopped_split_pvalues: the boundary has {a.size} entries (a_1..a_H), the longest "
-                        f"sequence stopped at n = {int(stop.max())}: pass the boundary up to that n")
+                        f"sequence has n = {int(n.max())}: pass the boundary up to that n")
     if not 0 < p0 < 1:
         raise DataError(f"stopped_split_pvalues: p0 must be in (0, 1), got {p0!r}")
     rows = n.size
@@ -111,7 +103,7 @@ def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.nda
     at_split = np.zeros((rows, width))
     for t in range(1, int(m.max()) + 1):
         step = (w0 * forward + w1 * np.concatenate((np.zeros((rows, 1)), forward[:, :-1]), axis=1)) \
-            * _inside(a, np.full(rows, t), states, stop)
+            * _inside(a, np.full(rows, t), states)
         forward = step / np.maximum(step.max(axis=1, keepdims=True), np.finfo(float).tiny)  # the scale cancels
         at_split[m == t] = forward[m == t]
 
@@ -121,7 +113,7 @@ def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.nda
     for k in range(1, int((n - m).max()) + 1):
         t = n - k
         live = t >= m
-        step = (w0 * backward + w1 * np.concatenate((backward[:, 1:], np.zeros((rows, 1))), axis=1)) * _inside(a, t, states, stop)
+        step = (w0 * backward + w1 * np.concatenate((backward[:, 1:], np.zeros((rows, 1))), axis=1)) * _inside(a, t, states)
         step /= np.maximum(step.max(axis=1, keepdims=True), np.finfo(float).tiny)
         backward = np.where(live[:, None], step, backward)
 
