@@ -1,7 +1,7 @@
 """Drift: the live rule's decisions that the fixed design's test would not make, and how many the drift check flags.
 
-    python benchmarks/bench_drift.py                 # 4,000 runs per setting, the fixed design 200 outcomes (~10 s)
-    python benchmarks/bench_drift.py --runs 20000    # the docs/stopping.md numbers
+    python benchmarks/bench_drift.py                 # 4,000 runs per setting, the fixed design 200 outcomes (~5 s)
+    python benchmarks/bench_drift.py --runs 20000 --fixed 200 400   # the docs/stopping.md numbers (~35 s)
 
 A crowd whose preference for A moves linearly from 0.65 to 0.35 over the fixed design's collection (N outcomes,
 tied over them), and two crowds that do not move (P(A) 0.6 and 0.5). Per run, all at once (no loop over runs or

@@ -51,8 +51,14 @@ _TOL = 1 + 1e-7
 
 def _inside(a: np.ndarray, t: np.ndarray, states: np.ndarray) -> np.ndarray:
     """Whether (t, s) is inside the continuation region t - a_t < s < a_t; ``t`` per row, ``states`` per column."""
-    at = a[t - 1][:, None]
+    at = a[np.maximum(t, 1) - 1][:, None]
     return (t[:, None] - at < states[None, :]) & (states[None, :] < at)
+
+
+def _band(a: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest count inside the continuation region at each t (0..t while the rule cannot stop)."""
+    at = a[t - 1]
+    return np.maximum(0, t - at + 1), np.minimum(t, at - 1)
 
 
 def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.ndarray, split: np.ndarray,
@@ -97,25 +103,38 @@ def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.nda
     states = np.arange(width)
     w1, w0 = p0, 1.0 - p0
 
-    # forward, all sequences at once: admissible paths from (0, 0) to (t, s); kept at each sequence's m
+    # forward, all sequences at once: admissible paths from (0, 0) to (t, s); kept at each sequence's m. Each step
+    # works on the columns that can be non-zero (the previous support and the band inside the boundary at t), so a
+    # long sequence costs n x the band's width, not n^2.
     forward = np.zeros((rows, width))
     forward[:, 0] = 1.0
     at_split = np.zeros((rows, width))
+    c0, c1 = 0, 1  # the support of `forward`: columns [c0, c1)
     for t in range(1, int(m.max()) + 1):
-        step = (w0 * forward + w1 * np.concatenate((np.zeros((rows, 1)), forward[:, :-1]), axis=1)) \
-            * _inside(a, np.full(rows, t), states)
-        forward = step / np.maximum(step.max(axis=1, keepdims=True), np.finfo(float).tiny)  # the scale cancels
+        lo, hi = _band(a, np.array([t]))
+        u0, u1 = min(c0, int(lo[0])), max(c1, int(hi[0]) + 1)
+        old = forward[:, u0:u1]  # column u0 - 1 is outside the support: zero
+        step = (w0 * old + w1 * np.concatenate((np.zeros((rows, 1)), old[:, :-1]), axis=1)) \
+            * _inside(a, np.full(rows, t), states[u0:u1])
+        forward[:, u0:u1] = step / np.maximum(step.max(axis=1, keepdims=True), np.finfo(float).tiny)  # scale cancels
+        c0, c1 = int(lo[0]), int(hi[0]) + 1
         at_split[m == t] = forward[m == t]
 
     # backward, all sequences at once: admissible paths from (t, s) to (n, S_n), from t = n - 1 down to each m
     backward = np.zeros((rows, width))
     backward[np.arange(rows), s_n] = 1.0
+    c0, c1 = int(s_n.min()), int(s_n.max()) + 1  # the union of the sequences' supports
     for k in range(1, int((n - m).max()) + 1):
         t = n - k
         live = t >= m
-        step = (w0 * backward + w1 * np.concatenate((backward[:, 1:], np.zeros((rows, 1))), axis=1)) * _inside(a, t, states)
+        lo, hi = _band(a, t[live])
+        u0, u1 = min(c0, int(lo.min())), max(c1, int(hi.max()) + 1)
+        old = backward[:, u0:u1]  # column u1 is outside the support: zero
+        step = (w0 * old + w1 * np.concatenate((old[:, 1:], np.zeros((rows, 1))), axis=1)) \
+            * _inside(a, t, states[u0:u1])
         step /= np.maximum(step.max(axis=1, keepdims=True), np.finfo(float).tiny)
-        backward = np.where(live[:, None], step, backward)
+        backward[:, u0:u1] = np.where(live[:, None], step, old)
+        c0, c1 = u0, u1
 
     prob = at_split * backward
     total = prob.sum(axis=1, keepdims=True)
