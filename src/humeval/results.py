@@ -53,6 +53,8 @@ __all__ = [
     "Counts",
     "CriterionResult",
     "Descriptive",
+    "DriftCheck",
+    "DriftHalf",
     "ErrorRecord",
     "JudgeEstimate",
     "JudgeResult",
@@ -60,6 +62,7 @@ __all__ = [
     "LeaderboardRow",
     "Normality",
     "PairTest",
+    "Population",
     "PostHoc",
     "RankRow",
     "RankingResult",
@@ -313,6 +316,43 @@ class JudgeResult(_Node):
     calibration: tuple[Calibration, ...] = ()
 
 
+class Population(_Node):
+    """Whose preference a decision is about: the participants whose judgements the rule used
+    (:func:`humeval.analysis.drift.population`); ``first``/``last``: UTC times (ISO 8601) of the first and last."""
+
+    participants: int
+    judgements: int
+    first: str | None = None
+    last: str | None = None
+
+
+class DriftHalf(_Node):
+    """One half of a drift check: its outcomes, the wins of A, the share for A with its 95% Wilson interval."""
+
+    n: int
+    wins_a: int
+    share: float
+    ci_low: float
+    ci_high: float
+    first: str | None = None
+    last: str | None = None
+
+
+class DriftCheck(_Node):
+    """The preregistered drift check of a decision (``stopping.drift_check``;
+    :func:`humeval.analysis.drift.drift_check`): ``flagged`` when the early and late halves' preference differ
+    at ``alpha``; ``undefined`` says why it was not computed. It qualifies the decision and never changes it."""
+
+    check: str
+    method: str
+    alpha: float
+    early: DriftHalf | None = None
+    late: DriftHalf | None = None
+    p_value: Number = None
+    flagged: bool = False
+    undefined: str | None = None
+
+
 class Stopping(_Node):
     """The stopping rule's decision on one comparison, replayed on the valid judgements
     (:func:`humeval.analysis.decisions.replay_decisions`): a pair (``a`` vs ``b``) or a goal over K systems."""
@@ -339,6 +379,8 @@ class Stopping(_Node):
     saved: int | None = None
     fixed_places: int | None = None
     places: int | None = None
+    population: Population | None = None
+    drift: DriftCheck | None = None
     # a goal over K systems
     goal: str | None = None
     top: int | None = None

@@ -85,6 +85,8 @@ def test_prereg_contains_the_signature_and_the_hashes(study):
     assert result.signature in md
     assert sha256_file(study.lists_file) in md and sha256_file(study.protocol_file) in md
     assert "Rule `anytime` with error probability delta = 0.05" in md
+    assert "Drift check (`stopping.drift_check: halves`): a decision is about the participants who took part" in md
+    assert "exact test given the rule's stop (humeval.stats.drift) at alpha = 0.05" in md
     heds = json.loads(result.heds.read_text())
     ids = {a["id"] for a in heds["answers"]}
     assert {"3.1.1", "3.1.2", "3.2.1", "3.3.1", "3.3.3"} <= ids

@@ -45,26 +45,29 @@ def _ordered(rows: pd.DataFrame) -> pd.DataFrame:
         ["_fed", "_seq", "submitted_at"], ascending=[False, True, True], kind="stable")
 
 
-def _outcomes(rows: pd.DataFrame, comparison: Comparison, protocol: Protocol) -> list[int]:
-    """1 (system A won) / 0 (system B won) per outcome, in the live rule's order; ties are no outcome."""
+def _outcomes(rows: pd.DataFrame, comparison: Comparison, protocol: Protocol) -> tuple[list[int], pd.Series]:
+    """1 (system A won) / 0 (system B won) per outcome, in the live rule's order (ties are no outcome), and
+    the outcome each decisive row went into (0-based, indexed by the row's label: a pool task's votes share one)."""
     ordered = _ordered(rows)
     won = winners(ordered)
     vote = np.where(won == comparison.system_a, 1, np.where(won == comparison.system_b, 0, -1))
     ordered = ordered.assign(_vote=vote)
     if protocol.assignment.strategy == "list":
-        return [int(v) for v in ordered["_vote"] if v >= 0]
+        kept = ordered[ordered["_vote"] >= 0]
+        return [int(v) for v in kept["_vote"]], pd.Series(np.arange(len(kept)), index=kept.index)
     from humeval.store.context import (
         strategy_of,  # the store's strategy, so labels aggregate as it does
     )
 
     strategy = strategy_of(protocol)
     labels = []
-    fed = ordered[ordered["_fed"]]
+    fed = ordered[ordered["_fed"] & (ordered["_vote"] >= 0)]
     for _, group in fed.groupby("_seq", sort=True):
-        votes = [int(v) for v in group["_vote"] if v >= 0]
-        if votes:
-            labels.append(int(strategy.label(votes)))
-    return labels + [int(v) for v in ordered.loc[~ordered["_fed"], "_vote"] if v >= 0]
+        labels.append(int(strategy.label([int(v) for v in group["_vote"]])))
+    rest = ordered[~ordered["_fed"] & (ordered["_vote"] >= 0)]
+    position = pd.concat([fed["_seq"].rank(method="dense").astype(np.int64) - 1,
+                          pd.Series(len(labels) + np.arange(len(rest)), index=rest.index)])
+    return labels + [int(v) for v in rest["_vote"]], position
 
 
 def _clip(x: float | None) -> float | None:
@@ -83,7 +86,10 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
     ``reachable_a``/``reachable_b`` say whether the unclipped bound could be reached),
     ``live_n`` (the export's largest ``stop_seq``; None without one), ``agrees_with_live``,
     ``collected`` (valid decisive and tied judgements of the comparison), ``after_decision``
-    and, with ``tasks``, ``fixed_design`` and ``saved`` (judgements), ``fixed_places`` (the
+    ``population`` (whose preference the decision is about: the participants whose judgements it used, their
+    number and the UTC times of the first and last; :func:`humeval.analysis.drift.population`), ``drift``
+    (the preregistered drift check, None under ``stopping.drift_check: none``;
+    :func:`humeval.analysis.drift.drift_check`) and, with ``tasks``, ``fixed_design`` and ``saved`` (judgements), ``fixed_places`` (the
     design's lists of the comparison) and, with ``paid`` (every judgement, the excluded
     included), ``places``: the participants who judged the comparison's tasks (sessions paid).
     """
@@ -97,7 +103,7 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
             goal = _replay_goal(rows, comp, protocol)
             records.append(goal | _costs(comp, protocol, tasks, paid, len(rows), goal["outcome"]))
             continue
-        outcomes = _outcomes(rows, comp, protocol)
+        outcomes, position = _outcomes(rows, comp, protocol)
         rule = comp.build_rule()
         path, d = [], None
         for o in outcomes:
@@ -121,8 +127,23 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
             "live_n": live_n, "agrees_with_live": None if live_n is None else live_n == n,
             "collected": len(rows), "after_decision": max(0, len(outcomes) - n) if outcome in DECIDED else 0,
         }
+        record |= _whose(rows, outcomes, position, n, rule, protocol)
         records.append(record | _costs(comp, protocol, tasks, paid, len(rows), outcome))
     return records
+
+
+def _whose(rows: pd.DataFrame, outcomes: list[int], position: pd.Series, n: int, rule: Any,
+           protocol: Protocol) -> dict[str, Any]:
+    """Whose preference the decision is about (``population``) and the preregistered drift check (``drift``)."""
+    from humeval.analysis.drift import drift_check, population, utc
+
+    used = position[position < n]
+    times = utc(rows.loc[used.index, "submitted_at"]) if "submitted_at" in rows else pd.Series(pd.NaT, index=used.index)
+    last = times.groupby(used.to_numpy()).max().reindex(range(n))  # an outcome's time: its last judgement's
+    boundary = rule.boundary(n) if n and hasattr(rule, "boundary") else None
+    return {"population": population(rows.loc[used.index]),
+            "drift": drift_check(outcomes, n, boundary, check=protocol.stopping.drift_check,
+                                 alpha=protocol.analysis.alpha, times=list(last))}
 
 
 def _costs(comp: Comparison, protocol: Protocol, tasks: Sequence[Task] | None, paid: pd.DataFrame | None,

@@ -36,7 +36,10 @@ def caveats(results: Results, collation: Mapping[str, Any] | None) -> list[str]:
     * INCOMPLETE: collation found tasks short of their judgements (``collation.json``), or collation has
       not been run, so completeness is unknown;
     * UNDECIDED: a criterion's stopping rule, replayed on the valid judgements, has not decided (or stopped
-      at its horizon without a decision).
+      at its horizon without a decision);
+    * DRIFT: the preregistered drift check (``stopping.drift_check``) flagged a decision: the crowd's
+      preference changed while its judgements were collected, so the decision is about the mixture of both
+      (:func:`humeval.analysis.drift.drift_text`).
 
     A dry run or rehearsal has its own banner (simulated participants) and is not repeated here.
     """
@@ -54,6 +57,11 @@ def caveats(results: Results, collation: Mapping[str, Any] | None) -> list[str]:
     for name, res in results.criteria.items():
         if res.stopping and (text := _undecided(name, res.stopping)) is not None:
             out.append(text)
+        d = res.stopping
+        if d is not None and d.drift is not None and d.drift.flagged:
+            from humeval.analysis.drift import drift_text
+
+            out.append(f"DRIFT: {name} ({d.a} vs {d.b}): {drift_text(d.drift, d.a)}.")
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from humeval.analysis.drift import drift_text, population_text
 from humeval.analysis.status import caveats
 from humeval.protocol.models import Protocol
 from humeval.report.document import Example, Figure, Report, Section, Table, fmt
@@ -18,6 +19,7 @@ from humeval.report.figures import (
 if TYPE_CHECKING:
     from humeval.results import (
         CriterionResult,
+        DriftCheck,
         JudgeResult,
         Leaderboard,
         RankingResult,
@@ -77,7 +79,23 @@ def _decision_text(d: Stopping) -> str:
                  f"({d.saved} saved, {100 * d.saved / d.fixed_design:.0f}%)")
     elif d.fixed_design:
         text += f"; {d.collected} judgements collected of the fixed design's {d.fixed_design}"
-    return text + _places_text(d) + "."
+    return text + _places_text(d) + "." + _whose_text(d)
+
+
+def _whose_text(d: Stopping) -> str:
+    """Whose preference the decision is about, and the drift check's reading of it (empty for goals)."""
+    text = ""
+    if d.population is not None:
+        text += f" It is about the preference of {population_text(d.population)}, in the order they arrived."
+    if d.drift is not None:
+        text += f" {_drift_words(d.drift, d.a, brief=True)}."
+    return text
+
+
+def _drift_words(drift: DriftCheck, system_a: str | None, *, brief: bool = False) -> str:
+    """The drift check's sentence; a flag opens with DRIFT, as the banner does."""
+    text = drift_text(drift, system_a, brief=brief)
+    return f"DRIFT: {text}" if drift.flagged else text
 
 
 def _places_text(d: Stopping) -> str:
@@ -181,16 +199,32 @@ def _stopping(results: Results) -> Section | None:
     paras = [_stopping_text(d) for d in decisions]
     rows = [[d.criterion, _compared(d) if d.pairwise else f"goal {d.goal} over {', '.join(d.systems)}", d.rule,
              d.delta, d.anytime_valid, d.decision if not isinstance(d.decision, list) else ", ".join(d.decision),
-             d.n, d.collected, d.fixed_design, d.saved, d.live_n] for d in decisions]
+             d.n, d.collected, d.fixed_design, d.saved, d.live_n, *_population_cells(d)] for d in decisions]
     table = Table("Decisions of the stopping rule (replayed on the valid judgements in the live rule's order)",
                   ["criterion", "comparison", "rule", "delta", "anytime-valid", "decision", "n", "judgements",
-                   "fixed design", "saved", "live n"], rows, results.signature)
+                   "fixed design", "saved", "live n", "participants", "first judgement (UTC)",
+                   "last judgement (UTC)", "drift check"], rows, results.signature)
     return Section("Dynamic stopping", paras, [table])
+
+
+def _population_cells(d: Stopping) -> list[Any]:
+    """participants, first and last judgement used, the drift check's verdict (p), for the decisions table."""
+    p, drift = d.population, d.drift
+    cells: list[Any] = [None, None, None] if p is None else [p.participants, p.first, p.last]
+    if drift is None:
+        verdict = "–"
+    elif drift.undefined or drift.p_value is None:
+        verdict = "not computed"
+    else:
+        verdict = f"{'FLAGGED' if drift.flagged else 'no change'} (p = {drift.p_value:.2g})"
+    return [*cells, verdict]
 
 
 def _stopping_text(d: Stopping) -> str:
     """One decision of the stopping rule with its guarantee, its cost and the live rule beside it."""
-    guarantee = (f"anytime-valid: the probability that it ever decides wrongly is at most {d.delta:g}"
+    among = "" if d.population is None else \
+        f", about the preference among {population_text(d.population)}, in the order they arrived"
+    guarantee = (f"anytime-valid: the probability that it ever decides wrongly is at most {d.delta:g}{among}"
                  if d.anytime_valid else f"not anytime-valid: delta {d.delta:g} holds only for a fixed n")
     compared = _compared(d) if d.pairwise else f"goal {d.goal} over {', '.join(d.systems)}"
     text = f"{d.criterion} ({compared}): the {d.rule} rule ({guarantee}) {_outcome_words(d)}."
@@ -201,6 +235,9 @@ def _stopping_text(d: Stopping) -> str:
     if d.live_n is not None:
         text += (f" The live rule decided at n = {d.live_n}; the replay on the exported, excluded judgements "
                  + ("agrees." if d.agrees_with_live else f"reaches n = {d.n}: THEY DISAGREE."))
+    if d.drift is not None:
+        text += f" {_drift_words(d.drift, d.a)}" + (
+            "; this qualifies the decision and does not change it." if d.drift.flagged else ".")
     if d.intransitive:
         text += f" {d.intransitive}."
     return text

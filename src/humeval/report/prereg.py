@@ -52,6 +52,19 @@ def _exclusion_text(rule: Any) -> str:
             f"more than {rule.max_failures} time(s)")
 
 
+def _drift_text(check: str, alpha: float) -> str:
+    """The preregistered drift check, as the preregistration states it."""
+    if check == "none":
+        return ("Drift check: none. A decision is about the participants who took part between the first and last "
+                "judgement it used, in the order they arrived; whether their preference moved is not checked.")
+    return ("Drift check (`stopping.drift_check: halves`): a decision is about the participants who took part "
+            "between the first and last judgement it used, in the order they arrived. For each decision of a "
+            "pair the judgements it used are split into the first and the second half in the order the rule "
+            "consumed them, and the halves' preference shares are compared by an exact test given the rule's "
+            f"stop (humeval.stats.drift) at alpha = {alpha:g}. A flag says that the crowd's preference changed "
+            "during collection and that the decision is about the mixture of both; it never changes the decision.")
+
+
 def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signature: str, heds: dict[str, Any],
               items: int, lists: list[Any]) -> str:
     p = study.protocol
@@ -95,6 +108,7 @@ def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signatu
         lines.append(f"Rule `{s.rule}` with error probability delta = {s.delta:g}"
                      + (f", horizon {s.max_judgements} outcomes" if s.max_judgements else "")
                      + (f", comparing {' vs '.join(s.systems)}" if s.systems else "") + ".")
+        lines.append(_drift_text(s.drift_check, a.alpha))
     lines += ["", "## Exclusion rules (applied before analysis)", ""]
     lines += [f"- {_exclusion_text(r)}" for r in p.exclusion] or ["- none"]
     lines += [

@@ -52,4 +52,7 @@ def analyze_stage(study: Study) -> StageOutput:
                                        tasks, judges)
     summary = {"criteria": len(results.criteria), "judgements_analysed": results.counts.analysed,
                "signature": results.signature}
+    checked = [r.stopping.drift for r in results.criteria.values() if r.stopping and r.stopping.drift]
+    if checked:  # the preregistered drift check (stopping.drift_check): how many decisions it flagged
+        summary["drift_flagged"] = sum(d.flagged for d in checked)
     return StageOutput(outputs=paths, parameters=study.protocol.analysis.model_dump(mode="json"), summary=summary)

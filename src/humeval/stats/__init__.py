@@ -38,6 +38,7 @@ _EXPORTS = {
     "eta_squared": "humeval.stats.effect",
     "rank_biserial": "humeval.stats.effect",
     "mean_ci": "humeval.stats.means",
+    "stopped_split_pvalues": "humeval.stats.drift",
     "wilson_interval": "humeval.stats.proportion",
     "ppi_active_mean": "humeval.stats.ppi",
     "ppi_difference": "humeval.stats.ppi",
@@ -110,6 +111,7 @@ __all__ = [
     "shapiro",
     "sign_test",
     "spearman",
+    "stopped_split_pvalues",
     "to_frame",
     "trueskill_ranking",
     "ttest",
@@ -135,6 +137,7 @@ if TYPE_CHECKING:
     )
     from humeval.stats.correction import CORRECTIONS, adjust_pvalues, benjamini_hochberg, holm
     from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
+    from humeval.stats.drift import stopped_split_pvalues
     from humeval.stats.effect import cohens_d, eta_squared, rank_biserial
     from humeval.stats.means import mean_ci
     from humeval.stats.ppi import (

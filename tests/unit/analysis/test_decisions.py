@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from humeval.analysis.collate import collate
 from humeval.analysis.decisions import replay_decisions
@@ -86,3 +87,56 @@ def test_a_comparison_whose_every_judgement_was_excluded_is_replayed_as_undecide
     other = frame.assign(criterion="other")  # rows of another criterion only: none of them judge the comparison
     (d,) = replay_decisions(other, _protocol(), ["X", "Y"], _tasks())
     assert (d["outcome"], d["n"], d["collected"]) == ("continue", 0, 0)
+
+
+def test_the_decision_names_whose_preference_it_is_about():
+    """The participants whose judgements the rule used, and the times of the first and last: ties are no outcome."""
+    choices = ["tie", "B", "B", "tie"] + ["B"] * 40
+    (d,) = replay_decisions(_frame(choices), _protocol(), ["X", "Y"], _tasks())
+    assert d["outcome"] == "B"
+    used = [k for k, c in enumerate(choices) if c == "B"][: d["n"]]  # hand count: the first n decisive rows
+    assert d["population"] == {"participants": d["n"], "judgements": d["n"],
+                               "first": "2025-01-01T00:00:01Z", "last": f"2025-01-01T00:00:{used[-1]:02d}Z"}
+
+
+def test_pool_votes_of_one_outcome_count_every_participant_who_gave_them():
+    protocol = _protocol().model_copy(update={"assignment": _protocol().assignment.model_copy(
+        update={"strategy": "majority", "workers": 3})})
+    choices, seqs = [], []
+    for k in range(30):  # three votes per task, two of them for Y: a majority label for Y
+        choices += ["B", "B", "A"]
+        seqs += [k + 1] * 3
+    (d,) = replay_decisions(_frame(choices, seqs), protocol, ["X", "Y"])
+    assert d["outcome"] == "B"
+    assert d["population"]["participants"] == d["population"]["judgements"] == 3 * d["n"]
+    assert d["population"]["last"] == f"2025-01-01T00:00:{3 * d['n'] - 1:02d}Z"
+
+
+def test_the_drift_check_flags_a_crowd_whose_preference_changed():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from humeval.stats.drift import stopped_split_pvalues
+
+    choices = ["A", "A", "A", "B"] * 10 + ["B", "B", "B", "A"] * 10  # 0.75 for X early, 0.25 late
+    (d,) = replay_decisions(_frame(choices), _protocol(), ["X", "Y"], _tasks())
+    assert d["outcome"] == "continue" and d["n"] == 80
+    drift = d["drift"]
+    assert drift["flagged"] and drift["check"] == "halves" and drift["alpha"] == 0.05
+    assert (drift["early"]["n"], drift["early"]["wins_a"], drift["late"]["n"], drift["late"]["wins_a"]) == (40, 30, 40, 10)
+    low, high = proportion_confint(30, 40, method="wilson")
+    assert (drift["early"]["ci_low"], drift["early"]["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    assert drift["late"]["first"] == "2025-01-01T00:00:40Z" and drift["late"]["last"] == "2025-01-01T00:01:19Z"
+    boundary = get_rule("anytime", 0.05).boundary(80)
+    assert drift["p_value"] == pytest.approx(stopped_split_pvalues(boundary, 80, 40, 40, 30)[0])
+    assert drift["p_value"] < 1e-4
+
+    (steady,) = replay_decisions(_frame(["A", "B"] * 40), _protocol(), ["X", "Y"], _tasks())
+    assert not steady["drift"]["flagged"] and steady["drift"]["p_value"] == pytest.approx(1.0)
+    (off,) = replay_decisions(_frame(choices), _protocol(drift_check="none"), ["X", "Y"], _tasks())
+    assert off["drift"] is None and off["outcome"] == d["outcome"] and off["n"] == d["n"]
+
+
+def test_the_drift_check_is_undefined_for_a_rule_without_a_boundary():
+    (d,) = replay_decisions(_frame(["A", "B"] * 30), _protocol(rule="hoeffding-lastrun", max_judgements=20),
+                            ["X", "Y"], _tasks())
+    assert d["drift"]["undefined"].startswith("the rule has no boundary form") and not d["drift"]["flagged"]

@@ -1,0 +1,148 @@
+r"""Did the preference change between the early and the late part of a stopped sequence? An exact test.
+
+A stopping rule of boundary form (:mod:`humeval.stopping.base`) saw outcomes :math:`X_1, \dots, X_n` in
+{0, 1} and stopped at n (or is still going at n): the path :math:`S_t = X_1 + \dots + X_t` stayed inside
+the continuation region :math:`t - a_t < S_t < a_t` for every :math:`t < n`. Split the sequence after
+the first m outcomes: the early part has :math:`S_m` successes of m, the late part :math:`S_n - S_m` of
+:math:`n - m`.
+
+*Null hypothesis* (no drift): the outcomes are exchangeable, e.g. i.i.d. Bernoulli(p) with any p. Then
+every path from (0, 0) to :math:`(n, S_n)` has the same probability :math:`p^{S_n}(1-p)^{n-S_n}`, so
+given the stop at n with :math:`S_n` successes every *admissible* path (inside the region before n) is
+equally likely, whatever p is, and
+
+.. math::
+
+    P(S_m = s \mid n, S_n, \text{admissible}) = \frac{F_m(s)\, B_m(s)}{\sum_{s'} F_m(s')\, B_m(s')}
+
+with :math:`F_m(s)` the number of admissible paths from (0, 0) to (m, s) and :math:`B_m(s)` the number
+from (m, s) to :math:`(n, S_n)` (both by dynamic programming over t, one array operation per step on the
+states inside the boundary, all sequences at once: n x the band's width; 0.56 s for one sequence of
+n = 20,000 under ``anytime``). The two-sided p-value sums the probabilities of the values of :math:`S_m`
+that are no more likely than the one observed (Fisher's rule). The test is exact (its
+false-flag rate under the null is at most the level at every n, conditional on the stop) and conservative
+because :math:`S_m` is discrete.
+
+Why not Fisher's exact test on the two halves: it assumes every arrangement of the :math:`S_n` successes
+is equally likely, but a sequence that stopped at n did not cross the boundary earlier, so (for a
+decision for A) its early part had too few A outcomes to cross and its late part climbed to the boundary:
+the halves differ under the null. The admissible-path count corrects exactly for that. With a boundary
+that never stops (:math:`a_t > t`) every path is admissible and the test *is* Fisher's exact test.
+
+Reference: the conditional (sufficient-statistic) argument is Lehmann & Romano, *Testing Statistical
+Hypotheses*, 3rd ed., section 4.4 (UMPU tests via conditioning on a sufficient statistic); Fisher (1935)
+for the 2x2 case; path counting under a stopping boundary as in Armitage, McPherson & Rowe (1969).
+R (no boundary): ``fisher.test(matrix(c(s_m, m - s_m, S - s_m, n - m - S + s_m), 2))$p.value``.
+
+Checked against: ``scipy.stats.fisher_exact`` without a boundary, and enumeration of all :math:`2^n`
+paths with a boundary (``tests/unit/stats/test_drift.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from humeval.errors import DataError
+
+__all__ = ["stopped_split_pvalues"]
+
+#: relative tolerance when comparing probabilities (Fisher's two-sided rule, as scipy and R use)
+_TOL = 1 + 1e-7
+
+
+def _inside(a: np.ndarray, t: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """Whether (t, s) is inside the continuation region t - a_t < s < a_t; ``t`` per row, ``states`` per column."""
+    at = a[np.maximum(t, 1) - 1][:, None]
+    return (t[:, None] - at < states[None, :]) & (states[None, :] < at)
+
+
+def _band(a: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest count inside the continuation region at each t (0..t while the rule cannot stop)."""
+    at = a[t - 1]
+    return np.maximum(0, t - at + 1), np.minimum(t, at - 1)
+
+
+def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.ndarray, split: np.ndarray,
+                          early_successes: np.ndarray, *, p0: float = 0.5) -> np.ndarray:
+    """Two-sided exact p-values that the early part (the first ``split`` of ``n`` outcomes) and the late part
+    share one success probability, given that the sequence stayed inside ``boundary`` before ``n``.
+
+    ``boundary[t - 1]`` is :math:`a_t` for t = 1..H (:meth:`humeval.stopping.base.BoundaryRule.boundary`);
+    ``n``, ``successes`` (:math:`S_n`), ``split`` (m, 1 <= m < n) and ``early_successes`` (:math:`S_m`)
+    are arrays with one entry per sequence (or scalars). ``p0`` weights the steps of the dynamic
+    programme (the result does not depend on it; a value near :math:`S_n/n` keeps the extreme states
+    away from underflow for long sequences).
+
+    Checked against: ``scipy.stats.fisher_exact`` (no boundary) and enumeration of every path (with one).
+
+    Examples:
+        >>> import numpy as np
+        >>> never = np.arange(2, 12)  # a_t = t + 1: no stop, so this is Fisher's exact test
+        >>> float(stopped_split_pvalues(never, 10, 5, 5, 4)[0]).__round__(4)  # R: fisher.test(matrix(c(4,1,1,4),2))
+        0.2063
+    """
+    a = np.asarray(boundary, dtype=np.int64)
+    n, s_n, m, s_m = (np.atleast_1d(np.asarray(x, dtype=np.int64)) for x in (n, successes, split, early_successes))
+    if not (n.shape == s_n.shape == m.shape == s_m.shape) or n.ndim != 1:
+        raise DataError(f"stopped_split_pvalues: n, successes, split and early_successes need one entry per "
+                        f"sequence each, got shapes {n.shape}, {s_n.shape}, {m.shape}, {s_m.shape}")
+    if n.size == 0:
+        return np.zeros(0)
+    bad = (m < 1) | (m >= n) | (s_n < 0) | (s_n > n) | (s_m < 0) | (s_m > m) | (s_n - s_m > n - m) | (s_m > s_n)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"stopped_split_pvalues: sequence {i}: split m = {m[i]} of n = {n[i]} with S_m = {s_m[i]}, "
+                        f"S_n = {s_n[i]} is not a split (need 1 <= m < n, 0 <= S_m <= m, S_m <= S_n, "
+                        f"S_n - S_m <= n - m)")
+    if int(n.max()) > a.size:
+        raise DataError(f"stopped_split_pvalues: the boundary has {a.size} entries (a_1..a_H), the longest "
+                        f"sequence has n = {int(n.max())}: pass the boundary up to that n")
+    if not 0 < p0 < 1:
+        raise DataError(f"stopped_split_pvalues: p0 must be in (0, 1), got {p0!r}")
+    rows = n.size
+    width = int(n.max()) + 2  # states 0..max n, and one padding column for the shifts
+    states = np.arange(width)
+    w1, w0 = p0, 1.0 - p0
+
+    # forward, all sequences at once: admissible paths from (0, 0) to (t, s); kept at each sequence's m. Each step
+    # works on the columns that can be non-zero (the previous support and the band inside the boundary at t), so a
+    # long sequence costs n x the band's width, not n^2.
+    forward = np.zeros((rows, width))
+    forward[:, 0] = 1.0
+    at_split = np.zeros((rows, width))
+    c0, c1 = 0, 1  # the support of `forward`: columns [c0, c1)
+    for t in range(1, int(m.max()) + 1):
+        lo, hi = _band(a, np.array([t]))
+        u0, u1 = min(c0, int(lo[0])), max(c1, int(hi[0]) + 1)
+        old = forward[:, u0:u1]  # column u0 - 1 is outside the support: zero
+        step = (w0 * old + w1 * np.concatenate((np.zeros((rows, 1)), old[:, :-1]), axis=1)) \
+            * _inside(a, np.full(rows, t), states[u0:u1])
+        forward[:, u0:u1] = step / np.maximum(step.max(axis=1, keepdims=True), np.finfo(float).tiny)  # scale cancels
+        c0, c1 = int(lo[0]), int(hi[0]) + 1
+        at_split[m == t] = forward[m == t]
+
+    # backward, all sequences at once: admissible paths from (t, s) to (n, S_n), from t = n - 1 down to each m
+    backward = np.zeros((rows, width))
+    backward[np.arange(rows), s_n] = 1.0
+    c0, c1 = int(s_n.min()), int(s_n.max()) + 1  # the union of the sequences' supports
+    for k in range(1, int((n - m).max()) + 1):
+        t = n - k
+        live = t >= m
+        lo, hi = _band(a, t[live])
+        u0, u1 = min(c0, int(lo.min())), max(c1, int(hi.max()) + 1)
+        old = backward[:, u0:u1]  # column u1 is outside the support: zero
+        step = (w0 * old + w1 * np.concatenate((old[:, 1:], np.zeros((rows, 1))), axis=1)) \
+            * _inside(a, t, states[u0:u1])
+        step /= np.maximum(step.max(axis=1, keepdims=True), np.finfo(float).tiny)
+        backward[:, u0:u1] = np.where(live[:, None], step, old)
+        c0, c1 = u0, u1
+
+    prob = at_split * backward
+    total = prob.sum(axis=1, keepdims=True)
+    if (total <= 0).any():
+        i = int(np.flatnonzero(total[:, 0] <= 0)[0])
+        raise DataError(f"stopped_split_pvalues: sequence {i}: no path stays inside the boundary before n = {n[i]} "
+                        f"and ends at S_n = {s_n[i]}; these outcomes cannot come from this rule")
+    prob /= total
+    observed = prob[np.arange(rows), s_m]
+    return np.minimum(1.0, np.where(prob <= observed[:, None] * _TOL, prob, 0.0).sum(axis=1))
