@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy import Connection, Engine
 
 from humeval import logbook
+from humeval.store.alive import beat
 from humeval.store.assign import current_assignment, next_assignment, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
@@ -163,6 +164,20 @@ class Store:
             enter, participant_id=participant_id, platform=platform, params=params, user_agent=user_agent,
             consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds),
             recent_max=recent_max, recent_window=recent_window))
+
+    def keep_alive(self) -> float:
+        """The service is up now: one beat of :mod:`humeval.store.alive` (from then on each reap of this process
+        beats first). After a downtime (a restart, the whole service paused) the live leases, held lists and recent
+        activity are moved by it; returns the seconds moved (0.0 when none)."""
+        ctx = self.context
+        ctx.heartbeat = True
+        return self.write(lambda conn: beat(conn, ctx))
+
+    async def akeep_alive(self) -> float:
+        """:meth:`keep_alive` as an operation of the event loop (the server's lifespan beats with it)."""
+        ctx = self.context
+        ctx.heartbeat = True
+        return await self.awrite(lambda conn: beat(conn, ctx))
 
     def first_delivery(self, key: str, keep: float) -> bool:
         """Record a signed platform delivery; False for a replay of one received within ``keep`` seconds

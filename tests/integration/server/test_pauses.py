@@ -1,0 +1,250 @@
+"""A participant whose session began ends with their completion code: pauses, quitters and restarts.
+
+In-process (httpx.ASGITransport) on SQLite and PostgreSQL, the ``list`` strategy with a live stopping rule and a
+short lease; the store's clock is driven (:class:`Clock`), and while the service "runs" it beats every second
+(:meth:`humeval.store.store.Store.keep_alive`, what the server's lifespan does every
+:data:`humeval.store.alive.ALIVE_EVERY` seconds). The rules checked (docs/collection.md, "Pauses, quitters and
+restarts"):
+
+* a participant inactive for longer than a lease while the service runs is settled as abandoned: the
+  preregistered exclusion rules run on what they did and their kept outcomes are fed, exactly as for one who
+  finished; the rest of their list goes to the next participant;
+* coming back, they are not given another task (their judgements are final), a late answer is refused and not
+  stored, and they get their completion code (the API's ``completed: true``, the HTML page's code screen);
+* a time when no process of the study ran (a restart) does not count as inactivity: the leases and the
+  participants' last activity are moved by it when the service starts again;
+* a crowd with quitters and pausers reaches the decision with every returning participant's code, the
+  judgements admitted but unused within the bound stated before launch, and the replay equal to the live
+  decision.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pandas as pd
+import pytest
+
+from humeval.analysis.decisions import replay_decisions
+from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.judgements.exclusion import exclusions, valid_judgements
+from humeval.stopping.admission import unused_bound
+from humeval.store import alive as store_alive
+from humeval.store import assign as store_assign
+from humeval.store import participants as store_participants
+from humeval.store import submit as store_submit
+from humeval.study import Study
+from tests.integration.server.inprocess import InProcess, enter
+from tests.integration.server.studies import pairwise_study
+
+pytestmark = pytest.mark.timeout(300)
+LEASE = 10
+CODE = "DONE-42"
+WATCHED = ("SELECT count(*) FROM judgements j JOIN watched_tasks w ON w.task_id = j.task_id "
+           "WHERE j.revision = 0")
+
+
+class Clock:
+    """``time`` for the store's modules: ``time()`` is driven, everything else the real module."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def time(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
+    c = Clock()
+    for module in (store_assign, store_submit, store_participants, store_alive):
+        monkeypatch.setattr(module, "time", c)
+    yield c
+
+
+def running(clock: Clock, srv: InProcess, seconds: float) -> None:
+    """``seconds`` pass while the service runs: its heartbeat beats every second."""
+    for _ in range(int(seconds)):
+        clock.now += 1.0
+        srv.store.keep_alive()
+    clock.now += seconds - int(seconds)
+
+
+def study_of(tmp_path: Path, items: int = 60, exclusion: str = "") -> Study:
+    return pairwise_study(tmp_path / "study", items=items, strategy="list", per_item=1, per_participant=10,
+                          lease=LEASE, exclusion=exclusion)
+
+
+class Participant:
+    """One participant on the JSON API; answers prefer the candidate."""
+
+    keys = 0
+
+    def __init__(self, c: httpx.AsyncClient, srv: InProcess, pid: str, headers: dict[str, str]) -> None:
+        self.c, self.srv, self.pid, self.h = c, srv, pid, headers
+
+    @classmethod
+    async def enter(cls, c: httpx.AsyncClient, srv: InProcess, pid: str) -> Participant:
+        return cls(c, srv, pid, await enter(c, pid))
+
+    async def next(self) -> dict[str, Any] | None:
+        r = await self.c.get("/api/v1/next", headers=self.h)
+        assert r.status_code in (200, 204), r.text
+        return r.json() if r.status_code == 200 else None
+
+    def choice(self, a: dict[str, Any]) -> str:
+        """The candidate's side, as the store shows it to them."""
+        display = self.srv.store.read(lambda conn: conn.exec_driver_sql(
+            "SELECT display FROM assignments WHERE assignment_id = " + ("%(a)s" if "postgresql" in self.srv.store.url
+                                                                       else ":a"), {"a": a["assignment_id"]}).scalar())
+        return "A" if json.loads(display)[0] == "candidate" else "B"
+
+    async def answer(self, a: dict[str, Any]) -> httpx.Response:
+        Participant.keys += 1
+        return await self.c.post("/api/v1/judgements", headers=self.h, json={
+            "assignment_id": a["assignment_id"], "idempotency_key": f"key-{self.pid}-{Participant.keys:06d}",
+            "values": {"quality": self.choice(a)}})
+
+    async def answered(self, a: dict[str, Any]) -> None:
+        r = await self.answer(a)
+        assert r.status_code == 201, r.text
+
+    async def status(self) -> dict[str, Any]:
+        r = await self.c.get("/api/v1/status", headers=self.h)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+
+def _code(body: dict[str, Any]) -> str | None:
+    return body.get("completion", {}).get("code") if body["progress"]["completed"] else None
+
+
+def test_a_participant_who_paused_past_the_lease_gets_their_code(tmp_path: Path, clock: Clock,
+                                                                   db_url: str | None) -> None:
+    srv = InProcess(study_of(tmp_path), db_url)
+
+    async def body(c: httpx.AsyncClient) -> None:
+        p = await Participant.enter(c, srv, "P")
+        for _ in range(2):
+            a = await p.next()
+            assert a is not None
+            await p.answered(a)
+        held = await p.next()
+        assert held is not None
+        running(clock, srv, LEASE + 4)  # a 14 s pause past the 10 s lease
+        q = await Participant.enter(c, srv, "Q")
+        assert await q.next() is not None  # someone else's request: the store reaps and settles the abandoned
+        late = await p.answer(held)
+        assert late.status_code == 409 and late.json()["error"]["code"] == "lease_expired", late.text
+        assert "completion code" in late.json()["error"]["message"]
+        assert srv.store.read(lambda conn: conn.exec_driver_sql(WATCHED).scalar()) == 2  # the late answer: not stored
+        assert srv.store.stopping()[0]["n"] == 2  # their two outcomes reached the rule when they were settled
+        assert await p.next() is None
+        status = await p.status()
+        assert status["progress"]["completed"] and status["progress"]["done"] == 2
+        assert _code(status) == CODE
+        # the HTML flow: the task page sends them to the code screen
+        c.cookies.set("humeval_token", p.h["authorization"][7:])
+        page = await c.get("/task", follow_redirects=False)
+        assert page.status_code == 303 and page.headers["location"] == "/done"
+        done = await c.get("/done")
+        assert done.status_code == 200 and CODE in done.text
+        c.cookies.clear()
+
+    try:
+        srv.run(body)
+    finally:
+        srv.close()
+
+
+def test_a_page_participant_who_paused_reaches_the_code_screen(tmp_path: Path, clock: Clock) -> None:
+    """The same pause through the pages: the late form is not stored, the next page is the code screen."""
+    import re
+
+    srv = InProcess(study_of(tmp_path))
+
+    async def body(c: httpx.AsyncClient) -> None:
+        await c.get("/", params={"participant_id": "H"})
+        for _ in range(2):
+            page = (await c.get("/task")).text
+            aid = re.search(r'name="assignment_id" value="([^"]+)"', page).group(1)
+            key = re.search(r'name="idempotency_key" value="([^"]+)"', page).group(1)
+            r = await c.post("/task", data={"assignment_id": aid, "idempotency_key": key, "quality": "A"})
+            assert r.status_code == 303
+        page = (await c.get("/task")).text
+        aid = re.search(r'name="assignment_id" value="([^"]+)"', page).group(1)
+        key = re.search(r'name="idempotency_key" value="([^"]+)"', page).group(1)
+        running(clock, srv, LEASE + 4)
+        async with srv.client() as other:
+            q = await Participant.enter(other, srv, "Q")
+            assert await q.next() is not None
+        r = await c.post("/task", data={"assignment_id": aid, "idempotency_key": key, "quality": "A"},
+                         follow_redirects=True)
+        assert r.status_code == 200 and CODE in r.text and str(r.url).endswith("/done")
+
+    try:
+        srv.run(body)
+    finally:
+        srv.close()
+
+
+def test_a_restart_longer_than_the_lease_abandons_no_one(tmp_path: Path, clock: Clock, db_url: str | None) -> None:
+    study = study_of(tmp_path)
+    srv = InProcess(study, db_url)
+    held: dict[str, Any] = {}
+
+    async def before(c: httpx.AsyncClient) -> None:
+        p = await Participant.enter(c, srv, "P")
+        for _ in range(2):
+            a = await p.next()
+            assert a is not None
+            await p.answered(a)
+        held["a"], held["h"] = await p.next(), p.h
+        r = await Participant.enter(c, srv, "R")  # answers once, then quits while the service runs
+        a = await r.next()
+        assert a is not None
+        await r.answered(a)
+        held["r"] = r.h
+
+    try:
+        srv.run(before)
+        running(clock, srv, 3)
+    finally:
+        srv.close()
+    clock.now += 64  # the service is down for 64 s, far past the 10 s lease
+    srv = InProcess(study, db_url)  # started again over the same store
+
+    async def after(c: httpx.AsyncClient) -> None:
+        q = await Participant.enter(c, srv, "Q")
+        assert await q.next() is None  # a request after the start (the store reaps): P and R hold the two sessions
+        p = Participant(c, srv, "P", held["h"])
+        assert (await p.answer(held["a"])).status_code == 201  # their lease was moved by the downtime
+        done = 3
+        while (a := await p.next()) is not None:
+            await p.answered(a)
+            done += 1
+        assert done == 10 and _code(await p.status()) == CODE
+        # R's inactivity counts only while the service runs: settled (their outcome fed) a lease after the start
+        settled = "SELECT participant_id FROM settled ORDER BY participant_id"
+        assert [r[0] for r in srv.store.read(lambda conn: conn.exec_driver_sql(settled).all())] == ["P"]
+        running(clock, srv, LEASE + 1)
+        assert await q.next() is not None  # R's list given back: Q continues it
+        assert [r[0] for r in srv.store.read(lambda conn: conn.exec_driver_sql(settled).all())] == ["P", "R"]
+        assert srv.store.stopping()[0]["n"] == 11  # P's ten and R's one
+        events = srv.store.read(lambda conn: conn.exec_driver_sql(
+            "SELECT data FROM events WHERE kind = 'downtime'").all())
+        assert len(events) == 1 and json.loads(events[0][0])["seconds"] == 64  # from the last beat to the start
+
+    try:
+        srv.run(after)
+    finally:
+        srv.close()
