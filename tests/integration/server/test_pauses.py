@@ -248,3 +248,183 @@ def test_a_restart_longer_than_the_lease_abandons_no_one(tmp_path: Path, clock: 
         srv.run(after)
     finally:
         srv.close()
+
+
+# -- a crowd with quitters and pausers ---------------------------------------------------------------------------
+#: the crowd, dealt in a seeded order from decks of 20: 20 % quitters (stop after a random number of tasks, never
+#: come back unless said so), 20 % pausers (away once for longer than the lease, then back), 15 % rushers (a median
+#: below the min-time rule: excluded, and they favour the baseline), the rest honest (the candidate in 3 of 4)
+DECK = ("quitter",) * 4 + ("pauser",) * 4 + ("rusher",) * 3 + ("honest",) * 9
+ROUNDS = 1200
+
+
+class Member(Participant):
+    def __init__(self, c: httpx.AsyncClient, srv: InProcess, pid: str, headers: dict[str, str], kind: str,
+                 turn: int) -> None:
+        super().__init__(c, srv, pid, headers)
+        self.kind, self.turn = kind, turn  # quitters quit, pausers pause, after ``turn`` tasks
+        self.role = kind  # (``kind`` becomes ``gone`` or ``finished``)
+        self.rng = np.random.default_rng(int(pid[1:]))
+        self.lease: dict[str, Any] | None = None
+        self.done = 0
+        self.began = False  # a judgement stored, or a first task the decision withdrew
+        self.wake: float | None = None
+        self.paused = False
+
+    def choice(self, a: dict[str, Any]) -> str:
+        side = super().choice(a)  # the candidate's side: taken three times in four, a rusher takes the other
+        flip = self.role == "rusher" or self.rng.random() >= 0.75
+        return {"A": "B", "B": "A"}[side] if flip else side
+
+    async def answer(self, a: dict[str, Any]) -> httpx.Response:
+        Participant.keys += 1
+        return await self.c.post("/api/v1/judgements", headers=self.h, json={
+            "assignment_id": a["assignment_id"], "idempotency_key": f"key-{self.pid}-{Participant.keys:06d}",
+            "values": {"quality": self.choice(a)}, "seconds": 0.5 if self.role == "rusher" else 6.0})
+
+
+class Crowd:
+    """Participants arriving as places open, acting once a round (a round is a second of service time)."""
+
+    def __init__(self, srv: InProcess, clock: Clock, seed: int) -> None:
+        self.srv, self.clock, self.rng = srv, clock, np.random.default_rng(seed)
+        self.members: list[Member] = []
+        self.deck: list[str] = []
+        self.rounds = 0
+        self.refused_late = 0
+        self.decided_at: float | None = None
+        self.judged_after = 0
+
+    def decided(self) -> bool:
+        return self.srv.store.stopping()[0]["outcome"] != "continue"
+
+    async def arrive(self, c: httpx.AsyncClient) -> None:
+        if not self.deck:
+            self.deck = list(self.rng.permutation(DECK))
+        kind = str(self.deck.pop())
+        pid = f"P{len(self.members):03d}"
+        m = Member(c, self.srv, pid, await enter(c, pid), kind, int(self.rng.integers(1, 10)))
+        self.members.append(m)
+        m.lease = await m.next()  # admitted with work, or told to wait (never began: they leave)
+
+    def active(self) -> list[Member]:
+        return [m for m in self.members if m.lease is not None and m.wake is None and m.kind != "gone"]
+
+    async def act(self, m: Member) -> None:
+        if m.kind == "quitter" and m.done == m.turn:
+            m.kind = "gone"  # quits with a task held, and never comes back
+            return
+        if m.kind == "pauser" and m.done == m.turn and not m.paused:
+            m.paused, m.wake = True, self.clock.now + LEASE + 4  # away past the lease, the task held
+            return
+        assert m.lease is not None
+        r = await m.answer(m.lease)
+        if r.status_code == 201:
+            m.done += 1
+            m.began = True
+        else:
+            assert r.status_code == 409 and r.json()["error"]["code"] in ("lease_expired", "lease_withdrawn"), r.text
+            self.refused_late += 1
+            m.began = m.began or r.json()["error"]["code"] == "lease_withdrawn"
+        m.lease = await m.next()
+        if m.lease is None:
+            m.lease, m.kind = None, "finished" if m.kind != "gone" else m.kind
+
+    async def play(self, c: httpx.AsyncClient, rounds: int) -> None:
+        """Up to ``rounds`` rounds, until the rule decides."""
+        for m in self.members:
+            m.c = c  # (a new client after a restart: the tokens stay valid)
+        for _ in range(rounds):
+            if self.decided():
+                return
+            self.rounds += 1
+            assert self.rounds <= ROUNDS, "collection stalled"
+            wanted = self.srv.store.recruitment().wanted
+            if wanted or not self.active():  # places open (or, nobody at work, someone comes to look)
+                for _ in range(min(max(wanted, 1), 3)):
+                    await self.arrive(c)
+            for m in [m for m in self.members if m.wake is not None and m.wake <= self.clock.now]:
+                m.wake = None  # back from the pause: answer the task held, then go on
+            for m in self.active():
+                await self.act(m)
+                if self.decided() and self.decided_at is None:
+                    self.decided_at = self.clock.now
+            running(self.clock, self.srv, 1)
+
+    async def finish(self, c: httpx.AsyncClient) -> None:
+        """After the decision: those at work and those away come back; half the quitters come back late."""
+        for m in self.members:
+            m.c = c
+            if m.kind == "gone" and int(m.pid[1:]) % 2:
+                continue
+            if m.lease is not None:
+                r = await m.answer(m.lease)
+                assert r.status_code in (201, 409), r.text
+                self.judged_after += r.status_code == 201
+                self.refused_late += r.status_code == 409
+                m.began = m.began or r.status_code == 201 or r.json()["error"]["code"] == "lease_withdrawn"
+            while (a := await m.next()) is not None:  # nothing watched is left: the lists are closed
+                raise AssertionError(f"{m.pid} was given {a['assignment_id']} after the decision")
+            status = await m.status()
+            m.began = m.began or status["progress"]["done"] > 0
+            if m.began:
+                assert _code(status) == CODE, f"{m.pid} ({m.role}) began a session and ended without the code"
+
+
+def _run_crowd(tmp_path: Path, clock: Clock, db_url: str | None, seed: int, restarts: tuple[int, ...]) -> Crowd:
+    study = study_of(tmp_path, items=300, exclusion="[{rule: min-time, seconds: 2, scope: participant}]")
+    srv = InProcess(study, db_url)
+    comp = srv.store.context.comparisons["quality"]
+    w = srv.store.context.session_sizes["quality"]
+    stated = unused_bound(comp.sessions, w, comp.in_flight_bound(0))  # stated before launch
+    assert stated == srv.store.recruitment().comparisons[0].unused_bound == 10  # W = 2, w = 10: (2 - 1) 10 + 1 - 1
+    crowd = Crowd(srv, clock, seed)
+    try:
+        for at in restarts:  # play until the restart, stop the service past the lease, start it again
+            srv.run(lambda c: crowd.play(c, at - crowd.rounds))
+            assert not crowd.decided(), f"decided before the restart at round {at}"
+            srv.close()
+            clock.now += 3 * LEASE
+            srv = crowd.srv = InProcess(study, db_url)
+        srv.run(lambda c: crowd.play(c, ROUNDS))
+        assert crowd.decided(), f"no decision in {crowd.rounds} rounds"
+        downtimes = srv.store.read(lambda conn: conn.exec_driver_sql(
+            "SELECT count(*) FROM events WHERE kind = 'downtime'").scalar())
+        assert downtimes == len(restarts)
+        srv.run(crowd.finish)
+        live = srv.store.stopping()[0]
+        frame = pd.DataFrame(srv.store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
+        excluded = exclusions(frame, study.protocol, study.read_lists())
+        record = replay_decisions(valid_judgements(frame, excluded), study.protocol, study.protocol.systems)[0]
+        assert (record["outcome"], record["n"]) == (live["outcome"], live["n"]) and record["agrees_with_live"]
+        assert live["outcome"] == "B"  # the candidate (system B) wins: the rushers who favour the baseline are excluded
+        assert crowd.judged_after == 0  # nothing was stored after the decision
+        # the kept judgements the decision did not use: within the bound stated before launch
+        assert record["collected"] - record["n"] <= stated, (record["collected"], record["n"], stated)
+        settled = srv.store.read(lambda conn: conn.exec_driver_sql("SELECT reason, excluded FROM settled").all())
+        abandoned = [r for r in settled if r[0].startswith("abandoned")]
+        rushers = {m.pid for m in crowd.members if m.role == "rusher" and m.began}
+        assert set(excluded.loc[excluded["scope"] == "participant", "participant_id"]) == rushers
+        assert abandoned and crowd.refused_late > 0  # quitters were settled; pausers (or the cut) came back late
+        assert any(m.paused for m in crowd.members) and any(m.kind == "gone" for m in crowd.members)
+        crowd.stats = {"places": sum(m.began for m in crowd.members), "n": live["n"], "kept": record["collected"],  # type: ignore[attr-defined]
+                       "bound": stated, "abandoned": len(abandoned), "refused_late": crowd.refused_late,
+                       "rounds": crowd.rounds}
+        print(f"\ncrowd seed {seed}, restarts {restarts}: {crowd.stats}")  # type: ignore[attr-defined]
+    finally:
+        srv.close()
+    return crowd
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_crowd_with_quitters_and_pausers_keeps_the_bound_and_every_code(tmp_path: Path, clock: Clock,
+                                                                          seed: int) -> None:
+    _run_crowd(tmp_path, clock, None, seed, ())
+
+
+@pytest.mark.postgres
+def test_a_crowd_with_quitters_pausers_and_two_restarts_on_postgres(tmp_path: Path, clock: Clock) -> None:
+    from tests.integration.server.conftest import PG, pg_scratch
+
+    with pg_scratch("SCHEMA", "hv_") as schema:
+        _run_crowd(tmp_path, clock, f"{PG}?options=-csearch_path%3D{schema}", 4, (8, 20))
