@@ -20,6 +20,7 @@ restarts"):
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Iterator
@@ -428,3 +429,40 @@ def test_a_crowd_with_quitters_pausers_and_two_restarts_on_postgres(tmp_path: Pa
 
     with pg_scratch("SCHEMA", "hv_") as schema:
         _run_crowd(tmp_path, clock, f"{PG}?options=-csearch_path%3D{schema}", 4, (8, 20))
+
+
+def test_the_server_beats_while_it_runs_idle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lifespan's heartbeat runs with no request at all (a beat every ALIVE_EVERY seconds, here 0.05): the app's
+    ASGI lifespan driven by hand, as a server would."""
+    from humeval.server import app as server_app
+
+    monkeypatch.setattr(server_app, "ALIVE_EVERY", 0.05)
+    srv = InProcess(study_of(tmp_path))
+
+    def alive() -> float:
+        return float(srv.store.read(lambda conn: conn.exec_driver_sql(
+            "SELECT value FROM meta WHERE key = 'alive'").scalar()))
+
+    started = alive()  # the app's start beat once
+
+    async def main() -> float:
+        inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        sent: list[dict[str, Any]] = []
+        await inbox.put({"type": "lifespan.startup"})
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        life = asyncio.create_task(srv.app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}},
+                                           inbox.get, send))
+        beat = started
+        for _ in range(200):  # at most 10 s
+            await asyncio.sleep(0.05)
+            if (beat := alive()) > started:
+                break
+        await inbox.put({"type": "lifespan.shutdown"})
+        await life
+        assert [m["type"] for m in sent] == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+        return beat
+
+    assert asyncio.run(main()) > started
