@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,6 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from humeval.errors import HumevalError
 from humeval.server.admin import admin_routes
 from humeval.server.api import api_routes
 from humeval.server.config import ServerConfig
@@ -42,6 +42,7 @@ from humeval.study import Study
 __all__ = ["app_from_env", "create_app"]
 
 HERE = Path(__file__).parent
+_log = logging.getLogger(__name__)
 
 
 def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
@@ -83,11 +84,15 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
 async def _beat(store: Store) -> None:
     """The process's heartbeat while it serves (:mod:`humeval.store.alive`): a beat every ``ALIVE_EVERY`` seconds,
     with or without requests, so that time the service runs idle counts as the participants' inactivity and only a
-    time when no process ran is moved. A beat that fails (the store unreachable) is tried again at the next."""
+    time when no process ran is moved (the process reaps only while the beat is fresh). A beat that fails (the store
+    unreachable) is logged and tried again at the next."""
     while True:
         await asyncio.sleep(ALIVE_EVERY)
-        with contextlib.suppress(HumevalError):
-            await store.akeep_alive()
+        try:
+            await store.akeep_alive(beating=True)
+        except Exception:  # the loop must outlive a failed write: without beats the process stops reaping
+            _log.exception("the heartbeat could not write to the store (%s); trying again in %g s", store.where,
+                           ALIVE_EVERY)
 
 
 def _prolific_hook(study: Study, config: ServerConfig, store: Store) -> list[Any]:

@@ -38,7 +38,7 @@ from sqlalchemy import Connection, select
 
 from humeval.design.tasks import Task
 from humeval.store import schema as s
-from humeval.store.alive import beat
+from humeval.store.alive import fresh
 from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.lease import EVENT, FREE_PLACE, LEASE, TAKE, end_lease
 from humeval.store.live import (
@@ -404,12 +404,12 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *,
 
 def reap_due(conn: Connection, ctx: StoreContext, now: float) -> None:
     """Every :data:`REAP_EVERY` seconds in a process, with an operation that may lease: the leases that ran out are
-    reclaimed and the participants who abandoned their sessions settled (in a process that beats, after the beat:
-    a downtime is not taken for their inactivity, :mod:`humeval.store.alive`)."""
+    reclaimed and the participants who abandoned their sessions settled (in a process that beats, only while the
+    last beat is fresh: a downtime is moved before anything is reclaimed for it, :mod:`humeval.store.alive`)."""
     if now - ctx.last_reap > REAP_EVERY:
+        if ctx.heartbeat and not fresh(conn, now):
+            return  # the service was down (or paused): the next beat moves the downtime, then a reap runs
         ctx.last_reap = now
-        if ctx.heartbeat:
-            beat(conn, ctx, now)
         reap(conn, now)
         settle_abandoned(conn, ctx, now)
 

@@ -216,8 +216,8 @@ class StoreContext:
     #: the places of every list that hold a task (checks aside), counted on first use (:func:`humeval.store.reads.unused_lists`)
     task_places: int | None = None
     last_reap: float = 0.0
-    #: the process beats (:mod:`humeval.store.alive`: a server): each reap beats first, so that a downtime is moved
-    #: before anything is reclaimed for it
+    #: the process beats (:mod:`humeval.store.alive`: a server): it reaps only while the last beat is fresh, so that
+    #: a downtime is moved before anything is reclaimed for it
     heartbeat: bool = False
     #: ``list`` strategy: per participant, the lease this process gave them last, its list, the list's next place
     #: with its task, and until when at least the list is held (:func:`humeval.store.assign.lease_after`)

@@ -165,18 +165,19 @@ class Store:
             consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds),
             recent_max=recent_max, recent_window=recent_window))
 
-    def keep_alive(self) -> float:
-        """The service is up now: one beat of :mod:`humeval.store.alive` (from then on each reap of this process
-        beats first). After a downtime (a restart, the whole service paused) the live leases, held lists and recent
-        activity are moved by it; returns the seconds moved (0.0 when none)."""
+    def keep_alive(self, *, beating: bool = False) -> float:
+        """The service is up now: one beat of :mod:`humeval.store.alive`. After a downtime (a restart, the whole
+        service paused) the live leases, held lists and recent activity are moved by it; returns the seconds moved
+        (0.0 when none). ``beating``: this process beats regularly from now on (the server's lifespan), so it reaps
+        only while the last beat is fresh."""
         ctx = self.context
-        ctx.heartbeat = True
+        ctx.heartbeat = ctx.heartbeat or beating
         return self.write(lambda conn: beat(conn, ctx))
 
-    async def akeep_alive(self) -> float:
+    async def akeep_alive(self, *, beating: bool = False) -> float:
         """:meth:`keep_alive` as an operation of the event loop (the server's lifespan beats with it)."""
         ctx = self.context
-        ctx.heartbeat = True
+        ctx.heartbeat = ctx.heartbeat or beating
         return await self.awrite(lambda conn: beat(conn, ctx))
 
     def first_delivery(self, key: str, keep: float) -> bool:

@@ -431,6 +431,36 @@ def test_a_crowd_with_quitters_pausers_and_two_restarts_on_postgres(tmp_path: Pa
         _run_crowd(tmp_path, clock, f"{PG}?options=-csearch_path%3D{schema}", 4, (8, 20))
 
 
+def test_a_service_paused_whole_reaps_only_after_its_beat(tmp_path: Path, clock: Clock) -> None:
+    """A process that beats (the server) paused whole for 64 s, then resumed: a request that comes before its first
+    beat reclaims nothing; the beat moves the downtime, and the participant's lease is theirs."""
+    srv = InProcess(study_of(tmp_path))
+    srv.store.keep_alive(beating=True)  # what the lifespan does: from now on, reaps wait for a fresh beat
+
+    async def body(c: httpx.AsyncClient) -> None:
+        p = await Participant.enter(c, srv, "P")
+        a = await p.next()
+        assert a is not None
+        await p.answered(a)
+        held = await p.next()
+        assert held is not None
+        clock.now += 64  # the whole service paused (no beat), then resumed
+        q = await Participant.enter(c, srv, "Q")
+        await q.next()  # a request before the first beat: nothing is reaped
+        leased = "SELECT status FROM assignments WHERE assignment_id = :a"
+        assert srv.store.read(lambda conn: conn.exec_driver_sql(leased, {"a": held["assignment_id"]}).scalar()) == "leased"
+        assert srv.store.keep_alive() == 64  # the first beat: the downtime moved
+        running(clock, srv, 3)
+        await q.next()  # a reap now: the lease was moved, not reclaimed
+        await p.answered(held)
+        assert srv.store.read(lambda conn: conn.exec_driver_sql("SELECT count(*) FROM settled").scalar()) == 0
+
+    try:
+        srv.run(body)
+    finally:
+        srv.close()
+
+
 def test_the_server_beats_while_it_runs_idle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The lifespan's heartbeat runs with no request at all (a beat every ALIVE_EVERY seconds, here 0.05): the app's
     ASGI lifespan driven by hand, as a server would."""
