@@ -90,7 +90,7 @@ async def _beat(store: Store) -> None:
         await asyncio.sleep(ALIVE_EVERY)
         try:
             await store.akeep_alive(beating=True)
-        except Exception:  # the loop must outlive a failed write: without beats the process stops reaping
+        except Exception:  # noqa: BLE001 - the loop outlives a failed write: without beats the process stops reaping
             _log.exception("the heartbeat could not write to the store (%s); trying again in %g s", store.where,
                            ALIVE_EVERY)
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,11 +36,8 @@ from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.stopping.admission import unused_bound
 from humeval.store import alive as store_alive
-from humeval.store import assign as store_assign
-from humeval.store import participants as store_participants
-from humeval.store import submit as store_submit
 from humeval.study import Study
-from tests.integration.server.inprocess import InProcess, enter
+from tests.integration.server.inprocess import Clock, InProcess, drive_clock, enter
 from tests.integration.server.studies import pairwise_study
 
 pytestmark = pytest.mark.timeout(300)
@@ -51,25 +47,9 @@ WATCHED = ("SELECT count(*) FROM judgements j JOIN watched_tasks w ON w.task_id 
            "WHERE j.revision = 0")
 
 
-class Clock:
-    """``time`` for the store's modules: ``time()`` is driven, everything else the real module."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def time(self) -> float:
-        return self.now
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
-    c = Clock()
-    for module in (store_assign, store_submit, store_participants, store_alive):
-        monkeypatch.setattr(module, "time", c)
-    yield c
+    yield drive_clock(monkeypatch, store_alive)
 
 
 def running(clock: Clock, srv: InProcess, seconds: float) -> None:
@@ -119,6 +99,14 @@ class Participant:
         r = await self.answer(a)
         assert r.status_code == 201, r.text
 
+    async def work(self, tasks: int) -> dict[str, Any] | None:
+        """Answer ``tasks`` tasks; the next one, leased and held."""
+        for _ in range(tasks):
+            a = await self.next()
+            assert a is not None
+            await self.answered(a)
+        return await self.next()
+
     async def status(self) -> dict[str, Any]:
         r = await self.c.get("/api/v1/status", headers=self.h)
         assert r.status_code == 200, r.text
@@ -135,11 +123,7 @@ def test_a_participant_who_paused_past_the_lease_gets_their_code(tmp_path: Path,
 
     async def body(c: httpx.AsyncClient) -> None:
         p = await Participant.enter(c, srv, "P")
-        for _ in range(2):
-            a = await p.next()
-            assert a is not None
-            await p.answered(a)
-        held = await p.next()
+        held = await p.work(2)
         assert held is not None
         running(clock, srv, LEASE + 4)  # a 14 s pause past the 10 s lease
         q = await Participant.enter(c, srv, "Q")
@@ -205,16 +189,9 @@ def test_a_restart_longer_than_the_lease_abandons_no_one(tmp_path: Path, clock: 
 
     async def before(c: httpx.AsyncClient) -> None:
         p = await Participant.enter(c, srv, "P")
-        for _ in range(2):
-            a = await p.next()
-            assert a is not None
-            await p.answered(a)
-        held["a"], held["h"] = await p.next(), p.h
+        held["a"], held["h"] = await p.work(2), p.h
         r = await Participant.enter(c, srv, "R")  # answers once, then quits while the service runs
-        a = await r.next()
-        assert a is not None
-        await r.answered(a)
-        held["r"] = r.h
+        await r.work(1)
 
     try:
         srv.run(before)
@@ -334,7 +311,7 @@ class Crowd:
     async def play(self, c: httpx.AsyncClient, rounds: int) -> None:
         """Up to ``rounds`` rounds, until the rule decides."""
         for m in self.members:
-            m.c = c  # (a new client after a restart: the tokens stay valid)
+            m.c, m.srv = c, self.srv  # (a new client and store after a restart: the tokens stay valid)
         for _ in range(rounds):
             if self.decided():
                 return
@@ -355,7 +332,7 @@ class Crowd:
     async def finish(self, c: httpx.AsyncClient) -> None:
         """After the decision: those at work and those away come back; half the quitters come back late."""
         for m in self.members:
-            m.c = c
+            m.c, m.srv = c, self.srv
             if m.kind == "gone" and int(m.pid[1:]) % 2:
                 continue
             if m.lease is not None:
@@ -382,7 +359,7 @@ def _run_crowd(tmp_path: Path, clock: Clock, db_url: str | None, seed: int, rest
     crowd = Crowd(srv, clock, seed)
     try:
         for at in restarts:  # play until the restart, stop the service past the lease, start it again
-            srv.run(lambda c: crowd.play(c, at - crowd.rounds))
+            srv.run(lambda c, at=at: crowd.play(c, at - crowd.rounds))
             assert not crowd.decided(), f"decided before the restart at round {at}"
             srv.close()
             clock.now += 3 * LEASE
@@ -439,10 +416,7 @@ def test_a_service_paused_whole_reaps_only_after_its_beat(tmp_path: Path, clock:
 
     async def body(c: httpx.AsyncClient) -> None:
         p = await Participant.enter(c, srv, "P")
-        a = await p.next()
-        assert a is not None
-        await p.answered(a)
-        held = await p.next()
+        held = await p.work(1)
         assert held is not None
         clock.now += 64  # the whole service paused (no beat), then resumed
         q = await Participant.enter(c, srv, "Q")
