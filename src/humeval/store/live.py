@@ -75,6 +75,7 @@ __all__ = [
     "sessions_wanted",
     "settle",
     "settle_abandoned",
+    "was_abandoned",
 ]
 
 
@@ -544,6 +545,15 @@ def is_settled(db: Sql, participant_id: str) -> bool:
 
 #: the settled row's reason for a participant inactive for longer than a lease (before the exclusion rules' reasons)
 ABANDONED = "abandoned: inactive for longer than a lease"
+
+
+_REASON = "SELECT reason FROM settled WHERE participant_id = :pid"
+
+
+def was_abandoned(conn: Connection, participant_id: str) -> bool:
+    """Whether the participant was settled as abandoned (inactive for longer than a lease)."""
+    reason = sql_of(conn).scalar(_REASON, {"pid": participant_id})
+    return reason is not None and str(reason).startswith(ABANDONED)
 
 
 def settle_abandoned(conn: Connection, ctx: StoreContext, now: float) -> list[str]:

@@ -37,6 +37,7 @@ from humeval.store.alive import beat
 from humeval.store.assign import current_assignment, next_assignment, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
+from humeval.store.live import was_abandoned
 from humeval.store.migrations import migrate
 from humeval.store.participants import consent, decline, enter, route_of
 from humeval.store.pool import PooledWriter
@@ -247,11 +248,15 @@ class Store:
 
     async def ended_early(self, participant_id: str) -> bool:
         """Whether the participant's session (a list with watched tasks) ended before its last task because the
-        stopping rule decided (the rest of the list was closed)."""
+        stopping rule decided (the rest of the list was closed), not because they were away for longer than a lease
+        (settled as abandoned: the rest of their list went to the next participant)."""
         if not self.context.list_watched:
             return False
         _, list_id, prog = await self._standing(participant_id)
-        return list_id in self.context.list_watched and prog.done < prog.total
+        if list_id not in self.context.list_watched or prog.done >= prog.total:
+            return False
+        return not await asyncio.get_running_loop().run_in_executor(
+            None, self.read, functools.partial(was_abandoned, participant_id=participant_id))
 
     async def screened_out(self, participant_id: str) -> bool:
         """Whether the participant failed the attention checks (gets the screen-out link at the end)."""

@@ -143,6 +143,7 @@ def test_a_participant_who_paused_past_the_lease_gets_their_code(tmp_path: Path,
         assert page.status_code == 303 and page.headers["location"] == "/done"
         done = await c.get("/done")
         assert done.status_code == 200 and CODE in done.text
+        assert 'id="ended-early"' not in done.text  # away, not cut by a decision (there was none)
         c.cookies.clear()
 
     try:
