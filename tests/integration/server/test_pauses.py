@@ -152,6 +152,31 @@ def test_a_participant_who_paused_past_the_lease_gets_their_code(tmp_path: Path,
         srv.close()
 
 
+def test_without_stopping_the_same_pause_gets_the_same_code(tmp_path: Path, clock: Clock) -> None:
+    """The promise without a stopping rule, for comparison: the pauser's list goes on to the next participant, the
+    late answer is refused, and the pauser gets their code; one whose list nobody took continues it."""
+    study = pairwise_study(tmp_path / "study", items=60, strategy="list", per_item=1, per_participant=10,
+                           lease=LEASE, stopping=False)
+    srv = InProcess(study)
+
+    async def body(c: httpx.AsyncClient) -> None:
+        p, r = await Participant.enter(c, srv, "P"), await Participant.enter(c, srv, "R")
+        held, kept = await p.work(2), await r.work(2)
+        running(clock, srv, LEASE + 4)
+        q = await Participant.enter(c, srv, "Q")
+        assert await q.next() is not None  # Q continues a list left unfinished: the first one, P's
+        late = await p.answer(held)
+        assert late.status_code == 409 and late.json()["error"]["code"] == "lease_expired", late.text
+        assert await p.next() is None and _code(await p.status()) == CODE
+        await r.answered(kept)  # R's list is still theirs: the late answer is stored and they go on
+        assert await r.next() is not None
+
+    try:
+        srv.run(body)
+    finally:
+        srv.close()
+
+
 def test_a_page_participant_who_paused_reaches_the_code_screen(tmp_path: Path, clock: Clock) -> None:
     """The same pause through the pages: the late form is not stored, the next page is the code screen."""
     import re
