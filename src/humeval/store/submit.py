@@ -72,8 +72,9 @@ _LOCK = " FOR UPDATE OF a"  # PostgreSQL: a concurrent submit of this assignment
 #: the participant seen now, with the tasks they have done (before this answer)
 _TOUCH_DONE = TOUCH + " RETURNING (SELECT count(*) FROM assignments a WHERE a.participant_id = :pid AND a.status = 'done')"
 #: a first answer marks the assignment done while it is the participant's, as shown, ``:was`` (``leased``; or
-#: ``expired``, taken again), the key is unused and the participant is not settled (their judgements are final); then, in the submit that marked it only (it is done and has no
-#: judgement yet, :data:`_FIRST`), the judgement (:data:`_STORE`)
+#: ``expired``, taken again), the key is unused and the participant is not settled (their judgements are final);
+#: then, in the submit that marked it only (it is done and has no judgement yet, :data:`_FIRST`), the judgement
+#: (:data:`_STORE`)
 _ANSWER = ("UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
            "AND participant_id = :pid AND status = :was AND display = :display "
            "AND NOT EXISTS (SELECT 1 FROM judgements WHERE idempotency_key = :key) AND NOT " + SETTLED_ANY)
