@@ -420,10 +420,10 @@ def _run_crowd(tmp_path: Path, clock: Clock, db_url: str | None, seed: int, rest
     return crowd
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_a_crowd_with_quitters_and_pausers_keeps_the_bound_and_every_code(tmp_path: Path, clock: Clock,
-                                                                          seed: int) -> None:
-    _run_crowd(tmp_path, clock, None, seed, ())
+@pytest.mark.parametrize(("seed", "restarts"), [(1, ()), (2, ()), (3, ()), (4, (8, 20))])
+def test_a_crowd_with_quitters_and_pausers_keeps_the_bound_and_every_code(tmp_path: Path, clock: Clock, seed: int,
+                                                                          restarts: tuple[int, ...]) -> None:
+    _run_crowd(tmp_path, clock, None, seed, restarts)
 
 
 @pytest.mark.postgres
