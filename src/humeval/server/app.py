@@ -8,8 +8,10 @@ configuration file ``humeval serve`` wrote (:mod:`humeval.server.config`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -33,12 +35,14 @@ from humeval.server.platform_entry import submission_check
 from humeval.server.security import SecurityMiddleware
 from humeval.server.throttle import TrustedProxies
 from humeval.server.view import install_view
+from humeval.store.alive import ALIVE_EVERY
 from humeval.store.store import Store
 from humeval.study import Study
 
 __all__ = ["app_from_env", "create_app"]
 
 HERE = Path(__file__).parent
+_log = logging.getLogger(__name__)
 
 
 def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
@@ -46,10 +50,15 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     study = Study.open(config.study_dir)
     store = store or Store.open(study, config.db, sqlite_sync=config.sqlite_sync)
     _ = store.context  # load protocol, tasks and texts now: the first request is not slower
+    store.keep_alive()  # the service starts: a downtime since the last beat moves the leases it would have ended
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        beating = asyncio.create_task(_beat(store))
         yield
+        beating.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beating
         store.close()
 
     # the templates are the package's: not checked for changes on every page (auto_reload)
@@ -70,6 +79,20 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     install_guard(app, config, store)
     app.state.submission_check = submission_check(study, config.prolific_check_entries)
     return app
+
+
+async def _beat(store: Store) -> None:
+    """The process's heartbeat while it serves (:mod:`humeval.store.alive`): a beat every ``ALIVE_EVERY`` seconds,
+    with or without requests, so that time the service runs idle counts as the participants' inactivity and only a
+    time when no process ran is moved (the process reaps only while the beat is fresh). A beat that fails (the store
+    unreachable) is logged and tried again at the next."""
+    while True:
+        await asyncio.sleep(ALIVE_EVERY)
+        try:
+            await store.akeep_alive(beating=True)
+        except Exception:  # noqa: BLE001 - the loop outlives a failed write: without beats the process stops reaping
+            _log.exception("the heartbeat could not write to the store (%s); trying again in %g s", store.where,
+                           ALIVE_EVERY)
 
 
 def _prolific_hook(study: Study, config: ServerConfig, store: Store) -> list[Any]:

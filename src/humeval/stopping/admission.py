@@ -22,7 +22,11 @@ or when nothing is pending (so that collection never stalls).
 **What it guarantees.** Each fed outcome lowers ``d`` by at most one and ``pending`` by
 exactly one, so ``pending - d`` never grows between admissions, and at the decision (``d =
 0``) the outcomes admitted but not used are at most ``max(allowance, w - 1)``
-(:func:`unused_bound`), stated before launch. With ``W = 1`` and the default in-flight share,
+(:func:`unused_bound`), stated before launch. It holds with quitters and pausers: the store
+settles an abandoned session (a lease of inactivity, service time) as a finished one, its kept
+outcomes fed; the session leaves ``pending`` whole, and the rest of its list counts as a whole
+session again when the next participant takes it, which only lowers ``pending - d``
+(``tests/integration/server/test_pauses.py``). With ``W = 1`` and the default in-flight share,
 the rule admits only sessions that cannot overshoot the boundary, plus the
 ``ceil(0.05 n) - 1`` of the earlier per-judgement bound; ``W = 2`` (the default) keeps one
 more session in progress, which is what keeps the wall time of a crowd arriving at a few

@@ -38,10 +38,12 @@ from sqlalchemy import Connection, select
 
 from humeval.design.tasks import Task
 from humeval.store import schema as s
+from humeval.store.alive import fresh
 from humeval.store.context import RENEW_LIST, StoreContext
 from humeval.store.lease import EVENT, FREE_PLACE, LEASE, TAKE, end_lease
 from humeval.store.live import (
     SETTLED,
+    SETTLED_ANY,
     admissions,
     has_room,
     preferred_tasks,
@@ -107,9 +109,10 @@ def reap(conn: Connection, now: float) -> int:
     return sum(end_lease(db, "expired", lease, now) for lease in db.all(_EXPIRED, {"now": now}))
 
 
-#: a participant's standing: consent, completion, list and tasks done
+#: a participant's standing: consent, completion (or settled: a live stopping rule took their work, final), list and
+#: tasks done
 _STANDING = ("SELECT consented_at, completed_at, list_id, (SELECT count(*) FROM assignments a WHERE a.participant_id = :pid "
-             "AND a.status = 'done') FROM participants WHERE participant_id = :pid")
+             "AND a.status = 'done'), " + SETTLED_ANY + " FROM participants WHERE participant_id = :pid")
 
 
 def standing(conn: Connection, ctx: StoreContext, participant_id: str, *, why: bool = False,
@@ -117,11 +120,13 @@ def standing(conn: Connection, ctx: StoreContext, participant_id: str, *, why: b
     """(consented, their list, their progress): tasks done out of their list (or their share of the pool),
     ``completed`` once they finished their work; ``why``: with the ``reason`` one who has done nothing has no list
     (the stopping rule's admission read)."""
-    consented, completed, list_id, done = sql_of(conn).one(_STANDING, {"pid": participant_id}) or (None, None, None, 0)
+    found = sql_of(conn).one(_STANDING, {"pid": participant_id}) or (None, None, None, 0, False)
+    consented, completed, list_id, done, settled = found
     prog = _progress(ctx, int(done), list_id, completed is not None)
     if why and ctx.list_watched and list_id is None and prog.done == 0:
         prog = replace(prog, reason=idle_reason(conn, ctx))
-    return consented is not None, list_id, replace(prog, completed=completed is not None)
+    # one whose session began and was settled (abandoned, then back or not yet) has completed it: never refused the code
+    return consented is not None, list_id, replace(prog, completed=completed is not None or (bool(settled) and done > 0))
 
 
 def _progress(ctx: StoreContext, done: int, list_id: str | None, finished: bool = False) -> Progress:
@@ -399,8 +404,11 @@ def next_assignment(conn: Connection, ctx: StoreContext, participant_id: str, *,
 
 def reap_due(conn: Connection, ctx: StoreContext, now: float) -> None:
     """Every :data:`REAP_EVERY` seconds in a process, with an operation that may lease: the leases that ran out are
-    reclaimed and the participants who abandoned their sessions settled."""
+    reclaimed and the participants who abandoned their sessions settled (in a process that beats, only while the
+    last beat is fresh: a downtime is moved before anything is reclaimed for it, :mod:`humeval.store.alive`)."""
     if now - ctx.last_reap > REAP_EVERY:
+        if ctx.heartbeat and not fresh(conn, now):
+            return  # the service was down (or paused): the next beat moves the downtime, then a reap runs
         ctx.last_reap = now
         reap(conn, now)
         settle_abandoned(conn, ctx, now)
@@ -423,8 +431,11 @@ def _next(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, got
     if done == 0 and lapsed >= FIRST_LEASES:  # reserved twice and never answered: no third reservation
         release_list(db, participant_id)
         return replace(_progress(ctx, 0, list_id, finished=True), reason="closed")
-    if ctx.watched and got[-1].first is not None:
-        return _progress(ctx, done, list_id, finished=True)  # settled: their judgements are final
+    if ctx.watched and got[-1].first is not None:  # settled: their judgements are final
+        final = _progress(ctx, done, list_id, finished=True)
+        if final.completed and completed_at is None:  # abandoned, and back: their session ends with its code
+            db.run(_COMPLETED, {"pid": participant_id, "now": now})
+        return final
     spent: list[Step] = []
     if ctx.strategy is None:
         held = list_id is not None and holder == participant_id

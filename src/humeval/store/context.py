@@ -216,6 +216,9 @@ class StoreContext:
     #: the places of every list that hold a task (checks aside), counted on first use (:func:`humeval.store.reads.unused_lists`)
     task_places: int | None = None
     last_reap: float = 0.0
+    #: the process beats (:mod:`humeval.store.alive`: a server): it reaps only while the last beat is fresh, so that
+    #: a downtime is moved before anything is reclaimed for it
+    heartbeat: bool = False
     #: ``list`` strategy: per participant, the lease this process gave them last, its list, the list's next place
     #: with its task, and until when at least the list is held (:func:`humeval.store.assign.lease_after`)
     upcoming: dict[str, tuple[AssignmentView, str, int, str, float]] = field(default_factory=dict)

@@ -6,12 +6,18 @@ exclusion"):
 
 * A participant is *settled* once they can do no more work: they asked for a task and none
   was left for them (their list or their share of the pool is done, or the in-flight bound
-  below left them nothing), or they were inactive longer than a lease (``abandoned``). A
-  settled participant is given no further task and cannot edit a watched judgement.
+  below left them nothing), or they were inactive longer than a lease while the service ran
+  (``abandoned``; a downtime is not inactivity, :mod:`humeval.store.alive`). A settled
+  participant is given no further task and nothing of theirs is stored any more (no answer,
+  no edit, of any task: :func:`humeval.store.submit.submit_judgement`); one who did work (or
+  whose first task the decision withdrew) has completed their session and gets the code,
+  whenever they come back.
 * At settlement the preregistered exclusion rules run on the participant's judgements with
-  the exclude stage's own implementation (:func:`humeval.judgements.exclusion.exclusions`). An
-  excluded (or abandoned) participant's outcomes are dropped; a judgement-scope exclusion
-  drops just that judgement.
+  the exclude stage's own implementation (:func:`humeval.judgements.exclusion.exclusions`),
+  for an abandoned participant as for one who finished: an excluded participant's outcomes
+  are dropped, a judgement-scope exclusion drops just that judgement, and the rest is fed.
+  Since nothing is stored after settlement, the exclude stage judges the same judgements,
+  and the replay of the kept ones equals the live rule.
 * ``list``: each kept judgement of a watched pair task is one outcome, fed in submission
   order at settlement. Pool strategies: a task's label (:mod:`humeval.policies`) waits in
   ``pending`` until every participant who voted on it is settled; it is fed if none of them
@@ -54,6 +60,7 @@ from humeval.store.reads import latest_judgements
 from humeval.store.sql import Sql, sql_of
 
 __all__ = [
+    "ABANDONED",
     "Admission",
     "Recruitment",
     "admissions",
@@ -68,6 +75,7 @@ __all__ = [
     "sessions_wanted",
     "settle",
     "settle_abandoned",
+    "was_abandoned",
 ]
 
 
@@ -513,6 +521,8 @@ _SETTLE = (
     "ON CONFLICT (participant_id) DO NOTHING"
 )
 SETTLED = "SELECT 1 FROM settled WHERE participant_id = :pid"
+#: the participant ``:pid`` is settled (a condition)
+SETTLED_ANY = "EXISTS (" + SETTLED + ")"
 _VERDICT = "UPDATE settled SET excluded = :x, excluded_tasks = :tasks, reason = :reason WHERE participant_id = :pid"
 _RELEASE_LIST = (
     "UPDATE lists SET participant_id = NULL, expires_at = NULL WHERE completed = 0 AND participant_id = :pid"
@@ -533,8 +543,23 @@ def is_settled(db: Sql, participant_id: str) -> bool:
     return db.one(SETTLED, {"pid": participant_id}) is not None
 
 
+#: the settled row's reason for a participant inactive for longer than a lease (before the exclusion rules' reasons)
+ABANDONED = "abandoned: inactive for longer than a lease"
+
+
+_REASON = "SELECT reason FROM settled WHERE participant_id = :pid"
+
+
+def was_abandoned(conn: Connection, participant_id: str) -> bool:
+    """Whether the participant was settled as abandoned (inactive for longer than a lease)."""
+    reason = sql_of(conn).scalar(_REASON, {"pid": participant_id})
+    return reason is not None and str(reason).startswith(ABANDONED)
+
+
 def settle_abandoned(conn: Connection, ctx: StoreContext, now: float) -> list[str]:
-    """Settle (as abandoned: outcomes dropped) participants inactive for a lease who hold watched judgements."""
+    """Settle the participants inactive for a lease who hold watched judgements (abandoned: judged by the exclusion
+    rules on what they did and their kept outcomes fed, as for one who finished; the rest of their list goes to the
+    next participant). Inactivity is time the service ran: a downtime is moved (:mod:`humeval.store.alive`)."""
     if not ctx.watched:
         return []
     db = sql_of(conn)
@@ -553,13 +578,14 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
         return []
     release_list(db, participant_id)  # the rest of an unfinished list goes to the next participant
     latest = latest_judgements(conn, participant_id)
-    if abandoned:
-        excluded, keys, reason = True, set(), "abandoned: inactive for longer than a lease"
-    else:
-        # the exclude stage's own rules (numpy): loaded at the first settlement
-        from humeval.judgements.exclusion import participant_exclusions
+    # the exclude stage's own rules (numpy): loaded at the first settlement. An abandoned participant is judged on
+    # what they did, as one who finished: nothing of theirs is stored after this (:func:`is_settled`), so the exclude
+    # stage sees the same judgements and keeps the same outcomes
+    from humeval.judgements.exclusion import participant_exclusions
 
-        excluded, keys, reason = participant_exclusions(ctx.protocol, ctx.tasks, latest)
+    excluded, keys, reason = participant_exclusions(ctx.protocol, ctx.tasks, latest)
+    if abandoned:
+        reason = "; ".join(r for r in (ABANDONED, reason) if r)
     db.run(_VERDICT, {"x": int(excluded), "tasks": json.dumps(sorted(keys)), "reason": reason, "pid": participant_id})
     decided: list[str] = []
     if ctx.strategy is None:

@@ -34,9 +34,11 @@ from sqlalchemy import Connection, Engine
 
 from humeval import logbook
 from humeval.errors import StoreError
+from humeval.store.alive import beat
 from humeval.store.assign import current_assignment, next_assignment, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
+from humeval.store.live import was_abandoned
 from humeval.store.migrations import migrate
 from humeval.store.participants import consent, decline, enter, route_of
 from humeval.store.pool import PooledWriter
@@ -183,6 +185,21 @@ class Store:
             consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds),
             recent_max=recent_max, recent_window=recent_window))
 
+    def keep_alive(self, *, beating: bool = False) -> float:
+        """The service is up now: one beat of :mod:`humeval.store.alive`. After a downtime (a restart, the whole
+        service paused) the live leases, held lists and recent activity are moved by it; returns the seconds moved
+        (0.0 when none). ``beating``: this process beats regularly from now on (the server's lifespan), so it reaps
+        only while the last beat is fresh."""
+        ctx = self.context
+        ctx.heartbeat = ctx.heartbeat or beating
+        return self.write(lambda conn: beat(conn, ctx))
+
+    async def akeep_alive(self, *, beating: bool = False) -> float:
+        """:meth:`keep_alive` as an operation of the event loop (the server's lifespan beats with it)."""
+        ctx = self.context
+        ctx.heartbeat = ctx.heartbeat or beating
+        return await self.awrite(lambda conn: beat(conn, ctx))
+
     def first_delivery(self, key: str, keep: float) -> bool:
         """Record a signed platform delivery; False for a replay of one received within ``keep`` seconds
         (:mod:`humeval.store.deliveries`)."""
@@ -250,11 +267,15 @@ class Store:
 
     async def ended_early(self, participant_id: str) -> bool:
         """Whether the participant's session (a list with watched tasks) ended before its last task because the
-        stopping rule decided (the rest of the list was closed)."""
+        stopping rule decided (the rest of the list was closed), not because they were away for longer than a lease
+        (settled as abandoned: the rest of their list went to the next participant)."""
         if not self.context.list_watched:
             return False
         _, list_id, prog = await self._standing(participant_id)
-        return list_id in self.context.list_watched and prog.done < prog.total
+        if list_id not in self.context.list_watched or prog.done >= prog.total:
+            return False
+        return not await asyncio.get_running_loop().run_in_executor(
+            None, self.read, functools.partial(was_abandoned, participant_id=participant_id))
 
     async def screened_out(self, participant_id: str) -> bool:
         """Whether the participant failed the attention checks (gets the screen-out link at the end)."""

@@ -39,7 +39,7 @@ from humeval.errors import Refused
 from humeval.judgements.values import check_comment, check_values
 from humeval.store.assign import holds, lease_after, looks, next_assignment, reap_due, shown, take
 from humeval.store.context import RENEW, StoreContext
-from humeval.store.live import after_judgement, is_settled
+from humeval.store.live import SETTLED_ANY, after_judgement, is_settled
 from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress, StoredJudgement
 from humeval.store.refusal import Refusal
@@ -72,11 +72,12 @@ _LOCK = " FOR UPDATE OF a"  # PostgreSQL: a concurrent submit of this assignment
 #: the participant seen now, with the tasks they have done (before this answer)
 _TOUCH_DONE = TOUCH + " RETURNING (SELECT count(*) FROM assignments a WHERE a.participant_id = :pid AND a.status = 'done')"
 #: a first answer marks the assignment done while it is the participant's, as shown, ``:was`` (``leased``; or
-#: ``expired``, taken again) and the key is unused; then, in the submit that marked it only (it is done and has no
-#: judgement yet, :data:`_FIRST`), the judgement (:data:`_STORE`)
+#: ``expired``, taken again), the key is unused and the participant is not settled (their judgements are final);
+#: then, in the submit that marked it only (it is done and has no judgement yet, :data:`_FIRST`), the judgement
+#: (:data:`_STORE`)
 _ANSWER = ("UPDATE assignments SET status = 'done', completed_at = :now WHERE assignment_id = :aid "
            "AND participant_id = :pid AND status = :was AND display = :display "
-           "AND NOT EXISTS (SELECT 1 FROM judgements WHERE idempotency_key = :key)")
+           "AND NOT EXISTS (SELECT 1 FROM judgements WHERE idempotency_key = :key) AND NOT " + SETTLED_ANY)
 _FIRST = ("a.assignment_id = :aid AND a.status = 'done' "
           "AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.assignment_id = :aid)")
 #: a judgement of the assignment ``a`` (revision ``{revision}``, when ``{where}``); the seconds the client reported,
@@ -241,15 +242,24 @@ def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: 
     if status == "withdrawn":
         raise Refusal("lease_withdrawn", "the stopping rule has decided; this task is no longer needed and the "
                       "judgement was not stored; ask for the next task (GET /api/v1/next)", status=409, field="assignment_id")
-    if status == "done" and task_id in ctx.watched and (ctx.strategy is not None or is_settled(db, participant_id)):
+    # a live stopping rule: a settled participant's judgements are final, all of them (the exclusion rules ran on
+    # them, and the exclude stage must see the same), so nothing of theirs is stored any more
+    settled = bool(ctx.watched) and is_settled(db, participant_id)
+    if status == "done" and task_id in ctx.watched and (ctx.strategy is not None or settled):
         raise Refusal("judgement_final", "this judgement already counts for the live stopping rule and cannot be "
                       "changed", status=409, field="assignment_id")
+    if settled:
+        # a late answer of one whose session ended (inactive longer than a lease, or finished): refused, and the
+        # session ends with its code all the same
+        raise Refusal("lease_expired" if status != "done" else "judgement_final", "your session has ended (you were "
+                      "away for longer than a task is held, or your work is done): this answer was not stored; your "
+                      "completion code is ready (GET /api/v1/status)", status=409, field="assignment_id")
     if status != "expired":
         return
     # an answer that comes back after its lease was reaped is stored only where the lease could still be: the
-    # participant holds its list, and (a stopping rule watching it) is not settled, whose outcomes are final
+    # participant holds its list, and the task has room again
     gone = list_id is not None and not holds(db, participant_id, list_id)
-    if gone or (task_id in ctx.watched and is_settled(db, participant_id)) or not take(db, task_id, assignment_id):
+    if gone or not take(db, task_id, assignment_id):
         raise Refusal("lease_expired", "this assignment expired and was given to someone else; ask for the next one",
                       status=409, field="assignment_id")
 

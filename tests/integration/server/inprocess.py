@@ -1,13 +1,16 @@
 """The web app in-process (httpx.ASGITransport, as datasette tests do): no subprocess, no port.
 
 ``InProcess(study, db)`` prepares the store and builds the app from a :class:`ServerConfig`;
-``run(fn)`` runs ``await fn(client)`` with a client whose peer address is ``peer``.
+``run(fn)`` runs ``await fn(client)`` with a client whose peer address is ``peer``. :func:`drive_clock` makes
+the store's modules read a driven :class:`Clock`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -15,12 +18,36 @@ from sqlalchemy import func, select
 
 from humeval.server.app import create_app
 from humeval.server.config import ServerConfig
+from humeval.store import assign as store_assign
+from humeval.store import participants as store_participants
 from humeval.store import schema as s
+from humeval.store import submit as store_submit
 from humeval.store.store import Store
 from humeval.study import Study
 
 ADMIN = "in-process-admin-token-0123456789"
 ADMIN_HEADERS = {"authorization": f"Bearer {ADMIN}"}
+
+
+class Clock:
+    """``time`` for the store's modules: ``time()`` is driven, everything else the real module."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def time(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def drive_clock(monkeypatch: Any, *more: ModuleType) -> Clock:
+    """A :class:`Clock` that the store's modules that read the time (and ``more``) read from now on."""
+    c = Clock()
+    for module in (store_assign, store_submit, store_participants, *more):
+        monkeypatch.setattr(module, "time", c)
+    return c
 
 
 class InProcess:

@@ -12,7 +12,6 @@ and, then, gets a task.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,36 +20,17 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from humeval.store import assign as store_assign
-from humeval.store import participants as store_participants
 from humeval.store import schema as s
-from humeval.store import submit as store_submit
-from tests.integration.server.inprocess import InProcess
+from tests.integration.server.inprocess import Clock, InProcess, drive_clock
 from tests.integration.server.studies import pairwise_study
 
 LISTS = 120
 WINDOW = 300
 
 
-class Clock:
-    """``time`` for the store's modules: ``time()`` is driven, everything else the real module."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def time(self) -> float:
-        return self.now
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
-    c = Clock()
-    for module in (store_assign, store_submit, store_participants):
-        monkeypatch.setattr(module, "time", c)
-    yield c
+    yield drive_clock(monkeypatch)
 
 
 def _held(srv: InProcess, now: float, prefix: str) -> int:
