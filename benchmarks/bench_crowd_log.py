@@ -19,7 +19,7 @@ two comparisons, an easy one (p = 0.875, 9 lists of 11 watched tasks) and a hard
 
 printing places, the decided share, the wall time to the decision (minutes) and its ratio to the fixed design's
 collection. Minutes per list = 11 x the batch's median task time (so the pace is the log's, scaled by 1).
-Quitters are dropped as the live store does (``quitters_fed=False``) and settled a lease after they stop
+Quitters' answered outcomes are fed as the live store does (``quitters_fed=True``) and they are settled a lease after they stop
 (``--lease`` seconds, default 0: the log's workers were not leased). Then ``budget --crowd``'s prediction (the
 call :func:`humeval.costs.budget` makes: participants resampled per run) against a replay of the batch (every
 participant exactly as logged; only the outcomes random) for places and wall time at the planned W.

@@ -26,9 +26,10 @@ events, at most two per session). The model, per run:
   of medians: the level from the study, the shape from the log). Its watched tasks are
   answered at an even pace.
 * **Quitters** (a crowd only): a participant who completed fewer than ``tasks_per_list`` tasks
-  quits after them; the store settles them ``lease_seconds`` later, drops their outcomes (or,
-  ``quitters_fed``, feeds the watched ones they answered: that share of the list's watched
-  tasks) and gives the list to the next participant; a quitter is not paid.
+  quits after them; the store settles them ``lease_seconds`` later, feeds the watched outcomes they
+  answered (that share of the list's watched tasks; ``quitters_fed=False``: drops them, as the
+  store before abandoned participants were fed) and gives the list to the next participant; a
+  quitter is not paid.
 * **Outcomes.** Each watched judgement favours A with probability ``p``, or, from a pilot fit
   (:class:`humeval.simulate.plan.PilotFit`), ``(c d + 1) / 2`` with the participant's
   capability c ~ U(capability) per session and the item's difficulty d per task
@@ -139,7 +140,7 @@ class CrowdResult:
     #: the crowd's shape (:class:`humeval.simulate.arrivals.CrowdShape` as a dict; a recorded crowd's fitted), or None
     crowd: dict[str, Any] | None = None
     patience: float = 0.0
-    quitters_fed: bool = False
+    quitters_fed: bool = True
     lease_seconds: float = 0.0
     total: int = 0  # watched judgements of the fixed design (lists x w when every list holds w)
 
@@ -195,7 +196,7 @@ class CrowdResult:
         what = f"p:{self.p:g}" if self.fit is None else f"fit:mu={self.fit['mu']:.3f},var={self.fit['difficulty_var']:.3g}"
         who = "" if self.crowd is None else f"|crowd:{self.crowd['source']}"
         spread = f"|spread:{self.spread:g}" if self.crowd is None else ""
-        extra = ((f"|patience:{self.patience:g}s" if self.patience else "") + ("|quitters:fed" if self.quitters_fed else "")
+        extra = ((f"|patience:{self.patience:g}s" if self.patience else "") + ("" if self.quitters_fed else "|quitters:dropped")
                  + (f"|lease:{self.lease_seconds:g}s" if self.lease_seconds else ""))
         arrivals = "" if self.crowd is not None and self.arrivals_per_hour is None else f"|arrivals:{lam}"
         return (f"crowd|rule:{self.rule}|delta:{self.delta:g}|W:{self.sessions}|lists:{self.lists}|w:{self.watched}"
@@ -323,7 +324,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                    fit: PilotFit | None = None, in_flight_share: float = 0.05, min_in_flight: int = 1,
                    horizon: int | None = None, runs: int = 1000, spread: float = DEFAULT_SPREAD,
                    crowd: Crowd | CrowdShape | None = None, tasks_per_list: int | None = None,
-                   patience: float = 0.0, quitters_fed: bool = False, lease_seconds: float = 0.0,
+                   patience: float = 0.0, quitters_fed: bool = True, lease_seconds: float = 0.0,
                    resample: bool = True, seed: Seed = 0) -> CrowdResult:
     """Simulate ``runs`` crowd collections of one watched comparison (see the module docstring).
 
@@ -337,8 +338,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     needed) or a :class:`~humeval.simulate.arrivals.CrowdShape` (drawn at ``arrivals_per_hour``);
     ``tasks_per_list``: the tasks of a list (default the most watched), against which quitting is counted;
     ``patience``: seconds an arrival who finds no open place waits for one (0: lost, the store today);
-    ``quitters_fed``: whether a quitter's answered outcomes are fed when they are settled (False: dropped, as the
-    live store does today); ``lease_seconds``: how long after quitting the store settles a quitter;
+    ``quitters_fed``: whether a quitter's answered outcomes are fed when they are settled (True, as the live store
+    does: an abandoned participant's kept outcomes are fed; False: dropped); ``lease_seconds``: how long after quitting the store settles a quitter;
     ``resample=False``: a recorded crowd's participants exactly as logged in every run (a replay of the log; only
     the outcomes are random).
     """
