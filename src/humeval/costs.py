@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from humeval.errors import DataError, ProtocolError
 from humeval.study import Study, StudyLike, as_study
@@ -609,6 +608,8 @@ def _pilot_spread(path: Path | None, tasks_per_list: int) -> tuple[float, int] |
     seconds), and how many; None when fewer than 3 did."""
     if path is None or not path.is_file():
         return None
+    import pandas as pd  # the analysis extra: the server imports this module without it (its rewards)
+
     from humeval.judgements import read_judgements
 
     try:

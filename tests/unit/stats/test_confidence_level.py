@@ -47,6 +47,7 @@ NO_INTERVAL = {
     "read_battles",
     "rm_anova",
     "shapiro",
+    "stopped_split_pvalues",  # a test's p-values (the drift check); the halves' shares carry their intervals
     "to_frame",
     "wide_from_long",
     "wilcoxon",
