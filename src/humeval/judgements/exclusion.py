@@ -4,7 +4,15 @@ Rules (``exclusion`` in ``humeval.yaml``):
 
 * ``straight-lining``: a participant gave one and the same response to every task of a
   criterion (at least ``min_tasks`` tasks); for ``2afc`` the response is the position
-  chosen (always ``A``), for ratings the value. Excludes the participant.
+  chosen (always ``A``, always ``B`` or always ``tie``: the judgements record the side, and
+  the sides are randomised, so an always-first clicker is caught whichever systems were
+  shown), for ratings the value (always the same point). Excludes the participant.
+* ``same-side``: over all ``2afc`` criteria, a participant's answers ``A``/``B`` (ties and the
+  other options left out) chose one side, the output shown first or second, in a share of at
+  least ``max_share`` (1.0: every time), given at least ``min_tasks`` such tasks. Unlike
+  ``straight-lining`` it has a tolerance and pools the criteria (``max_share: 0.9`` also
+  excludes a participant who clicked A 9 times in 10), and an occasional tie does not save a
+  side clicker. Excludes the participant.
 * ``attention``: more than ``max_failures`` attention checks answered other than the
   expected answer (from the participant lists). Excludes the participant.
 * ``min-time``: ``scope: judgement`` excludes every judgement of a task done in less than
@@ -34,6 +42,7 @@ from humeval.protocol.models import (
     InconsistentExclusion,
     MinTimeExclusion,
     Protocol,
+    SameSideExclusion,
     StraightLiningExclusion,
 )
 
@@ -135,6 +144,22 @@ def _straight_lining(c: _Columns, rule: StraightLiningExclusion) -> list[dict[st
             for g, (p, k) in enumerate(keys) if n_tasks[g] >= rule.min_tasks and n_responses[g] == 1]
 
 
+def _same_side(c: _Columns, rule: SameSideExclusion) -> list[dict[str, str]]:
+    rows = (c.kind != "attention") & np.isin(c.choice, ("A", "B"))
+    pid, task, first = c.participant_id[rows], c.task_id[rows], c.choice[rows] == "A"
+    group, keys = _groups(pid)
+    n_tasks = _distinct(group, task, len(keys))
+    n = np.bincount(group, minlength=len(keys))
+    a = np.bincount(group, weights=first, minlength=len(keys)).astype(int)
+    most = np.maximum(a, n - a)
+    share = most / np.maximum(n, 1)
+    hit = (n_tasks >= rule.min_tasks) & (share >= rule.max_share - 1e-12)
+    return [_participant_row(p, rule.rule, f"chose the output shown {'first (A)' if a[g] >= n[g] - a[g] else 'second (B)'} "
+                                           f"in {most[g]} of {n[g]} pairwise answers ({share[g]:.0%}; "
+                                           f"excluded from {rule.max_share:.0%}) over {n_tasks[g]} tasks")
+            for g, (p,) in enumerate(keys) if hit[g]]
+
+
 def _failed(row_value: float, row_choice: str, expected: Any) -> bool:
     if expected is None:
         return False
@@ -232,6 +257,8 @@ def exclusion_rows(table: Mapping[str, Any], protocol: Protocol,
     for rule in protocol.exclusion:
         if isinstance(rule, StraightLiningExclusion):
             rows += _straight_lining(c, rule)
+        elif isinstance(rule, SameSideExclusion):
+            rows += _same_side(c, rule)
         elif isinstance(rule, AttentionExclusion):
             expected = expected_answers(lists)
             if not expected and (c.kind == "attention").any():
