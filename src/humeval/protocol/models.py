@@ -398,7 +398,7 @@ class SameSideExclusion(_Model):
     """Exclude a participant who chose the output shown on the same side in (nearly) every pairwise task."""
 
     rule: Literal["same-side"] = Field(description="The same side (the output shown first, A, or second, B) chosen in the participant's `2afc` tasks, whichever system it showed.")
-    min_tasks: int = Field(5, ge=2, description="Apply only to participants with at least this many `2afc` tasks answered A or B (ties and other options do not count).")
+    min_tasks: int = Field(10, ge=2, description="Apply only to participants with at least this many `2afc` tasks answered A or B (ties and other options do not count). An honest participant with randomised sides picks one side n times with probability about 2 x 0.5^n (0.2 % at 10, 6 % at 5).")
     max_share: float = Field(1.0, gt=0.5, le=1, description="Exclude when the share of the more frequent side among those answers is at least this (1.0: always the same side; 0.9 also excludes 9 of 10).")
 
 

@@ -26,7 +26,7 @@ def _pairs(pid: str, choices: list[str], seed: int = 0, criterion: str = "q") ->
 
 
 def _protocol(**rule):
-    return make_protocol(criteria=PAIR, exclusion=[{"rule": "same-side"} | rule])
+    return make_protocol(criteria=PAIR, exclusion=[{"rule": "same-side", "min_tasks": 5} | rule])
 
 
 def test_always_first_is_excluded_whichever_systems_were_shown():
@@ -47,6 +47,7 @@ def test_random_sides_honest_participants_are_kept():
 
 def test_min_tasks_counts_tasks_answered_a_or_b():
     few = rows(_pairs("p", ["A"] * 4 + ["tie"] * 3))  # 4 sided answers: below min_tasks 5
+    assert make_protocol(criteria=PAIR, exclusion=[{"rule": "same-side"}]).exclusion[0].min_tasks == 10  # default
     assert exclusion_rows(few, _protocol()) == []
     assert [r["participant_id"] for r in exclusion_rows(few, _protocol(min_tasks=4))] == ["p"]
     # the ties do not save a side clicker (straight-lining does not see it: the responses differ)
