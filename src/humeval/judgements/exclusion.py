@@ -49,7 +49,7 @@ from humeval.protocol.models import (
 if TYPE_CHECKING:  # the rules themselves need no pandas (the server applies them live on a light install)
     import pandas as pd
 
-__all__ = ["EXCLUDED_COLUMNS", "exclusion_counts", "exclusion_rows", "exclusions", "expected_answers",
+__all__ = ["EXCLUDED_COLUMNS", "attention_check_counts", "exclusion_counts", "exclusion_rows", "exclusions", "expected_answers",
            "valid_judgements"]
 
 EXCLUDED_COLUMNS = ["scope", "participant_id", "task_id", "criterion", "system", "rule", "detail"]
@@ -305,20 +305,30 @@ def valid_judgements(frame: pd.DataFrame, excluded: pd.DataFrame) -> pd.DataFram
     return frame.loc[~excluded_mask(frame, excluded)].copy()
 
 
-def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Protocol) -> dict[str, Any]:
-    """Counts per rule and overall: participants and judgements excluded, judgements kept."""
+def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Protocol,
+                     lists: list[ParticipantList] | None = None) -> dict[str, Any]:
+    """Counts per rule and overall: participants and judgements excluded, judgements kept.
+
+    Per rule also ``only``: the participants that rule excluded and no other (what the detector adds). With
+    ``lists`` (the attention checks' expected answers), ``attention_checks``: per criterion and expected answer
+    (the side ``A``/``B`` of a pair, a scale's point), the check judgements answered and how many of them failed,
+    over every participant (those excluded by other rules included).
+    """
     from humeval.judgements import excluded_mask
 
+    people = excluded.loc[excluded["scope"] == "participant", ["participant_id", "rule"]].drop_duplicates()
+    rules_of = people.groupby("participant_id")["rule"].nunique()
+    alone = set(rules_of.index[rules_of == 1])
     per_rule = []
     for rule in protocol.exclusion:
         sub = excluded[excluded["rule"] == rule.rule]
         rows = int(excluded_mask(frame, sub).sum()) if not sub.empty else 0
+        ids = set(sub.loc[sub["scope"] == "participant", "participant_id"])
         per_rule.append({"rule": rule.rule, "parameters": rule.model_dump(exclude={"rule"}),
-                         "participants": int(sub.loc[sub["scope"] == "participant", "participant_id"].nunique()),
-                         "judgements": rows})
+                         "participants": len(ids), "only": len(ids & alone), "judgements": rows})
     mask = excluded_mask(frame, excluded)
     untimed = int(frame["seconds"].isna().sum()) if any(isinstance(r, MinTimeExclusion) for r in protocol.exclusion) else 0
-    return {
+    out: dict[str, Any] = {
         "rules": per_rule,
         "participants_total": int(frame["participant_id"].nunique()),
         "participants_excluded": int(excluded.loc[excluded["scope"] == "participant", "participant_id"].nunique()),
@@ -327,3 +337,30 @@ def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Prot
         "judgements_kept": int((~mask).sum()),
         "untimed": untimed,
     }
+    if lists is not None and any(isinstance(r, AttentionExclusion) for r in protocol.exclusion):
+        out["attention_checks"] = attention_check_counts(frame, expected_answers(lists))
+    return out
+
+
+def attention_check_counts(frame: Mapping[str, Any], expected: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per (criterion, expected answer): attention-check judgements ``answered`` and ``failed`` (as the
+    ``attention`` rule scores them), in the order of the criteria and of the answers."""
+    c = _Columns(frame)
+    checks = np.flatnonzero(c.kind == "attention")
+    if not checks.size:
+        return []
+    asked = np.array([str(expected.get(str(t), "")) for t in c.task_id[checks]], dtype=str)
+    failed = np.array([_failed(c.value[i], str(c.choice[i]), expected.get(str(c.task_id[i]))) for i in checks])
+    group, keys = _groups(c.criterion[checks], asked)
+    answered = np.bincount(group, minlength=len(keys))
+    missed = np.bincount(group, weights=failed, minlength=len(keys)).astype(int)
+
+    def order(k: tuple[str, str]) -> tuple[str, float, str]:
+        try:
+            return k[0], float(k[1]), ""
+        except ValueError:
+            return k[0], 0.0, k[1]
+
+    ranked = sorted(range(len(keys)), key=lambda g: order(keys[g]))
+    return [{"criterion": keys[g][0], "expected": keys[g][1], "answered": int(answered[g]), "failed": int(missed[g])}
+            for g in ranked]

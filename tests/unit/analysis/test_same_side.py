@@ -88,7 +88,7 @@ def test_counts_per_rule():
     protocol = _protocol()
     counts = exclusion_counts(frame, exclusions(frame, protocol), protocol)
     assert counts["rules"] == [{"rule": "same-side", "parameters": {"min_tasks": 5, "max_share": 1.0},
-                                "participants": 1, "judgements": 6}]
+                                "participants": 1, "only": 1, "judgements": 6}]
 
 
 def test_every_place_that_names_rules_names_same_side():
@@ -103,3 +103,63 @@ def test_every_place_that_names_rules_names_same_side():
     assert len(message) >= 100 and "same side chosen in at least 90% of the comparisons (at least 8)" in message
     settings = ProlificSettings(reject=["attention", "same-side"])
     assert settings.rejection_category("same-side") == "LOW_EFFORT"
+
+
+def _checked_study():
+    """Three participants, two 2afc checks (asking A, then B) and one Likert check (asking 4) each: 'first' clicks A
+    everywhere (6 pair tasks), 'low' gives 1 everywhere, 'good' answers the checks as asked and varies."""
+    from humeval.design.tasks import ParticipantList, Task
+
+    criteria = [{"name": "q", "type": "2afc", "question": "Which?"},
+                {"name": "s", "type": "likert", "question": "How good?", "points": 5}]
+    protocol = make_protocol(criteria=criteria, exclusion=[{"rule": "attention"}, {"rule": "same-side", "min_tasks": 6},
+                                                           {"rule": "straight-lining", "min_tasks": 3}])
+    checks = [Task("att-a", "att-a", ("X", "Y"), ("q",), "pair", kind="attention", expected="A"),
+              Task("att-b", "att-b", ("X", "Y"), ("q",), "pair", kind="attention", expected="B"),
+              Task("att-4", "att-4", ("X",), ("s",), "single", kind="attention", expected=4)]
+    lists = [ParticipantList("L1", 0, checks)]
+    records = []
+    for pid, side, point, answers in (("first", "A", 1.0, ("A", "A", 1.0)), ("low", None, 1.0, ("A", "B", 1.0)),
+                                      ("good", None, None, ("A", "B", 4.0))):
+        sides = ["A"] * 6 if side else list("ABABBA")
+        records += _pairs(pid, sides, seed=len(pid))
+        records += [{"participant_id": pid, "task_id": f"i{k}|X|s", "item_id": f"i{k}", "criterion": "s", "system": "X",
+                     "value": point if point is not None else float(k % 5 + 1)} for k in range(4)]
+        for task, answer in zip(checks, answers, strict=True):
+            row = {"participant_id": pid, "task_id": task.task_id, "kind": "attention", "item_id": task.item_id,
+                   "criterion": task.criteria[0], "system": "X"}
+            records.append(row | ({"system_b": "Y", "choice": answer} if isinstance(answer, str) else {"value": answer}))
+    return protocol, lists, rows(records)
+
+
+def test_counts_per_rule_only_and_checks_failed_per_answer():
+    protocol, lists, frame = _checked_study()
+    excluded = exclusions(frame, protocol, lists)
+    counts = exclusion_counts(frame, excluded, protocol, lists)
+    by_rule = {r["rule"]: (r["participants"], r["only"]) for r in counts["rules"]}
+    # first: fails B and 4 (attention), always A (same-side), always 1 and always A (straight-lining);
+    # low: fails 4 (attention) and always 1 (straight-lining)
+    assert by_rule == {"attention": (2, 0), "same-side": (1, 0), "straight-lining": (2, 0)}
+    assert counts["participants_excluded"] == 2
+    assert counts["attention_checks"] == [
+        {"criterion": "q", "expected": "A", "answered": 3, "failed": 0},
+        {"criterion": "q", "expected": "B", "answered": 3, "failed": 1},
+        {"criterion": "s", "expected": "4", "answered": 3, "failed": 2}]
+    assert "attention_checks" not in exclusion_counts(frame, excluded, protocol)  # without the lists
+
+
+def test_report_and_stage_summary_show_the_counts():
+    from humeval.report.build import _exclusion
+    from humeval.report.document import Report, render_markdown
+    from humeval.stages.exclude import exclusion_summary
+
+    protocol, lists, frame = _checked_study()
+    counts = exclusion_counts(frame, exclusions(frame, protocol, lists), protocol, lists)
+    section = _exclusion(counts, protocol)
+    md = render_markdown(Report("t", "sig", [], [section]))
+    assert "| same-side | min_tasks=6, max_share=1.0 | 1 | 0 | 13 |" in md  # 6 pair tasks, 4 ratings, 3 checks
+    assert "| q | B | 3 | 1 |" in md and "| s | 4 | 3 | 2 |" in md
+    assert "Attention checks: 3 of 9 answered other than they asked" in md
+    summary = exclusion_summary(counts)
+    assert summary["per_rule"] == {"attention": "2/26", "same-side": "1/13", "straight-lining": "2/26"}
+    assert summary["checks_failed"] == {"q=A": "0/3", "q=B": "1/3", "s=4": "2/3"}
