@@ -84,3 +84,28 @@ def test_every_cheap_clicker_is_excluded(tmp_path: Path) -> None:
         key = (criterion, want if criterion == "quality" else str(int(float(want))))
         assert checks[key]["answered"] == len(group) and checks[key]["failed"] == int((group["got"] != want).sum())
     assert checks[("quality", "B")]["failed"] >= len(asked_b)
+
+
+def test_the_pairwise_template_excludes_a_cheap_crowd(tmp_path: Path) -> None:
+    """The pairwise template as `humeval init` writes it (dynamic stopping, one check per list, attention and
+    same-side rules): a crowd of first clickers and straight-liners is excluded whole, and the rule is fed nothing;
+    the checks ask for both sides, and those asking B are the ones the first clickers fail."""
+    from humeval.pipeline import run
+
+    init_study(tmp_path / "s", "pairwise", items=30)
+    study = Study.open(tmp_path / "s")
+    list(run(study))
+    lock_study(study)
+    population = Population(spammer_share=0.0, first_share=0.5, straight_share=0.5, size=20)
+    result = rehearse(study, kind="crowd", population=population, seed=1, concurrency=4)
+    frame = pd.read_json(result.workspace / "judgements.jsonl", lines=True)
+    counts = json.loads((result.workspace / "exclusion.json").read_text())
+    assert counts["participants_excluded"] == counts["participants_total"] == frame["participant_id"].nunique() > 0
+    rules = {r["rule"]: r for r in counts["rules"]}
+    assert rules["same-side"]["participants"] == counts["participants_total"]  # 10 pair tasks each, one side
+    assert frame["stop_seq"].isna().all()  # excluded before feeding: the rule saw none of it
+    checks = {c["expected"]: c for c in counts["attention_checks"]}
+    assert set(checks) == {"A", "B"} and abs(checks["A"]["answered"] - checks["B"]["answered"]) <= 1
+    # one check per list: each failed check is one participant the attention rule excluded; the checks asking for A
+    # let the first clickers through, and same-side catches them
+    assert rules["attention"]["participants"] == checks["A"]["failed"] + checks["B"]["failed"] < counts["participants_total"]

@@ -141,7 +141,8 @@ def _costs(comp: Comparison, protocol: Protocol, tasks: Sequence[Task] | None, p
 def _of(frame: pd.DataFrame, comp: Comparison) -> pd.DataFrame:
     """The rows of ``frame`` that judge ``comp``: its criterion, on real tasks, between its systems."""
     rows = frame[(frame["criterion"] == comp.criterion) & (frame["kind"] == "task")]
-    return rows[[comp.involves(a, b) for a, b in zip(rows["system"], rows["system_b"], strict=True)]]
+    keep = np.array([comp.involves(a, b) for a, b in zip(rows["system"], rows["system_b"], strict=True)], dtype=bool)
+    return rows[keep]  # a boolean array: an empty list would select no columns
 
 
 def fixed_places(tasks: Sequence[Task], comparison: Comparison, protocol: Protocol) -> int:
