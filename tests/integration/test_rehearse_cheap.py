@@ -49,7 +49,7 @@ def _study(root: Path) -> Study:
 def test_every_cheap_clicker_is_excluded(tmp_path: Path) -> None:
     study = _study(tmp_path / "study")
     population = Population(spammer_share=0.0, first_share=0.5, straight_share=0.5, size=20)
-    result = rehearse(study, kind="crowd", population=population, seed=9, concurrency=4)
+    result = rehearse(study, kind="crowd", population=population, seed=9, concurrency=1)
     frame = pd.read_json(result.workspace / "judgements.jsonl", lines=True)
     excluded = pd.read_json(result.workspace / "excluded.jsonl", lines=True)
     people = sorted(frame["participant_id"].unique())
@@ -97,7 +97,7 @@ def test_the_pairwise_template_excludes_a_cheap_crowd(tmp_path: Path) -> None:
     list(run(study))
     lock_study(study)
     population = Population(spammer_share=0.0, first_share=0.5, straight_share=0.5, size=20)
-    result = rehearse(study, kind="crowd", population=population, seed=1, concurrency=4)
+    result = rehearse(study, kind="crowd", population=population, seed=1, concurrency=1)
     frame = pd.read_json(result.workspace / "judgements.jsonl", lines=True)
     counts = json.loads((result.workspace / "exclusion.json").read_text())
     assert counts["participants_excluded"] == counts["participants_total"] == frame["participant_id"].nunique() > 0
