@@ -21,14 +21,15 @@ __all__ = ["exclude_stage", "exclude_workspace", "exclusion_summary"]
 
 
 def exclusion_summary(counts: dict[str, Any]) -> dict[str, Any]:
-    """The stage's summary of ``exclusion.json``: the totals, participants (and judgements) per rule as
-    ``{rule: "participants/judgements"}``, and the attention checks failed per expected answer as
-    ``{"criterion=answer": "failed/answered"}``."""
+    """The stage's summary of ``exclusion.json``, flat (the CLI prints it on one line): the totals, then per rule
+    ``by_<rule>: "participants/judgements"`` and, with an ``attention`` rule, ``checks_failed``: the attention
+    checks failed of those answered per expected answer (``"q=A 0/3, q=B 1/3"``)."""
     summary = {k: v for k, v in counts.items() if k not in ("rules", "attention_checks")}
-    summary["per_rule"] = {r["rule"]: f"{r['participants']}/{r['judgements']}" for r in counts["rules"]}
+    for r in counts["rules"]:
+        summary[f"by_{r['rule']}"] = f"{r['participants']}/{r['judgements']}"
     if counts.get("attention_checks"):
-        summary["checks_failed"] = {f"{c['criterion']}={c['expected']}": f"{c['failed']}/{c['answered']}"
-                                    for c in counts["attention_checks"]}
+        summary["checks_failed"] = ", ".join(f"{c['criterion']}={c['expected']} {c['failed']}/{c['answered']}"
+                                             for c in counts["attention_checks"])
     return summary
 
 

@@ -161,5 +161,7 @@ def test_report_and_stage_summary_show_the_counts():
     assert "| q | B | 3 | 1 |" in md and "| s | 4 | 3 | 2 |" in md
     assert "Attention checks: 3 of 9 answered other than they asked" in md
     summary = exclusion_summary(counts)
-    assert summary["per_rule"] == {"attention": "2/26", "same-side": "1/13", "straight-lining": "2/26"}
-    assert summary["checks_failed"] == {"q=A": "0/3", "q=B": "1/3", "s=4": "2/3"}
+    assert {k: v for k, v in summary.items() if k.startswith("by_")} == {
+        "by_attention": "2/26", "by_same-side": "1/13", "by_straight-lining": "2/26"}  # participants/judgements
+    assert summary["checks_failed"] == "q=A 0/3, q=B 1/3, s=4 2/3"
+    assert summary["participants_excluded"] == 2 and not any(isinstance(v, dict | list) for v in summary.values())
