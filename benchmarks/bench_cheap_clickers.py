@@ -1,4 +1,4 @@
-"""Who the preregistered rules exclude in rehearsals of the pairwise template (`humeval init`, 30 items): a crowd of
+"""Who the preregistered rules exclude in rehearsals of the pairwise template (`humeval init`, 24 items): a crowd of
 cheap clickers only, and the default crowd (10 % spammers, 10 % first clickers, 10 % straight-liners).
 
     python benchmarks/bench_cheap_clickers.py [--seeds 1 2 3]
@@ -29,7 +29,7 @@ CROWDS = {"cheap-only": Population(spammer_share=0.0, first_share=0.5, straight_
 
 
 def one(root: Path, population: Population, seed: int) -> tuple[dict[str, list[int]], list[dict]]:
-    init_study(root, "pairwise", items=30)
+    init_study(root, "pairwise")  # as `humeval init` writes it: 24 items, lists of 8 pair tasks
     study = Study.open(root)
     list(run(study))
     lock_study(study)

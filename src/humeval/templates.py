@@ -74,8 +74,8 @@ pay:                           # what a place (one list) costs: `humeval budget`
 exclusion:
   - rule: attention            # the checks ask for A or B, balanced over the study (seeded)
     max_failures: 0
-  - rule: same-side            # the output shown first (or second) chosen in every pair task of a list:
-    min_tasks: 10              # an honest participant does so with probability ~2 x 0.5^10 = 0.2 %
+  - rule: same-side            # the output shown first (or second) chosen in every pair task of a list (8 with
+    min_tasks: 8               # 24 items): an honest participant does so with probability ~2 x 0.5^8 = 0.8 %
 
 analysis:
   alpha: 0.05

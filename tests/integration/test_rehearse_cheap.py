@@ -92,7 +92,7 @@ def test_the_pairwise_template_excludes_a_cheap_crowd(tmp_path: Path) -> None:
     the checks ask for both sides, and those asking B are the ones the first clickers fail."""
     from humeval.pipeline import run
 
-    init_study(tmp_path / "s", "pairwise", items=30)
+    init_study(tmp_path / "s", "pairwise")  # as `humeval init` writes it: 24 items, lists of 8 pair tasks
     study = Study.open(tmp_path / "s")
     list(run(study))
     lock_study(study)
@@ -102,7 +102,7 @@ def test_the_pairwise_template_excludes_a_cheap_crowd(tmp_path: Path) -> None:
     counts = json.loads((result.workspace / "exclusion.json").read_text())
     assert counts["participants_excluded"] == counts["participants_total"] == frame["participant_id"].nunique() > 0
     rules = {r["rule"]: r for r in counts["rules"]}
-    assert rules["same-side"]["participants"] == counts["participants_total"]  # 10 pair tasks each, one side
+    assert rules["same-side"]["participants"] == counts["participants_total"]  # 8 pair tasks each, one side
     assert frame["stop_seq"].isna().all()  # excluded before feeding: the rule saw none of it
     checks = {c["expected"]: c for c in counts["attention_checks"]}
     assert set(checks) == {"A", "B"} and abs(checks["A"]["answered"] - checks["B"]["answered"]) <= 1

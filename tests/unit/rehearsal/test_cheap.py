@@ -99,6 +99,8 @@ def _honest_table(protocol: Protocol, n_people: int, n_tasks: int, seed: int, bi
 @pytest.mark.parametrize(("n_tasks", "bias", "most"), [
     # P(one side n times) = E[prod p + prod (1 - p)]: with p = 0.55 (bias 0.1) 0.55**10 + 0.45**10 = 0.0028
     (10, 0.1, 0.01),
+    # 8 (the pairwise template's min_tasks: its lists hold 8 pair tasks at the default 24 items): 0.0101
+    (8, 0.1, 0.02),
     # 5 tasks: 0.55**5 + 0.45**5 = 0.069; the rule's default min_tasks (10) keeps such short records out
     (5, 0.1, 0.11),
 ])
