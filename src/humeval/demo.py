@@ -35,6 +35,9 @@ __all__ = ["DEMO_ITEMS", "RERUN_ROUNDS", "DemoResult", "demo"]
 
 #: items of the demo's data set: 48 x 3 judgements of the watched pair is the fixed design
 DEMO_ITEMS = 48
+#: the demo's crowd: the rehearsal's, without its cheap clickers (the demo's pair lists hold 3-4 tasks, too few for
+#: the same-side rule at a low false-positive rate; the README and docs/getting-started.md quote its numbers)
+DEMO_CROWD = Population(first_share=0.0, straight_share=0.0)
 #: re-runs of the tasks left short by excluded participants, at most (collected until collation is complete)
 RERUN_ROUNDS = 3
 
@@ -160,7 +163,7 @@ def demo(
                                              if not isinstance(v, dict | list)))
     say("rehearse: `humeval serve` on 127.0.0.1 (SQLite), a simulated crowd through the JSON API, "
         "then export, collate, exclude, analyze, report")
-    rehearsal = rehearse(study, kind="crowd", population=population or Population(), seed=seed,
+    rehearsal = rehearse(study, kind="crowd", population=population or DEMO_CROWD, seed=seed,
                          concurrency=concurrency, timeout=timeout, progress=progress, rerun_rounds=RERUN_ROUNDS)
     if rehearsal.results is None:
         raise HumevalError(f"demo: the analysis refused the collected judgements: {rehearsal.analysis_error}")

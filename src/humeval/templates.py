@@ -72,8 +72,10 @@ pay:                           # what a place (one list) costs: `humeval budget`
   seconds_per_task: 20         # an estimate until a rehearsal or pilot measures it (11 tasks: 4 minutes a list)
 
 exclusion:
-  - rule: attention
+  - rule: attention            # the checks ask for A or B, balanced over the study (seeded)
     max_failures: 0
+  - rule: same-side            # the output shown first (or second) chosen in every pair task of a list (8 with
+    min_tasks: 8               # 24 items): an honest participant does so with probability ~2 x 0.5^8 = 0.8 %
 
 analysis:
   alpha: 0.05

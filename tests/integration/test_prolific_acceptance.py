@@ -120,14 +120,13 @@ def browser_participant(url: str, study: Study) -> str:
             page.wait_for_load_state()
             if "/instructions" in page.url:
                 page.click("#begin")
-            key = _answer_key(study, study.read_lists())
             for _ in range(20):
                 if "/task" not in page.url:
                     break
                 texts = page.locator(".output[data-position]").all_inner_texts()
                 item = page.locator("fieldset.criterion").first
-                expected = next((v for (_, text), v in key.attention.items() if texts and text == texts[0]), None)
-                choice = 0 if expected in (None, "A") else 1
+                # a check's card shows its instruction in the study's language (not the stored English text)
+                choice = 1 if texts and "Please choose the second output (B)" in texts[0] else 0
                 item.locator("input[type=radio]").nth(choice).check()
                 page.click("#submit")
                 page.wait_for_load_state()

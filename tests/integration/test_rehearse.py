@@ -85,7 +85,10 @@ def _check_static(study: Study, result: RehearsalResult) -> pd.DataFrame:
     assert frame["participant_id"].str.startswith("rehearsal-static-").all()
     tasks = frame[frame["kind"] == "task"]
     assert (tasks["value"] == tasks["system"].map(STATIC)).all()  # every judgement is its system's static score
-    assert (frame.loc[frame["kind"] == "attention", "value"] == 1).all()  # the check asks for the lowest score
+    asked = {t["task_id"]: t["expected"] for pl in lists for t in pl["tasks"] if isinstance(t, dict) and t["kind"] == "attention"}
+    checks = frame[frame["kind"] == "attention"]
+    assert (checks["value"] == checks["task_id"].map(asked)).all()  # each check answered as it asks
+    assert checks["value"].nunique() > 1  # the checks ask for points across the scale, not only the lowest
     assert tasks.groupby(["task_id"])["participant_id"].nunique().eq(3).all()  # 3 participants per task
     results = json.loads((result.workspace / "results.json").read_text())
     assert results["dry_run"] == "rehearsal-static" and "dry-run:rehearsal-static" in results["signature"]

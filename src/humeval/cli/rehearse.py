@@ -15,7 +15,7 @@ def rehearse(
     participants: int = typer.Option(0, "--participants", "-n", min=0, show_default=False,
                                      help="Synthetic participants to send (default: as many as the study needs)."),
     kind: str = typer.Option("static", "--kind", "-k", help="Dummy values: random | static | normal; or crowd: simulated "
-                             "participants (capability, position bias, spammers who answer attention checks at random)."),
+                             "participants (capability, position bias, spammers who answer attention checks at random, cheap clickers)."),
     db: str = typer.Option("", "--db", help="An EMPTY store for the rehearsal: SQLite file or postgresql://... "
                            "(default: results/rehearsal/study.db, recreated; never the study's study.db)."),
     seed: int = typer.Option(-1, "--seed", show_default=False, help="Seed of the dummy values (default: study.seed)."),
@@ -29,6 +29,12 @@ def rehearse(
                                         help="crowd: pull towards the output shown first, in [-1, 1]."),
     spammers: float = typer.Option(0.1, "--spammers", min=0.0, max=0.99,
                                    help="crowd: share of spammers, who answer everything at random."),
+    first_clickers: float = typer.Option(0.1, "--first-clickers", min=0.0, max=1.0,
+                                         help="crowd: share of cheap clickers who always choose the output shown "
+                                              "first (and a scale's first point), attention checks included."),
+    straight_liners: float = typer.Option(0.1, "--straight-liners", min=0.0, max=1.0,
+                                          help="crowd: share of cheap clickers who give one answer to every task "
+                                               "(the same point of every scale, the same side of every pair)."),
     rerun_rounds: int = typer.Option(0, "--rerun-rounds", min=0, max=10,
                                      help="Re-run what collation finds short (excluded participants' tasks) up to "
                                           "this many times, with new participants, until it is complete."),
@@ -38,8 +44,8 @@ def rehearse(
     from humeval.rehearsal.participants import Population
     from humeval.rehearsal.rehearse import rehearse as run_rehearsal
 
-    population = Population(capability=capability, position_bias=position_bias, spammer_share=spammers) \
-        if kind == "crowd" else None
+    population = Population(capability=capability, position_bias=position_bias, spammer_share=spammers,
+                            first_share=first_clickers, straight_share=straight_liners) if kind == "crowd" else None
     result = run_rehearsal(
         directory, participants=participants or None, kind=kind, seed=None if seed < 0 else seed, db=db or None,
         workers=workers, concurrency=concurrency, timeout=timeout, progress=True, population=population,

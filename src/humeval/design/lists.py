@@ -36,28 +36,46 @@ from humeval.design.tasks import ParticipantList, Task, build_tasks
 from humeval.errors import ProtocolError
 from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_tasks
 from humeval.protocol.models import Criterion, Design, Protocol
-from humeval.rng import as_generator
+from humeval.rng import as_generator, stream
 
-__all__ = ["ParticipantList", "attention_task", "balanced_order", "build_lists", "design_lists"]
+__all__ = ["CheckAnswers", "ParticipantList", "attention_task", "balanced_order", "build_lists", "check_answers",
+           "design_lists"]
 
 
-def attention_task(template: Task, criterion: Criterion, index: int) -> Task:
-    """An attention check shaped like ``template``: the shown text asks for a given answer."""
+#: the share of its range at which a ``slider`` or ``esa`` check asks to be set (its ends, quarters and middle)
+_RANGE_POINTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def check_answers(criterion: Criterion) -> tuple[Any, ...]:
+    """The answers an attention check of ``criterion`` may ask for: ``2afc`` the first or the second output
+    (``A``, ``B``); ``likert`` every point; ``slider`` its minimum, quarters, middle and maximum; ``esa`` the scores
+    0, 25, 50, 75 and 100 (no error marked); ``magnitude`` and ``rankme`` the standard's score (the modulus: a free
+    positive number has no cheap default to click, and typing the modulus everywhere is straight-lining)."""
     if criterion.type == "2afc":
-        expected: Any = "A"
-        ask = "choose the FIRST output (A)"
+        return ("A", "B")
+    if criterion.type == "likert":
+        return tuple(range(1, criterion.points + 1))
+    if criterion.type in ("slider", "esa"):
+        low, high = (criterion.min, criterion.max) if criterion.type == "slider" else (0.0, 100.0)
+        return tuple(dict.fromkeys(float(f"{low + q * (high - low):g}") for q in _RANGE_POINTS))
+    return (float(criterion.modulus),)
+
+
+def attention_task(template: Task, criterion: Criterion, index: int, expected: Any = None) -> Task:
+    """An attention check shaped like ``template``: the shown text asks for ``expected`` (one of
+    :func:`check_answers`; None: the first of them)."""
+    if expected is None:
+        expected = check_answers(criterion)[0]
+    if criterion.type == "2afc":
+        ask = "choose the FIRST output (A)" if expected == "A" else "choose the SECOND output (B)"
     elif criterion.type == "likert":
-        expected = 1
-        ask = "give the LOWEST score (1)"
+        ask = f"give the score {expected}"
     elif criterion.type == "slider":
-        expected = criterion.min
-        ask = f"set the slider to its LOWEST value ({criterion.min:g})"
+        ask = f"set the slider to {expected:g}"
     elif criterion.type == "esa":
-        expected = 0.0
-        ask = "give the score 0 (marking no error)"
+        ask = f"give the score {expected:g} (marking no error)"
     else:
-        expected = criterion.modulus
-        ask = f"give exactly the score of the standard ({criterion.modulus:g})"
+        ask = f"give exactly the score of the standard ({expected:g})"
     text = f"This is an attention check. Please {ask} for '{criterion.name}'."
     return replace(
         template,
@@ -68,6 +86,34 @@ def attention_task(template: Task, criterion: Criterion, index: int) -> Task:
         expected=expected,
         text=text,
     )
+
+
+class CheckAnswers:
+    """The expected answers of a study's attention checks, drawn from the study seed.
+
+    Per criterion, every answer of :func:`check_answers` is asked equally often over the study (the counts
+    differ by at most one), and within a list as evenly as its checks allow: a list with k checks of a
+    criterion with n answers asks each answer floor(k / n) or ceil(k / n) times, the extra ones being the
+    answers asked least so far (ties broken at random), in a random order. So a participant who always
+    clicks the first output, or always the same point, fails a check in every list with at least two checks
+    of the criterion. The draws come from their own stream of the seed (:func:`humeval.rng.stream`
+    ``attention-checks``), so the lists' tasks and the checks' positions are those drawn without it.
+    """
+
+    def __init__(self, seed: int | np.random.Generator) -> None:
+        self.rng = seed.spawn(1)[0] if isinstance(seed, np.random.Generator) else stream(seed, "attention-checks")
+        self.asked: dict[str, np.ndarray] = {}
+
+    def draw(self, criterion: Criterion, k: int) -> list[Any]:
+        """The expected answers of the ``k`` checks of ``criterion`` in one list."""
+        options = check_answers(criterion)
+        n = len(options)
+        asked = self.asked.setdefault(criterion.name, np.zeros(n, dtype=np.int64))
+        full, extra = divmod(k, n)
+        least = np.lexsort((self.rng.random(n), asked))[:extra]  # the least asked, ties at random
+        picks = np.concatenate([np.tile(np.arange(n), full), least]).astype(np.int64)
+        asked += np.bincount(picks, minlength=n)
+        return [options[i] for i in self.rng.permutation(picks)]
 
 
 def build_lists(tasks: list[Task], protocol: Protocol, seed: int,
@@ -84,13 +130,14 @@ def build_lists(tasks: list[Task], protocol: Protocol, seed: int,
     holds (``ParticipantList.watched``).
     """
     design: Design = protocol.design
+    answers = CheckAnswers(seed)
     rng = as_generator(seed)
     watched = watched or {}
     if not tasks:
         return []
     if strata is not None:
         rounds = balanced_order(tasks, strata, design.items_per_participant, design.judgements_per_item, rng)
-        return [_finish(chosen, protocol, rng, r, k, watched)
+        return [_finish(chosen, protocol, rng, r, k, watched, answers)
                 for k, (r, chosen) in enumerate((r, c) for r, lists in enumerate(rounds) for c in lists)]
     groups = [tasks]
     if watched:
@@ -99,12 +146,12 @@ def build_lists(tasks: list[Task], protocol: Protocol, seed: int,
         groups = [g for g in (mine, others) if g]
     lists: list[ParticipantList] = []
     for group in groups:
-        _deal(group, protocol, rng, watched, lists)
+        _deal(group, protocol, rng, watched, lists, answers)
     return lists
 
 
 def _deal(tasks: list[Task], protocol: Protocol, rng: np.random.Generator,
-          watched: Mapping[str, tuple[str, ...]], lists: list[ParticipantList]) -> None:
+          watched: Mapping[str, tuple[str, ...]], lists: list[ParticipantList], answers: CheckAnswers) -> None:
     """Deal ``tasks`` (sorted by item) into lists by striding, R rounds, appending to ``lists``."""
     design = protocol.design
     n = len(tasks)
@@ -118,11 +165,11 @@ def _deal(tasks: list[Task], protocol: Protocol, rng: np.random.Generator,
         within = (np.arange(n) - np.repeat(starts, block)) % block
         order = np.repeat(starts, block) + (within + np.repeat(shift, block)) % block
         for j in range(m):
-            lists.append(_finish([tasks[i] for i in order[j::m]], protocol, rng, r, len(lists), watched))
+            lists.append(_finish([tasks[i] for i in order[j::m]], protocol, rng, r, len(lists), watched, answers))
 
 
 def _finish(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, r: int, k: int,
-            watched: Mapping[str, tuple[str, ...]]) -> ParticipantList:
+            watched: Mapping[str, tuple[str, ...]], answers: CheckAnswers) -> ParticipantList:
     """List number ``k`` of round ``r``: ordered as ``counterbalancing`` says, with checks inserted."""
     counterbalancing = protocol.design.counterbalancing
     if counterbalancing == "latin-square":
@@ -131,7 +178,7 @@ def _finish(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, r:
     elif counterbalancing == "random":
         chosen = [chosen[i] for i in rng.permutation(len(chosen))]
     names = tuple(sorted({c for t in chosen for c in watched.get(t.task_id, ())}))
-    return ParticipantList(f"L{k + 1:04d}", r, _add_checks(chosen, protocol, rng, k), names)
+    return ParticipantList(f"L{k + 1:04d}", r, _add_checks(chosen, protocol, rng, k, answers), names)
 
 
 def balanced_order(tasks: list[Task], strata: dict[str, str], per_list: int, rounds: int,
@@ -195,7 +242,8 @@ def _block_size(tasks: list[Task]) -> int:
     return size
 
 
-def _add_checks(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, k: int) -> list[Task]:
+def _add_checks(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, k: int,
+                answers: CheckAnswers) -> list[Task]:
     design = protocol.design
     if not design.repeated_items and not design.attention_checks:
         return list(chosen)  # nothing to insert (and no random draw: the same lists as drawing none)
@@ -206,9 +254,11 @@ def _add_checks(chosen: list[Task], protocol: Protocol, rng: np.random.Generator
         t = originals[i]
         pos = int(rng.integers(out.index(t) + 1, len(out) + 1))
         out.insert(pos, replace(t, task_id=f"{t.task_id}|repeat", kind="repeat", repeat_of=t.task_id))
-    for a in range(design.attention_checks):
-        template = chosen[a % len(chosen)]
-        check = attention_task(template, protocol.criterion(template.criteria[0]), k * 1000 + a)
+    templates = [chosen[a % len(chosen)] for a in range(design.attention_checks)]
+    names = [t.criteria[0] for t in templates]
+    expected: dict[str, list[Any]] = {n: answers.draw(protocol.criterion(n), names.count(n)) for n in dict.fromkeys(names)}
+    for a, template in enumerate(templates):
+        check = attention_task(template, protocol.criterion(names[a]), k * 1000 + a, expected[names[a]].pop())
         out.insert(int(rng.integers(0, len(out) + 1)), check)
     return out
 

@@ -4,7 +4,15 @@ Rules (``exclusion`` in ``humeval.yaml``):
 
 * ``straight-lining``: a participant gave one and the same response to every task of a
   criterion (at least ``min_tasks`` tasks); for ``2afc`` the response is the position
-  chosen (always ``A``), for ratings the value. Excludes the participant.
+  chosen (always ``A``, always ``B`` or always ``tie``: the judgements record the side, and
+  the sides are randomised, so an always-first clicker is caught whichever systems were
+  shown), for ratings the value (always the same point). Excludes the participant.
+* ``same-side``: over all ``2afc`` criteria, a participant's answers ``A``/``B`` (ties and the
+  other options left out) chose one side, the output shown first or second, in a share of at
+  least ``max_share`` (1.0: every time), given at least ``min_tasks`` such tasks. Unlike
+  ``straight-lining`` it has a tolerance and pools the criteria (``max_share: 0.9`` also
+  excludes a participant who clicked A 9 times in 10), and an occasional tie does not save a
+  side clicker. Excludes the participant.
 * ``attention``: more than ``max_failures`` attention checks answered other than the
   expected answer (from the participant lists). Excludes the participant.
 * ``min-time``: ``scope: judgement`` excludes every judgement of a task done in less than
@@ -34,13 +42,14 @@ from humeval.protocol.models import (
     InconsistentExclusion,
     MinTimeExclusion,
     Protocol,
+    SameSideExclusion,
     StraightLiningExclusion,
 )
 
 if TYPE_CHECKING:  # the rules themselves need no pandas (the server applies them live on a light install)
     import pandas as pd
 
-__all__ = ["EXCLUDED_COLUMNS", "exclusion_counts", "exclusion_rows", "exclusions", "expected_answers",
+__all__ = ["EXCLUDED_COLUMNS", "attention_check_counts", "exclusion_counts", "exclusion_rows", "exclusions", "expected_answers",
            "valid_judgements"]
 
 EXCLUDED_COLUMNS = ["scope", "participant_id", "task_id", "criterion", "system", "rule", "detail"]
@@ -133,6 +142,22 @@ def _straight_lining(c: _Columns, rule: StraightLiningExclusion) -> list[dict[st
     first = _first_rows(group, len(keys))
     return [_participant_row(p, rule.rule, f"{k}: same response '{response[first[g]]}' for all {n_tasks[g]} tasks")
             for g, (p, k) in enumerate(keys) if n_tasks[g] >= rule.min_tasks and n_responses[g] == 1]
+
+
+def _same_side(c: _Columns, rule: SameSideExclusion) -> list[dict[str, str]]:
+    rows = (c.kind != "attention") & np.isin(c.choice, ("A", "B"))
+    pid, task, first = c.participant_id[rows], c.task_id[rows], c.choice[rows] == "A"
+    group, keys = _groups(pid)
+    n_tasks = _distinct(group, task, len(keys))
+    n = np.bincount(group, minlength=len(keys))
+    a = np.bincount(group, weights=first, minlength=len(keys)).astype(int)
+    most = np.maximum(a, n - a)
+    share = most / np.maximum(n, 1)
+    hit = (n_tasks >= rule.min_tasks) & (share >= rule.max_share - 1e-12)
+    return [_participant_row(p, rule.rule, f"chose the output shown {'first (A)' if a[g] >= n[g] - a[g] else 'second (B)'} "
+                                           f"in {most[g]} of {n[g]} pairwise answers ({share[g]:.0%}; "
+                                           f"excluded from {rule.max_share:.0%}) over {n_tasks[g]} tasks")
+            for g, (p,) in enumerate(keys) if hit[g]]
 
 
 def _failed(row_value: float, row_choice: str, expected: Any) -> bool:
@@ -232,6 +257,8 @@ def exclusion_rows(table: Mapping[str, Any], protocol: Protocol,
     for rule in protocol.exclusion:
         if isinstance(rule, StraightLiningExclusion):
             rows += _straight_lining(c, rule)
+        elif isinstance(rule, SameSideExclusion):
+            rows += _same_side(c, rule)
         elif isinstance(rule, AttentionExclusion):
             expected = expected_answers(lists)
             if not expected and (c.kind == "attention").any():
@@ -278,20 +305,30 @@ def valid_judgements(frame: pd.DataFrame, excluded: pd.DataFrame) -> pd.DataFram
     return frame.loc[~excluded_mask(frame, excluded)].copy()
 
 
-def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Protocol) -> dict[str, Any]:
-    """Counts per rule and overall: participants and judgements excluded, judgements kept."""
+def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Protocol,
+                     lists: list[ParticipantList] | None = None) -> dict[str, Any]:
+    """Counts per rule and overall: participants and judgements excluded, judgements kept.
+
+    Per rule also ``only``: the participants that rule excluded and no other (what the detector adds). With
+    ``lists`` (the attention checks' expected answers), ``attention_checks``: per criterion and expected answer
+    (the side ``A``/``B`` of a pair, a scale's point), the check judgements answered and how many of them failed,
+    over every participant (those excluded by other rules included).
+    """
     from humeval.judgements import excluded_mask
 
+    people = excluded.loc[excluded["scope"] == "participant", ["participant_id", "rule"]].drop_duplicates()
+    rules_of = people.groupby("participant_id")["rule"].nunique()
+    alone = set(rules_of.index[rules_of == 1])
     per_rule = []
     for rule in protocol.exclusion:
         sub = excluded[excluded["rule"] == rule.rule]
         rows = int(excluded_mask(frame, sub).sum()) if not sub.empty else 0
+        ids = set(sub.loc[sub["scope"] == "participant", "participant_id"])
         per_rule.append({"rule": rule.rule, "parameters": rule.model_dump(exclude={"rule"}),
-                         "participants": int(sub.loc[sub["scope"] == "participant", "participant_id"].nunique()),
-                         "judgements": rows})
+                         "participants": len(ids), "only": len(ids & alone), "judgements": rows})
     mask = excluded_mask(frame, excluded)
     untimed = int(frame["seconds"].isna().sum()) if any(isinstance(r, MinTimeExclusion) for r in protocol.exclusion) else 0
-    return {
+    out: dict[str, Any] = {
         "rules": per_rule,
         "participants_total": int(frame["participant_id"].nunique()),
         "participants_excluded": int(excluded.loc[excluded["scope"] == "participant", "participant_id"].nunique()),
@@ -300,3 +337,30 @@ def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Prot
         "judgements_kept": int((~mask).sum()),
         "untimed": untimed,
     }
+    if lists is not None and any(isinstance(r, AttentionExclusion) for r in protocol.exclusion):
+        out["attention_checks"] = attention_check_counts(frame, expected_answers(lists))
+    return out
+
+
+def attention_check_counts(frame: Mapping[str, Any], expected: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per (criterion, expected answer): attention-check judgements ``answered`` and ``failed`` (as the
+    ``attention`` rule scores them), in the order of the criteria and of the answers."""
+    c = _Columns(frame)
+    checks = np.flatnonzero(c.kind == "attention")
+    if not checks.size:
+        return []
+    asked = np.array([str(expected.get(str(t), "")) for t in c.task_id[checks]], dtype=str)
+    failed = np.array([_failed(c.value[i], str(c.choice[i]), expected.get(str(c.task_id[i]))) for i in checks])
+    group, keys = _groups(c.criterion[checks], asked)
+    answered = np.bincount(group, minlength=len(keys))
+    missed = np.bincount(group, weights=failed, minlength=len(keys)).astype(int)
+
+    def order(k: tuple[str, str]) -> tuple[str, float, str]:
+        try:
+            return k[0], float(k[1]), ""
+        except ValueError:
+            return k[0], 0.0, k[1]
+
+    ranked = sorted(range(len(keys)), key=lambda g: order(keys[g]))
+    return [{"criterion": keys[g][0], "expected": keys[g][1], "answered": int(answered[g]), "failed": int(missed[g])}
+            for g in ranked]

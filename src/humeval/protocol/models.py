@@ -39,6 +39,7 @@ __all__ = [
     "ProlificSettings",
     "Protocol",
     "RankME",
+    "SameSideExclusion",
     "Sampling",
     "Slider",
     "StandardItem",
@@ -390,8 +391,16 @@ class Stopping(_Model):
 class StraightLiningExclusion(_Model):
     """Exclude a participant who gave the same value to every task."""
 
-    rule: Literal["straight-lining"] = Field(description="Same response for every task of a participant.")
+    rule: Literal["straight-lining"] = Field(description="Same response for every task of a criterion: for `2afc` the side chosen (always `A`, always `B` or always `tie`, whichever systems were shown), for ratings the value (always the same point).")
     min_tasks: int = Field(5, ge=2, description="Apply only to participants with at least this many tasks.")
+
+
+class SameSideExclusion(_Model):
+    """Exclude a participant who chose the output shown on the same side in (nearly) every pairwise task."""
+
+    rule: Literal["same-side"] = Field(description="The same side (the output shown first, A, or second, B) chosen in the participant's `2afc` tasks, whichever system it showed.")
+    min_tasks: int = Field(10, ge=2, description="Apply only to participants with at least this many `2afc` tasks answered A or B (ties and other options do not count). An honest participant with randomised sides picks one side n times with probability about 2 x 0.5^n (0.2 % at 10, 6 % at 5).")
+    max_share: float = Field(1.0, gt=0.5, le=1, description="Exclude when the share of the more frequent side among those answers is at least this (1.0: always the same side; 0.9 also excludes 9 of 10).")
 
 
 class AttentionExclusion(_Model):
@@ -418,7 +427,7 @@ class InconsistentExclusion(_Model):
 
 
 ExclusionRule = Annotated[
-    StraightLiningExclusion | AttentionExclusion | MinTimeExclusion | InconsistentExclusion,
+    StraightLiningExclusion | SameSideExclusion | AttentionExclusion | MinTimeExclusion | InconsistentExclusion,
     Field(discriminator="rule"),
 ]
 
@@ -476,8 +485,8 @@ REJECTION_CATEGORIES = (
 )
 #: the rejection category each exclusion rule maps to unless ``rejection_categories`` says otherwise
 DEFAULT_REJECTION_CATEGORIES = {"attention": "FAILED_CHECK", "min-time": "TOO_QUICKLY",
-                                "straight-lining": "LOW_EFFORT", "inconsistent": "LOW_EFFORT"}
-ExclusionRuleName = Literal["attention", "min-time", "straight-lining", "inconsistent"]
+                                "straight-lining": "LOW_EFFORT", "same-side": "LOW_EFFORT", "inconsistent": "LOW_EFFORT"}
+ExclusionRuleName = Literal["attention", "min-time", "straight-lining", "same-side", "inconsistent"]
 
 
 #: fields of ``platform.prolific`` that the ``pay`` section now holds (old protocols get a pointer, not a bare "extra field")
@@ -493,7 +502,7 @@ class ProlificSettings(_Model):
     description: str = Field("", description="Description shown to participants on Prolific (default: the study description).")
     bonus: float = Field(0.0, ge=0, description="Bonus per approved participant, in the workspace currency, paid by `humeval prolific bonus` (0: none).")
     reject: list[ExclusionRuleName] = Field(default_factory=lambda: ["attention"], description="Exclusion rules whose excluded participants `humeval prolific review` rejects; other excluded participants are approved and only left out of the analysis.")
-    rejection_categories: dict[str, str] = Field(default_factory=dict, description="Prolific rejection category per exclusion rule (defaults: attention FAILED_CHECK, min-time TOO_QUICKLY, straight-lining and inconsistent LOW_EFFORT).")
+    rejection_categories: dict[str, str] = Field(default_factory=dict, description="Prolific rejection category per exclusion rule (defaults: attention FAILED_CHECK, min-time TOO_QUICKLY, straight-lining, same-side and inconsistent LOW_EFFORT).")
     filters: list[dict[str, Any]] = Field(default_factory=list, description="Prolific screeners, passed as given: `{filter_id, selected_values}` or `{filter_id, selected_range}`.")
     exclude_groups: list[str] = Field(default_factory=list, description="Prolific participant group ids whose members may not take part (earlier waves).")
     completed_group: str = Field("", description="Prolific participant group id every participant who completes is added to, so a later wave can exclude it.")

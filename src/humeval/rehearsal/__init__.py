@@ -8,7 +8,7 @@ then exports and runs the back half. Effort
 simulation of stopping rules and labelling strategies is :mod:`humeval.simulate`.
 """
 
-from humeval.rehearsal.participants import REHEARSAL_KINDS, Population
+from humeval.rehearsal.participants import CHEAP_STRATEGIES, REHEARSAL_KINDS, Population
 from humeval.rehearsal.rehearse import (
     RehearsalError,
     RehearsalOptions,
@@ -18,5 +18,5 @@ from humeval.rehearsal.rehearse import (
 )
 from humeval.simulate.dummy import DUMMY_KINDS, dummy_judgements
 
-__all__ = ["DUMMY_KINDS", "REHEARSAL_KINDS", "Population", "RehearsalError", "RehearsalOptions", "RehearsalResult",
+__all__ = ["CHEAP_STRATEGIES", "DUMMY_KINDS", "REHEARSAL_KINDS", "Population", "RehearsalError", "RehearsalOptions", "RehearsalResult",
            "dummy_judgements", "rehearse", "rehearse_with"]

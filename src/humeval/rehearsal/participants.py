@@ -27,7 +27,7 @@ from humeval.protocol.models import Criterion, Protocol
 from humeval.simulate.dummy import DUMMY_KINDS, Scale, _scores, _static_scores, scale_of
 from humeval.simulate.population import WorkerPool, make_pool
 
-__all__ = ["REHEARSAL_KINDS", "AnswerKey", "Answerer", "ApiClient", "ApiRefused", "Population", "RehearsalError",
+__all__ = ["CHEAP_STRATEGIES", "REHEARSAL_KINDS", "AnswerKey", "Answerer", "ApiClient", "ApiRefused", "Population", "RehearsalError",
            "SimulatedParticipant", "draw_seconds"]
 
 #: what synthetic participants answer: the dry run's dummy kinds, or a simulated ``crowd``
@@ -113,12 +113,21 @@ class AnswerKey:
         return found
 
 
+#: the cheap strategies of a simulated crowd: always the output shown first (and a scale's first point), or the
+#: same answer to every task (straight-lining)
+CHEAP_STRATEGIES = ("first", "straight")
+
+
 @dataclass(frozen=True)
 class SimulatedParticipant:
-    """One member of a simulated crowd: capability ``c`` in [0, 1] (0 for a spammer) and a spammer flag."""
+    """One member of a simulated crowd: capability ``c`` in [0, 1] (0 for a spammer) and a spammer flag; a cheap
+    clicker's ``strategy`` (one of :data:`CHEAP_STRATEGIES`, "" for anyone who reads) and, for a straight-liner,
+    ``level`` in [0, 1): where on every scale (and, below 0.5, side A of a pair) their one answer lies."""
 
     capability: float
     spammer: bool
+    strategy: str = ""
+    level: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -138,7 +147,13 @@ class Population:
       (the scale's spread for log scales, as the ``normal`` kind), plus ``position_bias`` times a
       quarter of the scale for the output shown first; a spammer answers uniformly at random;
     * attention checks: answered correctly by everyone but spammers, who answer them as any
-      other task (and so fail most of them).
+      other task (and so fail most of them);
+    * cheap clickers, who read nothing and answer checks as any task: ``round(first_share * size)``
+      always choose the output shown first (``A``) and give a scale its first point (Likert 1, a
+      slider's minimum, ESA 0 with no error marked, the standard's score for magnitude and RankME);
+      ``round(straight_share * size)`` straight-line: each gives one answer to every task, at a
+      seeded level ``u ~ U(0, 1)`` of each scale (Likert ``1 + round(u (points - 1))``) and, for
+      pairs, ``A`` when ``u < 0.5``, else ``B``.
     """
 
     capability: tuple[float, float] = (0.7, 1.0)
@@ -146,6 +161,8 @@ class Population:
     spammer_share: float = 0.1
     difficulty_var: float = 0.1
     size: int = 40
+    first_share: float = 0.1
+    straight_share: float = 0.1
 
     def __post_init__(self) -> None:
         lo, hi = self.capability
@@ -155,6 +172,13 @@ class Population:
             raise RehearsalError(f"crowd: position bias must lie in [-1, 1], got {self.position_bias!r}")
         if not 0.0 <= self.spammer_share < 1.0:
             raise RehearsalError(f"crowd: spammer share must lie in [0, 1), got {self.spammer_share!r}")
+        for name, what in (("first_share", "first-clicker"), ("straight_share", "straight-liner")):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise RehearsalError(f"crowd: the {what} share must lie in [0, 1], got {getattr(self, name)!r}")
+        if self.spammer_share + self.first_share + self.straight_share > 1.0:
+            raise RehearsalError(f"crowd: spammers ({self.spammer_share:g}), first clickers ({self.first_share:g}) and "
+                                 f"straight-liners ({self.straight_share:g}) are more than the crowd; their shares "
+                                 "must sum to at most 1")
         if self.difficulty_var < 0:
             raise RehearsalError(f"crowd: difficulty variance must be >= 0, got {self.difficulty_var!r}")
         if self.size < 1:
@@ -163,11 +187,17 @@ class Population:
     def pool(self, seed: int) -> WorkerPool:
         """The pool of simulated participants (seeded: the same study and seed give the same crowd)."""
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x63726F77,)))
-        return make_pool(rng, self.size, *self.capability, spammer_share=self.spammer_share)
+        return make_pool(rng, self.size, *self.capability, spammer_share=self.spammer_share,
+                         first_share=self.first_share, straight_share=self.straight_share)
+
+    def levels(self, seed: int) -> np.ndarray:
+        """Each pool member's straight-lining level ``u ~ U(0, 1)`` (its own stream of ``seed``)."""
+        return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(0x73747261,))).random(self.size)
 
     def to_json(self) -> dict[str, Any]:
         return {"capability": list(self.capability), "position_bias": self.position_bias,
-                "spammer_share": self.spammer_share, "difficulty_var": self.difficulty_var, "size": self.size}
+                "spammer_share": self.spammer_share, "difficulty_var": self.difficulty_var, "size": self.size,
+                "first_share": self.first_share, "straight_share": self.straight_share}
 
 
 class Answerer:
@@ -180,6 +210,7 @@ class Answerer:
         #: the simulated crowd (``crowd`` kind only) and its pool, drawn once from ``seed``
         self.population = (population or Population()) if kind == "crowd" else None
         self._pool = self.population.pool(seed) if self.population is not None else None
+        self._levels = self.population.levels(seed) if self.population is not None else None
         self.criteria: dict[str, Criterion] = {c.name: c for c in protocol.criteria}
         self.scales: dict[str, Scale] = {c.name: scale_of(c) for c in protocol.criteria}
         #: each criterion's static score per system, as the dry run uses them
@@ -192,7 +223,11 @@ class Answerer:
         if self._pool is None:
             return None
         i = index % self._pool.size
-        return SimulatedParticipant(float(self._pool.effective[i]), bool(self._pool.spammer[i]))
+        pool = self._pool
+        strategy = ("first" if pool.first_clicker is not None and pool.first_clicker[i] else
+                    "straight" if pool.straight_liner is not None and pool.straight_liner[i] else "")
+        level = float(self._levels[i]) if strategy == "straight" and self._levels is not None else 0.0
+        return SimulatedParticipant(float(pool.effective[i]), bool(pool.spammer[i]), strategy, level)
 
     def _centres(self, criterion: str, item_id: str, texts: list[str]) -> tuple[np.ndarray, dict[str, float]]:
         static = self.static[criterion]
@@ -227,6 +262,8 @@ class Answerer:
         texts: list[str] = list(assignment["outputs"])
         names = [c["name"] for c in assignment["criteria"]]
         item_id, attention = self.key.identify(texts)
+        if who is not None and who.strategy:  # a cheap clicker reads nothing: checks are answered as any task
+            return {name: self._cheap(name, len(texts), who) for name in names}
         if attention and not (who is not None and who.spammer):
             return {name: self._attention(name, item_id, texts) for name in names}
         if attention:  # a spammer answers a check like any task: at random
@@ -241,6 +278,21 @@ class Answerer:
             return "A" if rng.random() < float(np.clip(0.5 + bias / 2, 0, 1)) else "B"
         scores = _scores("random", np.array([""] * max(len(texts), 1)), {}, scale, 1.0, rng)
         return self._shaped(criterion, scale, scores)
+
+    def _cheap(self, name: str, shown: int, who: SimulatedParticipant) -> Any:
+        """A cheap clicker's answer: the first output and a scale's first point, or a straight-liner's one answer."""
+        c = self.criteria[name]
+        u = who.level if who.strategy == "straight" else 0.0
+        if c.type == "2afc":
+            return "A" if u < 0.5 else "B"
+        if c.type == "likert":
+            return 1 + int(round(u * (c.points - 1)))
+        if c.type == "slider":
+            return float(c.min + u * (c.max - c.min))
+        if c.type == "esa":
+            return {"score": 100.0 * u, "spans": []}
+        value = float(c.modulus) * 2.0 ** (4 * u - 2) if u else float(c.modulus)  # magnitude, RankME: modulus/4..4x
+        return [value] * shown if c.type == "rankme" else value
 
     def _attention(self, name: str, item_id: str, texts: list[str]) -> Any:
         expected = self.key.attention.get((item_id, texts[0] if texts else ""))

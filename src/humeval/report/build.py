@@ -248,12 +248,24 @@ def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
         return Section("Exclusion", ["Not run (no exclusion.json)."])
     if not protocol.exclusion:
         return Section("Exclusion", ["The protocol declares no exclusion rules; nothing was excluded."])
-    rows = [[r["rule"], ", ".join(f"{k}={v}" for k, v in r["parameters"].items()), r["participants"], r["judgements"]]
-            for r in exclusion["rules"]]
+    rows = [[r["rule"], ", ".join(f"{k}={v}" for k, v in r["parameters"].items()), r["participants"],
+             r.get("only", ""), r["judgements"]] for r in exclusion["rules"]]
     text = (f"Preregistered rules only. {exclusion['participants_excluded']} of {exclusion['participants_total']} "
             f"participants and {exclusion['judgements_excluded']} of {exclusion['judgements_total']} answers "
-            "excluded (one participant can be excluded by several rules). No data were deleted: see excluded.jsonl.")
-    return Section("Exclusion", [text], [Table("", ["rule", "parameters", "participants", "answers"], rows)])
+            "excluded (one participant can be excluded by several rules; 'by this rule only': by no other). "
+            "No data were deleted: see excluded.jsonl.")
+    tables = [Table("", ["rule", "parameters", "participants", "by this rule only", "answers"], rows)]
+    checks = exclusion.get("attention_checks") or []
+    paragraphs = [text]
+    if checks:
+        failed, answered = sum(c["failed"] for c in checks), sum(c["answered"] for c in checks)
+        paragraphs.append(f"Attention checks: {failed} of {answered} answered other than they asked, by the answer "
+                          "each asked for (the side of a pair: A the output shown first, B the second; a scale's "
+                          "point), over every participant.")
+        tables.append(Table("Attention checks failed, by the answer asked for",
+                            ["criterion", "answer asked", "answered", "failed"],
+                            [[c["criterion"], c["expected"], c["answered"], c["failed"]] for c in checks]))
+    return Section("Exclusion", paragraphs, tables)
 
 
 def _est(record: Record) -> list[Any]:

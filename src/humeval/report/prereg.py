@@ -43,6 +43,10 @@ class Preregistration:
 def _exclusion_text(rule: Any) -> str:
     if rule.rule == "straight-lining":
         return f"straight-lining: a participant who gave the same response to every task (at least {rule.min_tasks} tasks)"
+    if rule.rule == "same-side":
+        how = "every" if rule.max_share >= 1 else f"at least {rule.max_share:.0%} of the"
+        return (f"same-side: a participant who chose the output shown on the same side (first or second) in {how} "
+                f"pairwise answer(s) (at least {rule.min_tasks} tasks answered A or B)")
     if rule.rule == "attention":
         return f"attention: a participant who failed more than {rule.max_failures} attention check(s)"
     if rule.rule == "min-time":

@@ -140,30 +140,39 @@ def field_problem(field: str | None, criteria: dict[str, Criterion], answers: di
     return FieldProblem(c.name, name, text)
 
 
-def _attention(criterion: dict[str, Any], language: str) -> str:
-    """The attention check's instruction in ``language`` (the stored English text is for the researcher)."""
+def _attention(criterion: dict[str, Any], language: str, expected: Any = None) -> str:
+    """The attention check's instruction in ``language`` (the stored English text is for the researcher), asking
+    for ``expected`` (the check's answer, :func:`humeval.design.lists.check_answers`; None: the criterion's first)."""
     gettext = translations(language).gettext
     kind, question = criterion["type"], criterion["question"]
     if kind == "2afc":
-        ask = gettext(_("This is an attention check. Please choose the first output (A) for the question: %(question)s"))
+        if expected == "B":
+            ask = gettext(_("This is an attention check. Please choose the second output (B) for the question: "
+                            "%(question)s"))
+        else:
+            ask = gettext(_("This is an attention check. Please choose the first output (A) for the question: "
+                            "%(question)s"))
     elif kind == "likert":
-        ask = gettext(_("This is an attention check. Please give the lowest score (1) for the question: %(question)s"))
+        ask = gettext(_("This is an attention check. Please give the score %(value)s for the question: %(question)s"))
+        expected = 1 if expected is None else expected
     elif kind == "esa":
-        ask = gettext(_("This is an attention check. Please mark no error and give the score 0 for the question: "
-                        "%(question)s"))
-    elif kind == "slider":
-        ask = gettext(_("This is an attention check. Please set the slider to its lowest value (%(value)s) for the "
+        ask = gettext(_("This is an attention check. Please mark no error and give the score %(value)s for the "
                         "question: %(question)s"))
+        expected = 0 if expected is None else expected
+    elif kind == "slider":
+        ask = gettext(_("This is an attention check. Please set the slider to %(value)s for the question: "
+                        "%(question)s"))
+        expected = criterion.get("min") if expected is None else expected
     else:
         ask = gettext(_("This is an attention check. Please give exactly the score of the standard (%(value)s) for "
                         "the question: %(question)s"))
-    value = criterion.get("min") if kind == "slider" else criterion.get("modulus")
-    return ask % {"question": question, "value": f"{value:g}" if isinstance(value, (int, float)) else ""}
+        expected = criterion.get("modulus") if expected is None else expected
+    return ask % {"question": question, "value": f"{expected:g}" if isinstance(expected, (int, float)) else ""}
 
 
 def install_i18n(env: jinja2.Environment, language: str, questions: dict[str, str]) -> None:
     """Install the catalogue of ``language`` into ``env`` (``_()``, ``gettext()`` and ``ngettext()`` in templates) and
-    the page globals ``ui_lang``, ``ui_dir``, ``error_text(code, field)`` and ``attention_text(criterion)``.
+    the page globals ``ui_lang``, ``ui_dir``, ``error_text(code, field)`` and ``attention_text(criterion, expected)``.
 
     The gettext functions do what Jinja's i18n extension installs with ``newstyle=True`` in an autoescaped
     environment: the translated message is trusted markup, each variable is escaped into it, and ``%`` formatting
@@ -190,7 +199,7 @@ def install_i18n(env: jinja2.Environment, language: str, questions: dict[str, st
     env.globals.update(
         _=gettext, gettext=gettext, ngettext=ngettext, ui_lang=language, ui_dir=direction(language),
         error_text=lambda code, field=None: participant_error(code, field, questions, language),
-        attention_text=lambda criterion: _attention(criterion, language),
+        attention_text=lambda criterion, expected=None: _attention(criterion, language, expected),
     )
 
 

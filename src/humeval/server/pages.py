@@ -203,8 +203,8 @@ async def task_page(request: Request, error: Refused | None = None, status: int 
             return RedirectResponse("/done", status_code=303)
         return RedirectResponse(f"/nothing-left?reason={result.reason or 'closed'}", status_code=303)
     data = assignment_json(store, result)
-    # the page (never the JSON) knows a check's kind: its instruction is shown in the study's language
-    data["task"] = {**data["task"], "kind": result.task.kind}
+    # the page (never the JSON) knows a check's kind and answer: its instruction is shown in the study's language
+    data["task"] = {**data["task"], "kind": result.task.kind, "expected": result.task.expected}
     letters = [chr(ord("A") + i) for i in range(len(data["outputs"]))]
     protocol = store.context.protocol
     # a refused answer is shown at its field, saying what is valid there

@@ -42,13 +42,14 @@ def esa_value(form: dict[str, str], name: str) -> Any:
 
 
 def shown_outputs(a: dict[str, Any], presentation: Presentation,
-                  attention: Callable[[dict[str, Any]], str] | None = None) -> list[dict[str, Any]]:
+                  attention: Callable[[dict[str, Any], Any], str] | None = None) -> list[dict[str, Any]]:
     """Each output of ``a`` as ``{"html": Markup, "format": str}`` in display order; an attention
-    check shows ``attention(criterion)`` (its instruction in the study's language) in every card.
+    check shows ``attention(criterion, expected)`` (its instruction in the study's language, asking for the
+    check's expected answer, which only the page's ``a["task"]`` carries) in every card.
     When a criterion of ``a`` is ``esa``, each word is a span carrying its offsets into the output."""
     texts, formats = a["outputs"], a.get("formats") or ["text"] * len(a["outputs"])
     if a["task"]["kind"] == "attention" and attention is not None:
-        texts = [attention(a["criteria"][0])] * len(texts)
+        texts = [attention(a["criteria"][0], a["task"].get("expected"))] * len(texts)
     markable = any(c["type"] == "esa" for c in a["criteria"]) and a["task"]["kind"] != "attention"
     if markable:
         shown = [render_output(t, f, markable=True) for t, f in zip(texts, formats, strict=True)]

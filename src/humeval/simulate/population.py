@@ -6,7 +6,9 @@ prefers system A with probability P = (c d + 1) / 2. Extensions for planning: a 
 *spammers* answer at random (c = 0), a share of *adversarial* workers answer against
 their judgement (c -> -c), and a *position bias* b shifts P towards the system shown
 first: P = clip((c d + 1) / 2 + b s / 2, 0, 1), s = +1 if A is shown first, -1 otherwise
-(sides are randomised per request).
+(sides are randomised per request). *Cheap clickers* do not read at all: a share always picks the
+output shown first (and the first point of a scale), a share *straight-lines* (one and the same
+answer to every task); :func:`make_pool` only marks them, who answers them is the caller's.
 Checked against: the authors' released simulation (``_get_answer_via_two_choice``) and
 the legacy RandomState(21) pool of Table 3 (tests/unit/simulate/test_population.py).
 """
@@ -18,6 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from humeval.errors import HumevalError
+
 __all__ = ["WorkerPool", "draw_difficulties", "legacy_parity_inputs", "make_pool"]
 
 
@@ -28,6 +32,10 @@ class WorkerPool:
     capability: np.ndarray
     spammer: np.ndarray
     adversarial: np.ndarray
+    #: cheap clickers: always the output shown first (None: nobody)
+    first_clicker: np.ndarray | None = None
+    #: cheap clickers: the same answer to every task (None: nobody)
+    straight_liner: np.ndarray | None = None
 
     @property
     def effective(self) -> np.ndarray:
@@ -46,17 +54,22 @@ def make_pool(
     high: float,
     spammer_share: float = 0.0,
     adversarial_share: float = 0.0,
+    first_share: float = 0.0,
+    straight_share: float = 0.0,
 ) -> WorkerPool:
-    """Draw ``size`` capabilities from U(low, high); mark round(share * size) spammers / adversaries."""
+    """Draw ``size`` capabilities from U(low, high); mark round(share * size) spammers / adversaries / first
+    clickers / straight-liners, disjoint, from one permutation (the cheap clickers take no draw: a pool without
+    them is the pool drawn before they existed)."""
     cap = rng.uniform(low, high, size)
     order = rng.permutation(size)
-    n_spam = int(round(spammer_share * size))
-    n_adv = int(round(adversarial_share * size))
-    spam = np.zeros(size, dtype=bool)
-    adv = np.zeros(size, dtype=bool)
-    spam[order[:n_spam]] = True
-    adv[order[n_spam : n_spam + n_adv]] = True
-    return WorkerPool(cap, spam, adv)
+    counts = [int(round(share * size)) for share in (spammer_share, adversarial_share, first_share, straight_share)]
+    ends = np.cumsum([0, *counts])
+    if ends[-1] > size:
+        raise HumevalError(f"make_pool: the shares mark {int(ends[-1])} of {size} workers; their sum must be at most 1")
+    marks = np.zeros((4, size), dtype=bool)
+    for k in range(4):
+        marks[k, order[ends[k]:ends[k + 1]]] = True
+    return WorkerPool(cap, marks[0], marks[1], marks[2] if counts[2] else None, marks[3] if counts[3] else None)
 
 
 def draw_difficulties(rng: np.random.Generator, mu: float, var: float, shape: tuple[int, ...]) -> np.ndarray:

@@ -39,7 +39,7 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
     judgements = read_study_judgements(ws)
     excluded = exclusions(judgements, protocol, lists)
     collation, paths = collate_workspace(ws, protocol, tasks, judgements, excluded, outputs, key_path=key_path)
-    counts, written = exclude_workspace(ws, protocol, judgements, excluded)
+    counts, written = exclude_workspace(ws, protocol, judgements, excluded, lists)
     paths += written
     summary: dict[str, Any] = {"complete": collation.complete, "participants_excluded": counts["participants_excluded"]}
     try:

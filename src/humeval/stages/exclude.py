@@ -13,18 +13,34 @@ from humeval.study import Study
 if TYPE_CHECKING:
     import pandas as pd
 
+    from humeval.design.tasks import ParticipantList
+
     from humeval.protocol.models import Protocol
 
-__all__ = ["exclude_stage", "exclude_workspace"]
+__all__ = ["exclude_stage", "exclude_workspace", "exclusion_summary"]
+
+
+def exclusion_summary(counts: dict[str, Any]) -> dict[str, Any]:
+    """The stage's summary of ``exclusion.json``, flat (the CLI prints it on one line): the totals, then per rule
+    ``by_<rule>: "participants/judgements"`` and, with an ``attention`` rule, ``checks_failed``: the attention
+    checks failed of those answered per expected answer (``"q=A 0/3, q=B 1/3"``)."""
+    summary = {k: v for k, v in counts.items() if k not in ("rules", "attention_checks")}
+    for r in counts["rules"]:
+        summary[f"by_{r['rule']}"] = f"{r['participants']}/{r['judgements']}"
+    if counts.get("attention_checks"):
+        summary["checks_failed"] = ", ".join(f"{c['criterion']}={c['expected']} {c['failed']}/{c['answered']}"
+                                             for c in counts["attention_checks"])
+    return summary
 
 
 def exclude_workspace(ws: Workspace, protocol: Protocol, judgements: pd.DataFrame,
-                      excluded: pd.DataFrame) -> tuple[dict[str, Any], list[Path]]:
+                      excluded: pd.DataFrame, lists: list[ParticipantList] | None = None,
+                      ) -> tuple[dict[str, Any], list[Path]]:
     """Write ``excluded`` (the rules applied to ``ws``'s ``judgements``) as ``excluded.jsonl``, and its counts
-    as ``exclusion.json``."""
+    as ``exclusion.json`` (per rule, and with ``lists`` the attention checks failed per expected answer)."""
     from humeval.judgements.exclusion import exclusion_counts
 
-    counts = exclusion_counts(judgements, excluded, protocol)
+    counts = exclusion_counts(judgements, excluded, protocol, lists)
     write_jsonl(ws.excluded, excluded.to_dict(orient="records"))
     return counts, [ws.excluded, write_json(ws.exclusion, counts)]
 
@@ -37,7 +53,7 @@ def exclude_stage(study: Study) -> StageOutput:
     lists = study.read_lists()
     ws = study_workspace(study)
     judgements = read_study_judgements(ws)
-    counts, paths = exclude_workspace(ws, protocol, judgements, exclusions(judgements, protocol, lists))
-    summary = {k: v for k, v in counts.items() if k != "rules"}
+    counts, paths = exclude_workspace(ws, protocol, judgements, exclusions(judgements, protocol, lists), lists)
+    summary = exclusion_summary(counts)
     return StageOutput(outputs=paths, parameters={"rules": [r.model_dump() for r in protocol.exclusion]},
                        summary=summary)

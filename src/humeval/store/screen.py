@@ -3,7 +3,7 @@
 Judged when the participant reaches the end, on their stored judgements of attention-check
 tasks, by the exclude stage's own rule (:func:`humeval.judgements.exclusion.participant_exclusions`),
 so the completion page and the later ``humeval exclude`` agree. Only the ``attention`` rule
-screens out at the end; the other rules (straight-lining, timing, consistency) are applied
+screens out at the end; the other rules (straight-lining, same side, timing, consistency) are applied
 after collection, and their participants get the completion link.
 """
 

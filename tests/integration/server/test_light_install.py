@@ -64,14 +64,19 @@ def test_serve_without_the_analysis_and_parquet_extras(tmp_path: Path) -> None:
     assert "No module named" not in log and "Traceback" not in log, log
 
 
-def test_live_exclusion_runs_without_pandas(tmp_path: Path) -> None:
-    """The exclude stage's rules need no pandas: the live stopping rule drops a straight-lining participant."""
-    study = pairwise_study(tmp_path / "study", items=12, per_participant=4,
-                           exclusion="[{rule: straight-lining, min_tasks: 2}]", min_in_flight=8)
+@pytest.mark.parametrize(("exclusion", "dropped"), [
+    ("[{rule: straight-lining, min_tasks: 2}]", "AAAA"),
+    # same-side with a tolerance: three of four on the first side (whichever system it showed) is excluded
+    ("[{rule: same-side, min_tasks: 4, max_share: 0.75}]", "AAAB"),
+])
+def test_live_exclusion_runs_without_pandas(tmp_path: Path, exclusion: str, dropped: str) -> None:
+    """The exclude stage's rules need no pandas: the live stopping rule drops a straight-lining or a same-side
+    participant."""
+    study = pairwise_study(tmp_path / "study", items=12, per_participant=4, exclusion=exclusion, min_in_flight=8)
     server = ServerProcess(study.root, None, prelude=BLOCKER).start()
     try:
         with httpx.Client(base_url=server.url, timeout=10) as c:
-            for pid, answers in (("same", "AAAA"), ("varied", "ABAB")):
+            for pid, answers in (("same", dropped), ("varied", "ABAB")):
                 h = {"authorization": f"Bearer {c.post('/api/v1/enter', json={'participant_id': pid}).json()['token']}"}
                 for k, choice in enumerate(answers):
                     a = c.get("/api/v1/next", headers=h)

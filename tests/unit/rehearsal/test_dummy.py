@@ -59,7 +59,10 @@ def test_attention_checks_answered_as_expected(lists):
     frame = dummy_judgements(lists, P, "random", seed=4)
     checks = frame[frame.kind == "attention"]
     assert len(checks) > 0
-    assert ((checks["choice"] == "A") | (checks["value"].isin([1.0, 100.0]))).all()
+    expected = {t.task_id: t.expected for pl in lists for t in pl.tasks if t.kind == "attention"}
+    asked = checks["task_id"].map(expected)
+    answered = checks["choice"].where(checks["choice"] != "", checks["value"])
+    assert (answered.astype(str) == asked.map(lambda v: v if isinstance(v, str) else float(v)).astype(str)).all()
 
 
 def test_same_seed_same_judgements(lists):

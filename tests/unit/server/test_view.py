@@ -23,9 +23,10 @@ def test_differences_marked_only_for_two_text_outputs() -> None:
 
 
 def test_attention_text_replaces_the_stored_english() -> None:
-    shown = shown_outputs(_a(["This is an attention check ..."], ["text"], kind="attention"), Presentation(),
-                          attention=lambda c: f"Bitte: {c['question']}")
-    assert str(shown[0]["html"]) == "Bitte: How good?"
+    a = _a(["This is an attention check ..."], ["text"], kind="attention")
+    a["task"]["expected"] = 4
+    shown = shown_outputs(a, Presentation(), attention=lambda c, expected: f"Bitte: {c['question']} ({expected})")
+    assert str(shown[0]["html"]) == "Bitte: How good? (4)"  # the check's own answer is asked for
 
 
 def test_esa_value_from_the_form() -> None:

@@ -287,6 +287,8 @@ def rejection_message(rule: Any) -> str:
         "attention": lambda r: f"more than {r.max_failures} of the attention checks were answered other than they asked",
         "min-time": lambda r: f"a median time per task below {r.seconds:g} seconds",
         "straight-lining": lambda r: f"the same answer to every one of at least {r.min_tasks} tasks",
+        "same-side": lambda r: (f"the output shown on the same side chosen in {'every' if r.max_share >= 1 else f'at least {r.max_share:.0%} of the'} "
+                                f"comparisons (at least {r.min_tasks})"),
         "inconsistent": lambda r: f"more than {r.max_failures} repeated tasks answered differently the second time",
     }
     return (f"Your submission is rejected under a rule declared before data collection began and applied the same "
