@@ -124,7 +124,7 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
             "delta": comp.delta, "anytime_valid": comp.rule in ANYTIME_VALID, "horizon": comp.horizon,
             "outcome": outcome, "decision": {"A": comp.system_a, "B": comp.system_b}.get(outcome, outcome),
             "n": n, "reason": "no decisive judgement yet" if d is None else d.reason, "path": path,
-            "live_n": live_n, "agrees_with_live": None if live_n is None else live_n == n,
+            "live_n": live_n, "agrees_with_live": agrees_with_live(live_n, n, outcome in DECIDED),
             "collected": len(rows), "after_decision": max(0, len(outcomes) - n) if outcome in DECIDED else 0,
         }
         record |= _whose(rows, outcomes, position, n, rule, protocol)
@@ -157,6 +157,16 @@ def _costs(comp: Comparison, protocol: Protocol, tasks: Sequence[Task] | None, p
     if paid is not None and not paid.empty:
         out["places"] = int(_of(paid, comp)["participant_id"].nunique())
     return out
+
+
+def agrees_with_live(live_n: int | None, n: int, decided: bool) -> bool | None:
+    """Whether the replay reproduces the live rule (None without a live record): a decided replay where the live
+    rule stopped feeding (``live_n == n``); an undecided one that used at least the outcomes fed live
+    (``live_n <= n``: the live rule's prefix of the same sequence cannot have decided either; a judgement stored but
+    not fed, counted by the replay, is no disagreement)."""
+    if live_n is None:
+        return None
+    return live_n == n if decided else live_n <= n
 
 
 def _of(frame: pd.DataFrame, comp: Comparison) -> pd.DataFrame:
@@ -256,7 +266,7 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol) -> di
         "cycles": [{"systems": [comp.members[i] for i in c.systems], "shares": list(c.shares),
                     "resolved": list(c.resolved), "strength": c.strength} for c in cycles],
         "intransitive": cycle_note(cycles, comp.members),
-        "live_n": live_n, "agrees_with_live": None if live_n is None else live_n == n,
+        "live_n": live_n, "agrees_with_live": agrees_with_live(live_n, n, outcome in DECIDED),
         "collected": len(rows), "after_decision": max(0, len(judged) - n) if outcome in DECIDED else 0,
     }
     return record

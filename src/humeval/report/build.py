@@ -233,7 +233,10 @@ def _stopping_text(d: Stopping) -> str:
                  f"collected {d.fixed_design}: {d.saved} saved ({100 * d.saved / d.fixed_design:.0f}%)"
                  f"{_places_text(d)}.")
     if d.live_n is not None:
-        text += (f" The live rule decided at n = {d.live_n}; the replay on the exported, excluded judgements "
+        decided = d.outcome in ("A", "B", "decided", "horizon")
+        live = (f"The live rule stopped at n = {d.live_n}" if decided
+                else f"The live rule was fed n = {d.live_n} outcomes and had not decided")
+        text += (f" {live}; the replay on the exported, excluded judgements "
                  + ("agrees." if d.agrees_with_live else f"reaches n = {d.n}: THEY DISAGREE."))
     if d.drift is not None:
         text += f" {_drift_words(d.drift, d.a)}" + (

@@ -140,3 +140,27 @@ def test_the_drift_check_is_undefined_for_a_rule_without_a_boundary():
     (d,) = replay_decisions(_frame(["A", "B"] * 30), _protocol(rule="hoeffding-lastrun", max_judgements=20),
                             ["X", "Y"], _tasks())
     assert d["drift"]["undefined"].startswith("the rule has no boundary form") and not d["drift"]["flagged"]
+
+
+def test_an_undecided_replay_that_counts_an_unfed_judgement_agrees_with_the_live_rule():
+    # live: 60 outcomes fed (stop_seq 1..60), no decision; one more judgement stored but never fed (no stop_seq):
+    # the replay uses 61 outcomes and does not decide either, which is no disagreement
+    choices = ["A", "B"] * 30 + ["A"]
+    seqs = list(range(1, 61)) + [np.nan]
+    (d,) = replay_decisions(_frame(choices, seqs), _protocol(), ["X", "Y"])
+    assert (d["outcome"], d["n"], d["live_n"], d["agrees_with_live"]) == ("continue", 61, 60, True)
+    from humeval.analysis.decisions import agrees_with_live
+
+    assert agrees_with_live(None, 10, True) is None
+    assert agrees_with_live(20, 20, True) is True and agrees_with_live(19, 20, True) is False
+    assert agrees_with_live(21, 20, False) is False  # the live rule was fed more than the replay could use
+
+
+def test_the_report_says_an_undecided_live_rule_had_not_decided():
+    from humeval.report.build import _stopping_text
+    from humeval.results import Stopping
+
+    (d,) = replay_decisions(_frame(["A", "B"] * 30, list(range(1, 61))), _protocol(), ["X", "Y"])
+    text = _stopping_text(Stopping.model_validate(d))
+    assert "The live rule was fed n = 60 outcomes and had not decided; the replay on the exported" in text
+    assert "agrees." in text and "decided at n" not in text
