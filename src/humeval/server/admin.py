@@ -110,7 +110,8 @@ async def admin_page(request: Request) -> Response:
                  "participants_last": max(overview["counts"]["participants"] - 1, 0) // PAGE}
         return {"overview": overview, "participants": store.participants(limit=PAGE, offset=people_page * PAGE),
                 "stopping": stopping, "agreement": agreement_so_far(store.context.protocol, rows), "pages": pages,
-                "comments": comments[-200:], "recruitment": recruitment_view(store)}
+                "comments": comments[-200:], "recruitment": recruitment_view(store),
+                "exclusion": store.exclusion_overview()}
 
     data = await run_in_threadpool(gather)
     return request.app.state.templates.TemplateResponse(request, "admin.html", {"study": store.context.protocol.study.name, **data})

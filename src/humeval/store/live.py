@@ -65,6 +65,7 @@ __all__ = [
     "Recruitment",
     "admissions",
     "after_judgement",
+    "exclusion_overview",
     "has_room",
     "in_flight",
     "is_settled",
@@ -554,6 +555,30 @@ def was_abandoned(conn: Connection, participant_id: str) -> bool:
     """Whether the participant was settled as abandoned (inactive for longer than a lease)."""
     reason = sql_of(conn).scalar(_REASON, {"pid": participant_id})
     return reason is not None and str(reason).startswith(ABANDONED)
+
+
+_SETTLED_ROWS = "SELECT excluded, excluded_tasks, reason FROM settled"
+
+
+def exclusion_overview(conn: Connection, ctx: StoreContext) -> dict[str, Any]:
+    """What the preregistered exclusion rules did so far, as the settled participants record it: ``settled`` and
+    ``abandoned`` participants, ``excluded`` (whole participants), ``judgements_excluded`` (judgement-scope
+    exclusions), and ``by_rule``: per rule of the protocol, the settled participants it excluded or left a
+    judgement of out (a participant may be counted under several rules). One pass over the settled rows (an
+    admin read, not a participant's request)."""
+    rows = sql_of(conn).all(_SETTLED_ROWS, {})
+    names = [rule.rule for rule in ctx.protocol.exclusion]
+    by_rule = dict.fromkeys(names, 0)
+    abandoned = judged = excluded = 0
+    for x, tasks, reason in rows:
+        parts = str(reason or "").split("; ")
+        abandoned += parts[0].startswith(ABANDONED)
+        excluded += bool(x)
+        judged += len(json.loads(tasks or "[]"))
+        for name in names:
+            by_rule[name] += any(part.startswith(f"{name}: ") for part in parts)
+    return {"settled": len(rows), "abandoned": abandoned, "excluded": excluded, "judgements_excluded": judged,
+            "by_rule": by_rule}
 
 
 def settle_abandoned(conn: Connection, ctx: StoreContext, now: float) -> list[str]:

@@ -327,6 +327,13 @@ class Store:
     def stopping(self) -> list[dict[str, Any]]:
         return self.read(stopping_states)
 
+    def exclusion_overview(self) -> dict[str, Any]:
+        """What the preregistered exclusion rules did so far, live (:func:`humeval.store.live.exclusion_overview`)."""
+        from humeval.store.live import exclusion_overview
+
+        ctx = self.context
+        return self.read(lambda conn: exclusion_overview(conn, ctx))
+
     def recruitment(self) -> Recruitment:
         """The places a crowd platform should offer now (:func:`humeval.store.live.recruitment`)."""
         from humeval.store.live import recruitment

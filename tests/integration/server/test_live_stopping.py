@@ -263,3 +263,30 @@ def test_two_systems_with_empty_stopping_systems_are_watched(tmp_path: Path) -> 
         assert [(r["system_a"], r["system_b"]) for r in store.stopping()] == [("baseline", "candidate")]
     finally:
         store.close()
+
+
+def test_the_admin_page_says_what_exclusion_did_live(tmp_path: Path) -> None:
+    """Participants who fail the attention check leave the rule at n = 0: the admin page says the rules excluded
+    them (before, it said only 'collecting after n = 0 outcomes')."""
+    study = make_study(tmp_path / "study")
+
+    async def go() -> tuple[Client, str]:
+        c = Client(study)
+        for i in range(3):
+            await c.work(f"S{i}", prefer="baseline", spam=True)
+        await c.work("H0", prefer="candidate")
+        r = await c.http.get(f"/admin?token={ADMIN}", follow_redirects=True)
+        assert r.status_code == 200, r.text
+        return c, r.text
+
+    c, page = asyncio.run(go())
+    try:
+        overview = c.store.exclusion_overview()
+        settled = c.store.read(lambda conn: conn.execute(select(s.settled)).all())
+        excluded = sum(r.excluded for r in settled)  # hand count from the settled rows
+        assert overview == {"settled": len(settled), "abandoned": 0, "excluded": excluded, "judgements_excluded": 0,
+                            "by_rule": {"attention": 3}} and excluded == 3 and len(settled) == 4
+        assert '<span id="excluded-participants">3</span> of <span id="settled-participants">4</span>' in page
+        assert "<td>attention</td><td>3</td>" in page
+    finally:
+        asyncio.run(c.close())
