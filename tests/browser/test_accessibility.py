@@ -195,3 +195,44 @@ def _fill_by_keyboard(page: Any, limit: int = 80) -> None:
                 page.keyboard.press("Enter")
             return
     raise AssertionError("the Submit button cannot be reached with Tab")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_task_page_is_shaped_by_the_protocol(tmp_path: Path, browser: Any, width: int) -> None:
+    """presentation.input_heading, input_font and output_labels at 1280 and 390 px: axe clean, no sideways scroll,
+    a long question's legend inside its box, the input in the page's font."""
+    from tests.integration.server.studies import shaped_study
+
+    study = shaped_study(tmp_path / "study")
+    server = ServerProcess(study.root, None).start()
+    failures: list[str] = []
+    seen: set[str] = set()
+    try:
+        page = browser.new_context(viewport={"width": width, "height": 800}).new_page()
+        page.goto(f"{server.url}/?participant_id=S{width}")
+        page.goto(f"{server.url}/task")
+        for _ in range(12):
+            if "/task" not in page.url:
+                break
+            kind = page.locator("fieldset.criterion").first.get_attribute("data-type")
+            headings = page.locator("section.card h2").all_inner_texts()
+            assert "Article" in headings and "Input" not in headings
+            font = page.locator("#input").evaluate("e => getComputedStyle(e).fontFamily")
+            assert "monospace" not in font, font
+            labels = page.locator(".output-card h2").all_inner_texts()
+            assert labels == (["Summary A"] if kind == "likert" else ["Summary A", "Summary B"]), labels
+            box, legend = (page.locator("fieldset.criterion").first.bounding_box(),
+                           page.locator("fieldset.criterion legend").first.bounding_box())
+            if legend["x"] + legend["width"] > box["x"] + box["width"] + 0.5:
+                failures.append(f"{kind} at {width} px: the legend runs across its box")
+            if kind not in seen:
+                seen.add(kind)
+                _check(page, f"shaped {kind} at {width}", failures)
+                page.screenshot(path=str(SHOTS / f"task-shaped-{kind}-{width}.png"), full_page=True)
+            _answer(page)
+            page.click("#submit")
+            page.wait_for_load_state()
+        assert seen == {"2afc", "likert"}
+    finally:
+        server.stop()
+    assert not failures, "\n".join(failures)

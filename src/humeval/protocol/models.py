@@ -282,6 +282,14 @@ class Presentation(_Model):
     )
     randomise_order: bool = Field(True, description="Randomise the display order of outputs per participant (stored with each judgement).")
     show_input: bool = Field(True, description="Show the system input above the outputs.")
+    input_heading: str = Field("", max_length=120, description="Heading of the input's card, e.g. `Article` or `Source text` (empty: `Input` in the page's language).")
+    input_font: Literal["text", "monospace"] = Field(
+        "text", description="Font of the input: `text` (the page's font, for prose such as articles or dialogues) or `monospace` (code, aligned tables)."
+    )
+    output_labels: list[str] = Field(
+        default_factory=list, max_length=26,
+        description="Labels of the outputs in display order, e.g. `[Summary A, Summary B]`, or one label for a task that shows one output (`[Summary]`); empty: `Output A`, `Output B`, ... and no label for a single output. Outputs beyond the list keep the default.",
+    )
     show_references: bool = Field(False, description="Show the reference texts.")
     instructions: str = Field("", description="Instructions shown before the first task (Markdown-free plain text).")
     consent: str = Field("", description="Consent text a participant must accept before starting (empty: no consent page).")

@@ -37,7 +37,7 @@ from humeval.server.payload import assignment_json
 from humeval.server.platform_entry import check_platform_entry
 from humeval.server.throttle import is_https
 from humeval.server.tokens import Session, make_token, read_invite, sign
-from humeval.server.view import esa_value
+from humeval.server.view import esa_value, output_labels
 from humeval.store.records import Progress
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
@@ -207,12 +207,13 @@ async def task_page(request: Request, error: Refused | None = None, status: int 
     data["task"] = {**data["task"], "kind": result.task.kind, "expected": result.task.expected}
     letters = [chr(ord("A") + i) for i in range(len(data["outputs"]))]
     protocol = store.context.protocol
+    labels = output_labels(protocol.presentation.output_labels, len(letters), protocol.presentation.language)
     # a refused answer is shown at its field, saying what is valid there
     problem = (field_problem(error.field, {c.name: c for c in protocol.criteria}, answers or {},
                              protocol.presentation.language)
                if error is not None and error.code == "invalid_value" else None)
     return _render(request, "task.html", {
-        "a": data, "letters": letters, "key": f"form-{result.assignment_id}-{secrets.token_hex(8)}",
+        "a": data, "letters": letters, "labels": labels, "key": f"form-{result.assignment_id}-{secrets.token_hex(8)}",
         "error": error, "problem": problem, "progress": data["progress"], "answers": answers or {},
     }, status=status)
 

@@ -62,8 +62,19 @@ def shown_outputs(a: dict[str, Any], presentation: Presentation,
     return [{"html": Markup(r.html), "format": r.format} for r in shown]
 
 
+def output_labels(declared: list[str], n: int, language: str) -> list[str]:
+    """The heading of each of ``n`` outputs shown: ``presentation.output_labels`` in display order, else
+    "Output A", "Output B", ... in the page's language; "" (no heading) for a single output without a label."""
+    from humeval.server.i18n import translations
+
+    gettext = translations(language).gettext
+    default = [gettext("Output %(letter)s") % {"letter": chr(ord("A") + i)} if n > 1 else "" for i in range(n)]
+    return [declared[i] if i < len(declared) and declared[i] else default[i] for i in range(n)]
+
+
 def install_view(env: jinja2.Environment, presentation: Presentation) -> None:
     """Make ``shown_outputs(a)`` available to every template of ``env`` (after :func:`install_i18n`)."""
     attention = env.globals.get("attention_text")
     env.globals["shown_outputs"] = lambda a: shown_outputs(a, presentation, attention)  # type: ignore[arg-type]
     env.globals["comments"] = presentation.comments
+    env.globals["presentation"] = presentation

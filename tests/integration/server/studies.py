@@ -167,3 +167,39 @@ def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant:
     list(run(study))
     lock_study(study)
     return study
+
+
+SHAPED = """
+version: 1
+study: {name: shaped, seed: 8}
+data: {files: [data/outputs.jsonl], properties: [slots]}
+systems: [m11, m23]
+criteria:
+  - name: coherence
+    type: likert
+    points: 5
+    question: "How well does the summary keep to the article's main points, in an order that a reader who has not seen the article can follow from its first sentence to its last (see https://example.org/guidelines/summarisation/coherence-and-ordering-of-main-points)?"
+  - {name: preference, type: 2afc, question: "Which summary is better?"}
+presentation:
+  setup: separate
+  input_heading: Article
+  output_labels: [Summary A, Summary B]
+design: {judgements_per_item: 1, items_per_participant: 4, counterbalancing: none}
+platform: {kind: local, completion_code: DONE-8}
+"""
+
+ARTICLE = " ".join(["The council voted on Tuesday to extend the city's tram line to the northern districts, a plan "
+                    "first proposed a decade ago and delayed twice by the cost of the bridge it needs."] * 12)
+
+
+def shaped_study(root: Path, *, labels: str = "[Summary A, Summary B]") -> Study:
+    """A summarisation study shaped by its presentation fields: the input headed "Article" in the page's font, the
+    outputs labelled, a long Likert question; a Likert task shows one output (labelled with the first label)."""
+    rows = [{"item_id": f"doc-{i}", "system": s, "input": ARTICLE, "slots": 1,
+             "output": f"The council extended the tram line north ({s}, {i})."} for i in range(4) for s in ("m11", "m23")]
+    write_jsonl(root / "data" / "outputs.jsonl", rows)
+    (root / "humeval.yaml").write_text(SHAPED.replace("[Summary A, Summary B]", labels), encoding="utf-8")
+    study = Study.open(root)
+    list(run(study))
+    lock_study(study)
+    return study
