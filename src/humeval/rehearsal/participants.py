@@ -24,7 +24,8 @@ import numpy as np
 from humeval.design.tasks import ParticipantList
 from humeval.errors import HumevalError
 from humeval.protocol.models import Criterion, Protocol
-from humeval.simulate.dummy import DUMMY_KINDS, Scale, _scores, _static_scores, scale_of
+from humeval.simulate.dummy import DEFAULT_SECONDS, DUMMY_KINDS, Scale, _scores, _static_scores, scale_of
+from humeval.simulate.dummy import draw_seconds as _draw
 from humeval.simulate.population import WorkerPool, make_pool
 
 __all__ = ["CHEAP_STRATEGIES", "REHEARSAL_KINDS", "AnswerKey", "Answerer", "ApiClient", "ApiRefused", "Population", "RehearsalError",
@@ -364,9 +365,10 @@ def simulated_spans(text: str, score: float, rng: np.random.Generator, most: int
             for i, m in zip(chosen, major, strict=True)]
 
 
-def draw_seconds(rng: np.random.Generator) -> float:
-    """Time on a task as the dry run draws it (log-normal around 12 s); reported, not waited."""
-    return round(float(rng.lognormal(np.log(12.0), 0.4)), 2)
+def draw_seconds(rng: np.random.Generator, median: float = DEFAULT_SECONDS) -> float:
+    """Time on a task as the dry run draws it (log-normal around ``median``, the protocol's declared time:
+    :func:`humeval.simulate.dummy.declared_seconds`); reported, not waited."""
+    return float(_draw(rng, median))
 
 
 class ApiClient:

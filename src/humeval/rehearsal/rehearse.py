@@ -67,6 +67,7 @@ from humeval.rehearsal.participants import (
     RehearsalError,
     draw_seconds,
 )
+from humeval.simulate.dummy import declared_seconds
 from humeval.stages.export import write_store_judgements
 from humeval.store.engine import redact_url
 from humeval.study import Study, StudyLike, as_study
@@ -325,6 +326,8 @@ class _Crowd:
         self.platform = platform or Platform()
         self.admin_token = admin_token
         self.limit, self.max_tasks, self.advance = participants, max_tasks, advance
+        #: the median seconds a task that the participants report: the protocol's declared time (not 12 s always)
+        self.seconds = declared_seconds(answerer.protocol, max_tasks)
         self.stop = threading.Event()
         self.tally = tally if tally is not None else _Tally()  # shared by the rounds of a rehearsal
         self._index = itertools.count(first)  # participant numbers go on across rounds
@@ -418,7 +421,7 @@ class _Crowd:
             raise RehearsalError(f"rehearsal: participant {pid} was served more than {self.max_tasks} tasks "
                                  "(the study's largest list); the server keeps serving work")
         body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
-                "values": self.answerer.values(assignment, rng, who), "seconds": draw_seconds(rng)}
+                "values": self.answerer.values(assignment, rng, who), "seconds": draw_seconds(rng, self.seconds)}
         status, answer = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200, 409))
         if status == 409 and _code(answer) == "lease_withdrawn":
             self.tally.add(withdrawn=1)  # the rule decided meanwhile: not stored, the next task follows

@@ -16,6 +16,7 @@ compare the two systems' dummy scores (a tie is offered only when the criterion 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -110,6 +111,29 @@ def _scores(kind: str, systems: np.ndarray, static: dict[str, float], scale: Sca
     return np.round(values) if scale.discrete else values
 
 
+#: seconds per task of a dummy participant when the protocol declares no time (the median of the draws)
+DEFAULT_SECONDS = 12.0
+#: log-sd of a dummy participant's seconds per task around that median
+SECONDS_SPREAD = 0.4
+
+
+def declared_seconds(protocol: Protocol, tasks_per_list: int | None = None) -> float:
+    """The median seconds per task of dummy and simulated participants: the protocol's declared time
+    (``pay.seconds_per_task``, else ``pay.minutes_per_list`` over ``tasks_per_list``), else 12 s. So a rehearsal of a
+    study of long articles does not measure 12 s a task and price the study from it (``humeval budget``)."""
+    pay = protocol.pay
+    if pay.seconds_per_task is not None:
+        return float(pay.seconds_per_task)
+    if pay.minutes_per_list is not None and tasks_per_list:
+        return float(pay.minutes_per_list) * 60 / tasks_per_list
+    return DEFAULT_SECONDS
+
+
+def draw_seconds(rng: np.random.Generator, median: float, size: int | None = None) -> Any:
+    """Times on tasks (log-normal around ``median``, log-sd :data:`SECONDS_SPREAD`), rounded to 0.01 s."""
+    return np.round(rng.lognormal(np.log(median), SECONDS_SPREAD, size=size), 2)
+
+
 def dummy_judgements(lists: list[ParticipantList], protocol: Protocol, kind: str, seed: int) -> pd.DataFrame:
     """Dummy judgements of ``kind`` for every task of every participant list."""
     if kind not in DUMMY_KINDS:
@@ -144,6 +168,7 @@ def dummy_judgements(lists: list[ParticipantList], protocol: Protocol, kind: str
             expected = pd.to_numeric(sub["expected"], errors="coerce").to_numpy()
             frame.loc[mask, "value"] = np.where(attention, expected, values)
     frame["participant_id"] = f"dummy-{kind}-" + frame["participant_id"]
-    frame["seconds"] = np.round(rng.lognormal(np.log(12.0), 0.4, size=len(frame)), 2)
+    longest = max((len(pl.tasks) for pl in lists), default=0)
+    frame["seconds"] = draw_seconds(rng, declared_seconds(protocol, longest), size=len(frame))
     frame["submitted_at"] = ""
     return frame.drop(columns="expected")
