@@ -65,6 +65,8 @@ __all__ = [
     "Recruitment",
     "admissions",
     "after_judgement",
+    "after_submit",
+    "feeds_at_submit",
     "has_room",
     "in_flight",
     "is_settled",
@@ -587,13 +589,58 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
     if abandoned:
         reason = "; ".join(r for r in (ABANDONED, reason) if r)
     db.run(_VERDICT, {"x": int(excluded), "tasks": json.dumps(sorted(keys)), "reason": reason, "pid": participant_id})
-    decided: list[str] = []
     if ctx.strategy is None:
-        for j in latest:
-            for c in ctx.watched.get(j["task_id"], ()):
+        return _feed_list(conn, ctx, participant_id, latest, excluded, keys, now)
+    return _flush(conn, ctx, now)
+
+
+def feeds_at_submit(ctx: StoreContext, task: Task) -> bool:
+    """Whether a first answer to the task is judged as it is stored (``list`` with ``stopping.feed: judgement``): an
+    attention check (the qualification) or a watched pair task (fed at once once its participant qualified)."""
+    return (ctx.strategy is None and ctx.protocol.stopping.feed == "judgement" and bool(ctx.watched)
+            and (task.kind == "attention" or (task.kind == "task" and task.task_id in ctx.watched)))
+
+
+def after_submit(conn: Connection, ctx: StoreContext, participant_id: str, now: float) -> list[str]:
+    """``stopping.feed: judgement``, after a participant's first answer to an attention check or a watched pair task;
+    return new decisions.
+
+    Until the participant has answered ``design.qualification`` attention checks (the first places of every list)
+    nothing happens. From then on the exclusion rules run on their judgements as at settlement (the same function;
+    ``validate`` admits only ``attention`` and judgement-scope ``min-time``, which nothing later can change): one who
+    failed the qualification is settled at once (excluded, nothing fed, the rest of their list to the next
+    participant); one who passed is qualified, and each watched judgement not fed yet is fed (or, excluded by a
+    judgement-scope rule, recorded as dropped) in submission order, as settlement would."""
+    db = sql_of(conn)
+    if is_settled(db, participant_id):
+        return []
+    latest = latest_judgements(conn, participant_id)
+    if sum(j["kind"] == "attention" for j in latest) < ctx.protocol.design.qualification:
+        return []  # not qualified yet
+    from humeval.judgements.exclusion import participant_exclusions
+
+    excluded, keys, _ = participant_exclusions(ctx.protocol, ctx.tasks, latest)
+    if excluded:  # failed the qualification
+        return settle(conn, ctx, participant_id, now)
+    return _feed_list(conn, ctx, participant_id, latest, False, keys, now)
+
+
+_FED_OF = ("SELECT f.comparison, f.assignment_id FROM fed f JOIN assignments a ON a.assignment_id = f.assignment_id "
+           "WHERE a.participant_id = :pid")
+
+
+def _feed_list(conn: Connection, ctx: StoreContext, participant_id: str, latest: list[dict[str, Any]], excluded: bool,
+               keys: set[tuple[str, str]], now: float) -> list[str]:
+    """``list``: feed (or drop) the participant's watched judgements in submission order, those not fed yet
+    (``stopping.feed: judgement``: what was fed at submit is not fed again at settlement)."""
+    fed = set()
+    if ctx.protocol.stopping.feed == "judgement":
+        fed = {(c, aid) for c, aid in sql_of(conn).all(_FED_OF, {"pid": participant_id})}
+    decided: list[str] = []
+    for j in latest:
+        for c in ctx.watched.get(j["task_id"], ()):
+            if (c, j["assignment_id"]) not in fed:
                 decided += _feed_judgement(conn, ctx, j, c, excluded or (j["task_id"], c) in keys, now)
-    else:
-        decided += _flush(conn, ctx, now)
     return decided
 
 
