@@ -258,10 +258,12 @@ def _add_checks(chosen: list[Task], protocol: Protocol, rng: np.random.Generator
     templates = [chosen[a % len(chosen)] for a in range(design.attention_checks)]
     names = [t.criteria[0] for t in templates]
     expected: dict[str, list[Any]] = {n: answers.draw(protocol.criterion(n), names.count(n)) for n in dict.fromkeys(names)}
-    first = design.qualification  # the qualification: that many checks first, in order, with no random draw
+    first = design.qualification  # the qualification: that many checks first, in order
     for a, template in enumerate(templates):
         check = attention_task(template, protocol.criterion(names[a]), k * 1000 + a, expected[names[a]].pop())
-        out.insert(a if a < first else int(rng.integers(first, len(out) + 1)), check)
+        # one draw per check whatever the qualification: the stream, so every other list, stays that of 0
+        pos = int(rng.integers(first if a >= first else 0, len(out) + 1))
+        out.insert(a if a < first else pos, check)
     return out
 
 
