@@ -597,8 +597,13 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
 def feeds_at_submit(ctx: StoreContext, task: Task) -> bool:
     """Whether a first answer to the task is judged as it is stored (``list`` with ``stopping.feed: judgement``): an
     attention check (the qualification) or a watched pair task (fed at once once its participant qualified)."""
-    return (ctx.strategy is None and ctx.protocol.stopping.feed == "judgement" and bool(ctx.watched)
+    return (ctx.strategy is None and bool(ctx.watched) and _per_judgement(ctx)
             and (task.kind == "attention" or (task.kind == "task" and task.task_id in ctx.watched)))
+
+
+def _per_judgement(ctx: StoreContext) -> bool:
+    stopping = ctx.protocol.stopping
+    return stopping is not None and stopping.feed == "judgement"
 
 
 def after_submit(conn: Connection, ctx: StoreContext, participant_id: str, now: float) -> list[str]:
@@ -634,7 +639,7 @@ def _feed_list(conn: Connection, ctx: StoreContext, participant_id: str, latest:
     """``list``: feed (or drop) the participant's watched judgements in submission order, those not fed yet
     (``stopping.feed: judgement``: what was fed at submit is not fed again at settlement)."""
     fed = set()
-    if ctx.protocol.stopping.feed == "judgement":
+    if _per_judgement(ctx):
         fed = {(c, aid) for c, aid in sql_of(conn).all(_FED_OF, {"pid": participant_id})}
     decided: list[str] = []
     for j in latest:

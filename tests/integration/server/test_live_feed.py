@@ -125,6 +125,12 @@ def n_of(srv: InProcess) -> int:
     return int(srv.store.stopping()[0]["n"])
 
 
+def exported(srv: InProcess, study: Study) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The export's judgements and what the exclude stage excludes of them."""
+    frame = pd.DataFrame(srv.store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
+    return frame, exclusions(frame, study.protocol, study.read_lists())
+
+
 def test_a_qualified_participant_is_counted_while_their_session_runs(tmp_path: Path) -> None:
     study = feed_study(tmp_path / "study")
     srv = InProcess(study)
@@ -159,7 +165,6 @@ def test_a_qualified_participant_is_counted_while_their_session_runs(tmp_path: P
         srv.run(body)
         frame = pd.DataFrame(srv.store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
         fed = frame[frame["stop_seq"].notna()]
-        assert sorted(fed["stop_seq"]) == list(range(1, 9))
         assert list(fed["stop_seq"]) == list(range(1, 9))  # fed in submission order (the export's row order)
     finally:
         srv.close()
@@ -194,8 +199,7 @@ def test_failing_the_qualification_feeds_nothing_and_ends_the_session_at_once(tm
 
     try:
         srv.run(body)
-        frame = pd.DataFrame(srv.store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
-        excluded = exclusions(frame, study.protocol, study.read_lists())
+        frame, excluded = exported(srv, study)
         assert set(excluded.loc[excluded["scope"] == "participant", "participant_id"]) == {"S1"}
         assert set(excluded["rule"]) == {"attention"}
     finally:
@@ -220,8 +224,7 @@ def test_a_too_fast_judgement_is_not_fed(tmp_path: Path) -> None:
 
     try:
         srv.run(body)
-        frame = pd.DataFrame(srv.store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
-        excluded = exclusions(frame, study.protocol, study.read_lists())
+        frame, excluded = exported(srv, study)
         fast = excluded[excluded["scope"] == "judgement"]
         assert len(fast) == 1 and frame.loc[frame["task_id"] == fast["task_id"].iloc[0], "stop_seq"].isna().all()
     finally:
@@ -245,8 +248,7 @@ def test_replay_equals_live_with_qualification_failures(tmp_path: Path, db_url: 
         arrived = srv.run(body)
         live = srv.store.stopping()[0]
         assert live["outcome"] == "B", (live, arrived)  # the candidate (system B) wins: only qualified votes count
-        frame = pd.DataFrame(srv.store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
-        excluded = exclusions(frame, study.protocol, study.read_lists())
+        frame, excluded = exported(srv, study)
         failed = set(excluded.loc[excluded["scope"] == "participant", "participant_id"])
         assert failed and all(int(p[1:]) % 4 == 1 for p in failed)
         fed = frame[frame["stop_seq"].notna()]
