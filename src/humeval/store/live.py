@@ -392,6 +392,12 @@ _HELD_WATCHED = (
     "SELECT l.list_id FROM lists l WHERE l.watched > 0 AND l.participant_id IS NOT NULL "
     "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = l.participant_id)"
 )
+#: per comparison, the judgements fed or dropped of the watched lists in progress, by their holders
+_FED_HELD = (
+    "SELECT f.comparison, count(*) FROM fed f JOIN assignments a ON a.assignment_id = f.assignment_id "
+    "JOIN lists l ON l.list_id = a.list_id WHERE l.watched > 0 AND l.participant_id = a.participant_id "
+    "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = l.participant_id) GROUP BY f.comparison"
+)
 #: every comparison's state, locked (PostgreSQL) so that processes admit sessions one at a time
 _STOPPING_ALL = "SELECT comparison, rule, delta, n, outcome FROM stopping ORDER BY comparison"
 _FREE_WATCHED = "SELECT count(*) FROM lists WHERE watched > 0 AND participant_id IS NULL AND completed = 0"
@@ -431,6 +437,8 @@ def admissions(conn: Connection, ctx: StoreContext, *, lock: bool = True) -> lis
     db = sql_of(conn)
     held = [r[0] for r in db.all(_HELD_WATCHED)]
     free = int(db.scalar(_FREE_WATCHED) or 0)
+    # ``stopping.feed: judgement``: what a session in progress has fed (or dropped) is no longer pending
+    done = dict(db.all(_FED_HELD)) if _per_judgement(ctx) else {}
     out = []
     for row in db.all(_STOPPING_ALL + (" FOR UPDATE" if lock else "")):
         c, n, outcome = row[0], int(row[3]), row[4]
@@ -438,7 +446,7 @@ def admissions(conn: Connection, ctx: StoreContext, *, lock: bool = True) -> lis
         if comp is None:
             continue
         w = ctx.session_sizes.get(c, 0)
-        pending = sum(ctx.list_watched.get(l_, {}).get(c, 0) for l_ in held)
+        pending = sum(ctx.list_watched.get(l_, {}).get(c, 0) for l_ in held) - int(done.get(c, 0))
         active = sum(1 for l_ in held if c in ctx.list_watched.get(l_, {}))
         bound = comp.in_flight_bound(n)
         allow = adm.allowance(comp.sessions, w, bound)

@@ -259,3 +259,26 @@ def test_replay_equals_live_with_qualification_failures(tmp_path: Path, db_url: 
         assert (record["outcome"], record["n"]) == (live["outcome"], live["n"]) and record["agrees_with_live"]
     finally:
         srv.close()
+
+
+def test_admission_counts_what_a_running_session_fed_as_no_longer_pending(tmp_path: Path) -> None:
+    """``pending`` (outcomes admitted but not fed) falls as a qualified participant's judgements are fed; with
+    ``feed: session`` the same session keeps all its watched tasks pending until it ends."""
+    pending: dict[str, list[int]] = {}
+    for feed in ("judgement", "session"):
+        study = feed_study(tmp_path / feed, feed=feed)
+        srv = InProcess(study)
+
+        async def body(c: httpx.AsyncClient, srv: InProcess = srv, feed: str = feed) -> None:
+            m = await Member(c, srv, "P1").enter()
+            seen = []
+            for _ in range(5):  # the two checks, then three watched tasks
+                await m.step()
+                seen.append(srv.store.recruitment().comparisons[0].pending)
+            pending[feed] = seen
+
+        try:
+            srv.run(body)
+        finally:
+            srv.close()
+    assert pending == {"judgement": [8, 8, 7, 6, 5], "session": [8] * 5}
