@@ -82,8 +82,8 @@ def test_feed_judgement_is_refused_for_a_pool_strategy(tmp_path):
 
 
 def test_the_store_refuses_what_validate_refuses(tmp_path):
-    from humeval.protocol.load import load_protocol
     from humeval.protocol.feed import feed_problems
+    from humeval.protocol.load import load_protocol
 
     root = _feed_study(tmp_path, exclusion="[{rule: attention}, {rule: same-side}]")
     protocol = load_protocol(root / "humeval.yaml")

@@ -29,28 +29,32 @@ def feed_problems(protocol: Protocol) -> list[tuple[tuple[Any, ...], str]]:
     out: list[tuple[tuple[Any, ...], str]] = []
     strategy = protocol.assignment.strategy
     if strategy != "list":
-        out.append((("stopping", "feed"), f"'judgement' needs assignment.strategy 'list', got '{strategy}': a pool "
-                    "strategy's label already reaches the rule when its voters are settled (its votes come from "
-                    f"several participants, each judged on their whole session); use strategy list, {_SESSION}"))
+        why = (f"'judgement' needs assignment.strategy 'list', got '{strategy}': a pool strategy's label already "
+               "reaches the rule when its voters are settled (its votes come from several participants, each judged "
+               f"on their whole session); use strategy list, {_SESSION}")
+        out.append((("stopping", "feed"), why))
     for i, rule in enumerate(protocol.exclusion):
         if isinstance(rule, AttentionExclusion) or (isinstance(rule, MinTimeExclusion) and rule.scope == "judgement"):
             continue
         what = "min-time with scope participant" if isinstance(rule, MinTimeExclusion) else rule.rule
-        out.append((("exclusion", i), f"rule '{what}' judges a participant's whole session and could exclude "
-                    "judgements already fed to the rule with stopping.feed: judgement; keep only attention and "
-                    f"min-time with scope: judgement (decided before feeding), {_SESSION}"))
+        why = (f"rule '{what}' judges a participant's whole session and could exclude judgements already fed to the "
+               "rule with stopping.feed: judgement; keep only attention and min-time with scope: judgement (decided "
+               f"before feeding), {_SESSION}")
+        out.append((("exclusion", i), why))
     design = protocol.design
     if not any(isinstance(r, AttentionExclusion) for r in protocol.exclusion):
-        out.append((("exclusion",), "stopping.feed: judgement feeds a participant once they passed the "
-                    "qualification, which the 'attention' rule judges: add `- rule: attention` (with max_failures), "
-                    + _SESSION))
+        why = ("stopping.feed: judgement feeds a participant once they passed the qualification, which the "
+               f"'attention' rule judges: add `- rule: attention` (with max_failures), {_SESSION}")
+        out.append((("exclusion",), why))
     if design.qualification == 0:
-        out.append((("design", "qualification"), "stopping.feed: judgement needs a qualification before any watched "
-                    "task: set design.qualification (attention checks at the start of every list, at most "
-                    f"design.attention_checks = {design.attention_checks}), {_SESSION}"))
+        why = ("stopping.feed: judgement needs a qualification before any watched task: set design.qualification "
+               "(attention checks at the start of every list, at most design.attention_checks = "
+               f"{design.attention_checks}), {_SESSION}")
+        out.append((("design", "qualification"), why))
     elif design.attention_checks > design.qualification:
-        out.append((("design", "attention_checks"), f"{design.attention_checks} attention checks, "
-                    f"{design.qualification} of them the qualification: with stopping.feed: judgement a check failed "
-                    "after the qualification could exclude a participant whose judgements were fed; set "
-                    f"design.qualification: {design.attention_checks} (every check first), {_SESSION}"))
+        why = (f"{design.attention_checks} attention checks, {design.qualification} of them the qualification: with "
+               "stopping.feed: judgement a check failed after the qualification could exclude a participant whose "
+               f"judgements were fed; set design.qualification: {design.attention_checks} (every check first), "
+               f"{_SESSION}")
+        out.append((("design", "attention_checks"), why))
     return out

@@ -40,7 +40,13 @@ from humeval.errors import Refused
 from humeval.judgements.values import check_comment, check_values
 from humeval.store.assign import holds, lease_after, looks, next_assignment, reap_due, shown, take
 from humeval.store.context import RENEW, StoreContext
-from humeval.store.live import SETTLED_ANY, after_judgement, after_submit, feeds_at_submit, is_settled
+from humeval.store.live import (
+    SETTLED_ANY,
+    after_judgement,
+    after_submit,
+    feeds_at_submit,
+    is_settled,
+)
 from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress, StoredJudgement
 from humeval.store.refusal import Refusal

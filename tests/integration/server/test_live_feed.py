@@ -199,7 +199,7 @@ def test_failing_the_qualification_feeds_nothing_and_ends_the_session_at_once(tm
 
     try:
         srv.run(body)
-        frame, excluded = exported(srv, study)
+        _, excluded = exported(srv, study)
         assert set(excluded.loc[excluded["scope"] == "participant", "participant_id"]) == {"S1"}
         assert set(excluded["rule"]) == {"attention"}
     finally:
