@@ -22,11 +22,13 @@ import pandas as pd
 import pytest
 
 from humeval.analysis.decisions import replay_decisions
+from humeval.errors import ProtocolError, StoreError
 from humeval.files import write_jsonl
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.lock import lock_study
 from humeval.pipeline import run
+from humeval.store.store import Store
 from humeval.study import Study
 from humeval.templates import generate_outputs
 from tests.integration.server.inprocess import ADMIN, InProcess, enter
@@ -47,18 +49,21 @@ assignment: {{strategy: list, lease_seconds: 600}}
 stopping: {{rule: anytime, delta: 0.05, systems: [baseline, candidate], feed: {feed}}}
 exclusion:
   - {{rule: attention, max_failures: 0}}
-  - {{rule: min-time, seconds: 0.5, scope: judgement}}
+  - {{rule: min-time, seconds: 0.5, scope: judgement}}{more}
 platform: {{kind: local, completion_code: {code}, screenout_code: {screenout}}}
 """
 
 
-def feed_study(root: Path, *, items: int = 80, per: int = 8, feed: str = "judgement") -> Study:
+def feed_study(root: Path, *, items: int = 80, per: int = 8, feed: str = "judgement", more: str = "",
+               lock: bool = True) -> Study:
+    """``more``: further exclusion rules (YAML lines)."""
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
-    (root / "humeval.yaml").write_text(PROTOCOL.format(per=per, feed=feed, code=CODE, screenout=SCREENOUT),
+    (root / "humeval.yaml").write_text(PROTOCOL.format(per=per, feed=feed, code=CODE, screenout=SCREENOUT, more=more),
                                        encoding="utf-8")
     study = Study.open(root)
     list(run(study))
-    lock_study(study)
+    if lock:
+        lock_study(study)
     return study
 
 
@@ -282,3 +287,17 @@ def test_admission_counts_what_a_running_session_fed_as_no_longer_pending(tmp_pa
         finally:
             srv.close()
     assert pending == {"judgement": [8, 8, 7, 6, 5], "session": [8] * 5}
+
+
+def test_the_lock_and_the_store_refuse_what_validate_refuses(tmp_path: Path) -> None:
+    study = feed_study(tmp_path / "study", more="\n  - {rule: same-side, min_tasks: 5}", lock=False)
+    why = r"exclusion\[2\]: rule 'same-side' judges a participant's whole session"
+    with pytest.raises(ProtocolError, match=why):
+        lock_study(study)
+    store = Store.open(study)
+    try:
+        store.prepare()
+        with pytest.raises(StoreError, match=why):
+            store.context  # noqa: B018 (loaded on first use: before any participant is served)
+    finally:
+        store.close()
