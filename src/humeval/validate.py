@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from humeval.errors import DataError, HumevalError, ProtocolError, did_you_mean
+from humeval.protocol.feed import feed_problems
 from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
 from humeval.study import Study, StudyLike, as_study
@@ -34,6 +35,9 @@ CHECKS = (
     "sessions can work: stopping.sessions at most the lists that hold watched pair tasks, crowd.wave at most the "
     "lists, some list holds a watched task (counted in lists/lists.jsonl after `humeval design`, else estimated "
     "from the design with every item selected); settings without effect are warned about",
+    "stopping.feed: judgement only with the list strategy, a qualification holding every attention check, an "
+    "attention rule, and no exclusion rule that could take back what was fed (only attention and judgement-scope "
+    "min-time)",
 )
 
 Problem = tuple[tuple[Any, ...], str]
@@ -222,7 +226,7 @@ def check_protocol(protocol: Protocol, systems: list[str] | None = None) -> list
     ``systems``: the systems in the data when the protocol lists none.
     """
     raw = protocol.model_dump(mode="json")
-    return [f"{format_path(loc)}: {msg}" for loc, msg in cross_references(raw, systems)]
+    return [f"{format_path(loc)}: {msg}" for loc, msg in cross_references(raw, systems) + feed_problems(protocol)]
 
 
 def validate_study(study: StudyLike) -> list[str]:
@@ -250,7 +254,7 @@ def validate_study(study: StudyLike) -> list[str]:
         return problems + exc.problems + _raw_file_problems(raw, node, study.root, source) + located(
             cross_references(raw, None))
     outputs, data_systems, data_problems, pairing_error = _read_outputs(protocol, study.root)
-    problems += located(cross_references(raw, None if data_problems else data_systems))
+    problems += located(cross_references(raw, None if data_problems else data_systems) + feed_problems(protocol))
     problems += data_problems
     if not data_problems:
         if pairing_error:

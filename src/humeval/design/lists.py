@@ -10,7 +10,8 @@ often: with m = S this is exactly the Latin square "list j shows item k with sys
 (j + k) mod S" of the classic design. Each list is one participant's work; within a
 list the order is rotated by list number (``latin-square``), shuffled (``random``) or
 kept (``none``).
-Attention checks and repeated tasks are then inserted at seeded random positions.
+Attention checks and repeated tasks are then inserted at seeded random positions; with
+``design.qualification`` = q the first q checks open the list (the qualification), the rest as before.
 
 With ``design.balance`` (item properties) the lists are *balanced* instead
 (:func:`balanced_order`, Thomson & Belz 2025, section 4.1): the items of each property
@@ -257,9 +258,12 @@ def _add_checks(chosen: list[Task], protocol: Protocol, rng: np.random.Generator
     templates = [chosen[a % len(chosen)] for a in range(design.attention_checks)]
     names = [t.criteria[0] for t in templates]
     expected: dict[str, list[Any]] = {n: answers.draw(protocol.criterion(n), names.count(n)) for n in dict.fromkeys(names)}
+    first = design.qualification  # the qualification: that many checks first, in order
     for a, template in enumerate(templates):
         check = attention_task(template, protocol.criterion(names[a]), k * 1000 + a, expected[names[a]].pop())
-        out.insert(int(rng.integers(0, len(out) + 1)), check)
+        # one draw per check whatever the qualification: the stream, so every other list, stays that of 0
+        pos = int(rng.integers(first if a >= first else 0, len(out) + 1))
+        out.insert(a if a < first else pos, check)
     return out
 
 

@@ -356,10 +356,18 @@ class Design(_Model):
     )
     attention_checks: int = Field(0, ge=0, le=100, description="Attention-check tasks inserted into each list.")
     repeated_items: int = Field(0, ge=0, le=100, description="Tasks shown twice in each list to measure consistency.")
+    qualification: int = Field(0, ge=0, le=100, description="Attention checks placed at the start of every list, before any real task (the rest of `attention_checks` at seeded random positions, as with 0): the qualification a participant passes (the `attention` rule's `max_failures` on them) before their watched judgements are fed to the stopping rule at once (`stopping.feed: judgement`). At most `attention_checks`.")
     balance: list[str] = Field(
         default_factory=list,
         description="Item property columns (from `data.properties`) for a balanced design: every list holds one item of each combination of their values for each system (or pair), and every output is judged once per round (Thomson & Belz 2025, section 4.1). Needs the same number of selected items in every combination (e.g. `stratified` sampling with `allocation: equal`) and `items_per_participant` = combinations x tasks per item.",
     )
+
+    @model_validator(mode="after")
+    def _qualification_within_checks(self) -> Design:
+        if self.qualification > self.attention_checks:
+            raise ValueError(f"qualification ({self.qualification}) places that many of the list's attention checks first; "
+                             f"it must be at most attention_checks ({self.attention_checks})")
+        return self
 
 
 class Assignment(_Model):
@@ -393,6 +401,7 @@ class Stopping(_Model):
     in_flight_share: float = Field(0.05, gt=0, le=1, description="Pool strategies: judgements of a watched comparison in flight (leased, or held until their participant is settled) are at most max(min_in_flight, ceil(in_flight_share * n)), n the outcomes fed so far: it bounds what is collected beyond the decision. `list`: that bound minus 1 is added to the allowance that admits sessions (`sessions`; see docs/stopping.md).")
     min_in_flight: int = Field(1, ge=1, le=10000, description="The floor of that bound: how many judgements of a watched comparison may be in flight at the start. Higher collects faster with more participants at once, at the price of more judgements collected but unused at the decision.")
     sessions: int = Field(2, ge=1, le=1000, description="`list` strategy: a participant list is a paid session, admitted whole. A new session of a watched comparison starts while the outcomes admitted but not yet fed stay within the rule's distance to its boundary plus (sessions - 1) lists' worth (plus the in-flight bound): 1 admits only what cannot overshoot the decision, 2 (default) keeps one more session in progress so that a crowd's wall time stays close to the fixed design's; more is faster and pays for more unused judgements. `humeval budget` predicts places, money and wall time for a setting (see docs/stopping.md, 'Sessions').")
+    feed: Literal["session", "judgement"] = Field("session", description="`list` strategy: when a participant's watched judgements reach the rule. `session` (default): when their session ends, after every preregistered exclusion rule ran on it. `judgement`: once they passed the qualification (`design.qualification` checks first in every list, judged by the `attention` rule), each watched judgement is fed when it is submitted (a judgement-scope `min-time` decides before feeding); one who fails it is settled at once as excluded. Needs exclusion rules that never take back what was fed: `validate` refuses the others (see docs/stopping.md, 'Live stopping and exclusion').")
     drift_check: Literal["halves", "none"] = Field("halves", description="Preregistered check that the crowd's preference did not change during collection, run by `analyze` on each decision of a pair: the judgements the rule used, split into the first and the second half in the order the rule consumed them, compared by an exact test given the rule's stop (at `analysis.alpha`). A flag qualifies the decision (it is about the mixture of both crowds) and never changes it. `halves` costs nothing at collection time; `none` skips it (see docs/stopping.md, 'Whose preference').")
 
 

@@ -28,7 +28,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection
 
 from humeval.design.tasks import Task
+from humeval.errors import StoreError
 from humeval.protocol.comparisons import Comparison, watched_comparisons, watched_tasks
+from humeval.protocol.feed import feed_problems
+from humeval.protocol.load import format_path
 from humeval.protocol.models import Protocol
 
 if TYPE_CHECKING:
@@ -285,6 +288,9 @@ class StoreContext:
 
     @classmethod
     def load(cls, conn: Connection, protocol: Protocol) -> StoreContext:
+        unfit = feed_problems(protocol)  # what is fed at each judgement could not be taken back
+        if unfit:
+            raise StoreError("; ".join(f"{format_path(loc)}: {msg}" for loc, msg in unfit))
         # plain driver rows (no SQLAlchemy row processing or Core): a study of 100,000 items has 600,000 tasks and
         # 150,000 lists; run once, before the process serves
         tasks = Tasks(conn.exec_driver_sql("SELECT " + ", ".join(f'"{c}"' for c in TASK_COLUMNS) + " FROM tasks"))

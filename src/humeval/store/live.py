@@ -65,7 +65,9 @@ __all__ = [
     "Recruitment",
     "admissions",
     "after_judgement",
+    "after_submit",
     "exclusion_overview",
+    "feeds_at_submit",
     "has_room",
     "in_flight",
     "is_settled",
@@ -391,6 +393,12 @@ _HELD_WATCHED = (
     "SELECT l.list_id FROM lists l WHERE l.watched > 0 AND l.participant_id IS NOT NULL "
     "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = l.participant_id)"
 )
+#: per comparison, the judgements fed or dropped of the watched lists in progress, by their holders
+_FED_HELD = (
+    "SELECT f.comparison, count(*) FROM fed f JOIN assignments a ON a.assignment_id = f.assignment_id "
+    "JOIN lists l ON l.list_id = a.list_id WHERE l.watched > 0 AND l.participant_id = a.participant_id "
+    "AND NOT EXISTS (SELECT 1 FROM settled x WHERE x.participant_id = l.participant_id) GROUP BY f.comparison"
+)
 #: every comparison's state, locked (PostgreSQL) so that processes admit sessions one at a time
 _STOPPING_ALL = "SELECT comparison, rule, delta, n, outcome FROM stopping ORDER BY comparison"
 _FREE_WATCHED = "SELECT count(*) FROM lists WHERE watched > 0 AND participant_id IS NULL AND completed = 0"
@@ -430,6 +438,8 @@ def admissions(conn: Connection, ctx: StoreContext, *, lock: bool = True) -> lis
     db = sql_of(conn)
     held = [r[0] for r in db.all(_HELD_WATCHED)]
     free = int(db.scalar(_FREE_WATCHED) or 0)
+    # ``stopping.feed: judgement``: what a session in progress has fed (or dropped) is no longer pending
+    done = dict(db.all(_FED_HELD)) if _per_judgement(ctx) else {}
     out = []
     for row in db.all(_STOPPING_ALL + (" FOR UPDATE" if lock else "")):
         c, n, outcome = row[0], int(row[3]), row[4]
@@ -437,7 +447,7 @@ def admissions(conn: Connection, ctx: StoreContext, *, lock: bool = True) -> lis
         if comp is None:
             continue
         w = ctx.session_sizes.get(c, 0)
-        pending = sum(ctx.list_watched.get(l_, {}).get(c, 0) for l_ in held)
+        pending = sum(ctx.list_watched.get(l_, {}).get(c, 0) for l_ in held) - int(done.get(c, 0))
         active = sum(1 for l_ in held if c in ctx.list_watched.get(l_, {}))
         bound = comp.in_flight_bound(n)
         allow = adm.allowance(comp.sessions, w, bound)
@@ -612,13 +622,63 @@ def settle(conn: Connection, ctx: StoreContext, participant_id: str, now: float,
     if abandoned:
         reason = "; ".join(r for r in (ABANDONED, reason) if r)
     db.run(_VERDICT, {"x": int(excluded), "tasks": json.dumps(sorted(keys)), "reason": reason, "pid": participant_id})
-    decided: list[str] = []
     if ctx.strategy is None:
-        for j in latest:
-            for c in ctx.watched.get(j["task_id"], ()):
+        return _feed_list(conn, ctx, participant_id, latest, excluded, keys, now)
+    return _flush(conn, ctx, now)
+
+
+def feeds_at_submit(ctx: StoreContext, task: Task) -> bool:
+    """Whether a first answer to the task is judged as it is stored (``list`` with ``stopping.feed: judgement``): an
+    attention check (the qualification) or a watched pair task (fed at once once its participant qualified)."""
+    return (ctx.strategy is None and bool(ctx.watched) and _per_judgement(ctx)
+            and (task.kind == "attention" or (task.kind == "task" and task.task_id in ctx.watched)))
+
+
+def _per_judgement(ctx: StoreContext) -> bool:
+    stopping = ctx.protocol.stopping
+    return stopping is not None and stopping.feed == "judgement"
+
+
+def after_submit(conn: Connection, ctx: StoreContext, participant_id: str, now: float) -> list[str]:
+    """``stopping.feed: judgement``, after a participant's first answer to an attention check or a watched pair task;
+    return new decisions.
+
+    Until the participant has answered ``design.qualification`` attention checks (the first places of every list)
+    nothing happens. From then on the exclusion rules run on their judgements as at settlement (the same function;
+    ``validate`` admits only ``attention`` and judgement-scope ``min-time``, which nothing later can change): one who
+    failed the qualification is settled at once (excluded, nothing fed, the rest of their list to the next
+    participant); one who passed is qualified, and each watched judgement not fed yet is fed (or, excluded by a
+    judgement-scope rule, recorded as dropped) in submission order, as settlement would."""
+    db = sql_of(conn)
+    if is_settled(db, participant_id):
+        return []
+    latest = latest_judgements(conn, participant_id)
+    if sum(j["kind"] == "attention" for j in latest) < ctx.protocol.design.qualification:
+        return []  # not qualified yet
+    from humeval.judgements.exclusion import participant_exclusions
+
+    excluded, keys, _ = participant_exclusions(ctx.protocol, ctx.tasks, latest)
+    if excluded:  # failed the qualification
+        return settle(conn, ctx, participant_id, now)
+    return _feed_list(conn, ctx, participant_id, latest, False, keys, now)
+
+
+_FED_OF = ("SELECT f.comparison, f.assignment_id FROM fed f JOIN assignments a ON a.assignment_id = f.assignment_id "
+           "WHERE a.participant_id = :pid")
+
+
+def _feed_list(conn: Connection, ctx: StoreContext, participant_id: str, latest: list[dict[str, Any]], excluded: bool,
+               keys: set[tuple[str, str]], now: float) -> list[str]:
+    """``list``: feed (or drop) the participant's watched judgements in submission order, those not fed yet
+    (``stopping.feed: judgement``: what was fed at submit is not fed again at settlement)."""
+    fed = set()
+    if _per_judgement(ctx):
+        fed = {(c, aid) for c, aid in sql_of(conn).all(_FED_OF, {"pid": participant_id})}
+    decided: list[str] = []
+    for j in latest:
+        for c in ctx.watched.get(j["task_id"], ()):
+            if (c, j["assignment_id"]) not in fed:
                 decided += _feed_judgement(conn, ctx, j, c, excluded or (j["task_id"], c) in keys, now)
-    else:
-        decided += _flush(conn, ctx, now)
     return decided
 
 

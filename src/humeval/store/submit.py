@@ -8,7 +8,8 @@ judgement unchanged; the same key with other values or for another assignment is
 With a live stopping rule: a submit on a lease withdrawn because the comparison was decided
 is refused (``lease_withdrawn``, nothing stored); a watched pair judgement cannot be edited
 once the participant is settled (``list``) or at all (pool strategies, whose labels count
-first answers): ``judgement_final``.
+first answers; ``stopping.feed: judgement``, whose watched judgements and qualification checks
+count as answered): ``judgement_final``.
 
 A first answer to a live lease is written without reading first, by one list of conditional
 statements (:meth:`Answer.first_steps`): its values are checked against the task the assignment
@@ -39,7 +40,13 @@ from humeval.errors import Refused
 from humeval.judgements.values import check_comment, check_values
 from humeval.store.assign import holds, lease_after, looks, next_assignment, reap_due, shown, take
 from humeval.store.context import RENEW, StoreContext
-from humeval.store.live import SETTLED_ANY, after_judgement, is_settled
+from humeval.store.live import (
+    SETTLED_ANY,
+    after_judgement,
+    after_submit,
+    feeds_at_submit,
+    is_settled,
+)
 from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress, StoredJudgement
 from humeval.store.refusal import Refusal
@@ -169,8 +176,9 @@ class Answer:
 
 def _feeds_rule(ctx: StoreContext, task: Task) -> bool:
     """Whether a first answer to the task feeds a live stopping rule as it is stored (a pool strategy's pair label;
-    with the ``list`` strategy a participant's outcomes are fed when they are settled)."""
-    return ctx.strategy is not None and task.family == "pair" and task.kind == "task"
+    with the ``list`` strategy a participant's outcomes are fed when they are settled, or with ``stopping.feed:
+    judgement`` once they qualified: :func:`humeval.store.live.feeds_at_submit`)."""
+    return (ctx.strategy is not None and task.family == "pair" and task.kind == "task") or feeds_at_submit(ctx, task)
 
 
 def _first(conn: Connection, db: Sql, ctx: StoreContext, answer: Answer, then_next: bool) -> SubmitResult | None:
@@ -193,7 +201,10 @@ def _first(conn: Connection, db: Sql, ctx: StoreContext, answer: Answer, then_ne
         return None  # nothing stored, nothing leased (the lease needs the answer stored under its key)
     result = SubmitResult(answer.stored(*got[2].rows[0]), [])
     if feeds:
-        after_judgement(conn, ctx, task, answer.clean, r["now"])
+        if ctx.strategy is None:
+            result.decided = after_submit(conn, ctx, r["pid"], r["now"])
+        else:
+            after_judgement(conn, ctx, task, answer.clean, r["now"])
         db.commit()  # acknowledged once on disk, whatever follows in this operation
     if plan is not None and plan.leased(got[3:], done=int(got[0].scalar) + 1):
         result.next = plan.view
@@ -245,7 +256,9 @@ def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: 
     # a live stopping rule: a settled participant's judgements are final, all of them (the exclusion rules ran on
     # them, and the exclude stage must see the same), so nothing of theirs is stored any more
     settled = bool(ctx.watched) and is_settled(db, participant_id)
-    if status == "done" and task_id in ctx.watched and (ctx.strategy is not None or settled):
+    # (``stopping.feed: judgement``: a watched judgement and a qualification check count once answered)
+    if status == "done" and (task_id in ctx.watched or feeds_at_submit(ctx, ctx.tasks[task_id])) and (
+            ctx.strategy is not None or settled or feeds_at_submit(ctx, ctx.tasks[task_id])):
         raise Refusal("judgement_final", "this judgement already counts for the live stopping rule and cannot be "
                       "changed", status=409, field="assignment_id")
     if settled:

@@ -126,3 +126,34 @@ def test_the_lists_are_those_drawn_without_the_answers(monkeypatch: pytest.Monke
     fixed = build_lists(tasks, p, seed=4)
     assert drawn == [[t.task_id for t in pl.tasks] for pl in fixed]
     assert {t.expected for t in _checks(fixed) if t.criteria == ("pref",)} == {"A"}
+
+
+def test_qualification_places_the_first_checks_first_and_keeps_the_rest_reproducible() -> None:
+    """design.qualification = k: every list opens with k attention checks (the qualification), the other checks and
+    the tasks are where the seed puts them; qualification 0 gives the lists drawn before it existed."""
+    design = {"judgements_per_item": 2, "items_per_participant": 8, "attention_checks": 3, "repeated_items": 1}
+    plain = parse_protocol(BASE | {"design": design})
+    tasks = build_tasks(plain, [f"i{i}" for i in range(12)], ["a", "b"])
+    before = build_lists(tasks, plain, seed=5)
+    zero = build_lists(tasks, parse_protocol(BASE | {"design": design | {"qualification": 0}}), seed=5)
+    assert [[t.task_id for t in pl.tasks] for pl in zero] == [[t.task_id for t in pl.tasks] for pl in before]
+    p = parse_protocol(BASE | {"design": design | {"qualification": 2}})
+    lists = build_lists(tasks, p, seed=5)
+    again = build_lists(tasks, p, seed=5)
+    assert [[t.task_id for t in pl.tasks] for pl in lists] == [[t.task_id for t in pl.tasks] for pl in again]
+    for pl, old in zip(lists, before, strict=True):
+        kinds = [t.kind for t in pl.tasks]
+        assert kinds[:2] == ["attention", "attention"] and kinds.count("attention") == 3, (pl.list_id, kinds)
+        # the qualification is the list's first two checks, in their order; the same checks and answers as before
+        assert [t.task_id for t in pl.tasks[:2]] == sorted(t.task_id for t in pl.tasks if t.kind == "attention")[:2]
+        assert sorted((t.task_id, t.expected) for t in pl.tasks) == sorted((t.task_id, t.expected) for t in old.tasks)
+        # the real tasks and the repeat keep their order
+        assert [t.task_id for t in pl.tasks if t.kind != "attention"] == [
+            t.task_id for t in old.tasks if t.kind != "attention"]
+
+
+def test_qualification_beyond_the_checks_is_refused() -> None:
+    from humeval.errors import ProtocolError
+
+    with pytest.raises(ProtocolError, match=r"qualification \(3\).*at most attention_checks \(2\)"):
+        parse_protocol(BASE | {"design": {"attention_checks": 2, "qualification": 3}})
