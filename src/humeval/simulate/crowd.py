@@ -118,7 +118,8 @@ class CrowdRuns:
 
     @property
     def unused(self) -> np.ndarray:
-        return self.paid - self.used
+        """Judgements paid but not used: a quitter's fed outcomes are used but not paid (they are no part of it)."""
+        return self.paid - (self.used if self.quit_fed is None else self.used - self.quit_fed)
 
 
 @dataclass(frozen=True)
