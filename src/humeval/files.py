@@ -176,6 +176,24 @@ def iter_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> Itera
     path = Path(path)
     if not path.is_file():
         raise _missing(path, what, hint)
+    try:
+        yield from _iter_jsonl(path)
+    except UnicodeDecodeError:  # found by the reader in a chunk: find the line in the bytes (the error path only)
+        data = path.read_bytes()
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            lineno = data.count(b"\n", 0, exc.start) + 1
+            start = data.rfind(b"\n", 0, exc.start) + 1
+            shown = data[start:start + 60].split(b"\n", 1)[0].decode("cp1252", errors="replace").strip()
+            raise DataError(f"{path}:{lineno}: byte 0x{data[exc.start]:02x} at column {exc.start - start + 1} is not "
+                            f"UTF-8 (in {shown!r}); the file was saved in another encoding (Latin-1 or Windows-1252): "
+                            f"save it as UTF-8{'; ' + hint if hint else ''}") from None
+        raise
+
+
+def _iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`iter_jsonl` of an existing file (a file that is not UTF-8 raises :class:`UnicodeDecodeError`)."""
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             try:

@@ -21,6 +21,8 @@ SUFFIXES = (".jsonl", ".csv", ".tsv", ".json", ".parquet")
 #: the delimiters a CSV file may use; :func:`csv_delimiter` finds its own in the header line
 CSV_DELIMITERS = ",;\t"
 _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
+#: the end of the message of a data file without rows (callers that know the expected columns add them)
+NO_ROWS = "the file has no rows"
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -43,8 +45,11 @@ def read_table(path: str | Path) -> pd.DataFrame:
             frame = pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False, na_values=[""])
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             name = _DELIMITER_NAMES[delimiter]
+            fields = "Expected" in str(exc) and "fields" in str(exc)  # a row with more cells than the header
+            quote = (f"; every row needs as many cells as the header line, so a value holding a {name} must be in "
+                     f"double quotes (\"...\")") if fields else ""
             raise DataError(f"{path}: cannot parse CSV (read with the {name} its header line uses): "
-                            f"{str(exc).strip()}") from None
+                            f"{str(exc).strip()}{quote}") from None
     elif suffix == ".tsv":
         text = decode_utf8(path.read_bytes(), where=str(path))
         try:  # tab-separated with literal quotes (as WMT and annotation tools write it)
@@ -64,7 +69,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     else:
         raise DataError(f"{path}: unsupported file type '{suffix}'. Use one of: {', '.join(SUFFIXES)}")
     if frame.empty:
-        raise DataError(f"{path}: the file has no rows")
+        raise DataError(f"{path}: {NO_ROWS}")
     return frame
 
 
