@@ -12,7 +12,7 @@ import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 from humeval.extras import require
-from humeval.files import read_json, read_jsonl, write_jsonl
+from humeval.files import decode_utf8, read_json, read_jsonl, write_jsonl
 
 __all__ = ["CSV_DELIMITERS", "SUFFIXES", "WRITTEN_SUFFIXES", "csv_delimiter", "decode_utf8", "read_table",
            "require_columns", "write_table"]
@@ -97,26 +97,6 @@ def write_table(path: str | Path, table: pd.DataFrame | list[dict[str, Any]], *,
     else:
         frame.to_parquet(path, index=False)
     return path
-
-
-def decode_utf8(data: bytes, *, where: str) -> str:
-    """``data`` decoded as UTF-8 (a byte-order mark is dropped); a :class:`DataError` naming the line, the
-    bad byte and its neighbourhood when it is not UTF-8 (a file saved as Latin-1 or Windows-1252, say)."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        start = data.rfind(b"\n", 0, exc.start) + 1
-        end = data.find(b"\n", exc.start)
-        shown = data[start: end if end != -1 else len(data)].decode("cp1252", errors="replace").strip()
-        if len(shown) > 80:
-            at = exc.start - start
-            shown = ("..." if at > 40 else "") + shown[max(0, at - 40): at + 40] + "..."
-        raise DataError(
-            f"{where}:{line}: byte 0x{data[exc.start]:02x} is not UTF-8 (line {line}: {shown!r}); the file was "
-            "saved in another encoding (Latin-1 or Windows-1252, as spreadsheet programs do): save it as UTF-8 "
-            "(\"CSV UTF-8\" in a spreadsheet's Save As, or `iconv -f latin1 -t utf-8 in.csv > out.csv`)"
-        ) from None
 
 
 def csv_delimiter(text: str) -> str:
