@@ -27,6 +27,7 @@ __all__ = [
     "append_jsonl",
     "clean",
     "csv_chunks",
+    "decode_utf8",
     "iter_jsonl",
     "jsonl_chunks",
     "read_json",
@@ -171,11 +172,40 @@ def read_json(path: str | Path, *, what: str = "file", hint: str = "") -> Any:
         raise DataError(f"{path}:{exc.lineno}: broken JSON ({exc.msg} at column {exc.colno}){tail}") from None
 
 
+def decode_utf8(data: bytes, *, where: str) -> str:
+    """``data`` decoded as UTF-8 (a byte-order mark is dropped); a :class:`DataError` naming the line, the
+    bad byte and its neighbourhood when it is not UTF-8 (a file saved as Latin-1 or Windows-1252, say)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        end = data.find(b"\n", exc.start)
+        shown = data[start: end if end != -1 else len(data)].decode("cp1252", errors="replace").strip()
+        if len(shown) > 80:
+            at = exc.start - start
+            shown = ("..." if at > 40 else "") + shown[max(0, at - 40): at + 40] + "..."
+        raise DataError(
+            f"{where}:{line}: byte 0x{data[exc.start]:02x} is not UTF-8 (line {line}: {shown!r}); the file was "
+            "saved in another encoding (Latin-1 or Windows-1252, as spreadsheet programs do): save it as UTF-8 "
+            "(\"CSV UTF-8\" in a spreadsheet's Save As, or `iconv -f latin1 -t utf-8 in.csv > out.csv`)"
+        ) from None
+
+
 def iter_jsonl(path: str | Path, *, what: str = "file", hint: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` of each JSON line (blank lines skipped), with errors that name file and line."""
     path = Path(path)
     if not path.is_file():
         raise _missing(path, what, hint)
+    try:
+        yield from _iter_jsonl(path)
+    except UnicodeDecodeError:  # found by the reader in a chunk: find the line in the bytes (the error path only)
+        decode_utf8(path.read_bytes(), where=str(path))
+        raise
+
+
+def _iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`iter_jsonl` of an existing file (a file that is not UTF-8 raises :class:`UnicodeDecodeError`)."""
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             try:

@@ -71,8 +71,10 @@ def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Pr
     criteria = _get(raw, "criteria", default=[])
     names = _names(criteria)
     for name, count in Counter(names).items():
-        if count > 1:
-            problems.append((("criteria",), f"criterion name '{name}' is used {count} times; names must be unique"))
+        if count > 1:  # at the second criterion of that name (the first is not the mistake)
+            again = [i for i, c in enumerate(criteria) if isinstance(c, dict) and str(c.get("name")) == name][1]
+            problems.append((("criteria", again, "name"),
+                             f"criterion name '{name}' is used {count} times; names must be unique"))
     pairwise = any(isinstance(c, dict) and c.get("type") == "2afc" for c in (criteria if isinstance(criteria, list) else []))
     declared = [str(s) for s in _list(_get(raw, "systems"))]
     systems = declared or list(data_systems or [])
@@ -254,6 +256,10 @@ def validate_study(study: StudyLike) -> list[str]:
         return problems + exc.problems + _raw_file_problems(raw, node, study.root, source) + located(
             cross_references(raw, None))
     outputs, data_systems, data_problems, pairing_error = _read_outputs(protocol, study.root)
+    missing = [str(study.root / f) for f in protocol.data.files if not (study.root / f).is_file()]
+    if missing:  # reported at their line in data.files, with the files that are there
+        data_problems = [*_raw_file_problems(raw, node, study.root, source),
+                         *(p for p in data_problems if not any(f"{m}: data file not found" in p for m in missing))]
     problems += located(cross_references(raw, None if data_problems else data_systems) + feed_problems(protocol))
     problems += data_problems
     if not data_problems:
@@ -409,7 +415,20 @@ def _raw_file_problems(raw: object, node: yaml.Node | None, root: Path, source: 
     if not isinstance(files, list):
         return []
     return [
-        f"{source}:{line_of(node, ('data', 'files', i))}: data.files[{i}]: data file not found: {root / str(f)}"
+        f"{source}:{line_of(node, ('data', 'files', i))}: data.files[{i}]: data file not found: {root / str(f)}. "
+        f"{_data_files_near(root, str(f))}"
         for i, f in enumerate(files)
         if not (root / str(f)).is_file()
     ]
+
+
+def _data_files_near(root: Path, name: str) -> str:
+    """What a missing data file's folder holds that could be meant (files with a data suffix), as a hint."""
+    from humeval.data.readers import SUFFIXES
+
+    folder = (root / name).parent
+    present = sorted(p.relative_to(root).as_posix() for p in folder.glob("*") if p.suffix.lower() in SUFFIXES) \
+        if folder.is_dir() else []
+    if not present:
+        return f"{folder} holds no data file ({', '.join(SUFFIXES)}); data.files are relative to the study folder"
+    return did_you_mean(name, present)

@@ -32,6 +32,15 @@ class LazyGroup(typer.core.TyperGroup):
             self.add_command(_load(cmd_name), cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click's, with the commands that exist (and the closest one) named for an unknown command."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            from humeval.errors import did_you_mean
+
+            ctx.fail(f"No such command '{name}'. {did_you_mean(name, self.list_commands(ctx))}")
+        return super().resolve_command(ctx, args)
+
 
 app = typer.Typer(
     cls=LazyGroup,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from humeval.errors import DataError, HumevalError, did_you_mean
-from humeval.files import read_jsonl
+from humeval.files import iter_jsonl
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,6 +40,8 @@ class OutputColumns:
     system: Sequence[Any]
     output: Sequence[Any]
     format: Sequence[Any]
+    #: where each row is (``file:line``) when the reader knows it, else empty
+    where: Sequence[str] = ()
 
     @classmethod
     def of(cls, frame: pd.DataFrame) -> OutputColumns:
@@ -89,7 +91,19 @@ def check_output_columns(columns: OutputColumns, protocol: Protocol, *, declared
     repeated = [p for p in pairs if count[p] > 1]
     if repeated:
         shown = ", ".join(f"({i}, {s})" for i, s in list(dict.fromkeys(repeated))[:_EXAMPLES])
-        problems.append(f"data: {len(repeated)} rows repeat an (item, system) pair, e.g. {shown}")
+        at = ""
+        if len(columns.where) == len(pairs):  # name the rows: the first repeat and the row it repeats
+            first, seen = {}, None
+            for pair, where in zip(pairs, columns.where, strict=True):
+                if pair in first:
+                    seen = (first[pair], where)
+                    break
+                first[pair] = where
+            if seen is not None:
+                at = f"; {seen[1]} repeats {seen[0]}"
+        files = ", ".join(protocol.data.files)
+        problems.append(f"data ({files}): {len(repeated)} rows repeat an (item, system) pair, e.g. {shown}{at}; "
+                        "each (item, system) pair must have exactly one row")
     problems += _format_problems(columns, protocol)
     present = sorted(set(systems))
     for i, name in enumerate(protocol.systems if declared_systems else []):
@@ -149,6 +163,7 @@ def read_output_columns(protocol: Protocol, root: str | Path) -> tuple[OutputCol
     names: list[str] = []
     outputs: list[str] = []
     formats: list[str] = []
+    where: list[str] = []
     problems: list[str] = []
     try:
         for name in spec.files:
@@ -157,10 +172,11 @@ def read_output_columns(protocol: Protocol, root: str | Path) -> tuple[OutputCol
                 problems.append(f"data.files: {path}: data file not found")
                 continue
             try:
-                records = read_jsonl(path)
+                numbered = list(iter_jsonl(path))
             except DataError as exc:
                 problems.append(f"data.files: {exc}")
                 continue
+            records = [row for _, row in numbered]
             if not records or not all(records):
                 raise _NeedsPandas  # an empty table, or rows without columns: pandas words the problem
             have = list(dict.fromkeys(k for r in records for k in r))
@@ -175,9 +191,12 @@ def read_output_columns(protocol: Protocol, root: str | Path) -> tuple[OutputCol
                 names.append(system)
                 outputs.append(output)
                 formats.append(fmt)
+            if spec.layout == "long":  # one row per line, in order (the wide table's melt has no line per row)
+                where.extend(f"{path}:{lineno}" for lineno, _ in numbered)
     except _NeedsPandas:
         return None
-    return OutputColumns(ids, names, outputs, formats), problems
+    located = len(where) == len(ids)
+    return OutputColumns(ids, names, outputs, formats, where if located else ()), problems
 
 
 def _long_rows(records: list[dict[str, Any]], have: list[str], spec: Any, systems: list[str]) -> list[tuple[str, ...]]:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from humeval.data.columns import OutputColumns, check_output_columns, output_text
-from humeval.data.readers import read_table, require_columns
+from humeval.data.readers import NO_ROWS, read_table, require_columns
 from humeval.errors import DataError, HumevalError
 from humeval.protocol.models import DataSpec, Protocol
 
@@ -37,20 +37,22 @@ def read_outputs(spec: DataSpec, systems: list[str], root: Path) -> tuple[pd.Dat
     even when there are problems so that later checks can still run.
     """
     frames, problems = [], []
+    if spec.layout == "long":
+        needed = [spec.item_id, spec.system, spec.output, *spec.properties]
+    else:
+        needed = [spec.item_id, *systems, *spec.properties]
     for name in spec.files:
         path = root / name
         try:
             frame = read_table(path)
         except HumevalError as exc:
-            problems.append(f"data.files: {exc}")
+            empty = path.is_file() and str(exc).endswith(NO_ROWS)
+            layout = f"; expected one row per {'(item, system)' if spec.layout == 'long' else 'item'} with the columns " \
+                     f"{', '.join(needed)} (data.layout: {spec.layout})" if empty else ""
+            problems.append(f"data.files: {exc}{layout}")
             continue
-        if spec.layout == "long":
-            needed = [spec.item_id, spec.system, spec.output]
-        else:
-            needed = [spec.item_id, *systems]
-            if not systems:
-                problems.append("systems: the wide layout needs the list of system columns under `systems`")
-        needed += spec.properties
+        if spec.layout == "wide" and not systems:
+            problems.append("systems: the wide layout needs the list of system columns under `systems`")
         missing = require_columns(frame, needed, source=str(path))
         if missing:
             problems.extend(missing)

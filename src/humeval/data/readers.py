@@ -12,7 +12,7 @@ import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 from humeval.extras import require
-from humeval.files import read_json, read_jsonl, write_jsonl
+from humeval.files import decode_utf8, read_json, read_jsonl, write_jsonl
 
 __all__ = ["CSV_DELIMITERS", "SUFFIXES", "WRITTEN_SUFFIXES", "csv_delimiter", "decode_utf8", "read_table",
            "require_columns", "write_table"]
@@ -21,6 +21,8 @@ SUFFIXES = (".jsonl", ".csv", ".tsv", ".json", ".parquet")
 #: the delimiters a CSV file may use; :func:`csv_delimiter` finds its own in the header line
 CSV_DELIMITERS = ",;\t"
 _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
+#: the end of the message of a data file without rows (callers that know the expected columns add them)
+NO_ROWS = "the file has no rows"
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
@@ -43,8 +45,11 @@ def read_table(path: str | Path) -> pd.DataFrame:
             frame = pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False, na_values=[""])
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             name = _DELIMITER_NAMES[delimiter]
+            fields = "Expected" in str(exc) and "fields" in str(exc)  # a row with more cells than the header
+            quote = (f"; every row needs as many cells as the header line, so a value holding a {name} must be in "
+                     f"double quotes (\"...\")") if fields else ""
             raise DataError(f"{path}: cannot parse CSV (read with the {name} its header line uses): "
-                            f"{str(exc).strip()}") from None
+                            f"{str(exc).strip()}{quote}") from None
     elif suffix == ".tsv":
         text = decode_utf8(path.read_bytes(), where=str(path))
         try:  # tab-separated with literal quotes (as WMT and annotation tools write it)
@@ -64,7 +69,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     else:
         raise DataError(f"{path}: unsupported file type '{suffix}'. Use one of: {', '.join(SUFFIXES)}")
     if frame.empty:
-        raise DataError(f"{path}: the file has no rows")
+        raise DataError(f"{path}: {NO_ROWS}")
     return frame
 
 
@@ -92,26 +97,6 @@ def write_table(path: str | Path, table: pd.DataFrame | list[dict[str, Any]], *,
     else:
         frame.to_parquet(path, index=False)
     return path
-
-
-def decode_utf8(data: bytes, *, where: str) -> str:
-    """``data`` decoded as UTF-8 (a byte-order mark is dropped); a :class:`DataError` naming the line, the
-    bad byte and its neighbourhood when it is not UTF-8 (a file saved as Latin-1 or Windows-1252, say)."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        start = data.rfind(b"\n", 0, exc.start) + 1
-        end = data.find(b"\n", exc.start)
-        shown = data[start: end if end != -1 else len(data)].decode("cp1252", errors="replace").strip()
-        if len(shown) > 80:
-            at = exc.start - start
-            shown = ("..." if at > 40 else "") + shown[max(0, at - 40): at + 40] + "..."
-        raise DataError(
-            f"{where}:{line}: byte 0x{data[exc.start]:02x} is not UTF-8 (line {line}: {shown!r}); the file was "
-            "saved in another encoding (Latin-1 or Windows-1252, as spreadsheet programs do): save it as UTF-8 "
-            "(\"CSV UTF-8\" in a spreadsheet's Save As, or `iconv -f latin1 -t utf-8 in.csv > out.csv`)"
-        ) from None
 
 
 def csv_delimiter(text: str) -> str:

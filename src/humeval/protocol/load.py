@@ -117,14 +117,17 @@ def duplicate_keys(node: yaml.Node | None, source: str, loc: tuple[Any, ...] = (
 
 
 def line_of(node: yaml.Node | None, loc: Sequence[Any]) -> int | None:
-    """Line number (1-based) of the deepest node reached by ``loc``."""
+    """Line number (1-based) of the deepest node reached by ``loc``; a key whose value is a block (a mapping or a
+    list on the lines below it) is at the key's line, where the user wrote it."""
     line = None
+    key: yaml.Node | None = None
     for part in loc:
         if node is None:
             break
         line = node.start_mark.line + 1
+        key = None
         if isinstance(node, yaml.MappingNode):
-            node = next((v for k, v in node.value if k.value == str(part)), None)
+            key, node = next(((k, v) for k, v in node.value if k.value == str(part)), (None, None))
             if node is None:
                 # an unknown key: point at the key itself when the mapping has it
                 break
@@ -134,6 +137,9 @@ def line_of(node: yaml.Node | None, loc: Sequence[Any]) -> int | None:
             break
     if node is not None:
         line = node.start_mark.line + 1
+        block = isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style
+        if key is not None and block:
+            line = key.start_mark.line + 1
     return line
 
 
