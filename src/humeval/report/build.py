@@ -124,10 +124,13 @@ def _ranks(rk: RankingResult) -> tuple[tuple[str, int, int], ...]:
 
 
 def _without_intervals(rk: RankingResult) -> str | None:
-    """Why a computed ranking is no key result: none of its systems has an interval, so its rank ranges separate
-    nothing and its scores are bare point estimates (Bradley-Terry under near-perfect separation: 1338 vs 662 from
-    one tie); ``None`` when some system has an interval (or the ranking was not computed)."""
-    if rk.undefined or not rk.systems or any(r.ci_low is not None and r.ci_high is not None for r in rk.systems):
+    """Why a computed ranking is no key result: none of its systems has an interval and its rank ranges separate
+    nothing, so all it holds are bare point estimates (Bradley-Terry under near-perfect separation: 1338 vs 662 from
+    one tie); ``None`` when some system has an interval, when its ranks separate systems (the paired bootstrap's
+    come from its tests, not from the intervals), or when the ranking was not computed."""
+    k = len(rk.systems)
+    if rk.undefined or not k or any(r.ci_low is not None and r.ci_high is not None for r in rk.systems) \
+            or any((r.rank_low, r.rank_high) != (1, k) for r in rk.systems):
         return None
     return next((r.no_interval for r in rk.systems if r.no_interval), "no interval was computed")
 

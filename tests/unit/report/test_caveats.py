@@ -122,3 +122,10 @@ def test_key_results_leave_out_a_ranking_without_intervals_and_say_why() -> None
     assert "Rankings of q: bootstrap: 1. A; 2. B; 3. C; bradley-terry left out (no interval)." in key
     # the criterion's own section keeps every number, with the reason
     assert "| A | 1-3 | 1338 | not enough data |" in md
+    # a paired bootstrap without intervals (every answer the same: no spread) whose tests separate the systems stays
+    tests_only = {"method": "bootstrap", "label": "1. A; 2. B; 3. C",
+                  "systems": [_system(s, i, i, 5.0 - i, None, no_interval="not enough data: no spread")
+                              for i, s in enumerate("ABC", 1)]}
+    md = render_markdown(build_report(make_protocol(), _results({"bootstrap": tests_only}), design={},
+                                      collation=COMPLETE, exclusion=None))
+    assert "| q | bootstrap | 2-2 | B | 3 [interval: not enough data] | 4 |" in md and "not a key result" not in md
