@@ -137,7 +137,8 @@ def _without_intervals(rk: RankingResult) -> str | None:
 
 def _rankings_agreement(name: str, res: CriterionResult) -> str | None:
     """Whether the plan's rankings of a criterion agree (the same rank range for every system), in words;
-    ``None`` when the plan has one ranking. A ranking without any interval is left out of the comparison."""
+    ``None`` when the plan has one ranking. A ranking that is no key result (:func:`_without_intervals`) is left
+    out of the comparison."""
     planned = {m: rk for m, rk in res.rankings.items() if not rk.not_applicable}
     if len(planned) < 2:
         return None
@@ -162,8 +163,9 @@ def _rankings_agreement(name: str, res: CriterionResult) -> str | None:
 def _key_results(results: Results) -> Section:
     """The answer first: decisions (with judgements used against the fixed design), agreement and every
     planned ranking of each criterion with its intervals, and whether the rankings agree; the sections below
-    give every detail. A ranking in which no system has an interval is not listed: a paragraph says why (and where
-    its battles come from) instead of scores that read as a confident result."""
+    give every detail. A ranking in which no system has an interval and no rank range separates systems is not
+    listed (:func:`_without_intervals`): a paragraph says why, and where its battles come from, instead of scores
+    that read as a confident result."""
     level = f"{100 * (1 - results.alpha):.0f}%"
     paras = [f"Decision: {_decision_text(res.stopping)}" for res in results.criteria.values() if res.stopping]
     agree, ranks = [], []
