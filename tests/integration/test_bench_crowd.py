@@ -44,3 +44,39 @@ def test_places_follow_the_judgements_and_nobody_is_turned_away(tmp_path: Path) 
     assert dyn.errors == 0 and not dyn.notes, dyn.notes
     verdicts = {text.split(" ")[0]: v for _w, v, text in bench_crowd.acceptance([dyn, fixed])}
     assert verdicts["places"] == "PASS" and verdicts["replay"] == "PASS"
+
+
+def test_replay_against_live_says_what_the_time_bound_cut() -> None:
+    # no server: the comparison of the export's replay with the live rule on a hand-made export. p1 ended (fed, 2
+    # watched judgements), p2 was cut in progress by the cell's time bound (2 watched judgements stored, never fed
+    # under stopping.feed: session), p3 ended but the replay's exclusion removes its fed judgement
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame({"participant_id": ["p1", "p1", "p2", "p2", "p2", "p3"],
+                          "kind": ["task", "task", "task", "task", "check", "task"],
+                          "stop_seq": [1.0, 2.0, np.nan, np.nan, np.nan, 3.0]})
+    keep = pd.Series([True, True, True, True, True, False])
+    watched = frame["kind"].eq("task")
+    gap = bench_crowd.replay_gap(frame, keep, watched, ended={"p1", "p3"})
+    assert gap.unfed_kept.tolist() == [False, False, True, True, False, False]
+    assert gap.unfed_in_progress.tolist() == gap.unfed_kept.tolist() and gap.sessions_in_progress == 1
+    assert gap.fed_dropped.tolist() == [False] * 5 + [True] and gap.any()
+    live, again = [("continue", 3)], [("continue", 4)]
+    ok, words = bench_crowd.compare_replay(live, again, [("continue", 3)], gap, timed_out=True)
+    assert ok
+    assert ("the cell's time bound cut 1 session(s) in progress, whose 2 stored judgement(s) of the comparison the "
+            "live rule was never fed (stopping.feed: session feeds a session when it ends)") in words
+    assert "1 judgement(s) the live rule was fed are excluded in the replay" in words
+    assert words.endswith("the replay of the judgements it was fed gives [('continue', 3)], as live")
+    # the replay of what the rule was fed differs from live: a real disagreement, said so
+    ok, words = bench_crowd.compare_replay(live, again, [("A", 3)], gap, timed_out=True)
+    assert not ok and "REPLAY != LIVE" in words
+    # the same judgements on both sides and still a different decision: a fault, not the time bound
+    none = bench_crowd.replay_gap(frame.assign(stop_seq=[1.0, 2.0, 3.0, 4.0, np.nan, 5.0]), keep | True, watched,
+                                  ended={"p1", "p2", "p3"})
+    assert not none.any()
+    assert bench_crowd.compare_replay(live, again, again, none, timed_out=True) == (
+        False, "live [('continue', 3)] replay [('continue', 4)]: REPLAY != LIVE on the same judgements")
+    assert bench_crowd.compare_replay(live, live, live, gap, timed_out=True) == (
+        True, "live [('continue', 3)] replay [('continue', 3)]")

@@ -5,7 +5,9 @@ non-overlapping intervals. ``bootstrap`` is :func:`humeval.stats.rank_by_scores`
 per-item mean scores (items judged for every system). The pairwise models take battles:
 ``2afc`` judgements directly; for ratings, outputs scored side by side by one participant
 (RankME, joint multi-output tasks) become battles per judgement, otherwise per item on
-the mean scores (higher wins, equal ties). TrueSkill's rank ranges use
+the mean scores (higher wins, equal ties; recorded in each model's ``extra["battles_from"]``). When one system's
+item mean is above the other's on (nearly) every item, Bradley-Terry's ratings are infinite in many bootstrap
+resamples (near-perfect separation): its record then has no interval and says why. TrueSkill's rank ranges use
 ``min(analysis.bootstrap, 100)`` resamples (recorded as ``n_boot``): the ``trueskill`` package
 updates one battle at a time, so 1,000 resamples of a few hundred battles take minutes.
 """
@@ -49,8 +51,14 @@ def rankings(
     item_scores: pd.DataFrame | None,
     battles: pd.DataFrame | None,
     seed: int,
+    *,
+    battles_from: str | None = None,
 ) -> dict[str, Any]:
-    """Every ranking in ``plan.rankings``; a method that cannot run records why (``undefined``)."""
+    """Every ranking in ``plan.rankings``; a method that cannot run records why (``undefined``).
+
+    ``battles_from``: where the battles come from (e.g. "per item (mean scores)"), recorded in the pairwise models'
+    ``extra["battles_from"]`` so that their ranking says what it ranks.
+    """
     out: dict[str, Any] = {}
     for method in plan.rankings:
         if method in ("mean", "bootstrap") and item_scores is None and not descriptives:
@@ -89,4 +97,6 @@ def rankings(
             out[method] = {"method": method, "undefined": str(exc), "systems": []}
         if battles is not None and method in ("bradley-terry", "trueskill", "elo"):
             out[method]["battles"] = len(battles)
+            if battles_from is not None:
+                out[method]["extra"] = {**out[method].get("extra", {}), "battles_from": battles_from}
     return out

@@ -159,8 +159,9 @@ def analyze_ratings(
         # an item may lack judgements of a system (exclusions, an incomplete collection)
         means = item_scores.stack().rename("score").dropna().reset_index()
         battles = battles_from_scores(means, group="item_id", system="system", score="score")
-        unit = "per item (mean scores)"
-    out["rankings"] = rankings(plan, out["descriptives"], item_scores, battles, s_rank)
+        unit = ("per item (mean scores): each task holds one output, so no participant compared two; the item's mean "
+                "scores of two systems make one battle")
+    out["rankings"] = rankings(plan, out["descriptives"], item_scores, battles, s_rank, battles_from=unit)
     out["battles_from"] = unit
     return out
 

@@ -123,14 +123,28 @@ def _ranks(rk: RankingResult) -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted((r.system, r.rank_low, r.rank_high) for r in rk.systems))
 
 
+def _without_intervals(rk: RankingResult) -> str | None:
+    """Why a computed ranking is no key result: none of its systems has an interval and its rank ranges separate
+    nothing, so all it holds are bare point estimates (Bradley-Terry under near-perfect separation: 1338 vs 662 from
+    one tie); ``None`` when some system has an interval, when its ranks separate systems (the paired bootstrap's
+    come from its tests, not from the intervals), or when the ranking was not computed."""
+    k = len(rk.systems)
+    if rk.undefined or not k or any(r.ci_low is not None and r.ci_high is not None for r in rk.systems) \
+            or any((r.rank_low, r.rank_high) != (1, k) for r in rk.systems):
+        return None
+    return next((r.no_interval for r in rk.systems if r.no_interval), "no interval was computed")
+
+
 def _rankings_agreement(name: str, res: CriterionResult) -> str | None:
     """Whether the plan's rankings of a criterion agree (the same rank range for every system), in words;
-    ``None`` when the plan has one ranking."""
+    ``None`` when the plan has one ranking. A ranking that is no key result (:func:`_without_intervals`) is left
+    out of the comparison."""
     planned = {m: rk for m, rk in res.rankings.items() if not rk.not_applicable}
     if len(planned) < 2:
         return None
-    done = {m: rk for m, rk in planned.items() if not rk.undefined and rk.systems}
-    missing = [f"{m} not computed ({rk.undefined or 'no systems'})" for m, rk in planned.items() if m not in done]
+    done = {m: rk for m, rk in planned.items() if not rk.undefined and rk.systems and _without_intervals(rk) is None}
+    missing = [f"{m} not computed ({rk.undefined or 'no systems'})" if rk.undefined or not rk.systems
+               else f"{m} left out (no interval)" for m, rk in planned.items() if m not in done]
     tail = ("; " + "; ".join(missing)) if missing else ""
     if len(done) < 2:
         return f"Rankings of {name}: " + "; ".join([f"{m}: {rk.label}" for m, rk in done.items()] + missing) + "."
@@ -149,7 +163,9 @@ def _rankings_agreement(name: str, res: CriterionResult) -> str | None:
 def _key_results(results: Results) -> Section:
     """The answer first: decisions (with judgements used against the fixed design), agreement and every
     planned ranking of each criterion with its intervals, and whether the rankings agree; the sections below
-    give every detail."""
+    give every detail. A ranking in which no system has an interval and no rank range separates systems is not
+    listed (:func:`_without_intervals`): a paragraph says why, and where its battles come from, instead of scores
+    that read as a confident result."""
     level = f"{100 * (1 - results.alpha):.0f}%"
     paras = [f"Decision: {_decision_text(res.stopping)}" for res in results.criteria.values() if res.stopping]
     agree, ranks = [], []
@@ -158,7 +174,11 @@ def _key_results(results: Results) -> Section:
             if a.estimate is not None:
                 agree.append([name, a.method, _interval(a), a.n, a.verdict])
         for method, rk in res.rankings.items():
-            if not rk.undefined and rk.systems:
+            if (why := _without_intervals(rk)) is not None:
+                source = rk.extra.get("battles_from")
+                paras.append(f"Ranking of {name} by {method}: not a key result, no interval: {why}"
+                             + (f" (battles {source})" if source else "") + ".")
+            elif not rk.undefined and rk.systems:
                 ranks += [[name, method, f"{r.rank_low}-{r.rank_high}", r.system, _interval(r), r.n]
                           for r in rk.systems]
         if (agreement := _rankings_agreement(name, res)) is not None:

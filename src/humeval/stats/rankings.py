@@ -397,7 +397,9 @@ def bradley_terry(
     estimate strictly inside, the interval is not reported (NaN, the reason in the system's
     ``extra["no_interval"]``, see :func:`humeval.stats._bootstrap.signable`): a 1-1 split of two battles
     has finite ratings only in the resamples that keep the split, so its percentile interval
-    would be [1000, 1000].
+    would be [1000, 1000]. When the refused share comes from resamples without an MLE, the reason names it: near-perfect
+    separation (``extra["near_separation"]``), e.g. one system's item mean above the other's on every item but
+    one tie, where the finite ratings rest on that one tie and their distance says nothing certain.
 
     Reference: Bradley, R. A. & Terry, M. E. (1952). Biometrika 39, 324-345; Chiang et al.
     (2024). Chatbot Arena. ICML. R: ``BradleyTerry2::BTm``.
@@ -487,6 +489,10 @@ def bradley_terry(
     # a resample without finite ratings (some system never won or never lost in it) is a resample whose
     # ratings lie at an infinite end: too many of them and the percentile interval of the rest hides a tail
     lo, hi, reasons = _signable_rows(ratings, lo, hi, confidence_level, undefined=n_boot - valid, total=n_boot)
+    separation = bool(n_boot) and n_boot - valid > (1.0 - confidence_level) * n_boot
+    if separation:
+        why = _bt_separation(ratings, ca, cb, co, counts)
+        reasons = [None if r is None else f"{r}; {why}" for r in reasons]
     order = np.argsort(-ratings, kind="stable")
     beats = lo[:, None] > hi[None, :]  # NaN (no interval) never separates
     rank_low, rank_high = _ranges_from_wins(order, beats)
@@ -512,8 +518,29 @@ def bradley_terry(
             "init": init,
             "ci_level": confidence_level,
             "ties": "half wins",
+            "near_separation": separation,
         },
     )
+
+
+def _bt_separation(ratings: np.ndarray, ca: np.ndarray, cb: np.ndarray, co: np.ndarray, counts: np.ndarray) -> str:
+    """Why Bradley-Terry resamples lose their ratings: near-perfect separation, with the battles it rests on.
+
+    ``ca``, ``cb``, ``co``, ``counts``: the battle categories (system a, system b, outcome 1 / 0.5 / 0 for a) and
+    their counts. The data's ratings are finite only through the battles the lower-rated system won or tied
+    ("upsets"); a resample that misses them has infinite ratings.
+    """
+    text = ("near-perfect separation: in those resamples some systems never lost (or never won) against the rest, "
+            "so their maximum-likelihood ratings are infinite")
+    gap = ratings[ca] - ratings[cb]
+    a_lower = gap < -1e-9 * max(1.0, float(np.abs(ratings).max()))
+    b_lower = gap > 1e-9 * max(1.0, float(np.abs(ratings).max()))
+    upset = (a_lower & (co > 0)) | (b_lower & (co < 1))
+    upsets = int(counts[upset].sum())
+    if upsets:
+        text += (f"; the data's finite ratings rest on {upsets} of {int(counts.sum())} battle(s) that the "
+                 "lower-rated system won or tied, so the ratings' distance is not a confident result")
+    return text
 
 
 def _seed_label(seed: Seed) -> Any:

@@ -149,3 +149,31 @@ def test_an_item_without_judgements_of_one_system_still_ranks():
                 protocol_sha256=SHA).criteria["q"]
     ranking = q.rankings["bradley-terry"]
     assert ranking.undefined is None and ranking.battles == 40 * 3 - 2
+
+
+def test_one_output_tasks_near_separation_give_bradley_terry_no_interval_and_say_why():
+    # issue 43 (6): a Likert criterion asked one output per task: the battles are per item, from the mean scores;
+    # M23's item mean is above M11's on 29 of 30 items and equal on one, so Bradley-Terry's ratings are finite only
+    # through that one tie (half a win each): theta_M23 - theta_M11 = ln(29.5 / 0.5) = ln 59. A resample misses the
+    # tie with probability (29/30)^30 = 0.36 and then has no MLE: no interval, and the record says why
+    items = [f"i{i:02d}" for i in range(30)]
+    values = {"M23": [4, 5, 4], "M11": [2, 3, 2]}
+    frame = rows([{"participant_id": f"p{p}", "item_id": item, "system": s,
+                   "value": 3.0 if item == "i00" else float(values[s][p] + (k % 2) * (s == "M23"))}
+                  for p in range(3) for k, item in enumerate(items) for s in ("M11", "M23")])
+    protocol = make_protocol(systems=["M11", "M23"], analysis={"rankings": ["bootstrap", "bradley-terry"],
+                                                                "bootstrap": 400})
+    q = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"]
+    assert q.battles_from.startswith("per item (mean scores): each task holds one output")
+    bt = q.rankings["bradley-terry"]
+    assert bt.battles == 30 and bt.extra["battles_from"] == q.battles_from
+    assert bt.extra["near_separation"] is True
+    assert 0.55 < bt.extra["n_boot_valid"] / 400 < 0.72  # about 1 - 0.36
+    gap = 400 / np.log(10) * np.log(59)
+    assert bt.systems[0].system == "M23"
+    assert bt.systems[0].estimate - bt.systems[1].estimate == pytest.approx(gap)
+    for row in bt.systems:
+        assert row.ci_low is None and row.ci_high is None
+        assert "near-perfect separation" in row.no_interval and "rest on 1 of 30 battle(s)" in row.no_interval
+    assert bt.label == "1.-2. M23 + M11"  # no interval: Bradley-Terry separates nothing
+    assert q.rankings["bootstrap"].label == "1. M23; 2. M11"  # the paired bootstrap on the item means does

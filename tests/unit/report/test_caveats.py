@@ -100,3 +100,32 @@ def test_counts_are_answers_and_say_what_was_excluded() -> None:
     assert "Analysed: 942 answers from 38 participants." in md
     assert "4 of 42 participants and 126 of 1154 answers excluded" in md
     assert " judgements from " not in md  # the word is kept for what participants submit (docs/data-model.md)
+
+
+def test_key_results_leave_out_a_ranking_without_intervals_and_say_why() -> None:
+    # issue 43 (6): Bradley-Terry under near-perfect separation has point ratings (1338 vs 662) and no interval;
+    # listed as a key result it read "1-2, M23 1338 vs M11 662 [interval: not enough data]"
+    why = ("not enough data: 326 of 1000 resamples have no value, so a bootstrap interval would hide a tail; "
+           "near-perfect separation: ...")
+    bt = {"method": "bradley-terry", "label": "1.-2. A + B + C", "battles": 30,
+          "extra": {"battles_from": "per item (mean scores): each task holds one output", "near_separation": True},
+          "systems": [_system(s, 1, 3, r, None, no_interval=why) for s, r in (("A", 1338.0), ("B", 1000.0),
+                                                                                 ("C", 662.0))]}
+    md = render_markdown(build_report(make_protocol(), _results({"bootstrap": BOOT, "bradley-terry": bt}), design={},
+                                      collation=COMPLETE, exclusion=None))
+    key = md.split("## Key results", 1)[1].split("\n## ", 1)[0]
+    assert "| q | bradley-terry |" not in key and "1338" not in key
+    assert (f"Ranking of q by bradley-terry: not a key result, no interval: {why} (battles per item (mean scores): "
+            "each task holds one output).") in key
+    assert "| q | bootstrap | 1-1 | A |" in key  # the ranking with intervals stays
+    # the rankings' comparison leaves it out rather than reading "differ in which systems they can separate"
+    assert "Rankings of q: bootstrap: 1. A; 2. B; 3. C; bradley-terry left out (no interval)." in key
+    # the criterion's own section keeps every number, with the reason
+    assert "| A | 1-3 | 1338 | not enough data |" in md
+    # a paired bootstrap without intervals (every answer the same: no spread) whose tests separate the systems stays
+    tests_only = {"method": "bootstrap", "label": "1. A; 2. B; 3. C",
+                  "systems": [_system(s, i, i, 5.0 - i, None, no_interval="not enough data: no spread")
+                              for i, s in enumerate("ABC", 1)]}
+    md = render_markdown(build_report(make_protocol(), _results({"bootstrap": tests_only}), design={},
+                                      collation=COMPLETE, exclusion=None))
+    assert "| q | bootstrap | 2-2 | B | 3 [interval: not enough data] | 4 |" in md and "not a key result" not in md

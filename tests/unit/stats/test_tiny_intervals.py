@@ -94,6 +94,25 @@ def test_bradley_terry_three_one_and_a_real_split() -> None:
     assert "no_interval" not in a.extra
 
 
+def test_bradley_terry_near_separation_names_its_cause() -> None:
+    # 29 wins and 1 tie: finite ratings only through the tie, theta_A - theta_B = ln(29.5 / 0.5) = ln 59; a resample
+    # misses the tie with probability (29/30)^30 = 0.362 and has no MLE (A never lost): near-perfect separation
+    res = bradley_terry(_battles([("A", "B", "model_a")] * 29 + [("A", "B", "tie")]), n_boot=1000, seed=0)
+    assert res.score("A").estimate - res.score("B").estimate == pytest.approx(400 / math.log(10) * math.log(59))
+    assert res.extra["near_separation"] is True
+    assert abs(1 - res.extra["n_boot_valid"] / 1000 - (29 / 30) ** 30) < 0.05
+    for est in res.scores:
+        reason = est.extra["no_interval"]
+        assert reason.startswith("not enough data") and "near-perfect separation" in reason
+        assert "rest on 1 of 30 battle(s) that the lower-rated system won or tied" in reason
+    # a B win instead of the tie: the same cause, one upset counted from the other side of the pair
+    flipped = _battles([("B", "A", "model_b")] * 29 + [("B", "A", "model_a")])
+    assert "rest on 1 of 30 battle(s)" in bradley_terry(flipped, n_boot=400, seed=0).scores[0].extra["no_interval"]
+    # 36-24: every resample has an MLE, no separation
+    assert bradley_terry(_battles([("A", "B", "model_a")] * 36 + [("A", "B", "model_b")] * 24), n_boot=200,
+                         seed=3).extra["near_separation"] is False
+
+
 def test_trueskill_interval_is_its_posterior_around_mu() -> None:
     # one battle, A beats B: the package's own update gives mu and sigma; the interval is mu +- z sigma
     res = trueskill_ranking(_battles([("A", "B", "model_a")]), n_boot=20, seed=0, draw_probability=0.1)
