@@ -157,7 +157,10 @@ def test_the_walkthrough_runs_as_written(tmp_path: Path, local_only: list[Any]) 
     reward = math.ceil(9.00 * minutes / 60 * 100) / 100
     assert (tasks, minutes, reward) == (9, 7, 1.05)  # the numbers the page's prose gives
     budget = outputs["humeval budget my-study"]
-    assert re.search(rf"^minutes per list\s+{minutes}\s+protocol \(pay\.seconds_per_task 45 s\)", budget, re.M), budget
+    # the source names the declared 45 s, and the rehearsal's measured pace when that is the higher (it follows
+    # the declared pace, with noise: either may win)
+    row = re.search(rf"^minutes per list\s+{minutes}\s+(?P<source>.*)$", budget, re.M)
+    assert row and re.search(r"pay\.seconds_per_task \(?45 s", row["source"]), budget
     assert re.search(rf"^reward per list\s+{reward:.2f} GBP", budget, re.M), budget
 
     # prolific create --dry-run: the same price in the request, the completion code, nothing sent
