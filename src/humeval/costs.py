@@ -177,11 +177,22 @@ def _money(x: float) -> float:
     return round(x + 1e-9, 2)
 
 
+def _source_name(study: Study, path: Path | None) -> str:
+    """What a file of judgements is, in the budget's words: the study's collected judgements, a rehearsal's, or a
+    pilot (any other file)."""
+    if path is not None and path.resolve() == (study.results_dir / "judgements.jsonl").resolve():
+        return "collected judgements (results/judgements.jsonl)"
+    if path is not None and path.resolve() == (study.results_dir / "rehearsal" / "judgements.jsonl").resolve():
+        return "rehearsal"
+    return "pilot"
+
+
 def _seconds_measured(study: Study, pilot_seconds: np.ndarray | None,
-                      pilot: Path | None) -> tuple[float | None, str]:
-    """Median seconds per task: of the pilot, else of the collected judgements, else of the rehearsal."""
+                      pilot: Path | None, fitted: Path | None = None) -> tuple[float | None, str]:
+    """Median seconds per task: of the pilot fitted (``fitted``: its file), else of the collected judgements, else
+    of the rehearsal."""
     if pilot_seconds is not None and pilot_seconds.size:
-        return float(np.median(pilot_seconds)), "pilot"
+        return float(np.median(pilot_seconds)), _source_name(study, fitted)
     from humeval.judgements import read_judgements
 
     candidates = [(study.results_dir / "judgements.jsonl", "collected judgements (results/judgements.jsonl)"),
@@ -301,7 +312,7 @@ def budget_of(study: StudyLike, options: BudgetOptions) -> Budget:
     path = _pilot_path(study, options.pilot)
     pilot = _fit_pilot_data(study, options, path, notes)
     declared_pilot = path if (options.pilot is not None or pay.pilot) else None
-    minutes, time_source = _minutes_per_list(study, pilot.seconds if pilot is not None else None, declared_pilot,
+    minutes, time_source = _minutes_per_list(study, pilot.seconds if pilot is not None else None, declared_pilot, path,
                                              tasks_per_list)
     reward, reward_source = _reward(protocol, minutes)
     hourly = reward / (minutes / 60)
@@ -329,7 +340,7 @@ def reward_per_list(study: StudyLike, tasks_per_list: int) -> tuple[float, str]:
     ``predict=False`` pays it, without reading the design (a server knows its lists' sizes)."""
     study = as_study(study)
     declared = _pilot_path(study, None) if study.protocol.pay.pilot else None
-    minutes, _ = _minutes_per_list(study, None, declared, tasks_per_list)
+    minutes, _ = _minutes_per_list(study, None, declared, declared, tasks_per_list)
     return _money(_reward(study.protocol, minutes)[0]), study.protocol.pay.currency
 
 
@@ -359,13 +370,13 @@ def _fit_pilot_data(study: Study, options: BudgetOptions, path: Path | None, not
 
 
 def _minutes_per_list(study: Study, pilot_seconds: np.ndarray | None, declared_pilot: Path | None,
-                      tasks_per_list: int) -> tuple[float, str]:
+                      fitted: Path | None, tasks_per_list: int) -> tuple[float, str]:
     """Whole minutes per list and where they come from (see the module docstring)."""
     pay = study.protocol.pay
     if pay.minutes_per_list is not None:
         minutes, time_source = float(pay.minutes_per_list), "protocol (pay.minutes_per_list)"
     else:
-        median, time_source = _seconds_measured(study, pilot_seconds, declared_pilot)
+        median, time_source = _seconds_measured(study, pilot_seconds, declared_pilot, fitted)
         declared = None if pay.seconds_per_task is None else float(pay.seconds_per_task)
         if median is None:
             if declared is None:

@@ -236,7 +236,8 @@ def pilot(study: StudyLike, db: str | None = None) -> StageResult:
     """A pilot's store read apart from the study: its judgements into ``results/pilot/judgements.jsonl``, then
     collate, exclude, analyze and report there, the report under a PILOT banner (a logged run, ``pilot``).
 
-    ``db``: the pilot's store, a SQLite file or URL (default ``pilot.db`` in the study folder); never the study's
+    ``db``: the pilot's store, a SQLite file or URL (default ``pilot.db`` in the study folder, else in the folder this
+    runs in, where ``serve --db pilot.db`` writes it); never the study's
     ``study.db``. Nothing of the pilot reaches ``results/`` itself: ``humeval export --db FILE --as-study`` is the
     explicit, logged step that would make it the study's data.
     """
@@ -245,9 +246,12 @@ def pilot(study: StudyLike, db: str | None = None) -> StageResult:
     from humeval.store.engine import redact_url
 
     study = as_study(study)
-    db = db or str(study.root / "pilot.db")
+    if not db:  # `serve --db pilot.db` names a file in the folder it runs in, which is often the study's
+        found = [p for p in (study.root / "pilot.db", Path("pilot.db")) if p.is_file()]
+        db = str(found[0] if found else study.root / "pilot.db")
     if "://" not in db and not Path(db).is_file():
-        raise StoreError(f"{db}: no pilot store; serve the pilot on it first (`humeval serve {study.root} --db {db}`)")
+        raise StoreError(f"{db}: no pilot store; serve the pilot on it first (`humeval serve {study.root} --db {db}`), "
+                         "or name its file with --db (a --db file is found from the folder a command runs in)")
     if "://" not in db and Path(db).resolve() == study.db_file.resolve():
         raise StoreError(f"--db {db}: the study's own store; a pilot runs on a store of its own (`humeval serve "
                          f"{study.root} --db pilot.db`)")
