@@ -195,8 +195,8 @@ def _seconds_measured(study: Study, pilot_seconds: np.ndarray | None,
         return float(np.median(pilot_seconds)), _source_name(study, fitted)
     from humeval.judgements import read_judgements
 
-    candidates = [(study.results_dir / "judgements.jsonl", "collected judgements (results/judgements.jsonl)"),
-                  (study.results_dir / "rehearsal" / "judgements.jsonl", "rehearsal")]
+    candidates = [(path, _source_name(study, path))
+                  for path in (study.results_dir / "judgements.jsonl", study.results_dir / "rehearsal" / "judgements.jsonl")]
     if pilot is not None:
         candidates.insert(0, (pilot, "pilot"))
     for path, what in candidates:
@@ -320,7 +320,7 @@ def budget_of(study: StudyLike, options: BudgetOptions) -> Budget:
     fee_rate, fee_source = _fee_rate(protocol)
     rewards = reward * len(lists)
     effort, sessions_plan, fit = ([], [], None) if pilot is None else _dynamic(
-        study, options, pilot, lists, judgements, minutes, reward, fee_rate, notes, path)
+        study, options, pilot, lists, judgements, minutes, reward, fee_rate, notes)
     savings = _judge_savings(study, options, notes)
     return Budget(
         study=protocol.study.name, platform=platform.kind, currency=pay.currency,
@@ -434,8 +434,7 @@ def _fee_rate(protocol: Any) -> tuple[float, str]:
 
 
 def _dynamic(study: Study, options: BudgetOptions, pilot: Any, lists: list[Any], judgements: int, minutes: float,
-             reward: float, fee_rate: float, notes: list[str], pilot_path: Path | None = None,
-             ) -> tuple[list[EffortCost], list[SessionPlan], Any]:
+             reward: float, fee_rate: float, notes: list[str]) -> tuple[list[EffortCost], list[SessionPlan], Any]:
     """Dynamic stopping: the simulator fitted to ``pilot``, the predicted effort, and the session plans."""
     from humeval.simulate.plan import fit_pilot
 
@@ -449,7 +448,7 @@ def _dynamic(study: Study, options: BudgetOptions, pilot: Any, lists: list[Any],
         return effort, [], fit
     plans, plan_notes = _sessions(study, lists, fit, minutes, reward * (1 + fee_rate), runs=options.crowd_runs,
                                   seed=seed, tasks_per_list=max(len(pl.tasks) for pl in lists),
-                                  crowd_file=options.crowd, pilot_path=pilot_path, patience=options.patience)
+                                  crowd_file=options.crowd, pilot=pilot, patience=options.patience)
     notes += plan_notes
     return effort, plans, fit
 
@@ -503,7 +502,7 @@ def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | 
 
 
 def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per_place: float, *, runs: int,
-              seed: int, tasks_per_list: int, crowd_file: str | Path | None = None, pilot_path: Path | None = None,
+              seed: int, tasks_per_list: int, crowd_file: str | Path | None = None, pilot: Any = None,
               patience: float = 0.0) -> tuple[list[SessionPlan], list[str]]:
     """The session plans: the fixed design, the protocol's W, and W = 1, 2, 3 (within the watched lists)."""
     from humeval.simulate.crowd import plan_sessions, simulate_crowd
@@ -525,7 +524,7 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     lam = protocol.crowd.arrivals_per_hour
     rule = comp.build_rule()
     notes = []
-    crowd, shape = _crowd(study, crowd_file, pilot_path, lam, tasks_per_list, notes)
+    crowd, shape = _crowd(crowd_file, pilot, lam, tasks_per_list, notes)
     if crowd_file is not None:
         lam = None  # a recorded crowd brings its own arrivals
     if lam is None and crowd is None:
@@ -587,8 +586,8 @@ def _quad(q: Any) -> list[float]:
 LONG_HOURS = 24.0
 
 
-def _crowd(study: Study, crowd_file: str | Path | None, pilot_path: Path | None, lam: float | None,
-           tasks_per_list: int, notes: list[str]) -> tuple[Any, Any]:
+def _crowd(crowd_file: str | Path | None, pilot: Any, lam: float | None, tasks_per_list: int,
+           notes: list[str]) -> tuple[Any, Any]:
     """The crowd the sessions are simulated with and its shape: the crowd file (arrivals and paces as logged),
     else with ``crowd.arrivals_per_hour`` the default crowd fitted to the AMT batches (its session spread from
     the pilot when the pilot has per-task times of participants who did a whole list), else None."""
@@ -605,7 +604,7 @@ def _crowd(study: Study, crowd_file: str | Path | None, pilot_path: Path | None,
     if lam is None:
         return None, None
     shape = DEFAULT_SHAPE
-    spread = _pilot_spread(pilot_path, tasks_per_list)
+    spread = _pilot_spread(pilot, tasks_per_list)
     if spread is not None:
         shape = replace(shape, pace_sd=spread[0], source=f"{shape.source}, session log-sd from the pilot ({spread[1]} "
                                                              "participants)")
@@ -614,26 +613,14 @@ def _crowd(study: Study, crowd_file: str | Path | None, pilot_path: Path | None,
     return shape, shape
 
 
-def _pilot_spread(path: Path | None, tasks_per_list: int) -> tuple[float, int] | None:
-    """The log-sd of a whole list's time over the pilot's participants who did one (humeval's judgements with
-    seconds), and how many; None when fewer than 3 did."""
-    if path is None or not path.is_file():
-        return None
-    import pandas as pd  # the analysis extra: the server imports this module without it (its rewards)
-
-    from humeval.judgements import read_judgements
-
-    try:
-        frame = read_judgements(path)
-    except DataError:  # an AMT batch or a request/choice CSV: no participants' task times
-        return None
-    tasks = frame[frame["kind"] == "task"]
-    seconds = pd.to_numeric(tasks["seconds"], errors="coerce")
-    per = pd.DataFrame({"p": tasks["participant_id"], "s": seconds}).groupby("p")["s"].agg(["sum", "count"])
-    whole = per.loc[(per["count"] >= tasks_per_list) & (per["sum"] > 0), "sum"]
+def _pilot_spread(pilot: Any, tasks_per_list: int) -> tuple[float, int] | None:
+    """The log-sd of a whole list's time over the pilot's participants who did one (:attr:`Pilot.sessions`: humeval's
+    judgements with seconds), and how many; None when fewer than 3 did."""
+    sessions = np.empty((0, 2)) if pilot is None else pilot.sessions
+    whole = sessions[(sessions[:, 1] >= tasks_per_list) & (sessions[:, 0] > 0), 0]
     if len(whole) < 3:
         return None
-    return float(np.log(whole.to_numpy(dtype=float)).std(ddof=1)), int(len(whole))
+    return float(np.log(whole).std(ddof=1)), int(len(whole))
 
 
 def _long_warning(plans: list[SessionPlan], shape: Any, from_file: bool, notes: list[str]) -> None:

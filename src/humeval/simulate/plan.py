@@ -59,7 +59,8 @@ class Pilot:
 
     ``seconds``: seconds per task of the pilot's judgements (empty when the source has none);
     ``source``: what was read (``humeval judgements``, ``AMT batch``, ``CSV``); ``dropped``:
-    judgements left out (ties and other non-A/B answers, attention checks, repeats).
+    judgements left out (ties and other non-A/B answers, attention checks, repeats); ``sessions``:
+    per participant, their tasks' seconds summed and the tasks timed (rows; empty without times).
     """
 
     frame: pd.DataFrame
@@ -67,6 +68,7 @@ class Pilot:
     source: str
     seconds: np.ndarray = field(default_factory=lambda: np.empty(0))
     dropped: int = 0
+    sessions: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
 
 
 def pilot_from_judgements(frame: pd.DataFrame, *, system_a: str = "", criterion: str = "") -> Pilot:
@@ -108,8 +110,12 @@ def pilot_from_judgements(frame: pd.DataFrame, *, system_a: str = "", criterion:
     })
     if out.empty:
         raise DataError(f"pilot: no 2afc judgement of '{criterion}' with a preference involving {a!r}")
-    seconds = pd.to_numeric(frame.loc[frame["kind"] == "task", "seconds"], errors="coerce").dropna().to_numpy(dtype=float)
-    return Pilot(out, a, "humeval judgements", seconds, int(len(frame) - len(out)))
+    tasks = frame[frame["kind"] == "task"]
+    timed = pd.to_numeric(tasks["seconds"], errors="coerce")
+    per = pd.DataFrame({"p": tasks["participant_id"].to_numpy(), "s": timed.to_numpy()}).groupby("p")["s"]
+    sessions = per.agg(["sum", "count"]).to_numpy(dtype=float).reshape(-1, 2)
+    return Pilot(out, a, "humeval judgements", timed.dropna().to_numpy(dtype=float), int(len(frame) - len(out)),
+                 sessions)
 
 
 def read_pilot(path: str | Path, *, system_a: str = "", criterion: str = "", request: str = "request",

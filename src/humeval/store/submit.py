@@ -256,9 +256,11 @@ def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: 
     # a live stopping rule: a settled participant's judgements are final, all of them (the exclusion rules ran on
     # them, and the exclude stage must see the same), so nothing of theirs is stored any more
     settled = bool(ctx.watched) and is_settled(db, participant_id)
-    # (``stopping.feed: judgement``: a watched judgement and a qualification check count once answered)
-    if status == "done" and (task_id in ctx.watched or feeds_at_submit(ctx, ctx.tasks[task_id])) and (
-            ctx.strategy is not None or settled or feeds_at_submit(ctx, ctx.tasks[task_id])):
+    # a watched judgement is final under a pool strategy or once settled; with ``stopping.feed: judgement`` a watched
+    # judgement and a qualification check are final once answered
+    final = feeds_at_submit(ctx, ctx.tasks[task_id]) or (
+        task_id in ctx.watched and (ctx.strategy is not None or settled))
+    if status == "done" and final:
         raise Refusal("judgement_final", "this judgement already counts for the live stopping rule and cannot be "
                       "changed", status=409, field="assignment_id")
     if settled:

@@ -116,3 +116,27 @@ def test_a_place_is_never_priced_below_the_declared_time(study, tmp_path, declar
     b = budget(s, pilot=pilot)
     assert (b.minutes_per_list, b.time_source) == (minutes, source)
     assert b.reward_per_list == round(9.0 * minutes / 60, 2)
+
+
+def test_the_session_spread_comes_from_the_pilots_whole_lists():
+    # four participants with 2 timed tasks each (sessions of 20, 40, 10 and 80 s) and one who did 1 task: the
+    # log-sd of the whole lists' times, computed by hand; fewer than 3 whole lists give none
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    from humeval.costs import _pilot_spread
+    from humeval.judgements import JUDGEMENT_COLUMNS
+    from humeval.simulate.plan import pilot_from_judgements
+
+    times = {"p1": [5, 15], "p2": [30, 10], "p3": [4, 6], "p4": [40, 40], "p5": [7]}
+    rows = [{c: "" for c in JUDGEMENT_COLUMNS} | {"participant_id": p, "task_id": f"{p}-{k}", "kind": "task",
+                                                 "item_id": f"i{k}", "criterion": "q", "system": "A", "system_b": "B",
+                                                 "choice": "A", "seconds": s} for p, ts in times.items()
+            for k, s in enumerate(ts)]
+    pilot = pilot_from_judgements(pd.DataFrame(rows))
+    logs = np.log([20.0, 40.0, 10.0, 80.0])
+    expected = math.sqrt(((logs - logs.mean()) ** 2).sum() / 3)
+    assert _pilot_spread(pilot, 2) == pytest.approx((expected, 4))
+    assert _pilot_spread(pilot, 3) is None and _pilot_spread(None, 2) is None
