@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from humeval.analysis.decisions import DECIDED
 from humeval.analysis.drift import drift_text, population_text
 from humeval.analysis.status import caveats
 from humeval.protocol.models import Protocol
@@ -253,8 +254,7 @@ def _stopping_text(d: Stopping) -> str:
                  f"collected {d.fixed_design}: {d.saved} saved ({100 * d.saved / d.fixed_design:.0f}%)"
                  f"{_places_text(d)}.")
     if d.live_n is not None:
-        decided = d.outcome in ("A", "B", "decided", "horizon")
-        live = (f"The live rule stopped at n = {d.live_n}" if decided
+        live = (f"The live rule stopped at n = {d.live_n}" if d.outcome in DECIDED
                 else f"The live rule was fed n = {d.live_n} outcomes and had not decided")
         text += (f" {live}; the replay on the exported, excluded judgements "
                  + ("agrees." if d.agrees_with_live else f"reaches n = {d.n}: THEY DISAGREE."))
