@@ -242,8 +242,8 @@ def pilot(study: StudyLike, db: str | None = None) -> StageResult:
     explicit, logged step that would make it the study's data.
     """
     from humeval.analysis.workspace import Workspace
-    from humeval.stages.export import write_store_judgements
-    from humeval.store.engine import redact_url
+    from humeval.stages.export import other_sqlite_store, write_store_judgements
+    from humeval.store.engine import is_sqlite, redact_url
 
     study = as_study(study)
     if not db:  # `serve --db pilot.db` names a file in the folder it runs in, which is often the study's
@@ -252,7 +252,7 @@ def pilot(study: StudyLike, db: str | None = None) -> StageResult:
     if "://" not in db and not Path(db).is_file():
         raise StoreError(f"{db}: no pilot store; serve the pilot on it first (`humeval serve {study.root} --db {db}`), "
                          "or name its file with --db (a --db file is found from the folder a command runs in)")
-    if "://" not in db and Path(db).resolve() == study.db_file.resolve():
+    if ("://" not in db or is_sqlite(db)) and other_sqlite_store(study, db) is None:
         raise StoreError(f"--db {db}: the study's own store; a pilot runs on a store of its own (`humeval serve "
                          f"{study.root} --db pilot.db`)")
     ws = Workspace(study.results_dir / "pilot", dry_run="pilot")
