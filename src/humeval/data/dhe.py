@@ -23,7 +23,7 @@ import pandas as pd
 
 from humeval.errors import DataError
 
-__all__ = ["DHE_BATCHES", "MODEL_NAMES", "REQUIRED_COLUMNS", "AmtBatch", "read_amt_batch", "read_dhe_batch"]
+__all__ = ["DHE_BATCHES", "MODEL_NAMES", "REQUIRED_COLUMNS", "AmtBatch", "read_amt_batch", "read_amt_csv", "read_dhe_batch"]
 
 REQUIRED_COLUMNS = ("Input.id", "WorkerId", "Input.model1", "Input.model2", "Answer.Selection.label")
 POSITIONS = ("Sentence A", "Sentence B")
@@ -86,15 +86,22 @@ class AmtBatch:
         return self._matrix((self.frame["position"] == "A").astype(np.int8))
 
 
-def read_amt_batch(path: str | Path) -> AmtBatch:
-    """Read and validate an AMT batch CSV; errors name the file and what is missing."""
+def read_amt_csv(path: str | Path, columns: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """An AMT batch-results CSV as text cells (only ``columns``, when given); errors name the file."""
     p = Path(path)
     if not p.is_file():
         raise DataError(f"{p}: AMT batch file not found")
     try:
-        raw = pd.read_csv(p, dtype=str, keep_default_na=False)
+        return pd.read_csv(p, dtype=str, keep_default_na=False,
+                           usecols=None if columns is None else (lambda c: c in columns))
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
         raise DataError(f"{p}: not a readable CSV file ({exc})") from None
+
+
+def read_amt_batch(path: str | Path) -> AmtBatch:
+    """Read and validate an AMT batch CSV; errors name the file and what is missing."""
+    p = Path(path)
+    raw = read_amt_csv(p)
     missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
     if missing:
         raise DataError(

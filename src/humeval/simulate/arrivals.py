@@ -234,14 +234,10 @@ def read_crowd(path: str | Path) -> Crowd:
 
 def read_amt_crowd(path: str | Path) -> Crowd:
     """An AMT batch-results CSV as a crowd (see the module docstring)."""
+    from humeval.data.dhe import read_amt_csv
+
     p = Path(path)
-    if not p.is_file():
-        raise DataError(f"{p}: AMT batch file not found")
-    try:
-        frame = pd.read_csv(p, dtype=str, keep_default_na=False, usecols=lambda c: c in _AMT_COLUMNS)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise DataError(f"{p}: not a readable CSV file ({exc})") from None
-    return _amt_crowd(p, frame)
+    return _amt_crowd(p, read_amt_csv(p, _AMT_COLUMNS))
 
 
 def _amt_time(p: Path, values: pd.Series, column: str) -> pd.Series:
