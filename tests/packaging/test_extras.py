@@ -51,7 +51,7 @@ INSTALLS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "postgres": ((), ("psycopg",)),
     "metrics": (("metrics",), ("humeval.metrics", "sacrebleu", "rouge_score", "nltk")),
     "dask": ((), ("dask", "distributed")),
-    "dev": ((), ("pytest", "hypothesis", "httpx", "playwright", "schemathesis", "mkdocs")),
+    "dev": ((), ("pytest", "hypothesis", "httpx", "playwright", "schemathesis", "mkdocs", "mypy")),
 }
 
 #: a Prolific request to a closed port: a ProlificError ("cannot connect"), never a missing module

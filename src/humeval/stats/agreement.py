@@ -240,7 +240,7 @@ def krippendorff_alpha(
         )
     stats_fn = _ALPHA_STATS[level]
     suff = stats_fn(data)
-    alpha = _alpha_from_totals(suff.within.sum(), suff.n, suff.expected_total())
+    alpha = float(_alpha_from_totals(suff.within.sum(), suff.n, suff.expected_total()))
     if np.isnan(alpha):
         value = data[~np.isnan(data)][0]
         raise DataError(
@@ -281,11 +281,12 @@ def krippendorff_alpha(
 
 def _alpha_from_totals(
     within: np.ndarray | float, n: np.ndarray | float, expected: np.ndarray | float
-):
+) -> np.ndarray:
+    """Alpha = 1 - (n - 1) within / expected, element-wise (NaN where nothing is expected); 0-d for scalars."""
     with np.errstate(divide="ignore", invalid="ignore"):
         out = 1.0 - (np.asarray(n) - 1.0) * np.asarray(within) / np.asarray(expected)
-    out = np.where(np.asarray(expected) <= 0, np.nan, out)
-    return float(out) if out.ndim == 0 else out
+    alpha: np.ndarray = np.where(np.asarray(expected) <= 0, np.nan, out)
+    return alpha
 
 
 class _Suff:
@@ -431,7 +432,7 @@ def _bootstrap_alpha_loop(
     for b in range(n_boot):
         sample = data[:, rng.integers(0, n_items, n_items)]
         suff = stats_fn(sample)
-        out[b] = _alpha_from_totals(suff.within.sum(), suff.n, suff.expected_total())
+        out[b] = float(_alpha_from_totals(suff.within.sum(), suff.n, suff.expected_total()))
     return out
 
 

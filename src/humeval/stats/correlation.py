@@ -43,8 +43,9 @@ def _pearson_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = a - a.mean(axis=-1, keepdims=True)
     b = b - b.mean(axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = (a * b).sum(axis=-1) / np.sqrt((a * a).sum(axis=-1) * (b * b).sum(axis=-1))
-    return np.clip(r, -1.0, 1.0)
+        r: np.ndarray = (a * b).sum(axis=-1) / np.sqrt((a * a).sum(axis=-1) * (b * b).sum(axis=-1))
+    clipped: np.ndarray = np.clip(r, -1.0, 1.0)
+    return clipped
 
 
 def _fisher_ci(r: float, se: float, confidence_level: float) -> tuple[float, float]:

@@ -53,7 +53,8 @@ _TOL = 1 + 1e-7
 def _inside(a: np.ndarray, t: np.ndarray, states: np.ndarray) -> np.ndarray:
     """Whether (t, s) is inside the continuation region t - a_t < s < a_t; ``t`` per row, ``states`` per column."""
     at = a[np.maximum(t, 1) - 1][:, None]
-    return (t[:, None] - at < states[None, :]) & (states[None, :] < at)
+    inside: np.ndarray = (t[:, None] - at < states[None, :]) & (states[None, :] < at)
+    return inside
 
 
 def _band(a: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,13 +127,13 @@ def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.nda
     backward[np.arange(rows), s_n] = 1.0
     c0, c1 = int(s_n.min()), int(s_n.max()) + 1  # the union of the sequences' supports
     for k in range(1, int((n - m).max()) + 1):
-        t = n - k
-        live = t >= m
-        lo, hi = _band(a, t[live])
+        ts = n - k  # each sequence's t
+        live = ts >= m
+        lo, hi = _band(a, ts[live])
         u0, u1 = min(c0, int(lo.min())), max(c1, int(hi.max()) + 1)
         old = backward[:, u0:u1]  # column u1 is outside the support: zero
         step = (w0 * old + w1 * np.concatenate((old[:, 1:], np.zeros((rows, 1))), axis=1)) \
-            * _inside(a, t, states[u0:u1])
+            * _inside(a, ts, states[u0:u1])
         step /= np.maximum(step.max(axis=1, keepdims=True), np.finfo(float).tiny)
         backward[:, u0:u1] = np.where(live[:, None], step, old)
         c0, c1 = u0, u1
@@ -145,4 +146,5 @@ def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.nda
                         f"and ends at S_n = {s_n[i]}; these outcomes cannot come from this rule")
     prob /= total
     observed = prob[np.arange(rows), s_m]
-    return np.minimum(1.0, np.where(prob <= observed[:, None] * _TOL, prob, 0.0).sum(axis=1))
+    pvalues: np.ndarray = np.minimum(1.0, np.where(prob <= observed[:, None] * _TOL, prob, 0.0).sum(axis=1))
+    return pvalues

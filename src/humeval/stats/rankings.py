@@ -337,7 +337,7 @@ def _bt_fit(
     (bootstrap replicates start at the full-data fit and converge in a few steps).
     """
     n_b, k, _ = wins.shape
-    theta = np.zeros((n_b, k)) if start is None else np.broadcast_to(start - start[0], (n_b, k)).copy()
+    theta: np.ndarray = np.zeros((n_b, k)) if start is None else np.broadcast_to(start - start[0], (n_b, k)).copy()
     w_i = wins.sum(axis=2)
     for _ in range(max_iter):
         diff = theta[:, :, None] - theta[:, None, :]
@@ -359,7 +359,7 @@ def _connected(wins: np.ndarray) -> bool:
     """MLE exists iff the 'beat or tied' graph is strongly connected (Zermelo/Ford)."""
     from scipy.sparse.csgraph import connected_components
 
-    n, _ = connected_components(wins > 0, directed=True, connection="strong")
+    n: int = connected_components(wins > 0, directed=True, connection="strong")[0]
     return n == 1
 
 
@@ -659,7 +659,8 @@ def _ts_erfc(x: np.ndarray) -> np.ndarray:
     for c in _ERFC_FIT[1:]:
         poly = c + t * poly
     r = t * np.exp(-z * z - 1.26551223 + t * poly)
-    return np.where(x < 0, 2.0 - r, r)
+    erfc: np.ndarray = np.where(x < 0, 2.0 - r, r)
+    return erfc
 
 
 def _ts_cdf(x: np.ndarray) -> np.ndarray:
@@ -678,7 +679,7 @@ def _ts_draw_margin(draw_probability: float, beta: float) -> float:
     t = math.sqrt(-2 * math.log(y / 2.0))
     x = -0.70711 * ((2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481)) - t)
     for _ in range(2):
-        err = float(_ts_erfc(np.float64(x))) - y
+        err = float(_ts_erfc(np.asarray(x))) - y
         x += err / (1.12837916709551257 * math.exp(-(x**2)) - x * err)
     return -math.sqrt(2) * -x * math.sqrt(2) * beta
 
@@ -827,7 +828,8 @@ def trueskill_ranking(
         done += rows.shape[0]
     lo = np.full(k, np.nan)
     hi = np.full(k, np.nan)
-    rank_lo_sys = rank_hi_sys = None
+    rank_lo_sys: np.ndarray | None = None
+    rank_hi_sys: np.ndarray | None = None
     # the interval is TrueSkill's own: its posterior of each skill is Gaussian, mu +- z sigma (centred on the
     # estimate by construction; the rating of a system seen in few battles keeps a wide sigma)
     z = NormalDist().inv_cdf(1 - (1 - confidence_level) / 2)
@@ -839,7 +841,7 @@ def trueskill_ranking(
         rank_lo_sys = np.floor(np.percentile(ranks, tail, axis=0, method="lower")).astype(int)
         rank_hi_sys = np.ceil(np.percentile(ranks, 100 - tail, axis=0, method="higher")).astype(int)
     order = np.argsort(-mus, kind="stable")
-    if rank_lo_sys is None:
+    if rank_lo_sys is None or rank_hi_sys is None:
         rank_low = rank_high = np.arange(1, k + 1)
     else:
         rank_low, rank_high = rank_lo_sys[order], rank_hi_sys[order]
