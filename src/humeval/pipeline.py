@@ -44,7 +44,7 @@ from humeval.stages.dry_run import dry_run_stage
 from humeval.stages.exclude import exclude_stage
 from humeval.stages.export import export_stage
 from humeval.stages.export_batch import batch_stage
-from humeval.stages.imports import IMPORT_PLATFORMS, import_stage
+from humeval.stages.imports import IMPORT_SOURCES, import_stage
 from humeval.stages.judge import judge_stage
 from humeval.stages.report import report_stage
 from humeval.stages.sample import sample_stage, scores_file
@@ -275,11 +275,10 @@ def export_batch(study: StudyLike, output: str | Path | None = None) -> StageRes
 
 
 def import_judgements(study: StudyLike, platform: str, path: str | Path, *, force: bool = False) -> StageResult:
-    """Import a file downloaded from ``platform`` (``mturk``, ``files`` or ``prolific``), or a judgement file of
-    another tool (``fastchat``, ``mqm``, ``labelstudio``, ``argilla``, ``summeval``); a logged stage."""
+    """Import a file downloaded from ``platform``, or a judgement file of another tool (the names of
+    :data:`humeval.stages.imports.IMPORT_SOURCES`); a logged stage."""
     study = as_study(study)
-    if platform not in IMPORT_PLATFORMS:
-        raise PlatformError(f"import: unknown platform '{platform}'. {did_you_mean(platform, IMPORT_PLATFORMS)}")
+    platform = IMPORT_SOURCES.canonical(platform)
     path = Path(path)
     if not path.is_file():
         raise PlatformError(f"{path}: no such file (the {platform} file to import)")

@@ -16,13 +16,14 @@ unknown name raises the registry's error with what exists and the nearest name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from humeval.errors import HumevalError, did_you_mean
 
-__all__ = ["Entry", "Registry"]
+__all__ = ["Entry", "Registry", "splice_tables"]
 
 T = TypeVar("T")
 
@@ -106,7 +107,27 @@ class Registry(Generic[T]):
         """``"a, b, c"``: the list ``--help`` shows."""
         return ", ".join(self.names())
 
-    def markdown(self) -> str:
-        """A Markdown table of names, aliases and summaries, for the docs."""
-        rows = [f"| `{e.name}` | {', '.join(f'`{a}`' for a in e.aliases)} | {e.summary} |" for e in self.entries()]
-        return "\n".join([f"| {self.kind} | also | what it is |", "|---|---|---|", *rows])
+    def markdown(self, columns: Mapping[str, Callable[[Entry[T]], str]] | None = None) -> str:
+        """A Markdown table of names, aliases and summaries, for the docs; ``columns``: more columns, by header,
+        each read from an entry."""
+        extra = dict(columns or {})
+        rows = [f"| `{e.name}` | {', '.join(f'`{a}`' for a in e.aliases)} | {e.summary} |"
+                + "".join(f" {cell(e)} |" for cell in extra.values()) for e in self.entries()]
+        head = f"| {self.kind} | also | what it is |" + "".join(f" {h} |" for h in extra)
+        return "\n".join([head, "|---|---|---|" + "---|" * len(extra), *rows])
+
+
+def splice_tables(page: str, tables: Mapping[str, str], where: str = "page") -> str:
+    """``page`` with the text between each ``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->`` replaced by
+    ``tables[NAME]`` (a docs page's generated tables); a marker naming no table is an error."""
+    out, pos = [], 0
+    for match in _MARKER.finditer(page):
+        name = match.group(1)
+        if name not in tables:
+            raise HumevalError(f"{where}: <!-- registry:{name} --> names no registry. {did_you_mean(name, tables)}")
+        out += [page[pos:match.start()], f"<!-- registry:{name} -->\n{tables[name]}\n<!-- /registry:{name} -->"]
+        pos = match.end()
+    return "".join([*out, page[pos:]])
+
+
+_MARKER = re.compile(r"<!-- registry:([\w.-]+) -->\n.*?<!-- /registry:\1 -->", re.DOTALL)

@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from humeval.cli._common import Format, emit_json, emit_rows, out
+from humeval.policies.registry import STRATEGIES
 
 __all__ = ["budget"]
 
@@ -15,7 +16,7 @@ __all__ = ["budget"]
 def budget(
     directory: Path = typer.Argument(Path("."), help="Study folder (after `humeval design`)."),
     pilot: Path | None = typer.Option(None, "--pilot", help="Dynamic stopping: pilot judgements (humeval's export, an AMT batch or a request/choice CSV); default results/judgements.jsonl, then the rehearsal's. Judges: the pilot's human judgements (humeval's export; default results/judgements.jsonl)."),
-    strategy: str = typer.Option("", "--strategy", help="Dynamic stopping: comma list of labelling strategies (default: the protocol's, one, max3, majority5)."),
+    strategy: str = typer.Option("", "--strategy", help=f"Dynamic stopping: comma list of labelling strategies ({STRATEGIES.help_text()}; default: the protocol's, one, max3, majority5)."),
     delta: str = typer.Option("", "--delta", help="Dynamic stopping: comma list of error probabilities (default: the protocol's)."),
     iterations: int = typer.Option(200, "--iterations", help="Dynamic stopping: simulated studies per prediction."),
     system_a: str = typer.Option("", "--system-a", help="Dynamic stopping: the system counted as A in the pilot."),

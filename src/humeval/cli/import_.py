@@ -7,14 +7,14 @@ from pathlib import Path
 import typer
 
 from humeval.cli._common import err, print_stage
+from humeval.stages.imports import IMPORT_SOURCES
 
-USAGE = ("humeval import [DIR] PLATFORM FILE   (DIR defaults to the current folder; PLATFORM: mturk, files, prolific, "
-         "or the format of another tool's file: fastchat, mqm, labelstudio, argilla, summeval)")
+USAGE = ("humeval import [DIR] PLATFORM FILE   (DIR defaults to the current folder; PLATFORM: a platform or the format "
+         f"of another tool's file: {IMPORT_SOURCES.help_text()})")
 
 
 def _split(args: list[str]) -> tuple[Path, str, Path]:
     from humeval.errors import HumevalError
-    from humeval.stages.imports import IMPORT_PLATFORMS
 
     if len(args) == 2:
         directory, (platform, file) = Path("."), args
@@ -22,16 +22,16 @@ def _split(args: list[str]) -> tuple[Path, str, Path]:
         directory, platform, file = Path(args[0]), args[1], args[2]
     else:
         raise HumevalError(f"import: expected 2 or 3 arguments, got {len(args)} ({' '.join(args) or 'none'}). Usage: {USAGE}")
-    if platform not in IMPORT_PLATFORMS and len(args) == 3 and args[0] in IMPORT_PLATFORMS:
+    if platform not in IMPORT_SOURCES and len(args) == 3 and args[0] in IMPORT_SOURCES:
         raise HumevalError(f"import: the study folder comes first: `humeval import {args[1]} {args[0]} {args[2]}`. Usage: {USAGE}")
     return directory, platform, Path(file)
 
 
 def import_(
     args: list[str] = typer.Argument(..., metavar="[DIR] PLATFORM FILE",
-                                     help="Study folder (optional, default .), platform (mturk | files | prolific) "
-                                          "and the file downloaded from it; or a tool's format (fastchat | mqm | "
-                                          "labelstudio | argilla | summeval) and its file."),
+                                     help="Study folder (optional, default .), platform and the file downloaded from "
+                                          "it, or a tool's format and its file: "
+                                          f"{' | '.join(IMPORT_SOURCES.names())}."),
     force: bool = typer.Option(False, "--force", help="Import again even if nothing changed."),
 ) -> None:
     """Import a platform's result file, or another tool's judgements (FastChat battles, WMT MQM TSV, Label Studio

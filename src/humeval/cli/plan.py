@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 
 from humeval.cli._common import Format, emit_json, emit_rows, err
+from humeval.policies.registry import STRATEGIES
+from humeval.stopping.registry import RULES
 
 __all__ = ["plan"]
 
@@ -19,9 +21,9 @@ def plan(
     criterion: str = typer.Option("", "--criterion", help="humeval judgements only: the 2afc criterion (default: the only one)."),
     capability: tuple[float, float] = typer.Option((0.8, 1.0), "--capability", help="Assumed capability range LOW HIGH."),
     difficulty_var: float | None = typer.Option(None, "--difficulty-var", help="Fix the variance (needed with one judgement per request)."),
-    strategy: str = typer.Option("one,max3,majority5", "--strategy", help="Comma list of strategies."),
+    strategy: str = typer.Option("one,max3,majority5", "--strategy", help=f"Comma list of labelling strategies: {STRATEGIES.help_text()} (N odd)."),
     delta: str = typer.Option("0.01,0.001", "--delta", help="Comma list of error probabilities."),
-    rule: str = typer.Option("anytime", "--rule", help="Stopping rule."),
+    rule: str = typer.Option("anytime", "--rule", help=f"Stopping rule: {RULES.help_text()}."),
     n_requests: int = typer.Option(5000, "--n-requests", help="Horizon of the predicted study."),
     iterations: int = typer.Option(200, "--iterations", help="Simulated studies per prediction."),
     seed: int = typer.Option(21, "--seed", help="Seed."),

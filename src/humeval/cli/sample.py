@@ -9,8 +9,9 @@ from typing import Any
 import typer
 
 from humeval.cli._common import Format, emit_json, emit_rows, err, run_stage_command
+from humeval.sampling.registry import SAMPLERS
 
-_METHOD_HELP = "Sampler: auto (every item at rate 1, else stratified by data.properties or random), all, random, stratified, systematic, heuristic, balanced, casf, 8m, sm, ol."
+_METHOD_HELP = f"Sampler: {SAMPLERS.help_text()} (auto: every item at rate 1, else stratified by data.properties or random)."
 
 
 def _params(values: list[str] | None) -> dict[str, Any]:

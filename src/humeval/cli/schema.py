@@ -14,20 +14,32 @@ class SchemaFormat(str, Enum):
     json = "json"
     markdown = "markdown"
     cli_markdown = "cli-markdown"
+    registries = "registries"
 
 
 def schema(
     fmt: SchemaFormat = typer.Option(
         SchemaFormat.json, "--format", "-f",
         help="json (JSON Schema) | markdown (protocol field reference, docs/protocol.md) | "
-             "cli-markdown (command-line reference, docs/cli.md)"),
+             "cli-markdown (command-line reference, docs/cli.md) | "
+             "registries (the tables of the named kinds: stopping rules, strategies, samplers, import sources)"),
     output: Path = typer.Option(
         None, "--output", "-o",
         help="Write to this file instead of stdout; with markdown, replace the reference between the "
-             "<!-- reference:start --> and <!-- reference:end --> markers of an existing page (docs/protocol.md)."),
+             "<!-- reference:start --> and <!-- reference:end --> markers of an existing page (docs/protocol.md); "
+             "with registries, replace the tables between the <!-- registry:NAME --> markers of an existing page."),
 ) -> None:
     """Print the JSON Schema of the study protocol (for editor completion and validation), or a generated reference page."""
-    if fmt == SchemaFormat.cli_markdown:
+    if fmt == SchemaFormat.registries:
+        from humeval.cli.registries import registry_tables
+        from humeval.registry import splice_tables
+
+        tables = registry_tables()
+        if output is None:
+            text = "\n\n".join(f"<!-- registry:{name} -->\n{table}\n<!-- /registry:{name} -->" for name, table in tables.items()) + "\n"
+        else:
+            text = splice_tables(output.read_text(encoding="utf-8"), tables, where=str(output))
+    elif fmt == SchemaFormat.cli_markdown:
         from humeval.cli.reference import cli_reference
 
         text = cli_reference()

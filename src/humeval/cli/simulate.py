@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 
 from humeval.cli._common import Format, emit_json, emit_rows, err
+from humeval.policies.registry import STRATEGIES
+from humeval.stopping.registry import RULES
 
 __all__ = ["simulate"]
 
@@ -25,8 +27,8 @@ def simulate(
     n_requests: int = typer.Option(3500, "--n-requests", help="Horizon: most requests per iteration."),
     iterations: int = typer.Option(1000, "--iterations", help="Simulated studies per strategy."),
     delta: float = typer.Option(0.001, "--delta", help="Error probability of the stopping rule, in (0, 1)."),
-    strategy: str = typer.Option("one,fixed,max3,majority5,majority7", "--strategy", help="Comma list: one, fixed, max3, majorityN (N odd)."),
-    rule: str = typer.Option("anytime", "--rule", help="Comma list: hoeffding, hoeffding-lastrun, hoeffding-union, mixture, anytime."),
+    strategy: str = typer.Option("one,fixed,max3,majority5,majority7", "--strategy", help=f"Comma list: {STRATEGIES.help_text()} (N odd)."),
+    rule: str = typer.Option("anytime", "--rule", help=f"Comma list: {RULES.help_text()}."),
     seed: int = typer.Option(21, "--seed", help="Seed of every random draw (printed in the signature)."),
     fmt: Format = typer.Option(Format.table, "--format", help="Output format."),
     parity: bool = typer.Option(False, "--parity", help="The authors' set-up: legacy RandomState(seed) pool and one shared request list."),

@@ -1,14 +1,6 @@
 """Judgement files from other tools, by format name: one entry point for the Python API and ``humeval import``.
 
-=============  ======================================================================  =============
-format         file                                                                    criterion type
-=============  ======================================================================  =============
-``fastchat``   FastChat battle log: JSON array, JSON lines, or arena Parquet            ``2afc``
-``mqm``        WMT MQM TSV with ``<v>`` span marks                                      ``esa``
-``labelstudio`` Label Studio JSON export (ratings, choices, labelled spans)             any
-``argilla``    Argilla ``records.to_json`` export                                       any
-``summeval``   SummEval JSONL (expert annotations; ``annotators`` for the crowd's)      ratings
-=============  ======================================================================  =============
+The formats are the registry :data:`JUDGEMENT_FORMATS` (its table: docs/data-formats.md).
 
 :func:`read_judgement_file` returns the long judgements table of :mod:`humeval.judgements`
 with ``task_id`` empty; :func:`match_tasks` gives each judgement the study's task that
@@ -18,46 +10,88 @@ shows its item, systems and criterion (``humeval import`` does both).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from humeval.errors import DataError, did_you_mean
+from humeval.registry import Registry
 
-__all__ = ["FORMAT_CRITERION_TYPE", "JUDGEMENT_FORMATS", "match_tasks", "read_judgement_file"]
+if TYPE_CHECKING:
+    import pandas as pd
 
-JUDGEMENT_FORMATS = ("fastchat", "mqm", "labelstudio", "argilla", "summeval")
-#: the criterion type a format's judgements answer (None: named in the file)
-FORMAT_CRITERION_TYPE: dict[str, str | None] = {"fastchat": "2afc", "mqm": "esa", "labelstudio": None,
-                                                 "argilla": None, "summeval": None}
+__all__ = ["JUDGEMENT_FORMATS", "JudgementFormat", "match_tasks", "read_judgement_file"]
+
+
+@dataclass(frozen=True)
+class JudgementFormat:
+    """A registered judgement file format (its summary: the file it reads): its reader and the criterion type it
+    answers."""
+
+    #: ``(path, criterion, options) -> judgements`` (imports the format's module when it runs)
+    read: Callable[[Path, str, dict[str, Any]], pd.DataFrame]
+    #: the criterion type its judgements answer (None: named in the file)
+    criterion_type: str | None
+    #: the options its reader takes (``read_judgement_file(..., **options)``)
+    options: tuple[str, ...] = ()
+
+
+def _fastchat(path: Path, criterion: str, options: dict[str, Any]) -> pd.DataFrame:
+    from humeval.data.battles import battles_to_judgements, read_battle_table
+
+    return battles_to_judgements(read_battle_table(path), criterion=criterion or "preference", **options)
+
+
+def _mqm(path: Path, criterion: str, options: dict[str, Any]) -> pd.DataFrame:
+    from humeval.formats.mqm import read_mqm
+
+    return read_mqm(path, criterion=criterion or "mqm", **options)
+
+
+def _labelstudio(path: Path, criterion: str, options: dict[str, Any]) -> pd.DataFrame:
+    from humeval.formats.annotation_exports import read_label_studio
+
+    return read_label_studio(path, **options)
+
+
+def _argilla(path: Path, criterion: str, options: dict[str, Any]) -> pd.DataFrame:
+    from humeval.formats.annotation_exports import read_argilla
+
+    return read_argilla(path, **options)
+
+
+def _summeval(path: Path, criterion: str, options: dict[str, Any]) -> pd.DataFrame:
+    from humeval.formats.summeval import read_summeval
+
+    return read_summeval(path, **options)
+
+
+_COLUMNS = ("item", "system", "system_b")
+JUDGEMENT_FORMATS: Registry[JudgementFormat] = Registry("judgement file format", "import", error=DataError)
+JUDGEMENT_FORMATS.add("fastchat", JudgementFormat(_fastchat, "2afc", ("item", "participant")),
+                      summary="FastChat battle log: JSON array, JSON lines, or arena Parquet")
+JUDGEMENT_FORMATS.add("mqm", JudgementFormat(_mqm, "esa", ("item",)), summary="WMT MQM TSV with `<v>` span marks")
+JUDGEMENT_FORMATS.add("labelstudio", JudgementFormat(_labelstudio, None, _COLUMNS),
+                      summary="Label Studio JSON export (ratings, choices, labelled spans)")
+JUDGEMENT_FORMATS.add("argilla", JudgementFormat(_argilla, None, _COLUMNS), summary="Argilla `records.to_json` export")
+JUDGEMENT_FORMATS.add("summeval", JudgementFormat(_summeval, None, ("annotators",)),
+                      summary="SummEval JSONL (expert annotations; `annotators` for the crowd's)")
 
 
 def read_judgement_file(path: str | Path, fmt: str, *, criterion: str = "", **options: Any) -> pd.DataFrame:
-    """Judgements (``task_id`` empty) from ``path`` in format ``fmt`` (see the module table).
+    """Judgements (``task_id`` empty) from ``path`` in format ``fmt`` (see :data:`JUDGEMENT_FORMATS`).
 
     ``criterion``: the criterion name for formats whose file does not name one (``fastchat``,
     ``mqm``; defaults ``preference`` and ``mqm``). ``options`` go to the format's reader
-    (e.g. ``item="doc+seg_id"`` for ``mqm``, ``annotators="both"`` for ``summeval``).
+    (e.g. ``item="doc+seg_id"`` for ``mqm``, ``annotators="both"`` for ``summeval``); an unknown
+    option is an error naming the format's.
     """
-    if fmt == "fastchat":
-        from humeval.data.battles import battles_to_judgements, read_battle_table
-
-        return battles_to_judgements(read_battle_table(path), criterion=criterion or "preference", **options)
-    if fmt == "mqm":
-        from humeval.formats.mqm import read_mqm
-
-        return read_mqm(path, criterion=criterion or "mqm", **options)
-    if fmt in ("labelstudio", "argilla"):
-        from humeval.formats.annotation_exports import read_argilla, read_label_studio
-
-        return (read_label_studio if fmt == "labelstudio" else read_argilla)(path, **options)
-    if fmt == "summeval":
-        from humeval.formats.summeval import read_summeval
-
-        return read_summeval(path, **options)
-    raise DataError(f"unknown judgement file format {fmt!r}. {did_you_mean(fmt, JUDGEMENT_FORMATS)}")
+    kind = JUDGEMENT_FORMATS.get(fmt)
+    for key in options:
+        if key not in kind.options:
+            raise DataError(f"import {fmt}: unknown option {key!r}. {did_you_mean(key, kind.options)}")
+    return kind.read(Path(path), criterion, options)
 
 
 def match_tasks(frame: pd.DataFrame, tasks: Iterable[Any]) -> tuple[pd.DataFrame, Counter[str], list[str]]:

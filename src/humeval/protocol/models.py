@@ -332,12 +332,28 @@ class Pairing(_Model):
     drop_duplicates: bool = Field(True, description="Drop repeated output texts of a system before pairing (the first occurrence is kept).")
 
 
+def _sampler_enum(schema: dict[str, Any]) -> None:
+    """``sampling.method``'s JSON Schema ``enum``: the sampler registry's names, read when the schema is generated
+    (loading a protocol imports no registry)."""
+    from humeval.sampling.registry import SAMPLERS
+
+    schema["enum"] = list(SAMPLERS.all_names())
+
+
+def _rule_enum(schema: dict[str, Any]) -> None:
+    """``stopping.rule``'s JSON Schema ``enum``: the stopping-rule registry's names."""
+    from humeval.stopping.registry import RULES
+
+    schema["enum"] = list(RULES.all_names())
+
+
 class Sampling(_Model):
     """Which items are evaluated (subset selection)."""
 
     method: str = Field(
         "auto",
         description="Sampler: `auto` (every item at rate 1; below it `stratified` by `data.properties`, or `random` without properties: no method beats random when chosen without the data set it is scored on), `all`, `random`, `stratified`, `systematic`, `heuristic`, `balanced`, `casf`, `8m`, `sm`, `ol`, `casf-faithful` (CASF as the authors' code runs it, to reproduce their paper; up to 5,000 items) (see docs/sampling.md).",
+        json_schema_extra=_sampler_enum,
     )
     rate: float = Field(1.0, gt=0, le=1, description="Share of items to select, in (0, 1].")
     params: dict[str, Any] = Field(default_factory=dict, description="Parameters of the sampler (see its documentation).")
@@ -390,7 +406,8 @@ class Assignment(_Model):
 class Stopping(_Model):
     """The sequential decision rule for pairwise comparisons."""
 
-    rule: str = Field("anytime", description="Stopping rule: `anytime` (recommended), `hoeffding`, ... (see docs/stopping.md).")
+    rule: str = Field("anytime", description="Stopping rule: `anytime` (recommended), `hoeffding`, ... (see docs/stopping.md).",
+                      json_schema_extra=_rule_enum)
     delta: float = Field(0.05, gt=0, lt=0.5, description="Error probability the rule controls, in (0, 0.5).")
     max_judgements: int | None = Field(None, ge=1, description="Horizon: stop collecting after this many aggregated outcomes even without a decision.")
     goal: Literal["pair", "best", "top-k", "ranking"] | None = Field(None, description="What the rule decides: `pair` (which of two systems is better), `best` (the best of K systems), `top-k` (the `top` best systems), `ranking` (the full order); anytime-valid over K systems (pairwise mixture tests, delta split over the pairs; see docs/stopping.md). Empty: `pair` for two systems, `best` for more.")

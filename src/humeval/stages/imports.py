@@ -1,18 +1,12 @@
 """The ``import`` stage: judgements (or submission statuses) from a platform's file.
 
-It reads a file downloaded from a platform:
-
-* ``mturk``: an MTurk batch results CSV of a batch written by ``export-batch`` or a
-  re-run batch written by ``collate`` (one reader for both: rows carry opaque keys);
-* ``files``: the same batch, filled in as a spreadsheet (``participant_id``, ``key``,
-  one column per criterion);
-* ``prolific``: a Prolific submissions export. Prolific participants answer on the
-  study's own server, so their judgements come from ``humeval export``; the import keeps
-  the submission statuses (``results/platforms/prolific-<sha8>.jsonl``) and counts the
-  submitters without judgements;
-* ``fastchat``, ``mqm``, ``labelstudio``, ``argilla``, ``summeval``: a judgement file
-  from another tool (:mod:`humeval.formats.external`); each judgement joins the design's task
-  that shows its item and systems and asks its criterion (others are skipped and counted).
+It reads a file downloaded from a platform, or another tool's judgement file: the sources are the
+registry :data:`IMPORT_SOURCES` (its table: docs/data-formats.md). MTurk's batch and the same batch
+filled in as a sheet share one reader (rows carry opaque keys). Prolific participants answer on the
+study's own server, so their judgements come from ``humeval export``; a Prolific import keeps the
+submission statuses (``results/platforms/prolific-<sha8>.jsonl``) and counts the submitters without
+judgements. Each judgement of another tool's file (:mod:`humeval.formats.external`) joins the
+design's task that shows its item and systems and asks its criterion (others are skipped and counted).
 
 Judgements become one source, ``results/sources/<platform>-<sha8 of the file>.jsonl``,
 and ``results/judgements.jsonl`` is rebuilt as the union of the sources, so importing a
@@ -22,47 +16,50 @@ file twice changes nothing and collate, exclude and analyze see the imported jud
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from humeval.errors import PlatformError
+from humeval.formats.external import JUDGEMENT_FORMATS
 from humeval.hashing import sha256_file
+from humeval.registry import Registry
 from humeval.stage import StageOutput
 from humeval.study import Study
 
-__all__ = ["IMPORT_PLATFORMS", "import_stage"]
+__all__ = ["IMPORT_SOURCES", "import_stage"]
 
-IMPORT_PLATFORMS = ("mturk", "files", "prolific", "fastchat", "mqm", "labelstudio", "argilla", "summeval")
+#: what a source's file gives: the judgements, the skipped ones counted by reason, up to 20 examples
+Read = tuple[Any, Counter[str], list[str]]
+#: ``(study, file, source, sha256) -> StageOutput``: how the import stage takes a file from a source
+Importer = Callable[[Study, Path, str, str], StageOutput]
 
 
 def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOutput:
-    """The ``import`` stage: ``file`` (whose content hash is ``sha256``) from ``platform``."""
-    from humeval.platforms.keys import read_keys, study_key_file
-
+    """The ``import`` stage: ``file`` (whose content hash is ``sha256``) from ``platform`` (an :data:`IMPORT_SOURCES`
+    name)."""
+    importer = IMPORT_SOURCES.get(platform)
     path = Path(file)
     if not path.is_file():
         raise PlatformError(f"{path}: no such file (import {platform})")
     if sha256_file(path) != sha256:
         raise PlatformError(f"{path}: the file changed while it was being imported; import it again")
-    name = f"{platform}-{sha256[:8]}"
-    if platform == "prolific":
-        return _prolific(study, path, name, sha256)
-    from humeval.formats.external import JUDGEMENT_FORMATS
-    from humeval.judgements.sources import union_sources, write_source
-    from humeval.platforms.mturk import read_results
+    return importer(study, path, platform, sha256)
 
-    tasks = {t.task_id: t for t in study.read_tasks()}
-    types = {c.name: c.type for c in study.protocol.criteria}
-    if platform in JUDGEMENT_FORMATS:
-        frame, skipped, examples = _external(study, path, platform, list(tasks.values()))
-    else:
-        frame, skipped, examples = read_results(path, read_keys(study_key_file(study)), tasks, types)
+
+def _judgements(read: Callable[[Study, Path, list[Any]], Read], study: Study, path: Path, platform: str,
+                sha256: str) -> StageOutput:
+    """Judgements of a file read by ``read`` become the source ``<platform>-<sha8>``; the judgements table is rebuilt."""
+    from humeval.judgements.sources import union_sources, write_source
+
+    frame, skipped, examples = read(study, path, study.read_tasks())
     if frame.empty:
         raise PlatformError(
             f"{path}: no judgement could be read ({sum(skipped.values())} answers skipped"
             + (f", e.g. {examples[0]}" if examples else "") + ")"
         )
-    source = write_source(study.results_dir, name, frame)
+    source = write_source(study.results_dir, f"{platform}-{sha256[:8]}", frame)
     table, union = union_sources(study.results_dir)
     summary = {"imported": len(frame), "skipped": sum(skipped.values()), "skipped_reasons": dict(skipped),
                "skipped_examples": examples, **union}
@@ -70,12 +67,21 @@ def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOu
                        summary=summary)
 
 
-def _external(study: Study, path: Path, fmt: str, tasks: list[Any]) -> tuple[Any, Counter[str], list[str]]:
+def _batch(study: Study, path: Path, tasks: list[Any]) -> Read:
+    """A batch CSV written by ``export-batch`` (or ``collate``'s re-run batch), from MTurk or filled in as a sheet."""
+    from humeval.platforms.keys import read_keys, study_key_file
+    from humeval.platforms.mturk import read_results
+
+    types = {c.name: c.type for c in study.protocol.criteria}
+    return read_results(path, read_keys(study_key_file(study)), {t.task_id: t for t in tasks}, types)
+
+
+def _external(fmt: str, study: Study, path: Path, tasks: list[Any]) -> Read:
     """A judgement file of another tool, matched to the design's tasks (the criterion of the format's type)."""
-    from humeval.formats.external import FORMAT_CRITERION_TYPE, match_tasks, read_judgement_file
+    from humeval.formats.external import match_tasks, read_judgement_file
 
     criterion = ""
-    wanted = FORMAT_CRITERION_TYPE[fmt]
+    wanted = JUDGEMENT_FORMATS.get(fmt).criterion_type
     if wanted is not None:
         names = [c.name for c in study.protocol.criteria if c.type == wanted]
         if len(names) != 1:
@@ -88,13 +94,14 @@ def _external(study: Study, path: Path, fmt: str, tasks: list[Any]) -> tuple[Any
     return matched, skipped, examples
 
 
-def _prolific(study: Study, path: Path, name: str, sha256: str) -> StageOutput:
+def _prolific(study: Study, path: Path, platform: str, sha256: str) -> StageOutput:
+    """A Prolific submissions export: the statuses, and the submitters without judgements counted."""
     from humeval.files import write_jsonl
     from humeval.judgements import read_judgements
     from humeval.platforms.prolific import read_submissions
 
     rows = read_submissions(path)
-    target = write_jsonl(study.results_dir / "platforms" / f"{name}.jsonl", rows)
+    target = write_jsonl(study.results_dir / "platforms" / f"{platform}-{sha256[:8]}.jsonl", rows)
     judged: set[str] = set()
     if (study.results_dir / "judgements.jsonl").is_file():
         judged = set(read_judgements(study.results_dir / "judgements.jsonl")["participant_id"])
@@ -114,3 +121,15 @@ def _median(values: list[float]) -> float | None:
         return None
     mid = len(values) // 2
     return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+#: every source ``humeval import`` reads: the platforms' files, then the other tools' judgement formats
+IMPORT_SOURCES: Registry[Importer] = Registry("platform or file format", "import", error=PlatformError)
+IMPORT_SOURCES.add("mturk", partial(_judgements, _batch), summary="an MTurk batch results CSV of a batch written by "
+                   "`export-batch` or a re-run batch written by `collate`")
+IMPORT_SOURCES.add("files", partial(_judgements, _batch), summary="the same batch, filled in as a spreadsheet "
+                   "(`participant_id`, `key`, one column per criterion)")
+IMPORT_SOURCES.add("prolific", _prolific, summary="a Prolific submissions export: the submission statuses "
+                   "(the judgements come from `humeval export`)")
+for _fmt in JUDGEMENT_FORMATS.entries():
+    IMPORT_SOURCES.add(_fmt.name, partial(_judgements, partial(_external, _fmt.name)), summary=_fmt.summary)

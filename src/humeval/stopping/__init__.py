@@ -3,15 +3,8 @@
 Each rule consumes outcomes one at a time (``update``) or whole simulated paths
 (``decide_paths``) and returns a decision (A, B or continue) with its bound and reason.
 
-=====================  ==============================================  ==============
-name                   what                                            anytime-valid
-=====================  ==============================================  ==============
-``hoeffding``          the paper's rule as described (fixed-n bound)   no
-``hoeffding-lastrun``  the authors' code (looks ahead; tables only)    no
-``hoeffding-union``    Hoeffding with a union bound over n             yes
-``mixture``/``anytime`` beta-binomial mixture martingale (recommended)  yes
-``normal-mixture``     Robbins' normal mixture                         yes
-=====================  ==============================================  ==============
+The rules by name are the registry :data:`RULES` (:mod:`humeval.stopping.registry`; its table with
+each rule's boundary and guarantee: docs/stopping.md, "The rules").
 
 ``stopping.tuned_for`` tunes the mixtures (:mod:`humeval.stopping.tuning`); exact
 operating characteristics of any boundary rule: :mod:`humeval.stopping.exact`.

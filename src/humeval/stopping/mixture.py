@@ -103,11 +103,12 @@ class BetaMixtureRule(BoundaryRule):
 
     name = "mixture"
 
-    def __init__(self, delta: float, prior_strength: float = DEFAULT_PRIOR_STRENGTH) -> None:
+    def __init__(self, delta: float, prior_strength: float = DEFAULT_PRIOR_STRENGTH, *, name: str = "mixture") -> None:
         a = float(prior_strength)
         if not (a > 0.0) or not np.isfinite(a):
             raise HumevalError(f"prior_strength must be a positive number (Beta(a, a) prior), got {prior_strength!r}")
         self.prior_strength = a
+        self.name = name
         super().__init__(delta)
 
     def a_min(self, n: np.ndarray) -> np.ndarray:

@@ -1,0 +1,35 @@
+"""The docs' tables of every registry (stopping rules, labelling strategies, samplers, import sources), by the
+name their ``<!-- registry:NAME -->`` markers give.
+
+``humeval schema --format registries --output docs/PAGE.md`` rewrites the tables of a page; a test checks that
+every page is current and that every registry has its table.
+"""
+
+from __future__ import annotations
+
+__all__ = ["registry_tables"]
+
+
+def registry_tables() -> dict[str, str]:
+    """Marker name -> the Markdown table generated from that registry."""
+    from humeval.formats.external import JUDGEMENT_FORMATS
+    from humeval.policies.registry import STRATEGIES
+    from humeval.sampling.registry import SAMPLERS
+    from humeval.stages.imports import IMPORT_SOURCES
+    from humeval.stopping.registry import RULES
+
+    def gives(name: str) -> str:
+        if name not in JUDGEMENT_FORMATS:
+            return "a platform's file"
+        return f"another tool's judgements (criterion type: {JUDGEMENT_FORMATS.get(name).criterion_type or 'named in the file'})"
+
+    return {
+        "stopping-rules": RULES.markdown({
+            "decides A when": lambda e: e.value.decides, "ever decides wrongly": lambda e: e.value.errs,
+            "anytime-valid": lambda e: "yes" if e.value.anytime_valid else "no",
+            "`tuned_for`": lambda e: "yes" if e.value.tunable else "no"}),
+        "strategies": STRATEGIES.markdown({"labels per request": lambda e: e.value.labels,
+                                           "when": lambda e: e.value.when}),
+        "samplers": SAMPLERS.markdown({"parameters (`sampling.params`)": lambda e: e.value.parameters}),
+        "import-sources": IMPORT_SOURCES.markdown({"what it gives": lambda e: gives(e.name)}),
+    }
