@@ -9,7 +9,9 @@ what was expected. Tables (CSV, Parquet, JSONL as a DataFrame) are read by
 :func:`humeval.data.readers.read_table`, which uses :func:`read_jsonl` for JSON lines.
 
 Values are written as valid JSON: NaN and infinities become ``null``, numpy scalars and
-arrays plain numbers and lists (:func:`clean`).
+arrays plain numbers and lists (:func:`clean`). Every CSV cell humeval writes goes through
+:func:`csv_cell` (a text a spreadsheet would run as a formula is prefixed with ``'``), and the
+readers of humeval's own CSV files undo it with :func:`csv_uncell`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,10 +27,16 @@ from typing import Any
 from humeval.errors import DataError
 
 __all__ = [
+    "CSV_LINE_END",
+    "FORMULA_STARTS",
     "append_jsonl",
     "clean",
+    "csv_cell",
     "csv_chunks",
+    "csv_text",
+    "csv_uncell",
     "decode_utf8",
+    "frame_csv",
     "iter_jsonl",
     "jsonl_chunks",
     "read_json",
@@ -122,17 +131,74 @@ def jsonl_chunks(rows: Iterable[dict[str, Any]], *, rows_per_chunk: int = 2000) 
         yield "".join(chunk).encode()
 
 
+#: the first characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a CSV cell as a formula
+#: (OWASP, "CSV Injection"): ``=``, ``+``, ``-``, ``@``, tab and carriage return
+FORMULA_STARTS = frozenset("=+-@\t\r")
+#: a plain decimal number (``-1.5``, ``+2``, ``1e-3``): a spreadsheet reads it as a number, never as a formula
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _escaped(text: str) -> bool:
+    """Whether ``text`` (after any leading ``'``) starts with a formula character and is not a plain number."""
+    quoted = text[:1] == "'"
+    return text.lstrip("'")[:1] in FORMULA_STARTS and (quoted or _NUMBER.fullmatch(text) is None)
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` as a CSV cell that no spreadsheet runs: a text starting with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return gets a leading ``'`` (OWASP's rule for CSV injection), and so does a text that already starts
+    with ``'`` before one of them (so :func:`csv_uncell` gives every text back exactly). Plain numbers (``-1.5``,
+    as a number or as text) and every other value are returned as they are.
+
+    >>> csv_cell("=SUM(A1:A9)"), csv_cell("- a list"), csv_cell("-1.5"), csv_cell(-1.5), csv_cell("'=x")
+    ("'=SUM(A1:A9)", "'- a list", '-1.5', -1.5, "''=x")
+    """
+    return "'" + value if isinstance(value, str) and _escaped(value) else value
+
+
+def csv_uncell(value: Any) -> Any:
+    """A cell of a CSV file humeval wrote, as it was before :func:`csv_cell` (the leading ``'`` it added removed)."""
+    return value[1:] if isinstance(value, str) and value[:1] == "'" and _escaped(value) else value
+
+
+#: the end of a CSV line humeval writes: CRLF (RFC 4180), so that a cell holding a carriage return is quoted (with a
+#: bare LF, Python's and pandas' writers leave it unquoted, and a reader starts a new row, and a new first cell, there)
+CSV_LINE_END = "\r\n"
+
+
+def frame_csv(frame: Any) -> str:
+    """The DataFrame ``frame`` as CSV text (no index), text cells through :func:`csv_cell` (numeric columns untouched)."""
+    out = frame.copy()
+    out.columns = [csv_cell(c) for c in out.columns]
+    for i, dtype in enumerate(out.dtypes):
+        if dtype == object or str(dtype) in ("string", "str"):
+            out.isetitem(i, out.iloc[:, i].map(csv_cell))
+    return out.to_csv(index=False, lineterminator=CSV_LINE_END)
+
+
+def csv_text(lines: Iterable[Iterable[Any]]) -> str:
+    """``lines`` (the header, then the rows, each a sequence of cells) as CSV text, every cell through
+    :func:`csv_cell`."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator=CSV_LINE_END).writerows([csv_cell(c) for c in line] for line in lines)
+    return buf.getvalue()
+
+
 def csv_chunks(rows: Iterable[dict[str, Any]], columns: list[str], *, rows_per_chunk: int = 2000) -> Iterator[bytes]:
-    """Rows as UTF-8 CSV with a header of ``columns``, ``rows_per_chunk`` rows a chunk; None and NaN are empty cells."""
+    """Rows as UTF-8 CSV with a header of ``columns``, ``rows_per_chunk`` rows a chunk; None and NaN are empty cells,
+    and texts a spreadsheet would run are neutralised (:func:`csv_cell`)."""
     import csv
     import io
 
     def cell(value: Any) -> Any:
-        return "" if value is None or (isinstance(value, float) and not math.isfinite(value)) else value
+        return "" if value is None or (isinstance(value, float) and not math.isfinite(value)) else csv_cell(value)
 
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
+    writer = csv.writer(buf, lineterminator=CSV_LINE_END)
+    writer.writerow([csv_cell(c) for c in columns])
     for n, row in enumerate(rows, start=1):
         writer.writerow([cell(row.get(c)) for c in columns])
         if n % rows_per_chunk == 0:

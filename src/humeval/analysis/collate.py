@@ -16,8 +16,6 @@ until complete (Thomson & Belz, 3.4).
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +27,7 @@ from humeval.analysis.validity import invalid_reasons
 from humeval.data.outputs import Outputs
 from humeval.design.tasks import ParticipantList, Task
 from humeval.errors import DataError
-from humeval.files import write_jsonl, write_text
+from humeval.files import csv_text, write_jsonl, write_text
 from humeval.judgements import excluded_mask
 from humeval.judgements.exclusion import exclusions
 from humeval.protocol.models import Protocol
@@ -186,8 +184,5 @@ def write_rerun(directory: Path, lists: list[ParticipantList], platform: str, ou
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return write_text(path, buf.getvalue())
+    columns = list(rows[0]) if rows else []
+    return write_text(path, csv_text([columns, *([r[c] for c in columns] for r in rows)]))

@@ -26,7 +26,7 @@ from humeval.analysis.validity import invalid_reasons
 from humeval.data.judges import JudgeScores
 from humeval.design.tasks import Task
 from humeval.errors import DataError, ProtocolError, did_you_mean
-from humeval.files import write_json, write_text
+from humeval.files import frame_csv, write_json, write_text
 from humeval.hashing import sha256_json
 from humeval.judgements.exclusion import valid_judgements
 from humeval.protocol.models import Analysis, Protocol
@@ -177,6 +177,6 @@ def write_results(results: Results, results_file: Path, tables_dir: Path) -> lis
     tables_dir.mkdir(parents=True, exist_ok=True)
     for name, table in results.tables().items():
         path = tables_dir / f"{name}.csv"
-        write_text(path, table.to_csv(index=False))
+        write_text(path, frame_csv(table))
         paths.append(path)
     return paths

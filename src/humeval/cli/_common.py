@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -12,6 +10,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
+from humeval.files import csv_text
 
 __all__ = ["Format", "emit_json", "emit_rows", "err", "out", "print_caveats"]
 
@@ -50,11 +50,7 @@ def emit_rows(
         return
     columns = list(rows[0].keys()) if rows else []
     if fmt == Format.csv:
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
-        sys.stdout.write(buf.getvalue())
+        sys.stdout.write(csv_text([columns, *([r[c] for c in columns] for r in rows)], ))
         return
     if not out.is_terminal:  # a pipe or a file: whole cells in plain columns, never cut to a width
         cells = [[str(c) for c in columns], *[[_cell(r[c]) for c in columns] for r in rows]]

@@ -12,7 +12,15 @@ import pandas as pd
 
 from humeval.errors import DataError, did_you_mean
 from humeval.extras import require
-from humeval.files import decode_utf8, read_json, read_jsonl, write_jsonl
+from humeval.files import (
+    csv_uncell,
+    decode_utf8,
+    frame_csv,
+    read_json,
+    read_jsonl,
+    write_jsonl,
+    write_text,
+)
 
 __all__ = ["CSV_DELIMITERS", "SUFFIXES", "WRITTEN_SUFFIXES", "csv_delimiter", "decode_utf8", "read_table",
            "require_columns", "write_table"]
@@ -50,6 +58,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
                      f"double quotes (\"...\")") if fields else ""
             raise DataError(f"{path}: cannot parse CSV (read with the {name} its header line uses): "
                             f"{str(exc).strip()}{quote}") from None
+        frame = _uncell(frame)
     elif suffix == ".tsv":
         text = decode_utf8(path.read_bytes(), where=str(path))
         try:  # tab-separated with literal quotes (as WMT and annotation tools write it)
@@ -93,10 +102,22 @@ def write_table(path: str | Path, table: pd.DataFrame | list[dict[str, Any]], *,
         return path
     frame = pd.DataFrame(table) if isinstance(table, list) else table
     if suffix == ".csv":
-        frame.to_csv(path, index=False)
+        write_text(path, frame_csv(frame))
     else:
         frame.to_parquet(path, index=False)
     return path
+
+
+def _uncell(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (text cells) with the ``'`` that :func:`humeval.files.csv_cell` puts before a formula-like text
+    removed, so a CSV file humeval wrote reads back as it was written."""
+    frame.columns = [csv_uncell(c) for c in frame.columns]
+    for column in frame.columns:
+        cells = frame[column]
+        quoted = cells.str.startswith("'", na=False)
+        if quoted.any():
+            frame.loc[quoted, column] = cells[quoted].map(csv_uncell)
+    return frame
 
 
 def csv_delimiter(text: str) -> str:

@@ -37,6 +37,7 @@ import numpy as np
 
 from humeval.errors import DataError
 from humeval.extras import require
+from humeval.files import frame_csv
 
 if TYPE_CHECKING:  # pandas is imported by the functions that use it: JUDGEMENT_COLUMNS needs none (the server's export)
     import pandas as pd
@@ -106,7 +107,7 @@ def write_judgements(path: str | Path, frame: pd.DataFrame) -> Path:
     frame = frame.reindex(columns=JUDGEMENT_COLUMNS)
     tmp = path.with_name(path.name + ".tmp")
     if path.suffix == ".csv":
-        frame.to_csv(tmp, index=False)
+        tmp.write_text(frame_csv(frame), encoding="utf-8", newline="")
     elif path.suffix == ".parquet":
         require("pyarrow", f"writing {path}")
         frame.to_parquet(tmp, index=False)

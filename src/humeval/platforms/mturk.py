@@ -31,7 +31,7 @@ import pandas as pd
 from humeval.data.outputs import OutputText
 from humeval.design.tasks import Task
 from humeval.errors import PlatformError
-from humeval.files import write_text
+from humeval.files import csv_text, write_text
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.platforms.keys import RowKey, append_keys, new_key
 
@@ -59,15 +59,7 @@ def write_batch(path: Path, entries: list[tuple[str, Task]], texts: Mapping[tupl
         source = next((texts[(task.item_id, s)][1] for s in order if (task.item_id, s) in texts), "")
         lines.append([key.key, list_id, task.item_id, "+".join(task.criteria), source, *outs, *[""] * (width - len(outs))])
     append_keys(key_path, keys)
-    return write_text(path, _csv_text(lines))
-
-
-def _csv_text(lines: list[list[str]]) -> str:
-    import io
-
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(lines)
-    return buf.getvalue()
+    return write_text(path, csv_text(lines))
 
 
 def read_results(path: Path, keys: dict[str, RowKey], tasks: dict[str, Task], criteria_types: dict[str, str],
