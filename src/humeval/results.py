@@ -162,9 +162,11 @@ class Record(_Node):
         """The record as a :class:`humeval.stats.Estimate` (``None`` -> ``nan``; context kept in ``extra``)."""
         from humeval.stats._result import Estimate
 
-        nan = float("nan")
-        numbers = (nan if getattr(self, k) is None else getattr(self, k) for k in _NUMBERS)
-        return Estimate(*numbers, n=self.n or 0, method=self.method, extra=self.extras())
+        def number(value: float | None) -> float:
+            return float("nan") if value is None else value
+
+        return Estimate(number(self.estimate), number(self.ci_low), number(self.ci_high), number(self.p_value),
+                        n=self.n or 0, method=self.method, extra=self.extras())
 
 
 class SystemRecord(Record):

@@ -144,10 +144,16 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
 
 
 class _TaskShape(_Shape):
-    family: str
-    kind: str
-    systems: Sequence[str]
-    criteria: Sequence[str]
+    """What the rule reads of a task (read-only: a design Task, with tuples, is one)."""
+
+    @property
+    def family(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def systems(self) -> Sequence[str]: ...
+    @property
+    def criteria(self) -> Sequence[str]: ...
 
 
 def watched_criteria(task: _TaskShape, comparisons: Mapping[str, Comparison]) -> tuple[str, ...]:

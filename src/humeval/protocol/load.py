@@ -14,6 +14,8 @@ from pydantic import BaseModel, ValidationError
 from humeval.errors import ProtocolError, did_you_mean
 
 if TYPE_CHECKING:  # the models are built when a protocol is parsed, not when a path is named
+    from pydantic_core import ErrorDetails
+
     from humeval.protocol.models import Protocol
 
 __all__ = ["PROTOCOL_FILE", "duplicate_keys", "format_path", "line_of", "load_protocol", "parse_protocol", "read_yaml"]
@@ -193,7 +195,7 @@ def _resolve(loc: Sequence[Any]) -> tuple[list[Any], Any]:
     return clean, _strip(current)
 
 
-def _message(error: dict[str, Any]) -> tuple[tuple[Any, ...], str]:
+def _message(error: ErrorDetails) -> tuple[tuple[Any, ...], str]:
     """Turn one pydantic error into (clean location, human message)."""
     kind = error["type"]
     clean, _ = _resolve(error["loc"])

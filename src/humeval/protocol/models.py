@@ -6,8 +6,8 @@ that nothing is left undocumented. ``humeval schema`` prints the JSON Schema.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -49,7 +49,14 @@ __all__ = [
     "TwoAFC",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION: Final = 1
+
+_T = TypeVar("_T")
+
+
+def _listed(*values: _T) -> Callable[[], list[_T]]:
+    """A default factory of a new list of ``values`` (typed as the field's list, which a lambda is not)."""
+    return lambda: list(values)
 
 
 class _Model(BaseModel):
@@ -475,7 +482,7 @@ class Analysis(_Model):
     )
     correction: Literal["holm", "bh", "bonferroni", "none"] = Field("holm", description="Multiple-comparison correction for post hoc tests.")
     agreement: list[Literal["krippendorff", "fleiss", "icc"]] = Field(
-        default_factory=lambda: ["krippendorff"], description="Agreement measures to compute."
+        default_factory=_listed("krippendorff"), description="Agreement measures to compute."
     )
     agreement_level: Literal["auto", "nominal", "ordinal", "interval", "ratio"] = Field(
         "auto", description="Krippendorff level; `auto` derives it from the criterion type."
@@ -483,7 +490,7 @@ class Analysis(_Model):
     tentative_agreement: float = Field(0.667, ge=-1, le=1, description="Agreement above which conclusions are tentative.")
     reliable_agreement: float = Field(0.8, ge=-1, le=1, description="Agreement above which results are deemed reliable.")
     rankings: list[Literal["mean", "bootstrap", "bradley-terry", "trueskill", "elo"]] = Field(
-        default_factory=lambda: ["mean"], description="Ranking methods to report."
+        default_factory=_listed("mean"), description="Ranking methods to report."
     )
     bootstrap: int = Field(1000, ge=100, le=100000, description="Bootstrap resamples for confidence intervals.")
     log_magnitude: bool = Field(True, description="Log-transform magnitude-estimation scores before averaging and ICC.")
@@ -535,12 +542,12 @@ class ProlificSettings(_Model):
     title: str = Field("", description="Title shown to participants on Prolific (default: the study name).")
     description: str = Field("", description="Description shown to participants on Prolific (default: the study description).")
     bonus: float = Field(0.0, ge=0, description="Bonus per approved participant, in the workspace currency, paid by `humeval prolific bonus` (0: none).")
-    reject: list[ExclusionRuleName] = Field(default_factory=lambda: ["attention"], description="Exclusion rules whose excluded participants `humeval prolific review` rejects; other excluded participants are approved and only left out of the analysis.")
+    reject: list[ExclusionRuleName] = Field(default_factory=_listed("attention"), description="Exclusion rules whose excluded participants `humeval prolific review` rejects; other excluded participants are approved and only left out of the analysis.")
     rejection_categories: dict[str, str] = Field(default_factory=dict, description="Prolific rejection category per exclusion rule (defaults: attention FAILED_CHECK, min-time TOO_QUICKLY, straight-lining, same-side and inconsistent LOW_EFFORT).")
     filters: list[dict[str, Any]] = Field(default_factory=list, description="Prolific screeners, passed as given: `{filter_id, selected_values}` or `{filter_id, selected_range}`.")
     exclude_groups: list[str] = Field(default_factory=list, description="Prolific participant group ids whose members may not take part (earlier waves).")
     completed_group: str = Field("", description="Prolific participant group id every participant who completes is added to, so a later wave can exclude it.")
-    devices: list[Literal["desktop", "tablet", "mobile"]] = Field(default_factory=lambda: ["desktop"], description="Devices participants may use.")
+    devices: list[Literal["desktop", "tablet", "mobile"]] = Field(default_factory=_listed("desktop"), description="Devices participants may use.")
     screenout_reward: float = Field(0.0, ge=0, description="Fixed payment, in the workspace currency, that Prolific pays by itself to a participant who submits `platform.screenout_code` (a `FIXED_SCREENOUT` code with the `FIXED_SCREEN_OUT_PAYMENT` action; below the reward per list). 0: that code is a `FAILED_ATTENTION_CHECK` code reviewed by `humeval prolific review`.")
     screenout_places: int = Field(0, ge=0, description="Most participants Prolific screens out with `screenout_reward` (its `slots`; Prolific pauses the study when they are used). 0: one per participant list.")
 

@@ -58,7 +58,7 @@ def _walk(model: type[BaseModel], prefix: str) -> Iterator[tuple[str, str, str, 
         if field.is_required():
             default = "required"
         elif field.default_factory is not None:
-            default = repr(field.default_factory())
+            default = repr(field.get_default(call_default_factory=True, validated_data={}))
         else:
             default = repr(field.default) if field.default is not PydanticUndefined else ""
         yield path, _type_name(field.annotation), default, field.description or "", model.__name__

@@ -30,5 +30,5 @@ def check_outcome(x: object) -> int:
             return 1 if x == "A" else 0
         raise HumevalError(f"an outcome must be 'A', 'B', 1 or 0, got {x!r}")
     if x in (0, 1) or x is True or x is False:
-        return int(x)  # type: ignore[call-overload]
+        return int(x)
     raise HumevalError(f"an outcome must be 'A', 'B', 1 or 0, got {x!r}")

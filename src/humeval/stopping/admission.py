@@ -80,7 +80,7 @@ def distances(boundary: np.ndarray, n: np.ndarray, successes: np.ndarray) -> np.
     n = np.asarray(n, dtype=np.int64)
     lead = np.maximum(np.asarray(successes, dtype=np.int64), n - np.asarray(successes, dtype=np.int64))
     limit = np.maximum(1, horizon - n)
-    out = limit.copy()
+    out: np.ndarray = limit.copy()
     todo = np.flatnonzero((n < horizon).ravel())  # at n >= horizon the answer is 1 = limit
     flat_n, flat_lead, flat_out = n.ravel(), lead.ravel(), out.reshape(-1)
     lo, width = 1, 64
@@ -125,7 +125,8 @@ def wanted_many(pending: np.ndarray, w: int, d: np.ndarray, allow: np.ndarray) -
     if w <= 0:
         return np.zeros_like(pending)
     k = np.maximum(0, (np.asarray(d, dtype=np.int64) + allow - pending) // w)
-    return np.where(pending == 0, np.maximum(k, 1), k)
+    wanted: np.ndarray = np.where(pending == 0, np.maximum(k, 1), k)
+    return wanted
 
 
 def unused_bound(sessions: int, w: int, in_flight_bound: int) -> int:

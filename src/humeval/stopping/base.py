@@ -18,7 +18,7 @@ import numpy as np
 
 from humeval.stats.proportion import wilson_interval
 from humeval.stopping._validate import check_delta, check_outcome
-from humeval.stopping.decision import Decision, PathDecisions
+from humeval.stopping.decision import Decision, Outcome, PathDecisions
 
 __all__ = ["BoundaryRule", "StoppingRule", "first_passage"]
 
@@ -126,6 +126,7 @@ class BoundaryRule:
         est = s / n
         stat = self.statistic(n, s)
         thr_a, thr_b = a / n, (n - a) / n
+        outcome: Outcome
         if s >= a:
             outcome, reason = "A", f"{s}/{n} = {est:.3f} >= {thr_a:.3f}: {self.describe()} decides A"
         elif s <= n - a:

@@ -52,4 +52,5 @@ class PathDecisions:
 
     @property
     def decided(self) -> np.ndarray:
-        return self.outcome != 0
+        decided: np.ndarray = self.outcome != 0
+        return decided

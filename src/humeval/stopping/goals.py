@@ -123,7 +123,8 @@ def resolve_pairs(wins: np.ndarray, boundary: np.ndarray) -> np.ndarray:
     w = np.asarray(wins)
     n = w + np.swapaxes(w, -1, -2)
     idx = np.clip(n, 1, len(boundary)) - 1
-    return (n > 0) & (w >= np.asarray(boundary)[idx])
+    resolved: np.ndarray = (n > 0) & (w >= np.asarray(boundary)[idx])
+    return resolved
 
 
 def closure(above: np.ndarray) -> np.ndarray:
@@ -156,7 +157,8 @@ def rank_sets(closed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _unresolved(r: np.ndarray) -> np.ndarray:
     k = r.shape[-1]
-    return ~(r | np.swapaxes(r, -1, -2)) & ~np.eye(k, dtype=bool)
+    unresolved: np.ndarray = ~(r | np.swapaxes(r, -1, -2)) & ~np.eye(k, dtype=bool)
+    return unresolved
 
 
 def _status(resolved: np.ndarray, goal: str, top: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -172,7 +174,7 @@ def _status(resolved: np.ndarray, goal: str, top: int) -> tuple[np.ndarray, np.n
     elif goal == "top-k":
         inside, out = wins >= k - top, losses >= top
         # no top set can exist: too many in or out, or an outside system beat an inside one directly
-        stuck = ((inside.sum(axis=-1) > top) | (out.sum(axis=-1) > k - top)
+        stuck: np.ndarray = ((inside.sum(axis=-1) > top) | (out.sum(axis=-1) > k - top)
                  | (r & out[..., :, None] & inside[..., None, :]).any(axis=(-1, -2)))
         contention = ~(inside | out) & ~stuck[..., None]
         block = inside[..., :, None] & out[..., None, :]
@@ -180,7 +182,7 @@ def _status(resolved: np.ndarray, goal: str, top: int) -> tuple[np.ndarray, np.n
         same = inside[..., :, None] & inside[..., None, :] | out[..., :, None] & out[..., None, :]
         open_ = unresolved & ~same & ~stuck[..., None, None]
     elif goal == "ranking":
-        stuck = np.diagonal(closure(r), axis1=-2, axis2=-1).any(axis=-1)  # a directly resolved cycle
+        stuck = np.asarray(np.diagonal(closure(r), axis1=-2, axis2=-1).any(axis=-1))  # a directly resolved cycle
         open_ = unresolved & ~stuck[..., None, None]
         contention = open_.any(axis=-1)
         # a complete tournament is a total order exactly when its win counts are 0, 1, ..., K - 1
@@ -219,7 +221,8 @@ def open_pairs(resolved: np.ndarray, goal: str, top: int = 1) -> np.ndarray:
     pair's tasks when it is not open; the pair choice serves only open pairs).
     """
     decided, _, open_ = _status(resolved, goal, top)
-    return open_ & ~np.asarray(decided)[..., None, None]
+    pairs: np.ndarray = open_ & ~np.asarray(decided)[..., None, None]
+    return pairs
 
 
 def answer_of(resolved: np.ndarray, goal: str, top: int = 1) -> tuple[int, ...]:
@@ -259,7 +262,7 @@ class GoalDecision:
     answer: tuple[int, ...] | None
     reason: str
     open_pairs: np.ndarray
-    events: tuple[dict, ...] = field(default=())
+    events: tuple[dict[str, Any], ...] = field(default=())
 
     @property
     def decided(self) -> bool:
@@ -327,7 +330,7 @@ class GoalRule:
         cont = tuple(int(x) for x in np.flatnonzero(contention))
         reachable = answer is not None or bool(open_.any())
         reason = self._reason(answer, cont, reachable)
-        events: list[dict] = []
+        events: list[dict[str, Any]] = []
         if before is not None:
             for w, lo in zip(*np.nonzero(self.resolved & ~before.resolved)):
                 events.append({"kind": "pair_resolved", "above": int(w), "below": int(lo),

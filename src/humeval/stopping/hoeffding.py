@@ -24,7 +24,8 @@ __all__ = ["HoeffdingRule", "hoeffding_radius"]
 
 def hoeffding_radius(n: np.ndarray | int, delta: float) -> np.ndarray:
     """t_n = sqrt(ln(1/delta) / (2 n)) (one-sided Hoeffding radius for a fixed n)."""
-    return np.sqrt(np.log(1.0 / delta) / (2.0 * np.asarray(n, dtype=float)))
+    radius: np.ndarray = np.sqrt(np.log(1.0 / delta) / (2.0 * np.asarray(n, dtype=float)))
+    return radius
 
 
 class HoeffdingRule(BoundaryRule):

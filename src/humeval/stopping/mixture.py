@@ -60,7 +60,7 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
     xb = np.where(big, x, 10.0)
     inv, inv2 = 1.0 / xb, 1.0 / (xb * xb)
     series = inv * (1 / 12 - inv2 * (1 / 360 - inv2 * (1 / 1260 - inv2 * (1 / 1680 - inv2 / 1188))))
-    out = (xb - 0.5) * np.log(xb) - xb + _HALF_LOG_2PI + series
+    out: np.ndarray = (xb - 0.5) * np.log(xb) - xb + _HALF_LOG_2PI + series
     if not big.all():
         out = np.where(big, out, np.asarray(_LGAMMA(np.where(big, 1.0, x)), dtype=float))
     return out
@@ -69,14 +69,16 @@ def _lgamma(x: np.ndarray) -> np.ndarray:
 def _betaln(x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:
     """ln B(x, y) = ln Γ(x) + ln Γ(y) - ln Γ(x + y), elementwise (``scipy.special.betaln``)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    return _lgamma(x) + _lgamma(y) - _lgamma(x + y)
+    betaln: np.ndarray = _lgamma(x) + _lgamma(y) - _lgamma(x + y)
+    return betaln
 
 
-def log_mixture_ratio(n: np.ndarray | int, s: np.ndarray | int, a: float) -> np.ndarray:
+def log_mixture_ratio(n: np.ndarray | int, s: np.ndarray | float, a: float) -> np.ndarray:
     """ln M_n = n ln 2 + ln B(a + S, a + n - S) - ln B(a, a)."""
     n = np.asarray(n, dtype=float)
     s = np.asarray(s, dtype=float)
-    return n * np.log(2.0) + _betaln(a + s, a + n - s) - _betaln(a, a)
+    ratio: np.ndarray = n * np.log(2.0) + _betaln(a + s, a + n - s) - _betaln(a, a)
+    return ratio
 
 
 @lru_cache(maxsize=256)
@@ -87,12 +89,14 @@ def prior_strength_for(n: int, delta: float) -> float:
     """
     from scipy.optimize import brentq, minimize_scalar
 
-    threshold = np.log(1.0 / delta)
+    threshold = math.log(1.0 / delta)
 
     def crossing(log_a: float) -> float:
         a = float(np.exp(log_a))
-        f = lambda s: float(log_mixture_ratio(n, s, a)) - threshold  # noqa: E731
-        return n + 1.0 if f(float(n)) < 0 else brentq(f, n / 2.0, float(n), xtol=1e-9)
+        def f(s: float) -> float:
+            return float(log_mixture_ratio(n, s, a)) - threshold
+
+        return n + 1.0 if f(float(n)) < 0 else float(brentq(f, n / 2.0, float(n), xtol=1e-9))
 
     res = minimize_scalar(crossing, bounds=(np.log(0.05), np.log(1e6)), method="bounded", options={"xatol": 1e-5})
     return float(np.exp(res.x))

@@ -38,7 +38,8 @@ DEFAULT_TUNED_FOR = 1000
 def normal_mixture_radius(n: np.ndarray | int, delta: float, rho: float) -> np.ndarray:
     """The smallest |S_n - n/2| that decides: sqrt((n/4 + rho) (2 ln(1/delta) + ln((n/4 + rho) / rho)))."""
     v = np.asarray(n, dtype=float) / 4.0
-    return np.sqrt((v + rho) * (2.0 * np.log(1.0 / delta) + np.log((v + rho) / rho)))
+    radius: np.ndarray = np.sqrt((v + rho) * (2.0 * np.log(1.0 / delta) + np.log((v + rho) / rho)))
+    return radius
 
 
 @lru_cache(maxsize=256)

@@ -12,6 +12,7 @@ the guarantee (error at most delta under continuous monitoring) holds for any va
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -90,7 +91,7 @@ def _horizon(p: float, delta: float) -> int:
     return int(min(max(40 * wald_bound(delta, p), 2000), 2_000_000)) if p != 0.5 else 20_000
 
 
-def rule_efforts(p: float, delta: float, rules: dict[str, BoundaryRule] | None = None,
+def rule_efforts(p: float, delta: float, rules: Mapping[str, BoundaryRule] | None = None,
                  horizon: int | None = None) -> list[RuleEffort]:
     """Exact expected judgements and errors of each rule at preference share ``p`` (p > 1/2: A is better)."""
     rules = reference_rules(delta) if rules is None else rules

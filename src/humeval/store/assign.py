@@ -96,7 +96,7 @@ def take(db: Sql, task_id: str, assignment_id: str) -> bool:
 
 def holds(db: Sql, participant_id: str, list_id: str) -> bool:
     """Whether the participant holds the list now."""
-    return db.scalar(_HOLDER, {"l": list_id}) == participant_id
+    return bool(db.scalar(_HOLDER, {"l": list_id}) == participant_id)
 
 
 _EXPIRED = ("SELECT assignment_id, task_id, participant_id FROM assignments "
@@ -553,4 +553,4 @@ _WORKER = "SELECT value FROM meta WHERE key = 'fixed_worker'"
 
 def _is_fixed_worker(db: Sql, participant_id: str) -> bool:
     """``fixed``: the first participant to ask becomes the one worker of the study."""
-    return db.batch([(_FIXED_WORKER, {"pid": participant_id}), (_WORKER, None)])[1].scalar == participant_id
+    return bool(db.batch([(_FIXED_WORKER, {"pid": participant_id}), (_WORKER, None)])[1].scalar == participant_id)

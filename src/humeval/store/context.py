@@ -23,7 +23,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from sys import intern
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection
 
@@ -86,7 +86,8 @@ class Tasks(Mapping[str, Task]):
         self._shape = array("I")
         self._seq: dict[str, int] = {}
         shapes: dict[tuple[Any, ...], int] = {}
-        self._shapes: list[tuple[Any, ...]] = []
+        #: (systems, criteria, family, kind, expected, text, repeat_of): a Task's fields after its item
+        self._shapes: list[tuple[tuple[str, ...], tuple[str, ...], str, str, Any, str, str]] = []
         for task_id, item_id, systems, criteria, family, kind, expected, text, repeat_of, seq in rows:
             key = (systems, criteria, family, kind, expected, text or "", repeat_of or "")
             if (k := shapes.get(key)) is None:
@@ -135,6 +136,7 @@ class Tasks(Mapping[str, Task]):
 
 #: an output's texts: (output, input, references, format)
 Text = tuple[str, str, str, str]
+D = TypeVar("D")
 
 
 class Texts:
@@ -147,7 +149,8 @@ class Texts:
         self.items = items
         self._packed: dict[str, bytes] = {}
         rows = conn.exec_driver_sql('SELECT item_id, system, output, input, "references", format FROM outputs ORDER BY item_id')
-        item, texts = None, {}
+        item: str | None = None
+        texts: dict[str, list[str]] = {}
         for r in rows:
             if r[0] != item:
                 if item is not None:
@@ -163,13 +166,13 @@ class Texts:
         if (found := self._kept.get(item_id)) is not None:
             return found
         packed = self._packed.get(item_id)
-        found = {} if packed is None else {k: tuple(v) for k, v in json.loads(zlib.decompress(packed)).items()}
+        found = {} if packed is None else {k: (v[0], v[1], v[2], v[3]) for k, v in json.loads(zlib.decompress(packed)).items()}
         if len(self._kept) >= self.items:
             self._kept = {}
         self._kept[item_id] = found
         return found
 
-    def get(self, key: tuple[str, str], default: Any = None) -> Any:
+    def get(self, key: tuple[str, str], default: D) -> Text | D:
         """The texts of (item, system), or ``default``."""
         return self.of_item(key[0]).get(key[1], default)
 
@@ -294,8 +297,8 @@ class StoreContext:
         # plain driver rows (no SQLAlchemy row processing or Core): a study of 100,000 items has 600,000 tasks and
         # 150,000 lists; run once, before the process serves
         tasks = Tasks(conn.exec_driver_sql("SELECT " + ", ".join(f'"{c}"' for c in TASK_COLUMNS) + " FROM tasks"))
-        meta = dict(conn.exec_driver_sql(META).fetchall())
-        list_sizes = dict(conn.exec_driver_sql("SELECT list_id, size FROM lists").fetchall())
+        meta: dict[str, str] = dict(conn.exec_driver_sql(META).fetchall())
+        list_sizes: dict[str, int] = dict(conn.exec_driver_sql("SELECT list_id, size FROM lists").fetchall())
         systems = json.loads(meta.get("systems", "[]"))
         comparisons = {c.criterion: c for c in watched_comparisons(protocol, systems)}
         list_watched: dict[str, dict[str, int]] = {}

@@ -709,7 +709,7 @@ def _flush(conn: Connection, ctx: StoreContext, now: float) -> list[str]:
         for p in pids:
             if p not in verdicts:
                 r = db.one(_VERDICT_OF, {"pid": p})
-                verdicts[p] = None if r is None else (bool(r[0]), {tuple(k) for k in json.loads(r[1])})  # type: ignore[misc]
+                verdicts[p] = None if r is None else (bool(r[0]), {tuple(k) for k in json.loads(r[1])})
         if any(verdicts[p] is None for p in pids):
             continue
         dropped = any(v is not None and (v[0] or (task_id, c) in v[1]) for v in (verdicts[p] for p in pids))

@@ -67,7 +67,8 @@ class EntryRate(Refusal):
 
 def route_of(conn: Connection, participant_id: str) -> str | None:
     """The platform label the participant first entered with, or None for someone new."""
-    return sql_of(conn).scalar(_ROUTE, {"pid": participant_id})
+    route = sql_of(conn).scalar(_ROUTE, {"pid": participant_id})
+    return None if route is None else str(route)
 
 
 def active_unfinished(conn: Connection, since: float) -> int:

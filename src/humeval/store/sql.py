@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
+from humeval.errors import StoreError
+
 if TYPE_CHECKING:
     from humeval.store.group import GroupCommit
 
@@ -83,7 +85,12 @@ class Sql:
                  "pending_begin", "pg", "prepared", "raw", "trips")
 
     def __init__(self, conn: Connection) -> None:
-        self.raw = conn.connection.driver_connection
+        raw = conn.connection.driver_connection
+        if raw is None:  # SQLAlchemy: the pooled connection was invalidated or detached from its driver's
+            raise StoreError(f"store: the {conn.dialect.name} connection has no driver connection (invalidated or "
+                             "closed); open the store again")
+        #: the driver's connection (sqlite3 or psycopg; untyped: the two share no interface)
+        self.raw: Any = raw
         self._dialect = conn.dialect
         self.pg = conn.dialect.name == "postgresql"
         self._error: type[Exception] = conn.dialect.loaded_dbapi.Error

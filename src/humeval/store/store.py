@@ -72,6 +72,11 @@ _UNLOGGED = ("SELECT " + ", ".join("outcome" if k == "decision" else k for k in 
              + " FROM stopping WHERE outcome <> 'continue' AND logged = 0")
 _LOGGED = "UPDATE stopping SET logged = 1 WHERE comparison = :c AND logged = 0"
 
+
+def _claim_logging(conn: Connection, comparison: str) -> int:
+    """Mark the comparison's decision as logged: 1 for the process that claims it, 0 once another has."""
+    return sql_of(conn).run(_LOGGED, {"c": comparison})
+
 #: PostgreSQL: write operations of one process in flight at once (and connections of its pool): 12 served more
 #: judgements per second than 6 or 20 with operations of one round trip; with two, 4 and 12 measured the same within
 #: the noise of a shared 2-core machine (docs/collection.md, Measuring)
@@ -298,7 +303,7 @@ class Store:
         entries: list[dict[str, Any]] = []
         for row in rows:
             r = dict(zip(_DECISION_KEYS, row, strict=True))
-            claimed = self.write(lambda conn, c=r["comparison"]: sql_of(conn).run(_LOGGED, {"c": c}))
+            claimed = self.write(functools.partial(_claim_logging, comparison=r["comparison"]))
             if claimed == 1 and (r["comparison"], r["n"]) not in recorded:
                 entries.append(logbook.append(self.study, {"stage": "stopping", "outcome": "ok", **r, "store": self.where}))
         return entries

@@ -53,6 +53,15 @@ class Executor:
         self.on_rollback: Callable[[], None] | None = None
 
     def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
+        """Queue ``fn`` to run in a write transaction; its future resolves once committed."""
+        raise NotImplementedError
+
+    def run(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn`` in a write transaction and return its result once committed."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop taking operations; wait for those in flight."""
         raise NotImplementedError
 
     async def arun(self, fn: Callable[[Connection], T]) -> T:
