@@ -33,6 +33,8 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "sacrebleu": ("metrics", "sacrebleu"),
     "rouge_score": ("metrics", "rouge-score"),
     "nltk": ("metrics", "nltk"),
+    "torch": ("local-model", "torch"),
+    "transformers": ("local-model", "transformers"),
 }
 
 

@@ -6,8 +6,8 @@ the install serves and imports the modules of its extras. ``server`` also sends 
 to a closed port: it must fail as a Prolific error ("cannot connect"), not for want of an HTTP library.
 
 The installs: the core alone, ``server``, ``server,analysis`` (collection and analysis, the
-usual install) and each other extra alone except ``embed``, which pulls in PyTorch (gigabytes
-of wheels; its one module is imported where it is used and names the extra when absent).
+usual install) and each other extra alone except ``embed`` and ``local-model``, which pull in PyTorch (gigabytes
+of wheels; each one's module is imported where it is used and names the extra when absent).
 
 The installer is uv (``uv pip install --python``; the ``dev`` extra brings it, else pip installs it
 into a scratch environment first), whose cache links the same files into every environment: the

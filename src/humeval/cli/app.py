@@ -58,7 +58,7 @@ PANELS: dict[str, list[str]] = {
     "Start": ["demo", "init", "schema"],
     "Prepare a study": ["validate", "lock", "run", "sample", "metrics", "design"],
     "Rehearse and plan": ["dry-run", "rehearse", "simulate", "plan", "budget", "prereg"],
-    "Collect": ["serve", "prolific", "pilot", "export", "import", "judge"],
+    "Collect": ["serve", "prolific", "pilot", "export", "import", "judge", "local-model"],
     "Analyse and report": ["collate", "exclude", "analyze", "posthoc", "report"],
     "Look back": ["log", "reproduce"],
 }
