@@ -574,7 +574,7 @@ def run_cell(cell: Cell, study_dir: Path, root: Path, args: argparse.Namespace, 
     with log.open("wb") as fh:
         proc = subprocess.Popen(
             [sys.executable, "-m", "humeval", "serve", str(study_dir), "--host", HOST, "--port", str(port),
-             "--workers", str(processes), "--db", db, "--log-level", "warning", "--new-per-address", "0",
+             "--workers", str(processes), "--db", db, "--log-level", "warning", "--new-per-address", "-1",
              "--max-active", "-1"],
             stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
             env={k: v for k, v in os.environ.items() if k != "HUMEVAL_SERVER_CONFIG_FILE"} | {"HUMEVAL_ADMIN_TOKEN": ADMIN})

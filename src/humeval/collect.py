@@ -113,14 +113,15 @@ def serve(
     log_level: str = "warning",
     sqlite_sync: str = "full",
     unlocked: bool = False,
-    new_per_address: int = 30,
-    throttle_window: float = 600.0,
+    new_per_address: int = 0,
     trusted_proxies: list[str] | None = None,
     first_lease_seconds: int = 300,
     max_active: int = 0,
     prolific_sync: float = 0.0,
     throttle_prefixes: tuple[int, int] = (32, 64),
     new_per_minute: int = 0,
+    new_per_wide_network: int = 0,
+    wide_prefixes: tuple[int, int] = (24, 48),
     public_url: str = "",
     say: Callable[[str], None] = print,
 ) -> None:
@@ -133,12 +134,13 @@ def serve(
     (default ``study.db``). ``admin_token``: the admin secret (generated when absent and
     announced through ``say``). ``sqlite_sync``: ``full`` or ``normal`` commit durability
     (see :mod:`humeval.store.engine`). The entry guard (:mod:`humeval.server.guard`):
-    ``new_per_address`` new participants per client address in ``throttle_window`` seconds
-    (0: no limit), ``trusted_proxies`` whose ``X-Forwarded-For`` is believed,
-    ``first_lease_seconds`` a list is held before a participant's first submit, and
-    ``max_active`` unfinished participants at once (0: twice the lists; -1: no cap), ``throttle_prefixes``:
-    the (IPv4, IPv6) prefix lengths an address is counted by, ``new_per_minute`` new participants from every
-    address together (0: sized from the study; -1: no limit). ``public_url``: the address participants open,
+    ``new_per_address`` new participants per client network in a first-lease window and
+    ``new_per_wide_network`` per wider network (0: a quarter and a half of the entry budget; -1: no limit),
+    ``throttle_prefixes`` and ``wide_prefixes``: the (IPv4, IPv6) prefix lengths of those networks,
+    ``new_per_minute`` new participants from every network together (0: sized from the study; -1: no limit),
+    ``trusted_proxies`` whose ``X-Forwarded-For`` is believed, ``first_lease_seconds`` a list is held before a
+    participant's first submit, and ``max_active`` unfinished participants at once (0: twice the lists; -1: no
+    cap). ``public_url``: the address participants open,
     which cross-origin writes are checked against (:mod:`humeval.server.security`).
     ``prolific_sync``: seconds between two ``prolific sync`` runs in the background (a Prolific study
     only; 0: none): waves of places as the stopping rule needs them, the stop at the decision.
@@ -172,7 +174,8 @@ def serve(
     seeded = prepare_collection(study, db=db, unlocked=unlocked, parameters=parameters, progress=say)
     token = admin_token or secrets.token_urlsafe(24)
     config = ServerConfig(str(study.root.resolve()), token, db, list(allow_origin or []), sqlite_sync,
-                          new_per_address=new_per_address, throttle_window=throttle_window,
+                          new_per_address=new_per_address, new_per_wide_network=new_per_wide_network,
+                          wide_prefix_v4=wide_prefixes[0], wide_prefix_v6=wide_prefixes[1],
                           trusted_proxies=list(trusted_proxies or []), first_lease_seconds=first_lease_seconds,
                           max_active=max_active, prolific_hook_secret=_hook_secret(study),
                           throttle_prefix_v4=throttle_prefixes[0], throttle_prefix_v6=throttle_prefixes[1],

@@ -23,13 +23,20 @@ def serve(
     sqlite_sync: str = typer.Option("full", "--sqlite-sync", help="SQLite commit durability: full (default: an acknowledged "
                                     "judgement survives a crash of the process, the OS or the power) or normal (survives a "
                                     "crash or SIGKILL of the server, not an OS crash or power loss; faster commits)."),
-    new_per_address: int = typer.Option(30, "--new-per-address", min=0, help="New participants admitted per client "
-                                        "address in --throttle-window seconds; more get 429 with Retry-After (0: no limit)."),
-    throttle_window: float = typer.Option(600.0, "--throttle-window", min=1.0, help="Seconds of the per-address throttle window."),
-    throttle_prefix_v4: int = typer.Option(32, "--throttle-prefix-v4", min=8, max=32, help="The per-address throttle "
-                                           "counts an IPv4 address by this many leading bits (32: each address)."),
-    throttle_prefix_v6: int = typer.Option(64, "--throttle-prefix-v6", min=16, max=128, help="... and an IPv6 address "
-                                           "by this many (64: a subscriber's line, whose 2^64 addresses cost nothing)."),
+    new_per_address: int = typer.Option(0, "--new-per-address", min=-1, help="New participants admitted per client "
+                                        "network in a first-lease window; more get 429 with Retry-After (0: a quarter of "
+                                        "the entry budget; -1: no limit)."),
+    throttle_prefix_v4: int = typer.Option(32, "--throttle-prefix-v4", min=8, max=32, help="A client network is an "
+                                           "IPv4 address's first this many bits (32: each address)."),
+    throttle_prefix_v6: int = typer.Option(64, "--throttle-prefix-v6", min=16, max=128, help="... and an IPv6 address's "
+                                           "first this many (64: a subscriber's line, whose 2^64 addresses cost nothing)."),
+    new_per_wide_network: int = typer.Option(0, "--new-per-wide-network", min=-1, help="New participants admitted per "
+                                             "wider network (--wide-prefix-v4, --wide-prefix-v6) in a first-lease window; "
+                                             "more get 429 with Retry-After (0: half the entry budget; -1: no limit)."),
+    wide_prefix_v4: int = typer.Option(24, "--wide-prefix-v4", min=8, max=32, help="A wider network is an IPv4 "
+                                       "address's first this many bits."),
+    wide_prefix_v6: int = typer.Option(48, "--wide-prefix-v6", min=16, max=128, help="... and an IPv6 address's first "
+                                       "this many."),
     new_per_minute: int = typer.Option(0, "--new-per-minute", min=-1, help="New participants admitted per minute from "
                                        "every address together, counted over the first-lease window (0: a quarter of "
                                        "the places per window, or 5 x crowd.arrivals_per_hour if more; -1: no limit); "
@@ -55,8 +62,9 @@ def serve(
 
     serve_study(directory, host=host, port=port, workers=workers, db=db or None, admin_token=admin_token or None,
                 allow_origin=list(allow_origin), log_level=log_level, sqlite_sync=sqlite_sync, unlocked=unlocked,
-                new_per_address=new_per_address, throttle_window=throttle_window, trusted_proxies=list(trusted_proxy),
+                new_per_address=new_per_address, trusted_proxies=list(trusted_proxy),
                 first_lease_seconds=first_lease, max_active=max_active, prolific_sync=prolific_sync,
                 throttle_prefixes=(throttle_prefix_v4, throttle_prefix_v6), new_per_minute=new_per_minute,
+                new_per_wide_network=new_per_wide_network, wide_prefixes=(wide_prefix_v4, wide_prefix_v6),
                 public_url=public_url,
                 say=lambda text: err.print(text, highlight=False, markup=False))

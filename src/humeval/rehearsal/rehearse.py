@@ -179,7 +179,7 @@ class _Server:
             self.port = _free_port()
             cmd = [sys.executable, "-m", "humeval", "serve", str(self.study.root), "--host", HOST,
                    "--port", str(self.port), "--workers", str(self.workers), "--db", self.db,
-                   "--log-level", "warning", "--new-per-address", "0", "--max-active", "-1",
+                   "--log-level", "warning", "--new-per-address", "-1", "--max-active", "-1",
                    *(["--unlocked"] if self.unlocked else [])]
             env = {k: v for k, v in os.environ.items() if k != "HUMEVAL_SERVER_CONFIG_FILE"} | {ADMIN_ENV: self.admin_token}
             with self.log.open("ab") as fh:

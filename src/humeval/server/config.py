@@ -28,8 +28,9 @@ MIN_ADMIN_TOKEN = 16
 class ServerConfig:
     """``study_dir``: the study; ``db``: URL or file (default study.db); ``admin_token``: admin secret (at least
     16 characters); ``sqlite_sync``: SQLite's ``synchronous`` setting for commits (``full`` or ``normal``); the
-    entry guard (:mod:`humeval.server.guard`): ``new_per_address`` per ``throttle_window`` (addresses counted by
-    network: ``throttle_prefix_v4`` and ``throttle_prefix_v6`` bits), ``new_per_minute``, ``trusted_proxies``,
+    entry guard (:mod:`humeval.server.guard`): ``new_per_address`` per client network (``throttle_prefix_v4`` and
+    ``throttle_prefix_v6`` bits) and ``new_per_wide_network`` per wider network (``wide_prefix_v4`` and
+    ``wide_prefix_v6`` bits), both per first-lease window, ``new_per_minute``, ``trusted_proxies``,
     ``first_lease_seconds`` and ``max_active``; ``public_url``: the address participants open (the origin
     cross-origin writes are checked against, :mod:`humeval.server.security`); ``admin_session_seconds``: how long
     an admin login lasts."""
@@ -39,13 +40,18 @@ class ServerConfig:
     db: str | None = None
     allowed_origins: list[str] = field(default_factory=list)
     sqlite_sync: str = "full"
-    #: new participants admitted per client address in any ``throttle_window`` seconds (0: no limit)
-    new_per_address: int = 30
-    throttle_window: float = 600.0
-    #: the per-address throttle counts an IPv4 address by its first ``throttle_prefix_v4`` bits (32: the address)
+    #: new participants admitted per client network in a first-lease window (0: a quarter of the entry budget,
+    #: :func:`humeval.server.guard.network_budgets`; -1: no limit)
+    new_per_address: int = 0
+    #: a client network is an IPv4 address's first ``throttle_prefix_v4`` bits (32: the address)
     throttle_prefix_v4: int = 32
-    #: ... and an IPv6 address by its first ``throttle_prefix_v6`` bits (64: the network of one subscriber's line)
+    #: ... and an IPv6 address's first ``throttle_prefix_v6`` bits (64: the network of one subscriber's line)
     throttle_prefix_v6: int = 64
+    #: new participants admitted per wider network in a first-lease window (0: half the entry budget; -1: no limit)
+    new_per_wide_network: int = 0
+    #: a wider network is an IPv4 address's first ``wide_prefix_v4`` bits (24) and an IPv6 one's ``wide_prefix_v6`` (48)
+    wide_prefix_v4: int = 24
+    wide_prefix_v6: int = 48
     #: new participants the study admits per minute from every address together (0: sized from the study,
     #: :func:`humeval.server.guard.auto_new_per_minute`; -1: no limit)
     new_per_minute: int = 0
@@ -70,9 +76,17 @@ class ServerConfig:
             raise HumevalError(f"--throttle-prefix-v4: expected 8 to 32 bits, got {self.throttle_prefix_v4}")
         if not 16 <= self.throttle_prefix_v6 <= 128:
             raise HumevalError(f"--throttle-prefix-v6: expected 16 to 128 bits, got {self.throttle_prefix_v6}")
-        if self.new_per_minute < -1:
-            raise HumevalError(f"--new-per-minute: expected -1 (no limit), 0 (sized from the study) or a number of "
-                               f"participants, got {self.new_per_minute}")
+        if not 8 <= self.wide_prefix_v4 <= self.throttle_prefix_v4:
+            raise HumevalError(f"--wide-prefix-v4: expected 8 to {self.throttle_prefix_v4} bits (--throttle-prefix-v4), "
+                               f"got {self.wide_prefix_v4}")
+        if not 16 <= self.wide_prefix_v6 <= self.throttle_prefix_v6:
+            raise HumevalError(f"--wide-prefix-v6: expected 16 to {self.throttle_prefix_v6} bits (--throttle-prefix-v6), "
+                               f"got {self.wide_prefix_v6}")
+        for flag, value in (("--new-per-minute", self.new_per_minute), ("--new-per-address", self.new_per_address),
+                            ("--new-per-wide-network", self.new_per_wide_network)):
+            if value < -1:
+                raise HumevalError(f"{flag}: expected -1 (no limit), 0 (sized from the study) or a number of "
+                                   f"participants, got {value}")
         if self.public_url:
             from humeval.server.security import origin_of
 

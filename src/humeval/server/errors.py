@@ -7,7 +7,8 @@ Every 4xx/5xx of ``/api/`` (and of Prolific's hook, ``/prolific/``) is
 ::
 
     humeval.errors.Refused            anything refused, nothing written (code, message, field, status)
-    ├── store.refusal.Refusal         the store said no (unknown assignment, lease expired, full disk: 503)
+    ├── store.refusal.Refusal         the store said no (unknown assignment, lease expired, too many new
+    │                                 participants from one network: 429, full disk: 503)
     ├── platforms.entry.EntryRefused  an entry naming no valid route
     └── HttpError                     the server said no before the store was asked
         ├── BadRequest          400   malformed JSON, a body nested too deep, lone surrogates
@@ -17,8 +18,7 @@ Every 4xx/5xx of ``/api/`` (and of Prolific's hook, ``/prolific/``) is
         ├── Conflict            409
         ├── TooLarge            413
         ├── UnsupportedMedia    415   a JSON endpoint sent something other than application/json
-        ├── InvalidValue        422   a field of the request contract is missing or out of bounds
-        └── TooManyRequests     429   (throttle.Throttled)
+        └── InvalidValue        422   a field of the request contract is missing or out of bounds
 
 The handler maps each :class:`~humeval.errors.Refused` to HTTP through its ``status``; an
 exception that is none of these is a bug: 500 in the same shape, logged with its traceback.
@@ -45,7 +45,6 @@ __all__ = [
     "InvalidValue",
     "NotFound",
     "TooLarge",
-    "TooManyRequests",
     "Unauthorized",
     "UnsupportedMedia",
     "error_response",
@@ -99,10 +98,6 @@ class UnsupportedMedia(HttpError):
 
 class InvalidValue(HttpError):
     default_status = 422
-
-
-class TooManyRequests(HttpError):
-    default_status = 429
 
 
 def printable(text: str) -> str:

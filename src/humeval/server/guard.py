@@ -1,20 +1,26 @@
 """The entry guard: who may become a new participant, and how the store records an entry.
 
 Every entry (``POST /api/v1/enter``, the entry link, the start form) goes through
-:func:`admit_entry`:
+:func:`admit_entry`. Within a first reservation window W (``first_lease_seconds``: the window in
+which an entry holds a list without answering), counted in the store (so shared by every process
+and machine), and in this order:
 
 1. a returning participant is let in through the route of their first entry only (the
-   store refuses another route: 403 ``entry_route_mismatch``);
+   store refuses another route: 403 ``entry_route_mismatch``); nothing below counts them;
 2. a new participant from a client network (an IPv4 address, an IPv6 /64) that added
-   ``new_per_address`` participants in the last ``throttle_window`` seconds is refused with 429
-   and ``Retry-After`` (:mod:`humeval.server.throttle`), before anything reaches the store;
-3. a new participant is refused with 503 and ``Retry-After`` while the study holds
+   ``new_per_address`` participants within W, or from a wider network (/24, /48) that added
+   ``new_per_wide_network``, is refused with 429 ``too_many_new_participants`` and ``Retry-After``;
+3. a new participant is refused with 503 ``study_full`` and ``Retry-After`` while the study holds
    ``max_active`` unfinished participants seen within a lease;
-4. a new participant is refused with 503 (``entry_rate``) and ``Retry-After`` while as many new
-   participants entered within the last first reservation (``first_lease_seconds``: the window W
-   in which an entry holds a list without answering) as the study admits in W, from every address
-   together (counted in the store, so shared by every process): ``new_per_minute`` x W / 60, by
-   default :func:`auto_entry_budget`.
+4. a new participant is refused with 503 ``entry_rate`` and ``Retry-After`` while as many new
+   participants entered within W as the study admits in W from every network together, the entry
+   budget B: ``new_per_minute`` x W / 60, by default :func:`auto_entry_budget`.
+
+Why 2 comes first: the budget B is shared, so without it one address (or one /64) entering 30
+times spends B and every real participant from elsewhere is refused for W. With 2, one network
+takes at most a quarter of B and one wider network half of it, by default
+(:func:`network_budgets`), and a participant from another network still gets in while it floods.
+Many networks together (a botnet) still meet B, the last bound.
 
 Why 4 bounds what entries that never answer can hold: such an entry holds a list for at most two
 first reservations (:data:`humeval.store.assign.FIRST_LEASES`), so at any time they hold at most
@@ -22,7 +28,7 @@ twice the entries of one window, which the default budget keeps to half the plac
 80 places or more: the budget is at least 20).
 
 Clients on the server's own machine (a loopback address, after ``X-Forwarded-For`` from a
-trusted proxy is applied) are neither throttled nor capped: rehearsals and tests run there.
+trusted proxy is applied) are neither counted nor capped: rehearsals and tests run there.
 A reverse proxy on the same machine must therefore forward the client's address
 (``X-Forwarded-For``), which uvicorn believes from loopback by default.
 
@@ -40,10 +46,14 @@ from starlette.requests import Request
 
 from humeval.platforms.entry import Entry
 from humeval.server.config import ServerConfig
-from humeval.server.throttle import Throttle, Throttled, TrustedProxies, client_address, network_of
+from humeval.server.throttle import TrustedProxies, client_address, network_of
+from humeval.store.participants import NO_LIMITS, EntryLimits
 from humeval.store.store import Store
 
-__all__ = ["EntryGuard", "admit_entry", "auto_entry_budget", "auto_max_active", "entry_budget", "install_guard", "places"]
+__all__ = [
+    "EntryGuard", "admit_entry", "auto_entry_budget", "auto_max_active", "entry_budget", "install_guard",
+    "network_budgets", "places",
+]
 
 _AUTO_FLOOR = 50
 #: the default entry budget of one first reservation window is a quarter of the places, so that entries that never
@@ -53,20 +63,22 @@ _PLACES_SHARE = 0.25
 _ARRIVALS_HEADROOM = 5.0
 #: ... and never fewer than this many (a small study's first burst of honest participants passes)
 _BUDGET_FLOOR = 20
+#: by default one client network may take this share of the entry budget, and one wider network this share
+_NETWORK_SHARE, _WIDE_SHARE = 0.25, 0.5
 
 
-@dataclass
+@dataclass(frozen=True)
 class EntryGuard:
-    throttle: Throttle
     trusted: TrustedProxies
-    max_active: int
-    #: new participants admitted within ``entry_window`` seconds (0: no limit)
-    entry_budget: int = 0
-    entry_window: float = 300.0
+    #: the bounds on new participants, counted in the store within the first reservation window
+    limits: EntryLimits
+    #: the prefix lengths a client network is counted by, (IPv4, IPv6), and a wider network
     prefixes: tuple[int, int] = (32, 64)
+    wide_prefixes: tuple[int, int] = (24, 48)
 
-    def network(self, address: str) -> str:
-        return network_of(address, *self.prefixes)
+    def networks(self, address: str) -> tuple[str, str]:
+        """The client's network and wider network (``198.51.100.7/32``, ``198.51.100.0/24``)."""
+        return network_of(address, *self.prefixes), network_of(address, *self.wide_prefixes)
 
 
 def places(store: Store) -> int:
@@ -101,14 +113,28 @@ def entry_budget(store: Store, new_per_minute: int, window: float) -> int:
     return max(1, round(new_per_minute * window / 60))
 
 
+def network_budgets(budget: int, per_network: int, per_wide: int) -> tuple[int, int]:
+    """New participants one client network and one wider network may add in a window (0: no limit), from the
+    settings (-1: no limit; 0: a quarter and a half of the entry ``budget``, at least 1) so that neither can
+    spend the whole budget."""
+    def one(setting: int, share: float) -> int:
+        if setting != 0:
+            return max(0, setting)
+        return max(1, math.ceil(share * budget))
+
+    return one(per_network, _NETWORK_SHARE), one(per_wide, _WIDE_SHARE)
+
+
 def install_guard(app: object, config: ServerConfig, store: Store) -> EntryGuard:
     """Build the guard from ``config``, apply the first reservation to the store, keep it on ``app.state``."""
     store.context.first_lease_seconds = config.first_lease_seconds
     cap = auto_max_active(store) if config.max_active == 0 else max(0, config.max_active)
     window = float(store.context.reservation(0))
-    guard = EntryGuard(Throttle(config.new_per_address, config.throttle_window), TrustedProxies(config.trusted_proxies),
-                       cap, entry_budget(store, config.new_per_minute, window), window,
-                       (config.throttle_prefix_v4, config.throttle_prefix_v6))
+    budget = entry_budget(store, config.new_per_minute, window)
+    shared = budget or entry_budget(store, 0, window)  # the networks' shares of the default budget when B is off
+    per_network, per_wide = network_budgets(shared, config.new_per_address, config.new_per_wide_network)
+    guard = EntryGuard(TrustedProxies(config.trusted_proxies), EntryLimits(cap, budget, per_network, per_wide, window),
+                       (config.throttle_prefix_v4, config.throttle_prefix_v6), (config.wide_prefix_v4, config.wide_prefix_v6))
     app.state.guard = guard  # type: ignore[attr-defined]
     return guard
 
@@ -118,17 +144,11 @@ async def admit_entry(request: Request, entry: Entry, *, consented: bool = False
     store: Store = request.app.state.store
     guard: EntryGuard = request.app.state.guard
     address = client_address(request, guard.trusted)
-    if is_loopback(address):  # the server's own machine: rehearsals, tests, the operator
-        return await store.enter(entry.participant_id, entry.platform, entry.params,
-                                 user_agent=request.headers.get("user-agent", ""), consented=consented)
-    network = guard.network(address)
-    wait = guard.throttle.retry_after(network)
-    if wait is not None and await store.route_of(entry.participant_id) is None:
-        raise Throttled(wait)  # refused before the store: a burst costs one read per request
+    loopback = is_loopback(address)  # the server's own machine: rehearsals, tests, the operator
     return await store.enter(entry.participant_id, entry.platform, entry.params,
                              user_agent=request.headers.get("user-agent", ""), consented=consented,
-                             admit=lambda: guard.throttle.admit(network), max_active=guard.max_active,
-                             recent_max=guard.entry_budget, recent_window=guard.entry_window)
+                             limits=NO_LIMITS if loopback else guard.limits,
+                             networks=None if loopback else guard.networks(address))
 
 
 def is_loopback(address: str) -> bool:

@@ -23,7 +23,9 @@ that hold exactly the free lists of each kind a claim asks for, in list order, s
 at any size of study (``ix_lists_free*``), the held lists (``ix_lists_held``) and the unfinished ones by expiry
 (``ix_lists_expiring``); 10 adds ``hook_deliveries`` (the signed platform deliveries received lately, so that a
 replayed hook does nothing) and indexes ``participants.created_at`` (the entry guard counts the participants who
-entered within a window).
+entered within a window); 11 adds ``tasks.taken_by``; 12 reads a list's taken places from the assignments; 13 drops
+``tasks.done``; 14 adds ``participants.network`` and ``participants.wide_network`` (the keys of the client's
+networks, by which the entry guard counts the new participants of one network within a window) with their indexes.
 
 Stores created before the history was written out ran migration 1 as the schema of their day, so a table,
 column or index of a later migration may already be there: each migration creates only what is missing
@@ -222,9 +224,17 @@ def _v13(conn: Connection) -> None:
         conn.execute(text(ddl))
 
 
+def _v14(conn: Connection) -> None:
+    """The keys of a participant's networks at entry (NULL for those who entered before), indexed by network and time."""
+    _add_column(conn, "participants", "network", "VARCHAR(64)")
+    _add_column(conn, "participants", "wide_network", "VARCHAR(64)")
+    conn.execute(text("CREATE INDEX IF NOT EXISTS ix_participants_network ON participants (network, created_at)"))
+    conn.execute(text("CREATE INDEX IF NOT EXISTS ix_participants_wide_network ON participants (wide_network, created_at)"))
+
+
 MIGRATIONS: Sequence[Callable[[Connection], None]] = (
     _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10), _v11, _v12,
-    _v13,
+    _v13, _v14,
 )
 _LOCK_ID = 0x6875_6D65  # "hume"
 

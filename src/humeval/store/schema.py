@@ -8,7 +8,8 @@
                     ``closed`` (no longer served: the stopping rule decided)
 ``lists``           participant lists (``list`` strategy) and who holds each, with a lease
 ``list_tasks``      the tasks of a list in display order, with the assignment made from each
-``participants``    who entered, from which platform, with what parameters
+``participants``    who entered, from which platform, with what parameters (and the keys of
+                    the client's networks, never its address)
 ``sessions``        one row per entry (a token names its session)
 ``assignments``     a task leased to a participant (display order of systems fixed here)
 ``judgements``      append-only answers; ``idempotency_key`` is unique; an edit is a new row
@@ -165,7 +166,14 @@ participants = Table(
     Column("consented_at", Float, nullable=True),
     Column("completed_at", Float, nullable=True),
     Column("last_seen", Float, nullable=False),
+    #: the keys of the client's network (an IPv4 address, an IPv6 /64) and wider network (/24, /48) at the first
+    #: entry: HMACs under the store's secret (:func:`humeval.store.participants.network_key`), NULL for the
+    #: server's own machine; the entry guard counts a network's entries within a window by a range
+    Column("network", String(64), nullable=True),
+    Column("wide_network", String(64), nullable=True),
 )
+Index("ix_participants_network", participants.c.network, participants.c.created_at)
+Index("ix_participants_wide_network", participants.c.wide_network, participants.c.created_at)
 
 sessions = Table(
     "sessions",

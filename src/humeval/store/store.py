@@ -40,7 +40,15 @@ from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
 from humeval.store.live import was_abandoned
 from humeval.store.migrations import migrate
-from humeval.store.participants import consent, decline, enter, route_of
+from humeval.store.participants import (
+    NO_LIMITS,
+    EntryLimits,
+    consent,
+    decline,
+    enter,
+    network_key,
+    route_of,
+)
 from humeval.store.pool import PooledWriter
 from humeval.store.reads import (
     all_judgements,
@@ -180,15 +188,16 @@ class Store:
         return await self.writer.arun(fn)
 
     async def enter(self, participant_id: str, platform: str, params: dict[str, Any], *, user_agent: str = "",
-                    consented: bool = False, admit: Callable[[], None] | None = None, max_active: int = 0,
-                    recent_max: int = 0, recent_window: float = 300.0) -> str:
-        """Record an entry (see :func:`humeval.store.participants.enter`): ``admit`` is called for a new
-        participant only and may refuse; ``max_active`` caps unfinished participants seen within a lease;
-        ``recent_max`` new participants within ``recent_window`` seconds."""
+                    consented: bool = False, limits: EntryLimits = NO_LIMITS,
+                    networks: tuple[str, str] | None = None) -> str:
+        """Record an entry (see :func:`humeval.store.participants.enter`) within ``limits``: ``networks`` are the
+        client's network and wider network (``198.51.100.7/32``, ``198.51.100.0/24``; None: counted by none),
+        stored as their keys under the store's secret (:func:`~humeval.store.participants.network_key`)."""
+        secret = self.context.secret
+        keys = (network_key(secret, networks[0]), network_key(secret, networks[1])) if networks else (None, None)
         return await self.awrite(functools.partial(
             enter, participant_id=participant_id, platform=platform, params=params, user_agent=user_agent,
-            consented=consented, admit=admit, max_active=max_active, active_window=float(self.context.lease_seconds),
-            recent_max=recent_max, recent_window=recent_window))
+            consented=consented, limits=limits, networks=keys, active_window=float(self.context.lease_seconds)))
 
     def keep_alive(self, *, beating: bool = False) -> float:
         """The service is up now: one beat of :mod:`humeval.store.alive`. After a downtime (a restart, the whole

@@ -241,7 +241,7 @@ async def burst(c: httpx.AsyncClient, n: int, prefix: str) -> list[int]:
 
 def test_a_burst_from_one_address_gets_429_and_a_participant_with_work_keeps_it(tmp_path: Path) -> None:
     study = make_study(tmp_path / "study", items=120, per_participant=1)  # 120 lists of one task
-    server = serve(study, new_per_address=20, throttle_window=600)
+    server = serve(study, new_per_address=20, new_per_wide_network=40)
 
     async def body(c: httpx.AsyncClient) -> None:
         async with server.client("198.51.100.1") as real:
@@ -251,7 +251,7 @@ def test_a_burst_from_one_address_gets_429_and_a_participant_with_work_keeps_it(
         assert statuses.count(200) == 20 and statuses.count(429) == 230
         r = await c.post("/api/v1/enter", json={"participant_id": "bot-late"})
         assert_error(r, 429, "too_many_new_participants")
-        assert 1 <= int(r.headers["retry-after"]) <= 600
+        assert 1 <= int(r.headers["retry-after"]) <= 300  # the first-lease window
         assert server.count(s.participants) == 21  # the real participant and 20 bots; the refused stored nothing
         assert _held_lists(server) == 21
         async with server.client("198.51.100.1") as real:  # the real participant still has their task
@@ -283,7 +283,7 @@ def test_x_forwarded_for_counts_only_behind_a_trusted_proxy(tmp_path: Path) -> N
 
 
 def test_unfinished_participants_are_capped(tmp_path: Path) -> None:
-    server = serve(make_study(tmp_path / "study"), new_per_address=0, max_active=3)
+    server = serve(make_study(tmp_path / "study"), new_per_address=-1, max_active=3)
 
     async def body(c: httpx.AsyncClient) -> None:
         for i in range(3):
@@ -319,7 +319,7 @@ def test_a_list_is_held_briefly_until_the_first_submit(tmp_path: Path) -> None:
 
 
 def test_one_list_per_participant(tmp_path: Path) -> None:
-    server = serve(make_study(tmp_path / "study", per_participant=3), new_per_address=0)
+    server = serve(make_study(tmp_path / "study", per_participant=3), new_per_address=-1)
 
     async def body(c: httpx.AsyncClient) -> None:
         h = await enter(c, {"participant_id": "p1"})
@@ -488,7 +488,8 @@ def test_link_only_studies_show_no_id_form(tmp_path: Path) -> None:
 
 def test_defaults_are_documented_in_the_config() -> None:
     config = ServerConfig(study_dir=".", admin_token="x" * 20)
-    assert (config.new_per_address, config.throttle_window, config.first_lease_seconds, config.max_active) == (30, 600.0, 300, 0)
+    assert (config.new_per_address, config.new_per_wide_network, config.first_lease_seconds, config.max_active) == (0, 0, 300, 0)
+    assert (config.throttle_prefix_v4, config.throttle_prefix_v6, config.wide_prefix_v4, config.wide_prefix_v6) == (32, 64, 24, 48)
     assert replace(config, trusted_proxies=["10.0.0.0/8"]).trusted_proxies == ["10.0.0.0/8"]
 
 

@@ -1,45 +1,11 @@
-"""The new-participant throttle (a sliding window per address) and the client address behind proxies."""
+"""The client address behind proxies, the networks it is counted by, and the default entry budgets."""
 
 from __future__ import annotations
 
-import pytest
 from starlette.requests import Request
 
-from humeval.server.guard import auto_entry_budget
-from humeval.server.throttle import Throttle, Throttled, TrustedProxies, client_address, network_of
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_sliding_window_per_address() -> None:
-    clock = Clock()
-    t = Throttle(3, 60, clock)
-    for _ in range(3):
-        assert t.retry_after("a") is None
-        t.admit("a")
-        clock.now += 10  # admitted at 1000, 1010, 1020
-    assert t.retry_after("a") == 30  # the first slot frees at 1060; now 1030
-    with pytest.raises(Throttled) as err:
-        t.admit("a")
-    assert err.value.status == 429 and err.value.retry_after == 30
-    assert t.retry_after("b") is None  # another address is not affected
-    clock.now = 1060.0
-    assert t.retry_after("a") is None
-    t.admit("a")
-    assert t.retry_after("a") == 10  # 1010 + 60 - 1060
-
-
-def test_zero_turns_the_throttle_off() -> None:
-    t = Throttle(0, 60)
-    for _ in range(1000):
-        t.admit("a")
-    assert t.retry_after("a") is None
+from humeval.server.guard import auto_entry_budget, network_budgets
+from humeval.server.throttle import TrustedProxies, client_address, network_of
 
 
 def _request(peer: str, forwarded: str | None = None) -> Request:
@@ -74,3 +40,11 @@ def test_the_entry_budget_of_a_window() -> None:
     assert auto_entry_budget(40, 300) == 20  # at least 20
     assert auto_entry_budget(120, 300, arrivals_per_hour=600) == 250  # 5 x 600/h x 300 s = 250 > 30
     assert auto_entry_budget(120, 300, arrivals_per_hour=60) == 30  # 5 x 5 = 25 < 30
+
+
+def test_the_networks_budgets_are_shares_of_the_entry_budget() -> None:
+    assert network_budgets(30, 0, 0) == (8, 15)  # ceil(30 / 4), ceil(30 / 2): neither spends the whole budget
+    assert network_budgets(20, 0, 0) == (5, 10)
+    assert network_budgets(1, 0, 0) == (1, 1)  # at least one
+    assert network_budgets(30, 3, -1) == (3, 0)  # given; -1: no limit (0 in the store's terms)
+    assert network_budgets(30, -1, 40) == (0, 40)
