@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,17 @@ class Crowd:
         self.server.run(body)
 
 
+def run_until_stopped(crowd: Crowd, sid: str, sync: Callable[[], str], rounds: int = 200) -> list[str]:
+    """Rounds of arrivals, each followed by ``sync`` (which returns what it did), until the study is stopped."""
+    actions: list[str] = []
+    for _ in range(rounds):
+        crowd.round()
+        actions.append(sync())
+        if crowd.state.studies[sid].get("stopped"):
+            return actions
+    pytest.fail(f"the study never stopped: {actions} (Prolific: {crowd.state.studies[sid]['status']})")
+
+
 @pytest.fixture
 def fake() -> Any:
     with FakeProlific() as f:
@@ -155,16 +167,8 @@ def test_waves_follow_the_rule_and_the_study_stops_at_the_decision(tmp_path: Pat
 
         server = InProcess(study)
         crowd = Crowd(study, fake, sid, server)
-        actions: list[str] = []
         try:
-            for _ in range(200):
-                crowd.round()
-                result = prolific_sync(study, client=client)
-                actions.append(result.action)
-                if state.studies[sid].get("stopped"):
-                    break
-            else:
-                pytest.fail(f"the study never stopped: {actions}")
+            actions = run_until_stopped(crowd, sid, lambda: prolific_sync(study, client=client).action)
             again = prolific_sync(study, client=client)  # a stop is final: a second sync changes nothing
             assert again.action == "" and state.studies[sid]["stopped"]
             rec = server.store.recruitment()

@@ -25,7 +25,9 @@ Prolific only lets places grow (the number sent is the new total, not an increme
 is final, so a wave is sent only upward and ``STOP`` only when ``Recruitment.finished``. Every
 change appends a logbook entry (``prolific-wave``, ``-pause``, ``-start``, ``-stop``) and is
 kept in ``.humeval/prolific.json`` (``places``, ``waves``, ``status``), so a sync run again, or
-after a restart, sends nothing twice; a sync that changes nothing writes nothing. Sources:
+after a restart, sends nothing twice; a sync that changes nothing writes nothing. Each step is
+recorded before it is sent and reconciled with Prolific's study on the next sync, so a crash at
+any point recovers (:mod:`humeval.platforms.prolific.intents`). Sources:
 docs/prolific.md, "What follows Prolific's documentation".
 """
 
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from humeval.errors import PlatformError
 from humeval.files import read_json, write_json
+from humeval.platforms.prolific import intents
 from humeval.platforms.prolific.study import dynamic, state_file, wave_places
 from humeval.study import Study, StudyLike, as_study
 
@@ -104,21 +107,21 @@ def prolific_sync(study: StudyLike, *, client: ProlificClient, db: str | None = 
     status = str(remote.get("status") or state.get("status") or "")
     target = max(rec.target - released, 0)
     places = opened if not dynamic(rec) else wave_places(target, opened, study.protocol.crowd.wave, lists)
+    if client.dry_run is None:
+        state = _reconcile(study, client, study_id, remote, state, rec)
     action = ""
     if state.get("stopped"):  # a stop is final: never a wave after it (raising places would reopen the study)
         return SyncResult(study_id, opened, opened, target, lists, "", status, rec.to_json())
     if places > opened:
         action = "wave"
+        intent = _intend(study, client, "wave", study_id, {"from": opened, "places": places, "target": target})
         with _logged(study, "wave", client, study_id=study_id) as summary:
             answer = client.patch(f"/api/v1/studies/{study_id}/", {"total_available_places": places})
             status = str((answer or {}).get("status", status)) if isinstance(answer, dict) else status
             summary.update({"study_id": study_id, "from": opened, "places": places, "target": target,
                             "released": released, **_counts(rec)})
         if client.dry_run is None:
-            waves = [*state.get("waves", []), {"at": time.time(), "from": opened, "places": places, "target": target,
-                                                "started": rec.started, "active": rec.active}]
-            state = {**state, "places": places, "waves": waves, "status": status}
-            write_json(path, state)
+            state = _keep_wave(study, state, intent, opened, places, target, status, rec)
         if status == "PAUSED" and state.get("paused_by") == "sync":  # the places are for now: resume
             status = _transition(study, client, study_id, "START", rec, state)
     elif rec.finished and status != "UNPUBLISHED":
@@ -140,10 +143,37 @@ def _counts(rec: Recruitment) -> dict[str, Any]:
             "finished": rec.finished}
 
 
+def _intend(study: Study, client: ProlificClient, step: str, study_id: str, details: dict[str, Any] | None = None) -> str:
+    """Record a step before it is sent (nothing for a dry run, which sends nothing)."""
+    return "" if client.dry_run is not None else intents.record(study, step, study_id, **(details or {}))
+
+
+def _keep_wave(study: Study, state: dict[str, Any], intent: str, opened: int, places: int, target: int, status: str,
+               rec: Recruitment) -> dict[str, Any]:
+    """Keep a wave sent (``.humeval/prolific.json``), then mark its intent done."""
+    waves = [*state.get("waves", []), {"at": time.time(), "from": opened, "places": places, "target": target,
+                                        "started": rec.started, "active": rec.active}]
+    state = {**state, "places": places, "waves": waves, "status": status, "last_step": intent}
+    write_json(state_file(study), state)
+    intents.finish(study, intent, "sent")
+    return state
+
+
+def _keep_transition(study: Study, state: dict[str, Any], intent: str, action: str, status: str) -> dict[str, Any]:
+    """Keep a transition sent, then mark its intent done (a transition not sent has no intent)."""
+    state = {**state, "status": status, "stopped": action == "STOP", "paused_by": "sync" if action == "PAUSE" else "",
+             "last_step": intent or state.get("last_step", "")}
+    write_json(state_file(study), state)
+    if intent:
+        intents.finish(study, intent, "sent")
+    return state
+
+
 def _transition(study: Study, client: ProlificClient, study_id: str, action: str, rec: Recruitment,
                 state: dict[str, Any], *, send: bool = True) -> str:
     from humeval.platforms.prolific.actions import _logged
 
+    intent = _intend(study, client, action.lower(), study_id) if send else ""
     with _logged(study, action.lower(), client, study_id=study_id, by="stopping rule") as summary:
         status = str(state.get("status", ""))
         if send:
@@ -153,9 +183,33 @@ def _transition(study: Study, client: ProlificClient, study_id: str, action: str
                         "places": state.get("places"), **_counts(rec),
                         "decisions": {a.comparison: a.outcome for a in rec.comparisons}})
     if client.dry_run is None:
-        write_json(state_file(study), {**state, "status": status, "stopped": action == "STOP",
-                                       "paused_by": "sync" if action == "PAUSE" else ""})
+        _keep_transition(study, state, intent, action, status)
     return status
+
+
+def _reconcile(study: Study, client: ProlificClient, study_id: str, remote: dict[str, Any], state: dict[str, Any],
+               rec: Recruitment) -> dict[str, Any]:
+    """The step a crash left pending (recorded, maybe sent, not kept), reconciled with Prolific's study ``remote``
+    (:mod:`humeval.platforms.prolific.intents`); returns the state with it kept when Prolific shows it."""
+    from humeval.platforms.prolific.actions import _logged
+
+    intent = intents.pending(study)
+    if intent is None:
+        return state
+    if state.get("last_step") == intent["intent"]:  # kept; only its done line was lost
+        intents.finish(study, intent["intent"], "sent")
+        return state
+    if intent["study_id"] != study_id or not intents.applied(intent, remote):
+        intents.finish(study, intent["intent"], "absent")  # never carried out: the sync decides again
+        return state
+    step, status = intent["step"], str(remote.get("status") or "")
+    with _logged(study, step, client, study_id=study_id, recovered=True) as summary:
+        summary.update({"study_id": study_id, "recovered": True, "status": status, **_counts(rec),
+                        **{k: intent[k] for k in ("from", "places", "target") if k in intent}})
+    if step == "wave":
+        return _keep_wave(study, state, intent["intent"], int(intent["from"]), int(intent["places"]),
+                          int(intent["target"]), status, rec)
+    return _keep_transition(study, state, intent["intent"], step.upper(), status)
 
 
 def _stopped(study: Study) -> bool:
