@@ -98,7 +98,7 @@ def run_lbfgs(log: pd.DataFrame, rounds: int) -> dict:
         idx = rng.integers(0, n, n)
         boots.append(fit(a[idx], b[idx], y[idx]))
     ratings = 1000 + 400 / np.log(10) * theta
-    return {"ratings": dict(zip(systems, ratings.tolist()))}
+    return {"ratings": dict(zip(systems, ratings.tolist(), strict=True))}
 
 
 def child(method: str, n: int, k: int, boot: int, rounds: int) -> None:

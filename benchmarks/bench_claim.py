@@ -34,10 +34,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from humeval.pipeline import run
 from humeval.lock import lock_study
+from humeval.pipeline import run
 from humeval.store import Store
-from humeval.store.assign import _ANY, _CLAIM, _LEFT_LIST, _NEW_LIST, _UNWATCHED, _WATCHED, next_assignment
+from humeval.store.assign import (
+    _ANY,
+    _CLAIM,
+    _LEFT_LIST,
+    _NEW_LIST,
+    _UNWATCHED,
+    _WATCHED,
+    next_assignment,
+)
 from humeval.store.participants import consent, enter
 from humeval.store.sql import _for_pg, _for_sqlite
 from humeval.store.submit import submit_judgement

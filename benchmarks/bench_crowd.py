@@ -390,9 +390,9 @@ def measure(cell: Cell, study: Any, store: Any, crowd: Crowd, scale: float) -> N
     import pandas as pd
 
     from humeval.analysis.decisions import replay_decisions
-    from humeval.judgements.exclusion import exclusions
     from humeval.costs import budget
     from humeval.judgements import JUDGEMENT_COLUMNS, excluded_mask
+    from humeval.judgements.exclusion import exclusions
     from humeval.protocol.comparisons import watched_comparisons
 
     protocol = study.protocol
@@ -682,7 +682,11 @@ def guarantees(runs: int, seed: int) -> list[tuple[str, str, str]]:
     import numpy as np
 
     from humeval.simulate.multi import simulate_goal
-    from humeval.simulate.order import clopper_pearson_upper, simulate_served_goal, simulate_served_pair
+    from humeval.simulate.order import (
+        clopper_pearson_upper,
+        simulate_served_goal,
+        simulate_served_pair,
+    )
 
     delta, items, half = 0.05, 60, 30
     pair = np.r_[np.full(half, 0.8), np.full(items - half, 0.2)]

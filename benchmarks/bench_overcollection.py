@@ -33,8 +33,8 @@ from _serve import free_port, stop
 from sqlalchemy import select
 
 from humeval.files import write_jsonl, write_text
-from humeval.pipeline import run
 from humeval.lock import lock_study
+from humeval.pipeline import run
 from humeval.store import schema as s
 from humeval.store.store import Store
 from humeval.study import Study

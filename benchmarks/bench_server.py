@@ -429,7 +429,7 @@ async def run_cell(port: int, server_pid: int, annotators: int, seconds: float, 
         cell.items_per_s = done / elapsed
         cell.humeval_cpu_ms_per_item = 1000 * (hv1 - hv0) / CLK_TCK / done
         cell.client_cpu_ms_per_item = 1000 * ((client1.user + client1.system) - (client0.user + client0.system)) / done
-        cell.machine_busy_cpus, cell.machine_stolen_cpus = ((b - a) / CLK_TCK / elapsed for a, b in zip(machine0, machine1))
+        cell.machine_busy_cpus, cell.machine_stolen_cpus = ((b - a) / CLK_TCK / elapsed for a, b in zip(machine0, machine1, strict=True))
         if pg is not None and cell.postgres_backends is not None:
             cell.postgres_cpu_ms_per_item = 1000 * pg_ticks / CLK_TCK / done
     return cell

@@ -68,7 +68,7 @@ def main() -> None:
     print(f"full Table 3 ({args.iterations} iterations, {args.processes} processes): {elapsed:.2f} s "
           f"wall, {cpu_s:.2f} s CPU over all processes (~{labels / 1e6:.0f}M labels, {labels / elapsed / 1e6:.0f}M labels/s)")
     for rep in reports:
-        print("  mu=%-6g " % rep.config.mu + "  ".join(f"{r.strategy}={r.mean_effort:.0f}" for r in rep.results))
+        print(f"  mu={rep.config.mu:<6g} " + "  ".join(f"{r.strategy}={r.mean_effort:.0f}" for r in rep.results))
     loop_s, loop_labels = loop_baseline(args.loop_iterations)
     per_label = loop_s / loop_labels
     projected = per_label * labels

@@ -183,7 +183,7 @@ def main() -> None:
         line = f"trueskill 1,000 battles, 3 systems, {n_boot} bootstrap samples: vectorised {t:.3f} s"
         if n_boot <= args.trueskill_loop_boot:
             t_loop, mus = best(lambda n_boot=n_boot: trueskill_package_loop(three, n_boot, 0), 1)
-            diff = max(abs(e.estimate - mus[0][int(name[1:])]) for name, e in zip(res.systems, res.scores))
+            diff = max(abs(e.estimate - mus[0][int(name[1:])]) for name, e in zip(res.systems, res.scores, strict=True))
             line += f", package loop {t_loop:.2f} s ({t_loop / t:.0f}x), max |mu diff| {diff:.1e}"
         print(line)
 

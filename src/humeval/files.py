@@ -171,7 +171,7 @@ def frame_csv(frame: Any) -> str:
     out = frame.copy()
     out.columns = [csv_cell(c) for c in out.columns]
     for i, dtype in enumerate(out.dtypes):
-        if dtype == object or str(dtype) in ("string", "str"):
+        if str(dtype) in ("object", "string", "str"):
             out.isetitem(i, out.iloc[:, i].map(csv_cell))
     return out.to_csv(index=False, lineterminator=CSV_LINE_END)
 

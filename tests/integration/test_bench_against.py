@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import bench_against
+import bench_against  # noqa: E402 - a script of benchmarks/, importable once that folder is on the path
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -3,6 +3,7 @@ store) to a report with error counts and the weighted error score per system (is
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def test_esa_rehearsal_to_report(tmp_path: Path) -> None:
     for row in esa.itertuples():  # every span is inside the text that was shown, none overlap
         spans = json.loads(row.spans)
         assert all(0 <= s["start"] < s["end"] <= len(texts[(row.item_id, row.system)]) for s in spans)
-        assert all(a["end"] <= b["start"] for a, b in zip(spans, spans[1:]))
+        assert all(a["end"] <= b["start"] for a, b in itertools.pairwise(spans))
     results = Results.read(out / "results.json")
     res = results.criteria["quality"]
     weighted = {r.system: r for r in res.errors if r.measure.startswith("weighted")}

@@ -1,10 +1,10 @@
-"""The type checker passes on the sources, at the levels pyproject.toml's ``[tool.mypy]`` states.
+"""The type checker and the linter pass, at the levels pyproject.toml's ``[tool.mypy]`` and ``[tool.ruff.lint]`` state.
 
 mypy runs as a subprocess with that configuration (the files it names, strict on the statistics, the store, the
 stopping rules, the protocol and the results); its cache lives in the system's temporary folder, one per checkout,
-so a second run reads it: 35-45 s cold on a loaded 2-core machine, a few seconds warm. mypy is in the ``dev``
-extra, which CI installs (``make.py test``); where it is missing the test is skipped, except in CI (``CI`` set),
-where it fails.
+so a second run reads it: 35-45 s cold on a loaded 2-core machine, a few seconds warm. ruff checks the sources,
+the tests, the benchmarks, the examples and ``make.py`` (under a second). Both are in the ``dev`` extra, which CI
+installs (``make.py test``); where one is missing its test is skipped, except in CI (``CI`` set), where it fails.
 """
 
 from __future__ import annotations
@@ -47,3 +47,16 @@ def test_mypy_passes_at_the_stated_levels() -> None:
         cwd=ROOT, capture_output=True, text=True, check=False,
     )
     assert run.returncode == 0, f"mypy found errors:\n{run.stdout}{run.stderr}"
+
+
+#: what ruff checks: every Python file of the repository but the generated and the installed
+LINTED = ("src", "tests", "benchmarks", "examples", "make.py")
+
+
+def test_ruff_passes_at_the_stated_rules() -> None:
+    _tool("ruff")
+    run = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", *LINTED],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert run.returncode == 0, f"ruff found problems:\n{run.stdout}{run.stderr}"

@@ -27,11 +27,13 @@ def _split(args: list[str]) -> tuple[Path, str, Path]:
     return directory, platform, Path(file)
 
 
+#: the help of import's arguments: every source that can be imported, from the registry
+_ARGS_HELP = ("Study folder (optional, default .), platform and the file downloaded from it, or a tool's format and "
+              f"its file: {' | '.join(IMPORT_SOURCES.names())}.")
+
+
 def import_(
-    args: list[str] = typer.Argument(..., metavar="[DIR] PLATFORM FILE",
-                                     help="Study folder (optional, default .), platform and the file downloaded from "
-                                          "it, or a tool's format and its file: "
-                                          f"{' | '.join(IMPORT_SOURCES.names())}."),
+    args: list[str] = typer.Argument(..., metavar="[DIR] PLATFORM FILE", help=_ARGS_HELP),
     force: bool = typer.Option(False, "--force", help="Import again even if nothing changed."),
 ) -> None:
     """Import a platform's result file, or another tool's judgements (FastChat battles, WMT MQM TSV, Label Studio

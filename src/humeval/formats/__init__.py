@@ -5,6 +5,11 @@ One entry point by format name, :func:`read_judgement_file`, and the join to a s
 :func:`match_tasks`; the readers live in one module per tool.
 """
 
-from humeval.formats.external import JUDGEMENT_FORMATS, JudgementFormat, match_tasks, read_judgement_file
+from humeval.formats.external import (
+    JUDGEMENT_FORMATS,
+    JudgementFormat,
+    match_tasks,
+    read_judgement_file,
+)
 
 __all__ = ["JUDGEMENT_FORMATS", "JudgementFormat", "match_tasks", "read_judgement_file"]

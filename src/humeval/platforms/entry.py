@@ -164,7 +164,7 @@ def resolve_entry(data: Mapping[str, Any], platform: Platform, read_invite: Call
     if unknown:
         expected = ", ".join((*accepted_fields(platform), *extra))
         raise EntryRefused("invalid_value", f"{unknown[0][:60]}: unknown field; expected {expected}", status=422, field=unknown[0][:60])
-    for route, name in route_ids(platform).items():
+    for name in route_ids(platform).values():
         if name in data and not _text(data, name):
             raise EntryRefused("invalid_value", f"{name}: must not be empty", status=422, field=name)
     given = [route for route in ("platform", "invite", "open")

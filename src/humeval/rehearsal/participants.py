@@ -24,7 +24,14 @@ import numpy as np
 from humeval.design.tasks import ParticipantList
 from humeval.errors import HumevalError
 from humeval.protocol.models import Criterion, Protocol
-from humeval.simulate.dummy import DEFAULT_SECONDS, DUMMY_KINDS, Scale, _scores, _static_scores, scale_of
+from humeval.simulate.dummy import (
+    DEFAULT_SECONDS,
+    DUMMY_KINDS,
+    Scale,
+    _scores,
+    _static_scores,
+    scale_of,
+)
 from humeval.simulate.dummy import draw_seconds as _draw
 from humeval.simulate.population import WorkerPool, make_pool
 

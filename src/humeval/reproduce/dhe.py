@@ -87,11 +87,11 @@ def table3(iterations: int | None = None, seed: int = 21, fast: bool = False, re
     spread: dict[tuple[float, str], list[float]] = {}
     for r in range(1, n_redraw + 1):
         cfgs = [SimulationConfig(mu=m, n_requests=_HORIZON[m], iterations=redraw_iters, parity=True) for m in mus]
-        for m, rep in zip(mus, simulate_many(cfgs, strategies, ("hoeffding-lastrun",), seed + r, processes)):
+        for m, rep in zip(mus, simulate_many(cfgs, strategies, ("hoeffding-lastrun",), seed + r, processes), strict=True):
             for res in rep.results:
                 spread.setdefault((m, res.strategy), []).append(res.mean_effort)
     rows: list[Row] = []
-    for m, rep in zip(mus, reports):
+    for m, rep in zip(mus, reports, strict=True):
         for st in strategies:
             paper = PAPER_TABLE3[m][st]
             ours = rep.result(st, "hoeffding-lastrun")

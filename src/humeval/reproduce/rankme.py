@@ -177,7 +177,7 @@ def _output_means(cell: pd.DataFrame, column: str = "score") -> pd.DataFrame:
 def table3(data: pd.DataFrame) -> list[Row]:
     rows = []
     raw_results = {}
-    for (method, criterion, setup), (paper, star) in PAPER_TABLE3.items():
+    for method, criterion, setup in PAPER_TABLE3:
         raw = data[
             (data["setup"] == setup) & (data["method"] == method) & (data["criterion"] == criterion)
         ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 from typing import Protocol as TypingProtocol
 
 from humeval.errors import DataError
@@ -189,6 +189,7 @@ class SamplerBase:
         source = None
         if self.needs_scores:
             aspects = require_complete_scores(table, list(self.aspects) or None)
-            source = lambda rows: table.scores(aspects, rows)
+            def source(rows: Any) -> Any:
+                return table.scores(aspects, rows)
         rows, phases = run_phases(self, table, size, seed, source)
         return to_selection(table, rows, phases)

@@ -103,7 +103,7 @@ def simulate_many(configs: Sequence[SimulationConfig], strategies: Sequence[str]
         mean_d = float(np.mean(shared)) if shared is not None else expected_difficulty(cfg.mu, cfg.difficulty_var)
         results: list[StrategyResult] = []
         for name in names:
-            mine = [p for p, (i, s) in zip(parts, index) if i == ci and s == name]
+            mine = [p for p, (i, s) in zip(parts, index, strict=True) if i == ci and s == name]
             results += summarise(cfg, name, rules_t, mine, seed, keys[ci], mean_c, mean_d)
         sig = cfg.signature(seed, ",".join(rules_t), ",".join(names))
         reports.append(SimulationReport(cfg, seed, results, sig, {

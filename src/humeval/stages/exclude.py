@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from humeval.design.tasks import ParticipantList
-
     from humeval.protocol.models import Protocol
 
 __all__ = ["exclude_stage", "exclude_workspace", "exclusion_summary"]

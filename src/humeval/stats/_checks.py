@@ -114,9 +114,9 @@ def wide_from_long(data: pd.DataFrame, index: str, columns: str, values: str) ->
         >>> import pandas as pd
         >>> from humeval.stats import wide_from_long
         >>> long = pd.DataFrame({"item": [1, 1, 2, 2], "system": ["A", "B", "A", "B"], "score": [3, 4, 5, 6]})
-        >>> wide_from_long(long, "item", "system", "score")
+        >>> wide_from_long(long, "item", "system", "score")  # doctest: +NORMALIZE_WHITESPACE
         system  A  B
-        item        
+        item
         1       3  4
         2       5  6
     """

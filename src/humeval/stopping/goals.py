@@ -332,7 +332,7 @@ class GoalRule:
         reason = self._reason(answer, cont, reachable)
         events: list[dict[str, Any]] = []
         if before is not None:
-            for w, lo in zip(*np.nonzero(self.resolved & ~before.resolved)):
+            for w, lo in zip(*np.nonzero(self.resolved & ~before.resolved), strict=True):
                 events.append({"kind": "pair_resolved", "above": int(w), "below": int(lo),
                                "judgements": int(self.wins[w, lo] + self.wins[lo, w]), "wins": int(self.wins[w, lo])})
             for s in sorted(set(before.contention) - set(cont)):

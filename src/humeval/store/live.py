@@ -340,7 +340,7 @@ def preferred_tasks(conn: Connection, ctx: StoreContext, now: float) -> list[lis
         counts[b, a] += n
     allowed = np.triu(weights > 0, 1)
     deficit = weights * (counts[allowed].sum() / 2 + 1) - counts / 2
-    pairs = sorted(zip(*np.nonzero(allowed)), key=lambda ij: -deficit[ij])
+    pairs = sorted(zip(*np.nonzero(allowed), strict=True), key=lambda ij: -deficit[ij])
     by_pair = _pair_tasks(ctx, comp, index)
     return [by_pair.get((int(i), int(j)), []) for i, j in pairs]
 

@@ -76,7 +76,9 @@ def test_entries_from_many_addresses_leave_a_real_participant_a_task(tmp_path: P
         assert r.status_code == 200, r.text
         return (await c.get("/api/v1/next", headers={"authorization": f"Bearer {r.json()['token']}"})).status_code
 
-    four = lambda k: f"198.51.{k // 200}.{k % 200 + 1}"
+    def four(k: int) -> str:
+        return f"198.51.{k // 200}.{k % 200 + 1}"
+
     try:
         v6: dict[str, str] = {}
         codes = srv.run(lambda _: flood(lambda k: f"2001:db8:7:9:{k:x}::1", "six", v6))

@@ -134,7 +134,9 @@ def test_a_replayed_signed_hook_is_handled_once(served) -> None:
                        "status": "RETURNED"}).encode()
     ts = str(int(time.time()))
     headers = {TIMESTAMP_HEADER: ts, SIGNATURE_HEADER: sign(SECRET, ts, body), "content-type": "application/json"}
-    synced = lambda: sum(1 for e in logbook.read(study) if "prolific-status" in str(e.get("stage", "")))
+    def synced() -> int:
+        return sum(1 for e in logbook.read(study) if "prolific-status" in str(e.get("stage", "")))
+
     before, asked = synced(), len(fake.state.log)
     with httpx.Client(base_url=server.url, timeout=10) as c:
         first = c.post("/prolific/hook", content=body, headers=headers)

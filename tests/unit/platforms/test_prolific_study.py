@@ -97,11 +97,11 @@ def test_old_prolific_pay_fields_point_to_the_pay_section(tmp_path: Path) -> Non
     from humeval.study import Study
 
     with pytest.raises(ProtocolError, match="platform.prolific.hourly_pay moved to pay.hourly"):
-        Study.open(root).protocol
+        _ = Study.open(root).protocol
     _rewrite(root, "\n    hourly_pay: 9.0", "")
     _rewrite(root, "currency: GBP", "currency: EUR")
     with pytest.raises(ProtocolError, match="Prolific pays in GBP or USD"):
-        Study.open(root).protocol
+        _ = Study.open(root).protocol
 
 
 def test_signature_matches_openssl() -> None:

@@ -43,7 +43,7 @@ def test_adaptive_best_duels_the_leader_with_systems_others_beat() -> None:
     _, cont = goal_status(resolved, "best")
     assert cont.tolist() == [True, True, True, False]
     w = pair_weights(wins, open_pairs(resolved, "best"), cont, "best", "adaptive", explore=0.0)
-    assert {(i, j) for i, j in zip(*np.nonzero(w))} == {(0, 2), (1, 2), (2, 3)}
+    assert {(i, j) for i, j in zip(*np.nonzero(w), strict=True)} == {(0, 2), (1, 2), (2, 3)}
     # 1 vs 3 stays open (1 may still be the best) but is not one of the leader's duels
     assert open_pairs(resolved, "best")[1, 3]
 
@@ -54,7 +54,7 @@ def test_adaptive_ranking_uses_adjacent_pairs() -> None:
     none = np.zeros((4, 4), bool)
     _, cont = goal_status(none, "ranking")
     w = pair_weights(wins, open_pairs(none, "ranking"), cont, "ranking", "adaptive", explore=0.0)
-    assert {(i, j) for i, j in zip(*np.nonzero(w))} == {(0, 1), (1, 2), (2, 3)}
+    assert {(i, j) for i, j in zip(*np.nonzero(w), strict=True)} == {(0, 1), (1, 2), (2, 3)}
 
 
 def test_deficit_round_robin_follows_the_shares() -> None:

@@ -10,7 +10,13 @@ import pytest
 
 from humeval.judgements.exclusion import exclusion_rows
 from humeval.protocol.models import Protocol
-from humeval.rehearsal.participants import Answerer, AnswerKey, Population, RehearsalError, SimulatedParticipant
+from humeval.rehearsal.participants import (
+    Answerer,
+    AnswerKey,
+    Population,
+    RehearsalError,
+    SimulatedParticipant,
+)
 from humeval.study import Study
 from humeval.templates import init_study
 

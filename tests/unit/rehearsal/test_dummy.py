@@ -81,8 +81,8 @@ def test_dummy_seconds_follow_the_declared_time(tmp_path):
     import numpy as np
 
     from humeval.simulate.dummy import DEFAULT_SECONDS, declared_seconds, draw_seconds
-    from humeval.templates import init_study
     from humeval.study import Study
+    from humeval.templates import init_study
 
     init_study(tmp_path / "s", "pairwise", items=6)
     protocol = Study.open(tmp_path / "s").protocol

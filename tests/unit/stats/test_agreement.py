@@ -79,7 +79,9 @@ def test_alpha_matches_krippendorff_package(level: str, seed: int) -> None:
 
 def _ratio_alpha_by_definition(data: np.ndarray) -> float:
     """Krippendorff's definition summed over all value pairs (O(n^2) memory, test only)."""
-    delta = lambda a, b: ((a - b) / (a + b)) ** 2
+    def delta(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return ((a - b) / (a + b)) ** 2
+
     values = data[~np.isnan(data)]
     n = values.size
     within = 0.0

@@ -42,4 +42,4 @@ def test_wanted_many_equals_wanted() -> None:
     pending, d, allow = rng.integers(0, 40, (3, 500))
     for w in (0, 1, 7, 10):
         many = adm.wanted_many(pending, w, d, allow)
-        assert [adm.wanted(int(p), w, int(x), int(y)) for p, x, y in zip(pending, d, allow)] == many.tolist()
+        assert [adm.wanted(int(p), w, int(x), int(y)) for p, x, y in zip(pending, d, allow, strict=True)] == many.tolist()

@@ -82,10 +82,14 @@ def test_normal_mixture_boundary_is_where_the_martingale_crosses() -> None:
 def test_tunings_minimise_the_boundary_where_asked() -> None:
     for n in (100, 1000, 10000):
         a = prior_strength_for(n, 0.05)
-        at = lambda strength: int(BetaMixtureRule(0.05, strength).a_min(np.array([n]))[0])  # noqa: E731
+        def at(strength: float, n: int = n) -> int:
+            return int(BetaMixtureRule(0.05, strength).a_min(np.array([n]))[0])
+
         assert at(a) <= min(at(a / 3), at(a * 3))
         rho = rho_for(n, 0.05)
-        r = lambda value: int(NormalMixtureRule(0.05, value).a_min(np.array([n]))[0])  # noqa: E731
+        def r(value: float, n: int = n) -> int:
+            return int(NormalMixtureRule(0.05, value).a_min(np.array([n]))[0])
+
         assert r(rho) <= min(r(rho / 3), r(rho * 3))
     assert rule_problems("hoeffding", 0.05, None, tuned_for=500) == [
         "stopping.tuned_for: rule 'hoeffding' has no tuning; it applies to anytime, mixture, normal-mixture"]
@@ -123,6 +127,6 @@ def test_normal_mixture_matches_quadrature() -> None:
     rule = NormalMixtureRule(0.05, rho=12.0)
     for n, s in ((40, 28), (400, 230), (3000, 1600)):
         z, v = s - n / 2, n / 4
-        value = quad(lambda lam: math.exp(lam * z - lam * lam * v / 2) * norm.pdf(lam, scale=1 / math.sqrt(12.0)),
+        value = quad(lambda lam, z=z, v=v: math.exp(lam * z - lam * lam * v / 2) * norm.pdf(lam, scale=1 / math.sqrt(12.0)),
                      -3, 3, limit=400, points=[z / v])[0]
         assert rule.statistic(n, s) == pytest.approx(math.log(value), rel=1e-8)

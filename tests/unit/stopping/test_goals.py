@@ -48,7 +48,7 @@ def test_goal_status_by_hand() -> None:
     r = _rel(4, [(0, 1), (1, 2), (0, 3)])
     decided, cont = goal_status(r, "best")
     assert not decided and cont.tolist() == [True, False, False, False]
-    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(open_pairs(r, "best"))))} == {(0, 2)}
+    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(open_pairs(r, "best"))), strict=True)} == {(0, 2)}
     decided, cont = goal_status(_rel(4, [(0, 1), (0, 2), (0, 3)]), "best")
     assert decided and cont.tolist() == [True, False, False, False]
     # top-2 of 4: 0 and 3 each beat 1 and 2 directly -> in; 1 and 2 each beaten by two -> out

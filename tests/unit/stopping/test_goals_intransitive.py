@@ -81,7 +81,7 @@ def test_the_closure_announces_what_direct_tests_never_resolved() -> None:
     decided, cont = goal_status(r, "best")
     assert not decided and cont.tolist() == [True, False, False, False]
     # A must still beat C itself: the one open pair
-    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(open_pairs(r, "best"))))} == {(0, 2)}
+    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(open_pairs(r, "best"))), strict=True)} == {(0, 2)}
     # once C > A is resolved directly the goal cannot be reached: nobody left, nothing to judge
     r[2, 0] = True
     decided, cont = goal_status(r, "best")
@@ -102,7 +102,7 @@ def test_top_k_by_hand() -> None:
     r = _rel(4, [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)])
     decided, cont = goal_status(r, "top-k", 2)
     assert not decided and not cont.any()
-    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(open_pairs(r, "top-k", 2))))} == {(0, 3)}
+    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(open_pairs(r, "top-k", 2))), strict=True)} == {(0, 3)}
     done = r.copy()
     done[0, 3] = True
     assert goal_status(done, "top-k", 2)[0] and answer_of(done, "top-k", 2) == (0, 1)
@@ -120,7 +120,7 @@ def test_ranking_by_hand() -> None:
     chain = _rel(3, [(0, 1), (1, 2)])
     decided, cont = goal_status(chain, "ranking")
     assert not decided and cont.tolist() == [True, False, True]
-    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(open_pairs(chain, "ranking"))))} == {(0, 2)}
+    assert {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(open_pairs(chain, "ranking"))), strict=True)} == {(0, 2)}
     # every pair resolved, but a cycle: never decided, nothing left to judge
     cyc = _rel(3, [(0, 1), (1, 2), (2, 0)])
     assert not goal_status(cyc, "ranking")[0] and not open_pairs(cyc, "ranking").any()

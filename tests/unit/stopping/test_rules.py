@@ -43,7 +43,9 @@ def test_hoeffding_matches_loop(delta: float) -> None:
 def test_mixture_matches_quadrature() -> None:
     a = 20.0
     for n, s in [(10, 7), (100, 61), (400, 180)]:
-        integrand = lambda p: (2 * p) ** s * (2 * (1 - p)) ** (n - s) * p ** (a - 1) * (1 - p) ** (a - 1)
+        def integrand(p: float, n: int = n, s: int = s) -> float:
+            return float((2 * p) ** s * (2 * (1 - p)) ** (n - s) * p ** (a - 1) * (1 - p) ** (a - 1))
+
         norm = quad(lambda p: p ** (a - 1) * (1 - p) ** (a - 1), 0, 1)[0]
         value = quad(integrand, 0, 1, points=[s / n], limit=200)[0] / norm
         assert float(log_mixture_ratio(n, s, a)) == pytest.approx(math.log(value), rel=1e-6)
