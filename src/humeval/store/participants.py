@@ -31,7 +31,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from humeval.store.refusal import Refusal
-from humeval.store.sql import sql_of
+from humeval.store.sql import Step, sql_of
 
 __all__ = [
     "TOUCH", "EntryLimits", "EntryRate", "NetworkRate", "StudyFull", "active_unfinished", "consent", "decline", "enter",
@@ -162,15 +162,15 @@ def enter(
     now = time.time()
     db = sql_of(conn)
     net, wide = networks
-    key = {"pid": participant_id, "cut": now - active_window, "since": now - limits.window, "net": net, "wide": wide}
+    key: dict[str, Any] = {"pid": participant_id, "cut": now - active_window, "since": now - limits.window, "net": net, "wide": wide}
     encoded = json.dumps(params)
     # two batches (two round trips on PostgreSQL): who this is (and the counts that bound a new one), then the writes
     checks = [(_RECENT_NET, "network", limits.per_network, net), (_RECENT_WIDE, "wider network", limits.per_wide, wide)]
     counted = [(sql, what, most) for sql, what, most, value in checks if most > 0 and value is not None]
     # (the wider network's lock covers its networks' entries too)
-    lock = [(_LOCK_NETWORK, {"lock": wide if limits.per_wide and wide else net})] if db.pg and counted else []
-    steps = ([(_FIRST, key)] + [(sql, key) for sql, _, _ in counted] + ([(_ACTIVE, key)] if limits.max_active else [])
-             + ([(_RECENT, key)] if limits.budget else []))
+    lock: list[Step] = [(_LOCK_NETWORK, {"lock": wide if limits.per_wide and wide else net})] if db.pg and counted else []
+    steps: list[Step] = ([(_FIRST, key)] + [(sql, key) for sql, _, _ in counted]
+                         + ([(_ACTIVE, key)] if limits.max_active else []) + ([(_RECENT, key)] if limits.budget else []))
     got = db.batch(lock + steps)[len(lock):]
     found = got[0].first
     if found is None:
