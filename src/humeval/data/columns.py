@@ -16,9 +16,11 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from humeval.data.cells import data_layout, output_cell_problems
 from humeval.errors import DataError, HumevalError, did_you_mean
 from humeval.files import iter_jsonl
 
@@ -146,6 +148,23 @@ def _format_problems(columns: OutputColumns, protocol: Protocol) -> list[str]:
     return problems
 
 
+class _Records:
+    """JSON lines as columns by name (``name in table``, ``table[name]``), for :func:`output_cell_problems`."""
+
+    def __init__(self, records: list[dict[str, Any]], have: list[str]) -> None:
+        self.records, self.have = records, set(have)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.have
+
+    def __getitem__(self, name: str) -> list[Any]:
+        return [r.get(name) for r in self.records]
+
+
+def _line(numbered: list[tuple[int, dict[str, Any]]], i: int) -> str:
+    return f"line {numbered[i][0]}"
+
+
 class _NeedsPandas(Exception):
     """The data holds something only the pandas reader reads exactly (the caller falls back to it)."""
 
@@ -165,6 +184,8 @@ def read_output_columns(protocol: Protocol, root: str | Path) -> tuple[OutputCol
     formats: list[str] = []
     where: list[str] = []
     problems: list[str] = []
+    needed = [spec.item_id, spec.system, spec.output] if spec.layout == "long" else [spec.item_id, *systems]
+    layout = data_layout(spec, [*needed, *spec.properties])
     try:
         for name in spec.files:
             path = Path(root) / name
@@ -174,17 +195,21 @@ def read_output_columns(protocol: Protocol, root: str | Path) -> tuple[OutputCol
             try:
                 numbered = list(iter_jsonl(path))
             except DataError as exc:
-                problems.append(f"data.files: {exc}")
+                problems.append(f"data.files: {exc}; expected {layout}")
                 continue
             records = [row for _, row in numbered]
             if not records or not all(records):
                 raise _NeedsPandas  # an empty table, or rows without columns: pandas words the problem
             have = list(dict.fromkeys(k for r in records for k in r))
-            needed = [spec.item_id, spec.system, spec.output] if spec.layout == "long" else [spec.item_id, *systems]
             missing = [f"{path}: missing column '{c}'. {did_you_mean(c, have)}"
                        for c in [*needed, *spec.properties] if c not in have]
             if missing:
                 problems.extend(missing)
+                continue
+            cells = output_cell_problems(_Records(records, have), spec, systems, source=str(path), layout=layout,
+                                         rows=partial(_line, numbered))
+            if cells:
+                problems.extend(cells)
                 continue
             for item, system, output, fmt in _long_rows(records, have, spec, systems):
                 ids.append(item)

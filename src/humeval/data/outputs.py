@@ -17,8 +17,9 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from humeval.data.cells import data_layout, output_cell_problems
 from humeval.data.columns import OutputColumns, check_output_columns, output_text
-from humeval.data.readers import NO_ROWS, read_table, require_columns
+from humeval.data.readers import read_table, require_columns
 from humeval.errors import DataError, HumevalError
 from humeval.protocol.models import DataSpec, Protocol
 
@@ -46,9 +47,7 @@ def read_outputs(spec: DataSpec, systems: list[str], root: Path) -> tuple[pd.Dat
         try:
             frame = read_table(path)
         except HumevalError as exc:
-            empty = path.is_file() and str(exc).endswith(NO_ROWS)
-            layout = f"; expected one row per {'(item, system)' if spec.layout == 'long' else 'item'} with the columns " \
-                     f"{', '.join(needed)} (data.layout: {spec.layout})" if empty else ""
+            layout = f"; expected {data_layout(spec, needed)}" if path.is_file() else ""
             problems.append(f"data.files: {exc}{layout}")
             continue
         if spec.layout == "wide" and not systems:
@@ -56,6 +55,10 @@ def read_outputs(spec: DataSpec, systems: list[str], root: Path) -> tuple[pd.Dat
         missing = require_columns(frame, needed, source=str(path))
         if missing:
             problems.extend(missing)
+            continue
+        cells = output_cell_problems(frame, spec, systems, source=str(path), layout=data_layout(spec, needed))
+        if cells:
+            problems.extend(cells)
             continue
         frames.append(to_long(frame, spec, systems))
     if not frames:

@@ -14,9 +14,10 @@ from humeval.errors import DataError, did_you_mean
 from humeval.extras import require
 from humeval.files import (
     csv_uncell,
+    decode_text,
     decode_utf8,
     frame_csv,
-    read_json,
+    iter_json_array,
     read_jsonl,
     write_jsonl,
     write_text,
@@ -36,6 +37,9 @@ NO_ROWS = "the file has no rows"
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read one data file into a DataFrame (string columns stay strings).
 
+    Text files are UTF-8, or UTF-16/32 with a byte-order mark (:func:`humeval.files.text_encoding`); JSON is read
+    on the bounded path of :mod:`humeval.files` (nesting at most :data:`humeval.files.JSON_MAX_DEPTH` levels).
+
     ``.json`` is one JSON array of objects (one row each), as FastChat and annotation tools
     write. Raises :class:`DataError` for a missing file, an unknown suffix, a broken JSONL line
     (with its line number), an unparsable CSV, TSV, JSON or Parquet file, or an empty table.
@@ -47,7 +51,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if suffix == ".jsonl":
         frame = _read_jsonl(path)
     elif suffix == ".csv":
-        text = decode_utf8(path.read_bytes(), where=str(path))
+        text = decode_text(path.read_bytes(), where=str(path))
         delimiter = csv_delimiter(text)
         try:
             frame = pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=False, na_values=[""])
@@ -60,7 +64,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
                             f"{str(exc).strip()}{quote}") from None
         frame = _uncell(frame)
     elif suffix == ".tsv":
-        text = decode_utf8(path.read_bytes(), where=str(path))
+        text = decode_text(path.read_bytes(), where=str(path))
         try:  # tab-separated with literal quotes (as WMT and annotation tools write it)
             frame = pd.read_csv(io.StringIO(text), sep="\t", dtype=str, keep_default_na=False, na_values=[""],
                                 quoting=csv.QUOTE_NONE)
@@ -137,14 +141,13 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
 
 
 def _read_json_array(path: Path) -> pd.DataFrame:
-    data = read_json(path, hint="expected a JSON array of objects")
-    if not isinstance(data, list):
-        raise DataError(f"{path}: the JSON is a {type(data).__name__}, not an array of objects (one per row); for one "
-                        "object per line use .jsonl")
-    bad = next((i for i, row in enumerate(data) if not isinstance(row, dict)), None)
-    if bad is not None:
-        raise DataError(f"{path}: row {bad + 1} is a {type(data[bad]).__name__}, not an object")
-    return pd.DataFrame.from_records(data)
+    rows = []
+    hint = "expected a JSON array of objects (one per row); for one object per line use .jsonl"
+    for number, row in iter_json_array(path, hint=hint):
+        if not isinstance(row, dict):
+            raise DataError(f"{path}: row {number} is a {type(row).__name__}, not an object")
+        rows.append(row)
+    return pd.DataFrame.from_records(rows)
 
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], *, source: str) -> list[str]:

@@ -37,13 +37,15 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from humeval.data.cells import text_cell, time_cell
 from humeval.errors import DataError
-from humeval.files import read_json
+from humeval.files import iter_json_array
 from humeval.judgements import JUDGEMENT_COLUMNS
 
 __all__ = ["ARGILLA_LAYOUT", "LABEL_STUDIO_LAYOUT", "read_argilla", "read_label_studio"]
@@ -59,11 +61,9 @@ _PAIR = {"a": "A", "b": "B", "tie": "tie", "both-good": "both-good", "both good"
          "both-bad": "both-bad", "both bad": "both-bad"}
 
 
-def _load_array(path: Path, layout: str) -> list[Any]:
-    data = read_json(path, what="export file", hint=f"expected {layout}")
-    if not isinstance(data, list):
-        raise DataError(f"{path}: the JSON is a {type(data).__name__}, not an array; expected {layout}")
-    return data
+def _load_array(path: Path, layout: str) -> Iterator[tuple[int, Any]]:
+    """The export's elements, numbered from 1, read a piece at a time (:func:`humeval.files.iter_json_array`)."""
+    return iter_json_array(path, what="export file", hint=f"expected {layout}")
 
 
 def _row(participant: str, item: str, criterion: str, system: str, system_b: str = "", *, value: float = math.nan,
@@ -113,10 +113,11 @@ def _frame(rows: list[dict[str, Any]], skipped: Counter[str], path: Path, layout
     return frame
 
 
-def _who(completed_by: Any) -> str:
+def _who(completed_by: Any) -> Any:
+    """Who completed an annotation: a user id, or an object's email (else its id)."""
     if isinstance(completed_by, dict):
-        return str(completed_by.get("email") or completed_by.get("id") or "")
-    return "" if completed_by is None else str(completed_by)
+        return completed_by.get("email") or completed_by.get("id")
+    return completed_by
 
 
 def read_label_studio(path: str | Path, *, item: str = "item_id", system: str = "system",
@@ -128,19 +129,19 @@ def read_label_studio(path: str | Path, *, item: str = "item_id", system: str = 
     Raises :class:`DataError` naming the file, the task and the expected layout.
     """
     path = Path(path)
-    tasks = _load_array(path, LABEL_STUDIO_LAYOUT)
     rows: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
-    for t, task in enumerate(tasks, start=1):
+    for t, task in _load_array(path, LABEL_STUDIO_LAYOUT):
         where = f"{path}: task {t}"
         if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
             raise DataError(f"{where}: a task must be an object with 'data'; expected {LABEL_STUDIO_LAYOUT}")
         data = task["data"]
-        item_id = str(data.get(item, task.get("id", "")))
+        item_id = text_cell(data.get(item, task.get("id", "")), where=where, what=f"data.{item}", layout=LABEL_STUDIO_LAYOUT)
         if system not in data:
             raise DataError(f"{where}: data has no field {system!r} naming the system (fields: {', '.join(data)}); "
                             f"expected {LABEL_STUDIO_LAYOUT}")
-        first, second = str(data[system]), str(data.get(system_b, "") or "")
+        first, second = (text_cell(data.get(name), where=where, what=f"data.{name}", layout=LABEL_STUDIO_LAYOUT)
+                         for name in (system, system_b))
         annotations = task.get("annotations", task.get("completions", []))
         if not isinstance(annotations, list):
             raise DataError(f"{where}: annotations must be a list, got {type(annotations).__name__}")
@@ -151,10 +152,10 @@ def read_label_studio(path: str | Path, *, item: str = "item_id", system: str = 
             if annotation.get("was_cancelled"):
                 skipped["cancelled annotation"] += 1
                 continue
-            who = _who(annotation.get("completed_by"))
+            who = text_cell(_who(annotation.get("completed_by")), where=at, what="completed_by", layout=LABEL_STUDIO_LAYOUT)
             if not who:
                 raise DataError(f"{at}: completed_by is empty; every annotation needs its annotator")
-            stamp = str(annotation.get("created_at", "") or "")
+            stamp = time_cell(annotation.get("created_at"), where=at, what="created_at", layout=LABEL_STUDIO_LAYOUT)
             own: list[dict[str, Any]] = []
             spans: dict[str, list[dict[str, Any]]] = {}
             comment = ""
@@ -240,10 +241,9 @@ def read_argilla(path: str | Path, *, item: str = "item_id", system: str = "syst
     Raises :class:`DataError` naming the file, the record and the expected layout.
     """
     path = Path(path)
-    records = _load_array(path, ARGILLA_LAYOUT)
     rows: list[dict[str, Any]] = []
     skipped: Counter[str] = Counter()
-    for k, record in enumerate(records, start=1):
+    for k, record in _load_array(path, ARGILLA_LAYOUT):
         where = f"{path}: record {k}"
         if not isinstance(record, dict):
             raise DataError(f"{where}: a record must be an object; expected {ARGILLA_LAYOUT}")
@@ -251,23 +251,25 @@ def read_argilla(path: str | Path, *, item: str = "item_id", system: str = "syst
         if system not in named:
             raise DataError(f"{where}: no field {system!r} naming the system (fields: {', '.join(list(named)[:10])}); "
                             f"expected {ARGILLA_LAYOUT}")
-        item_id = str(named.get(item, record.get("id", "")))
-        first, second = str(named[system]), str(named.get(system_b, "") or "")
+        item_id = text_cell(named.get(item, record.get("id", "")), where=where, what=item, layout=ARGILLA_LAYOUT)
+        first, second = (text_cell(named.get(name), where=where, what=name, layout=ARGILLA_LAYOUT)
+                         for name in (system, system_b))
         for question, answers, users in _argilla_responses(record, where):
             for answer, user in zip(answers, users, strict=True):
                 here = f"{where}, {question}"
+                who = text_cell(user, where=here, what="user_id", layout=ARGILLA_LAYOUT)
                 if isinstance(answer, list) and all(isinstance(s, dict) and "start" in s for s in answer):
                     spans = [{"start": int(s["start"]), "end": int(s["end"]), "severity": _severity(s.get("label"), here)}
                              for s in answer]
-                    rows.append(_row(str(user), item_id, question, first, spans=json.dumps(spans)))
+                    rows.append(_row(who, item_id, question, first, spans=json.dumps(spans)))
                 elif isinstance(answer, (int, float)) and not isinstance(answer, bool):
-                    rows.append(_row(str(user), item_id, question, first, value=_number(answer, here, "rating")))
+                    rows.append(_row(who, item_id, question, first, value=_number(answer, here, "rating")))
                 elif isinstance(answer, str) and second:
-                    rows.append(_row(str(user), item_id, question, first, second,
+                    rows.append(_row(who, item_id, question, first, second,
                                      choice=_pair_choice(answer, first, second, here)))
                 elif isinstance(answer, str):
                     try:
-                        rows.append(_row(str(user), item_id, question, first, value=_number(answer, here, "rating")))
+                        rows.append(_row(who, item_id, question, first, value=_number(answer, here, "rating")))
                     except DataError:  # free text, not a rating written as text
                         skipped["text answer"] += 1
                 else:

@@ -38,9 +38,9 @@ class JudgementFormat:
 
 
 def _fastchat(path: Path, criterion: str, options: dict[str, Any]) -> pd.DataFrame:
-    from humeval.data.battles import battles_to_judgements, read_battle_table
+    from humeval.data.battles import read_battle_judgements
 
-    return battles_to_judgements(read_battle_table(path), criterion=criterion or "preference", **options)
+    return read_battle_judgements(path, criterion=criterion or "preference", **options)
 
 
 def _mqm(path: Path, criterion: str, options: dict[str, Any]) -> pd.DataFrame:

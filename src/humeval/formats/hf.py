@@ -89,6 +89,7 @@ def dataset_outputs(dataset: Any, *, split: str | None = None, item_id: str = "i
                     output: str = "output", input: str | None = "input",
                     references: str | None = "references") -> pd.DataFrame:
     """The long outputs table (``item_id``, ``system``, ``output``, ``input``, ``references``, ``format``) of a data set."""
+    from humeval.data.cells import data_layout, output_cell_problems
     from humeval.data.outputs import to_long
     from humeval.data.readers import require_columns
     from humeval.protocol.models import DataSpec
@@ -99,6 +100,9 @@ def dataset_outputs(dataset: Any, *, split: str | None = None, item_id: str = "i
         raise DataError("\n".join(problems), problems)
     spec = DataSpec(files=["<dataset>"], item_id=item_id, system=system, output=output, input=input,
                     references=references)
+    problems = output_cell_problems(frame, spec, [], source="data set", layout=data_layout(spec, [item_id, system, output]))
+    if problems:
+        raise DataError("\n".join(problems), problems)
     return to_long(frame, spec, [])
 
 

@@ -28,7 +28,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from humeval.data.cells import text_cell
 from humeval.errors import DataError
+from humeval.files import decode_text
 from humeval.judgements import JUDGEMENT_COLUMNS
 
 __all__ = ["MQM_COLUMNS", "MQM_LAYOUT", "MQM_WORST", "mqm_weight", "read_mqm"]
@@ -52,8 +54,9 @@ def mqm_weight(category: str, severity: str) -> float:
     return 0.1 if category.lower() == "fluency/punctuation" else 1.0
 
 
-def _spans(target: str) -> tuple[str, list[tuple[int, int]]]:
-    """The target without its ``<v>`` marks, and the marked spans as offsets into it."""
+def _spans(target: str, where: str) -> tuple[str, list[tuple[int, int]]]:
+    """The target without its ``<v>`` marks, and the marked spans as offsets into it; a :class:`DataError` for a
+    mark left over (a ``<v>`` never closed, a ``</v>`` never opened, or one span inside another)."""
     out, spans, pos = [], [], 0
     for match in _MARK.finditer(target):
         out.append(target[pos:match.start()])
@@ -62,7 +65,13 @@ def _spans(target: str) -> tuple[str, list[tuple[int, int]]]:
         spans.append((start, start + len(match.group(1))))
         pos = match.end()
     out.append(target[pos:])
-    return "".join(out).replace("<v>", "").replace("</v>", ""), spans
+    text = "".join(out)
+    for mark in ("<v>", "</v>"):
+        if mark in text:
+            raise DataError(f"{where}: the target {target[:80]!r} has a {mark} mark without its "
+                            f"{'closing </v>' if mark == '<v>' else 'opening <v>'} (spans do not nest); "
+                            f"expected {MQM_LAYOUT}")
+    return text, spans
 
 
 def read_mqm(path: str | Path, *, criterion: str = "mqm", item: str = "seg_id") -> pd.DataFrame:
@@ -70,15 +79,16 @@ def read_mqm(path: str | Path, *, criterion: str = "mqm", item: str = "seg_id") 
 
     ``item``: the column naming the item, or several joined by ``+`` (``doc+seg_id``).
     Raises :class:`DataError` naming the file, the line and the expected layout for a file
-    that is not UTF-8, lacks a column, has a line of the wrong width or an unknown severity.
+    that is not UTF-8 (or UTF-16/32 with a byte-order mark), lacks a column, has a line of the wrong width, an
+    unknown severity, a ``<v>`` mark not closed, or a NUL character in the rater, the system or the item.
     """
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: no MQM file")
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not a UTF-8 text file (byte {exc.start}); expected {MQM_LAYOUT}") from None
+        lines = decode_text(path.read_bytes(), where=str(path)).splitlines()
+    except DataError as exc:
+        raise DataError(f"{exc}; expected {MQM_LAYOUT}") from None
     if not lines:
         raise DataError(f"{path}: empty file; expected {MQM_LAYOUT}")
     header = lines[0].split("\t")
@@ -98,7 +108,9 @@ def read_mqm(path: str | Path, *, criterion: str = "mqm", item: str = "seg_id") 
                             f"expected {MQM_LAYOUT}")
         cells += [""] * (len(header) - len(cells))
         get = {name: cells[i].strip() for name, i in at.items()}.__getitem__
-        key = (get("rater"), get("system"), ":".join(get(c) for c in item_columns))
+        where = f"{path}:{lineno}"
+        names = [text_cell(get(c), where=where, what=c, layout=MQM_LAYOUT) for c in ("rater", "system", *item_columns)]
+        key = (names[0], names[1], ":".join(names[2:]))
         if not all(key):
             raise DataError(f"{path}:{lineno}: rater, system and {item} must not be empty, got {key}")
         spans = groups.setdefault(key, [])
@@ -109,7 +121,7 @@ def read_mqm(path: str | Path, *, criterion: str = "mqm", item: str = "seg_id") 
         if severity is None:
             raise DataError(f"{path}:{lineno}: severity {get('severity')!r} is not valid; valid: Major, Minor, "
                             "Critical, Neutral, No-error")
-        text, marked = _spans(cells[at["target"]])
+        text, marked = _spans(cells[at["target"]], where)
         category = get("category")
         if not marked:
             marked = [(0, len(text))] if category.lower().startswith("non-translation") else [(0, 0)]

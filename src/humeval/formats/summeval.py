@@ -19,6 +19,7 @@ from typing import Literal
 
 import pandas as pd
 
+from humeval.data.cells import text_cell
 from humeval.errors import DataError
 from humeval.files import iter_jsonl
 from humeval.judgements import JUDGEMENT_COLUMNS
@@ -48,6 +49,7 @@ def read_summeval(path: str | Path, *, annotators: Literal["expert", "turker", "
             if key not in obj:
                 raise DataError(f"{where}: missing field {key!r} (fields: {', '.join(list(obj)[:10])}); "
                                 f"expected {SUMMEVAL_LAYOUT}")
+        item_id, system = (text_cell(obj[key], where=where, what=key, layout=SUMMEVAL_LAYOUT) for key in ("id", "model_id"))
         for group in _GROUPS[annotators]:
             ratings = obj[group]
             if not isinstance(ratings, list):
@@ -60,7 +62,7 @@ def read_summeval(path: str | Path, *, annotators: Literal["expert", "turker", "
                     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                         raise DataError(f"{where}: {group}[{k - 1}].{criterion} must be a number, got {value!r}")
                     rows.append({"participant_id": f"{who}-{k}", "list_id": "", "task_id": "", "kind": "task",
-                                 "item_id": str(obj["id"]), "criterion": str(criterion), "system": str(obj["model_id"]),
+                                 "item_id": item_id, "criterion": str(criterion), "system": system,
                                  "system_b": "", "position": 0, "value": float(value), "choice": "",
                                  "seconds": math.nan, "submitted_at": "", "stop_seq": pd.NA, "spans": "", "comment": ""})
     if not rows:

@@ -79,7 +79,7 @@ def test_broken_battle_files_name_file_battle_and_layout(tmp_path: Path) -> None
     with pytest.raises(DataError, match=r"battles.json: battle 2: missing field 'model_b'"):
         read_battles(arr)
     arr.write_bytes(b'[{"model_a": "\xff"}]')
-    with pytest.raises(DataError, match=r"not a UTF-8 text file"):
+    with pytest.raises(DataError, match=r"battles.json:1: byte 0xff is not UTF-8"):
         read_battles(arr)
 
 
@@ -118,8 +118,10 @@ def test_broken_mqm_files(tmp_path: Path) -> None:
     bad.write_text(text + "sysA\tonly\tthree\n")
     with pytest.raises(DataError, match=r"bad.tsv:8: 3 tab-separated fields"):
         read_mqm(bad)
-    bad.write_bytes(text.encode("utf-16"))
-    with pytest.raises(DataError, match=r"not a UTF-8 text file"):
+    bad.write_bytes(text.encode("utf-16"))  # a byte-order mark names the encoding: read as the UTF-8 file is
+    pd.testing.assert_frame_equal(read_mqm(bad), read_mqm(SAMPLES / "mqm_sample.tsv"))
+    bad.write_bytes(text.encode("latin-1"))
+    with pytest.raises(DataError, match=r"bad.tsv:2: byte 0xf6 is not UTF-8"):
         read_mqm(bad)
     # read as a plain table, the TSV keeps its literal quotes
     assert read_table(SAMPLES / "mqm_sample.tsv")["target"].iloc[2] == 'Ich möchte Sie alle "bitten".'
