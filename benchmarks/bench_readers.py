@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-WORDS = ("the model answers question with a short and clear reply about history science code poem story why how "
-         "because first then finally example python function returns list value error").split()
+WORDS = ["the", "model", "answers", "question", "with", "a", "short", "and", "clear", "reply", "about", "history",
+         "science", "code", "poem", "story", "why", "how", "because", "first", "then", "finally", "example",
+         "python", "function", "returns", "list", "value", "error"]
 
 
 def _text(rng: random.Random, low: int, high: int) -> str:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import humeval.files as files
+from humeval import files
 from humeval.errors import DataError
 from humeval.files import JsonDepth, iter_json_array, iter_jsonl, read_json, text_encoding
 
