@@ -149,6 +149,7 @@ def serve(
     import uvicorn
 
     from humeval.server.config import CONFIG_FILE_ENV, ServerConfig, check_admin_token
+    from humeval.server.watchdog import Watchdog
     from humeval.store.engine import SYNC_MODES, database_url, is_sqlite
 
     if admin_token:
@@ -197,6 +198,8 @@ def serve(
         _start_prolific_sync(study, prolific_sync, db, say)
     say(f"starting {workers} server process(es) on {where} ...")
     threading.Thread(target=_announce, args=(host, port, workers, lines, say), daemon=True, name="humeval-announce").start()
+    # stops the server, with a reason, when the study folder disappears or the workers fail to start again and again
+    watchdog = Watchdog(study.root, study.protocol_file).start()
     with tempfile.TemporaryDirectory(prefix="humeval-serve-") as private:  # mode 0700; removed on exit
         os.environ[CONFIG_FILE_ENV] = str(config.write(Path(private)))
         try:
@@ -206,12 +209,19 @@ def serve(
                 forwarded_allow_ips=list(trusted_proxies) if trusted_proxies else None,  # None: loopback, uvicorn's default
             )
         except SystemExit as exc:  # uvicorn exits 1 or 3 when it cannot start (the port taken since check_port, say)
-            if exc.code not in (0, None):
+            if exc.code not in (0, None) and watchdog.failure is None:
                 raise HumevalError(f"the server on {where} did not start (uvicorn's message above); no judgement was "
                                    "collected") from None
-            raise
+            if watchdog.failure is None:
+                raise
+        except KeyboardInterrupt:  # the watchdog's stop, re-raised by uvicorn after its graceful shutdown
+            if watchdog.failure is None:
+                raise
         finally:
+            watchdog.close()
             os.environ.pop(CONFIG_FILE_ENV, None)
+    if watchdog.failure is not None:
+        raise HumevalError(f"the server on {where}: {watchdog.failure}")
 
 
 def _start_prolific_sync(study: Study, seconds: float, db: str | None, say: Callable[[str], None]) -> None:
