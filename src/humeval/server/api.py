@@ -12,6 +12,8 @@
                                          seconds?, next?}`` -> 201 (stored), 200 (repeat);
                                          with ``next``: the next assignment too
 ``GET  /api/v1/status``                  progress; completion code once completed
+``GET  /api/v1/places``                  places open now, for a participant on the waitlist
+                                         (no token: ``stopping.waitlist_seconds``)
 ``GET  /api/v1/admin/judgements``        every stored judgement (admin token)
 ``GET  /api/v1/admin/status``            progress, live decisions and recruitment (admin token)
 ``POST /api/v1/admin/invites``           invite links for participant ids (admin token)
@@ -21,7 +23,9 @@
 A participant who has done nothing and is given nothing learns why in the header
 ``Humeval-Reason`` (a 204 has no body): ``wait`` (the stopping rule admits no new session
 now; places may reopen) or ``closed`` (no session is left); a ``next: true`` submit whose
-``next`` is null carries the same header.
+``next`` is null carries the same header. One told ``wait`` may wait for a place for
+``stopping.waitlist_seconds``: ``GET /api/v1/places`` every ``poll_seconds`` until ``open`` is
+above 0 (then ``GET /api/v1/next`` again: whoever asks first takes the place) or ``finished``.
 
 The bodies are the models of :mod:`humeval.server.contract`, checked with them and published
 from them; a refusal of any layer answers in the one error shape of :mod:`humeval.server.errors`.
@@ -30,6 +34,7 @@ from them; a refusal of any layer answers in the one error shape of :mod:`humeva
 from __future__ import annotations
 
 import hmac
+import time
 from typing import Any
 
 from starlette.requests import Request
@@ -45,7 +50,7 @@ from humeval.server.incoming import read_json, session_of
 from humeval.server.openapi import openapi_spec
 from humeval.server.payload import assignment_json
 from humeval.server.platform_entry import check_platform_entry
-from humeval.server.recruitment import recruitment_view
+from humeval.server.recruitment import places_json, recruitment_view
 from humeval.server.tokens import make_invite, make_token, read_invite
 from humeval.store.records import Progress
 from humeval.store.store import Store
@@ -117,6 +122,21 @@ async def status(request: Request) -> Response:
     return JSONResponse(body)
 
 
+#: seconds one process answers ``GET /api/v1/places`` from its last reading (a burst on the waitlist polls it
+#: together: 30 participants every 0.25 s read the store 4 times a second, not 120)
+PLACES_FRESH = 0.25
+
+
+async def places(request: Request) -> Response:
+    state = request.app.state
+    now = time.monotonic()
+    seen = getattr(state, "places", None)
+    if seen is None or now - seen[0] > PLACES_FRESH:
+        seen = (now, await _in_thread(lambda: places_json(_store(request))))
+        state.places = seen
+    return JSONResponse(seen[1])
+
+
 async def judgements(request: Request) -> Response:
     session = session_of(request)
     body = parse(JudgementIn, await read_json(request))
@@ -176,6 +196,7 @@ def api_routes() -> list[Route]:
         Route("/api/v1/next", next_assignment, methods=["GET"]),
         Route("/api/v1/judgements", judgements, methods=["POST"]),
         Route("/api/v1/status", status, methods=["GET"]),
+        Route("/api/v1/places", places, methods=["GET"]),
         Route("/api/v1/admin/judgements", admin_judgements, methods=["GET"]),
         Route("/api/v1/admin/status", admin_status, methods=["GET"]),
         Route("/api/v1/admin/invites", admin_invites, methods=["POST"]),

@@ -85,11 +85,13 @@ async def _beat(store: Store) -> None:
     """The process's heartbeat while it serves (:mod:`humeval.store.alive`): a beat every ``ALIVE_EVERY`` seconds,
     with or without requests, so that time the service runs idle counts as the participants' inactivity and only a
     time when no process ran is moved (the process reaps only while the beat is fresh). A beat that fails (the store
-    unreachable) is logged and tried again at the next."""
+    unreachable) is logged and tried again at the next. Each beat also reaps (:meth:`Store.areap`): a quitter's place
+    opens a lease after they stopped even when no participant asks for a task meanwhile."""
     while True:
         await asyncio.sleep(ALIVE_EVERY)
         try:
             await store.akeep_alive(beating=True)
+            await store.areap()
         except Exception:  # noqa: BLE001 - the loop outlives a failed write: without beats the process stops reaping
             _log.exception("the heartbeat could not write to the store (%s); trying again in %g s", store.where,
                            ALIVE_EVERY)

@@ -146,6 +146,17 @@ class Completion(BaseModel):
     screened_out: bool
 
 
+class Places(BaseModel):
+    """``GET /api/v1/places``: whether a participant on the waitlist can start now (no token needed)."""
+
+    open: int = Field(ge=0, description="places a participant can take now (0 while the stopping rule admits no "
+                                        "session; lists of other tasks count)")
+    finished: bool = Field(description="no place can open any more: stop waiting")
+    waitlist_seconds: float = Field(ge=0, description="how long the study asks a participant to wait for a place "
+                                                      "(`stopping.waitlist_seconds`; 0: no waitlist)")
+    poll_seconds: float = Field(gt=0, description="how often to ask again while waiting")
+
+
 class Status(BaseModel):
     participant_id: str
     progress: Progress

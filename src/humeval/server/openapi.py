@@ -56,7 +56,8 @@ def openapi_spec(protocol: Protocol) -> dict[str, Any]:
     """The OpenAPI 3.1 document of the API for a study with ``protocol``."""
     enter = entry_model(protocol.platform)
     inputs: list[type[BaseModel]] = [enter, c.JudgementIn, c.InvitesIn]
-    outputs: list[type[BaseModel]] = [c.Error, c.Token, c.Consented, c.Assignment, c.Judgement, c.Status, c.Invites]
+    outputs: list[type[BaseModel]] = [c.Error, c.Token, c.Consented, c.Assignment, c.Judgement, c.Status, c.Places,
+                                       c.Invites]
     _, defs = models_json_schema([(m, "validation") for m in inputs] + [(m, "serialization") for m in outputs],
                                  ref_template=_REF)
     schemas = _clean(defs["$defs"])
@@ -105,6 +106,9 @@ def openapi_spec(protocol: Protocol) -> dict[str, Any]:
             "/api/v1/status": {"get": {
                 "operationId": "status", "summary": "Progress and, once completed, the completion code",
                 "security": participant, "responses": {"200": _json("Status", "progress"), **_errors(401)}}},
+            "/api/v1/places": {"get": {
+                "operationId": "places", "summary": "Places open now (the waitlist asks this, no token)",
+                "responses": {"200": _json("Places", "places open now and the study's waitlist")}}},
             "/api/v1/admin/judgements": {"get": {
                 "operationId": "adminJudgements", "summary": "Every stored judgement", "security": admin,
                 "responses": {"200": _any("judgements", "array"), **_errors(401)}}},

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import math
 import secrets
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from humeval.server.i18n import field_problem
 from humeval.server.incoming import TOKEN_COOKIE, optional_session, read_body
 from humeval.server.payload import assignment_json
 from humeval.server.platform_entry import check_platform_entry
+from humeval.server.recruitment import poll_seconds
 from humeval.server.throttle import is_https
 from humeval.server.tokens import Session, make_token, read_invite, sign
 from humeval.server.view import esa_value, output_labels
@@ -99,8 +101,8 @@ async def _no_place(request: Request, participant_id: str) -> str | None:
 async def _enter(request: Request, entry: Entry) -> Response:
     store = _store(request)
     reason = await _no_place(request, entry.participant_id)
-    if reason is not None:
-        return _nothing_left(request, reason)
+    if reason is not None:  # told before entering; on the waitlist, the entry link is opened again for a place
+        return _nothing_left(request, reason, retry=request.url.path + (f"?{request.url.query}" if request.url.query else ""))
     await check_platform_entry(request, entry)
     session_id = await admit_entry(request, entry)
     consented = not store.context.protocol.presentation.consent or await store.has_consented(entry.participant_id)
@@ -286,10 +288,19 @@ async def done(request: Request) -> Response:
                                           "ended_early": await store.ended_early(session.participant_id)})
 
 
-def _nothing_left(request: Request, reason: str) -> Response:
-    platform = _store(request).context.protocol.platform
+def _nothing_left(request: Request, reason: str, retry: str = "/task") -> Response:
+    """No task for the participant: ``wait`` (with ``stopping.waitlist_seconds``, the waitlist page: it asks for a
+    place, then opens ``retry``) or ``closed``."""
+    store = _store(request)
+    platform = store.context.protocol.platform
+    stopping = store.context.protocol.stopping
+    seconds = float(stopping.waitlist_seconds) if stopping is not None else 0.0
+    waitlist = None
+    if reason == "wait" and seconds > 0:
+        waitlist = {"seconds": seconds, "poll": poll_seconds(seconds), "retry": retry,
+                    "minutes": max(1, math.ceil(seconds / 60))}
     return _render(request, "nothing_left.html", {"reason": reason if reason in ("wait", "closed") else "closed",
-                                                  "prolific": platform.kind == "prolific",
+                                                  "prolific": platform.kind == "prolific", "waitlist": waitlist,
                                                   "return_url": return_link(platform)})
 
 

@@ -16,7 +16,10 @@ from humeval.errors import HumevalError
 from humeval.files import read_json
 from humeval.store.store import Store
 
-__all__ = ["recruitment_view"]
+__all__ = ["places_json", "poll_seconds", "recruitment_view"]
+
+#: the waitlist page asks again every waitlist / POLLS seconds, within [FASTEST, SLOWEST]
+POLLS, FASTEST, SLOWEST = 40, 0.25, 15.0
 
 
 def _reward(store: Store, state: dict[str, Any]) -> tuple[float | None, str]:
@@ -52,3 +55,19 @@ def recruitment_view(store: Store) -> dict[str, Any]:
         "stopped": bool(state.get("stopped")),
     }
 
+
+
+def poll_seconds(waitlist_seconds: float) -> float:
+    """How often a participant on the waitlist asks again: ``waitlist_seconds / 40`` within 0.25-15 s (600 s: 15 s)."""
+    return min(SLOWEST, max(FASTEST, waitlist_seconds / POLLS))
+
+
+def places_json(store: Store) -> dict[str, Any]:
+    """``GET /api/v1/places`` (:class:`humeval.server.contract.Places`): the places a participant can take now
+    (:attr:`Recruitment.wanted`: sessions the stopping rule admits and other lists left), whether none can open
+    any more, and the study's waitlist."""
+    rec = store.recruitment()
+    stopping = store.context.protocol.stopping
+    wait = float(stopping.waitlist_seconds) if stopping is not None and store.context.list_watched else 0.0
+    return {"open": 0 if rec.finished else int(rec.wanted), "finished": bool(rec.finished),
+            "waitlist_seconds": wait, "poll_seconds": poll_seconds(wait or FASTEST * POLLS)}

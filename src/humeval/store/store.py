@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -35,7 +36,7 @@ from sqlalchemy import Connection, Engine
 from humeval import logbook
 from humeval.errors import StoreError
 from humeval.store.alive import beat
-from humeval.store.assign import current_assignment, next_assignment, standing
+from humeval.store.assign import current_assignment, next_assignment, reap_due, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
 from humeval.store.live import was_abandoned
@@ -213,6 +214,13 @@ class Store:
         ctx = self.context
         ctx.heartbeat = ctx.heartbeat or beating
         return await self.awrite(lambda conn: beat(conn, ctx))
+
+    async def areap(self) -> None:
+        """Reclaim the leases that ran out and settle the participants who abandoned their sessions
+        (:func:`humeval.store.assign.reap_due`) without a request: the server's heartbeat does it, so that a place a
+        quitter held opens while nobody asks for a task (participants on the waitlist only read the places)."""
+        ctx = self.context
+        await self.awrite(lambda conn: reap_due(conn, ctx, time.time()))
 
     def first_delivery(self, key: str, keep: float) -> bool:
         """Record a signed platform delivery; False for a replay of one received within ``keep`` seconds

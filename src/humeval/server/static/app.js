@@ -9,6 +9,28 @@
     var timer = setTimeout(function () { window.location.assign(link.href); }, 1000 * Number(redirect.dataset.seconds));
     document.getElementById("stay").addEventListener("click", function () { clearTimeout(timer); redirect.hidden = true; });
   }
+  // the waitlist: ask for a place every few seconds; go on to the study when one opens, or say that none opened
+  // when the wait ends (its end kept for this tab, so that a reload does not wait again from the start)
+  var waitlist = document.getElementById("waitlist");
+  if (waitlist) {
+    var key = "humeval-waitlist-until:" + waitlist.dataset.retry;
+    var until = Number(sessionStorage.getItem(key)) || Date.now() + 1000 * Number(waitlist.dataset.seconds);
+    sessionStorage.setItem(key, String(until));
+    var ended = function () {
+      sessionStorage.removeItem(key);
+      waitlist.hidden = true;
+      document.getElementById("waitlist-ended").hidden = false;
+    };
+    var ask = function () {
+      if (Date.now() >= until) { ended(); return; }
+      fetch("/api/v1/places", { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (places) {
+        if (places.open > 0) { window.location.assign(waitlist.dataset.retry); }
+        else if (places.finished) { ended(); }
+        else { setTimeout(ask, 1000 * Number(waitlist.dataset.poll)); }
+      }).catch(function () { setTimeout(ask, 1000 * Number(waitlist.dataset.poll)); });
+    };
+    setTimeout(ask, 1000 * Number(waitlist.dataset.poll));
+  }
   var form = document.getElementById("task-form");
   if (!form) { return; }
   var started = Date.now();
