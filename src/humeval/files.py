@@ -392,18 +392,21 @@ def _too_deep(text: bytes, offset: int, where: str, limit: int, hint: str, *, li
                      f"the level {limit + 1} at byte {offset}){'; ' + hint if hint else ''}")
 
 
-def check_json_depth(text: bytes, *, where: str, limit: int = JSON_MAX_DEPTH, hint: str = "", line: int = 1) -> None:
-    """A :class:`DataError` naming ``where`` and the line (``text`` starting at ``line``) when JSON ``text`` (UTF-8)
-    nests deeper than ``limit``.
+def check_json_depth(text: str | bytes, *, where: str, limit: int = JSON_MAX_DEPTH, hint: str = "",
+                     line: int = 1) -> None:
+    """A :class:`DataError` naming ``where`` and the line (``text`` starting at ``line``) when JSON ``text`` (a
+    string, or UTF-8 bytes) nests deeper than ``limit``.
 
-    Text with no more than ``limit`` opening brackets is never deeper (two ``bytes.count``: the common case);
+    Text with no more than ``limit`` opening brackets is never deeper (two ``count`` calls: the common case);
     other text is scanned with :class:`JsonDepth`.
     """
-    if text.count(b"[") + text.count(b"{") <= limit:
+    opens = text.count("[") + text.count("{") if isinstance(text, str) else text.count(b"[") + text.count(b"{")
+    if opens <= limit:
         return
-    offset = JsonDepth(limit).feed(text)
+    data = text.encode() if isinstance(text, str) else text
+    offset = JsonDepth(limit).feed(data)
     if offset is not None:
-        raise _too_deep(text, offset, where, limit, hint, line=line)
+        raise _too_deep(data, offset, where, limit, hint, line=line)
 
 
 def _loads(text: str, where: str, tail: str) -> Any:
@@ -574,8 +577,8 @@ def _iter_jsonl(path: Path, codec: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """:func:`iter_jsonl` of an existing file (a file not valid in ``codec`` raises :class:`UnicodeDecodeError`)."""
     with path.open(encoding=codec) as fh:
         for lineno, line in enumerate(fh, start=1):
-            if len(line) > _DEEP_LINE and line.count("[") + line.count("{") > JSON_MAX_DEPTH:
-                check_json_depth(line.encode(), where=str(path), line=lineno)
+            if len(line) > _DEEP_LINE:
+                check_json_depth(line, where=str(path), line=lineno)
             try:
                 row, end = _READ(line)
                 if end != len(line) and line[end:].strip():

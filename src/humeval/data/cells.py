@@ -24,6 +24,8 @@ Kind = Literal["id", "output", "text"]
 _EXPECTED = {"id": "text or a number", "output": "text, or a conversation as a list of {role, content} objects",
              "text": "text"}
 _EXAMPLES = 3
+#: the types of cells that are always valid unless a text holds a NUL character
+_PLAIN = {str, int, float, type(None)}
 
 
 def _shown(value: Any) -> str:
@@ -87,13 +89,20 @@ def time_cell(value: Any, *, where: str, what: str, layout: str) -> str:
 
 def column_problems(values: Sequence[Any], column: str, *, source: str, kind: Kind, layout: str,
                     rows: Callable[[int], str] | None = None) -> list[str]:
-    """One problem (empty list: none) naming ``source``, ``column``, how many values are not cells of ``kind`` and
+    """One problem (empty list: none) naming ``source``, ``column``, how many values are not cells of ``kind``, and
     the first few by row (``rows(i)`` names row ``i``; default ``row i+1``), and the ``layout`` expected."""
+    if hasattr(values, "tolist"):
+        values = values.tolist()  # a pandas column
+    types = set(map(type, values))
+    if types <= _PLAIN:  # the common case at C speed: text (and numbers, and empty cells) without a NUL character
+        texts = values if types == {str} else [v for v in values if type(v) is str]
+        if "\x00" not in "".join(texts):
+            return []
     bad = [(i, p) for i, v in enumerate(values) if (p := _problem(v, kind)) is not None]
     if not bad:
         return []
     shown = "; ".join(f"{rows(i) if rows is not None else f'row {i + 1}'}: {p}" for i, p in bad[:_EXAMPLES])
-    return [f"{source}: column {column!r}: {len(bad)} value(s) are not {_EXPECTED[kind]}: {shown}; expected {layout}"]
+    return [f"{source}: column {column!r}: {len(bad)} bad value(s): {shown}; expected {layout}"]
 
 
 def output_cell_problems(table: Any, spec: Any, systems: Sequence[str], *, source: str, layout: str,

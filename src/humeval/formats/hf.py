@@ -15,7 +15,6 @@ columns, e.g. one a study pushed to the Hub).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import pandas as pd
 
 from humeval.errors import DataError
 from humeval.extras import require
+from humeval.files import read_json
 
 __all__ = ["dataset_frame", "dataset_judgements", "dataset_outputs"]
 
@@ -32,7 +32,8 @@ _FOLDER = ("a folder written by Dataset.save_to_disk (state.json, dataset_info.j
 
 def _folder_frame(path: Path, split: str | None) -> pd.DataFrame:
     if (path / "dataset_dict.json").is_file():
-        splits = json.loads((path / "dataset_dict.json").read_text(encoding="utf-8")).get("splits", [])
+        listing = read_json(path / "dataset_dict.json", what="DatasetDict listing", hint=f"expected {_FOLDER}")
+        splits = listing.get("splits", []) if isinstance(listing, dict) else []
         if split is None or split not in splits:
             raise DataError(f"{path}: a DatasetDict folder; name one split of {', '.join(map(str, splits)) or 'none'}"
                             f"{'' if split is None else f' (got {split!r})'}")
@@ -50,8 +51,8 @@ def _folder_frame(path: Path, split: str | None) -> pd.DataFrame:
     import pyarrow as pa
 
     try:
-        files = [f["filename"] for f in json.loads(state.read_text(encoding="utf-8"))["_data_files"]]
-    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+        files = [f["filename"] for f in read_json(state, what="state.json", hint=f"expected {_FOLDER}")["_data_files"]]
+    except (KeyError, TypeError) as exc:
         raise DataError(f"{state}: no readable _data_files list ({exc}); expected {_FOLDER}") from None
     tables = []
     for name in files:

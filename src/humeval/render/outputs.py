@@ -35,6 +35,7 @@ from pygments.token import STANDARD_TYPES
 from pygments.util import ClassNotFound
 
 from humeval.errors import DataError
+from humeval.files import check_json_depth
 from humeval.render.spans import Locator, content_maps
 
 __all__ = ["OUTPUT_FORMATS", "TURN_FORMATS", "RenderedOutput", "highlight_css", "parse_conversation", "render_output"]
@@ -173,6 +174,7 @@ def parse_conversation(text: str, where: str = "output") -> list[dict[str, str]]
 
     Raises :class:`DataError` naming ``where``, the problem and what is valid.
     """
+    check_json_depth(text, where=where, hint="a conversation output must be a JSON list of {role, content} turns")
     try:
         turns = json.loads(text)
     except json.JSONDecodeError as exc:

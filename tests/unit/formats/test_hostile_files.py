@@ -174,7 +174,7 @@ def test_fastchat_parquet_binary_or_list_systems_are_refused_with_the_column(tmp
     frame = pd.DataFrame(_battles()).drop(columns="conversation_a")
     for bad, word in (([b"gpt-4", b"\xff\xfe", b"x"], "bytes"), ([["gpt-4"], ["x"], ["y"]], "list")):
         frame.assign(model_b=bad).to_parquet(tmp_path / "b.parquet", index=False)
-        with pytest.raises(DataError, match=rf"b.parquet: column 'model_b': 3 value\(s\) are not text .*row 1: is (a )?{word}"):
+        with pytest.raises(DataError, match=rf"b.parquet: column 'model_b': 3 bad value\(s\): row 1: is (a )?{word}"):
             read_judgement_file(tmp_path / "b.parquet", "fastchat")
 
 
@@ -220,21 +220,21 @@ def _hostile_outputs(kind: str, root: Path, rows: list[dict[str, Any]]) -> str:
     if kind == "nul-jsonl":
         rows[1]["item_id"] = "item\x00-0001"
         (data / "outputs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        return r"outputs.jsonl: column 'item_id': 1 value\(s\) are not text or a number: (line|row) 2: holds a NUL character"
+        return r"outputs.jsonl: column 'item_id': 1 bad value\(s\): (line|row) 2: holds a NUL character"
     if kind == "nul-csv":
         pd.DataFrame(rows).assign(system=lambda f: f["system"].where(f.index != 4, "base\x00line")).to_csv(
             data / "outputs.csv", index=False)
-        return r"outputs.csv: column 'system': 1 value\(s\) are not text or a number: row 5: holds a NUL character"
+        return r"outputs.csv: column 'system': 1 bad value\(s\): row 5: holds a NUL character"
     frame = pd.DataFrame(rows)
     if kind == "list-parquet":
         frame["output"] = [[text, "x"] for text in frame["output"]]
         frame.to_parquet(data / "outputs.parquet", index=False)
-        return (r"outputs.parquet: column 'output': 9 value\(s\) are not text, or a conversation .*: row 1: is a list "
+        return (r"outputs.parquet: column 'output': 9 bad value\(s\): row 1: is a list "
                 r"of 2 \(str: a Parquet list column")
     if kind == "binary-parquet":
         frame["output"] = [text.encode("utf-16") for text in frame["output"]]
         frame.to_parquet(data / "outputs.parquet", index=False)
-        return r"outputs.parquet: column 'output': 9 value\(s\) .*row 1: is bytes \(b'\\xff\\xfe.*Parquet binary column"
+        return r"outputs.parquet: column 'output': 9 bad value\(s\): row 1: is bytes \(b'\\xff\\xfe.*Parquet binary column"
     raise AssertionError(kind)
 
 
@@ -288,3 +288,31 @@ def test_a_fastchat_log_is_read_in_memory_proportional_to_the_battles_kept(tmp_p
     assert result["rows"] == battles and result["ratio"] <= 1.5, result
     everything = bench_readers.measure(path, "all-columns", timeout=240)
     assert everything["rows"] == battles and everything["peak_mb"] > result["peak_mb"], (everything, result)
+
+
+def test_a_conversation_output_nested_100000_levels_is_a_problem_not_a_recursion(tmp_path: Path) -> None:
+    root, rows = _study(tmp_path, "outputs.csv")
+    frame = pd.DataFrame(rows).assign(format="")
+    frame.loc[1, ["output", "format"]] = ["[" * DEEP + "]" * DEEP, "conversation"]
+    frame.to_csv(root / "data" / "outputs.csv", index=False)
+    problems = validate_study(root)
+    assert any("1 conversation output(s) are not a JSON list" in p and "JSON nested deeper than 200 levels" in p
+               for p in problems), problems
+    proc = humeval("validate", root, expect=1)
+    assert "Traceback" not in proc.stderr and "nested deeper than 200 levels" in proc.stderr
+
+
+def test_import_refuses_hostile_judgement_files_with_exit_1(tmp_path: Path) -> None:
+    root = tmp_path / "pairwise"
+    init_study(root, "pairwise", items=3)
+    humeval("run", root, expect=0)
+    deep, nul = _battles(), _battles()
+    deep[1]["hostile"] = _deep()
+    nul[2]["judge"] = "u\x002"
+    cases = [(FORMATS[0].write(tmp_path / "deep.json", deep), r"deep.json:\d+: JSON nested deeper than 200 levels"),
+             (FORMATS[1].write(tmp_path / "nul.jsonl", nul), r"nul.jsonl: column 'judge': 1 bad value\(s\): line 3: "
+                                                              r"holds a NUL character")]
+    for path, message in cases:
+        proc = humeval("import", root, "fastchat", path, expect=1)
+        assert "Traceback" not in proc.stderr and re.search(message, proc.stderr), proc.stderr
+        assert "expected a FastChat battle log" in proc.stderr
