@@ -20,9 +20,9 @@ from humeval.errors import DataError
 
 __all__ = ["column_problems", "data_layout", "output_cell_problems", "text_cell", "time_cell"]
 
-Kind = Literal["id", "output", "text"]
+Kind = Literal["id", "output", "references", "text"]
 _EXPECTED = {"id": "text or a number", "output": "text, or a conversation as a list of {role, content} objects",
-             "text": "text"}
+             "references": "text, or a list of texts", "text": "text"}
 _EXAMPLES = 3
 #: the types of cells that are always valid unless a text holds a NUL character
 _PLAIN = {str, int, float, type(None)}
@@ -51,6 +51,9 @@ def _problem(value: Any, kind: Kind) -> str | None:
     if isinstance(value, (list, tuple)):
         if kind == "output" and all(isinstance(v, dict) for v in value):
             return None  # a conversation (its turns are checked with the output format)
+        if kind == "references" and all(isinstance(v, str) for v in value):
+            return next((f"holds a NUL character (byte 0) in reference {i + 1}: {_shown(v)}"
+                         for i, v in enumerate(value) if "\x00" in v), None)
         what = sorted({type(v).__name__ for v in value}) or ["nothing"]
         return (f"is a list of {len(value)} ({', '.join(what)}: a Parquet list column or a JSON array) "
                 f"{_shown(value)}, not {_EXPECTED[kind]}")
@@ -109,11 +112,11 @@ def output_cell_problems(table: Any, spec: Any, systems: Sequence[str], *, sourc
                          rows: Callable[[int], str] | None = None) -> list[str]:
     """The problems of the cells of one data file of outputs (``spec``: the protocol's ``data`` section):
     the item ids and (long layout) the systems are ids, the outputs (each system's column, wide layout) outputs,
-    the inputs text. ``table``: its columns by name (``name in table``, ``table[name]``: a DataFrame, say)."""
+    the inputs text, the references text or lists of texts. ``table``: its columns by name (``name in table``, ``table[name]``: a DataFrame, say)."""
     long = spec.layout == "long"
     kinds: list[tuple[str | None, Kind]] = [(spec.item_id, "id"), *([(spec.system, "id")] if long else []),
                                             *[(c, "output") for c in ([spec.output] if long else systems)],
-                                            (spec.input, "text")]
+                                            (spec.input, "text"), (spec.references, "references")]
     return [p for name, kind in kinds if name and name in table
             for p in column_problems(table[name], name, source=source, kind=kind, layout=layout, rows=rows)]
 

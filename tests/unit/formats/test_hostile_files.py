@@ -316,3 +316,16 @@ def test_import_refuses_hostile_judgement_files_with_exit_1(tmp_path: Path) -> N
         proc = humeval("import", root, "fastchat", path, expect=1)
         assert "Traceback" not in proc.stderr and re.search(message, proc.stderr), proc.stderr
         assert "expected a FastChat battle log" in proc.stderr
+
+
+def test_references_are_text_or_lists_of_texts(tmp_path: Path) -> None:
+    root, rows = _study(tmp_path, "outputs.parquet")
+    frame = pd.DataFrame(rows).assign(references=[["a ref", "another"]] * len(rows))
+    frame.to_parquet(root / "data" / "outputs.parquet", index=False)
+    assert validate_study(root) == []  # a list of references is read, one a line
+    frame.assign(references=[b"\xff\xfe"] * len(rows)).to_parquet(root / "data" / "outputs.parquet", index=False)
+    assert any(re.search(r"column 'references': 9 bad value\(s\): row 1: is bytes", p) for p in validate_study(root))
+    frame.loc[2, "references"] = ["fine", "not\x00fine"]
+    frame.to_parquet(root / "data" / "outputs.parquet", index=False)
+    assert any(re.search(r"column 'references': 1 bad value\(s\): row 3: holds a NUL character \(byte 0\) in "
+                         r"reference 2", p) for p in validate_study(root))
