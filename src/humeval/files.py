@@ -39,6 +39,7 @@ __all__ = [
     "CSV_LINE_END",
     "FORMULA_STARTS",
     "JSON_MAX_DEPTH",
+    "JsonDepth",
     "append_jsonl",
     "check_json_depth",
     "clean",
@@ -250,7 +251,7 @@ def read_json(path: str | Path, *, what: str = "file", hint: str = "") -> Any:
         text = decode_text(data, where=str(path))
     except DataError as exc:
         raise DataError(f"{exc}{tail}") from None
-    check_json_depth(data if text_encoding(data[:4]).startswith("utf-8") else text.encode(), where=str(path), hint=hint)
+    check_json_depth(text, where=str(path), hint=hint)
     return _loads(text, str(path), tail)
 
 
@@ -424,7 +425,7 @@ _PIECE = 1 << 20
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
-def _pieces(path: Path, tail: str) -> Iterator[str]:
+def _pieces(path: Path, hint: str) -> Iterator[str]:
     """The text of ``path`` in pieces of about :data:`_PIECE` bytes (never empty), each checked by :class:`JsonDepth`
     before it is given out; a :class:`DataError` for a byte the file's encoding does not allow."""
     depth = JsonDepth()
@@ -444,7 +445,7 @@ def _pieces(path: Path, tail: str) -> Iterator[str]:
             offset = depth.feed(scanned)
             if offset is not None:
                 at = offset - (depth.offset - len(scanned))
-                raise _too_deep(scanned, at, str(path), depth.limit, tail.removeprefix("; "), line=lines)
+                raise _too_deep(scanned, at, str(path), depth.limit, hint, line=lines)
             lines += scanned.count(b"\n")
             if text:
                 yield text
@@ -456,8 +457,8 @@ def _pieces(path: Path, tail: str) -> Iterator[str]:
 class _ArrayText:
     """The decoded text of a JSON file as a window over it: what is not parsed yet, and the line where it starts."""
 
-    def __init__(self, path: Path, tail: str) -> None:
-        self.pieces, self.where, self.tail = _pieces(path, tail), str(path), tail
+    def __init__(self, path: Path, hint: str) -> None:
+        self.pieces, self.where, self.tail = _pieces(path, hint), str(path), f"; {hint}" if hint else ""
         self.buf, self.pos, self.eof = "", 0, False
         self.line, self.column = 1, 0  # where the window starts: its line, and the characters before it on that line
 
@@ -522,15 +523,14 @@ def iter_json_array(path: str | Path, *, what: str = "file", hint: str = "",
     path = Path(path)
     if not path.is_file():
         raise _missing(path, what, hint)
-    tail = f"; {hint}" if hint else ""
-    text = _ArrayText(path, tail)
+    text = _ArrayText(path, hint)
     first = text.peek()
     if first != "[":
         data = read_json(path, what=what, hint=hint)  # not an array: read whole, for its own error or unwrapping
         if unwrap and isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), list):
             yield from enumerate(next(iter(data.values())), start=1)
             return
-        raise DataError(f"{path}: the JSON is a {type(data).__name__}, not an array{tail}")
+        raise DataError(f"{path}: the JSON is a {type(data).__name__}, not an array{text.tail}")
     text.pos += 1
     number = 0
     if text.peek() == "]":
