@@ -21,7 +21,7 @@ from pathlib import Path
 
 from humeval.errors import HumevalError, StoreError
 from humeval.pipeline import prepare_collection
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyLike, as_study
 
 __all__ = ["ADMIN_ENV", "check_port", "serve", "wait_until_serving"]
 
@@ -117,7 +117,7 @@ def serve(
     trusted_proxies: list[str] | None = None,
     first_lease_seconds: int = 300,
     max_active: int = 0,
-    prolific_sync: float = 0.0,
+    recruit_every: float = 0.0,
     throttle_prefixes: tuple[int, int] = (32, 64),
     new_per_minute: int = 0,
     new_per_wide_network: int = 0,
@@ -142,12 +142,14 @@ def serve(
     participant's first submit, and ``max_active`` unfinished participants at once (0: twice the lists; -1: no
     cap). ``public_url``: the address participants open,
     which cross-origin writes are checked against (:mod:`humeval.server.security`).
-    ``prolific_sync``: seconds between two ``prolific sync`` runs in the background (a Prolific study
-    only; 0: none): waves of places as the stopping rule needs them, the stop at the decision.
+    ``recruit_every``: seconds between two runs of the platform's ``recruit`` in the background (``prolific
+    sync`` for a Prolific study; a platform without it refuses; 0: none): waves of places as the stopping rule
+    needs them, the stop at the decision.
     """
     study = as_study(study)
     import uvicorn
 
+    from humeval.platforms.registry import platform_of
     from humeval.server.config import CONFIG_FILE_ENV, ServerConfig, check_admin_token
     from humeval.server.watchdog import Watchdog
     from humeval.store.engine import SYNC_MODES, database_url, is_sqlite
@@ -174,14 +176,16 @@ def serve(
     parameters = {"host": host, "port": port, "workers": workers, "sqlite_sync": sqlite_sync}
     seeded = prepare_collection(study, db=db, unlocked=unlocked, parameters=parameters, progress=say)
     token = admin_token or secrets.token_urlsafe(24)
+    crowd = platform_of(study.protocol.platform.kind)
+    serving = crowd.serving(study, say)
     config = ServerConfig(str(study.root.resolve()), token, db, list(allow_origin or []), sqlite_sync,
                           new_per_address=new_per_address, new_per_wide_network=new_per_wide_network,
                           wide_prefix_v4=wide_prefixes[0], wide_prefix_v6=wide_prefixes[1],
                           trusted_proxies=list(trusted_proxies or []), first_lease_seconds=first_lease_seconds,
-                          max_active=max_active, prolific_hook_secret=_hook_secret(study),
+                          max_active=max_active, hook_secret=serving.hook_secret,
                           throttle_prefix_v4=throttle_prefixes[0], throttle_prefix_v6=throttle_prefixes[1],
                           new_per_minute=new_per_minute, public_url=public_url,
-                          prolific_check_entries=_checks_entries(study, say))
+                          check_entries=serving.check_entries)
     where = f"http://{host}:{port}"
     if not public_url and not trusted_proxies and not _loopback(host):
         say(f"note: without --public-url, a POST from a browser is accepted from http://{host}:{port} (the address "
@@ -194,8 +198,8 @@ def serve(
     if not admin_token and not sqlite:  # several machines may serve this store: one admin token for all of them
         lines.append(f"the admin token was generated for this start; give every other `humeval serve` of this store the "
                      f"same one (--admin-token or ${ADMIN_ENV}): a server with another token refuses this one's admin logins")
-    if prolific_sync > 0:
-        _start_prolific_sync(study, prolific_sync, db, say)
+    if recruit_every > 0:
+        crowd.recruit_every(study, recruit_every, db=db, say=say)
     say(f"starting {workers} server process(es) on {where} ...")
     threading.Thread(target=_announce, args=(host, port, workers, lines, say), daemon=True, name="humeval-announce").start()
     # stops the server, with a reason, when the study folder disappears or the workers fail to start again and again
@@ -224,23 +228,6 @@ def serve(
         raise HumevalError(f"the server on {where}: {watchdog.failure}")
 
 
-def _start_prolific_sync(study: Study, seconds: float, db: str | None, say: Callable[[str], None]) -> None:
-    """Run ``prolific sync`` every ``seconds`` in a thread of this process until the Prolific study is stopped."""
-    from humeval.platforms.prolific.actions import study_id_of
-    from humeval.platforms.prolific.client import ProlificClient
-    from humeval.platforms.prolific.waves import sync_every
-
-    if study.protocol.platform.kind != "prolific":
-        raise HumevalError(f"--prolific-sync: the study's platform.kind is {study.protocol.platform.kind!r}; waves of "
-                           "places are for a Prolific study (a panel's quota is set on the panel: docs/panels.md)")
-    with ProlificClient.from_env(study.root) as client:  # the token and the study id, before anything is served
-        study_id_of(study, client)
-    threading.Thread(target=sync_every, args=(study, seconds),
-                     kwargs={"client_factory": lambda: ProlificClient.from_env(study.root), "db": db, "say": say},
-                     daemon=True, name="humeval-prolific-sync").start()
-    say(f"prolific sync every {seconds:g} s: places opened in waves as the stopping rule needs them")
-
-
 def _loopback(host: str) -> bool:
     import ipaddress
 
@@ -248,30 +235,3 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return host == "localhost"
-
-
-def _checks_entries(study: Study, say: Callable[[str], None]) -> bool:
-    """Whether first Prolific entries are checked against Prolific's submissions: a Prolific study with an API
-    token (``$PROLIFIC_TOKEN`` or ``$PROLIFIC_TOKEN_FILE``) and a Prolific study id (``prolific create``)."""
-    if study.protocol.platform.kind != "prolific":
-        return False
-    from humeval.platforms.prolific.client import TOKEN_ENV, TOKEN_FILE_ENV
-    from humeval.platforms.prolific.study import state_file
-
-    if not (os.environ.get(TOKEN_ENV) or os.environ.get(TOKEN_FILE_ENV)):
-        say("note: no Prolific API token: a first entry from Prolific is not checked against Prolific's submissions "
-            "(a participant is still pinned to the session of their first entry)")
-        return False
-    if not state_file(study).is_file():
-        return False
-    say("first entries from Prolific are checked against the study's active submissions")
-    return True
-
-
-def _hook_secret(study: Study) -> str:
-    """``$PROLIFIC_HOOK_SECRET`` for a Prolific study (its server then answers Prolific's hooks), else none."""
-    if study.protocol.platform.kind != "prolific":
-        return ""
-    from humeval.platforms.prolific.webhooks import HOOK_SECRET_ENV
-
-    return os.environ.get(HOOK_SECRET_ENV, "")

@@ -14,10 +14,10 @@ minimum hourly pay, fee rate, time estimates):
     minutes per list  = pay.minutes_per_list, else the higher of the median seconds per task (pay.pilot
                         or --pilot, export or rehearsal) and pay.seconds_per_task (either when the other is
                         missing) x tasks per list / 60 + pay.extra_minutes; rounded up to whole minutes (what
-                        Prolific's estimated completion time takes): never below the declared time
+                        a platform's estimated completion time takes): never below the declared time
     reward per list   = pay.hourly x minutes / 60 (rounded up to the cent), else platform.reward
     hourly pay        = reward per list / (minutes / 60), checked against the minimum
-    fee               = fee rate x rewards (Prolific's published platform fee by default)
+    fee               = fee rate x rewards (the platform's published fee by default)
     total             = rewards + fee
 
 Sessions (``assignment.strategy: list`` with dynamic stopping): a place is a session, admitted
@@ -27,12 +27,13 @@ which are always paid), judgements used and unused, and wall time (with
 ``crowd.arrivals_per_hour``) for ``stopping.sessions`` and for W = 1, 2, 3, beside the fixed
 design with the same crowd (:attr:`Budget.sessions`).
 
-``humeval budget`` prints this; ``humeval prolific create`` prints the same budget (without
-the simulated effort) and refuses a pay below the minimum.
+``humeval budget`` prints this; a platform's ``create`` (``humeval prolific create``) prints the
+budget of :func:`launch_budget` (the same, without the simulated effort), which refuses a pay below
+the minimum.
 
-Prolific defaults (sources and dates in docs/budget.md): platform fee 42.8% of the rewards
-(33.3% for academic and non-profit workspaces: set ``pay.fee_rate: 0.333``), minimum pay
-6.00 GBP / 8.00 USD per hour.
+The platform's published fee and minimum pay (:attr:`humeval.platforms.base.CrowdPlatform.fee` and
+``minimum_hourly``; Prolific's, with sources and dates, in docs/budget.md) apply unless the protocol
+declares ``pay.fee_rate`` or ``pay.minimum_hourly``.
 """
 
 from __future__ import annotations
@@ -47,15 +48,19 @@ import numpy as np
 from humeval.errors import DataError, ProtocolError
 from humeval.study import Study, StudyLike, as_study
 
-__all__ = ["PROLIFIC_FEE_RATE", "PROLIFIC_MINIMUM_HOURLY", "Budget", "BudgetOptions", "EffortCost", "SessionPlan",
-           "budget", "budget_of", "reward_per_list"]
+__all__ = [
+    "Budget",
+    "BudgetOptions",
+    "EffortCost",
+    "SessionPlan",
+    "budget",
+    "budget_of",
+    "launch_budget",
+    "reward_per_list",
+]
 
 #: the wall time to a decision a plan of sessions aims at, as a multiple of the fixed design's with the same crowd
 WALL_TARGET = 1.25
-#: Prolific's platform fee as a share of participant rewards (www.prolific.com/pricing, read 2026-09-20)
-PROLIFIC_FEE_RATE = 0.428
-#: Prolific's enforced minimum pay per hour (researcher-help.prolific.com, "Prolific's payment principles")
-PROLIFIC_MINIMUM_HOURLY = {"GBP": 6.00, "USD": 8.00}
 
 
 @dataclass(frozen=True)
@@ -410,14 +415,31 @@ def _reward(protocol: Any, minutes: float) -> tuple[float, str]:
     raise ProtocolError("pay: no reward: declare pay.hourly (pay per hour) or platform.reward (pay per list)")
 
 
+def launch_budget(study: StudyLike) -> Budget:
+    """The budget of every place a platform's ``create`` opens (:func:`budget` of the fixed design).
+
+    Refuses what a platform would refuse or a participant should not get: a pay below the minimum.
+    """
+    study = as_study(study)
+    result = budget(study, predict=False)
+    if result.meets_minimum is False:
+        raise ProtocolError(f"{study.protocol_file}: pay: the hourly pay {result.hourly_pay:.2f} {result.currency} "
+                            f"is below the minimum of {result.minimum_hourly:.2f} {result.currency}/h; raise pay.hourly "
+                            "or platform.reward (or lower pay.minutes_per_list if the estimate is too high)")
+    return result
+
+
 def _minimum_hourly(protocol: Any, hourly: float, notes: list[str]) -> tuple[float | None, bool | None]:
-    """The minimum hourly pay (declared, else Prolific's in its currency) and whether ``hourly`` meets it."""
-    pay = protocol.pay
+    """The minimum hourly pay (declared, else the platform's in its currency) and whether ``hourly`` meets it."""
+    from humeval.platforms.registry import platform_of
+
+    pay, platform = protocol.pay, platform_of(protocol.platform.kind)
     minimum = pay.minimum_hourly
-    if minimum is None and protocol.platform.kind == "prolific":
-        minimum = PROLIFIC_MINIMUM_HOURLY.get(pay.currency)
+    if minimum is None and platform.minimum_hourly:
+        minimum = platform.minimum_hourly.get(pay.currency)
         if minimum is None:
-            notes.append(f"Prolific pays in GBP or USD; no minimum known for {pay.currency}: declare pay.minimum_hourly")
+            notes.append(f"{platform.title} pays in {' or '.join(platform.minimum_hourly)}; no minimum known for "
+                         f"{pay.currency}: declare pay.minimum_hourly")
     meets = None if minimum is None else hourly >= minimum - 1e-9
     if meets is False:
         notes.append(f"hourly pay {hourly:.2f} {pay.currency} is below the minimum {minimum:.2f}: raise pay.hourly or platform.reward")
@@ -428,8 +450,11 @@ def _fee_rate(protocol: Any) -> tuple[float, str]:
     """The platform's fee as a share of the rewards and where it comes from."""
     if protocol.pay.fee_rate is not None:
         return float(protocol.pay.fee_rate), "pay.fee_rate"
-    if protocol.platform.kind == "prolific":
-        return PROLIFIC_FEE_RATE, "Prolific platform fee (www.prolific.com/pricing, 2026-09-20)"
+    from humeval.platforms.registry import platform_of
+
+    fee = platform_of(protocol.platform.kind).fee
+    if fee is not None:
+        return fee
     return 0.0, f"none known for platform '{protocol.platform.kind}' (declare pay.fee_rate)"
 
 

@@ -309,6 +309,7 @@ def test_an_unconfirmed_payment_is_never_paid_again(tmp_path: Path, fake: FakePr
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The pay call answers 500 and pays nothing: the bonus stays unconfirmed, no run sends the pay call again.
     (Approvals in batches of one here: one bulk approval per batch.)"""
+    from humeval.costs import launch_budget
     from humeval.platforms.prolific import (
         ProlificClient,
         actions,
@@ -322,7 +323,7 @@ def test_an_unconfirmed_payment_is_never_paid_again(tmp_path: Path, fake: FakePr
     study = make_study(tmp_path / "study")
     state = fake.state
     with ProlificClient(TOKEN, base_url=fake.url, timeout=1.0, sleep=lambda s: None) as client:
-        study_id = prolific_create(study, client=client).study_id
+        study_id = prolific_create(study, client=client, budget=launch_budget(study)).study_id
         server = ServerProcess(study.root, None).start()
         try:
             people = _collect(study, fake, study_id, server, browser=False)

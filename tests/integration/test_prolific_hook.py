@@ -42,7 +42,7 @@ def test_a_signed_hook_syncs_the_submissions(tmp_path: Path, fake: FakeProlific,
     try:
         plain = create_app(ServerConfig(study_dir=str(study.root), admin_token=ADMIN), store)
         assert asyncio.run(post(plain, {})) in (404, 405)  # no secret configured: no hook route
-        app = create_app(ServerConfig(study_dir=str(study.root), admin_token=ADMIN, prolific_hook_secret="s3cret"), store)
+        app = create_app(ServerConfig(study_dir=str(study.root), admin_token=ADMIN, hook_secret="s3cret"), store)
         ts = str(int(time.time()))
         assert asyncio.run(post(app, {TIMESTAMP_HEADER: ts, SIGNATURE_HEADER: "forged"})) == 401
         before = len(fake.state.log)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from humeval.costs import launch_budget
 from humeval.platforms.prolific import ProlificClient, intents, prolific_create, prolific_transition
 from humeval.platforms.prolific.waves import prolific_sync
 from tests.fake_prolific import TOKEN, FakeProlific
@@ -75,7 +76,7 @@ def test_a_sync_killed_at_any_step_recovers_and_stops_at_the_decision(tmp_path: 
     study = make_study(tmp_path / "study")
     with FakeProlific() as fake, ProlificClient(TOKEN, base_url=fake.url, timeout=5.0, sleep=lambda s: None) as client:
         state = fake.state
-        sid = prolific_create(study, client=client).study_id
+        sid = prolific_create(study, client=client, budget=launch_budget(study)).study_id
         prolific_transition(study, "PUBLISH", client=client)
         fired = _arm(client, study, step, point, monkeypatch)
         server = InProcess(study)

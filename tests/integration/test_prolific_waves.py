@@ -21,6 +21,7 @@ import httpx
 import numpy as np
 import pytest
 
+from humeval.costs import launch_budget
 from humeval.files import write_jsonl
 from humeval.lock import lock_study
 from humeval.pipeline import run
@@ -157,7 +158,7 @@ def test_waves_follow_the_rule_and_the_study_stops_at_the_decision(tmp_path: Pat
     state = fake.state
     shown: list[tuple[int, int, Any]] = []
     with ProlificClient(TOKEN, base_url=fake.url, timeout=5.0, sleep=lambda s: None) as client:
-        created = prolific_create(study, client=client, show_wave=lambda *a: shown.append(a))
+        created = prolific_create(study, client=client, budget=launch_budget(study), show_wave=lambda *a: shown.append(a))
         sid = created.study_id
         fresh = shown[0][2]
         first = wave_places(fresh.target, 0, WAVE, lists)
@@ -245,7 +246,7 @@ def test_a_fixed_design_opens_every_list(tmp_path: Path, fake: FakeProlific) -> 
     list(run(study))
     lock_study(study)
     with ProlificClient(TOKEN, base_url=fake.url, timeout=5.0, sleep=lambda s: None) as client:
-        created = prolific_create(study, client=client)
+        created = prolific_create(study, client=client, budget=launch_budget(study))
         assert created.places == created.lists == len(study.read_lists())
         server = InProcess(study)
         try:

@@ -57,7 +57,7 @@ def test_the_methods_call_the_public_functions(tmp_path):
 
 
 def test_every_public_function_taking_a_study_takes_a_folder():
-    from humeval.costs import budget, budget_of
+    from humeval.costs import budget, budget_of, launch_budget
     from humeval.lock import check_lock, lock_study, read_lock, release_lock
     from humeval.pipeline import (
         export_batch,
@@ -67,7 +67,6 @@ def test_every_public_function_taking_a_study_takes_a_folder():
         prepare_collection,
     )
     from humeval.platforms.prolific import (
-        launch_budget,
         prolific_bonus,
         prolific_create,
         prolific_review,

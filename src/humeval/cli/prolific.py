@@ -59,6 +59,7 @@ def _wave(places: int, lists: int, fresh: Any) -> None:
 @prolific.command("create")
 def create(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None = TOKEN_FILE) -> None:
     """Create the draft study from the locked protocol; the budget is printed before anything is sent."""
+    from humeval.costs import launch_budget
     from humeval.platforms.prolific import prolific_create
 
     study = _open(directory)
@@ -73,7 +74,8 @@ def create(directory: Path = DIR, dry_run: bool = DRY, token_file: Path | None =
                       "review; Prolific's fee on top)", highlight=False, markup=False)
 
     with _client(directory, dry_run, token_file) as client:
-        result = prolific_create(study, client=client, show_budget=_budget, show_wave=wave_and_screenouts)
+        result = prolific_create(study, client=client, budget=launch_budget(study), show_budget=_budget,
+                                 show_wave=wave_and_screenouts)
     if not dry_run:
         err.print(f"created Prolific study {result.study_id} (unpublished); publish it with "
                   f"`humeval prolific publish {directory}`", highlight=False, markup=False)

@@ -1,4 +1,4 @@
-"""The docs' tables of every registry (stopping rules, labelling strategies, samplers, import sources), by the
+"""The docs' tables of every registry (stopping rules, labelling strategies, samplers, import sources, platforms), by the
 name their ``<!-- registry:NAME -->`` markers give.
 
 ``humeval schema --format registries --output docs/PAGE.md`` rewrites the tables of a page; a test checks that
@@ -13,6 +13,7 @@ __all__ = ["registry_tables"]
 def registry_tables() -> dict[str, str]:
     """Marker name -> the Markdown table generated from that registry."""
     from humeval.formats.external import JUDGEMENT_FORMATS
+    from humeval.platforms.registry import PLATFORMS
     from humeval.policies.registry import STRATEGIES
     from humeval.sampling.registry import SAMPLERS
     from humeval.stages.imports import IMPORT_SOURCES
@@ -32,4 +33,10 @@ def registry_tables() -> dict[str, str]:
                                            "when": lambda e: e.value.when}),
         "samplers": SAMPLERS.markdown({"parameters (`sampling.params`)": lambda e: e.value.parameters}),
         "import-sources": IMPORT_SOURCES.markdown({"what it gives": lambda e: gives(e.name)}),
+        "platforms": PLATFORMS.markdown({
+            "entry parameters": lambda e: ", ".join(f"`{p}`" for p in e.value.entry_parameters)
+            or ("`platform.id_parameter`" if e.name == "panel" else "—"),
+            "API operations": lambda e: ", ".join(f"`{op}`" for op in e.value.operations()) or "—",
+            "fee, minimum pay": lambda e: (f"{e.value.fee[0]:.1%}, " if e.value.fee else "—, ")
+            + (" / ".join(f"{v:.2f} {k}" for k, v in e.value.minimum_hourly.items()) or "—")}),
     }

@@ -18,29 +18,20 @@ screen-out code and link when the protocol declares one, else the completion one
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import quote
 
+from humeval.platforms.registry import platform_of
 from humeval.protocol.models import Platform
 
-__all__ = ["PROLIFIC_COMPLETE", "completion_json", "return_link"]
+__all__ = ["completion_json", "return_link"]
 
-PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc="
 PLACEHOLDER = "{participant_id}"
-
-
-def _with_query(url: str, key: str, value: str) -> str:
-    """``url`` with the query parameter ``key`` set to ``value`` (replaced if present, else added)."""
-    parts = urlsplit(url)
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != key]
-    return urlunsplit(parts._replace(query=urlencode([*query, (key, value)])))
 
 
 def _personal(platform: Platform, url: str, participant_id: str) -> str:
     if not url or PLACEHOLDER in url:
         return url.replace(PLACEHOLDER, quote(participant_id, safe=""))
-    if platform.kind == "sona" and participant_id:
-        return _with_query(url, "survey_code", participant_id)
-    return url
+    return platform_of(platform.kind).personal_url(url, participant_id)
 
 
 def completion_json(platform: Platform, participant_id: str = "", *, screened_out: bool = False) -> dict[str, str | bool]:
@@ -50,8 +41,8 @@ def completion_json(platform: Platform, participant_id: str = "", *, screened_ou
     url = platform.screenout_url if out and platform.screenout_url else platform.completion_url
     if out and not platform.screenout_url and platform.screenout_code:
         url = ""  # a screen-out code without its own link: never send the participant to the completion link
-    if not url and platform.kind == "prolific" and code:
-        url = PROLIFIC_COMPLETE + quote(code)
+    if not url:
+        url = platform_of(platform.kind).completion_url(platform, code)  # Prolific's link from the code
     return {"code": code, "url": _personal(platform, url, participant_id), "screened_out": out}
 
 

@@ -6,9 +6,9 @@ A study accepts the routes its protocol declares (``platform.entry``; by default
 ===========  ==================================================================  ==================
 route         fields                                                              participant id
 ===========  ==================================================================  ==================
-``platform``  ``prolific``: ``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``          the first field
-              ``connect``: ``participantId``, ``assignmentId``, ``projectId``
-              ``sona``: ``id`` (SONA's ``%SURVEY_CODE%``)
+``platform``  the platform's URL parameters (its ``entry_fields``), e.g.           the first field
+              ``prolific``: ``PROLIFIC_PID``, ``STUDY_ID``, ``SESSION_ID``;
+              ``sona``: ``id`` (SONA's ``%SURVEY_CODE%``);
               ``panel``: the protocol's ``id_parameter``
 ``invite``    ``invite`` (a token signed with the store's secret)                  the invited id
 ``open``      ``participant_id``                                                  as given
@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from humeval.errors import PlatformError, Refused
+from humeval.platforms.registry import platform_of
 from humeval.protocol.models import Platform
 from humeval.wire import (
     INVITE,
@@ -40,7 +41,6 @@ from humeval.wire import (
 )
 
 __all__ = [
-    "PLATFORM_PARAMS",
     "ROUTE_FIELDS",
     "Entry",
     "EntryRefused",
@@ -55,12 +55,6 @@ __all__ = [
     "route_label",
 ]
 
-#: the URL parameters each platform appends to the study link; the first names the participant
-PLATFORM_PARAMS: dict[str, tuple[str, ...]] = {
-    "prolific": ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID"),
-    "connect": ("participantId", "assignmentId", "projectId"),
-    "sona": ("id",),
-}
 #: the fields of the routes that do not depend on the platform
 ROUTE_FIELDS: dict[str, tuple[str, ...]] = {"invite": ("invite",), "open": ("participant_id",)}
 _DESCRIBE = {"invite": "an invite link (invite)", "open": "a participant id (participant_id)"}
@@ -83,10 +77,9 @@ class Entry:
 
 
 def platform_fields(platform: Platform) -> tuple[str, ...]:
-    """The platform route's URL parameters (the participant id first); empty for local and files."""
-    if platform.kind == "panel":
-        return (platform.id_parameter,)
-    return PLATFORM_PARAMS.get(platform.kind, ())
+    """The platform route's URL parameters (the participant id first; the platform's
+    :meth:`~humeval.platforms.base.CrowdPlatform.entry_fields`); empty for local and files."""
+    return platform_of(platform.kind).entry_fields(platform)
 
 
 def route_label(platform: Platform, route: str) -> str:

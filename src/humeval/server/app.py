@@ -23,6 +23,7 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from humeval.platforms.registry import platform_of
 from humeval.server.admin import admin_routes
 from humeval.server.api import api_routes
 from humeval.server.config import ServerConfig
@@ -66,7 +67,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     protocol = store.context.protocol
     install_i18n(env, protocol.presentation.language, {c.name: c.question for c in protocol.criteria})
     install_view(env, protocol.presentation)
-    routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(), *_prolific_hook(study, config, store),
+    routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(), *_hook_routes(study, config, store),
               Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(SecurityMiddleware, allowed_origins=config.allowed_origins,
@@ -77,7 +78,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     app.state.templates = Jinja2Templates(env=env)
     install_handlers(app)
     install_guard(app, config, store)
-    app.state.submission_check = submission_check(study, config.prolific_check_entries)
+    app.state.submission_check = submission_check(study, config.check_entries)
     return app
 
 
@@ -97,24 +98,13 @@ async def _beat(store: Store) -> None:
                            ALIVE_EVERY)
 
 
-def _prolific_hook(study: Study, config: ServerConfig, store: Store) -> list[Any]:
-    """``POST /prolific/hook`` for a Prolific study whose hook secret is configured: a verified hook runs
-    ``prolific status`` (which releases the lists of returned and timed-out participants at once), once per
-    signed delivery (the store keeps the deliveries of the last ``2 x MAX_AGE`` seconds: a replay does nothing)."""
-    if study.protocol.platform.kind != "prolific" or not config.prolific_hook_secret:
+def _hook_routes(study: Study, config: ServerConfig, store: Store) -> list[Any]:
+    """The routes the study's platform's hooks call, when its hook secret is configured (none otherwise)."""
+    if not config.hook_secret:
         return []
-    from humeval.platforms.prolific.actions import prolific_status
-    from humeval.platforms.prolific.client import ProlificClient
-    from humeval.platforms.prolific.webhooks import MAX_AGE, webhook_routes
-
-    def sync() -> None:
-        with ProlificClient.from_env(study.root) as client:
-            prolific_status(study, client=client, db=config.db)
-
-    # a timestamp is fresh up to MAX_AGE on either side of now: a delivery is kept until it can no longer be
-    return webhook_routes(sync, config.prolific_hook_secret,
-                          first_delivery=lambda key: store.first_delivery(key, keep=2 * MAX_AGE + 60),
-                          forget_delivery=store.forget_delivery)
+    return platform_of(study.protocol.platform.kind).hook_routes(
+        study, config.hook_secret, db=config.db, first_delivery=store.first_delivery,
+        forget_delivery=store.forget_delivery)
 
 
 def app_from_env() -> Starlette:

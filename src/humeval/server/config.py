@@ -65,10 +65,12 @@ class ServerConfig:
     max_active: int = 0
     #: seconds an admin login (the admin cookie) is valid
     admin_session_seconds: int = 8 * 3600
-    #: Prolific's hook secret: with it, a Prolific study's server verifies and handles ``POST /prolific/hook``
-    prolific_hook_secret: str = ""
-    #: a Prolific study served with an API token: a first entry must hold an active submission of the study
-    prolific_check_entries: bool = False
+    #: the platform's hook secret: with it, the server verifies and handles the platform's hooks (Prolific's
+    #: ``POST /prolific/hook``; :meth:`humeval.platforms.base.CrowdPlatform.hook_routes`)
+    hook_secret: str = ""
+    #: a first entry through the platform route is checked with the platform (Prolific, served with an API token:
+    #: an active submission of the study; :meth:`humeval.platforms.base.CrowdPlatform.entry_check`)
+    check_entries: bool = False
 
     def __post_init__(self) -> None:
         check_admin_token(self.admin_token)

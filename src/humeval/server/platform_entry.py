@@ -1,45 +1,29 @@
 """A first entry through the platform route, checked with the platform where the server can ask it.
 
-For a Prolific study served with an API token and a Prolific study id (``humeval prolific create``),
-a new participant must hold an active submission of this study whose id is the link's
-``SESSION_ID`` (:class:`humeval.platforms.prolific.entry_check.SubmissionCheck`): otherwise 403
-``no_platform_submission`` and nothing is stored. A returning participant is not asked about again:
-the store pins them to the link of their first entry (403 ``entry_session_mismatch``).
+The study's platform gives the check (:meth:`humeval.platforms.base.CrowdPlatform.entry_check`; Prolific's,
+served with an API token and a Prolific study id, asks for an active submission of this study whose id is
+the link's ``SESSION_ID``): a new participant it refuses gets 403 ``no_platform_submission`` and nothing is
+stored. A returning participant is not asked about again: the store pins them to the link of their first
+entry (403 ``entry_session_mismatch``).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
+from humeval.platforms.base import EntryCheck
 from humeval.platforms.entry import Entry
+from humeval.platforms.registry import platform_of
 from humeval.server.errors import HttpError
 from humeval.study import Study
 
 __all__ = ["check_platform_entry", "submission_check"]
 
 
-def submission_check(study: Study, enabled: bool) -> Any:
-    """The check of first Prolific entries (None when off, or when no Prolific study id is known yet)."""
-    if not enabled or study.protocol.platform.kind != "prolific":
-        return None
-    from humeval.files import read_json
-    from humeval.platforms.prolific.client import ProlificClient
-    from humeval.platforms.prolific.entry_check import SubmissionCheck
-    from humeval.platforms.prolific.study import state_file
-
-    path = state_file(study)
-    if not path.is_file():
-        return None
-
-    def client() -> ProlificClient:
-        made = ProlificClient.from_env(study.root)
-        made.timeout, made.retries = min(made.timeout, 5.0), 1  # a participant is waiting
-        return made
-
-    return SubmissionCheck(str(read_json(path)["study_id"]), client)
+def submission_check(study: Study, enabled: bool) -> EntryCheck | None:
+    """The check of first entries with the study's platform (None when off, or when the platform has none yet)."""
+    return platform_of(study.protocol.platform.kind).entry_check(study) if enabled else None
 
 
 async def check_platform_entry(request: Request, entry: Entry) -> None:
@@ -51,5 +35,6 @@ async def check_platform_entry(request: Request, entry: Entry) -> None:
         return  # returning: pinned to their first link by the store
     verdict = await run_in_threadpool(check.check, entry.participant_id, entry.params)
     if not verdict.allowed:
-        raise HttpError("no_platform_submission", f"no active Prolific submission of this study for this participant "
-                        f"({verdict.reason}); open the study from Prolific", status=403)
+        title = platform_of(request.app.state.store.context.protocol.platform.kind).title
+        raise HttpError("no_platform_submission", f"no active {title} submission of this study for this participant "
+                        f"({verdict.reason}); open the study from {title}", status=403)

@@ -1,8 +1,8 @@
 """The admin page's recruitment section: places used, in progress and wanted, the rule's state, the waves
-opened on Prolific and what the stop saved.
+opened on the platform and what the stop saved.
 
 ``saved`` counts the participant lists no participant was given (each a paid place on a crowd platform)
-and their tasks, with the reward per list of the budget ``prolific create`` recorded (or, when it can be computed
+and their tasks, with the reward per list of the budget the platform's ``create`` recorded (or, when it can be computed
 from the protocol alone, the one :func:`humeval.costs.budget` of the fixed design pays:
 :func:`humeval.costs.reward_per_list`).
 While the study runs it is what stopping now would save; once recruitment is finished it is final.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from humeval.errors import HumevalError
-from humeval.files import read_json
+from humeval.platforms.registry import platform_of
 from humeval.store.store import Store
 
 __all__ = ["places_json", "poll_seconds", "recruitment_view"]
@@ -40,12 +40,12 @@ def _reward(store: Store, state: dict[str, Any]) -> tuple[float | None, str]:
 
 def recruitment_view(store: Store) -> dict[str, Any]:
     """``recruitment`` (:meth:`Store.recruitment`), ``lists``, ``unused`` lists and ``unused_tasks``,
-    ``reward``/``currency``/``saved`` (None when no reward is known), ``final``, and Prolific's ``waves``,
-    ``places`` and ``status`` (from ``.humeval/prolific.json``; empty for other platforms)."""
+    ``reward``/``currency``/``saved`` (None when no reward is known), ``final``, and the platform's ``waves``,
+    ``places`` and ``status`` (:meth:`~humeval.platforms.base.CrowdPlatform.recruitment_state`: Prolific's
+    ``.humeval/prolific.json``; empty for platforms without an API)."""
     rec = store.recruitment()
     unused, unused_tasks = store.unused_lists()
-    path = store.study.state_dir / "prolific.json"
-    state = read_json(path) if path.is_file() else {}
+    state = platform_of(store.context.protocol.platform.kind).recruitment_state(store.study)
     reward, currency = _reward(store, state)
     return {
         "recruitment": rec.to_json(), "lists": len(store.context.list_sizes), "unused": int(unused),

@@ -14,9 +14,10 @@ import pandas as pd
 import pytest
 from starlette.applications import Starlette
 
+from humeval.costs import launch_budget
 from humeval.errors import ProtocolError
 from humeval.judgements import JUDGEMENT_COLUMNS, write_judgements
-from humeval.platforms.prolific.study import launch_budget, study_body
+from humeval.platforms.prolific.study import study_body
 from humeval.platforms.prolific.webhooks import sign, verify_signature, webhook_routes
 from tests.integration.test_prolific_acceptance import make_study
 

@@ -28,7 +28,7 @@ from humeval.platforms.prolific.client import (
     read_token,
 )
 from humeval.platforms.prolific.export_file import read_submissions
-from humeval.platforms.prolific.study import launch_budget, study_body
+from humeval.platforms.prolific.study import study_body
 from humeval.platforms.prolific.waves import SyncResult, prolific_sync
 
 __all__ = [
@@ -42,7 +42,6 @@ __all__ = [
     "StatusRow",
     "SyncResult",
     "UncertainOutcome",
-    "launch_budget",
     "prolific_bonus",
     "prolific_create",
     "prolific_review",

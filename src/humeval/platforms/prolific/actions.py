@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from humeval.errors import PlatformError, StoreError
 from humeval.files import read_json, write_json
 from humeval.platforms.prolific.client import ProlificClient, ProlificError, UncertainOutcome
-from humeval.platforms.prolific.study import launch_budget, state_file, study_body
+from humeval.platforms.prolific.study import state_file, study_body
 from humeval.study import Study, StudyLike, as_study
 
 if TYPE_CHECKING:
@@ -144,10 +144,11 @@ class CreateResult:
     lists: int = 0
 
 
-def prolific_create(study: StudyLike, *, client: ProlificClient,
+def prolific_create(study: StudyLike, *, client: ProlificClient, budget: Budget,
                     show_budget: Callable[[Budget], None] | None = None,
                     show_wave: Callable[[int, int, Any], None] | None = None) -> CreateResult:
-    """Create the draft study on Prolific from the locked protocol (once; publish it with ``publish``).
+    """Create the draft study on Prolific from the locked protocol (once; publish it with ``publish``), paying
+    ``budget`` (:func:`humeval.costs.launch_budget`: its reward per list, places and estimated minutes).
 
     With dynamic stopping (a watched comparison, ``list`` strategy) the study opens the first wave of
     places only (:func:`humeval.platforms.prolific.study.first_wave`); ``prolific sync`` opens the next.
@@ -162,7 +163,6 @@ def prolific_create(study: StudyLike, *, client: ProlificClient,
     if path.is_file():
         raise PlatformError(f"{path}: this study already has a Prolific study ({read_json(path)['study_id']}); "
                             "a second one would recruit the same lists twice")
-    budget = launch_budget(study)
     places, fresh = first_wave(study)
     body = study_body(study, budget, places)
     if show_budget is not None:

@@ -21,10 +21,10 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from humeval.errors import HumevalError
+from humeval.platforms.base import EntryVerdict
 from humeval.platforms.prolific.client import ProlificClient, ProlificError
 
 __all__ = ["EntryVerdict", "SubmissionCheck"]
@@ -35,15 +35,6 @@ log = logging.getLogger("humeval.server")
 _SESSION = re.compile(r"[A-Za-z0-9_-]{1,64}")
 #: answers of Prolific that settle a check (a submission that is not this one, or none); others mean "unreachable"
 _SETTLED = (400, 403, 404)
-
-
-@dataclass(frozen=True)
-class EntryVerdict:
-    """``allowed``; ``reason`` says why not (or that Prolific could not be asked); ``checked``: Prolific answered."""
-
-    allowed: bool
-    reason: str = ""
-    checked: bool = True
 
 
 class SubmissionCheck:

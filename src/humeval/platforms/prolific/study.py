@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from humeval.errors import ProtocolError
 from humeval.protocol.models import ProlificSettings
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import Study
 
 if TYPE_CHECKING:
     from humeval.costs import Budget
@@ -39,7 +39,6 @@ __all__ = [
     "ENTRY_QUERY",
     "dynamic",
     "first_wave",
-    "launch_budget",
     "screenout_code",
     "state_file",
     "study_body",
@@ -48,22 +47,6 @@ __all__ = [
 ]
 
 ENTRY_QUERY = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
-
-
-def launch_budget(study: StudyLike) -> Budget:
-    """The budget of every place on Prolific (:func:`humeval.costs.budget` of the fixed design).
-
-    Refuses what Prolific would refuse or a participant should not get: a pay below the minimum.
-    """
-    study = as_study(study)
-    from humeval.costs import budget
-
-    result = budget(study, predict=False)
-    if result.meets_minimum is False:
-        raise ProtocolError(f"{study.protocol_file}: pay: the hourly pay {result.hourly_pay:.2f} {result.currency} "
-                            f"is below the minimum of {result.minimum_hourly:.2f} {result.currency}/h; raise pay.hourly "
-                            "or platform.reward (or lower pay.minutes_per_list if the estimate is too high)")
-    return result
 
 
 def study_url(settings: ProlificSettings) -> str:

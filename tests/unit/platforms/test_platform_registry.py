@@ -1,0 +1,74 @@
+"""The platform interface: every platform.kind is registered, each implements its part, and what it lacks says
+which platforms have it."""
+
+from __future__ import annotations
+
+import typing
+from pathlib import Path
+
+import pytest
+
+from humeval.costs import _fee_rate
+from humeval.errors import PlatformError, ProtocolError
+from humeval.platforms.base import OPERATIONS, CrowdPlatform
+from humeval.platforms.completion import completion_json
+from humeval.platforms.entry import platform_fields
+from humeval.platforms.registry import PLATFORMS, platform_of
+from humeval.protocol.models import Platform, Protocol
+
+SRC = Path(__file__).resolve().parents[3] / "src" / "humeval"
+
+
+def test_every_platform_kind_of_the_protocol_is_registered_and_nothing_else():
+    kinds = typing.get_args(Platform.model_fields["kind"].annotation)
+    assert PLATFORMS.names() == kinds
+    assert all(platform_of(k).name == k for k in kinds)
+    with pytest.raises(ProtocolError, match="platform.kind: unknown platform 'prolifc'. Did you mean 'prolific'"):
+        platform_of("prolifc")
+
+
+def test_entry_parameters_and_completion_links_come_from_the_platform():
+    assert platform_fields(Platform(kind="prolific")) == ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+    assert platform_fields(Platform(kind="panel", id_parameter="pid")) == ("pid",)
+    assert platform_fields(Platform(kind="local")) == ()
+    done = completion_json(Platform(kind="prolific", completion_code="C0DE 1"), "p1")
+    assert done["url"] == "https://app.prolific.com/submissions/complete?cc=C0DE%201"
+    assert completion_json(Platform(kind="connect", completion_code="C0DE"), "p1")["url"] == ""
+    sona = Platform(kind="sona", completion_url="https://x.sona-systems.com/webstudy_credit.aspx?experiment_id=1&survey_code=XXXX")
+    assert completion_json(sona, "42")["url"].endswith("experiment_id=1&survey_code=42")
+
+
+def test_prolific_implements_every_operation_and_a_panel_none():
+    assert platform_of("prolific").operations() == OPERATIONS
+    for kind in ("local", "connect", "sona", "panel", "files"):
+        assert platform_of(kind).operations() == ()
+        with pytest.raises(PlatformError, match=rf"'{kind}' has no 'recruit_every': humeval drives that on prolific only"):
+            platform_of(kind).recruit_every(None, 30, db=None, say=print)  # type: ignore[arg-type]
+
+
+def test_the_budget_takes_the_fee_from_the_platform():
+    prolific = Protocol.model_validate({"version": 1, "study": {"name": "s", "seed": 1}, "data": {"files": ["o.jsonl"]},
+                                        "systems": ["a", "b"], "criteria": [{"name": "q", "type": "2afc", "question": "?"}],
+                                        "platform": {"kind": "prolific"}})
+    assert _fee_rate(prolific) == platform_of("prolific").fee
+    assert platform_of("prolific").fee[0] == 0.428  # type: ignore[index]
+    connect = prolific.model_copy(update={"platform": Platform(kind="connect")})
+    assert _fee_rate(connect) == (0.0, "none known for platform 'connect' (declare pay.fee_rate)")
+
+
+def test_a_new_platform_is_one_subclass():
+    class Lab(CrowdPlatform):
+        name, title = "lab", "the lab"
+        entry_parameters = ("seat",)
+
+    lab = Lab()
+    assert lab.entry_fields(Platform()) == ("seat",) and lab.operations() == () and lab.hook_routes(
+        None, "s", db=None, first_delivery=lambda *a, **k: True, forget_delivery=print) == []  # type: ignore[arg-type]
+
+
+def test_the_server_collect_and_costs_name_no_platform():
+    """They ask the study's platform (humeval.platforms.registry), never compare its kind with a name."""
+    for name in ("server/app.py", "server/platform_entry.py", "server/recruitment.py", "server/config.py", "collect.py",
+                 "costs.py"):
+        text = (SRC / name).read_text(encoding="utf-8")
+        assert '== "prolific"' not in text and "platforms.prolific" not in text, name
