@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.errors import DataError
+from humeval.files import check_json_depth, iter_jsonl
 
 __all__ = ["DEFAULT_SHAPE", "Crowd", "CrowdShape", "default_shape", "fit_crowd", "read_amt_crowd", "read_crowd"]
 
@@ -208,18 +209,7 @@ def read_crowd(path: str | Path) -> Crowd:
         raise DataError(f"{p}: crowd file not found")
     suffix = p.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
-        rows = []
-        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{p}:{i}: not a JSON object ({exc.msg})") from None
-            if not isinstance(rec, dict):
-                raise DataError(f"{p}:{i}: a row is a JSON object with 'arrived', got {type(rec).__name__}")
-            rows.append((i, rec))
-        return _crowd_from_rows(p, rows)
+        return _crowd_from_rows(p, list(iter_jsonl(p, what="crowd file")))
     if suffix != ".csv":
         raise DataError(f"{p}: a crowd file is CSV or JSONL (.csv, .jsonl), got '{p.suffix}'")
     try:
@@ -371,6 +361,7 @@ def _task_list(p: Path, line: int, value: Any) -> list[float]:
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("["):
+            check_json_depth(text, where=f"{p}:{line}: seconds_per_task")
             try:
                 items = json.loads(text)
             except json.JSONDecodeError:

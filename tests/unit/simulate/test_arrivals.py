@@ -71,7 +71,7 @@ def test_bad_rows_name_file_row_field_and_value(tmp_path: Path, text: str, match
 
 
 def test_bad_jsonl_and_suffix(tmp_path: Path) -> None:
-    with pytest.raises(DataError, match=r"c.jsonl:2: not a JSON object"):
+    with pytest.raises(DataError, match=r"c.jsonl:2: broken JSON line"):
         read_crowd(_write(tmp_path / "c.jsonl", '{"arrived": 0, "session_seconds": 3}\n{oops\n'))
     with pytest.raises(DataError, match=r"c.jsonl:1: seconds_per_task \[\] is not a non-empty list"):
         read_crowd(_write(tmp_path / "c.jsonl", '{"arrived": 0, "seconds_per_task": []}\n'))
@@ -133,3 +133,11 @@ def test_default_crowd_constants_refit_from_the_amt_batches() -> None:
         else:
             assert value == fitted[name], name
     assert math.isfinite(DEFAULT_SHAPE.burst_hours)
+
+
+def test_a_crowd_file_nested_too_deep_is_refused_at_its_line(tmp_path: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(DataError, match=r"c.jsonl:2: JSON nested deeper than 200 levels"):
+        read_crowd(_write(tmp_path / "c.jsonl", '{"arrived": 0, "session_seconds": 3}\n{"x": ' + deep + "}\n"))
+    with pytest.raises(DataError, match=r"c.csv:2: seconds_per_task:1: JSON nested deeper than 200 levels"):
+        read_crowd(_write(tmp_path / "c.csv", f"arrived,seconds_per_task\n0,{deep}\n"))
