@@ -16,8 +16,15 @@ with ``message.refusal`` set and no content). ``state.down = True`` answers 503 
 ``state.answers_left = n`` answers n requests, then 503 (a server that goes away part way).
 
 ``state.key`` set: a request without ``Authorization: Bearer <key>`` answers 401. ``state.delay`` holds every answer that long; ``state.max_in_flight`` is the most requests served at once.
-``state.requests`` counts every request; ``state.answered`` counts the answers (200 with content) per
-request body, so a test can show no answered request was asked twice.
+``state.requests`` counts every request served (after ``delay``), ``state.received`` every request as it
+arrives; ``state.answered`` counts the answers (200 with content) per request body, so a test can show no
+answered request was asked twice.
+
+Hostile faults (the issue's probes): ``trickle`` (200, then one byte every ``state.trickle_every`` seconds,
+for at most ``state.trickle_for`` seconds), ``huge`` (200 with a body of ``state.huge_bytes``, 1 GiB by
+default, streamed 1 MiB a chunk without a length), ``echo401`` and ``echo400`` (an error whose message
+repeats the request's ``Authorization`` header). ``state.echo_key = True`` puts that header in every
+answer's content too. ``state.usage`` replaces the usage of every answer (``ABSENT``: no ``usage`` key).
 """
 
 from __future__ import annotations
@@ -34,12 +41,14 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tests.threaded import ThreadedServer
 
 KEY = "sk-fake-judge-0123"
+ABSENT = object()  # state.usage = ABSENT: answers without a usage key
+MIB = 1 << 20
 
 
 def default_answer(body: dict[str, Any]) -> str:
@@ -62,6 +71,12 @@ class FakeState:
     answers_left: int | None = None
     delay: float = 0.0
     key: str | None = None
+    trickle_every: float = 1.0
+    trickle_for: float = 60.0
+    huge_bytes: int = 1 << 30
+    echo_key: bool = False
+    usage: Any = None
+    received: int = 0
     in_flight: int = 0
     max_in_flight: int = 0
     requests: int = 0
@@ -78,6 +93,7 @@ class FakeState:
 def make_app(state: FakeState) -> Starlette:
     async def completions(request: Request) -> Response:
         with state.lock:
+            state.received += 1
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
         try:
@@ -97,8 +113,28 @@ def make_app(state: FakeState) -> Starlette:
             exhausted = state.answers_left is not None and state.answers_left <= 0 and fault is None
             if state.answers_left is not None and not exhausted and fault is None:
                 state.answers_left -= 1
-        if state.key is not None and request.headers.get("authorization") != f"Bearer {state.key}":
-            return JSONResponse({"error": {"message": "Incorrect API key provided"}}, status_code=401)
+        sent = request.headers.get("authorization", "")
+        if fault == "echo401" or state.key is not None and sent != f"Bearer {state.key}":
+            echo = f": you sent 'Authorization: {sent}'" if fault == "echo401" or state.echo_key else ""
+            return JSONResponse({"error": {"message": f"Incorrect API key provided{echo}"}}, status_code=401)
+        if fault == "echo400":
+            return JSONResponse({"error": {"message": f"unknown parameter in a request with Authorization: {sent}"}},
+                                status_code=400)
+        if fault == "trickle":
+            async def trickle() -> Any:
+                yield b'{"choices": '
+                for _ in range(int(state.trickle_for / state.trickle_every)):
+                    await asyncio.sleep(state.trickle_every)
+                    yield b" "
+            return StreamingResponse(trickle(), media_type="application/json")
+        if fault == "huge":
+            async def huge() -> Any:
+                yield b'{"choices": [{"message": {"content": "'
+                chunk = b"x" * MIB
+                for _ in range(state.huge_bytes // MIB):
+                    yield chunk
+                yield b'"}}]}'
+            return StreamingResponse(huge(), media_type="application/json")
         if state.down or exhausted:
             return JSONResponse({"error": {"message": "service unavailable"}}, status_code=503)
         if fault == "429":
@@ -117,15 +153,20 @@ def make_app(state: FakeState) -> Starlette:
             message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
             content = ""
         else:
-            content = state.answer(body)
+            content = state.answer(body) + (f" (asked with {sent})" if state.echo_key else "")
             message = {"role": "assistant", "content": content}
-        usage = {"prompt_tokens": math.ceil(chars / 4), "completion_tokens": max(1, math.ceil(len(content) / 4))}
+        usage: Any = {"prompt_tokens": math.ceil(chars / 4), "completion_tokens": max(1, math.ceil(len(content) / 4))}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        if state.usage is not None:
+            usage = state.usage
         with state.lock:
             state.answered[key] += 1
             state.bodies.append(body)
-        return JSONResponse({"id": f"chatcmpl-{state.requests}", "object": "chat.completion", "model": body["model"],
-                             "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], "usage": usage})
+        answer = {"id": f"chatcmpl-{state.requests}", "object": "chat.completion", "model": body["model"],
+                  "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], "usage": usage}
+        if usage is ABSENT:
+            del answer["usage"]
+        return JSONResponse(answer)
 
     return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
 

@@ -27,7 +27,7 @@ give their place back); when every place is taken and none is ACTIVE any more th
 AWAITING REVIEW, as Prolific does.
 
 Faults: ``fake.fail(method, path_regex, kind)`` makes the next matching request answer
-``429`` (with ``Retry-After: 0``), ``500``, ``401``, or ``timeout``: the request is carried
+``429`` (with ``Retry-After: <state.retry_after>``, ``0`` by default), ``500``, ``401``, or ``timeout``: the request is carried
 out, then the answer is held longer than the client waits (the worst case for a payment).
 """
 
@@ -72,6 +72,7 @@ class FakeState:
     #: participant id -> cents paid, one entry per payment actually made
     payments: list[tuple[str, int]] = field(default_factory=list)
     log: list[tuple[str, str, int]] = field(default_factory=list)
+    retry_after: str = "0"
     #: every total_available_places sent by PATCH
     patches: list[int] = field(default_factory=list)
     faults: list[tuple[str, re.Pattern[str], str]] = field(default_factory=list)
@@ -153,7 +154,7 @@ def make_app(state: FakeState) -> Starlette:
             if request.headers.get("authorization") != f"Token {TOKEN}" or kind == "401":
                 response: Response = JSONResponse({"error": {"detail": "Invalid token.", "error_code": 140100}}, 401)
             elif kind == "429":
-                response = JSONResponse({"error": {"detail": "Request was throttled."}}, 429, headers={"Retry-After": "0"})
+                response = JSONResponse({"error": {"detail": "Request was throttled."}}, 429, headers={"Retry-After": state.retry_after})
             elif kind == "500":
                 response = JSONResponse({"error": {"detail": "Internal error"}}, 500)
             else:

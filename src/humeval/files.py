@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from humeval.errors import DataError
+from humeval.secrets import remember
 
 __all__ = [
     "CSV_LINE_END",
@@ -616,4 +617,4 @@ def read_secret(path: str | Path, study_root: Path, what: str, error: type[Excep
     secret = path.read_text(encoding="utf-8").strip()
     if not secret:
         raise error(f"{path}: the {what} file is empty")
-    return secret
+    return remember(secret)

@@ -1,4 +1,7 @@
-"""The study's logbook: one JSON line per stage run, appended, never rewritten."""
+"""The study's logbook: one JSON line per stage run, appended, never rewritten.
+
+Every entry goes through :func:`humeval.secrets.redact` when it is written and when it is read, so no
+key reaches the file, and ``humeval log`` does not print one that an older version wrote."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from typing import Any
 from humeval._version import __version__
 from humeval.errors import HumevalError
 from humeval.files import append_jsonl, read_jsonl
+from humeval.secrets import redact
 from humeval.study import Study
 
 __all__ = ["Run", "append", "now", "read", "record_run"]
@@ -23,17 +27,17 @@ def now() -> str:
 
 
 def append(study: Study, entry: dict[str, Any]) -> dict[str, Any]:
-    """Append ``entry`` (with ``time`` and ``version`` filled in) and fsync it."""
-    record = {"time": now(), "version": __version__, **entry}
+    """Append ``entry`` (with ``time`` and ``version`` filled in, its secrets redacted) and fsync it."""
+    record = redact({"time": now(), "version": __version__, **entry})
     append_jsonl(study.logbook_file, record)
     return record
 
 
 def read(study: Study) -> list[dict[str, Any]]:
-    """Every logbook entry, oldest first (empty list for a study never run)."""
+    """Every logbook entry, oldest first, its secrets redacted (empty list for a study never run)."""
     if not study.logbook_file.is_file():
         return []
-    return read_jsonl(study.logbook_file)
+    return [redact(entry) for entry in read_jsonl(study.logbook_file)]
 
 
 @dataclass
@@ -69,6 +73,9 @@ def record_run(study: Study, stage: str, *, inputs: list[dict[str, str]], seed: 
         yield run
     except BaseException as exc:
         message = str(exc) if isinstance(exc, HumevalError) else f"{type(exc).__name__}: {exc}"
-        append(study, run.entry | {"end": now(), "outcome": "error", "error": message})
+        # what a run that failed part way did (a judge's requests and spend), when the error carries it
+        done = getattr(exc, "summary", None) if isinstance(exc, HumevalError) else None
+        append(study, run.entry | ({"summary": done} if isinstance(done, dict) else {})
+               | {"end": now(), "outcome": "error", "error": message})
         raise
     append(study, run.entry | {"end": now(), "outcome": "ok"})

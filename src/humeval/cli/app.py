@@ -190,8 +190,9 @@ def main(args: list[str] | None = None) -> None:
         from rich.markup import escape
 
         from humeval.cli._common import err
+        from humeval.secrets import redact
 
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        err.print(f"[bold red]error:[/] {escape(redact(str(exc)))}", highlight=False, soft_wrap=True)
         sys.exit(EXIT_USER_ERROR)
     except _CLICK_ERRORS as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # a bare ``humeval``: the help was printed
@@ -208,7 +209,9 @@ def main(args: list[str] | None = None) -> None:
     except Exception:  # noqa: BLE001 (a bug: the traceback is the report)
         import traceback
 
-        traceback.print_exc()
+        from humeval.secrets import redact
+
+        print(redact(traceback.format_exc()), end="", file=sys.stderr)
         print(f"humeval {__version__}: an unexpected error (a bug in humeval, not in your study); "
               "please report it with the traceback above", file=sys.stderr)
         sys.exit(EXIT_BUG)

@@ -24,9 +24,12 @@ def judge(
         print_stage(result)
     else:
         err.print(f"judge: {'unchanged, skipped' if result.skipped else 'done'}", highlight=False)
-    keys = ("model", "requests", "from_cache", "tokens_in", "tokens_out", "cost", "currency", "refusals", "unparseable",
-            "swaps_disagreed", "position_consistency", "rows")
-    rows = [{"judge": j, **{k: s.get(k) for k in keys}} for j, s in result.summary.get("judges", {}).items()]
+    keys = ("model", "requests", "from_cache", "tokens_in", "tokens_out", "cost", "currency", "usage_estimated",
+            "refusals", "unparseable", "swaps_disagreed", "position_consistency", "rows")
+    # sent_all and spend_max: every request the ledger holds for the judge (all runs, a killed one included) and what
+    # they cost at most (unanswered ones at their prompt's estimate plus max_tokens)
+    rows = [{"judge": j, **{k: s.get(k) for k in keys}, "sent_all": s.get("spend", {}).get("requests_sent"),
+             "spend_max": s.get("spend", {}).get("cost_max")} for j, s in result.summary.get("judges", {}).items()]
     # unchanged inputs: nothing was asked now, and the figures are the last run's (on a paid API, "requests 200"
     # printed again would read as 200 more paid requests)
     title = ("unchanged since the last run, nothing asked now: the last run's figures (--force to run again)"

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from humeval.judging.cache import AnswerCache
+from humeval.judging.client import CHARS_PER_TOKEN, estimate_tokens
 from humeval.judging.run import cache_file, plan_requests
 from humeval.study import Study
 
 __all__ = ["CHARS_PER_TOKEN", "JudgeCost", "estimate_cost"]
-
-#: the budget's approximation of a prompt's tokens: characters / 4 (OpenAI's rule of thumb for English)
-CHARS_PER_TOKEN = 4
 
 
 @dataclass(frozen=True)
@@ -59,7 +56,7 @@ def estimate_cost(study: Study) -> list[JudgeCost]:
             _, asks = plan_requests(study, judge)
             unique = list({a.key: a for a in asks}.values())
             todo = [a for a in unique if cache is None or cache.get(a.key) is None]
-            tokens_in = sum(math.ceil(a.chars / CHARS_PER_TOKEN) for a in todo)
+            tokens_in = sum(estimate_tokens(a.chars) for a in todo)
             tokens_out = llm.max_tokens * len(todo)
             cost = round(tokens_in * llm.price_input / 1e6 + tokens_out * llm.price_output / 1e6, 6)
             out.append(JudgeCost(judge.name, llm.model, len(todo), len(unique) - len(todo), tokens_in, tokens_out,

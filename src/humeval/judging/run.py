@@ -13,7 +13,9 @@ asks the endpoint (:class:`~humeval.judging.client.ChatClient`), through the ans
   answer gets no verdict.
 
 Refusals (``message.refusal``, or ``finish_reason: content_filter``) and unparseable answers are
-counted, never guessed. The judge's file (``data.judges[].file``) gets one row per verdict or
+counted, never guessed. Every attempt is written to the ledger before it is sent
+(:mod:`humeval.judging.ledger`), and the summary's ``spend`` counts every request the ledger holds
+for the judge, from every run, a killed one included. ``llm.run_timeout`` bounds the whole run. The judge's file (``data.judges[].file``) gets one row per verdict or
 score with the SHA-256 of the prompt template (``prompt_sha256``) and of the requests that
 produced it (``request_sha256``); a second file beside it (``<stem>.answers.jsonl``) keeps
 every answer as the endpoint gave it.
@@ -33,7 +35,8 @@ from typing import Any
 from humeval.errors import DataError, ProtocolError, did_you_mean
 from humeval.files import write_jsonl
 from humeval.judging.cache import AnswerCache, request_key
-from humeval.judging.client import ChatClient, JudgeError, Reply, read_key
+from humeval.judging.client import ChatClient, JudgeError, Reply, estimate_tokens, read_key
+from humeval.judging.ledger import Ledger, spend
 from humeval.judging.prompt import (
     Template,
     judge_criterion,
@@ -45,11 +48,17 @@ from humeval.judging.prompt import (
 from humeval.protocol.models import Judge
 from humeval.study import Study
 
-__all__ = ["Ask", "JudgeRun", "answers_file", "ask_judge", "cache_file", "llm_judges", "plan_requests"]
+__all__ = ["Ask", "JudgeRun", "answers_file", "ask_judge", "cache_file", "ledger_file", "llm_judges", "plan_requests"]
+
 
 def cache_file(study: Study) -> Path:
     """The answer cache of every judge of the study."""
     return study.state_dir / "judge-cache.sqlite"
+
+
+def ledger_file(study: Study) -> Path:
+    """The ledger of every request sent to every judge of the study (:mod:`humeval.judging.ledger`)."""
+    return study.state_dir / "judge-ledger.jsonl"
 
 
 def answers_file(study: Study, judge: Judge) -> Path:
@@ -174,7 +183,10 @@ class JudgeRun:
     swaps_compared: int = 0
     first_shown_chosen: int = 0
     decisive: int = 0
+    usage_estimated: int = 0
+    usage_estimated_all: int = 0
     client: dict[str, Any] = field(default_factory=dict)
+    spend: dict[str, Any] = field(default_factory=dict)
 
     def cost(self, tokens_in: int, tokens_out: int) -> float:
         llm = self.judge.llm
@@ -193,8 +205,12 @@ class JudgeRun:
             "cost": self.cost(self.tokens_in, self.tokens_out),
             "tokens_in_all": self.tokens_in_all, "tokens_out_all": self.tokens_out_all,
             "cost_all": self.cost(self.tokens_in_all, self.tokens_out_all),
+            # tokens of answers whose usage the endpoint did not give (or gave invalid) are estimated from the text
+            "usage_estimated": self.usage_estimated, "cost_estimated": self.usage_estimated > 0,
+            "usage_estimated_all": self.usage_estimated_all, "cost_all_estimated": self.usage_estimated_all > 0,
             "refusals": self.refusals, "unparseable": self.unparseable,
             "units": self.units, "rows": self.rows, "incomplete": self.incomplete, "client": self.client,
+            "spend": self.spend,
         }
         if self.judge.kind == "verdicts":
             out |= {"swap": llm.swap, "swaps_compared": self.swaps_compared, "swaps_disagreed": self.swaps_disagreed,
@@ -226,9 +242,12 @@ def _run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
     return box.get("value")
 
 
-async def _answer(asks: list[Ask], client: ChatClient, cache: AnswerCache, model: str, url: str,
+async def _answer(asks: list[Ask], client: ChatClient, cache: AnswerCache, ledger: Ledger, url: str,
                   run: JudgeRun, progress: bool) -> tuple[dict[str, Reply], list[str]]:
-    """Every request's reply (from the cache, else asked now); the messages of requests that failed."""
+    """Every request's reply (from the cache, else asked now); the messages of requests that failed.
+
+    Raises :class:`JudgeError` when a request is refused, or when the run takes longer than ``llm.run_timeout``
+    (the answers received by then are cached)."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -254,27 +273,40 @@ async def _answer(asks: list[Ask], client: ChatClient, cache: AnswerCache, model
                   disable=not progress or not todo) as bar:
         task = bar.add_task("", total=len(todo))
 
+        llm = run.judge.llm
+        assert llm is not None
+
         async def one(ask: Ask) -> None:
+            record = ledger.recorder(ask.key, estimate_tokens(ask.chars), llm.max_tokens)
             try:
-                reply = await client.complete(ask.body)
+                reply = await client.complete(ask.body, record)
             except JudgeError as exc:
                 if "no usable answer" not in str(exc):
                     raise  # a refused request (4xx): every other would be refused alike
                 failures.append(str(exc))
             else:
-                cache.put(ask.key, url, model, reply)
+                cache.put(ask.key, url, llm.model, reply)
                 replies[ask.key] = reply
                 run.answered_now += 1
                 run.tokens_in += reply.tokens_in
                 run.tokens_out += reply.tokens_out
+                run.usage_estimated += bool(reply.usage_estimated)
             bar.advance(task)
 
         try:
-            async with client, asyncio.TaskGroup() as group:
-                for ask in todo:
-                    group.create_task(one(ask))
-        except* JudgeError as group_error:
-            raise group_error.exceptions[0] from None
+            async with asyncio.timeout(llm.run_timeout):
+                try:
+                    async with client, asyncio.TaskGroup() as group:
+                        for ask in todo:
+                            group.create_task(one(ask))
+                except* JudgeError as group_error:
+                    raise group_error.exceptions[0] from None
+        except TimeoutError:
+            raise JudgeError(f"judge '{run.judge.name}': the run took longer than its run_timeout "
+                             f"({llm.run_timeout:g} s; data.judges[{run.judge.name}].llm.run_timeout): "
+                             f"{run.answered_now} of {len(todo)} request(s) answered now, {run.from_cache} from the "
+                             f"cache; the answers received are cached in {cache.path}: run `humeval judge` again to "
+                             "resume") from None
     return replies, failures
 
 
@@ -293,18 +325,30 @@ def ask_judge(study: Study, judge: Judge, *, progress: bool | None = None, trans
     url = llm.base_url.rstrip("/") + "/chat/completions"
     client = ChatClient(llm.base_url, key, timeout=llm.timeout, retries=llm.retries, backoff=llm.backoff,
                         concurrency=llm.concurrency, transport=transport)
+    ledger = Ledger(ledger_file(study), judge.name)
+
+    def account() -> None:  # what was sent so far, from this run and every earlier one (a killed one included)
+        run.client = client.counters.to_json()
+        run.spend = spend(ledger.path, judge.name).to_json(llm.price_input, llm.price_output)
+
     with AnswerCache(cache_file(study)) as cache:
-        replies, failures = _run_sync(_answer(asks, client, cache, llm.model, url, run,
-                                              sys.stderr.isatty() if progress is None else progress))
-    run.client = client.counters.to_json()
+        try:
+            replies, failures = _run_sync(_answer(asks, client, cache, ledger, url, run,
+                                                  sys.stderr.isatty() if progress is None else progress))
+        except JudgeError as exc:
+            account()
+            raise JudgeError(str(exc), run.summary()) from None
+    account()
     run.failed = len(failures)
     if failures:
         raise JudgeError(f"judge '{judge.name}': {len(failures)} of {run.asked} request(s) got no usable answer "
                          f"({run.answered_now} answered now, {run.from_cache} from the cache); the answers received "
-                         f"are cached in {cache_file(study)}: run `humeval judge` again to resume. First: {failures[0]}")
+                         f"are cached in {cache_file(study)}: run `humeval judge` again to resume. First: {failures[0]}",
+                         run.summary())
     for reply in replies.values():
         run.tokens_in_all += reply.tokens_in
         run.tokens_out_all += reply.tokens_out
+        run.usage_estimated_all += bool(reply.usage_estimated)
     rows, answers = _collect(judge, template, asks, replies, run)
     _write(study.root / judge.file, rows)
     write_jsonl(answers_file(study, judge), answers)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -111,11 +112,76 @@ def test_the_key_comes_from_the_environment_or_a_file_outside_the_study(tmp_path
     assert "sk-1" not in repr(ChatClient("http://x/v1", "sk-1"))
 
 
-def test_retry_after_as_seconds_or_an_http_date() -> None:
-    from humeval.judging.client import _retry_after
+@pytest.mark.parametrize(("usage", "expected", "why"), [
+    ({"prompt_tokens": 11, "completion_tokens": 2}, (11, 2), ""),
+    ({"prompt_tokens": -5, "completion_tokens": 2}, (3, 2), "prompt_tokens -5 is outside 0..10,000,000"),
+    ({"prompt_tokens": 10**15, "completion_tokens": 10**15}, (3, 2), "completion_tokens 1000000000000000 is outside"),
+    ({"prompt_tokens": "11", "completion_tokens": 2.0}, (3, 2), "completion_tokens '2.0' is not an integer"),
+    ({"prompt_tokens": False, "completion_tokens": 2}, (3, 2), "prompt_tokens 'False' is not an integer"),
+    ({"completion_tokens": 2}, (3, 2), "prompt_tokens missing"),
+    (None, (3, 2), "no usage in the answer"),
+    ("lots", (3, 2), "no usage in the answer"),
+])
+def test_usage_is_taken_only_when_it_is_valid(usage: Any, expected: tuple[int, int], why: str) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        body: dict[str, Any] = {"choices": [{"message": {"content": "[[A]]"}, "finish_reason": "stop"}]}
+        return httpx.Response(200, json=body | ({"usage": usage} if usage is not None else {}))
 
-    assert _retry_after("2.5", 9.0) == 2.5
-    assert _retry_after(None, 9.0) == 9.0 and _retry_after("soon", 9.0) == 9.0
-    now = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC
-    assert _retry_after("Tue, 14 Nov 2023 22:13:30 GMT", 9.0, now) == pytest.approx(10.0)
-    assert _retry_after("Tue, 14 Nov 2023 22:13:00 GMT", 9.0, now) == 0.0
+    # the request's 10 characters are ceil(10 / 4) = 3 tokens; the answer's 5, ceil(5 / 4) = 2
+    reply, _, client = _run(handler, {"model": "m", "messages": [{"role": "user", "content": "0123456789"}]})
+    assert (reply.tokens_in, reply.tokens_out) == expected
+    assert why in reply.usage_estimated and bool(reply.usage_estimated) == bool(why)
+    assert client.counters.usage_estimated == bool(why)
+
+
+def test_an_answer_past_the_limit_is_cut_and_read_no_further() -> None:
+    sent = []
+
+    async def endless() -> Any:
+        yield b'{"choices": [{"message": {"content": "'
+        for _ in range(10_000):  # 10 GB if it were read to the end
+            sent.append(1)
+            yield b"x" * (1 << 20)
+
+    error, _, client = _run(lambda r: httpx.Response(200, content=endless()), retries=1, max_bytes=2 << 20)
+    assert isinstance(error, JudgeError) and "an answer longer than 2,097,152 bytes" in str(error)
+    assert client.counters.oversized == 2 and len(sent) <= 2 * 3  # three 1 MiB chunks an attempt at most
+
+
+def test_an_answer_that_trickles_is_cut_at_the_attempts_deadline() -> None:
+    async def trickle() -> Any:
+        yield b'{"choices": '
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            yield b" "
+
+    started = time.monotonic()
+    error, _, client = _run(lambda r: httpx.Response(200, content=trickle()), retries=1, timeout=0.3)
+    assert "no whole answer within 0.3 s" in str(error) and client.counters.timeouts == 2
+    assert time.monotonic() - started < 2.0  # 2 x 0.3 s, not 2 x 5 s
+
+
+def test_each_attempt_is_recorded_before_it_is_sent_and_when_it_ends() -> None:
+    events: list[dict[str, Any]] = []
+    seen: list[int] = []
+    answers = iter([httpx.Response(429, headers={"Retry-After": "nan"}), httpx.Response(503), _ok()])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(len(events))  # what the record held when the request arrived
+        return next(answers)
+
+    async def go() -> Any:
+        async with client:
+            return await client.complete({"model": "m", "messages": []}, events.append)
+
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    client = ChatClient("http://judge.test/v1", "", transport=httpx.MockTransport(handler), sleep=sleep,
+                        rng=random.Random(0), backoff=0.5)
+    asyncio.run(go())
+    assert [e["event"] for e in events] == ["sent", "rate_limited", "sent", "server_error", "sent", "answered"]
+    assert seen == [1, 3, 5]  # each request arrived after its `sent` line
+    assert events[-1]["tokens_in"] == 11 and 0.25 <= waits[0] <= 0.5  # Retry-After nan: the backoff

@@ -69,6 +69,18 @@ def test_429_waits_retry_after_and_sends_again(fake: FakeProlific) -> None:
     assert made["status"] == "UNPUBLISHED" and sleeps == [0.0]  # Retry-After: 0
 
 
+def test_an_unreadable_retry_after_waits_the_backoff(fake: FakeProlific) -> None:
+    sleeps: list[float] = []
+    try:
+        for value in ("nan", "-5", "inf"):  # nan used to mean no wait (float('nan') compares false with every bound)
+            fake.state.retry_after = value
+            fake.state.fail("POST", r"^/api/v1/studies/$", "429")
+            _client(fake, sleeps).post("/api/v1/studies/", BODY)
+    finally:
+        fake.state.retry_after = "0"
+    assert len(sleeps) == 3 and all(0.25 <= s <= 0.5 for s in sleeps)  # backoff 0.5 * 2**0 with jitter in [0.5, 1]
+
+
 def test_5xx_is_retried_with_a_growing_backoff_then_gives_up(fake: FakeProlific) -> None:
     sleeps: list[float] = []
     study = _client(fake, []).post("/api/v1/studies/", BODY)["id"]

@@ -34,6 +34,8 @@ from typing import Any, Self, TextIO
 
 from humeval.errors import PlatformError
 from humeval.files import read_secret
+from humeval.retry_after import retry_after
+from humeval.secrets import remember
 
 __all__ = [
     "API_URL",
@@ -54,7 +56,6 @@ API_URL_ENV = "PROLIFIC_API_URL"
 TOKEN_ENV = "PROLIFIC_TOKEN"
 TOKEN_FILE_ENV = "PROLIFIC_TOKEN_FILE"
 TIMEOUT_ENV = "PROLIFIC_TIMEOUT"
-MAX_RETRY_AFTER = 60.0
 
 
 class ProlificError(PlatformError):
@@ -77,7 +78,7 @@ def read_token(study_root: Path, token_file: Path | None = None) -> str:
     """
     token = os.environ.get(TOKEN_ENV, "").strip()
     if token:
-        return token
+        return remember(token)
     path = token_file or (Path(os.environ[TOKEN_FILE_ENV]) if os.environ.get(TOKEN_FILE_ENV) else None)
     if path is None:
         raise PlatformError(f"no Prolific API token: set ${TOKEN_ENV}, or keep the token in a file outside the study "
@@ -211,7 +212,7 @@ class ProlificClient:
             self._note(method, path, response.status_code)
             status = response.status_code
             if status == 429 and not last:
-                self.sleep(_retry_after(response.headers.get("retry-after"), self._backoff(attempt)))
+                self.sleep(retry_after(response.headers.get("retry-after"), self._backoff(attempt)))
                 continue
             if status >= 500:
                 if not safe:
@@ -262,14 +263,6 @@ def _query(params: dict[str, Any]) -> str:
     from urllib.parse import urlencode
 
     return urlencode(params)
-
-
-def _retry_after(value: str | None, fallback: float) -> float:
-    """Seconds to wait from a ``Retry-After`` header (seconds form), capped; the backoff when absent."""
-    try:
-        return min(max(float(value), 0.0), MAX_RETRY_AFTER) if value is not None else fallback
-    except ValueError:
-        return fallback
 
 
 def _message(method: str, path: str, response: Any) -> str:
