@@ -14,6 +14,7 @@ from humeval.errors import DataError, HumevalError, ProtocolError, did_you_mean
 from humeval.protocol.feed import feed_problems
 from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
+from humeval.platforms.registry import PLATFORMS, platform_of
 from humeval.study import Study, StudyLike, as_study
 
 if TYPE_CHECKING:
@@ -41,6 +42,11 @@ CHECKS = (
 )
 
 Problem = tuple[tuple[Any, ...], str]
+
+
+def _recruiting() -> list[str]:
+    """The platforms humeval opens places on (their ``recruit``)."""
+    return [e.name for e in PLATFORMS.entries() if "recruit" in e.value.operations()]
 
 
 def _get(raw: Any, *keys: str, default: Any = None) -> Any:
@@ -353,9 +359,9 @@ def _session_problems(study: Study, protocol: Protocol, outputs: OutputColumns |
     errors: list[Problem] = []
     warned: list[Problem] = []
     stopping, crowd = protocol.stopping, protocol.crowd
-    if "wave" in crowd.model_fields_set and protocol.platform.kind != "prolific":
+    if "wave" in crowd.model_fields_set and "recruit" not in platform_of(protocol.platform.kind).operations():
         warned.append((("crowd", "wave"), f"has no effect on platform '{protocol.platform.kind}': waves open places "
-                       "on Prolific only"))
+                       f"on {' and '.join(_recruiting())} only"))
     if stopping is None:
         return errors, warned
     strategy = protocol.assignment.strategy

@@ -30,6 +30,8 @@ part                                what it is                                  
                                     the server
 ``recruitment_state(study)``        the places, waves and status kept for the admin     empty
                                     page
+``asks_return``                     a participant turned away is asked to return the    no
+                                    study on the platform (their place goes to another)
 =================================  ==================================================  ================
 
 An operation a platform does not have raises :class:`~humeval.errors.PlatformError` naming the
@@ -94,6 +96,8 @@ class CrowdPlatform:
     fee: tuple[float, str] | None = None
     #: the minimum pay per hour the platform enforces, by currency
     minimum_hourly: Mapping[str, float] = MappingProxyType({})
+    #: a participant turned away should return the study on the platform, so that their place goes to someone else
+    asks_return: bool = False
 
     # ---------------------------------------------------------------- entry and completion
     def entry_fields(self, platform: Platform) -> tuple[str, ...]:

@@ -37,6 +37,7 @@ class Prolific(CrowdPlatform):
     fee = (0.428, "Prolific platform fee (www.prolific.com/pricing, 2026-09-20)")
     #: researcher-help.prolific.com, "Prolific's payment principles"
     minimum_hourly = MappingProxyType({"GBP": 6.00, "USD": 8.00})
+    asks_return = True
 
     def completion_url(self, platform: Platform, code: str) -> str:
         return COMPLETE_URL + quote(code) if code else ""
