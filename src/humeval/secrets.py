@@ -30,8 +30,9 @@ from typing import Any
 __all__ = ["MASK", "forget_all", "redact", "remember"]
 
 MASK = "***"
-#: shorter values are not taken as secrets (a one-letter "key" of a local server would mask every such letter)
-MIN_SECRET = 6
+#: shorter values are not taken as secrets: a short "key" of a local server would mask every word or hash that holds
+#: it (an 8-character hex key is in one SHA-256 of 75 million; a 6-character one in one of 280,000)
+MIN_SECRET = 8
 #: the secrets read in this process (values, never written anywhere); filled at run time, never at import
 _known: set[str] = set()
 

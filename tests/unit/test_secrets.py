@@ -51,7 +51,7 @@ def test_a_known_secret_is_masked_wherever_it_is(tmp_path: Path) -> None:
     assert read_secret(key_file, study_root, "judge key") == "plain-local-key-77"  # read: now known
     nested = {"error": ["echo plain-local-key-77!"], "plain-local-key-77": ("x", 3)}
     assert redact(nested) == {"error": [f"echo {MASK}!"], MASK: ("x", 3)}
-    assert remember("short") == "short" and redact("short") == "short"  # too short to be taken as a secret
+    assert remember("abc1234") == "abc1234" and redact("abc1234") == "abc1234"  # 7 characters: not taken as a secret
     assert str(JudgeError("401: you sent plain-local-key-77")) == f"401: you sent {MASK}"
 
 
