@@ -219,13 +219,13 @@ def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[s
 
 
 def _platform_problems(raw: Any) -> list[Problem]:
-    """A Prolific study must show its completion code: Prolific marks a submission complete by it, and a study
-    created in Prolific's own web app would otherwise end with no code (``humeval prolific create`` refuses it too)."""
-    if _get(raw, "platform", "kind") != "prolific" or str(_get(raw, "platform", "completion_code", default="") or ""):
+    """A study on a platform that marks a submission complete by its code must show that code (Prolific's: a study
+    created in Prolific's own web app would otherwise end with no code; ``humeval prolific create`` refuses it too)."""
+    kind = _get(raw, "platform", "kind")
+    why = platform_of(kind).completion_code_required if isinstance(kind, str) and kind in PLATFORMS else ""
+    if not why or str(_get(raw, "platform", "completion_code", default="") or ""):
         return []
-    return [(("platform", "completion_code"), "required with platform.kind 'prolific': the code participants are "
-             "shown at the end and submit to Prolific (copy it from the study's 'Completion paths' in Prolific, e.g. "
-             "completion_code: C1A2B3C4)")]
+    return [(("platform", "completion_code"), f"required with platform.kind '{kind}': {why}")]
 
 
 def check_protocol(protocol: Protocol, systems: list[str] | None = None) -> list[str]:

@@ -32,6 +32,7 @@ part                                what it is                                  
                                     page
 ``asks_return``                     a participant turned away is asked to return the    no
                                     study on the platform (their place goes to another)
+``completion_code_required``        why ``platform.completion_code`` is required        not required
 =================================  ==================================================  ================
 
 An operation a platform does not have raises :class:`~humeval.errors.PlatformError` naming the
@@ -98,6 +99,8 @@ class CrowdPlatform:
     minimum_hourly: Mapping[str, float] = MappingProxyType({})
     #: a participant turned away should return the study on the platform, so that their place goes to someone else
     asks_return: bool = False
+    #: why the protocol must give ``platform.completion_code`` on this platform, and where to find it ("": it need not)
+    completion_code_required: str = ""
 
     # ---------------------------------------------------------------- entry and completion
     def entry_fields(self, platform: Platform) -> tuple[str, ...]:

@@ -69,7 +69,6 @@ def test_a_new_platform_is_one_subclass():
 def test_the_server_collect_and_costs_name_no_platform():
     """They ask the study's platform (humeval.platforms.registry), never compare its kind with a name."""
     for name in ("server/app.py", "server/pages.py", "server/platform_entry.py", "server/recruitment.py", "server/config.py",
-                 "collect.py",
-                 "costs.py"):
+                 "collect.py", "costs.py", "validate.py"):
         text = (SRC / name).read_text(encoding="utf-8")
-        assert '== "prolific"' not in text and "platforms.prolific" not in text, name
+        assert '= "prolific"' not in text and "platforms.prolific" not in text, name

@@ -38,6 +38,8 @@ class Prolific(CrowdPlatform):
     #: researcher-help.prolific.com, "Prolific's payment principles"
     minimum_hourly = MappingProxyType({"GBP": 6.00, "USD": 8.00})
     asks_return = True
+    completion_code_required = ("the code participants are shown at the end and submit to Prolific (copy it from the "
+                                "study's 'Completion paths' in Prolific, e.g. completion_code: C1A2B3C4)")
 
     def completion_url(self, platform: Platform, code: str) -> str:
         return COMPLETE_URL + quote(code) if code else ""
