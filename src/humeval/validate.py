@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from humeval.errors import DataError, HumevalError, ProtocolError, did_you_mean
+from humeval.platforms.registry import PLATFORMS, platform_of
 from humeval.protocol.feed import feed_problems
 from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
-from humeval.platforms.registry import PLATFORMS, platform_of
 from humeval.study import Study, StudyLike, as_study
 
 if TYPE_CHECKING:
