@@ -11,7 +11,10 @@ imported, and a 50 kB log read once, for what pandas imports on first use) and r
 ``jsonl``: ``--lines`` JSON lines of outputs (an item, a system, 5-40 words, an input, a list of references),
 read with ``humeval.files.iter_jsonl`` and with a plain ``json.loads`` loop, best CPU seconds of three.
 
-    python benchmarks/bench_readers.py [--mb 200] [--lines 500000] [--only fastchat|jsonl] [--keep DIR]
+``--parquet``: the same battles written as an arena Parquet file (conversations as lists of structs) and read the
+same two ways (the import reads only the columns it needs from the file).
+
+    python benchmarks/bench_readers.py [--mb 200] [--lines 500000] [--only fastchat|jsonl] [--parquet] [--keep DIR]
 
 Prints one line per measurement and a JSON summary. Bounded: each child has a timeout (600 s).
 """
@@ -150,6 +153,7 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=200.0)
     parser.add_argument("--lines", type=int, default=500_000)
     parser.add_argument("--only", choices=["fastchat", "jsonl"])
+    parser.add_argument("--parquet", action="store_true", help="fastchat: the same battles as an arena Parquet file")
     parser.add_argument("--keep", type=Path, help="write the files here and keep them")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--reader", default="import", help=argparse.SUPPRESS)
@@ -164,6 +168,12 @@ def main() -> None:
         if args.only in (None, "fastchat"):
             path = folder / "clean_battle.json"
             battles = write_fastchat(path, args.mb)
+            if args.parquet:  # the same battles as arena Parquet (conversations as lists of structs)
+                import pandas as pd
+
+                with path.open(encoding="utf-8") as fh:
+                    pd.DataFrame(json.load(fh)).to_parquet(path.with_suffix(".parquet"), index=False)
+                path = path.with_suffix(".parquet")
             print(f"fastchat: {path.stat().st_size / 1e6:.1f} MB, {battles} battles", flush=True)
             for reader in ("import", "all-columns"):
                 summary[f"fastchat {reader}"] = result = measure(path, reader)

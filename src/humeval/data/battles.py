@@ -59,10 +59,9 @@ def _records(path: Path, columns: Collection[str] | None) -> tuple[pd.DataFrame,
             rows.append(keep(obj))
         return pd.DataFrame.from_records(rows), lambda i: f"battle {i + 1}"
     if suffix == ".parquet":
-        from humeval.data.readers import read_table
+        from humeval.data.readers import read_parquet
 
-        frame = read_table(path)
-        return frame if columns is None else frame[[c for c in frame.columns if c in columns]], lambda i: f"row {i + 1}"
+        return read_parquet(path, columns), lambda i: f"row {i + 1}"
     raise DataError(f"{path}: unsupported battle file type '{suffix}'. Use .json (FastChat's array), .jsonl or .parquet")
 
 

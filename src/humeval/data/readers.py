@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from humeval.files import (
     write_text,
 )
 
-__all__ = ["CSV_DELIMITERS", "SUFFIXES", "WRITTEN_SUFFIXES", "csv_delimiter", "decode_utf8", "read_table",
+__all__ = ["CSV_DELIMITERS", "SUFFIXES", "WRITTEN_SUFFIXES", "csv_delimiter", "decode_utf8", "read_parquet", "read_table",
            "require_columns", "write_table"]
 
 SUFFIXES = (".jsonl", ".csv", ".tsv", ".json", ".parquet")
@@ -73,17 +73,29 @@ def read_table(path: str | Path) -> pd.DataFrame:
     elif suffix == ".json":
         frame = _read_json_array(path)
     elif suffix == ".parquet":
-        require("pyarrow", f"reading {path}")
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises several unrelated types for a corrupt file
-            raise DataError(f"{path}: cannot read Parquet ({type(exc).__name__}: {str(exc)[:200]}); expected an Apache "
-                            "Parquet file") from None
+        frame = read_parquet(path)
     else:
         raise DataError(f"{path}: unsupported file type '{suffix}'. Use one of: {', '.join(SUFFIXES)}")
     if frame.empty:
         raise DataError(f"{path}: {NO_ROWS}")
     return frame
+
+
+def read_parquet(path: Path, columns: Collection[str] | None = None) -> pd.DataFrame:
+    """A Parquet file as a DataFrame: every column, or those of ``columns`` it has (its first when it has none of
+    them; the others are never read, so memory follows the columns kept); a :class:`DataError` naming the file when
+    it is not Parquet."""
+    require("pyarrow", f"reading {path}")
+    try:
+        if columns is not None:
+            import pyarrow.parquet as pq
+
+            names = pq.read_schema(path).names
+            columns = [c for c in names if c in columns] or names[:1]  # one column at least: the rows are counted
+        return pd.read_parquet(path, columns=None if columns is None else list(columns))
+    except Exception as exc:  # pyarrow raises several unrelated types for a corrupt file
+        raise DataError(f"{path}: cannot read Parquet ({type(exc).__name__}: {str(exc)[:200]}); expected an Apache "
+                        "Parquet file") from None
 
 
 #: the suffixes :func:`write_table` writes

@@ -329,3 +329,14 @@ def test_references_are_text_or_lists_of_texts(tmp_path: Path) -> None:
     frame.to_parquet(root / "data" / "outputs.parquet", index=False)
     assert any(re.search(r"column 'references': 1 bad value\(s\): row 3: holds a NUL character \(byte 0\) in "
                          r"reference 2", p) for p in validate_study(root))
+
+
+def test_fastchat_parquet_is_read_by_the_columns_judgements_need(tmp_path: Path) -> None:
+    frame = pd.DataFrame(_battles())
+    frame.to_parquet(tmp_path / "b.parquet", index=False)
+    judged = read_judgement_file(tmp_path / "b.parquet", "fastchat")
+    assert judged["choice"].tolist() == ["A", "tie", "B"] and judged["participant_id"].tolist() == ["u0", "u1", "u2"]
+    frame[["question_id"]].to_parquet(tmp_path / "b.parquet", index=False)
+    with pytest.raises(DataError, match=r"b.parquet: row 1: missing field 'model_a', 'model_b', 'winner' \(found: "
+                                        r"question_id\)"):
+        read_judgement_file(tmp_path / "b.parquet", "fastchat")
