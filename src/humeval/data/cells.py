@@ -33,12 +33,17 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _missing(value: Any) -> bool:
+    """None, or pandas' missing values (``pd.NA``, ``pd.NaT``): an empty cell."""
+    return value is None or type(value).__name__ in ("NAType", "NaTType")
+
+
 def _problem(value: Any, kind: Kind) -> str | None:
     """Why ``value`` is not a cell of ``kind`` (``None``: it is one)."""
     if type(value) is str:  # the common case first
         return None if "\x00" not in value else f"holds a NUL character (byte 0) at {value.index(chr(0))}: {_shown(value)}"
-    if value is None or type(value).__name__ in ("NAType", "NaTType") or isinstance(value, bool):
-        return None if value is None else f"is a boolean ({value!r}), not {_EXPECTED[kind]}"
+    if _missing(value) or isinstance(value, bool):
+        return None if _missing(value) else f"is a boolean ({value!r}), not {_EXPECTED[kind]}"
     if isinstance(value, str):
         return _problem(str(value), kind)
     if isinstance(value, (int, float)) or (hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0):
@@ -66,7 +71,7 @@ def text_cell(value: Any, *, where: str, what: str, layout: str, kind: Kind = "i
     problem = _problem(value, kind)
     if problem is not None:
         raise DataError(f"{where}: {what} {problem}; expected {layout}")
-    return "" if value is None else str(value)
+    return "" if _missing(value) else str(value)
 
 
 def time_cell(value: Any, *, where: str, what: str, layout: str) -> str:
