@@ -57,7 +57,7 @@ app = typer.Typer(
 PANELS: dict[str, list[str]] = {
     "Start": ["demo", "init", "schema"],
     "Prepare a study": ["validate", "lock", "run", "sample", "metrics", "design"],
-    "Rehearse and plan": ["dry-run", "rehearse", "simulate", "plan", "budget", "prereg"],
+    "Rehearse and plan": ["dry-run", "rehearse", "simulate", "arena", "plan", "budget", "prereg"],
     "Collect": ["serve", "prolific", "pilot", "export", "import", "judge", "local-model"],
     "Analyse and report": ["collate", "exclude", "analyze", "posthoc", "report"],
     "Look back": ["log", "reproduce"],

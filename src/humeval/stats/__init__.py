@@ -28,6 +28,8 @@ _EXPORTS = {
     "krippendorff_alpha": "humeval.stats.agreement",
     "CORRECTIONS": "humeval.stats.correction",
     "adjust_pvalues": "humeval.stats.correction",
+    "DavidsonFit": "humeval.stats.davidson",
+    "davidson_fit": "humeval.stats.davidson",
     "benjamini_hochberg": "humeval.stats.correction",
     "holm": "humeval.stats.correction",
     "CI_METHODS": "humeval.stats.correlation",
@@ -70,6 +72,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "DavidsonFit",
     "ALPHA_LEVELS",
     "CI_METHODS",
     "CORRECTIONS",
@@ -83,6 +86,7 @@ __all__ = [
     "battles_from_scores",
     "benjamini_hochberg",
     "bradley_terry",
+    "davidson_fit",
     "cohens_d",
     "elo",
     "eta_squared",
@@ -136,6 +140,7 @@ if TYPE_CHECKING:
         krippendorff_alpha,
     )
     from humeval.stats.correction import CORRECTIONS, adjust_pvalues, benjamini_hochberg, holm
+    from humeval.stats.davidson import DavidsonFit, davidson_fit
     from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
     from humeval.stats.drift import stopped_split_pvalues
     from humeval.stats.effect import cohens_d, eta_squared, rank_biserial

@@ -17,6 +17,7 @@ from humeval.stopping.hoeffding import HoeffdingRule, hoeffding_radius
 from humeval.stopping.lastrun import LastRunRule
 from humeval.stopping.mixture import BetaMixtureRule, log_mixture_ratio, prior_strength_for
 from humeval.stopping.normal_mixture import NormalMixtureRule, rho_for
+from humeval.stopping.pooled import PooledState, PooledStatements, question_pairs
 from humeval.stopping.registry import ANYTIME_VALID, RULES, get_rule
 from humeval.stopping.union_hoeffding import UnionHoeffdingRule, union_radius
 
@@ -33,6 +34,8 @@ __all__ = [
     "NormalMixtureRule",
     "Outcome",
     "PathDecisions",
+    "PooledState",
+    "PooledStatements",
     "StoppingRule",
     "UnionHoeffdingRule",
     "first_passage",
@@ -40,6 +43,7 @@ __all__ = [
     "hoeffding_radius",
     "log_mixture_ratio",
     "prior_strength_for",
+    "question_pairs",
     "rho_for",
     "union_radius",
 ]

@@ -1,0 +1,37 @@
+"""The arena: pairwise votes on models, pooled anytime-valid statements about their ranks, and replays of real votes.
+
+* :mod:`humeval.arena.counts`: an arena's vote counts per pair (Chatbot Arena's public counts read as they ship);
+* :mod:`humeval.arena.replay`: exchangeable replays of counts, and simulations from a model, under a pair policy,
+  decided by :mod:`humeval.stopping.pooled`;
+* :mod:`humeval.arena.summary`: the rows ``humeval arena replay`` prints, and the fixed-n bootstrap beside them.
+"""
+
+from humeval.arena.counts import ArenaCounts, pair_matrices, read_arena_counts
+from humeval.arena.replay import QUESTIONS, ReplayResult, draw_votes, replay_counts, simulate_statements
+from humeval.arena.summary import (
+    BootstrapRanks,
+    ReplayRow,
+    arena_replay,
+    bootstrap_ranks,
+    make_intransitive,
+    summarise,
+    wrong_upper_bound,
+)
+
+__all__ = [
+    "QUESTIONS",
+    "ArenaCounts",
+    "BootstrapRanks",
+    "ReplayResult",
+    "ReplayRow",
+    "arena_replay",
+    "bootstrap_ranks",
+    "draw_votes",
+    "make_intransitive",
+    "pair_matrices",
+    "read_arena_counts",
+    "replay_counts",
+    "simulate_statements",
+    "summarise",
+    "wrong_upper_bound",
+]

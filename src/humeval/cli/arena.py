@@ -1,0 +1,63 @@
+"""``humeval arena replay FILE``: replay an arena's vote counts under pooled anytime-valid statements.
+
+Votes are drawn without replacement from each pair's counts, in random orders, under each pair policy; per
+question (the best model, the top k as a set, the full ranking) the rows give the votes until the statement was
+announced against the votes the data hold, and the announcements wrong against Davidson's fit to every vote with a
+95% Clopper-Pearson upper bound. The fixed-n bootstrap of the same votes is printed beneath (valid at one look).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from humeval.cli._common import Format, emit_rows, err
+
+arena = typer.Typer(name="arena", no_args_is_help=True, add_completion=False,
+                    help="Arena tools: replay real vote counts under pooled anytime-valid statements (docs/arena.md).")
+
+
+@arena.command("replay")
+def replay(
+    data: Path = typer.Argument(..., help="Vote counts (JSON: models, X pairs, Y rows of wins i, wins j, ties, both bad)."),
+    models: int = typer.Option(20, "--models", help="Keep the top N models by the fit to every vote."),
+    question: str = typer.Option("best,top-k,ranking", "--question", help="Comma list: best, top-k, ranking."),
+    top: int = typer.Option(10, "--top", help="k of the top-k question (at most models - 1)."),
+    policy: str = typer.Option("adaptive,uniform", "--policy", help="Comma list of pair policies: adaptive, uniform."),
+    replays: int = typer.Option(200, "--replays", help="Random orders per question and policy."),
+    delta: float = typer.Option(0.05, "--delta", help="Error probability of every announcement, in (0, 1)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of every random draw."),
+    intransitive: bool = typer.Option(False, "--intransitive", help="Swap the first and third model's wins first (a cycle on purpose)."),
+    bootstrap: int = typer.Option(200, "--bootstrap", help="Fixed-n bootstrap rounds printed beneath (0: none)."),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="Output format: table, json or csv."),
+) -> None:
+    """Replay vote counts exchangeably; votes until each question is answered, and wrong answers with their bound."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from humeval.arena import arena_replay, bootstrap_ranks, summarise
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(label: str, votes: int, total: int) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
+            bar.update(tasks[label], completed=votes)
+
+        counts, results = arena_replay(data, models=models, questions=question, policies=policy, top=top,
+                                       replays=replays, delta=delta, seed=seed, intransitive=intransitive,
+                                       progress=progress)
+    rows = [summarise(r).to_json() for r in results]
+    boot = bootstrap_ranks(counts, top=min(top, len(counts.models) - 1), n_boot=bootstrap, seed=seed) if bootstrap else None
+    footer = ""
+    if boot is not None:
+        sets = ", ".join(f"{m} {lo}-{hi}" if lo != hi else f"{m} {lo}"
+                         for m, lo, hi in zip(boot.models, boot.rank_low, boot.rank_high))
+        footer = (f"fixed-n bootstrap of all {counts.votes:,} votes ({boot.n_boot} rounds, valid at one look only): "
+                  f"best kept in {boot.best_share:.0%} of rounds, top set in {boot.top_share:.0%}; rank sets: {sets}")
+    emit_rows(rows, fmt, title=f"arena replay: {len(counts.models)} models, {counts.votes:,} votes, delta {delta:g}",
+              json_data={"models": list(counts.models), "votes": counts.votes, "rows": rows,
+                         "bootstrap": None if boot is None else boot.__dict__},
+              footer=footer)
