@@ -19,6 +19,8 @@ import pytest
 import yaml
 
 from humeval import init_study, logbook, run
+from humeval.cli.budget import judge_cost_rows
+from humeval.costs import budget
 from humeval.judging import JudgeError
 from humeval.judging.client import MAX_ANSWER_BYTES
 from humeval.pipeline import judge
@@ -173,6 +175,8 @@ def test_invalid_or_missing_usage_is_estimated_and_flagged(fake: FakeOpenAI, tmp
     assert summary["spend"]["usage_estimated"] == 6 and summary["spend"]["cost"] == summary["cost"]
     table = humeval("judge", study.root, "--force", "--format", "json", expect=0)
     assert json.loads(table.stdout)["judges"]["llm"]["cost_all_estimated"] is True
+    row = judge_cost_rows(budget(study.root, predict=False).judge_runs)[0]  # the cost summary flags it too
+    assert row["its answers: cost"].endswith("(estimated)") and row["sent so far"] == 6
 
 
 def test_retry_after_nan_waits_the_backoff(fake: FakeOpenAI, tmp_path: Path) -> None:
@@ -207,6 +211,7 @@ def test_a_run_killed_with_sigkill_is_counted_by_the_next(fake: FakeOpenAI, tmp_
     assert spend["answered"] + spend["unknown"] == spend["requests_sent"] and spend["unknown"] >= 1
     assert summary["from_cache"] + summary["answered_now"] == 16
     assert spend["cost_max"] >= spend["cost"] >= summary["cost"] > 0
+    assert budget(study.root, predict=False).judge_runs[0]["spent"] == spend  # the budget knows it too
     print(f"\nSIGKILL: the endpoint received {fake.state.received} requests ({killed_received} before the kill); "
           f"the re-run's spend counts {spend['requests_sent']} ({spend['answered']} answered, {spend['unknown']} "
           "unknown)")

@@ -69,16 +69,26 @@ def budget(
 
 
 def judge_cost_rows(judges: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per judge: what its run would ask and cost now, and what its last run asked and cost."""
+    """One row per judge: what its run would ask and cost now, what its last run asked and cost (marked estimated when
+    some usage was missing or invalid), and every request sent so far (the ledger) with what it cost at most."""
     rows = []
     for j in judges:
         last = j.get("last_run") or {}
+        spent = j.get("spent") or {}
         c = j["currency"]
+
         rows.append({"judge": j["judge"], "model": j["model"], "requests to send": j["requests"], "cached": j["cached"],
                      "input tokens (est.)": j["tokens_in"], "output tokens (max)": j["tokens_out_max"],
                      "cost at most": f"{j['cost_max']:.4f} {c}",
                      "last run: requests": last.get("requests", "-"),
-                     "last run: cost": f"{last['cost']:.4f} {c}" if last else "-",
+                     "last run: cost": f"{last['cost']:.4f} {c}{_estimated(last, 'cost_estimated')}" if last else "-",
                      "its answers: tokens in/out": f"{last['tokens_in_all']}/{last['tokens_out_all']}" if last else "-",
-                     "its answers: cost": f"{last['cost_all']:.4f} {c}" if last else "-"})
+                     "its answers: cost": f"{last['cost_all']:.4f} {c}{_estimated(last, 'cost_all_estimated')}" if last else "-",
+                     "sent so far": spent.get("requests_sent", 0),
+                     "spent so far, at most": f"{spent.get('cost_max', 0.0):.4f} {c}"})
     return rows
+
+
+def _estimated(summary: dict[str, Any], flag: str) -> str:
+    """`` (estimated)`` when a judge's run summary says its cost rests on usage estimated from the text."""
+    return " (estimated)" if summary.get(flag) else ""

@@ -7,7 +7,8 @@ from typing import Any
 
 from humeval.judging.cache import AnswerCache
 from humeval.judging.client import CHARS_PER_TOKEN, estimate_tokens
-from humeval.judging.run import cache_file, plan_requests
+from humeval.judging.ledger import spend
+from humeval.judging.run import cache_file, ledger_file, plan_requests
 from humeval.study import Study
 
 __all__ = ["CHARS_PER_TOKEN", "JudgeCost", "estimate_cost"]
@@ -27,6 +28,8 @@ class JudgeCost:
     cost_max: float
     method: str
     last_run: dict[str, Any] | None = None
+    #: every request the ledger holds for the judge (all runs, killed ones included) and what it cost at most
+    spent: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -36,7 +39,8 @@ def estimate_cost(study: Study) -> list[JudgeCost]:
     """Predicted tokens and money of every ``llm`` judge: the requests not yet in the cache, their input tokens
     estimated as characters / :data:`CHARS_PER_TOKEN` (an approximation: the real count depends on the model's
     tokenizer and the chat template), their output tokens at most ``max_tokens`` each; and the summary of the
-    judge's last successful run from the logbook."""
+    judge's last successful run from the logbook, and what every request sent so far cost (the ledger,
+    :func:`humeval.judging.ledger.spend`: killed runs included)."""
     from humeval import logbook
 
     judges = [j for j in study.protocol.data.judges if j.llm is not None]
@@ -61,7 +65,8 @@ def estimate_cost(study: Study) -> list[JudgeCost]:
             cost = round(tokens_in * llm.price_input / 1e6 + tokens_out * llm.price_output / 1e6, 6)
             out.append(JudgeCost(judge.name, llm.model, len(todo), len(unique) - len(todo), tokens_in, tokens_out,
                                  llm.currency, cost, f"input tokens ~ characters / {CHARS_PER_TOKEN}; output tokens "
-                                 "at most max_tokens per request", last.get(judge.name)))
+                                 "at most max_tokens per request", last.get(judge.name),
+                                 spend(ledger_file(study), judge.name).to_json(llm.price_input, llm.price_output)))
     finally:
         if cache is not None:
             cache.close()

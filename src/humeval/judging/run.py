@@ -15,8 +15,8 @@ asks the endpoint (:class:`~humeval.judging.client.ChatClient`), through the ans
 Refusals (``message.refusal``, or ``finish_reason: content_filter``) and unparseable answers are
 counted, never guessed. Every attempt is written to the ledger before it is sent
 (:mod:`humeval.judging.ledger`), and the summary's ``spend`` counts every request the ledger holds
-for the judge, from every run, a killed one included. ``llm.run_timeout`` bounds the whole run. The judge's file (``data.judges[].file``) gets one row per verdict or
-score with the SHA-256 of the prompt template (``prompt_sha256``) and of the requests that
+for the judge, from every run, a killed one included. ``llm.run_timeout`` bounds the whole run.
+The judge's file (``data.judges[].file``) gets one row per verdict or score with the SHA-256 of the prompt template (``prompt_sha256``) and of the requests that
 produced it (``request_sha256``); a second file beside it (``<stem>.answers.jsonl``) keeps
 every answer as the endpoint gave it.
 """

@@ -43,14 +43,16 @@ def judge_runs_section(study: Study) -> Section | None:
                               f"(sha256 {recorded.get(now['path'], 'none')[:12]}, now {now['sha256'][:12]}).")
         consistency = s.get("position_consistency")
         rows.append([judge.name, s["model"], s["endpoint"], s["prompt_sha256"][:12], s["asked"], s["requests"],
-                     s["tokens_in_all"], s["tokens_out_all"], f"{s['cost_all']:.4f} {s['currency']}", s["refusals"],
+                     s["tokens_in_all"], s["tokens_out_all"],
+                     f"{s['cost_all']:.4f} {s['currency']}" + (" (estimated)" if s.get("cost_all_estimated") else ""),
+                     s["refusals"],
                      s["unparseable"], s["rows"],
                      "-" if consistency is None else f"{consistency:.3f} ({s['swaps_disagreed']} of {s['swaps_compared']} disagreed, {s['swap']})",
                      "-" if s.get("first_shown_chosen") is None else f"{s['first_shown_chosen']:.3f}"])
     if rows:
         paragraphs.insert(0, "Each LLM judge's last run (`humeval judge`, from the logbook). Tokens and cost are those "
-                             "of every answer its file rests on (cached answers included); 'requests' were sent in that "
-                             "run. Position consistency is the share of pairs, asked in both orders, whose two answers "
+                             "of every answer its file rests on (cached answers included), estimated from the text where the "
+                             "endpoint gave no valid usage (marked); 'requests' were sent in that run. Position consistency is the share of pairs, asked in both orders, whose two answers "
                              "named the same winner; 'first shown chosen' is the share of decisive answers that chose "
                              "the output shown first (0.5 without position bias). Refused and unparseable answers are "
                              "counted, never guessed: a pair with one gets no verdict. Agreement with the humans and the "
