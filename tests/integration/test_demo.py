@@ -12,6 +12,7 @@ from humeval import logbook
 from humeval.errors import HumevalError
 from humeval.files import read_json
 from humeval.study import Study
+from tests.cli import humeval
 
 from ..conftest import DEMO_STUDY
 
@@ -140,3 +141,15 @@ def test_getting_started_and_the_report_page_quote_the_demo(demo_run):
         for sig in re.findall(r"humeval\|protocol:\w+\|seed:\d+\|plan:\w+\|dry-run:rehearsal-crowd\|version:[\w.]+",
                               (docs / name).read_text()):
             assert sig == summary["signature"], name
+
+
+def test_a_small_demo_reruns_lists_longer_than_the_design_s(tmp_path: Path) -> None:
+    """16 items: the design's lists hold 9 tasks (8 and a check), the re-run lists up to items_per_participant (10);
+    the rehearsal's guard against a server that keeps serving allows the longer re-run lists."""
+    proc = humeval("demo", "small", "-n", "16", "--concurrency", "1", "--format", "json", cwd=tmp_path, process=True,
+                   timeout=300, expect=0)
+    assert json.loads(proc.stdout)["signature"]
+    lists = [json.loads(line) for line in (tmp_path / "small" / "lists" / "lists.jsonl").read_text().splitlines()]
+    rerun = tmp_path / "small" / ".humeval" / "keys" / "results-rehearsal.rerun-lists.jsonl"
+    longest = max(len(json.loads(line)["tasks"]) for line in rerun.read_text().splitlines())
+    assert max(len(pl["tasks"]) for pl in lists) == 9 < longest <= 10

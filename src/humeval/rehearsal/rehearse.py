@@ -419,7 +419,7 @@ class _Crowd:
         """Answer one assignment; the tasks done after it."""
         if done >= self.max_tasks:
             raise RehearsalError(f"rehearsal: participant {pid} was served more than {self.max_tasks} tasks "
-                                 "(the study's largest list); the server keeps serving work")
+                                 "(the study's largest list, re-run lists included); the server keeps serving work")
         body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
                 "values": self.answerer.values(assignment, rng, who), "seconds": draw_seconds(rng, self.seconds)}
         status, answer = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200, 409))
@@ -483,9 +483,11 @@ def _prepare_store(study: Study, db: str) -> None:
                              "empty store (a new database or PostgreSQL schema)")
 
 
-def _add_rerun(study: Study, ws: Workspace, db: str, tasks: list[Any], lists: list[ParticipantList]) -> tuple[bool, int, int]:
+def _add_rerun(study: Study, ws: Workspace, db: str, tasks: list[Any], lists: list[ParticipantList],
+               ) -> tuple[bool, int, int, int]:
     """Collate the exported judgements as ``humeval collate`` does; when short, add the re-run lists it dealt to
-    the store (as ``humeval serve`` does). Returns (complete, lists added, their tasks)."""
+    the store (as ``humeval serve`` does). Returns (complete, lists added, their tasks, the longest list's tasks):
+    a re-run list holds up to ``items_per_participant`` tasks, more than a design's list may hold."""
     from humeval.analysis.workspace import read_study_judgements
     from humeval.files import read_jsonl
     from humeval.judgements.exclusion import exclusions
@@ -499,15 +501,15 @@ def _add_rerun(study: Study, ws: Workspace, db: str, tasks: list[Any], lists: li
     excluded = exclusions(judgements, study.protocol, lists)
     collation, _ = collate_workspace(ws, study.protocol, tasks, judgements, excluded, outputs, key_path=key)
     if collation.complete:
-        return True, 0, 0
+        return True, 0, 0, 0
     path = rerun_lists_file(key)
     store = Store.open(study, db)
     try:
         added = store.add_rerun(path)
     finally:
         store.close()
-    size = sum(len(r["tasks"]) for r in read_jsonl(path, what="re-run lists")) if added else 0
-    return False, added, size
+    rerun = read_jsonl(path, what="re-run lists") if added else []
+    return False, added, sum(len(r["tasks"]) for r in rerun), max((len(r["tasks"]) for r in rerun), default=0)
 
 
 def _answer_key(study: Study, lists: list[ParticipantList]) -> AnswerKey:
@@ -701,10 +703,11 @@ def _collect(study: Study, options: RehearsalOptions, ws: Workspace, store: str,
     for round_no in range(options.rerun_rounds + 1):
         total = required
         if round_no:
-            complete, added, total = _add_rerun(study, ws, store, tasks, lists)
+            complete, added, total, longest = _add_rerun(study, ws, store, tasks, lists)
             if complete or not added:
                 break
             got.rerun += added
+            max_tasks = max(max_tasks, longest)
         server = _Server(study, store, options.workers, ws.root / "server.log", unlocked=unlocked)
         servers.append(server)
         _collect_round(server, study, options, store, answerer, got, round_no, total, max_tasks, deadline)
