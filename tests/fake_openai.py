@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
@@ -146,7 +146,10 @@ def make_app(state: FakeState) -> Starlette:
             await asyncio.sleep(state.hold)
         if fault == "malformed":
             return Response('{"choices": [{"message": {"content": "[[A]]"', media_type="application/json")
-        body = await request.json()
+        try:
+            body = await request.json()
+        except ClientDisconnect:  # a client killed while its request was held (a SIGKILL test): nobody to answer
+            return Response(status_code=499)
         key = json.dumps(body, sort_keys=True)
         chars = sum(len(m["content"]) for m in body["messages"])
         if fault == "refusal":
