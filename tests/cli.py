@@ -37,14 +37,31 @@ def humeval(*args: str | Path, cwd: str | Path | None = None, env: Mapping[str, 
     argv = [str(a) for a in args]
     if process:
         environ = {k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None}
-        proc = subprocess.run([sys.executable, "-m", "humeval", *argv], cwd=cwd, env=environ,
-                              capture_output=True, text=True, timeout=timeout, check=False)
+        proc = _in_own_group([sys.executable, "-m", "humeval", *argv], cwd, environ, timeout)
     else:
         proc = _in_process(argv, cwd, env)
     if expect is not None:
         assert proc.returncode == expect, (f"humeval {' '.join(argv)}: exit {proc.returncode}, expected {expect}\n"
                                            f"stderr: {proc.stderr[-4000:]}\nstdout: {proc.stdout[-2000:]}")
     return proc
+
+
+def _in_own_group(cmd: list[str], cwd: str | Path | None, env: dict[str, str],
+                  timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` in a process group of its own; on a timeout the whole group is killed (a server's workers too),
+    then :class:`subprocess.TimeoutExpired` is raised as by :func:`subprocess.run`."""
+    from tests.processes import end_group
+
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except BaseException:
+        end_group(proc, grace=0)
+        proc.communicate()
+        raise
+    end_group(proc, grace=0)  # whatever the command left in its group (a server's workers)
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
 
 
 def _in_process(argv: list[str], cwd: str | Path | None,

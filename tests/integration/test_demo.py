@@ -18,7 +18,7 @@ from ..conftest import DEMO_STUDY
 
 
 def test_demo_decides_and_reports_what_the_files_hold(demo_run):
-    root, summary, stderr, seconds = demo_run
+    root, summary, stderr, _ = demo_run
     ws = root / "results" / "rehearsal"
     results = read_json(ws / "results.json")
     stopping = results["criteria"]["preference"]["stopping"]
@@ -43,7 +43,6 @@ def test_demo_decides_and_reports_what_the_files_hold(demo_run):
     # progress on stderr, each step named
     for step in ("init:", "sample:", "design:", "rehearse:", "demo done in"):
         assert step in stderr
-    assert seconds < 120
 
 
 def test_demo_collects_every_list_and_reruns_what_exclusion_left_short(demo_run):

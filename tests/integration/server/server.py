@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import httpx
 
+from tests.processes import end_group
+
 ADMIN = "test-admin-token-0123456789"
+#: seconds a server may take to answer its health check (start-up imports and seeding, on a loaded machine)
+START_TIMEOUT = 120.0
 
 
 def free_port() -> int:
@@ -21,13 +25,34 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_until_free(port: int, seconds: float) -> None:
+    """Until ``port`` on 127.0.0.1 can be bound again (a killed server's socket is closed); fails after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+            try:
+                s.bind(("127.0.0.1", port))
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+        time.sleep(0.05)
+
+
 class ServerProcess:
-    """``humeval serve`` with ``workers`` processes; ``kill()`` SIGKILLs the whole process group.
+    """``humeval serve`` with ``workers`` processes, in a process group of its own; ``kill()`` SIGKILLs the whole
+    group, ``stop()`` ends it with SIGTERM (then SIGKILL). ``with ServerProcess(...) as server:`` starts it and ends
+    it whatever happens; a start that fails (the server exits, or does not answer in time) ends the group before it
+    raises. Every server not ended yet is in :attr:`running` (the test run ends those a test forgot).
 
     ``prelude``: Python code the server process runs before the CLI (e.g. an import blocker);
     ``host``: the address it listens on; ``args``: more ``serve`` options; ``wrapper``: a command
     the server runs under (e.g. ``ip netns exec NAME``).
     """
+
+    #: the servers started and not ended yet, in this process
+    running: ClassVar[set[ServerProcess]] = set()
 
     def __init__(self, study_dir: Path, db: str | None, *, workers: int = 1, port: int | None = None,
                  prelude: str = "", host: str = "127.0.0.1", args: list[str] | None = None,
@@ -39,7 +64,7 @@ class ServerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = study_dir / f"server-{self.port}.log"
 
-    def start(self, timeout: float = 30.0) -> ServerProcess:
+    def start(self, timeout: float = START_TIMEOUT) -> ServerProcess:
         cmd = [sys.executable, "-m", "humeval", "serve", str(self.study_dir), "--port", str(self.port),
                "--workers", str(self.workers), *self.args]
         if self.host != "127.0.0.1":
@@ -53,26 +78,41 @@ class ServerProcess:
         env = dict(os.environ, HUMEVAL_ADMIN_TOKEN=ADMIN)
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        ServerProcess.running.add(self)
+        try:
+            self._wait_until_up(timeout)
+        except BaseException:
+            self.kill()  # a server that did not come up is not left running
+            raise
+        return self
+
+    def _wait_until_up(self, timeout: float) -> None:
+        assert self.proc is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode}:\n{self.log.read_text()}")
             try:
                 if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return self
+                    return
             except httpx.TransportError:
                 time.sleep(0.05)
         raise RuntimeError(f"server did not start in {timeout}s:\n{self.log.read_text()}")
 
     def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
+        """SIGKILL the whole process group (also when the server itself has exited: its workers may not have)."""
+        if self.proc is not None:
+            end_group(self.proc, grace=0)
+        ServerProcess.running.discard(self)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        """End the process group: SIGTERM, then SIGKILL after 10 s."""
+        if self.proc is not None:
+            end_group(self.proc, grace=10)
+        ServerProcess.running.discard(self)
+
+    def __enter__(self) -> ServerProcess:
+        return self.start() if self.proc is None or self.proc.poll() is not None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.server.server import ADMIN, ServerProcess
+from tests.integration.server.server import ADMIN, ServerProcess, wait_until_free
 from tests.integration.server.studies import pairwise_study
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
@@ -76,25 +76,28 @@ def test_sigkill_loses_and_duplicates_nothing(tmp_path: Path, db_url: str | None
     total = ITEMS * PER_ITEM
 
     def wait_for(count: int, seconds: float) -> None:
+        """Until ``count`` judgements are acknowledged (however slow the machine), or ``seconds`` passed."""
         deadline = time.monotonic() + seconds
         while len(acked) < count and time.monotonic() < deadline:
             time.sleep(0.01)
 
-    try:
-        # kill at a quarter of the work, whatever the server's speed, so load runs on both sides
-        wait_for(total // 4, 30)
-        before = len(acked)
-        server.kill()
-        time.sleep(0.3)
-        server.start()
-        wait_for(before + total // 4, 30)
+    try:  # the server is ended whatever happens
+        try:
+            # kill at a quarter of the work, whatever the server's speed, so load runs on both sides
+            wait_for(total // 4, 180)
+            before = len(acked)
+            server.kill()
+            wait_until_free(server.port, 60)  # the killed server's port is free again
+            server.start()
+            wait_for(before + total // 4, 180)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=30)
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            stored = c.get("/api/v1/admin/judgements", headers={"authorization": f"Bearer {ADMIN}"}).json()
     finally:
-        stop.set()
-        for t in threads:
-            t.join(timeout=30)
-    with httpx.Client(base_url=server.url, timeout=30) as c:
-        stored = c.get("/api/v1/admin/judgements", headers={"authorization": f"Bearer {ADMIN}"}).json()
-    server.stop()
+        server.stop()
     keys = Counter(j["idempotency_key"] for j in stored)
     assert before > 0 and len(acked) > before, "load did not run before and after the kill"
     assert not errors, errors[:5]

@@ -114,7 +114,7 @@ def test_a_huge_hook_body_is_refused_without_growing_the_server(served) -> None:
         answer, sent, seconds = _chunked_upload(server.port, {}, 600 * MB)  # unsigned
         print(f"unsigned: {sent / MB:.0f} MB sent in {seconds:.2f} s")
         assert answer.startswith(b"HTTP/1.1 401"), answer[:200]
-        assert sent < 600 * MB and seconds < 10
+        assert sent < 600 * MB and seconds < 60  # refused as it starts, not after reading it
         ts = str(int(time.time()))  # headers that look signed: the body is read, up to the hook's limit
         answer, sent, _ = _chunked_upload(server.port, {TIMESTAMP_HEADER: ts, SIGNATURE_HEADER: "x" * 44}, 600 * MB)
         print(f"signed headers: {sent / MB:.0f} MB sent")

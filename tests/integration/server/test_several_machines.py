@@ -277,7 +277,7 @@ def test_three_servers_on_one_database(tmp_path: Path, pg_url: str) -> None:
 
     def start(server: ServerProcess) -> None:
         try:
-            server.start(timeout=60)
+            server.start()
         except BaseException as exc:  # noqa: BLE001 - reported below
             failed.append(exc)
 
@@ -407,7 +407,7 @@ def test_two_servers_in_two_network_namespaces(tmp_path: Path, pg_url: str) -> N
             for ns, host_ip, ns_ip in spaces:
                 db = f"postgresql://postgres@{host_ip}:{relay.port}/{name}"  # the database across the veth link
                 servers.append(ServerProcess(study.root, db, host=ns_ip, args=serve_args(host_ip),
-                                             wrapper=["ip", "netns", "exec", ns]).start(timeout=60))
+                                             wrapper=["ip", "netns", "exec", ns]).start())
             check_machines(study, pg_url, servers)
         finally:
             for s in servers:
