@@ -203,7 +203,7 @@ def serve(
     say(f"starting {workers} server process(es) on {where} ...")
     threading.Thread(target=_announce, args=(host, port, workers, lines, say), daemon=True, name="humeval-announce").start()
     # stops the server, with a reason, when the study folder disappears or the workers fail to start again and again
-    watchdog = Watchdog(study.root, study.protocol_file).start()
+    watchdog = Watchdog(study.protocol_file).start()
     with tempfile.TemporaryDirectory(prefix="humeval-serve-") as private:  # mode 0700; removed on exit
         os.environ[CONFIG_FILE_ENV] = str(config.write(Path(private)))
         try:

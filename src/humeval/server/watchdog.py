@@ -6,7 +6,7 @@ every few seconds for ever, and a single process whose study folder was removed 
 no longer exists. :class:`Watchdog` runs in the serving process (the supervisor, or the one server process) and
 looks every ``every`` seconds at two things:
 
-- the study folder and its protocol (``humeval.yaml``): gone, and the server stops;
+- the study's protocol (``humeval.yaml``): gone (the study folder removed, or the file), and the server stops;
 - the worker processes (the children this process started): when ``failures`` of them ended with an error code
   within ``window`` seconds, the server stops. One worker that dies (killed, out of memory) is replaced as before.
   A worker is noted when a look finds it running, so one that ended within a single look (``every``) would be
@@ -43,11 +43,11 @@ def _interrupt() -> None:
 
 
 class Watchdog:
-    """Watches ``folder`` (and its ``protocol`` file) and this process's worker processes; see the module."""
+    """Watches the study's ``protocol`` file (``humeval.yaml``) and this process's worker processes; see the module."""
 
-    def __init__(self, folder: Path, protocol: Path, *, failures: int = 3, window: float = 60.0, every: float = 0.5,
+    def __init__(self, protocol: Path, *, failures: int = 3, window: float = 60.0, every: float = 0.5,
                  stop: Callable[[], None] = _interrupt) -> None:
-        self.folder, self.protocol = Path(folder), Path(protocol)
+        self.protocol = Path(protocol)
         self.failures, self.window, self.every, self._stop = failures, window, every, stop
         #: why the watchdog stopped the server (None: it did not)
         self.failure: str | None = None
@@ -75,10 +75,9 @@ class Watchdog:
 
     def check(self) -> str | None:
         """One look: why the server must stop now, or None."""
-        if not self.folder.is_dir() or not self.protocol.is_file():
-            what = "study folder" if not self.folder.is_dir() else "protocol"
-            return (f"the {what} {self.protocol if what == 'protocol' else self.folder} is gone; the server stopped "
-                    "(restore the study folder, then start `humeval serve` again)")
+        if not self.protocol.is_file():  # (the folder removed, or its protocol: one message, whichever a look saw)
+            return (f"the study's protocol {self.protocol} is gone (the study folder or the file was removed); the "
+                    "server stopped (restore the study folder, then start `humeval serve` again)")
         now = time.monotonic()
         self._look_at_workers(now)
         while self._failed and self._failed[0][0] < now - self.window:

@@ -38,17 +38,18 @@ def _study(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_the_study_folder_or_its_protocol_gone_stops_the_server(tmp_path: Path) -> None:
     folder, protocol = _study(tmp_path)
-    dog = Watchdog(folder, protocol)
+    dog = Watchdog(protocol)
     assert dog.check() is None
     protocol.unlink()
-    assert dog.check() == (f"the protocol {protocol} is gone; the server stopped (restore the study folder, then "
-                           "start `humeval serve` again)")
+    gone = (f"the study's protocol {protocol} is gone (the study folder or the file was removed); the server stopped "
+            "(restore the study folder, then start `humeval serve` again)")
+    assert dog.check() == gone
     folder.rmdir()
-    assert str(dog.check()).startswith(f"the study folder {folder} is gone; the server stopped")
+    assert dog.check() == gone
 
 
 def test_workers_that_fail_again_and_again_stop_the_server(tmp_path: Path) -> None:
-    dog = Watchdog(*_study(tmp_path), failures=3)
+    dog = Watchdog(_study(tmp_path)[1], failures=3)
     dog.check()
     _ended(dog, 0)  # a worker that stopped cleanly is no failure
     _ended(dog, 1)
@@ -60,7 +61,7 @@ def test_workers_that_fail_again_and_again_stop_the_server(tmp_path: Path) -> No
 
 
 def test_failures_older_than_the_window_are_forgotten(tmp_path: Path) -> None:
-    dog = Watchdog(*_study(tmp_path), failures=2, window=0.0)
+    dog = Watchdog(_study(tmp_path)[1], failures=2, window=0.0)
     _ended(dog, 1)
     assert dog.check() is None
     _ended(dog, 1)
@@ -68,18 +69,18 @@ def test_failures_older_than_the_window_are_forgotten(tmp_path: Path) -> None:
 
 
 def test_the_watchdog_stops_the_server_once_and_says_why(tmp_path: Path) -> None:
-    folder, protocol = _study(tmp_path)
+    _, protocol = _study(tmp_path)
     stops: list[str] = []
-    dog = Watchdog(folder, protocol, every=0.01, stop=lambda: stops.append("stop"))
+    dog = Watchdog(protocol, every=0.01, stop=lambda: stops.append("stop"))
     dog.start()
     protocol.unlink()
     dog._thread.join(timeout=30)
-    assert stops == ["stop"] and str(dog.failure).startswith(f"the protocol {protocol} is gone")
+    assert stops == ["stop"] and str(dog.failure).startswith(f"the study's protocol {protocol} is gone")
     dog.close()
 
 
 def test_a_worker_that_failed_at_start_is_reported_after_uvicorn_stopped(tmp_path: Path) -> None:
-    dog = Watchdog(*_study(tmp_path), every=60)
+    dog = Watchdog(_study(tmp_path)[1], every=60)
     dog.start()
     _ended(dog, STARTUP_FAILURE)  # uvicorn's supervisor stops by itself on this code, before the next look
     dog.close()
