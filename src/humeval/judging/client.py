@@ -227,7 +227,9 @@ class ChatClient:
                     status = None
                 except httpx.TransportError as exc:
                     self.counters.connection_errors += 1
-                    note({"event": "connection_error", "attempt": attempt})
+                    # refused before it was sent (nothing to bill), or dropped after (the endpoint may have billed it)
+                    note({"event": "not_connected" if isinstance(exc, httpx.ConnectError) else "connection_error",
+                          "attempt": attempt})
                     problem, wait = f"{type(exc).__name__}: {exc}", self._backoff(attempt)
                     status = None
             if status is not None:

@@ -3,15 +3,15 @@
 One JSON line per event, appended and fsynced (:func:`humeval.files.append_jsonl`) before the
 client goes on: ``sent`` before an attempt leaves (with the most tokens it can bill: the prompt's
 estimate and ``max_tokens``), then its outcome (``answered`` with the tokens billed, ``rate_limited``,
-``server_error``, ``refused``, ``timeout``, ``connection_error``, ``malformed``, ``oversized``). A run
-killed with SIGKILL leaves ``sent`` lines without an outcome: the next run counts them, so the
-logbook's spend (:func:`spend`) counts every request sent, answered or not. Lines carry the judge,
+``server_error``, ``refused``, ``not_connected``, ``timeout``, ``connection_error``, ``malformed``,
+``oversized``). A run killed with SIGKILL leaves ``sent`` lines without an outcome: the next run
+counts them, so the logbook's spend (:func:`spend`) counts every request sent, answered or not. Lines carry the judge,
 the run (an id per :func:`humeval.judging.run.ask_judge` call), the request's SHA-256 and the attempt;
 never the key or the prompt, and every line goes through :func:`humeval.secrets.redact`.
 
 What a request costs, by its outcome: ``answered``, the tokens the endpoint reported (or estimated,
-:mod:`humeval.judging.client`); ``rate_limited``, ``server_error`` and ``refused``, nothing (the
-endpoint did no work); every other outcome, and no outcome at all, is *unknown*: at most the prompt's
+:mod:`humeval.judging.client`); ``rate_limited``, ``server_error``, ``refused`` and ``not_connected``
+(the connection was refused: nothing left), nothing (the endpoint did no work); every other outcome, and no outcome at all, is *unknown*: at most the prompt's
 estimated tokens plus ``max_tokens`` (the endpoint may have generated and billed the answer).
 """
 
@@ -31,8 +31,8 @@ from humeval.secrets import redact
 
 __all__ = ["NOT_BILLED", "Ledger", "Spend", "spend"]
 
-#: outcomes the endpoint did no work for
-NOT_BILLED = frozenset({"rate_limited", "server_error", "refused"})
+#: outcomes the endpoint did no work for (``not_connected``: the request never left)
+NOT_BILLED = frozenset({"rate_limited", "server_error", "refused", "not_connected"})
 
 
 @dataclass(frozen=True)

@@ -185,3 +185,27 @@ def test_each_attempt_is_recorded_before_it_is_sent_and_when_it_ends() -> None:
     assert [e["event"] for e in events] == ["sent", "rate_limited", "sent", "server_error", "sent", "answered"]
     assert seen == [1, 3, 5]  # each request arrived after its `sent` line
     assert events[-1]["tokens_in"] == 11 and 0.25 <= waits[0] <= 0.5  # Retry-After nan: the backoff
+
+
+def test_a_refused_connection_is_recorded_as_not_sent() -> None:
+    events: list[dict[str, Any]] = []
+    answers = iter([httpx.ConnectError("connection refused"), httpx.ReadError("connection reset"), None])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        problem = next(answers)
+        if problem is not None:
+            raise problem
+        return _ok()
+
+    async def sleep(seconds: float) -> None:
+        pass
+
+    client = ChatClient("http://judge.test/v1", "", transport=httpx.MockTransport(handler), sleep=sleep)
+
+    async def go() -> Any:
+        async with client:
+            return await client.complete({"model": "m", "messages": []}, events.append)
+
+    asyncio.run(go())
+    # refused before anything left (not billed), dropped after it was sent (may have been billed), answered
+    assert [e["event"] for e in events] == ["sent", "not_connected", "sent", "connection_error", "sent", "answered"]

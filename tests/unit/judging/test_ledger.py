@@ -16,6 +16,8 @@ def test_spend_counts_every_request_sent(tmp_path: Path) -> None:
     a = first.recorder("a" * 64, 100, 16)
     a({"event": "sent", "attempt": 0})
     a({"event": "rate_limited", "attempt": 0, "status": 429})  # no work done: not billed
+    a({"event": "sent", "attempt": 0})
+    a({"event": "not_connected", "attempt": 0})  # never left: not billed
     a({"event": "sent", "attempt": 1})
     a({"event": "answered", "attempt": 1, "status": 200, "tokens_in": 90, "tokens_out": 3, "usage_estimated": ""})
     b = first.recorder("b" * 64, 200, 16)
@@ -32,7 +34,7 @@ def test_spend_counts_every_request_sent(tmp_path: Path) -> None:
     second({"event": "answered", "attempt": 0, "status": 200, "tokens_in": 180, "tokens_out": 16,
             "usage_estimated": "no usage in the answer"})
     got = spend(path, "llm")
-    assert (got.requests_sent, got.answered, got.not_billed, got.unknown, got.runs) == (5, 2, 1, 2, 2)
+    assert (got.requests_sent, got.answered, got.not_billed, got.unknown, got.runs) == (6, 2, 2, 2, 2)
     assert (got.tokens_in, got.tokens_out, got.tokens_in_unknown_max, got.tokens_out_unknown_max) == (270, 19, 400, 32)
     assert got.usage_estimated == 1 and got.unreadable_lines == 1
     priced = got.to_json(price_input=1.0, price_output=10.0)  # per million tokens
