@@ -548,7 +548,7 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     other = len(per_list) - big_p  # lists with no watched task: always paid
     lam = protocol.crowd.arrivals_per_hour
     rule = comp.build_rule()
-    notes = []
+    notes: list[str] = []
     crowd, shape = _crowd(crowd_file, pilot, lam, tasks_per_list, notes)
     if crowd_file is not None:
         lam = None  # a recorded crowd brings its own arrivals

@@ -291,7 +291,8 @@ def import_judgements(study: StudyLike, platform: str, path: str | Path, *, forc
 
 def _seeding_progress(say: Callable[[str], None]) -> Callable[[str, int, int], None]:
     """Seeding progress as lines: one per step every 10 % of its work (and at its end), with the time."""
-    start, shown = time.monotonic(), {}
+    start = time.monotonic()
+    shown: dict[str, int] = {}
 
     def report(what: str, done: int, total: int) -> None:
         tenth = done * 10 // max(total, 1)

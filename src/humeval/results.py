@@ -537,6 +537,13 @@ class Results(_Node):
     overrides: dict[str, Any] | None = None
     correlations: tuple[CorrelationSet, ...] | None = None
 
+    def counted(self) -> Counts:
+        """The counts, for what reports them; an error where these results hold none."""
+        if self.counts is None:
+            raise DataError("results: no counts of judgements and participants (the analysis writes them; "
+                            "run `humeval analyze` again)")
+        return self.counts
+
     @property
     def alpha(self) -> float:
         """The plan's significance level (0.05 when the plan is not stored)."""

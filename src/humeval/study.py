@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from humeval.files import read_jsonl
 from humeval.protocol.load import PROTOCOL_FILE, load_protocol
@@ -35,7 +35,7 @@ class Study:
     root: Path
 
     @classmethod
-    def open(cls, path: str | Path = ".") -> Study:
+    def open(cls, path: str | Path = ".") -> Self:
         """The study in folder ``path`` (or the folder of protocol file ``path``)."""
         path = Path(path)
         return cls(path.parent if path.is_file() else path)

@@ -83,7 +83,7 @@ def agreement(
 
 
 def _fleiss(units: pd.DataFrame, categories: list[float] | None, plan: Analysis, seed: int) -> dict[str, Any]:
-    context = {"measure": "fleiss"}
+    context: dict[str, Any] = {"measure": "fleiss"}
     if categories is None:
         return undefined("fleiss_kappa", "Fleiss' kappa needs categorical responses; these are continuous", **context)
     per_unit = units.groupby("unit")["code"].size()

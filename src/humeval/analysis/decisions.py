@@ -60,6 +60,7 @@ def _outcomes(rows: pd.DataFrame, comparison: Comparison, protocol: Protocol) ->
     )
 
     strategy = strategy_of(protocol)
+    assert strategy is not None  # not "list" (returned above): a pool strategy labels the votes
     labels = []
     fed = ordered[ordered["_fed"] & (ordered["_vote"] >= 0)]
     for _, group in fed.groupby("_seq", sort=True):
@@ -141,6 +142,7 @@ def _whose(rows: pd.DataFrame, outcomes: list[int], position: pd.Series, n: int,
     times = utc(rows.loc[used.index, "submitted_at"]) if "submitted_at" in rows else pd.Series(pd.NaT, index=used.index)
     last = times.groupby(used.to_numpy()).max().reindex(range(n))  # an outcome's time: its last judgement's
     boundary = rule.boundary(n) if n and hasattr(rule, "boundary") else None
+    assert protocol.stopping is not None  # a watched comparison comes from the stopping section
     return {"population": population(rows.loc[used.index]),
             "drift": drift_check(outcomes, n, boundary, check=protocol.stopping.drift_check,
                                  alpha=protocol.analysis.alpha, times=list(last))}
@@ -209,6 +211,7 @@ def _goal_judgements(rows: pd.DataFrame, protocol: Protocol) -> list[tuple[str, 
     from humeval.store.context import strategy_of
 
     strategy = strategy_of(protocol)
+    assert strategy is not None  # not "list" (returned above): a pool strategy labels the votes
     fed = ordered["_fed"].to_numpy()
     seq = ordered["_seq"].to_numpy()
     out = []
@@ -257,7 +260,7 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol) -> di
         "a": comp.system_a, "b": comp.system_b, "rule": comp.rule, "delta": comp.delta,
         "pair_delta": rule.pair_delta, "prior_strength": comp.prior_strength, "anytime_valid": True, "horizon": comp.horizon,
         "outcome": outcome, "decision": answer if answer is not None else outcome, "n": n,
-        "reason": d.reason.replace(str(list(d.answer)), str(answer)) if answer else d.reason,
+        "reason": d.reason if d.answer is None else d.reason.replace(str(list(d.answer)), str(answer)),
         "contention": [comp.members[i] for i in d.contention],
         "rank_sets": {name: [int(d.rank_low[i]), int(d.rank_high[i])] for i, name in enumerate(comp.members)},
         "wins": {a: {b: int(rule.wins[i, j]) for j, b in enumerate(comp.members) if i != j}

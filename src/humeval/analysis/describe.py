@@ -42,6 +42,7 @@ def describe(frame: pd.DataFrame, systems: list[str], alpha: float, score: str =
     for k, system in enumerate(systems):
         sub = frame[frame["system"] == system]
         x = sub[score].to_numpy(dtype=float)
+        extra: dict[str, Any]
         if bounds is None:
             (lo, hi), extra = _mean_ci(x, alpha)
             method = "mean_t_interval"

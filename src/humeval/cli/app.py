@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 import keyword
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 import typer
@@ -17,22 +19,25 @@ import typer.core
 
 from humeval._version import __version__
 
+if TYPE_CHECKING:  # Typer >= 0.26 runs on a copy of click of its own: its groups, commands and contexts are these
+    from typer._click import Command, Context
+
 __all__ = ["COMMANDS", "EXIT_BUG", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USER_ERROR", "PANELS", "LazyGroup", "app", "main"]
 
 
 class LazyGroup(typer.core.TyperGroup):
     """The root group: a command's module is imported the first time the command is looked up."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: Context) -> list[str]:
         """In the order of a study (:data:`PANELS`), not alphabetically."""
         return [*COMMANDS, *sorted(set(self.commands) - set(COMMANDS))]
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             self.add_command(_load(cmd_name), cmd_name)
         return super().get_command(ctx, cmd_name)
 
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         """As click's, with the commands that exist (and the closest one) named for an unknown command."""
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
@@ -84,7 +89,7 @@ def _module_name(attr: str) -> str:
     return f"{attr}_" if keyword.iskeyword(attr) else attr
 
 
-def _target(name: str) -> object:
+def _target(name: str) -> typer.Typer | Callable[..., Any]:
     attr = _module_name(name.replace("-", "_"))
     return getattr(importlib.import_module(f"humeval.cli.{attr}"), attr)
 
@@ -100,15 +105,15 @@ def _register() -> None:
             app.command(name, rich_help_panel=PANEL_OF[name])(target)  # type: ignore[arg-type]
 
 
-def _flags_without_metavar(cmd: click.Command) -> None:
+def _flags_without_metavar(cmd: Command) -> None:
     """``--force`` and ``--help`` take no value: no ``<bool>`` beside them in help."""
-    help_option = cmd.get_help_option(click.Context(cmd))  # created once and cached by click
+    help_option = cmd.get_help_option(cmd.context_class(cmd))  # created once and cached by click
     for param in (*cmd.params, *([help_option] if help_option is not None else [])):
         if getattr(param, "is_flag", False):
             param.metavar = ""
 
 
-def _load(name: str) -> click.Command:
+def _load(name: str) -> Command:
     """The click command of one CLI command, built from its module alone (as :func:`command` builds it)."""
     target = _target(name)
     single = typer.Typer(rich_markup_mode="rich", add_completion=False, pretty_exceptions_enable=False)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import inspect
 import re
+from typing import TYPE_CHECKING
 
-import click
+if TYPE_CHECKING:  # the click Typer runs on (a copy of its own since Typer 0.26)
+    from typer._click import Command, Context
 
 __all__ = ["cli_reference"]
 
@@ -51,7 +53,7 @@ def _help_text(help_: str | None) -> str:
     return _escape(inspect.cleandoc(help_ or "").strip())
 
 
-def _params(cmd: click.Command, ctx: click.Context) -> tuple[list[str], list[str]]:
+def _params(cmd: Command, ctx: Context) -> tuple[list[str], list[str]]:
     """Table rows of the arguments and of the options (``--help`` left out: every command has it)."""
     arguments: list[str] = []
     options: list[str] = []
@@ -59,7 +61,7 @@ def _params(cmd: click.Command, ctx: click.Context) -> tuple[list[str], list[str
         if getattr(param, "hidden", False) or param.name == "help":
             continue
         record = param.get_help_record(ctx)
-        names, help_ = (record if record is not None else (param.human_readable_name, ""))
+        names, help_ = (record if record is not None else (param.name or "", ""))
         match = _TYPE.search(names)
         kind = f"`{match.group(1)}{match.group(2) or ''}`".replace("|", "\\|") if match else ""
         if param.param_type_name == "option":
@@ -71,7 +73,7 @@ def _params(cmd: click.Command, ctx: click.Context) -> tuple[list[str], list[str
     return arguments, options
 
 
-def _section(title: str, cmd: click.Command, ctx: click.Context) -> list[str]:
+def _section(title: str, cmd: Command, ctx: Context) -> list[str]:
     usage = " ".join([ctx.command_path, *cmd.collect_usage_pieces(ctx)])
     lines = [f"## {title}", ""]
     if help_ := _help_text(cmd.help):
@@ -90,7 +92,7 @@ def cli_reference() -> str:
     from humeval.cli.app import COMMANDS, PANELS, command
 
     group = command()
-    root = click.Context(group, info_name="humeval")
+    root = group.context_class(group, info_name="humeval")
     lines = [HEADER, *_section("humeval", group, root), "| step | command | what it does |", "|---|---|---|"]
     for panel, names in PANELS.items():
         for i, name in enumerate(names):
@@ -100,5 +102,5 @@ def cli_reference() -> str:
     lines.append("")
     for name in COMMANDS:
         sub = group.commands[name]  # type: ignore[attr-defined]
-        lines += _section(f"humeval {name}", sub, click.Context(sub, info_name=name, parent=root))
+        lines += _section(f"humeval {name}", sub, sub.context_class(sub, info_name=name, parent=root))
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -66,7 +66,7 @@ class OutputColumns:
 def output_text(value: object) -> str:
     """An output cell as text: a conversation given as a JSON list (JSONL, Parquet) is kept as JSON."""
     if isinstance(value, (list, tuple)) or (hasattr(value, "tolist") and not isinstance(value, str)):
-        items = value.tolist() if hasattr(value, "tolist") else list(value)  # type: ignore[union-attr]
+        items = value.tolist() if hasattr(value, "tolist") else list(value)  # type: ignore[union-attr,call-overload]
         return json.dumps([dict(t) if isinstance(t, dict) else t for t in items], ensure_ascii=False)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -95,7 +95,8 @@ def check_output_columns(columns: OutputColumns, protocol: Protocol, *, declared
         shown = ", ".join(f"({i}, {s})" for i, s in list(dict.fromkeys(repeated))[:_EXAMPLES])
         at = ""
         if len(columns.where) == len(pairs):  # name the rows: the first repeat and the row it repeats
-            first, seen = {}, None
+            first: dict[tuple[Any, Any], Any] = {}
+            seen = None
             for pair, where in zip(pairs, columns.where, strict=True):
                 if pair in first:
                     seen = (first[pair], where)
@@ -245,7 +246,7 @@ def _long_rows(records: list[dict[str, Any]], have: list[str], spec: Any, system
                  for r in records]
     else:
         cells = [(r.get(spec.item_id), s, r.get(s), r.get(fmt_col) if fmt_col else "") for s in systems for r in records]
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for item, system, output, fmt in cells:
         # str and int ids read as pandas reads them; a missing or float id becomes 'nan' or '1.0' there
         if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in (item, system)):

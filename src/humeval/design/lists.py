@@ -56,7 +56,7 @@ def check_answers(criterion: Criterion) -> tuple[Any, ...]:
         return ("A", "B")
     if criterion.type == "likert":
         return tuple(range(1, criterion.points + 1))
-    if criterion.type in ("slider", "esa"):
+    if criterion.type == "slider" or criterion.type == "esa":
         low, high = (criterion.min, criterion.max) if criterion.type == "slider" else (0.0, 100.0)
         return tuple(dict.fromkeys(float(f"{low + q * (high - low):g}") for q in _RANGE_POINTS))
     return (float(criterion.modulus),)

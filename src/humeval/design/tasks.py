@@ -153,10 +153,11 @@ def build_tasks(protocol: Protocol, items: list[str], systems: list[str]) -> lis
     tasks = []
     for item in items:
         for family, criteria in groups:
+            shown: list[tuple[str, ...]]
             if family == "single":
                 shown = [(s,) for s in systems]
             elif family == "pair":
-                shown = _pairs(protocol, systems)
+                shown = list(_pairs(protocol, systems))
             else:
                 shown = [tuple(systems)]
             for sys_ in shown:

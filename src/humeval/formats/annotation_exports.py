@@ -204,7 +204,7 @@ def read_label_studio(path: str | Path, *, item: str = "item_id", system: str = 
 def _argilla_names(record: dict[str, Any]) -> dict[str, Any]:
     """The record's named values: a flat record's own keys, or a nested record's ``fields`` and ``metadata`` (the
     metadata first: the systems are usually metadata, hidden from annotators) beside its own keys."""
-    nested = {}
+    nested: dict[str, Any] = {}
     for part in ("fields", "metadata"):
         if isinstance(record.get(part), dict):
             nested |= record[part]

@@ -132,7 +132,7 @@ def read_mqm(path: str | Path, *, criterion: str = "mqm", item: str = "seg_id") 
         raise DataError(f"{path}: no annotation rows under the header; expected {MQM_LAYOUT}")
     rows = [{"participant_id": rater, "list_id": "", "task_id": "", "kind": "task", "item_id": item_id,
              "criterion": criterion, "system": system, "system_b": "", "position": 0,
-             "value": 100 - 100 / MQM_WORST * min(sum(float(e["weight"]) for e in spans), MQM_WORST), "choice": "",
+             "value": 100 - 100 / MQM_WORST * min(sum(float(str(e["weight"])) for e in spans), MQM_WORST), "choice": "",
              "seconds": math.nan, "submitted_at": "", "stop_seq": pd.NA,
              "spans": json.dumps(spans, ensure_ascii=False), "comment": ""}
             for (rater, system, item_id), spans in groups.items()]

@@ -219,12 +219,12 @@ def _inconsistent(c: _Columns, rule: InconsistentExclusion, repeat_of: dict[str,
         return str(c.participant_id[i]), original, str(c.criterion[i]), a if not b else "+".join(sorted((a, b)))
 
     originals: dict[tuple[str, str, str, str], list[int]] = {}
-    for i in np.flatnonzero(c.kind == "task"):
+    for i in np.flatnonzero(c.kind == "task").tolist():
         originals.setdefault(key(i, str(c.task_id[i])), []).append(i)
     bad: dict[str, set[str]] = {}
     for r in repeats:  # repeated tasks only: a few per participant
         task = str(c.task_id[r])
-        k = key(r, repeat_of.get(task, task.removesuffix("|repeat")))
+        k = key(int(r), repeat_of.get(task, task.removesuffix("|repeat")))
         for o in originals.get(k, ()):
             differs = (answer[r] != answer[o]) if c.choice[r] else bool(abs(c.value[r] - c.value[o]) > rule.max_difference)
             if differs:
@@ -355,7 +355,7 @@ def attention_check_counts(frame: Mapping[str, Any], expected: dict[str, Any]) -
     answered = np.bincount(group, minlength=len(keys))
     missed = np.bincount(group, weights=failed, minlength=len(keys)).astype(int)
 
-    def order(k: tuple[str, str]) -> tuple[str, float, str]:
+    def order(k: tuple[str, ...]) -> tuple[str, float, str]:
         try:
             return k[0], float(k[1]), ""
         except ValueError:

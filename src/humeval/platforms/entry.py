@@ -204,7 +204,7 @@ def entry_model(platform: Platform) -> type[BaseModel]:
         else:
             fields[name] = (str, Field(None, max_length=PARAM_MAX, description=f"the {platform.kind} link parameter {name}"))
     fields["consent"] = (bool, Field(False, description="consent given on a page of your own (skips POST /api/v1/consent)"))
-    one_route = [{"required": [ids[r]]} for r in platform.routes if r in ids]
+    one_route: list[Any] = [{"required": [ids[r]]} for r in platform.routes if r in ids]
     config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"oneOf": one_route} if one_route else None)
     return create_model(f"Enter{platform.kind.capitalize()}", __config__=config, **fields)
 

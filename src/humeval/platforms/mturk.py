@@ -62,7 +62,7 @@ def write_batch(path: Path, entries: list[tuple[str, Task]], texts: Mapping[tupl
     return write_text(path, csv_text(lines))
 
 
-def read_results(path: Path, keys: dict[str, RowKey], tasks: dict[str, Task], criteria_types: dict[str, str],
+def read_results(path: Path, keys: dict[str, RowKey], tasks: dict[str, Task], criteria_types: Mapping[str, str],
                  ) -> tuple[pd.DataFrame, Counter[str], list[str]]:
     """Canonical judgements from a batch's answers; the skipped answers counted by reason, with examples.
 

@@ -547,6 +547,13 @@ class RehearsalOptions:
     population: Population | None = None
     rerun_rounds: int = 0
 
+    @property
+    def the_seed(self) -> int:
+        """The seed once :meth:`check` filled it in (the study's when none was given)."""
+        if self.seed is None:
+            raise RehearsalError("rehearse: the options' seed is read before RehearsalOptions.check filled it in")
+        return self.seed
+
     def check(self, protocol: Any) -> RehearsalOptions:
         """These options checked against ``protocol``, with ``seed`` and ``population`` filled in."""
         kind, population = self.kind, self.population
@@ -574,7 +581,7 @@ class RehearsalOptions:
 
     def parameters(self, ws: Workspace) -> dict[str, Any]:
         """The rehearsal's parameters as the logbook records them (the store without its secrets)."""
-        out = {"kind": self.kind, "participants": self.participants, "concurrency": self.concurrency,
+        out: dict[str, Any] = {"kind": self.kind, "participants": self.participants, "concurrency": self.concurrency,
                "workers": self.workers, "store": redact_url(str(ws.root / "study.db") if not self.db else self.db),
                "timeout": self.timeout, "rerun_rounds": self.rerun_rounds}
         if self.population is not None:
@@ -655,7 +662,7 @@ def rehearse_with(study: StudyLike, options: RehearsalOptions) -> RehearsalResul
             tasks = study.read_tasks()
             systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
             answerer = Answerer(study.protocol, _answer_key(study, lists), options.kind, systems, options.population,
-                                options.seed)
+                                options.the_seed)
             _fresh_store(study, ws, store, options.db)
             got = _collect(study, options, ws, store, tasks, lists, answerer, unlocked=lock is None,
                            deadline=started + options.timeout, servers=servers)
@@ -727,7 +734,7 @@ def _collect_round(server: _Server, study: Study, options: RehearsalOptions, sto
     places = _Places(study, store) if got.required is not None else None
     try:
         with _progress_bar(options.progress, total, label) as advance:
-            crowd = _Crowd(server.port, answerer, options.kind, options.seed,
+            crowd = _Crowd(server.port, answerer, options.kind, options.the_seed,
                            options.participants if not round_no else None, max_tasks, advance, server.admin_token,
                            got.tally, got.next_index, study.protocol.platform, places)
             crowd.run(options.concurrency, deadline)
@@ -769,7 +776,7 @@ def _result(options: RehearsalOptions, got: _Collected, summary: dict[str, Any],
     analyzed = "signature" in summary
     collection = (tally.last - tally.first) if tally.first is not None and tally.last is not None else 0.0
     return RehearsalResult(
-        kind=options.kind, seed=options.seed, participants=tally.entered, participants_active=tally.active,
+        kind=options.kind, seed=options.the_seed, participants=tally.entered, participants_active=tally.active,
         judgements=tally.judgements, judgements_required=got.required, rows=got.rows, seconds=collection,
         items_per_second=summary["items_per_second"], elapsed=elapsed, workspace=ws.root,
         store=redact_url(store), complete=summary["complete"], participants_excluded=summary["participants_excluded"],

@@ -35,7 +35,7 @@ _EST = ["estimate", "ci_low", "ci_high", "p_value", "n"]
 
 
 def _summary(protocol: Protocol, results: Results, design: dict[str, Any]) -> Section:
-    c = results.counts
+    c = results.counted()
     paras = [protocol.study.description] if protocol.study.description else []
     paras.append(f"Systems: {', '.join(results.systems)}. Criteria: "
                  + ", ".join(f"{k} ({v.type})" for k, v in results.criteria.items()) + ".")

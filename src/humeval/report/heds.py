@@ -167,8 +167,8 @@ def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | 
     known = _protocol_answers(protocol)
     items = max((c.items for c in results.criteria.values()), default=0)
     known["3.1.1"] = (items, "results: items with valid judgements")
-    known["3.2.1"] = (results.counts.participants_analysed,
-                      f"results: participants analysed ({results.counts.participants} took part)")
+    counts = results.counted()
+    known["3.2.1"] = (counts.participants_analysed, f"results: participants analysed ({counts.participants} took part)")
     if lock:
         locked = (f"Yes: protocol locked at {lock.get('locked_at', '?')} (sha256 {lock['protocol']['sha256']}) "
                   "in .humeval/lock.json; registry not recorded")

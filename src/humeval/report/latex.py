@@ -64,10 +64,10 @@ def _ci(row: dict[str, Any]) -> str:
 
 
 def _rank(row: dict[str, Any]) -> str:
-    lo, hi = row.get("rank_low"), row.get("rank_high")
-    if _missing(lo) or _missing(hi):
+    low, high = row.get("rank_low"), row.get("rank_high")
+    if low is None or high is None or _missing(low) or _missing(high):
         return "--"
-    lo, hi = int(lo), int(hi)
+    lo, hi = int(low), int(high)
     return str(lo) if lo == hi else f"{lo}--{hi}"
 
 

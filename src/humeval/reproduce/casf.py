@@ -13,6 +13,7 @@ permutations (see docs/sampling.md for every difference).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -79,6 +80,11 @@ def _tables(names: tuple[str, ...]) -> dict[str, Any]:
     return {n: prepare_table(load_casf(n), "auto", progress=False) for n in names}
 
 
+def _scores(table: ItemTable, aspects: list[str], rows: np.ndarray) -> np.ndarray:
+    """The human scores of ``rows`` (the faithful sampler's later phases read them)."""
+    return table.scores(aspects, rows)
+
+
 def faithful_table1(tables: dict[str, ItemTable]) -> dict[tuple[str, str], float]:
     """CASF as the authors' code runs it (``casf-faithful``, MoverScore preliminary sort, 5 phases of 10 %),
     scored with the authors' measure (:func:`permutation_tau`), per (data set, aspect).
@@ -93,7 +99,7 @@ def faithful_table1(tables: dict[str, ItemTable]) -> dict[tuple[str, str], float
         aspects = list(table.human)
         rows, _ = run_phases(
             get_sampler("casf-faithful", metric="auto.mover_score"), table, sample_size(table.n_items, 0.5), 0,
-            lambda r, t=table, a=aspects: t.scores(a, r),
+            functools.partial(_scores, table, aspects),
         )
         full = table.scores(aspects)  # (items, systems, aspects), like the code's arrays
         for k, aspect in enumerate(aspects):

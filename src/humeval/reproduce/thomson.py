@@ -29,6 +29,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from humeval.errors import DataError
 from humeval.files import read_json, write_jsonl, write_text
 from humeval.hashing import sha256_file
 from humeval.lock import lock_study
@@ -201,8 +202,11 @@ def _run(seed: int, bootstrap: int) -> dict[str, dict[str, Any]]:
             exclusion = read_json(dry_run_dir(study, kind) / "exclusion.json")
             g = results.criteria["grammaticality"]
             alpha = next(a for a in g.agreement if a.measure == "krippendorff")
-            out[kind] = {"H": g.omnibus.estimate, "p": g.omnibus.p_value, "alpha": alpha.estimate,
-                         "alpha_ci": (alpha.ci_low, alpha.ci_high), "test": g.omnibus.method,
+            omnibus = g.omnibus
+            if omnibus is None:
+                raise DataError(f"reproduce thomson: the {kind} dry run has no omnibus test of grammaticality")
+            out[kind] = {"H": omnibus.estimate, "p": omnibus.p_value, "alpha": alpha.estimate,
+                         "alpha_ci": (alpha.ci_low, alpha.ci_high), "test": omnibus.method,
                          "family": g.family, "n": g.judgements,
                          "excluded": exclusion["participants_excluded"], "signature": results.signature}
         return out

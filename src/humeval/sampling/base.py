@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 from typing import Protocol as TypingProtocol
 
 from humeval.errors import DataError
@@ -56,11 +56,14 @@ class Sampler(TypingProtocol):
     name: str
     #: whether phases after the first need human scores of the items chosen before
     needs_scores: bool
-    #: whether the sampler reads metric columns (``auto.*``)
-    needs_metrics: bool
-    #: order of the table's systems: ``sorted`` by name, or ``data`` (first appearance) where ties
-    #: or sums depend on it (``casf-faithful``, as the authors' code reads the data)
-    system_order: SystemOrder
+    @property
+    def needs_metrics(self) -> bool:
+        """Whether the sampler reads metric columns (``auto.*``)."""
+
+    @property
+    def system_order(self) -> SystemOrder:
+        """Order of the table's systems: ``sorted`` by name, or ``data`` (first appearance) where ties or sums
+        depend on it (``casf-faithful``, as the authors' code reads the data)."""
 
     def plan(self, size: int, n_items: int) -> list[int]:
         """Number of items chosen in each phase (sums to ``size``)."""
@@ -167,9 +170,9 @@ class SamplerBase:
     name: str = "base"
     needs_scores: bool = False
     #: whether the sampler reads metric columns (``auto.*``); they are computed when missing
-    needs_metrics: bool = False
+    needs_metrics: ClassVar[bool] = False
     #: order of the systems in the table read from a long table (``sorted`` | ``data``)
-    system_order: SystemOrder = "sorted"
+    system_order: ClassVar[SystemOrder] = "sorted"
     #: human aspects the learner uses (empty: all ``human.*`` columns); samplers with scores only
     aspects: tuple[str, ...] = ()
 

@@ -218,7 +218,8 @@ def _leave_one_out(
         chosen = {}
         for held in datasets:
             others = [d for d in datasets if d != held]
-            chosen[held] = max(methods, key=lambda m, o=others: (np.mean([means[(d, m)] for d in o]), m == "random"))
+            held_out = {m: (float(np.mean([means[(d, m)] for d in others])), m == "random") for m in methods}
+            chosen[held] = max(methods, key=held_out.__getitem__)
         score = float(np.mean([means[(d, chosen[d])] for d in datasets]))
         rand = np.mean([per_dataset[(d, rate)]["random"] for d in datasets], axis=0)
         out.append({"rate": rate, "chosen": chosen, "mean_tau_b": score} | _verdict(np.array([score]), rand))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 import pandas as pd
 
@@ -37,13 +36,13 @@ def normalise_long(frame: pd.DataFrame) -> pd.DataFrame:
 
 def prepare_table(
     frame: pd.DataFrame,
-    metrics: Literal["auto", "stored", "compute", "none"] = "auto",
+    metrics: str = "auto",
     *,
     cache_dir: str | Path | None = None,
     progress: bool = True,
     system_order: SystemOrder = "sorted",
 ) -> ItemTable:
-    """Reshape ``frame`` and make sure metric columns exist.
+    """Reshape ``frame`` and make sure metric columns exist; ``metrics`` is one of :data:`METRIC_MODES`.
 
     ``auto``: use stored ``auto.*`` columns, compute the default metrics when there are none;
     ``stored``: stored columns only; ``compute``: add computed metrics beside stored ones;

@@ -102,7 +102,8 @@ class ItemTable:
             )
         outputs = np.empty(n * m, dtype=object)
         outputs[flat] = frame[output].fillna("").astype(str).to_numpy()
-        metrics, human = {}, {}
+        metrics: dict[str, np.ndarray] = {}
+        human: dict[str, np.ndarray] = {}
         for col in frame.columns:
             name = str(col)
             if name.startswith((AUTO, HUMAN)):

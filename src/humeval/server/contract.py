@@ -78,7 +78,7 @@ class InvitesIn(BaseModel):
 class ErrorDetail(BaseModel):
     code: str = Field(description="machine-readable reason, e.g. invalid_value, unknown_assignment")
     message: str = Field(description="what was wrong, where, and what would be valid")
-    field: str = Field(None, description="the request field at fault (only when one is)")
+    field: str | None = Field(None, description="the request field at fault (only when one is)")
 
 
 class Error(BaseModel):
@@ -160,7 +160,7 @@ class Places(BaseModel):
 class Status(BaseModel):
     participant_id: str
     progress: Progress
-    completion: Completion = Field(None, description="once the participant completed their work")
+    completion: Completion | None = Field(None, description="once the participant completed their work")
 
 
 class Invite(BaseModel):

@@ -64,8 +64,8 @@ def openapi_spec(protocol: Protocol) -> dict[str, Any]:
     schemas["JudgementIn"]["properties"]["values"] = c.values_schema(protocol)
     if not protocol.presentation.comments:  # the study takes no comment: the spec says so
         schemas["JudgementIn"]["properties"].pop("comment", None)
-    participant = [{"participant": []}]
-    admin = [{"admin": []}]
+    participant: list[dict[str, list[str]]] = [{"participant": []}]
+    admin: list[dict[str, list[str]]] = [{"admin": []}]
     common = (400, 413, 415, 422)
     return {
         "openapi": "3.1.0",

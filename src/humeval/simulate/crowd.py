@@ -182,7 +182,7 @@ class CrowdResult:
         out = {"places": Quantity.of(r.places), "paid": Quantity.of(r.paid), "used": Quantity.of(r.used),
                "unused": Quantity.of(r.unused), "unfed": Quantity.of(r.unfed), "cut": Quantity.of(r.cut),
                "cut_sessions": Quantity.of(r.cut_sessions)}
-        if r.quits is not None:
+        if r.quits is not None and r.quit_fed is not None:  # (set together: a crowd with quitters)
             out |= {"quits": Quantity.of(r.quits), "quit_fed": Quantity.of(r.quit_fed)}
         if r.turned_away is not None:
             out["turned_away"] = Quantity.of(r.turned_away)
@@ -346,7 +346,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     """
     from humeval.protocol.comparisons import Comparison
 
-    per_list = np.full(int(lists), int(watched)) if np.ndim(watched) == 0 else np.asarray(watched, dtype=np.int64)
+    watched_ = np.asarray(watched, dtype=np.int64)
+    per_list = np.full(int(lists), watched_) if watched_.ndim == 0 else watched_
     if lists < 1 or len(per_list) != lists or per_list.min() < 1:
         raise ValueError(f"a crowd simulation needs lists with at least one watched task each (lists={lists}, "
                          f"watched={watched!r})")
@@ -385,7 +386,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
         lease_h = lease_seconds / 3600
         if isinstance(crowd, Crowd):
             arr = _from_crowd(rng, crowd, n_runs, tasks, minutes_per_list, lease_h, resample)
-        elif isinstance(crowd, CrowdShape):
+        elif isinstance(crowd, CrowdShape) and lam is not None:  # (a shape without a rate was refused above)
             arr = _from_shape(rng, crowd, n_runs, float(lam), big_p, tasks, minutes_per_list, lease_h)
         elif lam is not None:
             arr = _poisson(rng, n_runs, float(lam), big_p, hours, spread)
@@ -432,6 +433,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
             end[rows, k] = at + dur[rows, k]
             slot_feed[rows, k] = per_list[lst]
         else:
+            assert arr is not None  # a slot is given to someone (``who``) only from drawn arrivals
             q = arr.quits[rows, who]
             end[rows, k] = at + np.where(q, arr.quit_hours[rows, who], arr.hours[rows, who])
             slot_quit[rows, k] = q
@@ -593,7 +595,8 @@ def plan_sessions(rule: Any, *, lists: int, watched: int | Sequence[int], minute
     recorded one): a W that admits too few sessions turns the launch burst away, and the rule then runs out of
     participants before it can decide, however short its wall time.
     """
-    same = dict(lists=lists, watched=watched, minutes_per_list=minutes_per_list, arrivals_per_hour=arrivals_per_hour)
+    same: dict[str, Any] = dict(lists=lists, watched=watched, minutes_per_list=minutes_per_list,
+                                arrivals_per_hour=arrivals_per_hour)
     reference = simulate_crowd(rule, sessions=int(lists), **same, **options).decided_share
     tried: list[CrowdResult] = []
     for w in range(1, min(int(most), int(lists)) + 1):

@@ -176,10 +176,10 @@ def simulate_served_goal(p_win: np.ndarray, goal: str, judgements: int = 3, *, d
     happened = np.take_along_axis(times, rank, axis=1) < np.iinfo(np.int64).max
     resolved = np.zeros((iterations, n_pairs, k, k), dtype=bool)
     for e in range(n_pairs):
-        q = rank[:, e]
-        ia, ib = np.array(pairs)[q, 0], np.array(pairs)[q, 1]
-        win = np.where(above[runs, q], ia, ib)
-        lose = np.where(above[runs, q], ib, ia)
+        qs = rank[:, e]  # each run's e-th resolved pair
+        ia, ib = np.array(pairs)[qs, 0], np.array(pairs)[qs, 1]
+        win = np.where(above[runs, qs], ia, ib)
+        lose = np.where(above[runs, qs], ib, ia)
         step = np.zeros((iterations, k, k), dtype=bool)
         step[runs, win, lose] = happened[:, e]
         resolved[:, e:] |= step[:, None]

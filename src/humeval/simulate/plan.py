@@ -191,7 +191,7 @@ def fit_pilot(frame: pd.DataFrame, *, request: str = "request", choice: str = "c
     idx = rng.integers(0, s.size, (resamples, s.size))
     mus, vars_ = _moments(s[idx], r[idx], c_mean)
     if difficulty_var is not None:
-        var = float(difficulty_var)
+        var = np.asarray(float(difficulty_var))
         vars_ = np.full_like(vars_, var)
     q = (0.025, 0.975)
     return PilotFit(

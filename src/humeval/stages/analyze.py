@@ -50,7 +50,7 @@ def analyze_stage(study: Study) -> StageOutput:
     sha, tasks, judges = sha256_file(study.protocol_file), study.read_tasks(), plan_judges(study)
     results, paths = analyze_workspace(ws, study.protocol, sha, read_study_judgements(ws), read_excluded(ws),
                                        tasks, judges)
-    summary = {"criteria": len(results.criteria), "judgements_analysed": results.counts.analysed,
+    summary = {"criteria": len(results.criteria), "judgements_analysed": results.counted().analysed,
                "signature": results.signature}
     checked = [r.stopping.drift for r in results.criteria.values() if r.stopping and r.stopping.drift]
     if checked:  # the preregistered drift check (stopping.drift_check): how many decisions it flagged

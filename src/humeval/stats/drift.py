@@ -63,8 +63,8 @@ def _band(a: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(0, t - at + 1), np.minimum(t, at - 1)
 
 
-def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray, successes: np.ndarray, split: np.ndarray,
-                          early_successes: np.ndarray, *, p0: float = 0.5) -> np.ndarray:
+def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray | int, successes: np.ndarray | int,
+                          split: np.ndarray | int, early_successes: np.ndarray | int, *, p0: float = 0.5) -> np.ndarray:
     """Two-sided exact p-values that the early part (the first ``split`` of ``n`` outcomes) and the late part
     share one success probability, given that the sequence stayed inside ``boundary`` before ``n``.
 

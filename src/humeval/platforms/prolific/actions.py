@@ -28,6 +28,7 @@ from humeval.study import Study, StudyLike, as_study
 
 if TYPE_CHECKING:
     from humeval.costs import Budget
+    from humeval.protocol.models import ExclusionRule
 
 __all__ = [
     "TRANSITIONS",
@@ -344,7 +345,7 @@ def prolific_review(study: StudyLike, *, client: ProlificClient, db: str | None 
     study = as_study(study)
     _locked(study, "review")
     study_id = study_id_of(study, client)
-    rules = {r.rule: r for r in study.protocol.exclusion}
+    rules: dict[str, ExclusionRule] = {r.rule: r for r in study.protocol.exclusion}
     store = _store(study, db)
     try:
         people = _store_participants(store)

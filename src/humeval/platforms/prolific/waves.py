@@ -204,8 +204,8 @@ def _reconcile(study: Study, client: ProlificClient, study_id: str, remote: dict
         return state
     step, status = intent["step"], str(remote.get("status") or "")
     with _logged(study, step, client, study_id=study_id, recovered=True) as summary:
-        summary.update({"study_id": study_id, "recovered": True, "status": status, **_counts(rec),
-                        **{k: intent[k] for k in ("from", "places", "target") if k in intent}})
+        asked: dict[str, Any] = {k: intent[k] for k in ("from", "places", "target") if k in intent}
+        summary.update({"study_id": study_id, "recovered": True, "status": status, **_counts(rec), **asked})
     if step == "wave":
         return _keep_wave(study, state, intent["intent"], int(intent["from"]), int(intent["places"]),
                           int(intent["target"]), status, rec)
