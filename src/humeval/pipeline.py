@@ -155,15 +155,15 @@ PRE_COLLECTION = ["sample", "design"]
 # --------------------------------------------------------------------------- stages
 
 
-def _unchanged(study: Study, name: str, inputs: list[dict[str, str]], options: dict[str, Any]) -> dict[str, Any] | None:
+def _unchanged(study: Study, name: str, inputs: list[dict[str, str]], options: dict[str, Any]) -> logbook.Entry | None:
     """The last successful run of ``name`` if its inputs, options and outputs are still as recorded."""
-    last = next((e for e in reversed(logbook.read(study)) if e.get("stage") == name), None)
-    if last is None or last.get("outcome") != "ok" or last.get("inputs") != inputs:
+    last = next((e for e in reversed(logbook.entries(study)) if e.stage == name), None)
+    if last is None or not last.ok or last.inputs != inputs:
         return None
-    if last.get("options", {}) != _logged(options):
+    if (last.options or {}) != _logged(options):
         return None
-    outputs = [study.root / o["path"] for o in last.get("outputs", [])]
-    return last if study.hashes(outputs) == last["outputs"] else None
+    recorded = last.outputs or []
+    return last if study.hashes([study.root / o["path"] for o in recorded]) == recorded else None
 
 
 def _logged(options: dict[str, Any]) -> dict[str, Any]:
@@ -191,7 +191,7 @@ def run_stage(study: StudyLike, name: str, *, force: bool = False, options: dict
                  what=f"runs the preregistered {stage.required_for} plan" if stage.required_for else "")
     inputs = study.hashes([study.protocol_file, *stage.inputs(study)])
     if not force and (last := _unchanged(study, name, inputs, options)) is not None:
-        return StageResult(name, True, [o["path"] for o in last["outputs"]], last.get("summary", {}), last["signature"])
+        return StageResult(name, True, [o["path"] for o in last.outputs or []], last.summary or {}, last.signature or "")
     with record_run(study, name, inputs=inputs, seed=protocol.study.seed, options=_logged(options) or None) as rec:
         out = stage.function(study, **options)
         seed = out.seed if out.seed is not None else protocol.study.seed

@@ -17,19 +17,19 @@ def log(
     from humeval import logbook
     from humeval.study import Study
 
-    entries = logbook.read(Study.open(directory))
+    study = Study.open(directory)
     rows = [
         {
-            "time": e.get("end") or e.get("time"),
-            "stage": e.get("stage"),
-            "outcome": e.get("outcome"),
-            "seed": e.get("seed", ""),
-            "summary": e.get("error") or _brief(e.get("summary", {})),
-            "signature": e.get("signature", ""),
+            "time": e.when,
+            "stage": e.stage,
+            "outcome": e.outcome,
+            "seed": e.seed if "seed" in e.model_fields_set else "",
+            "summary": e.error or _brief(e.summary or {}),
+            "signature": e.signature or "",
         }
-        for e in entries
+        for e in logbook.entries(study)
     ]
-    emit_rows(rows, fmt, title=f"logbook of {directory}", json_data=entries)
+    emit_rows(rows, fmt, title=f"logbook of {directory}", json_data=logbook.read(study))
 
 
 def _brief(summary: dict) -> str:

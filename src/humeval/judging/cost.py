@@ -47,9 +47,9 @@ def estimate_cost(study: Study) -> list[JudgeCost]:
     if not judges:
         return []
     last: dict[str, dict[str, Any]] = {}
-    for entry in logbook.read(study):
-        if entry.get("stage") == "judge" and entry.get("outcome") == "ok":
-            last |= entry.get("summary", {}).get("judges", {})
+    for entry in logbook.entries(study):
+        if entry.stage == "judge" and entry.ok:
+            last |= (entry.summary or {}).get("judges", {})
     out = []
     path = cache_file(study)
     cache = AnswerCache(path) if path.is_file() else None

@@ -12,12 +12,12 @@ from humeval.study import Study
 __all__ = ["judge_runs_section"]
 
 
-def _last_runs(study: Study) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+def _last_runs(study: Study) -> dict[str, tuple[dict[str, Any], logbook.Entry]]:
     """Judge name -> (its summary, the logbook entry) of the last successful ``judge`` run that asked it."""
-    last: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-    for entry in logbook.read(study):
-        if entry.get("stage") == "judge" and entry.get("outcome") == "ok":
-            for name, summary in (entry.get("summary") or {}).get("judges", {}).items():
+    last: dict[str, tuple[dict[str, Any], logbook.Entry]] = {}
+    for entry in logbook.entries(study):
+        if entry.stage == "judge" and entry.ok:
+            for name, summary in (entry.summary or {}).get("judges", {}).items():
                 last[name] = (summary, entry)
     return last
 
@@ -36,7 +36,7 @@ def judge_runs_section(study: Study) -> Section | None:
                               "(`humeval judge`).")
             continue
         s, entry = runs[judge.name]
-        recorded = {o["path"]: o["sha256"] for o in entry.get("outputs", [])}
+        recorded = {o["path"]: o["sha256"] for o in entry.outputs or []}
         now = study.hashes([study.root / judge.file])[0]
         if recorded.get(now["path"]) != now["sha256"]:
             paragraphs.append(f"WARNING: {judge.file} is not the file judge {judge.name}'s last run wrote "

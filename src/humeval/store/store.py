@@ -316,7 +316,7 @@ class Store:
         rows = self.read(lambda conn: sql_of(conn).all(_UNLOGGED))
         if not rows:
             return []
-        recorded = {(e.get("comparison"), e.get("n")) for e in logbook.read(self.study) if e.get("stage") == "stopping"}
+        recorded = {(e.field("comparison"), e.field("n")) for e in logbook.entries(self.study) if e.stage == "stopping"}
         entries: list[dict[str, Any]] = []
         for row in rows:
             r = dict(zip(_DECISION_KEYS, row, strict=True))
