@@ -119,9 +119,11 @@ def output_cell_problems(table: Any, spec: Any, systems: Sequence[str], *, sourc
     the item ids and (long layout) the systems are ids, the outputs (each system's column, wide layout) outputs,
     the inputs text, the references text or lists of texts. ``table``: its columns by name (``name in table``, ``table[name]``: a DataFrame, say)."""
     long = spec.layout == "long"
-    kinds: list[tuple[str | None, Kind]] = [(spec.item_id, "id"), *([(spec.system, "id")] if long else []),
-                                            *[(c, "output") for c in ([spec.output] if long else systems)],
-                                            (spec.input, "text"), (spec.references, "references")]
+    kinds: list[tuple[str | None, Kind]] = [(spec.item_id, "id")]
+    if long:
+        kinds.append((spec.system, "id"))
+    kinds += [(c, "output") for c in ([spec.output] if long else systems)]
+    kinds += [(spec.input, "text"), (spec.references, "references")]
     return [p for name, kind in kinds if name and name in table
             for p in column_problems(table[name], name, source=source, kind=kind, layout=layout, rows=rows)]
 

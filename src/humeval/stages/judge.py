@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from humeval.stage import StageOutput
 from humeval.study import Study
 
@@ -15,7 +18,8 @@ def judge_stage(study: Study, judges: list[str] | None = None) -> StageOutput:
     from humeval.judging.run import answers_file, ask_judge, llm_judges
 
     chosen = llm_judges(study, judges)
-    summary, outputs = {}, []
+    summary: dict[str, Any] = {}
+    outputs: list[Path] = []
     for judge in chosen:
         try:
             run = ask_judge(study, judge)
