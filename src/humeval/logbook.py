@@ -43,10 +43,11 @@ class Entry(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
     schema_version: int = Field(1, alias="schema", ge=1, le=SCHEMA, description="The entry's schema.")
-    time: str = Field(description="When the entry was written (UTC, ISO 8601).")
-    version: str = Field(description="The humeval version that wrote it.")
+    # (time and version: :func:`append` writes both; a line without them is still read)
+    time: str | None = Field(None, description="When the entry was written (UTC, ISO 8601).")
+    version: str | None = Field(None, description="The humeval version that wrote it.")
     stage: str = Field(description="What ran: a pipeline stage, serve, rehearse, lock, stopping, prolific-...")
-    outcome: Literal["ok", "error"] = Field(description="How it ended.")
+    outcome: Literal["ok", "error"] | None = Field(None, description="How it ended (every stage run says).")
     start: str | None = Field(None, description="When the run started (a stage run).")
     end: str | None = Field(None, description="When the run ended (a stage run).")
     seed: int | None = Field(None, description="The seed the run used.")
@@ -63,7 +64,7 @@ class Entry(BaseModel):
         return self.outcome == "ok"
 
     @property
-    def when(self) -> str:
+    def when(self) -> str | None:
         """When the run ended (its entry's time for an entry of no run)."""
         return self.end or self.time
 
