@@ -42,7 +42,7 @@ def main() -> None:
     for intransitive in (False, True):
         last = [0.0]
 
-        def progress(label: str, votes: int, total: int) -> None:
+        def progress(label: str, votes: int, total: int, last: list[float] = last) -> None:
             now = time.perf_counter()
             if now - last[0] > 5:
                 last[0] = now
@@ -71,7 +71,7 @@ def main() -> None:
             boot = bootstrap_ranks(counts, top=min(args.top, len(counts.models) - 1), n_boot=args.bootstrap,
                                    seed=args.seed)
             sets = ", ".join(f"{m} {lo}" if lo == hi else f"{m} {lo}-{hi}"
-                             for m, lo, hi in zip(boot.models, boot.rank_low, boot.rank_high))
+                             for m, lo, hi in zip(boot.models, boot.rank_low, boot.rank_high, strict=True))
             print(f"\nfixed-n bootstrap of all votes ({boot.n_boot} rounds, one look): the best kept in "
                   f"{boot.best_share:.0%} of rounds, the top set in {boot.top_share:.0%}; rank sets: {sets}")
     print(f"\n{time.perf_counter() - start:.0f} s", file=sys.stderr)

@@ -83,7 +83,7 @@ class ArenaCounts:
             raise DataError(f"arena counts: only {len(keep)} models are connected by votes, --models asked for {n}")
         where = {m: new for new, m in enumerate(keep)}
         rows, pairs = [], []
-        for (i, j), c in zip(self.pairs, self.counts):
+        for (i, j), c in zip(self.pairs, self.counts, strict=True):
             if int(i) in where and int(j) in where:
                 a, b = where[int(i)], where[int(j)]
                 pairs.append((a, b) if a < b else (b, a))

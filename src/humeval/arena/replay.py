@@ -216,15 +216,27 @@ def simulate_statements(probs: Callable[[np.ndarray], np.ndarray] | np.ndarray, 
     per pair ``[r, p, 4]`` (both-bad votes are not simulated: column 3 is 0).
     """
     rng = as_generator(seed)
-    fixed = None if callable(probs) else np.asarray(probs, dtype=float)
-    k = (fixed.shape[0] if fixed is not None else int(np.asarray(probs(np.zeros(1, dtype=np.int64))).shape[1]))
+    if callable(probs):
+        drift = probs
+
+        def probs_at(votes: np.ndarray) -> np.ndarray:
+            return np.asarray(drift(votes))
+
+        k = int(probs_at(np.zeros(1, dtype=np.int64)).shape[1])
+    else:
+        fixed = np.asarray(probs, dtype=float)
+        k = fixed.shape[0]
+
+        def probs_at(votes: np.ndarray) -> np.ndarray:
+            return np.broadcast_to(fixed, (runs, k, k, 3))
+
     goal, top = check_goal(goal, k, top if goal == "top-k" else None)
     pairs = np.array([(a, b) for a in range(k) for b in range(a + 1, k)], dtype=np.int64)
     votes_now = np.zeros(runs, dtype=np.int64)
 
     def draw(take: np.ndarray, votes: np.ndarray) -> np.ndarray:
         votes_now[...] = votes + take.sum(axis=-1)
-        p = np.broadcast_to(fixed, (runs, k, k, 3)) if fixed is not None else np.asarray(probs(votes))
+        p = probs_at(votes)
         pp = p[:, pairs[:, 0], pairs[:, 1], :]  # [r, pair, 3]
         out = np.zeros((*take.shape, 4), dtype=np.int64)
         out[..., :3] = rng.multinomial(take, pp / pp.sum(axis=-1, keepdims=True))

@@ -33,13 +33,13 @@ def replay(
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="Output format: table, json or csv."),
 ) -> None:
     """Replay vote counts exchangeably; votes until each question is answered, and wrong answers with their bound."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     from humeval.arena import arena_replay, bootstrap_ranks, summarise
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def progress(label: str, votes: int, total: int) -> None:
             if label not in tasks:
@@ -54,7 +54,7 @@ def replay(
     footer = ""
     if boot is not None:
         sets = ", ".join(f"{m} {lo}-{hi}" if lo != hi else f"{m} {lo}"
-                         for m, lo, hi in zip(boot.models, boot.rank_low, boot.rank_high))
+                         for m, lo, hi in zip(boot.models, boot.rank_low, boot.rank_high, strict=True))
         footer = (f"fixed-n bootstrap of all {counts.votes:,} votes ({boot.n_boot} rounds, valid at one look only): "
                   f"best kept in {boot.best_share:.0%} of rounds, top set in {boot.top_share:.0%}; rank sets: {sets}")
     emit_rows(rows, fmt, title=f"arena replay: {len(counts.models)} models, {counts.votes:,} votes, delta {delta:g}",

@@ -57,7 +57,7 @@ def pooled_pair_weights(theta: np.ndarray, needed: np.ndarray, available: np.nda
     disc = np.where((idx[None, :, None] == idx[None, None, :]) | (idx[:, None, None] == idx[None, None, :]), 0.0, disc)
     via = np.einsum("...aj,...ajb->...ab", u, disc)  # what a vote of (a, b) adds to a's statements through b
     value = np.where(avail, u + 0.5 * (via + np.swapaxes(via, -1, -2)), 0.0)
-    touch = need.any(axis=-1)
+    touch = np.asarray(need.any(axis=-1))
     floor = avail & (touch[..., :, None] | touch[..., None, :])
     w = (1.0 - explore) * _normalise(value) + explore * _normalise(floor.astype(float))
     return _normalise(np.where(avail, w, 0.0))

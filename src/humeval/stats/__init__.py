@@ -140,8 +140,8 @@ if TYPE_CHECKING:
         krippendorff_alpha,
     )
     from humeval.stats.correction import CORRECTIONS, adjust_pvalues, benjamini_hochberg, holm
-    from humeval.stats.davidson import DavidsonFit, davidson_fit
     from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
+    from humeval.stats.davidson import DavidsonFit, davidson_fit
     from humeval.stats.drift import stopped_split_pvalues
     from humeval.stats.effect import cohens_d, eta_squared, rank_biserial
     from humeval.stats.means import mean_ci

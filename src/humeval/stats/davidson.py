@@ -100,7 +100,7 @@ def davidson_fit(wins: np.ndarray, ties: np.ndarray, *, prior: float = 0.0, max_
             try:
                 step = np.linalg.solve(-hess, grad[:, :, None])[..., 0]
             except np.linalg.LinAlgError:
-                step = np.stack([np.linalg.lstsq(-hh, gg, rcond=None)[0] for hh, gg in zip(hess, grad)])
+                step = np.stack([np.linalg.lstsq(-hh, gg, rcond=None)[0] for hh, gg in zip(hess, grad, strict=True)])
         step = np.clip(np.nan_to_num(step), -2.0, 2.0)
         theta[:, 1:] += step[:, : k - 1]
         eta = eta + np.where(with_ties, step[:, k - 1], 0.0)

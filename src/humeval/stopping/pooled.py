@@ -215,7 +215,8 @@ class PooledStatements:
 
     def _resolve(self, s: np.ndarray, level: float) -> np.ndarray:
         n = s + np.swapaxes(s, -1, -2)
-        return (s > np.swapaxes(s, -1, -2)) & (log_mixture_ratio(n, s, self.a) >= np.log(1.0 / level))
+        resolved: np.ndarray = (s > np.swapaxes(s, -1, -2)) & (log_mixture_ratio(n, s, self.a) >= np.log(1.0 / level))
+        return resolved
 
     def _virtual(self, wins: np.ndarray, decisive: np.ndarray) -> np.ndarray:
         """Virtual duels of this batch: ``out[r, i, j]`` discordant pairs won by i, through every opponent m."""
@@ -230,7 +231,8 @@ class PooledStatements:
         n1b, n2b = np.where(valid, np.broadcast_to(n1, shape), 0), np.where(valid, np.broadcast_to(n2, shape), 0)
         i_won, j_won = discordant_pairs(self.rng, np.broadcast_to(w1, shape), n1b, np.broadcast_to(w2, shape), n2b)
         up_i, up_j = i_won.sum(axis=-1), j_won.sum(axis=-1)  # [r, i, j] for i < j
-        return up_i + np.swapaxes(up_j, -1, -2)
+        duels: np.ndarray = up_i + np.swapaxes(up_j, -1, -2)
+        return duels
 
     def update(self, wins: np.ndarray, ties: np.ndarray | None = None) -> PooledState:
         w = np.asarray(wins, dtype=np.int64).reshape((self.runs, self.k, self.k))
