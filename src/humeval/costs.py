@@ -256,11 +256,12 @@ class BudgetOptions:
     precision: float | None = None
     difficulty_var: float | None = None
     crowd: str | Path | None = None
-    patience: float = 0.0
+    #: seconds an arrival who finds no open place waits for one; None: the protocol's ``stopping.waitlist_seconds``
+    patience: float | None = None
 
     def check(self, protocol: Any) -> BudgetOptions:
         """These options, or a :class:`DataError`/:class:`ProtocolError` naming the one ``protocol`` cannot use."""
-        if not (math.isfinite(self.patience) and self.patience >= 0):
+        if self.patience is not None and not (math.isfinite(self.patience) and self.patience >= 0):
             raise DataError(f"--patience: seconds an arrival waits for a place are a number >= 0, got {self.patience!r}")
         var = self.difficulty_var
         if var is None:
@@ -280,7 +281,7 @@ def budget(study: StudyLike, *, pilot: str | Path | None = None, strategies: lis
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
            system_a: str = "", predict: bool = True, crowd_runs: int = 2000,
            precision: float | None = None, difficulty_var: float | None = None, crowd: str | Path | None = None,
-           patience: float = 0.0) -> Budget:
+           patience: float | None = None) -> Budget:
     """The study's budget from its design (run ``humeval design`` first) and its ``pay`` section.
 
     Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default ``pay.pilot``, then
@@ -298,7 +299,8 @@ def budget(study: StudyLike, *, pilot: str | Path | None = None, strategies: lis
     difficulty, a documented prior) when it judged every item once.
     ``crowd``: a crowd file or an AMT batch CSV (:func:`humeval.simulate.arrivals.read_crowd`) the sessions are
     simulated with (default: with ``crowd.arrivals_per_hour``, the default crowd fitted to the AMT batches);
-    ``patience``: seconds an arrival who finds no open place waits for one (0: turned away, the store today).
+    ``patience``: seconds an arrival who finds no open place waits for one (0: turned away; None: the protocol's
+    ``stopping.waitlist_seconds``, what the store does).
     """
     options = BudgetOptions(pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, seed=seed,
                             system_a=system_a, predict=predict, crowd_runs=crowd_runs, precision=precision,
@@ -528,12 +530,14 @@ def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | 
 
 def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per_place: float, *, runs: int,
               seed: int, tasks_per_list: int, crowd_file: str | Path | None = None, pilot: Any = None,
-              patience: float = 0.0) -> tuple[list[SessionPlan], list[str]]:
+              patience: float | None = None) -> tuple[list[SessionPlan], list[str]]:
     """The session plans: the fixed design, the protocol's W, and W = 1, 2, 3 (within the watched lists)."""
     from humeval.simulate.crowd import plan_sessions, simulate_crowd
     from humeval.stopping.admission import unused_bound
 
     protocol = study.protocol
+    if patience is None:  # the store's waitlist
+        patience = float(protocol.stopping.waitlist_seconds) if protocol.stopping is not None else 0.0
     found = watched_per_list(study, lists)
     if found is None:
         return [], []
@@ -561,7 +565,7 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     same = {"lists": big_p, "watched": watched_lists, "minutes_per_list": minutes, "fit": fit,
             "in_flight_share": comp.in_flight_share, "min_in_flight": comp.min_in_flight, "horizon": comp.horizon,
             "runs": runs, "seed": seed, "crowd": crowd, "tasks_per_list": tasks_per_list, "patience": patience,
-            "lease_seconds": float(protocol.assignment.lease_seconds)}
+            "lease_seconds": float(protocol.lease(tasks_per_list))}
     timed = lam is not None or crowd is not None
     if not timed:
         same["patience"] = 0.0  # every open place is taken at once: no one waits

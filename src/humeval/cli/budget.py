@@ -26,7 +26,7 @@ def budget(
                                                 "items' difficulty (default: fitted from items the pilot judged more "
                                                 "than once; 0, items of equal difficulty, when it judged each once)."),
     crowd: Path | None = typer.Option(None, "--crowd", help="Dynamic stopping with sessions: the crowd to plan with, a CSV or JSONL with a row per participant (arrived, seconds_per_task or session_seconds, completed) or an AMT batch-results CSV (default: with crowd.arrivals_per_hour, a bursty crowd fitted to AMT batches; docs/budget.md)."),
-    patience: float = typer.Option(0.0, "--patience", help="Dynamic stopping with sessions: seconds an arrival who finds no open place waits for one (0: turned away, as the store does today)."),
+    patience: float | None = typer.Option(None, "--patience", help="Dynamic stopping with sessions: seconds an arrival who finds no open place waits for one (default: the protocol's stopping.waitlist_seconds, 600 unless set, as the store does; 0: turned away)."),
     fmt: Format = typer.Option(Format.table, "--format", help="table | json | csv"),
 ) -> None:
     """Budget a study before launch: places, judgements, minutes, reward, hourly pay vs the minimum, fee, total;

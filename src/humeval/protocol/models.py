@@ -6,6 +6,7 @@ that nothing is left undocumented. ``humeval schema`` prints the JSON Schema.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Final, Literal, TypeVar
 
@@ -48,6 +49,11 @@ __all__ = [
     "StudyInfo",
     "TwoAFC",
 ]
+
+#: the least lease derived from the declared time (seconds): a participant may pause this long and keep their session
+MIN_DERIVED_LEASE: Final = 600
+#: the lease when the protocol declares no time (``pay.minutes_per_list`` or ``pay.seconds_per_task``)
+UNDECLARED_LEASE: Final = 1800
 
 PROTOCOL_VERSION: Final = 1
 
@@ -402,7 +408,7 @@ class Assignment(_Model):
         description="`list`: precomputed participant lists; `one`: one judgement per request from any participant; `fixed`: one participant does all; `majority`: N judgements, majority vote; `max3`: two, a third on disagreement.",
     )
     workers: int = Field(3, ge=1, le=99, description="N for the `majority` strategy (odd).")
-    lease_seconds: int = Field(1800, ge=10, le=7 * 24 * 3600, description="Seconds an assignment is reserved for a participant before it is reclaimed.")
+    lease_seconds: int | None = Field(None, ge=10, le=7 * 24 * 3600, description="Seconds of inactivity after which a participant's assignment (and, with `stopping`, their session) is reclaimed; they still get their code when they come back. Default: derived from the declared time, twice the minutes per list (`pay.minutes_per_list`, else `pay.seconds_per_task` x the tasks of a list), at least 600; 1800 when no time is declared (see docs/collection.md, 'Pauses').")
 
     @model_validator(mode="after")
     def _odd_majority(self) -> Assignment:
@@ -709,6 +715,22 @@ class Protocol(_Model):
         from humeval.errors import ProtocolError, did_you_mean
 
         raise ProtocolError(f"criteria: no criterion '{name}'. {did_you_mean(name, [c.name for c in self.criteria])}")
+
+    def lease(self, tasks_per_list: int | None = None) -> int:
+        """Seconds of inactivity before a lease is reclaimed: ``assignment.lease_seconds`` when given, else twice the
+        declared minutes per list (``pay.minutes_per_list``, else ``pay.seconds_per_task`` x ``tasks_per_list``,
+        by default the design's items and checks per list), at least :data:`MIN_DERIVED_LEASE`; without a declared
+        time :data:`UNDECLARED_LEASE`."""
+        if self.assignment.lease_seconds is not None:
+            return self.assignment.lease_seconds
+        tasks = tasks_per_list or self.design.items_per_participant + self.design.attention_checks
+        if self.pay.minutes_per_list is not None:
+            seconds = 60 * self.pay.minutes_per_list
+        elif self.pay.seconds_per_task is not None:
+            seconds = self.pay.seconds_per_task * tasks
+        else:
+            return UNDECLARED_LEASE
+        return min(7 * 24 * 3600, max(MIN_DERIVED_LEASE, math.ceil(2 * seconds)))
 
     @property
     def pairwise(self) -> bool:

@@ -234,6 +234,8 @@ class StoreContext:
     pair_tasks: dict[str, dict[tuple[int, int], list[str]]] = field(default_factory=dict)
     #: how long a list and lease are held before a participant's first submit (None: a whole lease)
     first_lease_seconds: int | None = None
+    #: :attr:`lease_seconds`, once worked out
+    lease: int | None = None
     #: held while a rule object of :attr:`rules` is brought up to date, fed or read (PostgreSQL runs
     #: several operations of a process at once; the rows they feed from are locked in the database)
     rules_lock: threading.RLock = field(default_factory=threading.RLock)
@@ -244,7 +246,11 @@ class StoreContext:
 
     @property
     def lease_seconds(self) -> int:
-        return self.protocol.assignment.lease_seconds
+        """The protocol's lease (:meth:`humeval.protocol.models.Protocol.lease`) for its longest list (worked out on
+        first use: it is read by every answer)."""
+        if self.lease is None:
+            self.lease = self.protocol.lease(max(self.list_sizes.values(), default=0) or None)
+        return self.lease
 
     def reservation(self, done: int) -> int:
         """Seconds a lease (and the list) is held for a participant who has submitted ``done`` tasks."""

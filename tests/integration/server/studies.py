@@ -47,10 +47,10 @@ criteria:
   - {{name: quality, type: 2afc, question: "Which is better?", tie: true}}
 presentation: {{setup: separate}}
 design: {{judgements_per_item: {per_item}, items_per_participant: {per_participant}, counterbalancing: latin-square}}
-assignment: {{strategy: {strategy}, workers: 3, lease_seconds: {lease}}}
+assignment: {{strategy: {strategy}, workers: 3{lease}}}
 {stopping}
 platform: {{kind: local, completion_code: DONE-42}}
-"""
+{pay}"""
 
 SCRIPT = "<script>window.__pwned = 1</script><b>bold</b> & more"
 
@@ -69,17 +69,20 @@ def all_types_study(root: Path, *, items: int = 2, code: str = "C0DE-777") -> St
 
 def pairwise_study(
     root: Path, *, items: int = 30, strategy: str = "list", per_item: int = 3, per_participant: int = 10,
-    stopping: bool = True, delta: float = 0.05, lease: int = 1800, exclusion: str = "",
-    min_in_flight: int = 1,
+    stopping: bool = True, delta: float = 0.05, lease: int | None = 1800, exclusion: str = "",
+    min_in_flight: int = 1, seconds_per_task: float | None = None,
 ) -> Study:
-    """A two-system ``2afc`` study; ``exclusion``: the protocol's ``exclusion`` list in YAML flow style."""
+    """A two-system ``2afc`` study; ``exclusion``: the protocol's ``exclusion`` list in YAML flow style; ``lease``
+    None: derived from the declared time (``seconds_per_task``, as ``pay.seconds_per_task``)."""
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
     stop = (f"stopping: {{rule: anytime, delta: {delta}, systems: [baseline, candidate], min_in_flight: {min_in_flight}}}"
             if stopping else "")
     if exclusion:
         stop += f"\nexclusion: {exclusion}"
     (root / "humeval.yaml").write_text(
-        PAIRWISE.format(strategy=strategy, per_item=per_item, per_participant=per_participant, stopping=stop, lease=lease),
+        PAIRWISE.format(strategy=strategy, per_item=per_item, per_participant=per_participant, stopping=stop,
+                        lease="" if lease is None else f", lease_seconds: {lease}",
+                        pay="" if seconds_per_task is None else f"pay: {{seconds_per_task: {seconds_per_task}}}\n"),
         encoding="utf-8",
     )
     study = Study.open(root)

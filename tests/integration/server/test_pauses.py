@@ -153,6 +153,32 @@ def test_a_participant_who_paused_past_the_lease_gets_their_code(tmp_path: Path,
         srv.close()
 
 
+def test_the_derived_lease_and_a_pause_past_it(tmp_path: Path, clock: Clock) -> None:
+    # no assignment.lease_seconds: 2 x the declared 10 lists' tasks x 20 s = 400 s, raised to the least, 600 s
+    study = pairwise_study(tmp_path / "study", items=60, strategy="list", per_item=1, per_participant=10, lease=None,
+                           seconds_per_task=20)
+    srv = InProcess(study)
+    assert study.protocol.assignment.lease_seconds is None and srv.store.context.lease_seconds == 600
+
+    async def body(c: httpx.AsyncClient) -> None:
+        p = await Participant.enter(c, srv, "P")
+        held = await p.work(2)
+        running(clock, srv, 590)  # within the lease: they continue
+        assert (await p.answer(held)).status_code == 201
+        held = await p.next()
+        running(clock, srv, 604)  # past it
+        q = await Participant.enter(c, srv, "Q")
+        assert await q.next() is not None  # the store reaps and settles the abandoned
+        late = await p.answer(held)
+        assert late.status_code == 409 and late.json()["error"]["code"] == "lease_expired", late.text
+        assert _code(await p.status()) == CODE and srv.store.stopping()[0]["n"] == 3
+
+    try:
+        srv.run(body)
+    finally:
+        srv.close()
+
+
 def test_without_stopping_the_same_pause_gets_the_same_code(tmp_path: Path, clock: Clock) -> None:
     """The promise without a stopping rule, for comparison: the pauser's list goes on to the next participant, the
     late answer is refused, and the pauser gets their code; one whose list nobody took continues it."""
