@@ -57,7 +57,7 @@ from tests.threaded import ThreadedServer
 TOKEN = "fake-prolific-token-9f8e7d"
 #: submission statuses whose place Prolific gives to another participant
 FREED = ("RETURNED", "TIMED-OUT", "REJECTED")
-HOLD_SECONDS = 3.0
+HOLD_SECONDS = 15.0
 #: the event types the fake knows (GET /api/v1/hooks/event-types/ lists Prolific's)
 EVENT_TYPES = ("submission.status.change", "study.status.change")
 #: the most ids one bulk approval takes (Prolific recommends at most 1,000)

@@ -166,8 +166,9 @@ def test_pairwise_judge_runs_as_a_locked_logged_stage(fake: FakeOpenAI, tmp_path
 
 
 def test_faults_are_retried_and_refusals_counted(fake: FakeOpenAI, tmp_path: Path) -> None:
-    study = _study(tmp_path / "s", fake.url, items=6, api_key_env="", timeout=0.3, retries=3)
-    fake.state.hold = 0.8
+    # a client timeout that a loaded machine's answers still meet, and a held answer well beyond it
+    study = _study(tmp_path / "s", fake.url, items=6, api_key_env="", timeout=3.0, retries=3)
+    fake.state.hold = 15.0
     fake.state.retry_after = "0.25"
     for kind in ("429", "500", "timeout", "malformed", "refusal"):
         fake.state.fail(kind)

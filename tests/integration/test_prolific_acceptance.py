@@ -73,7 +73,7 @@ PUBLIC_HOOK = "https://eval.example.org/prolific/hook"
 
 
 def cli(study: Study, fake: FakeProlific, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
-    env = {"PROLIFIC_TOKEN": TOKEN, "PROLIFIC_API_URL": fake.url, "PROLIFIC_TIMEOUT": "1"}
+    env = {"PROLIFIC_TOKEN": TOKEN, "PROLIFIC_API_URL": fake.url, "PROLIFIC_TIMEOUT": "5"}
     return humeval("prolific", *args, study.root, env=env, expect=expect)
 
 
@@ -322,7 +322,7 @@ def test_an_unconfirmed_payment_is_never_paid_again(tmp_path: Path, fake: FakePr
 
     study = make_study(tmp_path / "study")
     state = fake.state
-    with ProlificClient(TOKEN, base_url=fake.url, timeout=1.0, sleep=lambda s: None) as client:
+    with ProlificClient(TOKEN, base_url=fake.url, timeout=5.0, sleep=lambda s: None) as client:
         study_id = prolific_create(study, client=client, budget=launch_budget(study)).study_id
         server = ServerProcess(study.root, None).start()
         try:

@@ -42,13 +42,13 @@ def _close_clients() -> Iterator[None]:
 
 
 def _client(fake: FakeProlific, sleeps: list[float], **kw: object) -> ProlificClient:
-    client = ProlificClient(TOKEN, base_url=fake.url, timeout=1.0, sleep=sleeps.append, rng=random.Random(0), **kw)  # type: ignore[arg-type]
+    client = ProlificClient(TOKEN, base_url=fake.url, timeout=5.0, sleep=sleeps.append, rng=random.Random(0), **kw)  # type: ignore[arg-type]
     _OPEN.append(client)
     return client
 
 
 def test_401_names_the_token_variable_and_never_the_token(fake: FakeProlific) -> None:
-    client = ProlificClient("wrong-token-123", base_url=fake.url, timeout=1.0)
+    client = ProlificClient("wrong-token-123", base_url=fake.url, timeout=5.0)
     _OPEN.append(client)
     with pytest.raises(ProlificError) as info:
         client.post("/api/v1/studies/", BODY)
