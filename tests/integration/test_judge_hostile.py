@@ -83,14 +83,14 @@ def test_a_trickling_endpoint_is_cut_at_the_request_and_the_run_deadline(fake: F
     with pytest.raises(JudgeError, match=r"no whole answer within 1.5 s"):
         judge(study)
     per_request = time.monotonic() - started
-    assert per_request < 1.5 + 2.0  # the four requests (concurrency 4) cut at 1.5 s, not kept for a minute
+    assert per_request < 1.5 + 5.0  # the four requests (concurrency 4) cut at 1.5 s, not kept for a minute
 
     study = _study(tmp_path / "b", fake.url, items=4, api_key_env="", timeout=3, retries=3, run_timeout=4)
     started = time.monotonic()
     with pytest.raises(JudgeError, match=r"longer than its run_timeout \(4 s"):
         judge(study)
     whole_run = time.monotonic() - started
-    assert 4 <= whole_run < 4 + 2.0  # 8 requests x 4 attempts x 3 s would be 48 s; the run ends at 4 s
+    assert 4 <= whole_run < 4 + 5.0  # 8 requests x 4 attempts x 3 s would be 48 s; the run ends at 4 s
     entry = _judge_entries(study)[-1]
     assert entry["outcome"] == "error" and "run_timeout" in entry["error"]
     spend = entry["summary"]["judges"]["llm"]["spend"]  # a failed run logs what it sent, not only the error
