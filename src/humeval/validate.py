@@ -12,6 +12,7 @@ import yaml
 
 from humeval.errors import DataError, HumevalError, ProtocolError, did_you_mean
 from humeval.platforms.registry import PLATFORMS, platform_of
+from humeval.protocol.comparisons import goal_problems
 from humeval.protocol.feed import feed_problems
 from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
@@ -192,30 +193,10 @@ def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[s
                                      tuned if isinstance(tuned, int) else None):
             field, text = message.split(": ", 1)
             problems.append((tuple(field.split(".")), text))
-    named = [str(s) for s in _list(stopping.get("systems"))]
-    goal = stopping.get("goal") or ("pair" if len(named or systems) <= 2 else "best")
-    if goal == "pair" and len(named) not in (0, 2):
-        problems.append((("stopping", "systems"), f"goal 'pair': name exactly two systems (or none for a two-system study), got {named}"))
-    elif goal != "pair" and len(named) == 1:
-        problems.append((("stopping", "systems"), f"goal '{goal}': name at least two systems (or none for all), got {named}"))
-    elif named and known:
-        for i, name in enumerate(named):
-            if name not in systems and name not in (spelled_as_data or set()):
-                problems.append((("stopping", "systems", i), f"unknown system '{name}'. {did_you_mean(name, systems)}"))
-    elif not named and known and goal == "pair" and len(systems) != 2:
-        problems.append((("stopping", "systems"),
-                         f"empty, and the study has {len(systems)} systems ({', '.join(systems)}): name the two "
-                         "systems goal 'pair' compares, or set stopping.goal to best, top-k or ranking"))
-    if goal != "pair" and str(stopping.get("rule", "anytime")) not in ("anytime", "mixture"):
-        problems.append((("stopping", "rule"), f"goal '{goal}' decides with pairwise mixture tests: use rule anytime "
-                         f"or mixture, got '{stopping.get('rule')}'"))
-    compared = len(named or systems)
-    top = stopping.get("top")
-    if goal == "top-k" and known and isinstance(top, int) and not 1 <= top < compared:
-        problems.append((("stopping", "top"), f"goal top-k needs 1 <= top < {compared} (the systems compared), got {top}"))
-    if goal == "top-k" and top is None:
-        problems.append((("stopping", "top"), "goal top-k needs top: how many of the best systems to identify"))
-    return problems
+    goal = stopping.get("goal")
+    return problems + goal_problems(goal if isinstance(goal, str) else None, [str(s) for s in _list(stopping.get("systems"))],
+                                    systems, top=stopping.get("top"), rule=str(stopping.get("rule", "anytime")),
+                                    known=known, spelled=spelled_as_data or ())
 
 
 def _platform_problems(raw: Any) -> list[Problem]:

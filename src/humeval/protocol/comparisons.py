@@ -16,12 +16,13 @@ Without a goal, two systems give ``pair`` and more give ``best``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from typing import Protocol as _Shape
 
-from humeval.errors import ProtocolError
+from humeval.errors import ProtocolError, did_you_mean
+from humeval.protocol.load import format_path
 from humeval.protocol.models import Protocol
 
 __all__ = ["Comparison", "resolve_goal", "watched_comparisons", "watched_criteria", "watched_tasks"]
@@ -98,14 +99,58 @@ class Comparison:
         return {first, second} == {self.system_a, self.system_b}
 
 
+#: a problem of the stopping section: where it is (a path in the protocol) and what is wrong
+Problem = tuple[tuple[str | int, ...], str]
+#: the rules that decide the goals of more than two systems (pairwise mixture tests)
+MULTI_SYSTEM_RULES = ("anytime", "mixture")
+
+
+def default_goal(named: Sequence[str], systems: Sequence[str]) -> str:
+    """The goal when ``stopping.goal`` is not given: ``pair`` for two compared systems, ``best`` for more."""
+    return "pair" if len(named or systems) <= 2 else "best"
+
+
 def resolve_goal(protocol: Protocol, systems: Sequence[str]) -> str | None:
-    """The study's goal: ``stopping.goal``, else ``pair`` for two compared systems and ``best`` for more."""
+    """The study's goal: ``stopping.goal``, else :func:`default_goal`."""
     stop = protocol.stopping
     if stop is None:
         return None
-    if stop.goal is not None:
-        return stop.goal
-    return "pair" if len(stop.systems or systems) <= 2 else "best"
+    return stop.goal if stop.goal is not None else default_goal(stop.systems or [], systems)
+
+
+def goal_problems(goal: str | None, named: Sequence[str], systems: Sequence[str], *, top: object = None,
+                  rule: str = "anytime", known: bool = True, spelled: Collection[str] = ()) -> list[Problem]:
+    """Why the stopping section's goal cannot be watched, each where it is: the systems the goal compares
+    (``named``: ``stopping.systems``; two for ``pair``, at least two else, each one of ``systems`` when those are
+    ``known``, or a name the data spells so: ``spelled``), the rule the goals of more systems decide with, and
+    top-k's ``top``.
+
+    The one statement of these rules: ``validate`` reports each with its line in the YAML, and
+    :func:`watched_comparisons` refuses a protocol that breaks one."""
+    goal = goal or default_goal(named, systems)
+    problems: list[Problem] = []
+    if goal == "pair" and len(named) not in (0, 2):
+        problems.append((("stopping", "systems"),
+                         f"goal 'pair': name exactly two systems (or none for a two-system study), got {list(named)}"))
+    elif goal != "pair" and len(named) == 1:
+        problems.append((("stopping", "systems"),
+                         f"goal '{goal}': name at least two systems (or none for all), got {list(named)}"))
+    elif named and known:
+        problems += [(("stopping", "systems", i), f"unknown system '{name}'. {did_you_mean(name, systems)}")
+                     for i, name in enumerate(named) if name not in systems and name not in spelled]
+    elif not named and known and goal == "pair" and len(systems) != 2:
+        problems.append((("stopping", "systems"),
+                         f"empty, and the study has {len(systems)} systems ({', '.join(systems)}): name the two "
+                         "systems goal 'pair' compares, or set stopping.goal to best, top-k or ranking"))
+    if goal != "pair" and rule not in MULTI_SYSTEM_RULES:
+        problems.append((("stopping", "rule"), f"goal '{goal}' decides with pairwise mixture tests: use rule "
+                         f"{' or '.join(MULTI_SYSTEM_RULES)}, got '{rule}'"))
+    compared = len(named or systems)
+    if goal == "top-k" and known and isinstance(top, int) and not 1 <= top < compared:
+        problems.append((("stopping", "top"), f"goal top-k needs 1 <= top < {compared} (the systems compared), got {top}"))
+    if goal == "top-k" and top is None:
+        problems.append((("stopping", "top"), "goal top-k needs top: how many of the best systems to identify"))
+    return problems
 
 
 def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comparison]:
@@ -119,21 +164,16 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
     if stop is None:
         return []
     goal = resolve_goal(protocol, systems)
-    pair = list(stop.systems) or list(systems)
-    if goal == "pair" and len(pair) != 2:
-        raise ProtocolError(
-            f"stopping.systems: goal 'pair' compares two systems; the list is "
-            f"{'empty' if not stop.systems else stop.systems} and the study has {len(systems)} system(s) "
-            f"({', '.join(systems)}). Name the two systems to compare, or set stopping.goal to best, top-k or ranking"
-        )
-    if goal != "pair" and len(pair) < 2:
-        raise ProtocolError(f"stopping.systems: goal '{goal}' needs at least two systems, got {pair}")
-    unknown = [s for s in pair if systems and s not in systems]
-    if unknown:
-        raise ProtocolError(f"stopping.systems: unknown system '{unknown[0]}'. Available: {', '.join(systems)}")
+    named = list(stop.systems or [])
+    pair = named or list(systems)
+    problems = goal_problems(goal, named, systems, top=stop.top, rule=stop.rule, known=bool(systems))
+    if problems:
+        loc, message = problems[0]
+        raise ProtocolError(f"{format_path(loc)}: {message}")
+    if len(pair) != 2 if goal == "pair" else len(pair) < 2:  # no systems named, and none known to compare
+        raise ProtocolError(f"stopping.systems: goal '{goal}' compares {'two' if goal == 'pair' else 'at least two'} "
+                            f"systems; name them (the study lists {len(systems)})")
     top = 1 if stop.top is None else stop.top
-    if goal == "top-k" and not 1 <= top < len(pair):
-        raise ProtocolError(f"stopping.top: goal top-k needs 1 <= top < {len(pair)} (the systems compared), got {stop.top!r}")
     return [
         Comparison(c.name, pair[0], pair[1], stop.rule, stop.delta, stop.max_judgements, stop.in_flight_share,
                    stop.min_in_flight, goal=str(goal), members=tuple(pair), top=top, pair_choice=stop.pair_choice,

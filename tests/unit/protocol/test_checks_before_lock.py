@@ -98,3 +98,35 @@ def test_values_of_the_wrong_type_are_schema_problems_not_crashes(pairwise: Stud
     assert any("stopping.delta: Input should be a valid number" in p for p in problems)
     assert any("stopping.systems: Input should be a valid list" in p for p in problems)
     assert any("sampling.method" in p for p in problems)
+
+
+
+@pytest.mark.parametrize(("stopping", "rule", "at", "expected"), [
+    ("  systems: []\n  goal: pair", "anytime", "  systems: []",
+     "stopping.systems: empty, and the study has 3 systems (baseline, candidate, third): name the two systems goal "
+     "'pair' compares, or set stopping.goal to best, top-k or ranking"),
+    ("  systems: [baseline]\n  goal: best", "anytime", "  systems: [baseline]",
+     "stopping.systems: goal 'best': name at least two systems (or none for all), got ['baseline']"),
+    ("  systems: [baseline, candidat]\n  goal: pair", "anytime", "  systems: [baseline, candidat]",
+     "stopping.systems[1]: unknown system 'candidat'. Did you mean 'candidate'? Available: baseline, candidate, third"),
+    ("  systems: []\n  goal: ranking", "hoeffding", "  rule: hoeffding",
+     "stopping.rule: goal 'ranking' decides with pairwise mixture tests: use rule anytime or mixture, got 'hoeffding'"),
+    ("  systems: []\n  goal: top-k\n  top: 3", "anytime", "  top: 3",
+     "stopping.top: goal top-k needs 1 <= top < 3 (the systems compared), got 3"),
+])
+def test_validate_and_the_watched_comparisons_state_the_goal_rules_once(tmp_path: Path, stopping: str, rule: str,
+                                                                        at: str, expected: str):
+    """validate reports a goal problem with its YAML line; building the comparisons refuses the same problem in the
+    same words (both from protocol.comparisons.goal_problems)."""
+    from humeval.protocol.comparisons import watched_comparisons
+
+    init_study(tmp_path / "s", "pairwise", items=8)
+    study = Study.open(tmp_path / "s")
+    _edit(study, "systems: [baseline, candidate]\n", "systems: [baseline, candidate, third]\n")
+    _edit(study, "  systems: [baseline, candidate]", stopping)
+    _edit(study, "rule: anytime", f"rule: {rule}")
+    problems = [p for p in validate_study(study.root) if ": stopping" in p]
+    assert problems and problems[0].endswith(f"humeval.yaml:{_line(study, at)}: {expected}"), problems
+    with pytest.raises(ProtocolError) as exc:
+        watched_comparisons(Study.open(study.root).protocol, ["baseline", "candidate", "third"])
+    assert str(exc.value).startswith(expected)
