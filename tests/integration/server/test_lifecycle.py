@@ -77,6 +77,7 @@ def test_a_server_whose_study_folder_is_removed_exits_with_1(tmp_path: Path, bac
             assert last == (f"error: the server on {server.url}: the study's protocol {server.study_dir / 'humeval.yaml'} "
                             "is gone (the study folder or the file was removed); the server stopped (restore the study "
                             "folder, then start `humeval serve` again)"), log[-3000:]
+            print(f"\nfolder removed [{backend}]: serve exited 1 after {seconds:.1f} s")
             assert seconds < DEADLINE
         finally:
             server.kill()
@@ -99,6 +100,7 @@ def test_a_server_whose_workers_cannot_start_exits_with_1(tmp_path: Path) -> Non
             log = server.log.read_text()
             assert code == 1, log[-3000:]
             assert "server processes failed within 60 s" in log and "the workers cannot start" in log, log[-3000:]
+            print(f"\nworkers that cannot start: serve exited 1 after {seconds:.1f} s")
             assert seconds < DEADLINE
         finally:
             server.kill()
