@@ -6,7 +6,7 @@
 * :mod:`humeval.arena.summary`: the rows ``humeval arena replay`` prints, and the fixed-n bootstrap beside them.
 """
 
-from humeval.arena.counts import ArenaCounts, pair_matrices, read_arena_counts
+from humeval.arena.counts import ArenaCounts, counts_from_battles, pair_matrices, read_arena_counts, read_arena_votes
 from humeval.arena.replay import QUESTIONS, ReplayResult, draw_votes, replay_counts, simulate_statements
 from humeval.arena.summary import (
     BootstrapRanks,
@@ -26,10 +26,12 @@ __all__ = [
     "ReplayRow",
     "arena_replay",
     "bootstrap_ranks",
+    "counts_from_battles",
     "draw_votes",
     "make_intransitive",
     "pair_matrices",
     "read_arena_counts",
+    "read_arena_votes",
     "replay_counts",
     "simulate_statements",
     "summarise",

@@ -3,7 +3,10 @@
 :func:`read_arena_counts` opens the counts layout of Chatbot Arena's public votes as the ``leaderbot`` package
 ships them (``{"models": [...], "X": [[i, j], ...], "Y": [[wins i, wins j, ties, both bad], ...]}``);
 :meth:`ArenaCounts.top` keeps the models ranked highest by Davidson's model fitted to every vote, and
-:meth:`ArenaCounts.matrices` gives the K x K wins and ties the statistics read.
+:meth:`ArenaCounts.matrices` gives the K x K wins and ties the statistics read. :func:`read_arena_votes` also reads
+vote logs one vote per row and counts them (:func:`counts_from_battles`): FastChat battle logs (JSON array, JSON lines,
+Parquet; :func:`humeval.data.battles.read_battle_table`) and tables of ``left``, ``right`` and ``winner`` (``left``,
+``right``, ``tie``) as LLMFAO's crowd comparisons ship.
 """
 
 from __future__ import annotations
@@ -11,13 +14,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from humeval.errors import DataError
 from humeval.stats.davidson import DavidsonFit, davidson_fit
 
-__all__ = ["ArenaCounts", "pair_matrices", "read_arena_counts"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ArenaCounts", "counts_from_battles", "pair_matrices", "read_arena_counts", "read_arena_votes"]
 
 
 def pair_matrices(pairs: np.ndarray, k: int, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -124,3 +131,66 @@ def read_arena_counts(path: str | Path) -> ArenaCounts:
     total = np.zeros((len(uniq), 4), dtype=np.int64)
     np.add.at(total, inverse.reshape(-1), counts)
     return ArenaCounts(models, uniq.reshape(-1, 2), total)
+
+
+_WINNER_COLUMN = {"model_a": 0, "model_b": 1, "tie": 2, "tie (bothbad)": 3}
+
+
+def counts_from_battles(battles: pd.DataFrame) -> ArenaCounts:
+    """Count a battles table (``model_a``, ``model_b``, ``winner`` in model_a / model_b / tie / tie (bothbad)) per
+    pair; models in sorted order."""
+    import pandas as pd
+
+    missing = [c for c in ("model_a", "model_b", "winner") if c not in battles.columns]
+    if missing:
+        raise DataError(f"arena votes: the battles lack the columns {missing}")
+    winner = battles["winner"].astype(str).map(_WINNER_COLUMN)
+    if winner.isna().any():
+        bad = battles["winner"][winner.isna()].iloc[0]
+        raise DataError(f"arena votes: winner {bad!r} is not one of {', '.join(_WINNER_COLUMN)}")
+    a, b = battles["model_a"].astype(str), battles["model_b"].astype(str)
+    models = tuple(sorted(set(a) | set(b)))
+    index = {m: i for i, m in enumerate(models)}
+    ia, ib = a.map(index).to_numpy(), b.map(index).to_numpy()
+    col = winner.to_numpy(dtype=np.int64)
+    swap = ia > ib  # orient every battle as (lower index, higher index)
+    col = np.where(swap & (col < 2), 1 - col, col)
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    keep = lo != hi
+    frame = pd.DataFrame({"i": lo[keep], "j": hi[keep], "c": col[keep]})
+    table = frame.groupby(["i", "j", "c"]).size().unstack("c", fill_value=0).reindex(columns=range(4), fill_value=0)
+    pairs = np.asarray(table.index.to_list(), dtype=np.int64).reshape(-1, 2)
+    return ArenaCounts(models, pairs, table.to_numpy(dtype=np.int64).reshape(-1, 4))
+
+
+def read_arena_votes(path: str | Path) -> ArenaCounts:
+    """Counts from a counts file (``{"models", "X", "Y"}``), a FastChat battle log, or a CSV of ``left``, ``right``,
+    ``winner`` votes (LLMFAO's crowd comparisons: ``left`` / ``right`` / ``tie``)."""
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"{p}: no such arena votes file")
+    if p.suffix.lower() == ".json":
+        with p.open("rb") as fh:
+            head = fh.read(64).lstrip()
+        if head.startswith(b"{"):
+            return read_arena_counts(p)
+    if p.suffix.lower() == ".csv":
+        import pandas as pd
+
+        try:
+            table = pd.read_csv(p, dtype=str, keep_default_na=False)
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{p}: not a readable CSV of votes ({exc})") from None
+        missing = [c for c in ("left", "right", "winner") if c not in table.columns]
+        if missing:
+            raise DataError(f"{p}: a CSV of votes needs the columns left, right and winner (left, right, tie); "
+                            f"missing {missing}")
+        winner = table["winner"].map({"left": "model_a", "right": "model_b", "tie": "tie"})
+        if winner.isna().any():
+            row = int(np.flatnonzero(winner.isna().to_numpy())[0])
+            raise DataError(f"{p}: row {row + 2}: winner {table['winner'].iloc[row]!r} is not left, right or tie")
+        return counts_from_battles(pd.DataFrame({"model_a": table["left"], "model_b": table["right"],
+                                                 "winner": winner}))
+    from humeval.data.battles import read_battle_table
+
+    return counts_from_battles(read_battle_table(p, columns=("model_a", "model_b", "winner")))

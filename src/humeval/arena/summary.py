@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from humeval.arena.counts import ArenaCounts, read_arena_counts
+from humeval.arena.counts import ArenaCounts, read_arena_votes
 from humeval.arena.replay import QUESTIONS, ReplayResult, replay_counts
 from humeval.errors import HumevalError, did_you_mean
 from humeval.policies.pair_choice import PAIR_POLICIES
@@ -147,14 +147,15 @@ def arena_replay(data: str | Path | ArenaCounts, *, models: int = 20, questions:
                  delta: float = 0.05, seed: int = 0, intransitive: bool = False, first_batch: int = 1000,
                  growth: float = 0.1, progress: Callable[[str, int, int], None] | None = None,
                  ) -> tuple[ArenaCounts, list[ReplayResult]]:
-    """Replay the counts in ``data`` (a counts file or :class:`ArenaCounts`) for each question and policy.
+    """Replay the votes in ``data`` (a file :func:`~humeval.arena.counts.read_arena_votes` reads, or
+    :class:`ArenaCounts`) for each question and policy.
 
     ``models``: keep the top ``models`` by Davidson's fit to every vote; ``top``: k of the top-k question (at most
     ``models`` - 1); ``intransitive``: swap the first and third model's wins first. Each (question, policy) replay
     uses its own seed stream, so adding one changes no other. ``progress(label, votes, data_votes)`` after each
     batch.
     """
-    counts = data if isinstance(data, ArenaCounts) else read_arena_counts(data)
+    counts = data if isinstance(data, ArenaCounts) else read_arena_votes(data)
     counts = counts.top(models)
     if intransitive:
         counts = make_intransitive(counts)

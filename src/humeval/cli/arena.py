@@ -20,7 +20,7 @@ arena = typer.Typer(name="arena", no_args_is_help=True, add_completion=False,
 
 @arena.command("replay")
 def replay(
-    data: Path = typer.Argument(..., help="Vote counts (JSON: models, X pairs, Y rows of wins i, wins j, ties, both bad)."),
+    data: Path = typer.Argument(..., help="Votes: counts (JSON: models, X, Y), a FastChat battle log, or a CSV of left, right, winner."),
     models: int = typer.Option(20, "--models", help="Keep the top N models by the fit to every vote."),
     question: str = typer.Option("best,top-k,ranking", "--question", help="Comma list: best, top-k, ranking."),
     top: int = typer.Option(10, "--top", help="k of the top-k question (at most models - 1)."),
@@ -29,6 +29,8 @@ def replay(
     delta: float = typer.Option(0.05, "--delta", help="Error probability of every announcement, in (0, 1)."),
     seed: int = typer.Option(0, "--seed", help="Seed of every random draw."),
     intransitive: bool = typer.Option(False, "--intransitive", help="Swap the first and third model's wins first (a cycle on purpose)."),
+    first_batch: int = typer.Option(1000, "--first-batch", help="Votes in a replay's first batch (later: --growth times the votes so far)."),
+    growth: float = typer.Option(0.1, "--growth", help="A batch's votes as a share of the votes so far (an announcement is seen at most that late)."),
     bootstrap: int = typer.Option(200, "--bootstrap", help="Fixed-n bootstrap rounds printed beneath (0: none)."),
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="Output format: table, json or csv."),
 ) -> None:
@@ -48,7 +50,7 @@ def replay(
 
         counts, results = arena_replay(data, models=models, questions=question, policies=policy, top=top,
                                        replays=replays, delta=delta, seed=seed, intransitive=intransitive,
-                                       progress=progress)
+                                       first_batch=first_batch, growth=growth, progress=progress)
     rows = [summarise(r).to_json() for r in results]
     boot = bootstrap_ranks(counts, top=min(top, len(counts.models) - 1), n_boot=bootstrap, seed=seed) if bootstrap else None
     footer = ""

@@ -211,7 +211,6 @@ class PooledStatements:
         self.misfit_at = np.full(r, -1, dtype=np.int64)
         self.decided_at = np.full(r, -1, dtype=np.int64)
         self._answers: list[tuple[int, ...] | None] = [None] * r
-        self._upper = np.triu(np.ones((k, k), dtype=bool), 1)
 
     def _resolve(self, s: np.ndarray, level: float) -> np.ndarray:
         n = s + np.swapaxes(s, -1, -2)

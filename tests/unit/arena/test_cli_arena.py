@@ -40,7 +40,7 @@ def test_replay_json_and_table(tmp_path: Path) -> None:
 
 def test_user_errors(tmp_path: Path) -> None:
     res = humeval("arena", "replay", tmp_path / "none.json", expect=1)
-    assert "no such arena counts file" in res.stderr
+    assert "no such arena votes file" in res.stderr
     res = humeval("arena", "replay", _counts(tmp_path), "--models", "4", "--policy", "adaptve", expect=1)
     assert "unknown pair policy 'adaptve'. Did you mean 'adaptive'?" in res.stderr
     res = humeval("arena", "replay", _counts(tmp_path), "--models", "9", expect=1)

@@ -90,3 +90,39 @@ def test_chatbot_arena_top_models(shared_data: Path) -> None:
     assert not res.wrong.any()
     assert ((res.votes_used > 0) & (res.votes_used <= top.votes)).all()
     assert (res.rank_width >= 1).all() and (res.rank_width < 8).all()
+
+
+def test_batch_allocation_is_exact_and_even() -> None:
+    from humeval.arena.replay import _allocate
+
+    rng = np.random.default_rng(0)
+    p = np.array([[0.1, 0.25, 0.25, 0.4], [0.5, 0.5, 0.0, 0.0]])
+    draws = np.stack([_allocate(rng, np.array([7, 3]), p) for _ in range(20_000)])
+    assert (draws.sum(axis=-1) == [7, 3]).all()  # every batch has its size
+    assert np.abs(draws[:, 0, 1] - draws[:, 0, 2]).max() <= 1  # equal weights: equal votes up to one
+    assert (draws[:, 1, 2:] == 0).all()
+    np.testing.assert_allclose(draws.mean(axis=0), [[0.7, 1.75, 1.75, 2.8], [1.5, 1.5, 0, 0]], atol=0.03)
+
+
+def test_vote_logs_are_counted(tmp_path: Path) -> None:
+    from humeval.arena.counts import read_arena_votes
+
+    csv = tmp_path / "crowd.csv"
+    csv.write_text("id,worker,winner,left,right\n0,w1,left,b,a\n1,w2,right,b,a\n2,w3,tie,a,b\n3,w1,left,a,c\n")
+    c = read_arena_votes(csv)
+    assert c.models == ("a", "b", "c")
+    assert c.pairs.tolist() == [[0, 1], [0, 2]]
+    assert c.counts.tolist() == [[1, 1, 1, 0], [1, 0, 0, 0]]  # b won once as left, a once as right, one tie
+    log = tmp_path / "battles.json"
+    log.write_text(json.dumps([{"model_a": "x", "model_b": "y", "winner": "model_b"},
+                               {"model_a": "y", "model_b": "x", "winner": "tie (bothbad)"},
+                               {"model_a": "y", "model_b": "x", "winner": "model_a"}]))
+    fc = read_arena_votes(log)
+    assert fc.models == ("x", "y") and fc.counts.tolist() == [[0, 2, 0, 1]]
+    counts_file = _write(tmp_path, {"models": ["a", "b"], "X": [[0, 1]], "Y": [[1, 2, 3, 4]]})
+    assert read_arena_votes(counts_file).counts.tolist() == [[1, 2, 3, 4]]
+    csv.write_text("winner,left,right\nboth,a,b\n")
+    with pytest.raises(DataError, match="row 2: winner 'both' is not left, right or tie"):
+        read_arena_votes(csv)
+    with pytest.raises(DataError, match="no such arena votes file"):
+        read_arena_votes(tmp_path / "nothing.csv")
