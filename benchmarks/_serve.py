@@ -13,8 +13,9 @@ import signal
 import socket
 import subprocess
 from pathlib import Path
+from typing import Any
 
-__all__ = ["cpu_ticks", "free_port", "machine_ticks", "process_tree", "rss_mb", "stop", "task_form"]
+__all__ = ["cpu_ticks", "enter", "free_port", "machine_ticks", "process_tree", "rss_mb", "stop", "task_form"]
 
 
 def free_port() -> int:
@@ -22,6 +23,20 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+async def enter(http: Any, platform: Any, pid: str) -> tuple[dict[str, str], Any]:
+    """A participant through the JSON API (an ``httpx.AsyncClient``): enter by the study's route, consent when asked,
+    ``GET /api/v1/next``; their bearer header and that answer."""
+    from humeval.platforms.entry import entry_body
+
+    r = await http.post("/api/v1/enter", json=entry_body(platform, pid))
+    r.raise_for_status()
+    entered = r.json()
+    h = {"authorization": f"Bearer {entered['token']}"}
+    if entered.get("consent_required"):
+        (await http.post("/api/v1/consent", json={}, headers=h)).raise_for_status()
+    return h, await http.get("/api/v1/next", headers=h)
 
 
 def stop(proc: subprocess.Popen[bytes], timeout: float = 20) -> None:

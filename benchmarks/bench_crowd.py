@@ -47,12 +47,18 @@ counts more than live, and the table's ``replay`` reads ``fed`` when the replay 
 Then issue 30's acceptance lines, PASS/FAIL with their numbers. A cell that measured nothing
 (server refused, no participant, no decision where one is needed) says so.
 
+A recorded crowd instead (``--crowd amt|FILE``, :mod:`_log_crowd`): the DHE AMT batches (or a crowd file) replayed
+through the server, their arrivals, paces and quitters, with pausers (``--pausers``) and the waitlist
+(``--waitlist``), the easy and the harder comparison, dynamic stopping with the W ``budget --crowd`` plans beside
+the fixed design watched by the same rule, ``--runs`` runs, ``--jobs`` at once, within ``--minutes``.
+
     python benchmarks/bench_crowd.py                          # 4 scenarios x SQLite:1, PostgreSQL:2
     python benchmarks/bench_crowd.py --quick                  # pairwise on SQLite only, faster clock
     python benchmarks/bench_crowd.py --scenarios demo --stores sqlite --rate 6 --json
+    python benchmarks/bench_crowd.py --crowd amt --runs 6 --jobs 3 --pausers 0 --scale 2   # 744 s
 
 Loopback only (127.0.0.1); bounded in time (``--cell-seconds`` real seconds per cell) and in
-requests (``--crowd`` arrivals per cell, each at most one list of tasks).
+requests (``--arrivals`` per cell, each at most one list of tasks).
 """
 
 from __future__ import annotations
@@ -75,7 +81,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _serve import free_port, stop
+from _serve import enter, free_port, stop
 
 HOST = "127.0.0.1"
 ADMIN = "bench-crowd-admin-token-0123456789"
@@ -83,7 +89,7 @@ PG_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
 SCENARIOS = ("demo", "pairwise", "best", "sorted")
 DESIGNS = ("dynamic", "planned", "fixed", "unbounded")
 STORES = {"sqlite": 1, "postgresql": 2}
-QUICK = {"scenarios": "pairwise", "stores": "sqlite", "scale": 0.15, "crowd": 40}
+QUICK = {"scenarios": "pairwise", "stores": "sqlite", "scale": 0.15, "arrivals": 40}
 
 #: Bradley-Terry strengths of the simulated systems per scenario
 STRENGTH: dict[str, dict[str, float]] = {
@@ -268,16 +274,8 @@ class Crowd:
 
 async def _participant(http: Any, person: Person, answerer: Any, rng: np.random.Generator, task_real: float,
                        platform: Any, transit: list[int]) -> None:
-    from humeval.platforms.entry import entry_body
-
     try:
-        r = await http.post("/api/v1/enter", json=entry_body(platform, person.pid))
-        r.raise_for_status()
-        entered = r.json()
-        h = {"authorization": f"Bearer {entered['token']}"}
-        if entered.get("consent_required"):
-            (await http.post("/api/v1/consent", json={}, headers=h)).raise_for_status()
-        r = await http.get("/api/v1/next", headers=h)
+        h, r = await enter(http, platform, person.pid)
     finally:
         transit[0] -= 1
     if r.status_code == 204:
@@ -589,7 +587,7 @@ def run_cell(cell: Cell, study_dir: Path, root: Path, args: argparse.Namespace, 
         store = Store.open(study, db)
         answerer = make_answerer(study, cell.scenario)
         crowd = asyncio.run(run_crowd(port, store, study, answerer, rate=args.rate, pace=args.pace, scale=args.scale,
-                                      crowd=args.crowd, seconds=args.cell_seconds, seed=args.seed))
+                                      crowd=args.arrivals, seconds=args.cell_seconds, seed=args.seed))
         stop(proc)
         measure(cell, study, store, crowd, args.scale)
     except Exception as exc:  # noqa: BLE001 (a cell that failed says why; the others still run)
@@ -728,8 +726,26 @@ def main(argv: list[str] | None = None) -> int:
                          "crowd.arrivals_per_hour of 45)")
     ap.add_argument("--pace", type=float, default=20.0,
                     help="simulated seconds per task (default 20: the pairwise template's pay.seconds_per_task)")
-    ap.add_argument("--scale", type=float, default=0.2, help="real seconds per simulated minute (default 0.2)")
-    ap.add_argument("--crowd", type=int, default=100, help="most arrivals per cell (default 100)")
+    ap.add_argument("--scale", type=float, default=None,
+                    help="real seconds per simulated minute (default 0.2; with --crowd 1.0, so that the lease of 600 "
+                         "simulated seconds is the protocol's least, 10 real seconds)")
+    ap.add_argument("--arrivals", type=int, default=100, help="most Poisson arrivals per cell (default 100)")
+    log = ap.add_argument_group("a recorded crowd (--crowd): the log's arrivals, paces and quitters through the server")
+    log.add_argument("--crowd", default=None, metavar="amt|FILE",
+                     help="amt: the three DHE AMT batches (HUMEVAL_SHARED_DATA/dhe), or a crowd file; replaces the "
+                          "Poisson scenarios by the easy and harder comparisons, dynamic beside fixed")
+    log.add_argument("--runs", type=int, default=6, help="runs per comparison, over the crowd files in turn (default 6)")
+    log.add_argument("--jobs", type=int, default=2, help="runs served at once, each its own server (default 2)")
+    log.add_argument("--minutes", type=float, default=20.0,
+                     help="real minutes the runs may take; runs not started by then are left out (default 20)")
+    log.add_argument("--run-seconds", type=float, default=240.0, help="real seconds per run at most (default 240)")
+    log.add_argument("--pausers", type=float, default=0.2,
+                     help="share of the participants who do not quit that pause once past the lease (default 0.2)")
+    log.add_argument("--waitlist", type=float, default=600.0,
+                     help="simulated seconds an arrival told 'wait' stays on the waitlist (stopping.waitlist_seconds, "
+                          "default 600 as the protocol's; 0: none, turned away)")
+    log.add_argument("--plan-runs", type=int, default=1000, help="simulated runs per W when planning (default 1000)")
+    log.add_argument("--comparisons", default="harder,easy", help="harder,easy (default both)")
     ap.add_argument("--cell-seconds", type=float, default=60.0, help="real seconds per cell at most (default 60)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--pg", default=PG_DEFAULT, help=f"PostgreSQL server for the PostgreSQL cells (default {PG_DEFAULT})")
@@ -739,6 +755,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--guarantee-runs", type=int, default=400,
                     help="simulated runs of each guarantee under a broken assumption (default 400; 0: skip)")
     args = ap.parse_args(argv)
+    if args.crowd is not None:
+        return log_main(args)
+    if args.scale is None:
+        args.scale = 0.2
     if args.quick:
         for k, v in QUICK.items():
             setattr(args, k, v)
@@ -754,7 +774,7 @@ def main(argv: list[str] | None = None) -> int:
         print(text, file=sys.stderr, flush=True)
 
     say(f"clock: 1 simulated minute = {args.scale} real s; pace {args.pace} s/task; arrivals {args.rate}/min, "
-        f"at most {args.crowd} per cell")
+        f"at most {args.arrivals} per cell")
     tmp = args.keep or Path(tempfile.mkdtemp(prefix="bench-crowd-"))
     cells: list[Cell] = []
     started = time.monotonic()
@@ -782,13 +802,13 @@ def main(argv: list[str] | None = None) -> int:
         say(f"guarantees: {args.guarantee_runs} simulated runs each")
         verdicts += guarantees(args.guarantee_runs, args.seed)
     if args.json:
-        print(json.dumps({"clock": {"scale": args.scale, "pace": args.pace, "rate": args.rate, "crowd": args.crowd},
+        print(json.dumps({"clock": {"scale": args.scale, "pace": args.pace, "rate": args.rate, "arrivals": args.arrivals},
                           "cells": [asdict(c) for c in cells],
                           "acceptance": [{"where": w, "verdict": v, "line": t} for w, v, t in verdicts],
                           "seconds": round(time.monotonic() - started, 1)}, indent=2))
         return 0
     print(f"crowd benchmark: 1 simulated minute = {args.scale} real s, {args.pace} s per task, {args.rate} arrivals per "
-          f"simulated minute (Poisson, only while places are open), at most {args.crowd} per cell; times in simulated "
+          f"simulated minute (Poisson, only while places are open), at most {args.arrivals} per cell; times in simulated "
           "minutes from the first arrival; money = places x reward per list x (1 + fee)")
     print("columns: turned = told wait/closed before any task; cut@dec / cut<dec = sessions served less than their list "
           "at / before the decision; idle = given a list, served nothing; paid/used/unused/after = judgements of the "
@@ -799,6 +819,60 @@ def main(argv: list[str] | None = None) -> int:
     for where, verdict, text in verdicts:
         print(f"  {verdict:<4} {where:<32} {text}")
     print(f"\n({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+def log_main(args: argparse.Namespace) -> int:
+    """``--crowd amt|FILE``: the recorded crowd through the real server (:mod:`_log_crowd`)."""
+    import _log_crowd
+
+    if args.scale is None:
+        args.scale = 1.0
+    if _log_crowd.compress(_log_crowd.LEASE, args.scale) < 10:
+        raise SystemExit(f"--scale {args.scale}: the lease of {_log_crowd.LEASE:g} simulated s would be "
+                         f"{_log_crowd.compress(_log_crowd.LEASE, args.scale):g} real s, below the protocol's least "
+                         "(10 s); use --scale 1 or more")
+    started = time.monotonic()
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    settings = _log_crowd.run_log(args, say)
+    result = _log_crowd.summary(settings)
+    result["acceptance"] = _log_crowd.acceptance(result)
+    result["seconds"] = round(time.monotonic() - started, 1)
+    result["settings_used"] = {"crowd": args.crowd, "scale": args.scale, "runs": args.runs, "pausers": args.pausers,
+                               "waitlist": args.waitlist, "lease": _log_crowd.LEASE, "seed": args.seed}
+    if args.json:
+        print(json.dumps(result, indent=1, default=str))
+        return 0
+    print(f"recorded crowd {args.crowd} through the real server (SQLite): 1 simulated minute = {args.scale} real s, "
+          f"lease {_log_crowd.LEASE:g} s, waitlist {args.waitlist:g} s, pausers {args.pausers:.0%}; "
+          "times in simulated minutes")
+    print(f"{'comparison':<10} {'runs':>4} {'dyn dec':>7} {'fix dec':>7} {'share':>6} {'places':>6} {'fixed':>5} "
+          f"{'wall':>6} {'fixed':>6} {'ratio':>5} {'turned':>6} {'waited':>6} {'quit':>5}")
+    for label, c in result["comparisons"].items():
+        if not c.get("runs"):
+            print(f"{label:<10} no run measured")
+            continue
+        print(f"{label:<10} {c['runs']:>4} {c['dynamic_decided']:>7} {c['fixed_watch_decided']:>7} "
+              f"{c['decided_share']:>6.0%} {c['places']:>6.2f} {c['fixed_places']:>5.1f} {c['wall_min']:>6.1f} "
+              f"{c['fixed_min']:>6.1f} {c['wall_ratio']:>5.2f} {c['turned_away']:>6.1f} {c['waitlisted']:>6.1f} "
+              f"{c['quitters']:>5.1f}")
+    print("overrun (a full session's time over the log's, median: the requests' latency at this clock): "
+          + ", ".join(f"{label} {c['overrun']:.2f}" for label, c in result["comparisons"].items() if c.get("runs")))
+    print("\nper crowd: budget --crowd's prediction for the planned W beside the server's runs")
+    for s in result["settings"]:
+        m = s["measured"]
+        if m.get("runs"):
+            print(f"  {s['crowd'][:13]} {s['comparison']:<7} W={s['sessions']} predicted {s['predicted']['places']:.2f} "
+                  f"places {s['predicted']['wall_min']:.1f} min decided {s['predicted']['decided']:.0%}; measured "
+                  f"{m['places']:.2f} places {m['wall_min']:.1f} min decided {m['dynamic_decided']}/{m['runs']} "
+                  f"(fixed watched {m['fixed_watch_decided']}/{m['runs']}, fixed complete {m['fixed_complete']})")
+    print("\nacceptance (issue 40):")
+    for line in result["acceptance"]:
+        print("  " + line)
+    print(f"\n({result['seconds']:.0f} s)")
     return 0
 
 

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.timeout(300)
 
 def _cell(tmp: Path, design: str) -> bench_crowd.Cell:
     study = bench_crowd.build_study(tmp / design / "study", "pairwise", design, 30.0, 0.75)
-    args = argparse.Namespace(rate=6.0, pace=30.0, scale=0.1, crowd=30, cell_seconds=60.0, seed=3)
+    args = argparse.Namespace(rate=6.0, pace=30.0, scale=0.1, arrivals=30, cell_seconds=60.0, seed=3)
     cell = bench_crowd.Cell("pairwise", "sqlite", design)
     bench_crowd.run_cell(cell, study, tmp / design, args, "", lambda _text: None)
     assert cell.status == "ok", cell.message
@@ -80,3 +80,47 @@ def test_replay_against_live_says_what_the_time_bound_cut() -> None:
         False, "live [('continue', 3)] replay [('continue', 4)]: REPLAY != LIVE on the same judgements")
     assert bench_crowd.compare_replay(live, live, live, gap, timed_out=True) == (
         True, "live [('continue', 3)] replay [('continue', 3)]")
+
+
+def _crowd_file(path: Path) -> Path:
+    """A small recorded crowd: a launch burst of 24 in the first minute, 8 later; 10 s a task; every fourth quits
+    after 3 tasks."""
+    rows = ["arrived,seconds_per_task,completed"]
+    for i in range(32):
+        at = 2.5 * i if i < 24 else 60 + 20 * (i - 24)
+        rows.append(f"{at},{';'.join(['10'] * 11)},{3 if i % 4 == 3 else 11}")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_recorded_crowd_through_the_server(tmp_path: Path) -> None:
+    # bench_crowd.py --crowd FILE reduced: one run of each design on one drawn crowd (SQLite, 1 simulated minute =
+    # 1 real s: the lease of 600 simulated s is 10 s, the waitlist's too); behaviour, not timings
+    import copy
+
+    import _log_crowd as log
+    import numpy as np
+
+    from humeval.simulate.arrivals import read_crowd
+
+    crowd = read_crowd(_crowd_file(tmp_path / "crowd.csv"))
+    people = log.draw_people(crowd, np.random.default_rng(5), 1.0, pausers=0.3)
+    assert len(people) == 32 and any(q.pause_at >= 0 for q in people) and any(q.quits for q in people)
+    runs = {}
+    for design, sessions in (("dynamic", 1), ("fixed", None)):
+        root = log.write_study(tmp_path / design, lists=9, pace=10.0, scale=1.0, sessions=sessions, waitlist=600,
+                               seed=3)
+        runs[design] = out = log.Run(design, 0, "crowd.csv", sessions or 0)
+        log.run_design(out, root, copy.deepcopy(people), 0.95, scale=1.0, seconds=150, seed=3)
+        assert out.status == "ok" and out.errors == 0 and not out.notes, (out.message, out.notes)
+        assert out.uncoded == 0  # whoever began and did not quit ends with their code, pausers too
+    dyn, fixed = runs["dynamic"], runs["fixed"]
+    assert dyn.outcome == "B" and dyn.unused_within_bound is True and dyn.decided_min is not None
+    assert dyn.waitlisted > 0 and dyn.places < fixed.places  # the burst waits; the decision needs fewer places
+    assert fixed.watch_decided is True and fixed.outcome == "" and fixed.pausers > 0  # a pause past the lease coded
+    result = log.summary([log.Setting("crowd.csv", "easy", 0.95, 9, 1.8, 1, dyn.places, dyn.decided_min, 1.0,
+                                      [(dyn, fixed)])])
+    c = result["comparisons"]["easy"]
+    assert (c["runs"], c["dynamic_decided"], c["fixed_watch_decided"], c["uncoded"]) == (1, 1, 1, 0)
+    lines = log.acceptance(result)
+    assert any(line.startswith("PASS  crowd.csv easy budget --crowd vs the server") for line in lines), lines
