@@ -7,21 +7,11 @@ from pathlib import Path
 
 from tests.cli import humeval
 
-
-def _counts(tmp_path: Path) -> Path:
-    models = ["a", "b", "c", "d"]
-    x, y = [], []
-    for i in range(4):
-        for j in range(i + 1, 4):
-            x.append([i, j])
-            y.append([270 + 15 * (j - i), 190 - 15 * (j - i), 100, 40])
-    p = tmp_path / "counts.json"
-    p.write_text(json.dumps({"models": models, "X": x, "Y": y}))
-    return p
+from .made_up import clear_order_counts
 
 
 def test_replay_json_and_table(tmp_path: Path) -> None:
-    data = _counts(tmp_path)
+    data = clear_order_counts(tmp_path)
     res = humeval("arena", "replay", data, "--models", "4", "--question", "best,top-k", "--top", "2",
                   "--replays", "10", "--bootstrap", "20", "--format", "json", expect=0)
     out = json.loads(res.stdout)
@@ -41,7 +31,7 @@ def test_replay_json_and_table(tmp_path: Path) -> None:
 def test_user_errors(tmp_path: Path) -> None:
     res = humeval("arena", "replay", tmp_path / "none.json", expect=1)
     assert "no such arena votes file" in res.stderr
-    res = humeval("arena", "replay", _counts(tmp_path), "--models", "4", "--policy", "adaptve", expect=1)
+    res = humeval("arena", "replay", clear_order_counts(tmp_path), "--models", "4", "--policy", "adaptve", expect=1)
     assert "unknown pair policy 'adaptve'. Did you mean 'adaptive'?" in res.stderr
-    res = humeval("arena", "replay", _counts(tmp_path), "--models", "9", expect=1)
+    res = humeval("arena", "replay", clear_order_counts(tmp_path), "--models", "9", expect=1)
     assert "--models must be an integer in 2..4" in res.stderr

@@ -12,6 +12,8 @@ from humeval.arena.counts import read_arena_counts
 from humeval.arena.replay import draw_votes, replay_counts
 from humeval.errors import DataError, HumevalError
 
+from .made_up import clear_order_counts
+
 
 def _write(tmp_path: Path, raw: object) -> Path:
     p = tmp_path / "counts.json"
@@ -63,14 +65,8 @@ def test_draw_votes_is_without_replacement() -> None:
 
 
 def test_replay_of_made_up_counts_decides_right(tmp_path: Path) -> None:
-    # a clear order a > b > c > d, every pair met 600 times; replays in random orders find the best
-    models = ["a", "b", "c", "d"]
-    x, y = [], []
-    for i in range(4):
-        for j in range(i + 1, 4):
-            x.append([i, j])
-            y.append([270 + 15 * (j - i), 190 - 15 * (j - i), 100, 40])
-    c = read_arena_counts(_write(tmp_path, {"models": models, "X": x, "Y": y}))
+    # replays in random orders find the best of a clear order
+    c = read_arena_counts(clear_order_counts(tmp_path))
     res = replay_counts(c, "best", replays=30, seed=1, first_batch=100)
     assert res.truth_order[0] == 0 and res.data_votes == 3600
     assert res.decided.mean() > 0.8 and (res.decided_at <= res.data_votes).all()
