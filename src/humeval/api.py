@@ -10,21 +10,41 @@ the study without a cycle. Every function it calls also takes a folder (``Study 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from humeval import study as _study
+from humeval.errors import HumevalError, did_you_mean
 
 if TYPE_CHECKING:
-    from humeval.costs import Budget
+    from _typeshed import DataclassInstance
+
+    from humeval.costs import Budget, BudgetOptions
     from humeval.lock import Lock
     from humeval.pipeline import StageResult
-    from humeval.rehearsal.rehearse import RehearsalResult
+    from humeval.rehearsal.rehearse import RehearsalOptions, RehearsalResult
     from humeval.report.prereg import Preregistration
     from humeval.results import Results
 
 __all__ = ["Study"]
+
+_O = TypeVar("_O", bound="DataclassInstance")
+
+
+def _options(kind: type[_O], options: _O | None, fields: dict[str, Any], method: str) -> _O:
+    """``options``, or one made of ``fields`` (a field that ``kind`` does not have is an error naming the valid)."""
+    if options is not None:
+        if fields:
+            raise HumevalError(f"Study.{method}: give a {kind.__name__} or its fields as keywords, not both "
+                               f"(got {', '.join(sorted(fields))} too)")
+        return options
+    valid = [f.name for f in dataclasses.fields(kind)]
+    for name in fields:
+        if name not in valid:
+            raise HumevalError(f"Study.{method}: unknown option {name!r}. {did_you_mean(name, valid)}")
+    return kind(**fields)
 
 
 class Study(_study.Study):
@@ -75,8 +95,6 @@ class Study(_study.Study):
         if isinstance(stages, str):
             return run_stage(self, stages, force=force, options=options)
         if options:
-            from humeval.errors import HumevalError
-
             raise HumevalError(f"run: options go with one stage, not with the stages {list(stages)}")
         return [run_stage(self, name, force=force) for name in stages]
 
@@ -117,18 +135,20 @@ class Study(_study.Study):
 
         return export_batch(self, output)
 
-    def rehearse(self, **options: Any) -> RehearsalResult:
-        """Synthetic participants through the real server and store (``humeval rehearse``; options of
-        :func:`humeval.rehearsal.rehearse`)."""
-        from humeval.rehearsal.rehearse import rehearse
+    def rehearse(self, options: RehearsalOptions | None = None, /, **fields: Any) -> RehearsalResult:
+        """Synthetic participants through the real server and store (``humeval rehearse``): ``options`` a
+        :class:`~humeval.rehearsal.RehearsalOptions`, or its fields as keywords (those of
+        :func:`humeval.rehearsal.rehearse`), each checked by name."""
+        from humeval.rehearsal.rehearse import RehearsalOptions, rehearse_with
 
-        return rehearse(self, **options)
+        return rehearse_with(self, _options(RehearsalOptions, options, fields, "rehearse"))
 
-    def budget(self, **options: Any) -> Budget:
-        """What the study will cost (``humeval budget``; options of :func:`humeval.costs.budget`)."""
-        from humeval.costs import budget
+    def budget(self, options: BudgetOptions | None = None, /, **fields: Any) -> Budget:
+        """What the study will cost (``humeval budget``): ``options`` a :class:`~humeval.costs.BudgetOptions`, or its
+        fields as keywords (those of :func:`humeval.costs.budget`), each checked by name."""
+        from humeval.costs import BudgetOptions, budget_of
 
-        return budget(self, **options)
+        return budget_of(self, _options(BudgetOptions, options, fields, "budget"))
 
     def prereg(self, **options: Any) -> Preregistration:
         """The preregistration of the locked study (``humeval prereg``; options of :func:`humeval.report.prereg.prereg`)."""

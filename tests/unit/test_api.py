@@ -97,3 +97,23 @@ def test_the_library_never_imports_the_api_module():
                                                      or (node.module == "humeval" and any(a.name in ("api", "Study") for a in node.names))):
                 importers.append(str(path.relative_to(SRC)))
     assert importers == []
+
+
+def test_budget_and_rehearse_take_their_typed_options_or_its_fields(tmp_path):
+    from humeval.costs import BudgetOptions, budget
+    from humeval.rehearsal import RehearsalOptions
+
+    study = humeval.Study.init(tmp_path / "s", "pairwise", items=4, seed=3)
+    study.lock()
+    study.run()
+    typed = study.budget(BudgetOptions(predict=False))
+    assert typed == study.budget(predict=False) == budget(study.root, predict=False)
+    assert typed.places > 0
+    with pytest.raises(HumevalError, match=r"Study.budget: unknown option 'predicts'. Did you mean 'predict'\?"):
+        study.budget(predicts=False)
+    with pytest.raises(HumevalError, match="give a BudgetOptions or its fields as keywords, not both"):
+        study.budget(BudgetOptions(), predict=False)
+    with pytest.raises(HumevalError, match=r"Study.rehearse: unknown option 'participant'. Did you mean 'participants'\?"):
+        study.rehearse(participant=3)
+    with pytest.raises(HumevalError, match="give a RehearsalOptions or its fields as keywords, not both"):
+        study.rehearse(RehearsalOptions(kind="normal"), kind="static")
