@@ -82,7 +82,7 @@ def _centred(values: pd.Series, groups: pd.Series) -> np.ndarray:
 def _pairs(frame: pd.DataFrame, criterion: Any, judge: Any) -> tuple[np.ndarray, np.ndarray, int]:
     """Centred (human, judge) values of the pilot's labelled outputs, and the items the judge scored per system."""
     rows = frame[(frame["criterion"] == criterion.name) & (frame["kind"] == "task")]
-    if criterion.type == "2afc":
+    if criterion.task.pairwise:
         from humeval.judgements import winners
 
         won = winners(rows).to_numpy()

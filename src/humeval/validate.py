@@ -17,6 +17,7 @@ from humeval.protocol.feed import feed_problems
 from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
 from humeval.study import Study, StudyLike, as_study
+from humeval.tasks import TASK_TYPES
 
 if TYPE_CHECKING:
     from humeval.data.columns import OutputColumns
@@ -48,6 +49,11 @@ Problem = tuple[tuple[Any, ...], str]
 def _recruiting() -> list[str]:
     """The platforms humeval opens places on (their ``recruit``)."""
     return [e.name for e in PLATFORMS.entries() if "recruit" in e.value.operations()]
+
+
+def _pairwise(type_name: object) -> bool:
+    """Whether a criterion's ``type`` as written in the YAML names a pairwise task type (an unknown one: no)."""
+    return isinstance(type_name, str) and type_name in TASK_TYPES and TASK_TYPES.get(type_name).pairwise
 
 
 def _get(raw: Any, *keys: str, default: Any = None) -> Any:
@@ -82,7 +88,7 @@ def cross_references(raw: Any, data_systems: list[str] | None = None) -> list[Pr
             again = [i for i, c in enumerate(criteria) if isinstance(c, dict) and str(c.get("name")) == name][1]
             problems.append((("criteria", again, "name"),
                              f"criterion name '{name}' is used {count} times; names must be unique"))
-    pairwise = any(isinstance(c, dict) and c.get("type") == "2afc" for c in (criteria if isinstance(criteria, list) else []))
+    pairwise = any(isinstance(c, dict) and _pairwise(c.get("type")) for c in (criteria if isinstance(criteria, list) else []))
     declared = [str(s) for s in _list(_get(raw, "systems"))]
     systems = declared or list(data_systems or [])
     # a declared system absent from the data is reported at its line in `systems`, the likely typo: a reference
@@ -139,10 +145,10 @@ def _judge_problems(raw: Any, criteria: Any, names: list[str]) -> list[Problem]:
         for k, name in enumerate(_list(judge.get("criteria"))):
             if name not in names:
                 problems.append((("data", "judges", i, "criteria", k), f"unknown criterion '{name}'. {did_you_mean(name, names)}"))
-            elif (types.get(name) == "2afc") != (kind == "verdicts"):
+            elif _pairwise(types.get(name)) != (kind == "verdicts"):
                 problems.append((("data", "judges", i, "criteria", k),
                                  f"criterion '{name}' is {types.get(name)}: a judge of kind '{kind}' cannot stand in for it "
-                                 f"({'verdicts' if types.get(name) == '2afc' else 'scores'} can)"))
+                                 f"({'verdicts' if _pairwise(types.get(name)) else 'scores'} can)"))
     for i, name in enumerate(_list(_get(raw, "analysis", "judges"))):
         if name not in declared:
             problems.append((("analysis", "judges", i),
@@ -304,7 +310,7 @@ def study_warnings(study: StudyLike) -> list[str]:
 
 def _esa_warnings(protocol: Protocol) -> list[Problem]:
     """A joint page marks error spans for one ``esa`` criterion: the others get a score and no spans."""
-    esa = [c.name for c in protocol.criteria if c.type == "esa"]
+    esa = [c.name for c in protocol.criteria if c.task.marks_spans]
     if protocol.presentation.setup != "joint" or len(esa) < 2:
         return []
     return [(("presentation", "setup"), f"'joint' with {len(esa)} esa criteria ({', '.join(esa)}): a page marks "

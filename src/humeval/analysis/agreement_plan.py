@@ -19,24 +19,19 @@ from humeval.analysis.records import attempt, undefined
 from humeval.judgements import unit_matrix
 from humeval.protocol.models import Analysis, Criterion
 from humeval.stats import fleiss_kappa, icc, krippendorff_alpha
+from humeval.tasks import TASK_TYPES
 
 __all__ = ["agreement", "auto_level", "log_scores", "verdict"]
 
 
 def log_scores(criterion: Criterion, plan: Analysis) -> bool:
     """Whether this criterion's scores are analysed on the log scale."""
-    return criterion.type in ("magnitude", "rankme") and plan.log_magnitude
+    return criterion.task.log_scale and plan.log_magnitude
 
 
 def auto_level(criterion_type: str, log_scores: bool) -> str:
-    """Krippendorff level for ``agreement_level: auto``."""
-    if criterion_type == "likert":
-        return "ordinal"
-    if criterion_type == "2afc":
-        return "nominal"
-    if criterion_type in ("magnitude", "rankme"):
-        return "interval" if log_scores else "ratio"
-    return "interval"
+    """Krippendorff level for ``agreement_level: auto``: the task type's (:meth:`humeval.tasks.TaskType.agreement_level`)."""
+    return TASK_TYPES.get(criterion_type).agreement_level(log_scores)
 
 
 def verdict(value: float | None, plan: Analysis) -> str:
@@ -99,8 +94,9 @@ def _fleiss(units: pd.DataFrame, categories: list[float] | None, plan: Analysis,
 
 
 def _icc(units: pd.DataFrame, criterion_type: str, required: int, plan: Analysis) -> list[dict[str, Any]]:
-    if criterion_type == "2afc":
-        return [undefined("icc", "the ICC needs numeric ratings; 2afc choices are nominal", measure="icc")]
+    task = TASK_TYPES.get(criterion_type)
+    if task.pairwise:
+        return [undefined("icc", f"the ICC needs numeric ratings; {task.name} choices are nominal", measure="icc")]
     ordered = units.assign(_k=units.groupby("unit").cumcount())
     counts = ordered.groupby("unit").size()
     keep = counts.index[counts >= required]

@@ -63,15 +63,7 @@ def describe(frame: pd.DataFrame, systems: list[str], alpha: float, score: str =
 
 def scale_bounds(criterion: Any, logged: bool) -> tuple[float, float] | None:
     """The range a rating criterion's analysed scores can take (``None``: unbounded, e.g. log scores)."""
-    if criterion.type == "likert":
-        return (1.0, float(criterion.points))
-    if criterion.type == "slider":
-        return (float(criterion.min), float(criterion.max))
-    if criterion.type == "esa":
-        return (0.0, 100.0)
-    if criterion.type in ("magnitude", "rankme") and not logged:
-        return (0.0, float("inf"))
-    return None
+    return criterion.task.bounds(criterion, logged)
 
 
 def distribution(frame: pd.DataFrame, systems: list[str], levels: list[float]) -> dict[str, dict[str, int]]:

@@ -35,6 +35,7 @@ from humeval.analysis.records import attempt
 from humeval.data.judges import JudgeScores
 from humeval.judgements import winners
 from humeval.stats import pearson, ppi_mean, ppi_win_rate
+from humeval.tasks import TASK_TYPES
 
 __all__ = ["judge_estimates"]
 
@@ -67,7 +68,7 @@ def judge_estimates(frame: pd.DataFrame, criterion_type: str, judge: JudgeScores
     out: dict[str, Any] = {"judge": judge.name, "kind": judge.judge.kind,
                            "assumption": "labelled items are a uniform random sample of the items the judge scored"}
     estimates, calibration = [], []
-    if criterion_type == "2afc":
+    if TASK_TYPES.get(criterion_type).pairwise:
         won = winners(frame)
         pair = frame[["item_id", "system", "system_b"]].assign(won=won.to_numpy())
         agree = []

@@ -88,7 +88,7 @@ def analyze_pairwise(
     units, categories = pair_units(frame)
     out: dict[str, Any] = {"seeds": {"agreement": s_agree, "rankings": s_rank}, "pairs": [SignTest(**p) for p in pairs],
                            "win_rates": matrix, "decision": "sign test per pair (exact binomial, ties left out)"}
-    out["agreement"] = agreement(units, "2afc", plan, required, s_agree, categories)
+    out["agreement"] = agreement(units, criterion.type, plan, required, s_agree, categories)
     out["rankings"] = rankings(plan, [], None, battles_from_choices(frame), s_rank)
     out["battles_from"] = "per judgement (2afc choices)"
     if decision is not None:

@@ -121,11 +121,11 @@ def _criterion_result(criterion: Any, frame: pd.DataFrame, plan: Analysis, syste
         "items": int(frame["item_id"].nunique())}
     if frame.empty:
         return CriterionResult(**fields, undefined="no valid judgements for this criterion")
-    if criterion.type == "2afc":
+    if criterion.task.pairwise:
         fields |= analyze_pairwise(frame, criterion, plan, systems, required, seed, decision)
     else:
         fields |= analyze_ratings(frame, criterion, plan, systems, required, seed)
-        if criterion.type == "esa":
+        if criterion.task.marks_spans:
             fields |= analyze_spans(frame, criterion, systems, seed, 1 - plan.alpha)
     fitting = [judges[j] for j in plan.judges if judges and judges[j].fits(criterion)]
     if fitting:

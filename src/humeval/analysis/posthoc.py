@@ -57,7 +57,7 @@ def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int
     """Correlation between every two rating criteria over per-output (item, system) mean scores."""
     if method not in CORRELATIONS:
         raise HumevalError(f"posthoc: unknown correlation '{method}'. {did_you_mean(method, CORRELATIONS)}")
-    rating = [c.name for c in protocol.criteria if c.type != "2afc"]
+    rating = [c.name for c in protocol.criteria if not c.task.pairwise]
     means = frame[frame["criterion"].isin(rating)].groupby(["item_id", "system", "criterion"])["value"].mean()
     wide = means.unstack("criterion")
     pairs = []

@@ -131,8 +131,9 @@ def analyze_ratings(
                            "descriptives": s_desc}}
     out["descriptives"] = describe(frame, systems, plan.alpha, bounds=scale_bounds(criterion, logged),
                                   n_boot=plan.bootstrap, seed=s_desc)
-    if criterion.type == "likert":
-        out["distribution"] = distribution(frame, systems, [float(v) for v in range(1, criterion.points + 1)])
+    levels = criterion.task.categories(criterion)
+    if levels is not None:
+        out["distribution"] = distribution(frame, systems, levels)
     if plan.tests == "auto":
         out["normality"] = _normality(groups, plan, s_norm)
         parametric = bool(out["normality"].normal)
@@ -149,7 +150,7 @@ def analyze_ratings(
         shown = float("nan") if p is None else p  # a p-value that is not a number is stored as null
         why = out["omnibus"].undefined or f"omnibus p = {shown:.4g} >= alpha = {plan.alpha:g}"
         out["posthoc"] = PostHoc(skipped=f"not run: {why}", pairs=[])
-    units, categories = agreement_units(frame, criterion.type, log=logged, points=getattr(criterion, "points", None))
+    units, categories = agreement_units(frame, criterion, log=logged)
     out["agreement"] = agreement(units, criterion.type, plan, required, s_agree, categories, logged)
     multi = frame.groupby(["participant_id", "task_id"])["system"].nunique().max() > 1
     if multi:

@@ -29,7 +29,7 @@ def invalid_reasons(frame: pd.DataFrame, protocol: Protocol) -> pd.Series:
         if not rows.any():
             continue
         sub = frame.loc[rows]
-        if criterion.type == "2afc":
+        if criterion.task.pairwise:
             allowed = criterion.options()
             bad = ~sub["choice"].isin(allowed)
             reasons[sub.index[bad]] = (
@@ -39,17 +39,7 @@ def invalid_reasons(frame: pd.DataFrame, protocol: Protocol) -> pd.Series:
         value = sub["value"].to_numpy(dtype=float)
         missing = np.isnan(value)
         reasons[sub.index[missing]] = "missing value"
-        if criterion.type == "likert":
-            off = ~missing & ((value < 1) | (value > criterion.points) | (value != np.round(value)))
-            valid = f"integers 1..{criterion.points}"
-        elif criterion.type == "slider":
-            off = ~missing & ((value < criterion.min) | (value > criterion.max))
-            valid = f"{criterion.min:g}..{criterion.max:g}"
-        elif criterion.type == "esa":
-            off = ~missing & ((value < 0) | (value > 100))
-            valid = "0..100"
-        else:
-            off = ~missing & (value <= 0)
-            valid = "positive numbers"
+        outside, valid = criterion.task.off_scale(criterion, value)
+        off = ~missing & outside
         reasons[sub.index[off]] = [f"value {v:g} off the scale (valid: {valid})" for v in value[off]]
     return reasons

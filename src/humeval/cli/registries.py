@@ -1,4 +1,4 @@
-"""The docs' tables of every registry (stopping rules, labelling strategies, samplers, import sources, platforms), by the
+"""The docs' tables of every registry (task types, stopping rules, labelling strategies, samplers, import sources, platforms), by the
 name their ``<!-- registry:NAME -->`` markers give.
 
 ``humeval schema --format registries --output docs/PAGE.md`` rewrites the tables of a page; a test checks that
@@ -18,6 +18,7 @@ def registry_tables() -> dict[str, str]:
     from humeval.sampling.registry import SAMPLERS
     from humeval.stages.imports import IMPORT_SOURCES
     from humeval.stopping.registry import RULES
+    from humeval.tasks.registry import TASK_TYPES, docs_columns
 
     def gives(name: str) -> str:
         if name not in JUDGEMENT_FORMATS:
@@ -25,6 +26,7 @@ def registry_tables() -> dict[str, str]:
         return f"another tool's judgements (criterion type: {JUDGEMENT_FORMATS.get(name).criterion_type or 'named in the file'})"
 
     return {
+        "task-types": TASK_TYPES.markdown(docs_columns()),
         "stopping-rules": RULES.markdown({
             "decides A when": lambda e: e.value.decides, "ever decides wrongly": lambda e: e.value.errs,
             "anytime-valid": lambda e: "yes" if e.value.anytime_valid else "no",

@@ -45,7 +45,7 @@ class JudgeScores:
         """Whether this judge stands in for ``criterion`` (named in ``criteria``, or of the kind's type)."""
         if self.judge.criteria:
             return criterion.name in self.judge.criteria
-        return (criterion.type == "2afc") == (self.judge.kind == "verdicts")
+        return criterion.task.pairwise == (self.judge.kind == "verdicts")
 
     def scores(self, system: str) -> pd.Series:
         """``item_id -> score`` of one system's outputs (scores)."""

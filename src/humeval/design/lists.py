@@ -43,23 +43,13 @@ __all__ = ["CheckAnswers", "ParticipantList", "attention_task", "balanced_order"
            "design_lists"]
 
 
-#: the share of its range at which a ``slider`` or ``esa`` check asks to be set (its ends, quarters and middle)
-_RANGE_POINTS = (0.0, 0.25, 0.5, 0.75, 1.0)
-
-
 def check_answers(criterion: Criterion) -> tuple[Any, ...]:
-    """The answers an attention check of ``criterion`` may ask for: ``2afc`` the first or the second output
-    (``A``, ``B``); ``likert`` every point; ``slider`` its minimum, quarters, middle and maximum; ``esa`` the scores
-    0, 25, 50, 75 and 100 (no error marked); ``magnitude`` and ``rankme`` the standard's score (the modulus: a free
-    positive number has no cheap default to click, and typing the modulus everywhere is straight-lining)."""
-    if criterion.type == "2afc":
-        return ("A", "B")
-    if criterion.type == "likert":
-        return tuple(range(1, criterion.points + 1))
-    if criterion.type == "slider" or criterion.type == "esa":
-        low, high = (criterion.min, criterion.max) if criterion.type == "slider" else (0.0, 100.0)
-        return tuple(dict.fromkeys(float(f"{low + q * (high - low):g}") for q in _RANGE_POINTS))
-    return (float(criterion.modulus),)
+    """The answers an attention check of ``criterion`` may ask for (:meth:`humeval.tasks.TaskType.check_answers`):
+    ``2afc`` the first or the second output (``A``, ``B``); ``likert`` every point; ``slider`` its minimum,
+    quarters, middle and maximum; ``esa`` the scores 0, 25, 50, 75 and 100 (no error marked); ``magnitude`` and
+    ``rankme`` the standard's score (the modulus: a free positive number has no cheap default to click, and
+    typing the modulus everywhere is straight-lining)."""
+    return criterion.task.check_answers(criterion)
 
 
 def attention_task(template: Task, criterion: Criterion, index: int, expected: Any = None) -> Task:
@@ -67,16 +57,7 @@ def attention_task(template: Task, criterion: Criterion, index: int, expected: A
     :func:`check_answers`; None: the first of them)."""
     if expected is None:
         expected = check_answers(criterion)[0]
-    if criterion.type == "2afc":
-        ask = "choose the FIRST output (A)" if expected == "A" else "choose the SECOND output (B)"
-    elif criterion.type == "likert":
-        ask = f"give the score {expected}"
-    elif criterion.type == "slider":
-        ask = f"set the slider to {expected:g}"
-    elif criterion.type == "esa":
-        ask = f"give the score {expected:g} (marking no error)"
-    else:
-        ask = f"give exactly the score of the standard ({expected:g})"
+    ask = criterion.task.check_request(criterion, expected)
     text = f"This is an attention check. Please {ask} for '{criterion.name}'."
     return replace(
         template,

@@ -14,12 +14,13 @@ from typing import Any
 
 from humeval.errors import DataError
 from humeval.protocol.models import Criterion, Protocol
+from humeval.tasks import TASK_TYPES
 
 __all__ = ["FAMILIES", "ParticipantList", "Task", "build_tasks", "criterion_groups", "family_of", "list_entries",
            "unknown_task"]
 
 #: how outputs are shown, by criterion type: one output, a pair, or all outputs side by side
-FAMILIES = {"likert": "single", "magnitude": "single", "slider": "single", "esa": "single", "2afc": "pair", "rankme": "multi"}
+FAMILIES = {entry.name: entry.value.family for entry in TASK_TYPES.entries()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +127,7 @@ def unknown_task(list_id: str, task_id: str) -> DataError:
 
 
 def family_of(criterion: Criterion) -> str:
-    return FAMILIES[criterion.type]
+    return criterion.task.family
 
 
 def criterion_groups(protocol: Protocol) -> list[tuple[str, tuple[str, ...]]]:

@@ -28,7 +28,6 @@ One row per participant, task, criterion and (for ratings) system:
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,7 +41,7 @@ from humeval.files import frame_csv
 if TYPE_CHECKING:  # pandas is imported by the functions that use it: JUDGEMENT_COLUMNS needs none (the server's export)
     import pandas as pd
 
-    from humeval.protocol.models import Protocol
+    from humeval.protocol.models import Criterion, Protocol
 
 __all__ = ["JUDGEMENT_COLUMNS", "agreement_units", "excluded_mask", "long_rows", "normalise_judgements", "pair_units", "read_judgements", "unit_matrix", "winners", "write_judgements"]
 
@@ -80,23 +79,8 @@ def long_rows(protocol: Protocol, judgements: list[dict[str, Any]], seqs: dict[t
             "comment": j.get("comment", ""),
         }
         for name, value in j["values"].items():
-            ctype = protocol.criterion(name).type
-            if ctype == "2afc":
-                seq = seqs.get((name, j["assignment_id"]))
-                rows.append(base | {"criterion": name, "system": display[0], "system_b": display[1], "position": 0,
-                                    "value": math.nan, "choice": value,
-                                    "stop_seq": math.nan if seq is None else float(seq)})
-            elif ctype == "rankme":
-                for pos, (system, score) in enumerate(zip(display, value, strict=True)):
-                    rows.append(base | {"criterion": name, "system": system, "system_b": "", "position": pos,
-                                        "value": float(score), "choice": ""})
-            elif ctype == "esa":
-                rows.append(base | {"criterion": name, "system": display[0], "system_b": "", "position": 0,
-                                    "value": float(value["score"]), "choice": "",
-                                    "spans": json.dumps(value["spans"], separators=(",", ":"))})
-            else:
-                rows.append(base | {"criterion": name, "system": display[0], "system_b": "", "position": 0,
-                                    "value": float(value), "choice": ""})
+            c = protocol.criterion(name)
+            rows.extend(c.task.long_rows(c, value, display, base, seqs.get((name, j["assignment_id"]))))
     return rows
 
 
@@ -174,25 +158,24 @@ def pair_units(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[float]]:
     return units, [*codes.values(), float(len(codes))]
 
 
-def agreement_units(frame: pd.DataFrame, criterion_type: str, *, log: bool = False,
-                    points: int | None = None) -> tuple[pd.DataFrame, list[float] | None]:
+def agreement_units(frame: pd.DataFrame, criterion: Criterion, *, log: bool = False,
+                    ) -> tuple[pd.DataFrame, list[float] | None]:
     """The long unit x rater coding of one criterion's judgements (``participant_id``, ``unit``, ``code``).
 
-    ``2afc``: :func:`pair_units`. Ratings: a unit is an output (``item|system``), the code
-    the value (its logarithm with ``log``, as magnitude estimates are analysed). Returns the
-    units and the categories (``2afc`` choices; Likert points ``1..points``; None for
-    continuous responses). The report's agreement and the admin page's both use it.
+    A pairwise criterion (``2afc``): :func:`pair_units`. Ratings: a unit is an output (``item|system``), the
+    code the value (its logarithm with ``log``, as magnitude estimates are analysed). Returns the units and
+    the categories (``2afc`` choices; the points of a categorical scale, :meth:`~humeval.tasks.TaskType.categories`;
+    None for continuous responses). The report's agreement and the admin page's both use it.
     """
     import pandas as pd
 
-    if criterion_type == "2afc":
+    if criterion.task.pairwise:
         return pair_units(frame)
     value = frame["value"].astype(float)
     units = pd.DataFrame({"participant_id": frame["participant_id"].to_numpy(),
                           "unit": (frame["item_id"].astype(str) + "|" + frame["system"].astype(str)).to_numpy(),
                           "code": (np.log(value) if log else value).to_numpy(dtype=float)}, index=frame.index)
-    categories = [float(v) for v in range(1, points + 1)] if criterion_type == "likert" and points else None
-    return units, categories
+    return units, criterion.task.categories(criterion)
 
 
 def unit_matrix(units: pd.DataFrame) -> np.ndarray:

@@ -82,7 +82,7 @@ def judge_criterion(judge: Judge, protocol: Protocol) -> Criterion | None:
     if judge.criteria:
         named = [c for c in protocol.criteria if c.name in judge.criteria]
     else:
-        named = [c for c in protocol.criteria if (c.type == "2afc") == (judge.kind == "verdicts")]
+        named = [c for c in protocol.criteria if c.task.pairwise == (judge.kind == "verdicts")]
     return named[0] if len(named) == 1 else None
 
 

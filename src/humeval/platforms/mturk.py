@@ -34,6 +34,7 @@ from humeval.errors import PlatformError
 from humeval.files import csv_text, write_text
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.platforms.keys import RowKey, append_keys, new_key
+from humeval.tasks import TASK_TYPES
 
 __all__ = ["CHOICES", "read_results", "write_batch"]
 
@@ -112,7 +113,7 @@ def read_results(path: Path, keys: dict[str, RowKey], tasks: dict[str, Task], cr
             order = row_key.order
             for name in task.criteria:
                 ctype = criteria_types.get(name, "")
-                if ctype == "2afc":
+                if ctype in TASK_TYPES and TASK_TYPES.get(ctype).pairwise:
                     value = (rec.get(f"{answer}{name}") or "").strip()
                     if value not in CHOICES or len(order) != 2:
                         skip(f"{answer}{name}: {value!r} is not a 2afc answer ({', '.join(CHOICES)})", where)

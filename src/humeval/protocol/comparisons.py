@@ -179,7 +179,7 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
                    stop.min_in_flight, goal=str(goal), members=tuple(pair), top=top, pair_choice=stop.pair_choice,
                    tuned_for=stop.tuned_for, sessions=stop.sessions)
         for c in protocol.criteria
-        if c.type == "2afc"
+        if c.task.pairwise
     ]
 
 

@@ -7,13 +7,18 @@ that nothing is left undocumented. ``humeval schema`` prints the JSON Schema.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Final, Literal, TypeVar
+import operator
+from collections.abc import Callable
+from functools import reduce
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from humeval.tasks import ESA, TASK_TYPES, Likert, Magnitude, RankME, Slider, StandardItem, TwoAFC
+
 __all__ = [
     "ENTRY_ROUTES",
+    "ESA",
     "MTURK_CLOSED",
     "PANEL_KINDS",
     "PLATFORM_KINDS",
@@ -172,120 +177,13 @@ class DataSpec(_Model):
     )
 
 
-class StandardItem(_Model):
-    """The fixed reference output that magnitude-estimation scores are relative to."""
-
-    text: str = Field(min_length=1, description="Text of the standard output shown on every page.")
-    input: str = Field("", description="Input of the standard output (shown when present).")
-
-
-class _CriterionBase(_Model):
-    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]*$", description="Identifier of the criterion (letters, digits, _ and -).")
-    question: str = Field(min_length=1, description="The question shown to participants.")
-    definition: str = Field("", description="Definition of the quality criterion, shown with the question.")
-
-
-class TwoAFC(_CriterionBase):
-    """Two outputs side by side; the participant chooses the better one."""
-
-    type: Literal["2afc"] = Field(description="Response type: two-alternative forced choice between two outputs.")
-    tie: bool = Field(False, description="Offer a 'tie' option.")
-    both_good: bool = Field(False, description="Offer a 'both good' option.")
-    both_bad: bool = Field(False, description="Offer a 'both bad' option.")
-
-    def options(self) -> list[str]:
-        """The response values this criterion accepts."""
-        extra = [n for n, on in (("tie", self.tie), ("both-good", self.both_good), ("both-bad", self.both_bad)) if on]
-        return ["A", "B", *extra]
-
-    @staticmethod
-    def winner(choice: str, first: str, second: str) -> str:
-        """What a choice says: the system shown ``first`` for ``A``, ``second`` for ``B``, else the
-        choice itself (``tie``, ``both-good``, ``both-bad``). The one definition of the ``2afc``
-        winner: :func:`humeval.judgements.winners` is its vectorised form, and the live stopping
-        rule counts votes with it."""
-        return first if choice == "A" else second if choice == "B" else choice
-
-    @staticmethod
-    def vote(choice: str, display: Sequence[str], system_a: str) -> int | None:
-        """A choice as the live stopping rule counts it: 1 if it favours ``system_a``, 0 if the other system
-        shown, None for ``tie`` and ``both-*``."""
-        if choice not in ("A", "B"):
-            return None
-        return int(TwoAFC.winner(choice, display[0], display[1]) == system_a)
-
-
-class Likert(_CriterionBase):
-    """A k-point rating scale."""
-
-    type: Literal["likert"] = Field(description="Response type: k-point Likert scale (integers 1..k).")
-    points: int = Field(5, ge=2, le=11, description="Number of scale points k (2-11); values are 1..k.")
-    labels: list[str] = Field(
-        default_factory=list,
-        description="Labels: either one per point, or two (the lowest and highest point); empty for numbers only.",
-    )
-
-    @model_validator(mode="after")
-    def _labels_fit(self) -> Likert:
-        if self.labels and len(self.labels) not in (2, self.points):
-            raise ValueError(
-                f"labels has {len(self.labels)} entries; give 2 (end points) or {self.points} (one per point)"
-            )
-        return self
-
-
-class Magnitude(_CriterionBase):
-    """A positive number relative to a standard output with a fixed modulus (plain ME)."""
-
-    type: Literal["magnitude"] = Field(description="Response type: magnitude estimation, one output per task.")
-    standard: StandardItem = Field(description="The standard output shown on every page.")
-    modulus: float = Field(100.0, gt=0, description="The score given to the standard output.")
-
-
-class RankME(_CriterionBase):
-    """Several outputs side by side, each scored relative to the standard (rank-based ME)."""
-
-    type: Literal["rankme"] = Field(description="Response type: rank-based magnitude estimation, all outputs of an item side by side.")
-    standard: StandardItem = Field(description="The standard output shown on every page.")
-    modulus: float = Field(100.0, gt=0, description="The score given to the standard output.")
-
-
-class Slider(_CriterionBase):
-    """A bounded continuous scale."""
-
-    type: Literal["slider"] = Field(description="Response type: bounded continuous slider.")
-    min: float = Field(0.0, description="Lowest value of the slider.")
-    max: float = Field(100.0, description="Highest value of the slider.")
-    low_label: str = Field("", description="Label shown at the low end.")
-    high_label: str = Field("", description="Label shown at the high end.")
-
-    @model_validator(mode="after")
-    def _bounds(self) -> Slider:
-        if not self.max > self.min:
-            raise ValueError(f"max ({self.max}) must be greater than min ({self.min})")
-        return self
-
-
-class ESA(_CriterionBase):
-    """Error span annotation (ESA, as in the WMT campaigns): mark error spans in one output, each
-    minor or major, then give a 0-100 score. The output is shown rendered in its format (text,
-    Markdown, a chat); spans are character offsets into the output's source text."""
-
-    type: Literal["esa"] = Field(description="Response type: error spans (minor/major) in one output, then a 0-100 score.")
-    minor_weight: float = Field(1.0, ge=0, description="Weight of a minor error in the MQM-style weighted error score.")
-    major_weight: float = Field(5.0, ge=0, description="Weight of a major error in the MQM-style weighted error score.")
-    max_spans: int = Field(50, ge=1, le=500, description="Most error spans a participant may mark in one output.")
-    low_anchor: str = Field(
-        "", description="What a score of 0 means, shown as \"Score from 0 (low_anchor) to 100 (high_anchor)\" "
-        "(e.g. `no meaning preserved` for a translation, `not helpful at all` for an answer); your own text, shown "
-        "as written. Empty: humeval's neutral `worst`, in the study's language.")
-    high_anchor: str = Field(
-        "", description="What a score of 100 means (e.g. `perfect`); your own text, shown as written. Empty: "
-        "humeval's neutral `best`, in the study's language.")
-
-
-Criterion = Annotated[TwoAFC | Likert | Magnitude | RankME | Slider | ESA, Field(discriminator="type")]
-CRITERION_TYPES = ("2afc", "likert", "magnitude", "rankme", "slider", "esa")
+#: the criterion models, one per task type (:data:`humeval.tasks.TASK_TYPES`), told apart by ``type``
+_CRITERIA = tuple(entry.value.model for entry in TASK_TYPES.entries())
+if TYPE_CHECKING:  # the same union, spelt out for the type checker (tests/unit/test_task_types.py compares them)
+    Criterion = Annotated[TwoAFC | Likert | Magnitude | RankME | Slider | ESA, Field(discriminator="type")]
+else:
+    Criterion = Annotated[reduce(operator.or_, _CRITERIA), Field(discriminator="type")]
+CRITERION_TYPES = TASK_TYPES.names()
 
 
 class Presentation(_Model):
@@ -734,5 +632,5 @@ class Protocol(_Model):
 
     @property
     def pairwise(self) -> bool:
-        """Whether the study compares outputs in pairs (any ``2afc`` criterion)."""
-        return any(c.type == "2afc" for c in self.criteria)
+        """Whether the study compares outputs in pairs (any pairwise criterion, e.g. ``2afc``)."""
+        return any(c.task.pairwise for c in self.criteria)

@@ -282,7 +282,7 @@ class Answerer:
         """A spammer's answer that needs no text's writer (an attention check shows no system's output)."""
         criterion, scale = self.criteria[name], self.scales[name]
         bias = self.population.position_bias if self.population is not None else 0.0
-        if criterion.type == "2afc":
+        if criterion.task.pairwise:
             return "A" if rng.random() < float(np.clip(0.5 + bias / 2, 0, 1)) else "B"
         scores = _scores("random", np.array([""] * max(len(texts), 1)), {}, scale, 1.0, rng)
         return self._shaped(criterion, scale, scores)
@@ -290,17 +290,7 @@ class Answerer:
     def _cheap(self, name: str, shown: int, who: SimulatedParticipant) -> Any:
         """A cheap clicker's answer: the first output and a scale's first point, or a straight-liner's one answer."""
         c = self.criteria[name]
-        u = who.level if who.strategy == "straight" else 0.0
-        if c.type == "2afc":
-            return "A" if u < 0.5 else "B"
-        if c.type == "likert":
-            return 1 + int(round(u * (c.points - 1)))
-        if c.type == "slider":
-            return float(c.min + u * (c.max - c.min))
-        if c.type == "esa":
-            return {"score": 100.0 * u, "spans": []}
-        value = float(c.modulus) * 2.0 ** (4 * u - 2) if u else float(c.modulus)  # magnitude, RankME: modulus/4..4x
-        return [value] * shown if c.type == "rankme" else value
+        return c.task.cheap_answer(c, who.level if who.strategy == "straight" else 0.0, shown)
 
     def _attention(self, name: str, item_id: str, texts: list[str]) -> Any:
         expected = self.key.attention.get((item_id, texts[0] if texts else ""))
@@ -308,29 +298,21 @@ class Answerer:
             raise RehearsalError(f"rehearsal: attention check '{item_id}' is not in lists/lists.jsonl; "
                                  "the store was seeded from other lists. Use a fresh --db")
         criterion = self.criteria[name]
-        if criterion.type == "rankme":
-            return [float(expected)] * len(texts)
-        if criterion.type == "likert":
-            return int(expected)
-        if criterion.type in ("slider", "magnitude"):
-            return float(expected)
-        if criterion.type == "esa":
-            return {"score": float(expected), "spans": []}
-        return expected
+        return criterion.task.attention_answer(criterion, expected, len(texts))
 
     def _value(self, name: str, item_id: str, texts: list[str], rng: np.random.Generator,
                who: SimulatedParticipant | None = None) -> Any:
         criterion = self.criteria[name]
         scale = self.scales[name]
-        if criterion.type == "2afc" and who is not None:
+        if criterion.task.pairwise and who is not None:
             return "A" if rng.random() < self._prefer_first(name, item_id, texts[:2], who, rng) else "B"
-        if criterion.type == "2afc":
+        if criterion.task.pairwise:
             a, b = self._latent(name, item_id, texts[:2], rng)
             if a != b:
                 return "A" if a > b else "B"
             return "tie" if criterion.tie else ("A" if rng.random() < 0.5 else "B")
         value = self._shaped(criterion, scale, self._latent(name, item_id, texts, rng, who))
-        if criterion.type == "esa":
+        if criterion.task.marks_spans:
             value["spans"] = simulated_spans(texts[0] if texts else "", value["score"], rng, criterion.max_spans)
         return value
 
@@ -349,13 +331,7 @@ class Answerer:
         """Scores on the criterion's scale as the API takes them (a list for RankME, one number otherwise)."""
         if scale.log:
             scores = np.exp(scores)
-        if criterion.type == "rankme":
-            return [float(x) for x in scores]
-        if criterion.type == "likert":
-            return round(float(scores[0]))
-        if criterion.type == "esa":
-            return {"score": float(np.clip(scores[0], 0.0, 100.0)), "spans": []}
-        return float(scores[0])
+        return criterion.task.shaped(criterion, scores)
 
 
 def simulated_spans(text: str, score: float, rng: np.random.Generator, most: int) -> list[dict[str, Any]]:

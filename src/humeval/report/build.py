@@ -16,6 +16,7 @@ from humeval.report.figures import (
     ranking_figure,
     winrate_heatmap,
 )
+from humeval.tasks import TASK_TYPES
 
 if TYPE_CHECKING:
     from humeval.results import (
@@ -358,7 +359,7 @@ def _span_agreement(res: CriterionResult, s: Section, sig: str) -> None:
 
 
 def _sign_tests(res: CriterionResult, s: Section, sig: str) -> None:
-    if res.type != "2afc":
+    if not TASK_TYPES.get(res.type).pairwise:
         return
     rows = [[p.a, p.b, p.wins_a, p.wins_b, p.ties, *_est(p)] for p in res.pairs]
     s.tables.append(Table(f"Win rates and sign tests ({res.decision})",

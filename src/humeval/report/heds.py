@@ -185,12 +185,12 @@ def _study_answers(protocol: Protocol, results: Results, lock: dict[str, Any] | 
 
 def _planned_analysis(c: Any, protocol: Protocol) -> dict[str, tuple[Any, str]]:
     plan = protocol.analysis
-    if c.type == "2afc":
+    if c.task.pairwise:
         agg = "win rates per pair (ties as half wins) and pairwise ranking models"
         tests = "binomial test of each pair's win rate" + (
             f"; stopping rule '{protocol.stopping.rule}' with delta {protocol.stopping.delta:g}" if protocol.stopping else "")
     else:
-        agg = "mean per system" + (" of log-transformed scores" if c.type in ("magnitude", "rankme") and plan.log_magnitude else "")
+        agg = "mean per system" + (" of log-transformed scores" if c.task.log_scale and plan.log_magnitude else "")
         tests = {"auto": "Shapiro-Wilk decides: ANOVA and t-tests, or Kruskal-Wallis/Friedman and Wilcoxon",
                  "parametric": "ANOVA and t-tests", "nonparametric": "Kruskal-Wallis/Friedman and Wilcoxon"}[plan.tests]
         tests += f"; post hoc {plan.correction} correction"
@@ -202,24 +202,10 @@ def _planned_analysis(c: Any, protocol: Protocol) -> dict[str, tuple[Any, str]]:
     }
 
 
-def _scale(c: Any) -> tuple[Any, str, str]:
-    if c.type == "likert":
-        labels = f" ({' / '.join(c.labels)})" if c.labels else ""
-        return c.points, f"1-{c.points}{labels}", "Multiple-choice options"
-    if c.type == "2afc":
-        return len(c.options()), ", ".join(c.options()), "Multiple-choice options"
-    if c.type == "slider":
-        return "continuous", f"{c.min:g}-{c.max:g}", "Slider"
-    if c.type == "esa":
-        return ("continuous", "error spans (minor / major) marked in the output, then a score 0-100",
-                "Other: marking error spans in the text, then a number entry box")
-    return "continuous", f"positive numbers relative to a standard scored {c.modulus:g}", "Other: a number entry box"
-
-
 def _criterion_known(c: Any) -> dict[str, tuple[Any, str]]:
     """The answers about one criterion that the protocol gives."""
-    size, values, shown = _scale(c)
-    relative = c.type in ("2afc", "rankme")
+    size, values, shown = c.task.heds_scale(c)
+    relative = c.task.relative
     return {
         "4.2.1": ("Subjective", "protocol: criterion type (ratings and preferences)"),
         "4.2.2": ("Relative" if relative else "Absolute", f"protocol: criterion type {c.type}"),
@@ -239,7 +225,7 @@ _CRITERION_REASON = "a classification of the criterion (Belz et al. 2020) that t
 
 
 def _criterion_answers(c: Any, res: CriterionResult) -> tuple[list[dict], list[dict]]:
-    agg = ("win rates per pair (ties as half wins) and pairwise ranking models" if c.type == "2afc" else
+    agg = ("win rates per pair (ties as half wins) and pairwise ranking models" if c.task.pairwise else
            "mean per system" + (" of log-transformed scores" if res.transform == "log" else ""))
     methods = [res.decision]
     if res.omnibus is not None:

@@ -33,7 +33,7 @@ def agreement_so_far(protocol: Protocol, rows: list[dict[str, Any]]) -> list[dic
     for c in protocol.criteria:
         sub = frame[(frame["criterion"] == c.name) & (frame["kind"] == "task")]
         logged = log_scores(c, plan)
-        units, _ = agreement_units(sub, c.type, log=logged, points=getattr(c, "points", None))
+        units, _ = agreement_units(sub, c, log=logged)
         pairable = units.groupby("unit")["participant_id"].nunique()
         units = units[units["unit"].isin(pairable.index[pairable >= 2])]
         level = plan.agreement_level if plan.agreement_level != "auto" else auto_level(c.type, logged)

@@ -39,6 +39,7 @@ from humeval.server.view import install_view
 from humeval.store.alive import ALIVE_EVERY
 from humeval.store.store import Store
 from humeval.study import Study
+from humeval.tasks import PARTIALS
 
 __all__ = ["app_from_env", "create_app"]
 
@@ -62,8 +63,11 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
             await beating
         store.close()
 
-    # the templates are the package's: not checked for changes on every page (auto_reload)
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, auto_reload=False)
+    # the templates are the package's: not checked for changes on every page (auto_reload); the task types'
+    # partials are included as tasks/<type>.html
+    loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(HERE / "templates"),
+                                  jinja2.PrefixLoader({"tasks": jinja2.FileSystemLoader(PARTIALS)})])
+    env = jinja2.Environment(loader=loader, autoescape=True, auto_reload=False)
     protocol = store.context.protocol
     install_i18n(env, protocol.presentation.language, {c.name: c.question for c in protocol.criteria})
     install_view(env, protocol.presentation)

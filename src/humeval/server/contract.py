@@ -21,7 +21,6 @@ from humeval.wire import (
     IDEMPOTENCY_KEY_PATTERN,
     MAX_COMMENT,
     MAX_INVITES,
-    MAX_SCORE,
     MAX_SECONDS,
     PARTICIPANT_ID_PATTERN,
 )
@@ -190,24 +189,7 @@ def values_schema(protocol: Protocol) -> dict[str, Any]:
     """The JSON Schema of a judgement's ``values`` for the study's criteria (each assignment asks some of them)."""
     props: dict[str, Any] = {}
     for c in protocol.criteria:
-        if c.type == "2afc":
-            props[c.name] = {"type": "string", "enum": c.options()}
-        elif c.type == "likert":
-            props[c.name] = {"type": "integer", "minimum": 1, "maximum": c.points}
-        elif c.type == "slider":
-            props[c.name] = {"type": "number", "minimum": c.min, "maximum": c.max}
-        elif c.type == "magnitude":
-            props[c.name] = {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_SCORE}
-        elif c.type == "esa":  # a 0-100 score and error spans as character offsets into the output's source text
-            span = {"type": "object", "required": ["start", "end", "severity"], "additionalProperties": False,
-                    "properties": {"start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 1},
-                                   "severity": {"type": "string", "enum": ["minor", "major"]}}}
-            props[c.name] = {"type": "object", "required": ["score"], "additionalProperties": False,
-                             "properties": {"score": {"type": "number", "minimum": 0, "maximum": 100},
-                                            "spans": {"type": "array", "items": span, "maxItems": c.max_spans}}}
-        else:  # rankme: one score per output
-            props[c.name] = {"type": "array", "minItems": 1,
-                             "items": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_SCORE}}
+        props[c.name] = c.task.values_schema(c)
     return {"type": "object", "minProperties": 1, "additionalProperties": False, "properties": props,
             "description": "{criterion: value}: 2afc A/B (or an enabled tie, both-good, both-bad), likert an integer, "
                            "slider and magnitude a number, rankme one number per output, esa {score, spans}"}

@@ -8,6 +8,9 @@ a ``.mo`` is older than its ``.po`` or a message is untranslated). Regenerate wi
 
     python -m humeval.server.i18n   # extract humeval.pot, update every .po, compile every .mo
 
+The messages of each task type (its attention check, what is valid beside a refused answer, its
+template partial) live in its module, :mod:`humeval.tasks`, and are extracted with these.
+
 Pages get ``lang`` and ``dir`` (``rtl`` for right-to-left languages); the admin pages stay
 in English. Error texts: the store and the API refuse with English developer messages and
 a ``code``; participants see the translated sentence of the code (:func:`participant_error`).
@@ -26,7 +29,7 @@ from babel.support import NullTranslations, Translations
 from markupsafe import Markup
 
 from humeval.protocol.models import Criterion
-from humeval.wire import MAX_SCORE
+from humeval.tasks import TASK_TYPES
 
 __all__ = ["LANGUAGES", "RTL", "FieldProblem", "direction", "field_problem", "install_i18n", "participant_error",
            "translations"]
@@ -118,56 +121,17 @@ def field_problem(field: str | None, criteria: dict[str, Criterion], answers: di
     if m is None or m.group(1) not in criteria:
         return None
     c = criteria[m.group(1)]
-    name = c.name
-    if c.type == "rankme":
-        name = f"{c.name}.{m.group(2) or 0}"
-    elif c.type == "esa":
-        name = f"{c.name}.{m.group(3) or 'score'}"
+    name = c.task.problem_input(c, m.group(2), m.group(3))
     if answers.get(name, "").strip() == "" and not name.endswith(".spans"):
         return FieldProblem(c.name, name, gettext(_("Please answer this question.")), missing=True)
-    if c.type in ("magnitude", "rankme"):
-        text = gettext(_("Give a number greater than 0 and at most %(max)s.")) % {"max": f"{MAX_SCORE:.0f}"}
-    elif c.type == "slider":
-        text = gettext(_("Give a number from %(min)s to %(max)s.")) % {"min": f"{c.min:g}", "max": f"{c.max:g}"}
-    elif c.type == "likert":
-        text = gettext(_("Choose one of the points from 1 to %(max)s.")) % {"max": c.points}
-    elif c.type == "2afc":
-        text = gettext(_("Choose one of the options."))
-    elif name.endswith(".spans"):
-        text = gettext(_("The errors marked could not be read. Please mark them again."))
-    else:
-        text = gettext(_("Give a score from 0 to 100."))
+    text = c.task.problem_text(c, name, gettext)
     return FieldProblem(c.name, name, text)
 
 
 def _attention(criterion: dict[str, Any], language: str, expected: Any = None) -> str:
     """The attention check's instruction in ``language`` (the stored English text is for the researcher), asking
     for ``expected`` (the check's answer, :func:`humeval.design.lists.check_answers`; None: the criterion's first)."""
-    gettext = translations(language).gettext
-    kind, question = criterion["type"], criterion["question"]
-    if kind == "2afc":
-        if expected == "B":
-            ask = gettext(_("This is an attention check. Please choose the second output (B) for the question: "
-                            "%(question)s"))
-        else:
-            ask = gettext(_("This is an attention check. Please choose the first output (A) for the question: "
-                            "%(question)s"))
-    elif kind == "likert":
-        ask = gettext(_("This is an attention check. Please give the score %(value)s for the question: %(question)s"))
-        expected = 1 if expected is None else expected
-    elif kind == "esa":
-        ask = gettext(_("This is an attention check. Please mark no error and give the score %(value)s for the "
-                        "question: %(question)s"))
-        expected = 0 if expected is None else expected
-    elif kind == "slider":
-        ask = gettext(_("This is an attention check. Please set the slider to %(value)s for the question: "
-                        "%(question)s"))
-        expected = criterion.get("min") if expected is None else expected
-    else:
-        ask = gettext(_("This is an attention check. Please give exactly the score of the standard (%(value)s) for "
-                        "the question: %(question)s"))
-        expected = criterion.get("modulus") if expected is None else expected
-    return ask % {"question": question, "value": f"{expected:g}" if isinstance(expected, (int, float)) else ""}
+    return TASK_TYPES.get(criterion["type"]).attention_text(criterion, expected, translations(language).gettext)
 
 
 def install_i18n(env: jinja2.Environment, language: str, questions: dict[str, str]) -> None:
@@ -210,9 +174,11 @@ def _update_catalogues() -> None:  # pragma: no cover - a maintainer's command
 
     here = Path(__file__).parent
     cfg = here / "locale" / "babel.cfg"
+    tasks = here.parent / "tasks"  # the task types' messages and partials
     pot = LOCALE_DIR / f"{DOMAIN}.pot"
     babel = [sys.executable, "-m", "babel.messages.frontend"]
-    subprocess.run([*babel, "extract", "-F", str(cfg), "--no-location", "--omit-header", "-o", str(pot), str(here)],
+    subprocess.run([*babel, "extract", "-F", str(cfg), "--no-location", "--omit-header", "-o", str(pot), str(here),
+                    str(tasks)],
                    check=True)
     for lang in LANGUAGES[1:]:
         po = LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"

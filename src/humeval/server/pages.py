@@ -40,10 +40,11 @@ from humeval.server.platform_entry import check_platform_entry
 from humeval.server.recruitment import poll_seconds
 from humeval.server.throttle import is_https
 from humeval.server.tokens import Session, make_token, read_invite, sign
-from humeval.server.view import esa_value, output_labels
+from humeval.server.view import output_labels
 from humeval.store.records import Progress
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
+from humeval.tasks.base import MISSING, form_number
 from humeval.wire import MAX_FORM
 
 __all__ = ["page_routes"]
@@ -225,28 +226,11 @@ def _form_values(store: Store, criteria: list[str], n_outputs: int, form: dict[s
     protocol = store.context.protocol
     values: dict[str, Any] = {}
     for name in criteria:
-        ctype = protocol.criterion(name).type
-        if ctype == "rankme":
-            values[name] = [_number(form.get(f"{name}.{i}", "")) for i in range(n_outputs)]
-        elif ctype == "esa":
-            values[name] = esa_value(form, name)
-        elif name not in form or form[name] == "":
-            continue  # missing: the store says "required"
-        elif ctype == "2afc":
-            values[name] = form[name]
-        elif ctype == "likert":
-            text = form[name]  # "²".isdigit() is true but int("²") fails: ASCII digits only
-            values[name] = int(text) if text.isascii() and text.isdigit() and len(text) < 10 else text
-        else:
-            values[name] = _number(form[name])
+        c = protocol.criterion(name)
+        value = c.task.form_value(c, form, n_outputs)
+        if value is not MISSING:  # missing: the store says "required"
+            values[name] = value
     return values
-
-
-def _number(text: str) -> Any:
-    try:
-        return float(text)
-    except ValueError:
-        return text
 
 
 async def task_post(request: Request) -> Response:
@@ -259,7 +243,7 @@ async def task_post(request: Request) -> Response:
     if task is None:
         return RedirectResponse("/task", status_code=303)
     values = _form_values(store, list(task.criteria), len(task.systems), form)
-    seconds = _number(form.get("seconds", ""))
+    seconds = form_number(form.get("seconds", ""))
     try:
         # the next task is leased with the answer (one operation): the redirected page finds it
         await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None,

@@ -21,10 +21,7 @@ __all__ = ["assignment_json", "criterion_json"]
 
 def criterion_json(protocol: Protocol, name: str) -> dict[str, Any]:
     c = protocol.criterion(name)
-    data = c.model_dump(mode="json")
-    if c.type == "2afc":
-        data["options"] = c.options()
-    return data
+    return c.task.shown(c)
 
 
 # the protocol is fixed for the life of a process: each criterion is dumped once, then copied

@@ -12,7 +12,6 @@ joint page rate the same rendered text.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -21,36 +20,21 @@ from markupsafe import Markup
 
 from humeval.protocol.models import Presentation
 from humeval.render import render_output, word_diff
+from humeval.tasks import TASK_TYPES
+from humeval.tasks.esa import esa_value
 
 __all__ = ["esa_value", "install_view", "shown_outputs"]
-
-def esa_value(form: dict[str, str], name: str) -> Any:
-    """An ``esa`` answer from the task form: ``{name}.score`` and the JSON list ``{name}.spans``;
-    what cannot be read is passed on as given, so the store's check names the problem."""
-    score_text = form.get(f"{name}.score", "")
-    try:
-        score: Any = float(score_text)
-    except ValueError:
-        score = score_text or None
-    try:
-        spans = json.loads(form.get(f"{name}.spans", "") or "[]")
-    except json.JSONDecodeError:
-        spans = form.get(f"{name}.spans", "")
-    if score is None:
-        return None  # missing: the store says "required"
-    return {"score": score, "spans": spans}
-
 
 def shown_outputs(a: dict[str, Any], presentation: Presentation,
                   attention: Callable[[dict[str, Any], Any], str] | None = None) -> list[dict[str, Any]]:
     """Each output of ``a`` as ``{"html": Markup, "format": str}`` in display order; an attention
     check shows ``attention(criterion, expected)`` (its instruction in the study's language, asking for the
     check's expected answer, which only the page's ``a["task"]`` carries) in every card.
-    When a criterion of ``a`` is ``esa``, each word is a span carrying its offsets into the output."""
+    When a criterion of ``a`` marks spans (``esa``), each word is a span carrying its offsets into the output."""
     texts, formats = a["outputs"], a.get("formats") or ["text"] * len(a["outputs"])
     if a["task"]["kind"] == "attention" and attention is not None:
         texts = [attention(a["criteria"][0], a["task"].get("expected"))] * len(texts)
-    markable = any(c["type"] == "esa" for c in a["criteria"]) and a["task"]["kind"] != "attention"
+    markable = any(TASK_TYPES.get(c["type"]).marks_spans for c in a["criteria"]) and a["task"]["kind"] != "attention"
     if markable:
         shown = [render_output(t, f, markable=True) for t, f in zip(texts, formats, strict=True)]
         return [{"html": Markup(r.html), "format": r.format} for r in shown]
@@ -73,8 +57,14 @@ def output_labels(declared: list[str], n: int, language: str) -> list[str]:
 
 
 def install_view(env: jinja2.Environment, presentation: Presentation) -> None:
-    """Make ``shown_outputs(a)`` available to every template of ``env`` (after :func:`install_i18n`)."""
+    """Make ``shown_outputs(a)`` available to every template of ``env`` (after :func:`install_i18n`), and what the
+    task page asks of a criterion's task type: ``task_partial(c)`` (the template of its fieldset) and the tests
+    ``c is scores_each_output``, ``c is marks_spans``, ``c is relative_to_standard``."""
     attention = env.globals.get("attention_text")
     env.globals["shown_outputs"] = lambda a: shown_outputs(a, presentation, attention)  # type: ignore[arg-type]
     env.globals["comments"] = presentation.comments
     env.globals["presentation"] = presentation
+    # what the task page asks of a criterion's type (a criterion as the assignment JSON shows it)
+    env.globals["task_partial"] = lambda c: TASK_TYPES.get(c["type"]).partial
+    for question in ("scores_each_output", "marks_spans", "relative_to_standard"):
+        env.tests[question] = lambda c, q=question: bool(getattr(TASK_TYPES.get(c["type"]), q))

@@ -15,7 +15,6 @@ compare the two systems' dummy scores (a tie is offered only when the criterion 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,37 +24,21 @@ from humeval.design.tasks import ParticipantList
 from humeval.errors import DataError, HumevalError, did_you_mean
 from humeval.protocol.models import Criterion, Protocol
 from humeval.rng import as_generator
+from humeval.tasks import Scale
 
 __all__ = ["DUMMY_KINDS", "Scale", "dummy_judgements", "scale_of"]
 
 DUMMY_KINDS = ("random", "static", "normal")
 
 
-@dataclass(frozen=True)
-class Scale:
-    """The numeric range a criterion's responses live on (log scale for magnitude estimation)."""
-
-    low: float
-    high: float
-    discrete: bool
-    log: bool = False
-
-
 def scale_of(criterion: Criterion) -> Scale:
-    if criterion.type == "likert":
-        return Scale(1, criterion.points, True)
-    if criterion.type == "slider":
-        return Scale(criterion.min, criterion.max, False)
-    if criterion.type == "esa":
-        return Scale(0.0, 100.0, False)
-    if criterion.type in ("magnitude", "rankme"):
-        return Scale(np.log(criterion.modulus / 4), np.log(criterion.modulus * 4), False, log=True)
-    return Scale(1, 5, True)  # 2afc: latent 5-point scores decide the choice
+    """The range dummy and simulated participants draw ``criterion``'s scores on (its task type's)."""
+    return criterion.task.scale(criterion)
 
 
 def _rows(lists: list[ParticipantList], protocol: Protocol, rng: np.random.Generator) -> pd.DataFrame:
     """One row per (list, task, criterion, rated system), display order randomised as on the server."""
-    families = {c.name: c.type for c in protocol.criteria}
+    pairwise = {c.name: c.task.pairwise for c in protocol.criteria}
     rows = []
     for pl in lists:
         participant = pl.list_id
@@ -73,7 +56,7 @@ def _rows(lists: list[ParticipantList], protocol: Protocol, rng: np.random.Gener
                     "criterion": criterion,
                     "expected": task.expected,
                 }
-                if families[criterion] == "2afc":
+                if pairwise[criterion]:
                     rows.append(base | {"system": systems[0], "system_b": systems[1], "position": 0})
                 else:
                     rows.extend(base | {"system": s, "system_b": "", "position": p} for p, s in enumerate(systems))
@@ -152,7 +135,7 @@ def dummy_judgements(lists: list[ParticipantList], protocol: Protocol, kind: str
         scale = scale_of(criterion)
         static = _static_scores(protocol, systems, criterion)
         sub = frame.loc[mask]
-        if criterion.type == "2afc":
+        if criterion.task.pairwise:
             a = _scores(kind, sub["system"].to_numpy(), static, scale, protocol.dry_run.sd, rng)
             b = _scores(kind, sub["system_b"].to_numpy(), static, scale, protocol.dry_run.sd, rng)
             coin = np.where(rng.random(len(a)) < 0.5, "A", "B")

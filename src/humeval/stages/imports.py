@@ -27,6 +27,7 @@ from humeval.hashing import sha256_file
 from humeval.registry import Registry
 from humeval.stage import StageOutput
 from humeval.study import Study
+from humeval.tasks import TASK_TYPES
 
 __all__ = ["IMPORT_SOURCES", "import_stage"]
 
@@ -83,7 +84,8 @@ def _external(fmt: str, study: Study, path: Path, tasks: list[Any]) -> Read:
     criterion = ""
     wanted = JUDGEMENT_FORMATS.get(fmt).criterion_type
     if wanted is not None:
-        names = [c.name for c in study.protocol.criteria if c.type == wanted]
+        wanted_type = TASK_TYPES.get(wanted)
+        names = [c.name for c in study.protocol.criteria if c.task is wanted_type]
         if len(names) != 1:
             raise PlatformError(f"{path}: a {fmt} file holds {wanted} judgements; the protocol needs exactly one "
                                 f"{wanted} criterion to receive them, it has {len(names)} ({', '.join(names) or 'none'})")

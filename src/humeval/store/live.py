@@ -93,7 +93,7 @@ def after_judgement(conn: Connection, ctx: StoreContext, task: Task, values: dic
     if ctx.strategy is None:
         return  # list: the participant's outcomes are fed when they are settled
     protocol = ctx.protocol
-    pair_criteria = [c for c in task.criteria if protocol.criterion(c).type == "2afc"]
+    pair_criteria = [c for c in task.criteria if protocol.criterion(c).task.pairwise]
     if not pair_criteria:
         return
     # votes are relative to the task's first system; a label is flipped for a comparison whose A differs

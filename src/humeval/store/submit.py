@@ -290,7 +290,7 @@ def _following(conn: Connection, ctx: StoreContext, participant_id: str,
 
 def _checked(ctx: StoreContext, task: Task, display: list[str] | tuple[str, ...], values: Any) -> Any:
     """The values validated for the task as shown (ESA spans against each output's length)."""
-    spans = task.kind != "attention" and any(ctx.protocol.criterion(c).type == "esa" for c in task.criteria)
+    spans = task.kind != "attention" and any(ctx.protocol.criterion(c).task.marks_spans for c in task.criteria)
     lengths = [len(ctx.texts.get((task.item_id, system), ("",))[0]) for system in display] if spans else None
     return check_values(ctx.protocol, task.criteria, len(display), values, lengths)
 

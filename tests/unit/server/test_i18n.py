@@ -32,7 +32,8 @@ def _extracted() -> set[str | tuple[str, str]]:
     """Every message id of the code: a string, or (singular, plural) for a message with plural forms."""
     method_map = [("**/templates/**.html", "jinja2"), ("**.py", "python")]
     options = {"**/templates/**.html": {"extensions": "jinja2.ext.i18n"}}
-    ids = (m[2] for m in extract_from_dir(str(SERVER), method_map, options))
+    # the server's templates and modules, and the task types' modules and partials (humeval.tasks)
+    ids = (m[2] for root in (SERVER, SERVER.parent / "tasks") for m in extract_from_dir(str(root), method_map, options))
     return {i if isinstance(i, str) else tuple(i[:2]) for i in ids if isinstance(i, str) or (len(i) >= 2 and all(i[:2]))}
 
 
