@@ -30,7 +30,7 @@ def invalid_reasons(frame: pd.DataFrame, protocol: Protocol) -> pd.Series:
             continue
         sub = frame.loc[rows]
         if criterion.task.pairwise:
-            allowed = criterion.options()
+            allowed = criterion.task.choices(criterion)
             bad = ~sub["choice"].isin(allowed)
             reasons[sub.index[bad]] = (
                 "choice '" + sub.loc[bad, "choice"].astype(str) + f"' not offered (valid: {', '.join(allowed)})"

@@ -310,10 +310,11 @@ class Answerer:
             a, b = self._latent(name, item_id, texts[:2], rng)
             if a != b:
                 return "A" if a > b else "B"
-            return "tie" if criterion.tie else ("A" if rng.random() < 0.5 else "B")
+            return "tie" if "tie" in criterion.task.choices(criterion) else ("A" if rng.random() < 0.5 else "B")
         value = self._shaped(criterion, scale, self._latent(name, item_id, texts, rng, who))
         if criterion.task.marks_spans:
-            value["spans"] = simulated_spans(texts[0] if texts else "", value["score"], rng, criterion.max_spans)
+            value["spans"] = simulated_spans(texts[0] if texts else "", value["score"], rng,
+                                             criterion.task.span_limit(criterion))
         return value
 
     def _prefer_first(self, name: str, item_id: str, texts: list[str], who: SimulatedParticipant,

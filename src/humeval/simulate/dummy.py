@@ -139,7 +139,7 @@ def dummy_judgements(lists: list[ParticipantList], protocol: Protocol, kind: str
             a = _scores(kind, sub["system"].to_numpy(), static, scale, protocol.dry_run.sd, rng)
             b = _scores(kind, sub["system_b"].to_numpy(), static, scale, protocol.dry_run.sd, rng)
             coin = np.where(rng.random(len(a)) < 0.5, "A", "B")
-            choice = np.where(a > b, "A", np.where(a < b, "B", "tie" if criterion.tie else coin))
+            choice = np.where(a > b, "A", np.where(a < b, "B", "tie" if "tie" in criterion.task.choices(criterion) else coin))
             attention = (sub["kind"] == "attention").to_numpy()
             choice = np.where(attention, sub["expected"].astype(str).to_numpy(), choice)
             frame.loc[mask, "choice"] = choice

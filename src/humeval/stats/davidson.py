@@ -61,6 +61,11 @@ def davidson_fit(wins: np.ndarray, ties: np.ndarray, *, prior: float = 0.0, max_
 
     Fits whose MLE does not exist (a system that never won or never lost against the rest) come back with
     ``converged`` False and the Newton iterate where it stopped; pass ``prior > 0`` to always get a finite fit.
+    A point fit: it carries no interval (the arena's statements are the anytime tests of
+    :mod:`humeval.stopping.pooled`).
+
+    Checked against: scipy's BFGS on Davidson's log-likelihood written out (random counts), the two-system
+    closed form, and plain Bradley-Terry when there are no ties (tests/unit/stats/test_davidson.py).
     """
     w, t = _check(wins, ties)
     k = w.shape[-1]

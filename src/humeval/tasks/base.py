@@ -199,6 +199,15 @@ class TaskType:
     #: which statistics of the analysis plan apply, each with its reason
     statistics: ClassVar[tuple[Statistic, ...]] = ()
 
+    # -- what a criterion of the type offers ------------------------------------------------------
+    def choices(self, criterion: Any) -> list[str]:
+        """The answers a pairwise criterion offers (``A``, ``B`` and the options it enables); none otherwise."""
+        return list(criterion.options()) if self.pairwise else []
+
+    def span_limit(self, criterion: Any) -> int:
+        """The most spans a participant may mark in one output (0 for a type that marks none)."""
+        return int(criterion.max_spans) if self.marks_spans else 0
+
     # -- the page -------------------------------------------------------------------------------
     @property
     def partial(self) -> str:

@@ -37,6 +37,7 @@ NO_INTERVAL = {
     "anova_oneway",
     "battles_from_scores",
     "benjamini_hochberg",
+    "davidson_fit",  # a point fit; the arena's statements are anytime tests (humeval.stopping.pooled)
     "eta_squared",
     "friedman",
     "holm",
