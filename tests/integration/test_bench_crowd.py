@@ -93,9 +93,14 @@ def _crowd_file(path: Path) -> Path:
     return path
 
 
+SCALE = 6.0  # real seconds per simulated minute
+
+
 def test_a_recorded_crowd_through_the_server(tmp_path: Path) -> None:
     # bench_crowd.py --crowd FILE reduced: one run of each design on one drawn crowd (SQLite, 1 simulated minute =
-    # 1 real s: the lease of 600 simulated s is 10 s, the waitlist's too); behaviour, not timings
+    # 6 real s: the lease of 600 simulated s is 60 s, the waitlist's too; at 1 real s a minute, and at 3 in 2 of 3
+    # runs beside two busy cores, a loaded machine's slow answers stretched the sessions past the compressed
+    # waitlist and the rule ended undecided); behaviour, not timings
     import copy
 
     import _log_crowd as log
@@ -104,18 +109,18 @@ def test_a_recorded_crowd_through_the_server(tmp_path: Path) -> None:
     from humeval.simulate.arrivals import read_crowd
 
     crowd = read_crowd(_crowd_file(tmp_path / "crowd.csv"))
-    people = log.draw_people(crowd, np.random.default_rng(5), 1.0, pausers=0.3)
+    people = log.draw_people(crowd, np.random.default_rng(5), SCALE, pausers=0.3)
     assert len(people) == 32 and any(q.pause_at >= 0 for q in people) and any(q.quits for q in people)
     runs = {}
     for design, sessions in (("dynamic", 1), ("fixed", None)):
-        root = log.write_study(tmp_path / design, lists=9, pace=10.0, scale=1.0, sessions=sessions, waitlist=600,
+        root = log.write_study(tmp_path / design, lists=9, pace=10.0, scale=SCALE, sessions=sessions, waitlist=600,
                                seed=3)
         runs[design] = out = log.Run(design, 0, "crowd.csv", sessions or 0)
-        log.run_design(out, root, copy.deepcopy(people), 0.95, scale=1.0, seconds=150, seed=3)
+        log.run_design(out, root, copy.deepcopy(people), 0.95, scale=SCALE, seconds=900, seed=3)
         assert out.status == "ok" and out.errors == 0 and not out.notes, (out.message, out.notes)
         assert out.uncoded == 0  # whoever began and did not quit ends with their code, pausers too
     dyn, fixed = runs["dynamic"], runs["fixed"]
-    assert dyn.outcome == "B" and dyn.unused_within_bound is True and dyn.decided_min is not None
+    assert dyn.outcome == "B" and dyn.unused_within_bound is True and dyn.decided_min is not None, (dyn, fixed)
     assert dyn.waitlisted > 0 and dyn.places < fixed.places  # the burst waits; the decision needs fewer places
     assert fixed.watch_decided is True and fixed.outcome == "" and fixed.pausers > 0  # a pause past the lease coded
     result = log.summary([log.Setting("crowd.csv", "easy", 0.95, 9, 1.8, 1, dyn.places, dyn.decided_min, 1.0,
