@@ -28,8 +28,6 @@ from humeval.wire import MAX_SCORE
 if TYPE_CHECKING:
     import numpy as np
 
-    from humeval.tasks.registry import TaskTypes
-
 __all__ = [
     "CONTINUOUS",
     "MISSING",
@@ -128,16 +126,13 @@ class CriterionBase(_Model):
     question: str = Field(min_length=1, description="The question shown to participants.")
     definition: str = Field("", description="Definition of the quality criterion, shown with the question.")
 
+    #: the task type whose model this is, bound when that :class:`TaskType` subclass is defined
+    task_type: ClassVar[TaskType]
+
     @property
     def task(self) -> TaskType:
-        """This criterion's task type (:data:`humeval.tasks.TASK_TYPES` entry of its ``type``)."""
-        return _registry().get(self.type)  # type: ignore[attr-defined]
-
-
-def _registry() -> TaskTypes:
-    from humeval.tasks.registry import TASK_TYPES
-
-    return TASK_TYPES
+        """This criterion's task type (the :data:`humeval.tasks.TASK_TYPES` entry of its ``type``)."""
+        return type(self).task_type
 
 
 @dataclass(frozen=True)
@@ -198,6 +193,12 @@ class TaskType:
     relative: ClassVar[bool] = False
     #: which statistics of the analysis plan apply, each with its reason
     statistics: ClassVar[tuple[Statistic, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A type that names its model becomes that model's task type (one instance per type, the registry's)."""
+        super().__init_subclass__(**kwargs)
+        if "model" in cls.__dict__:
+            cls.model.task_type = cls()
 
     # -- what a criterion of the type offers ------------------------------------------------------
     def choices(self, criterion: Any) -> list[str]:

@@ -22,7 +22,7 @@ TaskTypes = Registry[TaskType]
 def _build() -> TaskTypes:
     types = TaskTypes("task type", "criteria.type", error=ProtocolError)
     for kind in (TwoAFCType, LikertType, MagnitudeType, RankMEType, SliderType, ESAType):
-        types.add(kind.name, kind(), summary=kind.summary)
+        types.add(kind.name, kind.model.task_type, summary=kind.summary)
     return types
 
 
