@@ -1,7 +1,7 @@
 """Drift: the live rule's decisions that the fixed design's test would not make, and how many the drift check flags.
 
     python benchmarks/bench_drift.py                 # 4,000 runs per setting, the fixed design 200 outcomes (~5 s)
-    python benchmarks/bench_drift.py --runs 20000 --fixed 200 400   # the docs/stopping.md numbers (~35 s)
+    python benchmarks/bench_drift.py --runs 20000 --fixed 200 400   # the docs/stopping.md numbers (~15 s)
 
 A crowd whose preference for A moves linearly from 0.65 to 0.35 over the fixed design's collection (N outcomes,
 tied over them), and two crowds that do not move (P(A) 0.6 and 0.5). Per run, all at once (no loop over runs or
@@ -25,9 +25,9 @@ import math
 import time
 
 import numpy as np
-from scipy.stats import binom
+from scipy.stats import binom, norm
 
-from humeval.stats.drift import stopped_split_pvalues
+from humeval.stats.drift import confirmation_power, curtailed_wave, stopped_split_pvalues
 from humeval.stats.proportion import wilson_interval
 from humeval.stopping import get_rule
 
@@ -39,7 +39,7 @@ def _share(k: int, n: int) -> str:
     return f"{k}/{n} = {k / n:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def run(p_start: float, p_end: float, *, fixed: int, runs: int, delta: float, alpha: float, wave: int,
+def run(p_start: float, p_end: float, *, fixed: int, runs: int, delta: float, alpha: float, wave: list[int],
         seed: int) -> dict[str, object]:
     """One setting: the counts the table prints."""
     rng = np.random.default_rng(seed)
@@ -58,15 +58,34 @@ def run(p_start: float, p_end: float, *, fixed: int, runs: int, delta: float, al
     halves = stopped_split_pvalues(rule.boundary(fixed), n, s_n, m, s[decided, m - 1], p0=0.5) <= alpha
     not_fixed = live.outcome[decided] != fixed_side[decided]
     early_favourite = live.outcome[decided] == (1 if p_start >= p_end else -1)
-    # the confirmation wave: `wave` outcomes from the crowd at the end of the fixed design's collection; flagged
-    # when they prefer the other side (exact one-sided binomial test against 1/2; independent of the stop)
-    late = (rng.random((decided.size, wave)) < p[-1]).astype(np.int64).sum(axis=1)
-    for_decided = np.where(live.outcome[decided] == 1, late, wave - late)
-    confirm = binom.cdf(for_decided, wave, 0.5) <= alpha
+    # the oracle trend bound: the score test of the true trend on the decision's n outcomes (not conditioned on
+    # the stop), its power from the crowd's P(A) at positions 1..n; one row per distinct n
+    ns = np.unique(n)
+    t = np.arange(1, fixed + 1)
+    oracle_by_n = np.zeros(ns.size)
+    for i, k in enumerate(ns):  # one vector operation per distinct n (at most N of them)
+        c = t[:k] - (k + 1) / 2
+        mu, sd = float((c * p[:k]).sum()), float(np.sqrt((c ** 2 * p[:k] * (1 - p[:k])).sum()))
+        oracle_by_n[i] = norm.cdf(abs(mu) / sd - norm.ppf(1 - alpha)) if sd > 0 and p_start != p_end else alpha
+    oracle = oracle_by_n[np.searchsorted(ns, n)]
+    # confirmation waves: outcomes from the crowd at the end of the fixed design's collection, for the decided side
+    side_a = (live.outcome[decided] == 1)[:, None]
+    waves: dict[int, dict[str, float]] = {}
+    for w in wave:
+        draws = rng.random((decided.size, w)) < p[-1]
+        flagged, needed = curtailed_wave(np.where(side_a, draws, ~draws).astype(np.int64), alpha)
+        waves[w] = {"not_fixed": int(flagged[not_fixed].sum()), "decided": int(flagged.sum()),
+                    "needed": float(needed.mean()) if needed.size else math.nan}
+    # the largest wave right after the decision: the crowd at positions n + 1 .. n + w (no wait)
+    w = max(wave)
+    at = np.minimum(n[:, None] + np.arange(w)[None, :], fixed - 1)
+    draws = rng.random((decided.size, w)) < p[at]
+    soon, _ = curtailed_wave(np.where(side_a, draws, ~draws).astype(np.int64), alpha)
     return {"decided": decided.size, "early_favourite": int(early_favourite.sum()), "fixed_decides": int((fixed_side != 0).sum()),
             "not_fixed": int(not_fixed.sum()), "flag_not_fixed": int(halves[not_fixed].sum()),
-            "flag_decided": int(halves.sum()), "confirm_not_fixed": int(confirm[not_fixed].sum()),
-            "confirm_decided": int(confirm.sum()), "median_n": float(np.median(n)) if n.size else math.nan,
+            "flag_decided": int(halves.sum()), "oracle_not_fixed": float(oracle[not_fixed].mean()) if not_fixed.any()
+            else math.nan, "waves": waves, "soon_not_fixed": int(soon[not_fixed].sum()), "soon_decided": int(soon.sum()),
+            "median_n": float(np.median(n)) if n.size else math.nan,
             "p_at_median": float(p[int(np.median(n)) - 1]) if n.size else math.nan}
 
 
@@ -76,11 +95,17 @@ def main() -> None:
     ap.add_argument("--fixed", type=int, nargs="+", default=[200], help="the fixed design's outcomes N (one or more)")
     ap.add_argument("--delta", type=float, default=0.05)
     ap.add_argument("--alpha", type=float, default=0.05, help="the drift check's level (analysis.alpha)")
-    ap.add_argument("--wave", type=int, default=100, help="outcomes of the confirmation wave (comparison only)")
+    ap.add_argument("--wave", type=int, nargs="+", default=[69, 100],
+                    help="outcomes of the confirmation wave (one or more sizes; 69: power 0.8 against a late share of "
+                         "0.35 at alpha 0.05, humeval.stats.drift.confirmation_wave_size)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     print(f"anytime rule, delta {args.delta:g}; drift check at alpha {args.alpha:g}; {args.runs} runs per setting; "
           f"seed {args.seed}")
+    for w in args.wave:  # exact, no simulation: the wave's flag rate when its crowd is tied, and at a late share 0.35
+        print(f"a wave of {w}: flags at most {float(confirmation_power(w, 0.5, args.alpha)[0]):.4f} of decisions when "
+              f"the later crowd is tied (exact size), {float(confirmation_power(w, 0.35, args.alpha)[0]):.4f} when it "
+              f"gives the decided side 0.35")
     for fixed in args.fixed:
         for k, (a, b) in enumerate([(0.65, 0.35), (0.6, 0.6), (0.5, 0.5)]):
             t0 = time.perf_counter()
@@ -94,10 +119,17 @@ def main() -> None:
             print(f"  fixed design's binomial test decides: {_share(r['fixed_decides'], args.runs)}")
             print(f"  live decisions the fixed test would not make: {r['not_fixed']}")
             print(f"    flagged by the drift check (halves):   {_share(r['flag_not_fixed'], r['not_fixed'])}")
-            print(f"    flagged by a confirmation wave of {args.wave}: {_share(r['confirm_not_fixed'], r['not_fixed'])}")
-            print(f"  all live decisions flagged (halves):     {_share(r['flag_decided'], r['decided'])}")
-            print(f"  all live decisions flagged (wave):       {_share(r['confirm_decided'], r['decided'])}")
-
+            print(f"    oracle trend bound (any check on the used judgements): {r['oracle_not_fixed']:.3f}")
+            for w, c in r["waves"].items():
+                print(f"    flagged by a confirmation wave of {w} at the fixed end: "
+                      f"{_share(c['not_fixed'], r['not_fixed'])} (curtailed: {c['needed']:.1f} outcomes on average)")
+            print(f"    flagged by a wave of {max(args.wave)} right after the decision: "
+                  f"{_share(r['soon_not_fixed'], r['not_fixed'])}")
+            what = " (false flags: the crowd does not move)" if a == b else ""
+            print(f"  all live decisions flagged{what}: halves {_share(r['flag_decided'], r['decided'])}")
+            for w, c in r["waves"].items():
+                print(f"    wave of {w} at the fixed end: {_share(c['decided'], r['decided'])}")
+            print(f"    wave of {max(args.wave)} right after the decision: {_share(r['soon_decided'], r['decided'])}")
 
 if __name__ == "__main__":
     main()

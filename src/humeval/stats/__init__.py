@@ -40,6 +40,11 @@ _EXPORTS = {
     "eta_squared": "humeval.stats.effect",
     "rank_biserial": "humeval.stats.effect",
     "mean_ci": "humeval.stats.means",
+    "confirmation_power": "humeval.stats.drift",
+    "confirmation_pvalues": "humeval.stats.drift",
+    "confirmation_threshold": "humeval.stats.drift",
+    "confirmation_wave_size": "humeval.stats.drift",
+    "curtailed_wave": "humeval.stats.drift",
     "stopped_split_pvalues": "humeval.stats.drift",
     "wilson_interval": "humeval.stats.proportion",
     "ppi_active_mean": "humeval.stats.ppi",
@@ -115,6 +120,11 @@ __all__ = [
     "shapiro",
     "sign_test",
     "spearman",
+    "confirmation_power",
+    "confirmation_pvalues",
+    "confirmation_threshold",
+    "confirmation_wave_size",
+    "curtailed_wave",
     "stopped_split_pvalues",
     "to_frame",
     "trueskill_ranking",
@@ -142,7 +152,14 @@ if TYPE_CHECKING:
     from humeval.stats.correction import CORRECTIONS, adjust_pvalues, benjamini_hochberg, holm
     from humeval.stats.correlation import CI_METHODS, kendall, pearson, spearman
     from humeval.stats.davidson import DavidsonFit, davidson_fit
-    from humeval.stats.drift import stopped_split_pvalues
+    from humeval.stats.drift import (
+        confirmation_power,
+        confirmation_pvalues,
+        confirmation_threshold,
+        confirmation_wave_size,
+        curtailed_wave,
+        stopped_split_pvalues,
+    )
     from humeval.stats.effect import cohens_d, eta_squared, rank_biserial
     from humeval.stats.means import mean_ci
     from humeval.stats.ppi import (

@@ -36,15 +36,28 @@ R (no boundary): ``fisher.test(matrix(c(s_m, m - s_m, S - s_m, n - m - S + s_m),
 
 Checked against: ``scipy.stats.fisher_exact`` without a boundary, and enumeration of all :math:`2^n`
 paths with a boundary (``tests/unit/stats/test_drift.py``).
+
+*A confirmation wave* (:func:`confirmation_pvalues`, :func:`confirmation_power`, :func:`confirmation_wave_size`,
+:func:`curtailed_wave`). The split test sees only the judgements the decision used; a change that comes after
+them is invisible to it (docs/stopping.md, 'Whose preference'). A wave of w outcomes collected later (e.g. when
+the fixed design's collection would have ended) is independent of the stop, so the exact one-sided binomial test
+of "the wave prefers the other side than the decision" (wins for the decided side :math:`k`,
+:math:`p = P(\mathrm{Bin}(w, 1/2) \le k)`) has level alpha whenever the wave's crowd does not prefer the other
+side, whatever the decision's path was. Its power against a late preference q for the decided side is
+:math:`P(\mathrm{Bin}(w, q) \le c)`, c the largest k with :math:`P(\mathrm{Bin}(w, 1/2) \le k) \le \alpha`.
+Curtailment (stop the wave once the flag is certain or impossible) gives the same flag with fewer outcomes.
+R: ``pbinom(k, w, 0.5)``, ``binom.test(k, w, 0.5, alternative = "less")$p.value``.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import binom
 
 from humeval.errors import DataError
 
-__all__ = ["stopped_split_pvalues"]
+__all__ = ["confirmation_power", "confirmation_pvalues", "confirmation_threshold", "confirmation_wave_size",
+           "curtailed_wave", "stopped_split_pvalues"]
 
 #: relative tolerance when comparing probabilities (Fisher's two-sided rule, as scipy and R use)
 _TOL = 1 + 1e-7
@@ -148,3 +161,124 @@ def stopped_split_pvalues(boundary: np.ndarray, n: np.ndarray | int, successes: 
     observed = prob[np.arange(rows), s_m]
     pvalues: np.ndarray = np.minimum(1.0, np.where(prob <= observed[:, None] * _TOL, prob, 0.0).sum(axis=1))
     return pvalues
+
+
+def _check_level(name: str, alpha: float) -> None:
+    if not 0 < alpha < 1:
+        raise DataError(f"{name}: alpha must be in (0, 1), got {alpha!r}")
+
+
+def _wave_sizes(name: str, wave: np.ndarray | int) -> np.ndarray:
+    w = np.atleast_1d(np.asarray(wave, dtype=np.int64))
+    if (w < 1).any():
+        raise DataError(f"{name}: a wave needs at least 1 outcome, got {int(w[w < 1][0])}")
+    return w
+
+
+def confirmation_threshold(wave: np.ndarray | int, alpha: float) -> np.ndarray:
+    """The largest count c of wins for the decided side in a wave of ``wave`` outcomes that flags at ``alpha``
+    (:math:`P(\\mathrm{Bin}(w, 1/2) \\le c) \\le \\alpha`); -1 when even 0 wins does not (a wave too small to
+    ever flag: :math:`2^{-w} > \\alpha`).
+
+    Examples:
+        >>> int(confirmation_threshold(100, 0.05)[0])  # R: pbinom(41, 100, 0.5) = 0.044, pbinom(42, 100, 0.5) = 0.067
+        41
+        >>> int(confirmation_threshold(4, 0.05)[0])  # 0.5^4 = 0.0625 > 0.05: no wave of 4 flags
+        -1
+    """
+    _check_level("confirmation_threshold", alpha)
+    w = _wave_sizes("confirmation_threshold", wave)
+    c = binom.ppf(alpha, w, 0.5).astype(np.int64)  # the smallest k with cdf(k) >= alpha
+    c = np.where(binom.cdf(c, w, 0.5) <= alpha * (1 + 1e-12), c, c - 1)
+    out: np.ndarray = np.maximum(c, -1)
+    return out
+
+
+def confirmation_pvalues(wins_for_side: np.ndarray | int, wave: np.ndarray | int) -> np.ndarray:
+    """Exact one-sided p-values that a wave of ``wave`` outcomes, ``wins_for_side`` of them for the side the
+    decision chose, prefers the other side: :math:`P(\\mathrm{Bin}(w, 1/2) \\le k)`.
+
+    Valid (level alpha) whenever the wave's outcomes are independent of the decision's and its crowd does not
+    prefer the other side; a flag (p <= alpha) says the later crowd prefers the other side.
+
+    Examples:
+        >>> round(float(confirmation_pvalues(40, 100)[0]), 4)  # R: pbinom(40, 100, 0.5)
+        0.0284
+    """
+    w = _wave_sizes("confirmation_pvalues", wave)
+    k = np.atleast_1d(np.asarray(wins_for_side, dtype=np.int64))
+    if k.shape != w.shape and w.size != 1 and k.size != 1:
+        raise DataError(f"confirmation_pvalues: wins_for_side and wave need one entry per wave each (or one of "
+                        f"them a scalar), got shapes {k.shape} and {w.shape}")
+    if ((k < 0) | (k > w)).any():
+        raise DataError(f"confirmation_pvalues: wins for the decided side must be within 0..wave, got "
+                        f"{k.tolist()[:5]} of {w.tolist()[:5]}")
+    pvalues: np.ndarray = binom.cdf(k, w, 0.5)
+    return pvalues
+
+
+def confirmation_power(wave: np.ndarray | int, late_share: np.ndarray | float, alpha: float) -> np.ndarray:
+    """The probability that a wave of ``wave`` outcomes flags at ``alpha`` when the later crowd gives the decided
+    side each outcome with probability ``late_share`` (i.i.d.): :math:`P(\\mathrm{Bin}(w, q) \\le c)`.
+
+    At ``late_share`` 1/2 this is the flag's size (at most alpha; less by discreteness).
+
+    Examples:
+        >>> round(float(confirmation_power(100, 0.35, 0.05)[0]), 3)  # R: pbinom(41, 100, 0.35)
+        0.912
+    """
+    w = _wave_sizes("confirmation_power", wave)
+    q = np.asarray(late_share, dtype=float)
+    if ((q < 0) | (q > 1)).any():
+        raise DataError(f"confirmation_power: late_share must be in [0, 1], got {np.atleast_1d(q).tolist()[:5]}")
+    c = confirmation_threshold(w, alpha)
+    power: np.ndarray = np.where(c >= 0, binom.cdf(c, w, q), 0.0)
+    return power
+
+
+def confirmation_wave_size(late_share: float, alpha: float, power: float, *, largest: int = 100_000) -> int:
+    """The smallest wave whose flag has at least ``power`` against a later crowd giving the decided side
+    ``late_share`` (< 1/2) of its outcomes, at ``alpha``.
+
+    Examples:
+        >>> confirmation_wave_size(0.35, 0.05, 0.8)  # the normal approximation says 67; discreteness: 67 has 0.784
+        69
+    """
+    if not 0 <= late_share < 0.5:
+        raise DataError(f"confirmation_wave_size: late_share must be in [0, 0.5) (a later crowd that prefers the "
+                        f"other side), got {late_share!r}")
+    if not 0 < power < 1:
+        raise DataError(f"confirmation_wave_size: power must be in (0, 1), got {power!r}")
+    sizes = np.arange(1, largest + 1)
+    ok = np.flatnonzero(confirmation_power(sizes, late_share, alpha) >= power)
+    if ok.size == 0:
+        raise DataError(f"confirmation_wave_size: no wave of at most {largest} outcomes has power {power:g} at "
+                        f"late_share {late_share:g}, alpha {alpha:g}")
+    return int(sizes[ok[0]])
+
+
+def curtailed_wave(for_side: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The wave's flag and the outcomes it needs when it stops as soon as the flag is certain or impossible.
+
+    ``for_side``: one row per wave, its outcomes in arrival order (1: for the decided side). Returns ``flagged``
+    (the same as the full wave's test at ``alpha``) and ``needed`` (outcomes collected: the first t where the wins
+    for the side exceed the threshold c, or the losses reach w - c, else w).
+
+    Examples:
+        >>> import numpy as np
+        >>> flagged, needed = curtailed_wave(np.array([[1, 1, 1, 1, 1, 0, 0, 0, 0, 0]]), 0.05)  # c = 1 for w = 10
+        >>> bool(flagged[0]), int(needed[0])
+        (False, 2)
+    """
+    x = np.asarray(for_side, dtype=np.int64)
+    if x.ndim != 2 or x.shape[1] < 1 or ((x != 0) & (x != 1)).any():
+        raise DataError(f"curtailed_wave: for_side must be a 2-D array of 0/1 (one row per wave), got shape "
+                        f"{x.shape}")
+    w = x.shape[1]
+    c = int(confirmation_threshold(w, alpha)[0])
+    wins = x.cumsum(axis=1)
+    losses = np.arange(1, w + 1)[None, :] - wins
+    done = (wins > c) | (losses >= w - c)
+    needed = np.where(done.any(axis=1), done.argmax(axis=1) + 1, w)
+    flagged: np.ndarray = wins[:, -1] <= c
+    return flagged, needed

@@ -88,3 +88,75 @@ def test_a_split_that_is_not_one_is_refused():
         stopped_split_pvalues(never, 11, 5, 5, 2)
     with pytest.raises(DataError, match="cannot come from this rule"):
         stopped_split_pvalues(np.arange(1, 15) // 2 + 3, 12, 12, 6, 6)  # would have stopped at t = 6
+
+
+# the confirmation wave: an exact one-sided binomial test on outcomes collected after the decision
+
+
+def _threshold_by_hand(w: int, alpha: float) -> int:
+    """The largest c with sum_{k <= c} C(w, k) / 2^w <= alpha, by exact integer arithmetic (-1: none)."""
+    from math import comb
+    total, c = 0, -1
+    for k in range(w + 1):
+        total += comb(w, k)
+        if total * 1.0 / 2 ** w > alpha:
+            break
+        c = k
+    return c
+
+
+@pytest.mark.parametrize("w", [1, 4, 5, 10, 37, 100, 201])
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1])
+def test_the_wave_threshold_matches_exact_integer_sums(w, alpha):
+    from humeval.stats.drift import confirmation_threshold
+    assert int(confirmation_threshold(w, alpha)[0]) == _threshold_by_hand(w, alpha)
+
+
+def test_the_wave_pvalue_is_scipys_one_sided_binomial_test():
+    from scipy.stats import binomtest
+
+    from humeval.stats.drift import confirmation_pvalues
+    k = np.array([0, 3, 40, 41, 50, 99, 100])
+    got = confirmation_pvalues(k, 100)
+    want = [binomtest(int(x), 100, 0.5, alternative="less").pvalue for x in k]
+    assert got == pytest.approx(want, rel=1e-10)
+
+
+def test_the_wave_power_is_the_binomial_sum_and_its_size_at_most_alpha():
+    from math import comb
+
+    from humeval.stats.drift import confirmation_power, confirmation_wave_size
+    for w, q in [(100, 0.35), (69, 0.35), (30, 0.2), (4, 0.1)]:
+        c = _threshold_by_hand(w, 0.05)
+        want = sum(comb(w, k) * q ** k * (1 - q) ** (w - k) for k in range(c + 1))
+        assert confirmation_power(w, q, 0.05)[0] == pytest.approx(want, rel=1e-9, abs=1e-15)
+    sizes = np.arange(1, 400)
+    assert (confirmation_power(sizes, 0.5, 0.05) <= 0.05).all()
+    n = confirmation_wave_size(0.35, 0.05, 0.8)
+    assert confirmation_power(n, 0.35, 0.05)[0] >= 0.8 > confirmation_power(np.arange(1, n), 0.35, 0.05).max()
+
+
+def test_a_curtailed_wave_flags_as_the_full_wave_and_stops_when_the_flag_is_settled():
+    from humeval.stats.drift import confirmation_pvalues, curtailed_wave
+    rng = np.random.default_rng(3)
+    x = (rng.random((500, 60)) < rng.uniform(0.2, 0.8, (500, 1))).astype(np.int64)
+    flagged, needed = curtailed_wave(x, 0.05)
+    assert (flagged == (confirmation_pvalues(x.sum(axis=1), 60) <= 0.05)).all()
+    c = _threshold_by_hand(60, 0.05)
+    for row, got in zip(x[:50], needed[:50], strict=True):  # by hand: the first t at which the rest cannot matter
+        wins = 0
+        for t, v in enumerate(row, start=1):
+            wins += int(v)
+            if wins > c or t - wins >= 60 - c:
+                break
+        assert got == t
+
+
+def test_the_wave_functions_refuse_what_is_not_a_wave():
+    from humeval.stats.drift import confirmation_pvalues, confirmation_wave_size, curtailed_wave
+    with pytest.raises(DataError, match="within 0..wave"):
+        confirmation_pvalues(11, 10)
+    with pytest.raises(DataError, match="late_share must be in"):
+        confirmation_wave_size(0.6, 0.05, 0.8)
+    with pytest.raises(DataError, match="2-D array of 0/1"):
+        curtailed_wave(np.array([1, 0, 2]), 0.05)
