@@ -137,18 +137,19 @@ def _criterion_result(criterion: Any, frame: pd.DataFrame, plan: Analysis, syste
 
 def analyze_spans(frame: pd.DataFrame, criterion: Any, systems: list[str], seed: int,
                   confidence_level: float) -> dict[str, Any]:
-    """An ``esa`` criterion's error counts and weighted error score per system, and its span agreement."""
+    """A span-marking criterion's error counts and weighted error score per system (its type weighs each
+    judgement's errors: :meth:`humeval.tasks.TaskType.span_penalties`), and its span agreement."""
     from humeval.analysis.records import estimate_record
     from humeval.stats.spans import error_scores, span_agreement
 
     s_errors, s_agree = child_seeds(seed + 1, 2)
     errors = []
-    for row in error_scores(frame, systems, minor_weight=criterion.minor_weight, major_weight=criterion.major_weight,
+    labels = {"minor": "minor errors per output", "major": "major errors per output",
+              "weighted": criterion.task.penalty_label(criterion)}
+    for row in error_scores(frame, systems, weighted=criterion.task.span_penalties(criterion, frame),
                             seed=s_errors, confidence_level=confidence_level):
         for measure in ("minor", "major", "weighted"):
-            label = {"minor": "minor errors per output", "major": "major errors per output",
-                     "weighted": f"weighted errors per output ({criterion.minor_weight:g} x minor + "
-                                 f"{criterion.major_weight:g} x major)"}[measure]
+            label = labels[measure]
             errors.append(estimate_record(row[measure], system=row["system"], measure=label,
                                           outputs_with_errors=row["outputs_with_errors"]))
     agree = span_agreement(frame, seed=s_agree, confidence_level=confidence_level)

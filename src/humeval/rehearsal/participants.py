@@ -311,10 +311,12 @@ class Answerer:
             if a != b:
                 return "A" if a > b else "B"
             return "tie" if "tie" in criterion.task.choices(criterion) else ("A" if rng.random() < 0.5 else "B")
-        value = self._shaped(criterion, scale, self._latent(name, item_id, texts, rng, who))
+        scores = self._latent(name, item_id, texts, rng, who)
+        value = self._shaped(criterion, scale, scores)
         if criterion.task.marks_spans:
-            value["spans"] = simulated_spans(texts[0] if texts else "", value["score"], rng,
-                                             criterion.task.span_limit(criterion))
+            limit = criterion.task.span_limit(criterion)
+            value = criterion.task.with_spans(criterion, value, scores, lambda quality: simulated_spans(
+                texts[0] if texts else "", quality, rng, limit))
         return value
 
     def _prefer_first(self, name: str, item_id: str, texts: list[str], who: SimulatedParticipant,

@@ -85,10 +85,11 @@ def _external(fmt: str, study: Study, path: Path, tasks: list[Any]) -> Read:
     wanted = JUDGEMENT_FORMATS.get(fmt).criterion_type
     if wanted is not None:
         wanted_type = TASK_TYPES.get(wanted)
-        names = [c.name for c in study.protocol.criteria if c.task is wanted_type]
+        names = [c.name for c in study.protocol.criteria if c.task is wanted_type or fmt in c.task.receives]
         if len(names) != 1:
+            kinds = " or ".join([wanted, *(e.name for e in TASK_TYPES.entries() if fmt in e.value.receives)])
             raise PlatformError(f"{path}: a {fmt} file holds {wanted} judgements; the protocol needs exactly one "
-                                f"{wanted} criterion to receive them, it has {len(names)} ({', '.join(names) or 'none'})")
+                                f"{kinds} criterion to receive them, it has {len(names)} ({', '.join(names) or 'none'})")
         criterion = names[0]
     frame = read_judgement_file(path, fmt, criterion=criterion)
     matched, skipped, examples = match_tasks(frame, tasks)

@@ -81,8 +81,12 @@ def error_counts(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def error_scores(frame: pd.DataFrame, systems: list[str], *, minor_weight: float = 1.0, major_weight: float = 5.0,
-                 seed: Seed, n_boot: int = 2000, confidence_level: float = 0.95) -> list[dict[str, Any]]:
+                 seed: Seed, n_boot: int = 2000, confidence_level: float = 0.95,
+                 weighted: np.ndarray | None = None) -> list[dict[str, Any]]:
     """Per system: errors per output (minor, major) and the weighted error score, with bootstrap intervals.
+
+    ``weighted``: each judgement's weighted error score when the task type weighs its errors otherwise (an MQM
+    score: by category and severity); by default ``minor_weight * minor + major_weight * major``.
 
     Examples:
         >>> import pandas as pd
@@ -96,7 +100,8 @@ def error_scores(frame: pd.DataFrame, systems: list[str], *, minor_weight: float
         [('A', 1.0, 0.5, 3.5), ('B', 0.5, 0.0, 0.5)]
     """
     counts = error_counts(frame)
-    weighted = minor_weight * counts["minor"] + major_weight * counts["major"]
+    if weighted is None:
+        weighted = (minor_weight * counts["minor"] + major_weight * counts["major"]).to_numpy(float)
     rng = as_generator(seed)
     out = []
     for system in systems:
@@ -105,7 +110,7 @@ def error_scores(frame: pd.DataFrame, systems: list[str], *, minor_weight: float
         if n == 0:
             continue
         values = np.column_stack([counts["minor"].to_numpy()[mask], counts["major"].to_numpy()[mask],
-                                  weighted.to_numpy()[mask]]).astype(float)
+                                  np.asarray(weighted, dtype=float)[mask]]).astype(float)
         boots = np.vstack([w @ values / n for w in resample_weights(rng, n, n_boot)])
         row: dict[str, Any] = {"system": system, "n": n}
         for j, name in enumerate(("minor", "major", "weighted")):

@@ -27,6 +27,7 @@ from humeval.wire import MAX_SCORE
 
 if TYPE_CHECKING:
     import numpy as np
+    import pandas as pd
 
 __all__ = [
     "CONTINUOUS",
@@ -193,6 +194,9 @@ class TaskType:
     relative: ClassVar[bool] = False
     #: which statistics of the analysis plan apply, each with its reason
     statistics: ClassVar[tuple[Statistic, ...]] = ()
+    #: the import formats (``humeval import <format>``) whose judgements a criterion of this type receives, beyond
+    #: those of the format's own criterion type
+    receives: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A type that names its model becomes that model's task type (one instance per type, the registry's)."""
@@ -270,6 +274,22 @@ class TaskType:
     def agreement_level(self, logged: bool) -> str:
         """Krippendorff's level for ``analysis.agreement_level: auto``."""
         return "interval"
+
+    # -- error spans (types that mark them) -----------------------------------------------------
+    def span_penalties(self, criterion: Any, frame: pd.DataFrame) -> np.ndarray:
+        """The weighted error score of each judgement in ``frame`` (the long table's rows of ``criterion``, ``spans``
+        a JSON list): the per-system error score of the analysis averages it."""
+        raise NotImplementedError
+
+    def penalty_label(self, criterion: Any) -> str:
+        """What :meth:`span_penalties` measures, as the results and the report name it."""
+        raise NotImplementedError
+
+    def with_spans(self, criterion: Any, value: Any, scores: np.ndarray,
+                   draw: Callable[[float], list[dict[str, Any]]]) -> Any:
+        """A simulated participant's ``value`` (from :meth:`shaped` of ``scores``) with the error spans they mark:
+        ``draw(quality)`` gives spans ``{start, end, severity}`` for a quality from 0 (worst) to 100."""
+        return value
 
     # -- answers of dummy and simulated participants --------------------------------------------
     def scale(self, criterion: Any) -> Scale:

@@ -35,6 +35,7 @@ from humeval.tasks.slider import range_checks
 
 if TYPE_CHECKING:
     import numpy as np
+    import pandas as pd
 
 __all__ = ["ESA", "ESAType", "check_spans", "esa_value"]
 
@@ -150,6 +151,19 @@ class ESAType(TaskType):
         return [base | {"criterion": criterion.name, "system": display[0], "system_b": "", "position": 0,
                         "value": float(value["score"]), "choice": "",
                         "spans": json.dumps(value["spans"], separators=(",", ":"))}]
+
+    def span_penalties(self, criterion: Any, frame: pd.DataFrame) -> np.ndarray:
+        from humeval.stats.spans import error_counts
+
+        counts = error_counts(frame)
+        return (criterion.minor_weight * counts["minor"] + criterion.major_weight * counts["major"]).to_numpy(float)
+
+    def penalty_label(self, criterion: Any) -> str:
+        return f"weighted errors per output ({criterion.minor_weight:g} x minor + {criterion.major_weight:g} x major)"
+
+    def with_spans(self, criterion: Any, value: Any, scores: np.ndarray,
+                   draw: Callable[[float], list[dict[str, Any]]]) -> Any:
+        return value | {"spans": draw(value["score"])}
 
     def bounds(self, criterion: Any, logged: bool) -> tuple[float, float] | None:
         return (0.0, 100.0)

@@ -98,7 +98,9 @@
 // offsets (Unicode code points, as the server counts them) into the output's source text, and the spans
 // are kept as such offsets in a hidden field. A word whose source is as long as the word shown can be
 // marked character by character; any other (an escape inside it) is marked whole. Marked spans are
-// painted exactly with the CSS Custom Highlight API where the browser has it, else on the words they touch
+// painted exactly with the CSS Custom Highlight API where the browser has it, else on the words they touch.
+// A box with a category list (.esa-category, MQM) gives each new span the category chosen; a severity other
+// than minor (major, critical) is painted as major
 (function () {
   "use strict";
   document.querySelectorAll(".esa").forEach(function (box) {
@@ -186,11 +188,11 @@
         t.classList.toggle("cursor", i === cursor);
         var hit = exact ? null : spans.filter(function (sp) { return sp.start < e && s < sp.end; })[0];
         t.classList.toggle("err-minor", !!hit && hit.severity === "minor");
-        t.classList.toggle("err-major", !!hit && hit.severity === "major");
+        t.classList.toggle("err-major", !!hit && hit.severity !== "minor");
       });
       if (exact) {
         ["minor", "major"].forEach(function (severity) {
-          var ranges = spans.filter(function (sp) { return sp.severity === severity; })
+          var ranges = spans.filter(function (sp) { return (sp.severity === "minor" ? "minor" : "major") === severity; })
             .map(function (sp) { return domRange(sp.start, sp.end); }).filter(Boolean);
           var all = CSS.highlights.get("esa-" + severity) || new Highlight();
           (box._ranges && box._ranges[severity] || []).forEach(function (r) { all.delete(r); });
@@ -205,7 +207,8 @@
       box.querySelector(".esa-none").hidden = spans.length > 0;
       spans.forEach(function (sp, k) {
         var li = document.createElement("li");
-        li.textContent = "\u201c" + piece(sp) + "\u201d: " + box.dataset[sp.severity] + " ";
+        li.textContent = "\u201c" + piece(sp) + "\u201d: " + box.dataset[sp.severity] +
+          (sp.category ? " (" + sp.category + ")" : "") + " ";
         li.className = "esa-" + sp.severity;
         var remove = document.createElement("button");
         remove.type = "button";
@@ -241,7 +244,10 @@
         else if (r !== null) { start = Number(toks[r[0]].dataset.s); end = Number(toks[r[1]].dataset.e); }
         else { text.focus(); return; }
         spans = spans.filter(function (sp) { return sp.end <= start || sp.start >= end; });
-        spans.push({ start: start, end: end, severity: button.dataset.severity });
+        var span = { start: start, end: end, severity: button.dataset.severity };
+        var category = box.querySelector(".esa-category");
+        if (category) { span.category = category.value; }
+        spans.push(span);
         spans.sort(function (a, b) { return a.start - b.start; });
         anchor = cursor = -1;
         paint();
