@@ -3,7 +3,9 @@
 * :mod:`humeval.arena.counts`: an arena's vote counts per pair (Chatbot Arena's public counts read as they ship);
 * :mod:`humeval.arena.replay`: exchangeable replays of counts, and simulations from a model, under a pair policy,
   decided by :mod:`humeval.stopping.pooled`;
-* :mod:`humeval.arena.summary`: the rows ``humeval arena replay`` prints, and the fixed-n bootstrap beside them.
+* :mod:`humeval.arena.summary`: the rows ``humeval arena replay`` prints, and the fixed-n bootstrap beside them;
+* :mod:`humeval.arena.models`: the models of a live arena as endpoints (recorded, OpenAI-compatible, local), their
+  answers streamed within limits of time and length (imported on its own: ``from humeval.arena.models import ...``).
 """
 
 from humeval.arena.counts import ArenaCounts, counts_from_battles, pair_matrices, read_arena_counts, read_arena_votes

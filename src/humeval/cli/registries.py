@@ -1,4 +1,4 @@
-"""The docs' tables of every registry (task types, stopping rules, labelling strategies, samplers, import sources, platforms), by the
+"""The docs' tables of every registry (task types, arena model kinds, stopping rules, labelling strategies, samplers, import sources, platforms), by the
 name their ``<!-- registry:NAME -->`` markers give.
 
 ``humeval schema --format registries --output docs/PAGE.md`` rewrites the tables of a page; a test checks that
@@ -12,6 +12,7 @@ __all__ = ["registry_tables"]
 
 def registry_tables() -> dict[str, str]:
     """Marker name -> the Markdown table generated from that registry."""
+    from humeval.arena.models import ENDPOINT_KINDS
     from humeval.formats.external import JUDGEMENT_FORMATS
     from humeval.platforms.registry import PLATFORMS
     from humeval.policies.registry import STRATEGIES
@@ -27,6 +28,7 @@ def registry_tables() -> dict[str, str]:
 
     return {
         "task-types": TASK_TYPES.markdown(docs_columns()),
+        "arena-models": ENDPOINT_KINDS.markdown(),
         "stopping-rules": RULES.markdown({
             "decides A when": lambda e: e.value.decides, "ever decides wrongly": lambda e: e.value.errs,
             "anytime-valid": lambda e: "yes" if e.value.anytime_valid else "no",

@@ -43,6 +43,13 @@ other 4xx                  :class:`JudgeError` with the server's message (a bad 
 At most ``concurrency`` requests are in flight at once (an :class:`asyncio.Semaphore`). Each attempt
 can be reported to a ``record`` callback before it is sent and when its outcome is known (the
 judge's ledger, :mod:`humeval.judging.ledger`, writes and fsyncs both).
+
+:meth:`ChatClient.stream` asks with ``stream: true`` and yields the answer's pieces as they arrive (server-sent
+events, ``data: {chat.completion.chunk}`` lines ending with ``data: [DONE]``), then the :class:`Reply`. It retries
+as :meth:`~ChatClient.complete` does only while no piece has been yielded (a reader has seen nothing yet); after
+the first piece, a dropped connection, an error event, a line that is not a chunk or more than ``max_bytes``
+raise :class:`JudgeError` at once. An endpoint that ignores ``stream`` and answers one chat-completion JSON is
+read as one piece.
 """
 
 from __future__ import annotations
@@ -52,7 +59,7 @@ import json
 import math
 import os
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
@@ -63,7 +70,7 @@ from humeval.retry_after import MAX_RETRY_AFTER, retry_after
 from humeval.secrets import redact, remember
 
 __all__ = ["CHARS_PER_TOKEN", "MAX_ANSWER_BYTES", "MAX_ERROR_BYTES", "MAX_RETRY_AFTER", "MAX_USAGE_TOKENS",
-           "ChatClient", "Counters", "JudgeError", "Record", "Reply", "estimate_tokens", "read_key",
+           "ChatClient", "Counters", "JudgeError", "Record", "Reply", "chat_body", "estimate_tokens", "read_key",
            "request_chars"]
 
 #: the most bytes of one answer read (a chat completion of 100,000 tokens is about 400 KB)
@@ -82,6 +89,19 @@ Record = Callable[[dict[str, Any]], None]
 def estimate_tokens(chars: int) -> int:
     """Tokens of a text of ``chars`` characters: ``ceil(chars / CHARS_PER_TOKEN)``."""
     return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def chat_body(model: str, prompt: str, *, system: str = "", temperature: float, max_tokens: int,
+              top_p: float | None = None, seed: int | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The body of one chat-completions request: an optional system message and the prompt, the sampling fields
+    (``top_p`` and ``seed`` only when set), then ``params`` as given."""
+    messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": prompt}]
+    body: dict[str, Any] = {"model": model, "messages": messages, "temperature": temperature, "max_tokens": max_tokens}
+    if top_p is not None:
+        body["top_p"] = top_p
+    if seed is not None:
+        body["seed"] = seed
+    return body | dict(params or {})
 
 
 def request_chars(body: dict[str, Any]) -> int:
@@ -234,18 +254,8 @@ class ChatClient:
                     status = None
             if status is not None:
                 self.counters.statuses[str(status)] = self.counters.statuses.get(str(status), 0) + 1
-                if status == 429:
-                    self.counters.rate_limited += 1
-                    note({"event": "rate_limited", "attempt": attempt, "status": status})
-                    problem = "429 (rate limited)"
-                    wait = retry_after(headers.get("retry-after"), self._backoff(attempt))
-                elif status >= 500:
-                    self.counters.server_errors += 1
-                    note({"event": "server_error", "attempt": attempt, "status": status})
-                    problem, wait = f"{status}: {_detail(data)}", self._backoff(attempt)
-                elif status >= 400:
-                    note({"event": "refused", "attempt": attempt, "status": status})
-                    raise JudgeError(self._refused(status, data))
+                if status >= 400:
+                    problem, wait = self._failed(status, headers, data, attempt, note)
                 elif cut:
                     self.counters.oversized += 1
                     note({"event": "oversized", "attempt": attempt, "status": status})
@@ -263,6 +273,98 @@ class ChatClient:
                     text = data[:120].decode("utf-8", "replace")
                     problem, wait = f"{status} with a body that is not a chat completion: {text!r}", self._backoff(attempt)
             if not last:
+                self.counters.waited_seconds += wait
+                await self.sleep(wait)
+        raise JudgeError(f"POST {self.url}: no usable answer after {self.retries + 1} attempt(s); last: {problem}")
+
+    async def stream(self, body: dict[str, Any], record: Record | None = None) -> AsyncIterator[str | Reply]:
+        """Send ``body`` with ``stream: true`` and yield the answer's text pieces (redacted), then its :class:`Reply`
+        (the whole text, ``finish_reason``, the tokens: the stream's ``usage`` when the endpoint sends one, else
+        estimated); retried only until the first piece (see the module docstring)."""
+        import httpx
+
+        if self._http is None or self._gate is None:
+            raise RuntimeError("ChatClient.stream outside `async with ChatClient(...)`")
+        note = record or (lambda event: None)
+        body = {**body, "stream": True}
+        chars = request_chars(body)
+        problem, wait = "", 0.0
+        for attempt in range(self.retries + 1):
+            started = False  # a piece was yielded: no retry from here on
+            async with self._gate:
+                self.counters.requests += 1
+                note({"event": "sent", "attempt": attempt})
+                try:
+                    async with self._http.stream("POST", self.url, json=body) as response:
+                        status = response.status_code
+                        self.counters.statuses[str(status)] = self.counters.statuses.get(str(status), 0) + 1
+                        headers = {k.lower(): v for k, v in response.headers.items()}
+                        if status >= 400:
+                            data = await _read_capped(response, MAX_ERROR_BYTES)
+                            problem, wait = self._failed(status, headers, data, attempt, note)
+                        elif "text/event-stream" not in headers.get("content-type", ""):
+                            data = await _read_capped(response, self.max_bytes + 1)
+                            reply = None if len(data) > self.max_bytes else _read_reply(data, chars)
+                            if reply is not None:
+                                self.counters.usage_estimated += bool(reply.usage_estimated)
+                                note({"event": "answered", "attempt": attempt, "status": status,
+                                      "tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out,
+                                      "usage_estimated": reply.usage_estimated})
+                                if reply.content:
+                                    yield reply.content
+                                yield reply
+                                return
+                            kind = "oversized" if len(data) > self.max_bytes else "malformed"
+                            setattr(self.counters, kind, getattr(self.counters, kind) + 1)
+                            note({"event": kind, "attempt": attempt, "status": status})
+                            problem = (f"{status} with a body that is neither an event stream nor a chat completion: "
+                                       f"{data[:120].decode('utf-8', 'replace')!r}")
+                            wait = self._backoff(attempt)
+                        else:
+                            events = _sse_chunks(response, self.max_bytes)
+                            pieces: list[str] = []
+                            finish: str | None = None
+                            usage: Any = None
+                            try:
+                                async for chunk in events:
+                                    piece, finish_now, usage_now = chunk
+                                    finish = finish_now or finish
+                                    usage = usage_now if usage_now is not None else usage
+                                    if piece:
+                                        started = True
+                                        pieces.append(piece)
+                                        yield redact(piece)
+                            except _StreamBroken as exc:
+                                counter = _COUNTER.get(exc.kind, exc.kind)
+                                setattr(self.counters, counter, getattr(self.counters, counter) + 1)
+                                note({"event": exc.kind, "attempt": attempt, "status": status})
+                                if started:
+                                    raise JudgeError(f"POST {self.url}: the stream broke after "
+                                                     f"{sum(map(len, pieces)):,} characters: {exc}") from None
+                                problem, wait = f"{status}: {exc}", self._backoff(attempt)
+                            else:
+                                text = "".join(pieces)
+                                tokens_in, tokens_out, why = _usage(usage, chars, len(text))
+                                self.counters.usage_estimated += bool(why)
+                                note({"event": "answered", "attempt": attempt, "status": status,
+                                      "tokens_in": tokens_in, "tokens_out": tokens_out, "usage_estimated": why})
+                                yield Reply(redact(text), None, finish, tokens_in, tokens_out, why)
+                                return
+                except (TimeoutError, httpx.TimeoutException):
+                    self.counters.timeouts += 1
+                    note({"event": "timeout", "attempt": attempt})
+                    if started:
+                        raise JudgeError(f"POST {self.url}: the stream stalled for {self.timeout:g} s") from None
+                    problem, wait = f"no answer within {self.timeout:g} s", self._backoff(attempt)
+                except httpx.TransportError as exc:
+                    self.counters.connection_errors += 1
+                    note({"event": "not_connected" if isinstance(exc, httpx.ConnectError) else "connection_error",
+                          "attempt": attempt})
+                    if started:
+                        raise JudgeError(f"POST {self.url}: the connection dropped mid-answer: "
+                                         f"{type(exc).__name__}") from None
+                    problem, wait = f"{type(exc).__name__}: {exc}", self._backoff(attempt)
+            if attempt < self.retries:
                 self.counters.waited_seconds += wait
                 await self.sleep(wait)
         raise JudgeError(f"POST {self.url}: no usable answer after {self.retries + 1} attempt(s); last: {problem}")
@@ -285,6 +387,21 @@ class ChatClient:
                     return status, headers, b"".join(chunks)[:limit], status < 400
             return status, headers, b"".join(chunks), False
 
+    def _failed(self, status: int, headers: dict[str, str], data: bytes, attempt: int,
+                note: Record) -> tuple[str, float]:
+        """``(problem, wait)`` of an error status worth retrying (429: ``Retry-After``; 5xx: the backoff), counted
+        and noted; :class:`JudgeError` for any other 4xx (sending it again would not help)."""
+        if status == 429:
+            self.counters.rate_limited += 1
+            note({"event": "rate_limited", "attempt": attempt, "status": status})
+            return "429 (rate limited)", retry_after(headers.get("retry-after"), self._backoff(attempt))
+        if status >= 500:
+            self.counters.server_errors += 1
+            note({"event": "server_error", "attempt": attempt, "status": status})
+            return f"{status}: {_detail(data)}", self._backoff(attempt)
+        note({"event": "refused", "attempt": attempt, "status": status})
+        raise JudgeError(self._refused(status, data))
+
     def _backoff(self, attempt: int) -> float:
         return self.backoff * (2 ** attempt) * (0.5 + self.rng.random() / 2)
 
@@ -293,6 +410,68 @@ class ChatClient:
             return (f"POST {self.url}: {status}, the API key was refused or is missing (set the variable named in "
                     f"`api_key_env`, or `api_key_file`): {_detail(data)}")
         return f"POST {self.url}: {status}: {_detail(data)}"
+
+
+#: the counter of each way a stream breaks
+_COUNTER = {"server_error": "server_errors", "connection_error": "connection_errors"}
+
+
+class _StreamBroken(Exception):
+    """An event stream that is not a chat-completion stream (``kind``: the counter and ledger event)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+async def _read_capped(response: Any, limit: int) -> bytes:
+    """At most ``limit`` bytes of a response's body (the rest is not read)."""
+    chunks, size = [], 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= limit:
+            break
+    return b"".join(chunks)[:limit]
+
+
+async def _sse_chunks(response: Any, max_bytes: int) -> AsyncIterator[tuple[str, str | None, Any]]:
+    """``(text piece, finish_reason, usage)`` of each ``data:`` event of a chat-completion stream, until
+    ``data: [DONE]``; :class:`_StreamBroken` for an event that is not a chunk, an ``error`` event, more than
+    ``max_bytes``, or an end before ``[DONE]`` with no ``finish_reason`` (a dropped stream)."""
+    size, finished = 0, False
+    async for line in response.aiter_lines():
+        size += len(line) + 1
+        if size > max_bytes:
+            raise _StreamBroken("oversized", f"the stream passed {max_bytes:,} bytes (read no further)")
+        if not line.startswith("data:"):
+            continue  # blank lines end an event; comments (":"), `event:`, `id:` and `retry:` carry no text
+        data = line[5:].strip()
+        if data == "[DONE]":
+            return
+        try:
+            event = json.loads(data)
+        except ValueError:
+            raise _StreamBroken("malformed", f"an event that is not JSON: {data[:120]!r}") from None
+        if not isinstance(event, dict):
+            raise _StreamBroken("malformed", f"an event that is not a chunk object: {data[:120]!r}")
+        if "error" in event:
+            raise _StreamBroken("server_error", f"the endpoint sent an error: {_detail(data.encode())}")
+        choices = event.get("choices")
+        if not isinstance(choices, list):
+            raise _StreamBroken("malformed", f"an event with no `choices` list: {data[:120]!r}")
+        piece, finish = "", None
+        if choices:
+            choice = choices[0] if isinstance(choices[0], dict) else {}
+            delta = choice.get("delta") or {}
+            content, finish = (delta.get("content") if isinstance(delta, dict) else None), choice.get("finish_reason")
+            if not (content is None or isinstance(content, str)) or not (finish is None or isinstance(finish, str)):
+                raise _StreamBroken("malformed", f"a chunk whose content or finish_reason is not text: {data[:120]!r}")
+            piece = content or ""
+        finished = finished or finish is not None
+        yield piece, finish, event.get("usage")
+    if not finished:
+        raise _StreamBroken("connection_error", "the stream ended before `data: [DONE]` and before a finish_reason")
 
 
 def _detail(data: bytes) -> str:

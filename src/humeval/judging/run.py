@@ -35,7 +35,7 @@ from typing import Any
 from humeval.errors import DataError, ProtocolError, did_you_mean
 from humeval.files import write_jsonl
 from humeval.judging.cache import AnswerCache, request_key
-from humeval.judging.client import ChatClient, JudgeError, Reply, estimate_tokens, read_key
+from humeval.judging.client import ChatClient, JudgeError, Reply, chat_body, estimate_tokens, read_key
 from humeval.judging.ledger import Ledger, spend
 from humeval.judging.prompt import (
     Template,
@@ -103,14 +103,8 @@ class Ask:
 def _body(judge: Judge, prompt: str) -> dict[str, Any]:
     llm = judge.llm
     assert llm is not None
-    messages = ([{"role": "system", "content": llm.system}] if llm.system else []) + [{"role": "user", "content": prompt}]
-    body: dict[str, Any] = {"model": llm.model, "messages": messages, "temperature": llm.temperature,
-                            "max_tokens": llm.max_tokens}
-    if llm.top_p is not None:
-        body["top_p"] = llm.top_p
-    if llm.seed is not None:
-        body["seed"] = llm.seed
-    return body | dict(llm.params)
+    return chat_body(llm.model, prompt, system=llm.system, temperature=llm.temperature, max_tokens=llm.max_tokens,
+                     top_p=llm.top_p, seed=llm.seed, params=llm.params)
 
 
 def plan_requests(study: Study, judge: Judge) -> tuple[Template, list[Ask]]:

@@ -1,0 +1,169 @@
+"""The models of an arena study (``arena.models``) and the limits on one generation, as frozen pydantic models.
+
+An arena names its models; each is one *kind* of endpoint (:data:`MODEL_KINDS`, the registry
+:data:`humeval.arena.models.ENDPOINT_KINDS` builds them):
+
+* ``recorded``: answers each prompt from a table of recorded outputs (rehearsals, tests, demos);
+* ``openai``: an OpenAI-compatible chat-completions endpoint, streamed; the key is never in the protocol, it is
+  read from the environment variable named by ``key_env`` (or ``key_file``, outside the study folder);
+* ``local``: the model that ``humeval local-model`` serves on this machine (an ``openai`` endpoint at
+  ``http://127.0.0.1:8100/v1`` with no key and no price).
+
+This module depends on pydantic and :mod:`humeval.errors` only, so that the protocol can hold an arena section
+without importing the endpoints' HTTP code. :func:`parse_models` checks a list of model specs and reports every
+problem with its path; :func:`models_schema` is the JSON Schema of the list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+
+from humeval.errors import ProtocolError
+
+__all__ = ["MODEL_KINDS", "ArenaModel", "GenerationLimits", "LocalArenaModel", "OpenAIArenaModel",
+           "RecordedArenaModel", "models_schema", "parse_models"]
+
+#: the kinds of arena model, as ``kind`` names them
+MODEL_KINDS = ("recorded", "openai", "local")
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,127}$"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class GenerationLimits(_Model):
+    """Bounds on one generation. A generation that breaks one fails (:class:`humeval.arena.models.GenerationError`):
+    it is never shown as a battle and never counted."""
+
+    first_token_seconds: float = Field(20.0, gt=0, le=600, description="Seconds from the request to the first piece of the answer (retries of a 429 or a 5xx included); later: the generation fails (`first_token_timeout`).")
+    total_seconds: float = Field(120.0, gt=0, le=3600, description="Seconds the whole answer may take; later: the generation fails (`timeout`).")
+    max_tokens: int = Field(1024, ge=1, le=100_000, description="`max_tokens` sent to the endpoint (a recorded answer has no tokens: `max_chars` bounds it).")
+    max_chars: int = Field(16_000, ge=1, le=4_000_000, description="Most characters of one answer; a longer answer fails (`too_long`) as soon as it passes the bound.")
+    min_chars: int = Field(1, ge=1, le=10_000, description="Fewest characters of an answer, surrounding white space not counted; a shorter one fails (`empty`).")
+    cut: Literal["drop", "keep"] = Field("drop", description="An answer the endpoint stopped at `max_tokens` (`finish_reason: length`): `drop` fails it (`too_long`: a cut answer loses votes for being cut), `keep` shows it.")
+
+    @model_validator(mode="after")
+    def _times(self) -> GenerationLimits:
+        if self.first_token_seconds > self.total_seconds:
+            raise ValueError(f"first_token_seconds ({self.first_token_seconds:g}) must be at most total_seconds "
+                             f"({self.total_seconds:g})")
+        if self.min_chars > self.max_chars:
+            raise ValueError(f"min_chars ({self.min_chars}) must be at most max_chars ({self.max_chars})")
+        return self
+
+
+class _ArenaModelBase(_Model):
+    name: str = Field(pattern=_NAME, description="The model's name in the arena (votes, leaderboard, reveal); unique among `arena.models`.")
+    maker: str = Field("", description="Who made the model (e.g. `OpenAI`); an answer naming it is caught by the identity filter.")
+    aliases: list[str] = Field(default_factory=list, description="Other names of the model or its maker that an answer may use (e.g. `ChatGPT`); caught by the identity filter.")
+    limits: GenerationLimits | None = Field(None, description="This model's own limits (empty: the arena's).")
+
+
+class RecordedArenaModel(_ArenaModelBase):
+    """A model that answers from a table of recorded outputs: one row per (model, prompt), JSONL or CSV."""
+
+    kind: Literal["recorded"] = Field(description="`recorded`: answers from a table of recorded outputs.")
+    table: str = Field(min_length=1, description="File of recorded outputs (.jsonl or .csv), relative to the study folder.")
+    model: str = Field("", description="This model's value in the table's model column (empty: `name`).")
+    model_column: str = Field("model", min_length=1, description="The table's column naming the model.")
+    prompt_column: str = Field("prompt", min_length=1, description="The table's column holding the prompt: its text, or its id in `prompts`.")
+    output_column: str = Field("output", min_length=1, description="The table's column holding the recorded answer.")
+    prompts: str = Field("", description="File of prompts (.jsonl or .csv: `id`, `text`) that maps the table's prompt ids to texts (empty: the prompt column holds the text).")
+    chunk_chars: int = Field(0, ge=0, le=100_000, description="Simulated streaming: the answer in pieces of this many characters (0: all at once).")
+    chunk_seconds: float = Field(0.0, ge=0, le=60, description="Simulated streaming: seconds between pieces.")
+    first_token_delay: float = Field(0.0, ge=0, le=600, description="Simulated latency: seconds before the first piece.")
+
+
+class OpenAIArenaModel(_ArenaModelBase):
+    """A model behind an OpenAI-compatible chat-completions endpoint, asked with `stream: true`."""
+
+    kind: Literal["openai"] = Field(description="`openai`: an OpenAI-compatible chat-completions endpoint, streamed.")
+    url: str = Field(pattern=r"^https?://\S+$", description="Root of the OpenAI-compatible API (e.g. `https://api.openai.com/v1`); requests go to `{url}/chat/completions`.")
+    model: str = Field(min_length=1, description="The `model` sent with every request.")
+    key_env: str = Field("", pattern=r"^([A-Za-z_][A-Za-z0-9_]*)?$", description="Environment variable holding the API key (sent as `Authorization: Bearer <key>`); empty with no `key_file`: no key.")
+    key_file: str = Field("", description="File holding the API key, outside the study folder; used when `key_env` is empty or unset.")
+    system: str = Field("", description="A system message sent before the prompt (empty: none).")
+    temperature: float = Field(0.7, ge=0, le=2, description="Sampling temperature.")
+    top_p: float | None = Field(None, gt=0, le=1, description="Nucleus sampling `top_p` (empty: not sent).")
+    seed: int | None = Field(None, description="The `seed` sent to endpoints that support it (empty: not sent).")
+    params: dict[str, Any] = Field(default_factory=dict, description="Other request fields sent as given (e.g. `{presence_penalty: 0}`); part of the cache key.")
+    stream_usage: bool = Field(True, description="Ask for the token counts in the stream (`stream_options: {include_usage: true}`); false for a server that refuses the field (the counts are then estimated from the text).")
+    cache: bool = Field(False, description="Keep each answer by its request (`.humeval/arena-cache.sqlite`): the same prompt gets the same answer again, without a request (true for rehearsals; false: a fresh sample each battle).")
+    timeout: float = Field(60.0, gt=0, le=3600, description="Seconds the HTTP client waits to connect or for the next bytes (the limits bound the whole answer).")
+    retries: int = Field(3, ge=0, le=20, description="Retries after a 429, a 5xx, a timeout, a dropped connection or a body that is not a chat-completion stream, while no piece of the answer has arrived (within `first_token_seconds`).")
+    backoff: float = Field(0.5, ge=0, le=60, description="Seconds of the first retry's wait (doubled each retry, with jitter); a 429's `Retry-After` is honoured instead (up to 60 s); every wait counts toward `limits.first_token_seconds`.")
+    price_input: float = Field(0.0, ge=0, description="Price of 1M input (prompt) tokens, in `currency`.")
+    price_output: float = Field(0.0, ge=0, description="Price of 1M output (completion) tokens, in `currency`.")
+    currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="Currency of the prices.")
+
+    @model_validator(mode="after")
+    def _params(self) -> OpenAIArenaModel:
+        taken = sorted(set(self.params) & {"model", "messages", "stream", "stream_options", "n", "temperature",
+                                           "top_p", "seed", "max_tokens", "max_completion_tokens"})
+        if taken:
+            raise ValueError(f"params: {', '.join(taken)} cannot be set in params (they have their own fields, or "
+                             "the arena sets them: one streamed choice, `limits.max_tokens`)")
+        return self
+
+
+class LocalArenaModel(OpenAIArenaModel):
+    """The model `humeval local-model` serves on this machine: an `openai` endpoint with no key and no price."""
+
+    kind: Literal["local"] = Field(description="`local`: the model of `humeval local-model` (docs/local-model.md).")  # type: ignore[assignment]
+    url: str = Field("http://127.0.0.1:8100/v1", pattern=r"^https?://\S+$", description="Root of the local server's API (`humeval local-model --port`).")
+    model: str = Field("local", min_length=1, description="The `model` sent (the local server serves one model and ignores it).")
+
+    @model_validator(mode="after")
+    def _no_key(self) -> LocalArenaModel:
+        if self.key_env or self.key_file or self.price_input or self.price_output:
+            raise ValueError("a `local` model has no key and no price (use kind `openai` for a paid endpoint)")
+        return self
+
+
+ArenaModel = Annotated[RecordedArenaModel | OpenAIArenaModel | LocalArenaModel, Field(discriminator="kind")]
+_MODELS: TypeAdapter[list[RecordedArenaModel | OpenAIArenaModel | LocalArenaModel]] = TypeAdapter(list[ArenaModel])
+
+
+def _where(loc: Sequence[Any], where: str) -> str:
+    out = where
+    for part in loc:
+        if part in MODEL_KINDS:  # the discriminator's branch, not a field
+            continue
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def parse_models(data: Any, where: str = "arena.models") -> list[RecordedArenaModel | OpenAIArenaModel | LocalArenaModel]:
+    """The checked model specs of ``data`` (a list of mappings or of models); :class:`ProtocolError` lists every
+    problem with its path (``arena.models[1].url: ...``), and names given twice."""
+    if not isinstance(data, list) or not data:
+        raise ProtocolError(f"{where}: a non-empty list of models ({{name, kind: {'|'.join(MODEL_KINDS)}, ...}}) "
+                            f"is required, got {type(data).__name__}")
+    try:
+        models = _MODELS.validate_python(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            message = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "union_tag_invalid":
+                message = f"kind must be one of {', '.join(MODEL_KINDS)} (got {err['input'].get('kind')!r})"
+            elif err["type"] == "union_tag_not_found":
+                message = f"kind is missing: one of {', '.join(MODEL_KINDS)}"
+            problems.append(f"{_where(err['loc'], where)}: {message}")
+        raise ProtocolError(f"{where}: {len(problems)} problem(s): " + "; ".join(problems), problems) from None
+    seen: dict[str, int] = {}
+    for i, m in enumerate(models):
+        if m.name in seen:
+            raise ProtocolError(f"{where}[{i}].name: {m.name!r} is the name of {where}[{seen[m.name]}] too; "
+                                "each model needs its own name")
+        seen[m.name] = i
+    return models
+
+
+def models_schema() -> dict[str, Any]:
+    """The JSON Schema of ``arena.models`` (a list of models, one of :data:`MODEL_KINDS` each)."""
+    return _MODELS.json_schema()
