@@ -9,6 +9,7 @@ module         criterion type
 ``rankme``     ``rankme``: rank-based magnitude estimation, all outputs side by side
 ``slider``     ``slider``: a bounded continuous scale
 ``esa``        ``esa``: error spans, then a 0-100 score
+``battle``     ``battle``: an arena battle, two anonymous models' answers to one prompt
 =============  ====================================================================
 
 ``TASK_TYPES`` is the registry (:class:`humeval.registry.Registry`); a criterion's type is
@@ -27,6 +28,7 @@ from humeval.tasks.base import (
            Statistic,
            TaskType,
 )
+from humeval.tasks.battle import Battle
 from humeval.tasks.esa import ESA
 from humeval.tasks.likert import Likert
 from humeval.tasks.magnitude import Magnitude
@@ -35,5 +37,5 @@ from humeval.tasks.registry import TASK_TYPES
 from humeval.tasks.slider import Slider
 from humeval.tasks.twoafc import TwoAFC
 
-__all__ = ["ESA", "MISSING", "PARTIALS", "TASK_TYPES", "CriterionBase", "InvalidValue", "Likert", "Magnitude",
+__all__ = ["ESA", "Battle", "MISSING", "PARTIALS", "TASK_TYPES", "CriterionBase", "InvalidValue", "Likert", "Magnitude",
            "RankME", "Scale", "Slider", "StandardItem", "Statistic", "TaskType", "TwoAFC"]

@@ -7,6 +7,7 @@ from typing import Any
 from humeval.errors import ProtocolError
 from humeval.registry import Registry
 from humeval.tasks.base import TaskType
+from humeval.tasks.battle import BattleType
 from humeval.tasks.esa import ESAType
 from humeval.tasks.likert import LikertType
 from humeval.tasks.magnitude import MagnitudeType
@@ -21,7 +22,7 @@ TaskTypes = Registry[TaskType]
 
 def _build() -> TaskTypes:
     types = TaskTypes("task type", "criteria.type", error=ProtocolError)
-    for kind in (TwoAFCType, LikertType, MagnitudeType, RankMEType, SliderType, ESAType):
+    for kind in (TwoAFCType, LikertType, MagnitudeType, RankMEType, SliderType, ESAType, BattleType):
         types.add(kind.name, kind.model.task_type, summary=kind.summary)
     return types
 

@@ -10,7 +10,7 @@ apply; means, normality tests and the ICC do not (a choice is not a score).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -66,12 +66,12 @@ class TwoAFC(CriterionBase):
 
 class TwoAFCType(TaskType):
     name = "2afc"
-    model = TwoAFC
+    model: ClassVar[type[CriterionBase]] = TwoAFC  # a subtype (battle) names its own model
     summary = "two outputs side by side, choose the better one (optionally tie, both good, both bad)"
     family = "pair"
     pairwise = True
     relative = True
-    statistics = (
+    statistics: ClassVar[tuple[Statistic, ...]] = (
         Statistic("win rates and sign tests", True, "each judgement is a preference between two systems"),
         Statistic("stopping rules", True, "a preference is the Bernoulli outcome the sequential tests are built on"),
         Statistic("Bradley-Terry, TrueSkill, Elo", True, "pairwise ranking models fit preferences directly"),
@@ -90,14 +90,14 @@ class TwoAFCType(TaskType):
     def problem_text(self, criterion: Any, field: str, gettext: Callable[[str], str]) -> str:
         return gettext(_("Choose one of the options."))
 
+    #: an attention check's instruction asking for ``A`` or ``B`` (English; translated where shown)
+    attention_asks: ClassVar[dict[str, str]] = {
+        "A": _("This is an attention check. Please choose the first output (A) for the question: %(question)s"),
+        "B": _("This is an attention check. Please choose the second output (B) for the question: %(question)s"),
+    }
+
     def attention_text(self, criterion: Mapping[str, Any], expected: Any, gettext: Callable[[str], str]) -> str:
-        if expected == "B":
-            ask = gettext(_("This is an attention check. Please choose the second output (B) for the question: "
-                            "%(question)s"))
-        else:
-            ask = gettext(_("This is an attention check. Please choose the first output (A) for the question: "
-                            "%(question)s"))
-        return attention_fill(ask, criterion, expected)
+        return attention_fill(gettext(self.attention_asks["B" if expected == "B" else "A"]), criterion, expected)
 
     def check(self, criterion: Any, value: Any, field: str, n_outputs: int, lengths: Sequence[int] | None) -> Any:
         options = criterion.options()

@@ -54,6 +54,23 @@
       if (box.value !== "") { range.classList.remove("untouched"); range.value = box.value; fill(); }
     });
   });
+  // an arena battle's votes from the keyboard: 1 / A, 2 / B, 3 / T (tie), 4 / X (both bad) check the vote and
+  // focus it (Enter then submits); typing in a text field is left alone
+  var votes = form.querySelector(".votes[data-battle]");
+  if (votes) {
+    var keys = { "1": 0, "a": 0, "2": 1, "b": 1, "3": 2, "t": 2, "4": 3, "x": 3 };
+    document.addEventListener("keydown", function (event) {
+      var target = event.target;
+      if (event.altKey || event.ctrlKey || event.metaKey || (target && (target.tagName === "TEXTAREA" ||
+          (target.tagName === "INPUT" && target.type !== "radio")))) { return; }
+      var index = keys[event.key.toLowerCase()];
+      var radios = votes.querySelectorAll("input[type=radio]");
+      if (index === undefined || !radios[index]) { return; }
+      radios[index].checked = true;
+      radios[index].focus();
+      event.preventDefault();
+    });
+  }
   // a scale whose labels do not fit its columns (a word wider than its column) is stacked, one point a row,
   // rather than breaking a word in the middle
   var scales = form.querySelectorAll(".scale");

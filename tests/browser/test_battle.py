@@ -1,0 +1,44 @@
+"""An arena battle in Debian Chromium: the two anonymous answers, a vote from the keyboard alone, axe-clean (0
+serious or critical violations) at 1280 and 390 px with no sideways scroll."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.test_accessibility import WIDTHS, _check, browser  # noqa: F401 (the fixture)
+from tests.browser.test_participant import SHOTS
+from tests.integration.server.server import ServerProcess
+from tests.integration.server.studies import ARENA_MODELS, arena_study
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+
+def test_a_battle_is_voted_with_the_keyboard_and_axe_clean(tmp_path: Path, browser: Any, shared_data: Path) -> None:  # noqa: F811
+    study = arena_study(tmp_path / "arena", shared_data / "arena", per_participant=4)
+    failures: list[str] = []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with ServerProcess(study.root, None) as server:
+        for width in WIDTHS:
+            page = browser.new_context(viewport={"width": width, "height": 800}).new_page()
+            page.goto(f"{server.url}/?participant_id=K{width}")
+            page.goto(f"{server.url}/task")
+            assert page.locator("fieldset[data-type=battle] input[type=radio]").count() == 4
+            assert page.locator(".output-card").count() == 2
+            text = page.inner_text("main")
+            assert not any(m in text for m in ARENA_MODELS)
+            _check(page, f"battle at {width}", failures)
+            page.screenshot(path=str(SHOTS / f"task-battle-{width}.png"), full_page=True)
+            first = page.input_value("input[name=assignment_id]")
+            page.keyboard.press("x")  # both bad, from the keyboard
+            assert page.locator("input[name=vote][value=both-bad]").is_checked()
+            assert page.evaluate("document.activeElement.value") == "both-bad"
+            page.keyboard.press("2")
+            assert page.locator("input[name=vote][value=B]").is_checked()
+            page.keyboard.press("Enter")  # submits the form
+            page.wait_for_load_state()
+            page.wait_for_function(f"document.querySelector('input[name=assignment_id]') && "
+                                   f"document.querySelector('input[name=assignment_id]').value !== '{first}'")
+    assert not failures, "\n".join(failures)
