@@ -31,7 +31,7 @@ design with the same crowd (:attr:`Budget.sessions`).
 budget of :func:`launch_budget` (the same, without the simulated effort), which refuses a pay below
 the minimum.
 
-The platform's published fee and minimum pay (:attr:`humeval.platforms.base.CrowdPlatform.fee` and
+The platform's published fee and minimum pay (:attr:`humeval.protocol.platform_kinds.PlatformKind.fee` and
 ``minimum_hourly``; Prolific's, with sources and dates, in docs/budget.md) apply unless the protocol
 declares ``pay.fee_rate`` or ``pay.minimum_hourly``.
 """
@@ -433,9 +433,9 @@ def launch_budget(study: StudyLike) -> Budget:
 
 def _minimum_hourly(protocol: Any, hourly: float, notes: list[str]) -> tuple[float | None, bool | None]:
     """The minimum hourly pay (declared, else the platform's in its currency) and whether ``hourly`` meets it."""
-    from humeval.platforms.registry import platform_of
+    from humeval.protocol.platform_kinds import platform_kind
 
-    pay, platform = protocol.pay, platform_of(protocol.platform.kind)
+    pay, platform = protocol.pay, platform_kind(protocol.platform.kind)
     minimum = pay.minimum_hourly
     if minimum is None and platform.minimum_hourly:
         minimum = platform.minimum_hourly.get(pay.currency)
@@ -452,9 +452,9 @@ def _fee_rate(protocol: Any) -> tuple[float, str]:
     """The platform's fee as a share of the rewards and where it comes from."""
     if protocol.pay.fee_rate is not None:
         return float(protocol.pay.fee_rate), "pay.fee_rate"
-    from humeval.platforms.registry import platform_of
+    from humeval.protocol.platform_kinds import platform_kind
 
-    fee = platform_of(protocol.platform.kind).fee
+    fee = platform_kind(protocol.platform.kind).fee
     if fee is not None:
         return fee
     return 0.0, f"none known for platform '{protocol.platform.kind}' (declare pay.fee_rate)"

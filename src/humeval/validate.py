@@ -48,7 +48,7 @@ Problem = tuple[tuple[Any, ...], str]
 
 def _recruiting() -> list[str]:
     """The platforms humeval opens places on (their ``recruit``)."""
-    return [e.name for e in PLATFORMS.entries() if "recruit" in e.value.operations()]
+    return [name for name in PLATFORMS if "recruit" in platform_of(name).operations()]
 
 
 def _pairwise(type_name: object) -> bool:
@@ -209,7 +209,7 @@ def _platform_problems(raw: Any) -> list[Problem]:
     """A study on a platform that marks a submission complete by its code must show that code (Prolific's: a study
     created in Prolific's own web app would otherwise end with no code; ``humeval prolific create`` refuses it too)."""
     kind = _get(raw, "platform", "kind")
-    why = platform_of(kind).completion_code_required if isinstance(kind, str) and kind in PLATFORMS else ""
+    why = PLATFORMS.get(kind).completion_code_required if isinstance(kind, str) and kind in PLATFORMS else ""
     if not why or str(_get(raw, "platform", "completion_code", default="") or ""):
         return []
     return [(("platform", "completion_code"), f"required with platform.kind '{kind}': {why}")]

@@ -14,7 +14,7 @@ def registry_tables() -> dict[str, str]:
     """Marker name -> the Markdown table generated from that registry."""
     from humeval.arena.models import ENDPOINT_KINDS
     from humeval.formats.external import JUDGEMENT_FORMATS
-    from humeval.platforms.registry import PLATFORMS
+    from humeval.platforms.registry import PLATFORMS, platform_of
     from humeval.policies.registry import STRATEGIES
     from humeval.sampling.registry import SAMPLERS
     from humeval.stages.imports import IMPORT_SOURCES
@@ -40,7 +40,7 @@ def registry_tables() -> dict[str, str]:
         "platforms": PLATFORMS.markdown({
             "entry parameters": lambda e: ", ".join(f"`{p}`" for p in e.value.entry_parameters)
             or ("`platform.id_parameter`" if e.name == "panel" else "—"),
-            "API operations": lambda e: ", ".join(f"`{op}`" for op in e.value.operations()) or "—",
+            "API operations": lambda e: ", ".join(f"`{op}`" for op in platform_of(e.name).operations()) or "—",
             "fee, minimum pay": lambda e: (f"{e.value.fee[0]:.1%}, " if e.value.fee else "—, ")
             + (" / ".join(f"{v:.2f} {k}" for k, v in e.value.minimum_hourly.items()) or "—")}),
     }

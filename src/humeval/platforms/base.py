@@ -1,8 +1,10 @@
 """What humeval asks of a crowd platform: the interface every platform implements (its part of it).
 
-A platform is one object registered in :data:`humeval.platforms.registry.PLATFORMS` under the name
-``platform.kind`` gives. The server, ``serve`` (:mod:`humeval.collect`) and the budget
-(:mod:`humeval.costs`) ask it; none of them names a platform.
+A platform is one entry of :data:`humeval.protocol.platform_kinds.PLATFORM_KINDS` under the name
+``platform.kind`` gives: its facts as plain data, and the dotted name of the subclass of
+:class:`CrowdPlatform` that implements its operations, loaded on first use by :func:`platform_of`
+(also :func:`humeval.platforms.registry.platform_of`). The server, ``serve`` (:mod:`humeval.collect`)
+and the budget (:mod:`humeval.costs`) ask it; none of them names a platform.
 
 =================================  ==================================================  ================
 part                                what it is                                          default
@@ -14,6 +16,7 @@ part                                what it is                                  
 ``personal_url(url, pid)``          that link for one participant                       as given
 ``fee``, ``minimum_hourly``         the published fee (share of rewards, source) and    none known
                                     minimum pay per hour by currency, for the budget
+                                    (facts: :class:`PlatformKind`)
 ``create(study, budget)``           the study on the platform, with the budget's        unsupported
                                     places and reward
 ``recruit(study)``                  places opened to the number the store's             unsupported
@@ -32,7 +35,9 @@ part                                what it is                                  
                                     page
 ``asks_return``                     a participant turned away is asked to return the    no
                                     study on the platform (their place goes to another)
+                                    (a fact)
 ``completion_code_required``        why ``platform.completion_code`` is required        not required
+                                    (a fact)
 =================================  ==================================================  ================
 
 An operation a platform does not have raises :class:`~humeval.errors.PlatformError` naming the
@@ -42,19 +47,21 @@ implements the entry and completion parts: its places and payments are set on th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from humeval.errors import PlatformError
+from humeval.protocol.platform_kinds import PLATFORM_KINDS, PlatformKind
 
 if TYPE_CHECKING:
     from humeval.costs import Budget
     from humeval.protocol.models import Platform
     from humeval.study import Study
 
-__all__ = ["OPERATIONS", "CrowdPlatform", "EntryCheck", "EntryVerdict", "Serving"]
+__all__ = ["OPERATIONS", "CrowdPlatform", "EntryCheck", "EntryVerdict", "Serving", "platform_of"]
 
 #: the operations of a platform's API, in the order of a study
 OPERATIONS = ("create", "recruit", "status", "review", "bonus", "recruit_every")
@@ -85,27 +92,31 @@ class Serving:
 
 
 class CrowdPlatform:
-    """A crowd platform (see the module table); subclasses override the parts they implement."""
+    """A crowd platform (see the module table), made from its facts; subclasses override the parts they implement.
 
-    #: the registered name (``platform.kind``)
-    name: str = ""
-    #: the platform's name in messages
-    title: str = ""
-    #: the URL parameters the platform appends to the study link (the participant id first)
-    entry_parameters: tuple[str, ...] = ()
-    #: the platform's fee as a share of participant rewards, and its source (None: none known)
-    fee: tuple[float, str] | None = None
-    #: the minimum pay per hour the platform enforces, by currency
-    minimum_hourly: Mapping[str, float] = MappingProxyType({})
-    #: a participant turned away should return the study on the platform, so that their place goes to someone else
-    asks_return: bool = False
-    #: why the protocol must give ``platform.completion_code`` on this platform, and where to find it ("": it need not)
-    completion_code_required: str = ""
+    A platform with no behaviour beyond its facts (its entry parameters) is this class itself."""
+
+    def __init__(self, kind: PlatformKind) -> None:
+        #: the platform's facts (:data:`~humeval.protocol.platform_kinds.PLATFORM_KINDS`)
+        self.kind = kind
+
+    @property
+    def name(self) -> str:
+        """The registered name (``platform.kind``)."""
+        return self.kind.name
+
+    @property
+    def title(self) -> str:
+        """The platform's name in messages."""
+        return self.kind.title
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
 
     # ---------------------------------------------------------------- entry and completion
     def entry_fields(self, platform: Platform) -> tuple[str, ...]:
         """The platform route's URL parameters (the participant id first)."""
-        return self.entry_parameters
+        return self.kind.entry_parameters
 
     def completion_url(self, platform: Platform, code: str) -> str:
         """The link to send a participant to at the end when the protocol gives none ("" for none)."""
@@ -121,9 +132,7 @@ class CrowdPlatform:
         return tuple(op for op in OPERATIONS if getattr(type(self), op) is not getattr(CrowdPlatform, op))
 
     def _unsupported(self, operation: str) -> PlatformError:
-        from humeval.platforms.registry import PLATFORMS
-
-        have = [p.name for p in (e.value for e in PLATFORMS.entries()) if operation in p.operations()]
+        have = [name for name in PLATFORM_KINDS if operation in platform_of(name).operations()]
         return PlatformError(f"platform.kind: {self.name!r} has no {operation!r}: humeval drives that on "
                              f"{', '.join(have) or 'no platform'} only; on {self.title or self.name} it is done on the "
                              "platform itself (docs/platforms.md)")
@@ -170,3 +179,16 @@ class CrowdPlatform:
     def recruitment_state(self, study: Study) -> dict[str, Any]:
         """The places, waves, status and recorded budget kept for the admin page (empty: none kept)."""
         return {}
+
+
+@functools.cache
+def platform_of(kind: str) -> CrowdPlatform:
+    """The platform ``platform.kind`` names: its adapter (:attr:`PlatformKind.adapter`), imported by that name on
+    first use and made from its facts (an unknown name: :class:`~humeval.errors.ProtocolError` with the nearest
+    name)."""
+    facts = PLATFORM_KINDS.get(kind)
+    module, _, attribute = facts.adapter.partition(":")
+    adapter = getattr(importlib.import_module(module), attribute)
+    if not (isinstance(adapter, type) and issubclass(adapter, CrowdPlatform)):
+        raise TypeError(f"platform {facts.name!r}: adapter {facts.adapter!r} is not a CrowdPlatform subclass")
+    return adapter(facts)

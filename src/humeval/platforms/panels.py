@@ -1,8 +1,10 @@
-"""The platforms without an API humeval drives: the study's own server, files, and URL-parameter panels.
+"""The URL-parameter panels with behaviour beyond their facts (SONA's completion link, a generic panel's id).
 
 A URL-parameter panel (CloudResearch Connect, SONA Systems, a generic panel) sends each participant
 to the study link with its parameters and takes them back at the end through a completion link;
-places, payments and reviews are set on the panel (docs/panels.md).
+places, payments and reviews are set on the panel (docs/panels.md). The study's own server, files and
+Connect have nothing beyond their facts (:mod:`humeval.protocol.platform_kinds`): they are
+:class:`~humeval.platforms.base.CrowdPlatform` itself.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from humeval.platforms.base import CrowdPlatform
 if TYPE_CHECKING:
     from humeval.protocol.models import Platform
 
-__all__ = ["Connect", "Files", "Local", "Panel", "Sona", "with_query"]
+__all__ = ["Panel", "Sona", "with_query"]
 
 
 def with_query(url: str, key: str, value: str) -> str:
@@ -25,22 +27,8 @@ def with_query(url: str, key: str, value: str) -> str:
     return urlunsplit(parts._replace(query=urlencode([*query, (key, value)])))
 
 
-class Local(CrowdPlatform):
-    name, title = "local", "humeval's server"
-
-
-class Files(CrowdPlatform):
-    name, title = "files", "files"
-
-
-class Connect(CrowdPlatform):
-    name, title = "connect", "CloudResearch Connect"
-    entry_parameters = ("participantId", "assignmentId", "projectId")
-
-
 class Sona(CrowdPlatform):
-    name, title = "sona", "SONA Systems"
-    entry_parameters = ("id",)
+    """SONA Systems: the completion link grants the credit."""
 
     def personal_url(self, url: str, participant_id: str) -> str:
         """SONA's client-side completion URL with ``survey_code`` set to the participant's survey code (their id),
@@ -49,7 +37,7 @@ class Sona(CrowdPlatform):
 
 
 class Panel(CrowdPlatform):
-    name, title = "panel", "the panel"
+    """A generic panel: the participant id's parameter is the protocol's."""
 
     def entry_fields(self, platform: Platform) -> tuple[str, ...]:
         """The protocol's ``platform.id_parameter``."""

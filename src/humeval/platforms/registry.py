@@ -1,24 +1,17 @@
-"""The crowd platforms by name (:data:`PLATFORMS`, the names ``platform.kind`` takes)."""
+"""The crowd platforms by name: :data:`PLATFORMS`, the names ``platform.kind`` takes, and :func:`platform_of`.
+
+Each entry is the platform's facts (:class:`~humeval.protocol.platform_kinds.PlatformKind`: title, entry
+parameters, fee, minimum pay...), plain data written once in :mod:`humeval.protocol.platform_kinds`; the
+adapter implementing its operations is imported by its dotted name when :func:`platform_of` first asks
+for it. This module imports no platform, so reading the facts (``validate``, the budget) loads none.
+"""
 
 from __future__ import annotations
 
-from humeval.errors import ProtocolError
-from humeval.platforms.base import CrowdPlatform
-from humeval.platforms.panels import Connect, Files, Local, Panel, Sona
-from humeval.platforms.prolific.platform import Prolific
-from humeval.registry import Registry
+from humeval.platforms.base import platform_of
+from humeval.protocol.platform_kinds import PLATFORM_KINDS, PlatformKind, platform_kind
 
-__all__ = ["PLATFORMS", "platform_of"]
+__all__ = ["PLATFORMS", "PlatformKind", "platform_kind", "platform_of"]
 
-PLATFORMS: Registry[CrowdPlatform] = Registry("platform", "platform.kind", error=ProtocolError)
-PLATFORMS.add("local", Local(), summary="humeval's web server: people you invite, or anyone with the link")
-PLATFORMS.add("prolific", Prolific(), summary="Prolific, driven through its REST API (`humeval prolific`)")
-PLATFORMS.add("connect", Connect(), summary="CloudResearch Connect, a URL-parameter panel")
-PLATFORMS.add("sona", Sona(), summary="SONA Systems, a URL-parameter panel granting credit")
-PLATFORMS.add("panel", Panel(), summary="a generic URL-parameter panel (`platform.id_parameter`)")
-PLATFORMS.add("files", Files(), summary="spreadsheets handed out, or judgements imported from files")
-
-
-def platform_of(kind: str) -> CrowdPlatform:
-    """The platform ``platform.kind`` names."""
-    return PLATFORMS.get(kind)
+#: every platform's facts by ``platform.kind`` (the same registry as ``PLATFORM_KINDS``)
+PLATFORMS = PLATFORM_KINDS

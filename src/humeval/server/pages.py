@@ -30,7 +30,7 @@ from starlette.routing import Route
 from humeval.errors import Refused
 from humeval.platforms.completion import completion_json, return_link
 from humeval.platforms.entry import Entry, link_fields, resolve_entry
-from humeval.platforms.registry import platform_of
+from humeval.protocol.platform_kinds import platform_kind
 from humeval.server.errors import HttpError
 from humeval.server.guard import admit_entry
 from humeval.server.i18n import field_problem
@@ -285,7 +285,7 @@ def _nothing_left(request: Request, reason: str, retry: str = "/task") -> Respon
         waitlist = {"seconds": seconds, "poll": poll_seconds(seconds), "retry": retry,
                     "minutes": max(1, math.ceil(seconds / 60))}
     return _render(request, "nothing_left.html", {"reason": reason if reason in ("wait", "closed") else "closed",
-                                                  "asks_return": platform_of(platform.kind).asks_return, "waitlist": waitlist,
+                                                  "asks_return": platform_kind(platform.kind).asks_return, "waitlist": waitlist,
                                                   "return_url": return_link(platform)})
 
 

@@ -3,6 +3,8 @@ which platforms have it."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import typing
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from humeval.platforms.completion import completion_json
 from humeval.platforms.entry import platform_fields
 from humeval.platforms.registry import PLATFORMS, platform_of
 from humeval.protocol.models import Platform, Protocol
+from humeval.protocol.platform_kinds import PlatformKind
 
 SRC = Path(__file__).resolve().parents[3] / "src" / "humeval"
 
@@ -50,20 +53,40 @@ def test_the_budget_takes_the_fee_from_the_platform():
     prolific = Protocol.model_validate({"version": 1, "study": {"name": "s", "seed": 1}, "data": {"files": ["o.jsonl"]},
                                         "systems": ["a", "b"], "criteria": [{"name": "q", "type": "2afc", "question": "?"}],
                                         "platform": {"kind": "prolific"}})
-    assert _fee_rate(prolific) == platform_of("prolific").fee
-    assert platform_of("prolific").fee[0] == 0.428  # type: ignore[index]
+    assert _fee_rate(prolific) == PLATFORMS.get("prolific").fee
+    assert PLATFORMS.get("prolific").fee[0] == 0.428  # type: ignore[index]
     connect = prolific.model_copy(update={"platform": Platform(kind="connect")})
     assert _fee_rate(connect) == (0.0, "none known for platform 'connect' (declare pay.fee_rate)")
 
 
-def test_a_new_platform_is_one_subclass():
+def test_a_new_platform_is_its_facts_and_at_most_one_subclass():
     class Lab(CrowdPlatform):
-        name, title = "lab", "the lab"
-        entry_parameters = ("seat",)
+        def personal_url(self, url: str, participant_id: str) -> str:
+            return f"{url}#{participant_id}"
 
-    lab = Lab()
+    lab = Lab(PlatformKind("lab", "the lab", entry_parameters=("seat",)))
+    assert lab.name == "lab" and lab.title == "the lab"
     assert lab.entry_fields(Platform()) == ("seat",) and lab.operations() == () and lab.hook_routes(
         None, "s", db=None, first_delivery=lambda *a, **k: True, forget_delivery=print) == []  # type: ignore[arg-type]
+    assert lab.personal_url("u", "p") == "u#p"
+    plain = CrowdPlatform(PlatformKind("kiosk", "the kiosk"))
+    assert plain.entry_fields(Platform()) == () and plain.personal_url("u", "p") == "u"
+
+
+def test_each_adapter_is_loaded_by_name_and_made_from_its_facts():
+    for entry in PLATFORMS.entries():
+        adapter = platform_of(entry.name)
+        assert adapter.kind is entry.value and adapter is platform_of(entry.name)  # once, then cached
+        assert f"{type(adapter).__module__}:{type(adapter).__name__}" == entry.value.adapter
+
+
+def test_reading_the_facts_imports_no_platform():
+    """validate and the budget read the facts; the adapters (Prolific's client, its lock checks) are not imported."""
+    code = ("import sys; from humeval.protocol.platform_kinds import platform_kind; "
+            "platform_kind('prolific').fee; "
+            "print(sorted(m for m in sys.modules if m.startswith('humeval.platforms')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_the_server_collect_and_costs_name_no_platform():

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -31,15 +30,7 @@ COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc="
 
 
 class Prolific(CrowdPlatform):
-    name, title = "prolific", "Prolific"
-    entry_parameters = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
-    #: www.prolific.com/pricing, read 2026-09-20 (docs/budget.md)
-    fee = (0.428, "Prolific platform fee (www.prolific.com/pricing, 2026-09-20)")
-    #: researcher-help.prolific.com, "Prolific's payment principles"
-    minimum_hourly = MappingProxyType({"GBP": 6.00, "USD": 8.00})
-    asks_return = True
-    completion_code_required = ("the code participants are shown at the end and submit to Prolific (copy it from the "
-                                "study's 'Completion paths' in Prolific, e.g. completion_code: C1A2B3C4)")
+    """Prolific (its facts, the entry parameters, fee and minimum pay: :mod:`humeval.protocol.platform_kinds`)."""
 
     def completion_url(self, platform: Platform, code: str) -> str:
         return COMPLETE_URL + quote(code) if code else ""
