@@ -127,6 +127,9 @@ def _criterion_result(criterion: Any, frame: pd.DataFrame, plan: Analysis, syste
         fields |= analyze_ratings(frame, criterion, plan, systems, required, seed)
         if criterion.task.marks_spans:
             fields |= analyze_spans(frame, criterion, systems, seed, 1 - plan.alpha)
+        own = criterion.task.rankings(criterion, frame, systems, seed + 2, 1 - plan.alpha, plan.bootstrap)
+        if own:
+            fields["rankings"] = {**fields.get("rankings", {}), **own}
     fitting = [judges[j] for j in plan.judges if judges and judges[j].fits(criterion)]
     if fitting:
         logged = log_scores(criterion, plan)

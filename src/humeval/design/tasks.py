@@ -135,10 +135,10 @@ def criterion_groups(protocol: Protocol) -> list[tuple[str, tuple[str, ...]]]:
     one group per family for ``joint`` (criteria shown the same way are asked in one task)."""
     if protocol.presentation.setup == "separate":
         return [(family_of(c), (c.name,)) for c in protocol.criteria]
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[Criterion]] = {}
     for c in protocol.criteria:
-        groups.setdefault(family_of(c), []).append(c.name)
-    return [(fam, tuple(names)) for fam, names in groups.items()]
+        groups.setdefault(c.task.joint_key(c), []).append(c)
+    return [(family_of(cs[0]), tuple(c.name for c in cs)) for cs in groups.values()]
 
 
 def _pairs(protocol: Protocol, systems: list[str]) -> list[tuple[str, str]]:
@@ -149,19 +149,18 @@ def _pairs(protocol: Protocol, systems: list[str]) -> list[tuple[str, str]]:
 
 
 def build_tasks(protocol: Protocol, items: list[str], systems: list[str]) -> list[Task]:
-    """Every task of the study, sorted by item (tasks of one item are adjacent)."""
+    """Every task of the study, sorted by item (tasks of one item are adjacent); the systems of a group's tasks are
+    its task type's (:meth:`humeval.tasks.TaskType.shown_systems`)."""
     groups = criterion_groups(protocol)
+    pairs = _pairs(protocol, systems)
+    designs = []
+    for _family, criteria in groups:
+        first = protocol.criterion(criteria[0])
+        designs.append(first.task.shown_systems(first, items, systems, pairs, protocol.study.seed))
     tasks = []
-    for item in items:
-        for family, criteria in groups:
-            shown: list[tuple[str, ...]]
-            if family == "single":
-                shown = [(s,) for s in systems]
-            elif family == "pair":
-                shown = list(_pairs(protocol, systems))
-            else:
-                shown = [tuple(systems)]
-            for sys_ in shown:
+    for i, item in enumerate(items):
+        for (family, criteria), design in zip(groups, designs, strict=True):
+            for sys_ in design[i]:
                 task_id = f"{item}|{'+'.join(sys_)}|{'+'.join(criteria)}"
                 tasks.append(Task(task_id, item, tuple(sys_), criteria, family))
     return tasks

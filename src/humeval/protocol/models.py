@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from humeval.tasks import ESA, TASK_TYPES, Battle, Likert, Magnitude, RankME, Slider, StandardItem, TwoAFC
+from humeval.tasks import ESA, TASK_TYPES, Likert, Magnitude, RankME, Slider, StandardItem, TwoAFC
 
 __all__ = [
     "ENTRY_ROUTES",
@@ -179,8 +179,10 @@ class DataSpec(_Model):
 
 #: the criterion models, one per task type (:data:`humeval.tasks.TASK_TYPES`), told apart by ``type``
 _CRITERIA = tuple(entry.value.model for entry in TASK_TYPES.entries())
-if TYPE_CHECKING:  # the same union, spelt out for the type checker (tests/unit/test_task_types.py compares them)
-    Criterion = Annotated[TwoAFC | Likert | Magnitude | RankME | Slider | ESA | Battle, Field(discriminator="type")]
+if TYPE_CHECKING:  # the same union, spelt out for the type checker in humeval.tasks.registry
+    from humeval.tasks.registry import CriterionModel
+
+    Criterion = Annotated[CriterionModel, Field(discriminator="type")]
 else:
     Criterion = Annotated[reduce(operator.or_, _CRITERIA), Field(discriminator="type")]
 CRITERION_TYPES = TASK_TYPES.names()

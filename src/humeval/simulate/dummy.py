@@ -148,8 +148,12 @@ def dummy_judgements(lists: list[ParticipantList], protocol: Protocol, kind: str
             if scale.log:
                 values = np.exp(values)
             attention = (sub["kind"] == "attention").to_numpy()
-            expected = pd.to_numeric(sub["expected"], errors="coerce").to_numpy()
-            frame.loc[mask, "value"] = np.where(attention, expected, values)
+            judgement = sub.groupby(["participant_id", "task_id"], sort=False).ngroup().to_numpy()
+            value, chosen = criterion.task.dummy_rows(criterion, values, judgement, attention,
+                                                      sub["expected"].to_numpy(dtype=object))
+            frame.loc[mask, "value"] = value
+            if chosen is not None:
+                frame.loc[mask, "choice"] = chosen
     frame["participant_id"] = f"dummy-{kind}-" + frame["participant_id"]
     longest = max((len(pl.tasks) for pl in lists), default=0)
     frame["seconds"] = draw_seconds(rng, declared_seconds(protocol, longest), size=len(frame))

@@ -197,6 +197,8 @@ class TaskType:
     #: the import formats (``humeval import <format>``) whose judgements a criterion of this type receives, beyond
     #: those of the format's own criterion type
     receives: ClassVar[tuple[str, ...]] = ()
+    #: what a task shows, in words (docs/task-types.md); empty: said by the family
+    shows: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A type that names its model becomes that model's task type (one instance per type, the registry's)."""
@@ -212,6 +214,25 @@ class TaskType:
     def span_limit(self, criterion: Any) -> int:
         """The most spans a participant may mark in one output (0 for a type that marks none)."""
         return int(criterion.max_spans) if self.marks_spans else 0
+
+    # -- the design -----------------------------------------------------------------------------
+    def joint_key(self, criterion: Any) -> str:
+        """Criteria of one key are asked in one task under ``presentation.setup: joint`` (default: the family)."""
+        return self.family
+
+    def shown_systems(self, criterion: Any, items: Sequence[str], systems: Sequence[str],
+                      pairs: Sequence[tuple[str, str]], seed: int) -> list[list[tuple[str, ...]]]:
+        """The systems of each task of each item, in ``items`` order (``pairs``: the pairs a ``pair`` family
+        compares; ``seed``: the study seed, for a type whose design draws). Default: by the family, every output
+        (``single``), every pair (``pair``) or all outputs of the item side by side (``multi``)."""
+        shown: list[tuple[str, ...]]
+        if self.family == "single":
+            shown = [(s,) for s in systems]
+        elif self.family == "pair":
+            shown = [tuple(p) for p in pairs]
+        else:
+            shown = [tuple(systems)]
+        return [shown] * len(items)
 
     # -- the page -------------------------------------------------------------------------------
     @property
@@ -291,6 +312,13 @@ class TaskType:
         ``draw(quality)`` gives spans ``{start, end, severity}`` for a quality from 0 (worst) to 100."""
         return value
 
+    def rankings(self, criterion: Any, frame: Any, systems: Sequence[str], seed: int, confidence_level: float,
+                 n_boot: int) -> dict[str, dict[str, Any]]:
+        """Rankings of the type's own beyond the plan's (method -> a ranking record: ``method``, ``label``,
+        ``systems`` rows best first with ``estimate``, ``ci_low``, ``ci_high``, ``rank_low``, ``rank_high``,
+        ``extra``), from the criterion's valid long rows ``frame``; none by default."""
+        return {}
+
     # -- answers of dummy and simulated participants --------------------------------------------
     def scale(self, criterion: Any) -> Scale:
         """The range dummy and simulated participants draw scores on."""
@@ -299,6 +327,17 @@ class TaskType:
     def shaped(self, criterion: Any, scores: np.ndarray) -> Any:
         """Scores drawn on :meth:`scale` (exponentiated when it is a log scale) as the API takes the value."""
         return float(scores[0])
+
+    def dummy_rows(self, criterion: Any, scores: np.ndarray, judgement: np.ndarray, attention: np.ndarray,
+                   expected: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """A dry run's long-table ``value`` and ``choice`` (None: empty) of a non-pairwise criterion's rows, from one
+        score drawn per row on :meth:`scale` (exponentiated for a log scale); ``judgement``: an integer per row,
+        shared by the rows of one judgement; attention-check rows (``attention``) answer ``expected``."""
+        import numpy as np
+        import pandas as pd
+
+        wanted = pd.to_numeric(pd.Series(expected), errors="coerce").to_numpy(dtype=float)
+        return np.where(attention, wanted, scores), None
 
     def check_answers(self, criterion: Any) -> tuple[Any, ...]:
         """The answers an attention check of ``criterion`` may ask for."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from humeval.errors import ProtocolError
 from humeval.registry import Registry
@@ -14,6 +14,20 @@ from humeval.tasks.magnitude import MagnitudeType
 from humeval.tasks.rankme import RankMEType
 from humeval.tasks.slider import SliderType
 from humeval.tasks.twoafc import TwoAFCType
+
+if TYPE_CHECKING:  # the union of the criterion models, spelt out for the type checker beside the registration
+    # (humeval.protocol.models' Criterion; tests/unit/test_task_types.py compares it with the registry)
+    from typing import TypeAlias
+
+    from humeval.tasks.battle import Battle
+    from humeval.tasks.esa import ESA
+    from humeval.tasks.likert import Likert
+    from humeval.tasks.magnitude import Magnitude
+    from humeval.tasks.rankme import RankME
+    from humeval.tasks.slider import Slider
+    from humeval.tasks.twoafc import TwoAFC
+
+    CriterionModel: TypeAlias = TwoAFC | Likert | Magnitude | RankME | Slider | ESA | Battle
 
 __all__ = ["TASK_TYPES", "TaskTypes", "docs_columns"]
 
@@ -37,7 +51,7 @@ def docs_columns() -> dict[str, Any]:
     """The columns of the task types' docs table (``<!-- registry:task-types -->``) beyond name and summary."""
     return {
         "module": lambda e: f"`{type(e.value).__module__}`",
-        "a task shows": lambda e: _SHOWS[e.value.family],
+        "a task shows": lambda e: e.value.shows or _SHOWS[e.value.family],
         "statistics that apply": lambda e: "; ".join(s.name for s in e.value.statistics if s.applies),
         "do not apply (why)": lambda e: "; ".join(f"{s.name} ({s.reason})" for s in e.value.statistics
                                                   if not s.applies) or "none",
