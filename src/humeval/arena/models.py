@@ -101,6 +101,9 @@ class Generation:
     cached: bool = False
     #: the failure's reason ("" when it succeeded)
     error: str = ""
+    #: requests sent (retries included), and the last outcome other than an answer (e.g. "rate_limited")
+    attempts: int = 0
+    last_problem: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -170,8 +173,10 @@ class AsyncGenerationStream:
                 except TimeoutError:
                     gen.seconds = loop.time() - start
                     if first:
+                        tried = (f"; {gen.attempts} request(s), the last outcome: {gen.last_problem}"
+                                 if gen.last_problem else "")
                         raise self._fail("first_token_timeout", f"no answer within {limits.first_token_seconds:g} s "
-                                         "(limits.first_token_seconds)") from None
+                                         f"(limits.first_token_seconds{tried})") from None
                     raise self._fail("timeout", f"the answer was not finished within {limits.total_seconds:g} s "
                                      f"(limits.total_seconds; {len(gen.text):,} characters by then)") from None
                 except GenerationError as exc:
@@ -277,11 +282,11 @@ class _EndpointBase:
     currency = "USD"
 
     def _limits(self, limits: GenerationLimits | None) -> GenerationLimits:
-        return self.spec.limits or limits or GenerationLimits()
+        return limits or self.spec.limits or GenerationLimits()
 
     def astream(self, prompt: str, *, limits: GenerationLimits | None = None) -> AsyncGenerationStream:
-        """The answer to ``prompt``, streamed within the limits: the model's own (``limits`` in its spec), else
-        ``limits``, else the defaults of :class:`GenerationLimits`."""
+        """The answer to ``prompt``, streamed within ``limits`` (the caller resolves them: the model's own, else the
+        arena's, as ``Arena.limits_of(name)`` does); None: the model's own ``limits``, else the defaults."""
         chosen = self._limits(limits)
         return AsyncGenerationStream(self.name, prompt, chosen, lambda gen: self._produce(prompt, chosen, gen),
                                      self.currency)
@@ -468,10 +473,17 @@ class OpenAIEndpoint(_EndpointBase):
                 if hit.content:
                     yield hit.content
                 return
-            record = None
-            if self._ledger:
-                record = Ledger(self.root / ARENA_LEDGER, self.name).recorder(
-                    sha256_json(body), estimate_tokens(request_chars(body)), limits.max_tokens)
+            ledger = (Ledger(self.root / ARENA_LEDGER, self.name).recorder(
+                sha256_json(body), estimate_tokens(request_chars(body)), limits.max_tokens) if self._ledger else None)
+
+            def record(event: dict[str, Any]) -> None:
+                if event["event"] == "sent":
+                    gen.attempts += 1
+                elif event["event"] != "answered":
+                    gen.last_problem = str(event["event"]) + (f" ({event['status']})" if "status" in event else "")
+                if ledger is not None:
+                    ledger(event)
+
             client = ChatClient(s.url, self.key(), timeout=s.timeout, retries=s.retries, backoff=s.backoff,
                                 concurrency=1, transport=self._transport, sleep=self._sleep)
             async with client:
@@ -533,3 +545,43 @@ def build_endpoints(spec: Any, *, root: Path | str = ".", **options: Any) -> dic
 
 
 _ = (LocalArenaModel,)  # the local kind's spec: an OpenAIArenaModel subclass, built by OpenAIEndpoint
+
+
+@dataclass(frozen=True)
+class ArenaEndpoints:
+    """The endpoints of a protocol file's ``arena`` section, its limits, and the identity words of its models."""
+
+    root: Path
+    endpoints: dict[str, Endpoint]
+    limits: GenerationLimits
+    identity_words: list[str]
+
+
+def protocol_endpoints(path: Path | str, **options: Any) -> ArenaEndpoints:
+    """The endpoints of ``arena.models`` in a protocol file (``humeval.yaml``, or a study folder holding one),
+    with ``arena.limits`` and the identity words of ``arena.prompts`` and the models; read from the YAML as it
+    is (the section alone is checked), so that a researcher can try the endpoints before the study is complete.
+    ``options``: as :func:`build_endpoints`'s."""
+    from humeval.arena.prompts import identity_words
+    from humeval.errors import ProtocolError
+    from humeval.protocol.arena import ArenaPrompts
+    from humeval.protocol.load import PROTOCOL_FILE, read_yaml
+
+    file = Path(path)
+    file = file / PROTOCOL_FILE if file.is_dir() else file
+    data, _ = read_yaml(file)
+    arena = data.get("arena") if isinstance(data, dict) else None
+    if not isinstance(arena, dict) or "models" not in arena:
+        raise ProtocolError(f"{file}: no `arena.models` section (an arena study names its models there; see "
+                            "docs/arena.md#models-as-endpoints)")
+    try:
+        limits = GenerationLimits.model_validate(arena.get("limits") or {})
+        rules = ArenaPrompts.model_validate(arena.get("prompts") or {})
+    except ValueError as exc:
+        raise ProtocolError(f"{file}: arena.limits or arena.prompts: {exc}") from None
+    models = parse_models(arena["models"])
+    endpoints = build_endpoints(models, root=file.parent, **options)
+    return ArenaEndpoints(file.parent, endpoints, limits, identity_words(models, rules.identity_words))
+
+
+__all__ += ["ArenaEndpoints", "protocol_endpoints"]

@@ -1,4 +1,5 @@
-"""``humeval arena replay FILE``: replay an arena's vote counts under pooled anytime-valid statements.
+"""``humeval arena replay FILE``: replay an arena's vote counts under pooled anytime-valid statements;
+``humeval arena generate``: stream one prompt through one of a study's arena models.
 
 Votes are drawn without replacement from each pair's counts, in random orders, under each pair policy; per
 question (the best model, the top k as a set, the full ranking) the rows give the votes until the statement was
@@ -12,10 +13,11 @@ from pathlib import Path
 
 import typer
 
-from humeval.cli._common import Format, emit_rows, err
+from humeval.cli._common import Format, emit_json, emit_rows, err
 
 arena = typer.Typer(name="arena", no_args_is_help=True, add_completion=False,
-                    help="Arena tools: replay real vote counts under pooled anytime-valid statements (docs/arena.md).")
+                    help="Arena tools: replay real vote counts under pooled anytime-valid statements; stream a prompt "
+                         "through one of a study's models (docs/arena.md).")
 
 
 @arena.command("replay")
@@ -63,3 +65,66 @@ def replay(
               json_data={"models": list(counts.models), "votes": counts.votes, "rows": rows,
                          "bootstrap": None if boot is None else boot.__dict__},
               footer=footer)
+
+
+@arena.command("generate")
+def generate(
+    study: Path = typer.Argument(Path("."), help="The study folder or its humeval.yaml (its `arena.models` section)."),
+    model: str = typer.Option(..., "--model", "-m", help="The name of one of `arena.models`."),
+    prompt: str = typer.Option(..., "--prompt", "-p", help="The prompt to send (`-` reads it from stdin)."),
+    max_chars: int | None = typer.Option(None, "--max-chars", help="Replace limits.max_chars."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", help="Replace limits.max_tokens."),
+    first_token_seconds: float | None = typer.Option(None, "--first-token-seconds", help="Replace limits.first_token_seconds."),
+    total_seconds: float | None = typer.Option(None, "--total-seconds", help="Replace limits.total_seconds."),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table: the answer streamed as it comes, then a summary on stderr; json: the generation's record."),
+) -> None:
+    """Stream one prompt through one of the arena's models, within its limits, to try an endpoint before launch.
+
+    The answer is printed as it arrives; the summary says how long the first piece and the whole took, the tokens,
+    the cost, and the names the identity filter finds (a battle with them would be dropped). A failed generation
+    (timeout, too long, empty, an HTTP error) exits 1 with its reason. Requests go into the study's arena ledger.
+    """
+    import sys
+
+    from humeval.arena.models import GenerationError, protocol_endpoints
+    from humeval.arena.prompts import IdentityFilter
+    from humeval.errors import ProtocolError
+
+    found = protocol_endpoints(study)
+    if model not in found.endpoints:
+        from humeval.errors import did_you_mean
+
+        raise ProtocolError(f"--model {model!r}: no such model in arena.models. {did_you_mean(model, found.endpoints)}")
+    text = sys.stdin.read() if prompt == "-" else prompt
+    endpoint = found.endpoints[model]
+    base = endpoint.spec.limits or found.limits
+    changes = {k: v for k, v in {"max_chars": max_chars, "max_tokens": max_tokens,
+                                 "first_token_seconds": first_token_seconds, "total_seconds": total_seconds}.items()
+               if v is not None}
+    limits = type(base).model_validate(base.model_dump() | changes)
+    stream = endpoint.stream(text, limits=limits)
+    failure: GenerationError | None = None
+    try:
+        for piece in stream:
+            if fmt == Format.table:
+                sys.stdout.write(piece)
+                sys.stdout.flush()
+    except GenerationError as exc:
+        failure = exc
+    gen = stream.generation
+    names = IdentityFilter(found.identity_words).battle([gen.text], text)
+    record = gen.to_json() | {"identity": names, "limits": limits.model_dump()}
+    if fmt != Format.table:
+        emit_json(record)
+    else:
+        sys.stdout.write("\n")
+        first = "no piece" if gen.first_token_seconds is None else f"first piece after {gen.first_token_seconds:.2f} s"
+        usage = f"estimated: {gen.usage_estimated}" if gen.usage_estimated else "reported" if gen.tokens_out else "none"
+        err.print(f"{model}: {len(gen.text):,} characters, {first}, {gen.seconds:.2f} s in all; {gen.tokens_in} + "
+                  f"{gen.tokens_out} tokens ({usage}); cost {gen.cost:.6f} {gen.currency}"
+                  + (" (cached)" if gen.cached else "")
+                  + (f"; identity filter: {', '.join(names)} (a battle with this answer would be dropped)" if names
+                     else "; identity filter: nothing found"), markup=False, highlight=False)
+    if failure is not None:
+        err.print(f"generation failed ({failure.reason}): {failure}", markup=False, highlight=False)
+        raise typer.Exit(1)

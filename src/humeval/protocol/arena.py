@@ -30,6 +30,13 @@ __all__ = ["MODEL_KINDS", "ArenaModel", "GenerationLimits", "LocalArenaModel", "
 MODEL_KINDS = ("recorded", "openai", "local")
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/@+-]{0,127}$"
 
+#: names of models and makers an answer must not use, beside those derived from the arena's models (the
+#: identity filter; matched as whole words, case-insensitive)
+IDENTITY_WORDS = ("ChatGPT", "GPT-3", "GPT-3.5", "GPT-4", "GPT-4o", "OpenAI", "Claude", "Anthropic", "Llama",
+                  "Meta AI", "Meta", "Gemini", "Bard", "PaLM", "Gemma", "Google", "DeepMind", "Mistral", "Mixtral",
+                  "Qwen", "Alibaba", "DeepSeek", "Cohere", "Command R", "Phi-3", "Microsoft", "Vicuna", "LMSYS",
+                  "Grok", "xAI", "Yi-Large", "01.AI", "Zhipu", "ChatGLM", "Falcon", "Hugging Face", "SmolLM")
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -123,6 +130,45 @@ class LocalArenaModel(OpenAIArenaModel):
             raise ValueError("a `local` model has no key and no price (use kind `openai` for a paid endpoint)")
         return self
 
+
+class ArenaPrompts(_Model):
+    """Where an arena's prompts come from, and what a prompt may be (see docs/arena.md#prompts); a string is the
+    short form of `{file: ...}`. With no file and no typed prompts, the caller supplies them (the data's items)."""
+
+    file: str = Field("", description="File of prompts, relative to the study folder: .jsonl or .csv (`text` or `prompt`, optional `id`) or .txt (one prompt a line); empty: typed prompts only.")
+    typed: bool = Field(False, description="Participants may type their own prompt.")
+    min_chars: int = Field(2, ge=1, le=10_000, description="Fewest characters of a prompt (surrounding white space not counted).")
+    max_chars: int = Field(4000, ge=1, le=100_000, description="Most characters of a prompt.")
+    blocklist: list[str] = Field(default_factory=list, description="Words or phrases a prompt may not contain (whole words, case-insensitive, after Unicode NFKC normalisation).")
+    blocklist_regex: list[str] = Field(default_factory=list, description="Regular expressions (Python `re`, case-insensitive) a prompt may not match.")
+    max_repeats: int = Field(3, ge=1, le=1_000_000, description="A typed prompt is used at most this many times (by its normalised text: case, accents, punctuation and white space ignored); after that, `repeats` applies.")
+    repeats: Literal["file", "refuse"] = Field("file", description="A typed prompt used `max_repeats` times already: `file` serves a prompt from `file` instead (refused when there is no file), `refuse` asks for another.")
+    identity_words: list[str] = Field(default_factory=lambda: list(IDENTITY_WORDS), description="Names of models and makers that drop a battle when an answer (or, with `identity_in_prompt`, the prompt) uses one; the arena's model names, API names, makers and aliases are added.")
+    identity_in_prompt: bool = Field(True, description="The identity filter reads the prompt too (a prompt that names a model drops its battle, as Chatbot Arena's cleaning does).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _file_only(cls, data: Any) -> Any:
+        return {"file": data} if isinstance(data, str) else data  # `prompts: FILE`, the short form
+
+    @model_validator(mode="after")
+    def _rules(self) -> ArenaPrompts:
+        import re
+
+        if self.min_chars > self.max_chars:
+            raise ValueError(f"min_chars ({self.min_chars}) must be at most max_chars ({self.max_chars})")
+        for i, pattern in enumerate(self.blocklist_regex):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"blocklist_regex[{i}]: {pattern!r} is not a regular expression ({exc})") from None
+        empty = [i for i, w in enumerate([*self.blocklist, *self.identity_words]) if not w.strip()]
+        if empty:
+            raise ValueError("blocklist and identity_words: every entry must have a character that is not white space")
+        return self
+
+
+__all__ += ["IDENTITY_WORDS", "ArenaPrompts"]
 
 ArenaModel = Annotated[RecordedArenaModel | OpenAIArenaModel | LocalArenaModel, Field(discriminator="kind")]
 _MODELS: TypeAdapter[list[RecordedArenaModel | OpenAIArenaModel | LocalArenaModel]] = TypeAdapter(list[ArenaModel])

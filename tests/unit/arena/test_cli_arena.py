@@ -35,3 +35,41 @@ def test_user_errors(tmp_path: Path) -> None:
     assert "unknown pair policy 'adaptve'. Did you mean 'adaptive'?" in res.stderr
     res = humeval("arena", "replay", clear_order_counts(tmp_path), "--models", "9", expect=1)
     assert "--models must be an integer in 2..4" in res.stderr
+
+
+def _arena_study(tmp_path: Path, shared_data: Path) -> Path:
+    arena = shared_data / "arena"
+    (tmp_path / "humeval.yaml").write_text(f"""arena:
+  limits: {{first_token_seconds: 5, total_seconds: 20, max_chars: 3000}}
+  prompts: {{typed: true, identity_words: [Kubernetes]}}
+  models:
+    - name: airoboros
+      kind: recorded
+      table: {arena / 'llmfao-results.jsonl'}
+      prompts: {arena / 'llmfao-prompts.jsonl'}
+      model: Airoboros L2 70B
+      model_column: name
+      output_column: result
+      chunk_chars: 12
+""", encoding="utf-8")
+    return tmp_path
+
+
+def test_generate_streams_a_recorded_answer_and_says_what_the_identity_filter_finds(tmp_path: Path,
+                                                                                   shared_data: Path) -> None:
+    study = _arena_study(tmp_path, shared_data)
+    prompt = "Argue for and against the use of kubernetes in the style of a haiku."
+    res = humeval("arena", "generate", study, "--model", "airoboros", "--prompt", prompt, expect=0)
+    assert res.stdout.strip() == "For Kubernetes, a plea,\nIn containers it sets us free,\nYet complexity, its fee."
+    assert "airoboros: 79 characters" in res.stderr and "identity filter: Kubernetes" in res.stderr
+    out = json.loads(humeval("arena", "generate", study, "-m", "airoboros", "-p", prompt, "--format", "json",
+                             expect=0).stdout)
+    assert out["tokens_out"] == 20 and out["identity"] == ["Kubernetes"] and out["limits"]["max_chars"] == 3000
+    short = humeval("arena", "generate", study, "-m", "airoboros", "-p", prompt, "--max-chars", "20", expect=1)
+    assert "generation failed (too_long)" in short.stderr and "passed 20 characters" in short.stderr
+    unknown = humeval("arena", "generate", study, "-m", "airobros", "-p", prompt, expect=1)
+    assert "no such model in arena.models. Did you mean 'airoboros'?" in unknown.stderr
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "humeval.yaml").write_text("study: {name: x, seed: 1}\n", encoding="utf-8")
+    assert "no `arena.models` section" in humeval("arena", "generate", tmp_path / "empty", "-m", "a", "-p", "q",
+                                                  expect=1).stderr

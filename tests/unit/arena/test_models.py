@@ -367,3 +367,33 @@ def test_closing_a_stream_stops_the_generation(tmp_path: Path) -> None:
     assert next(stream) == "first "
     stream.close()
     assert list(stream) == []
+
+
+class _Words:
+    """A stand-in for the local model behind ``humeval local-model``'s real server (humeval.local_model.app)."""
+
+    name = "tiny"
+
+    def count_tokens(self, messages: list[dict[str, str]]) -> int:
+        return sum(len(m["content"].split()) for m in messages)
+
+    def answer_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def stream(self, messages: list[dict[str, str]], *, max_tokens: int, temperature: float, seed: int | None) -> Any:
+        yield from ["You ", "said: ", messages[-1]["content"]][:max_tokens]
+
+
+def test_the_local_kind_streams_from_the_local_model_server(tmp_path: Path) -> None:
+    from humeval.local_model import app
+
+    endpoint = build_endpoints([{"name": "small", "kind": "local"}], root=tmp_path,
+                               transport=httpx.ASGITransport(app(_Words())))["small"]
+    stream = endpoint.stream("hello there", limits=GenerationLimits(max_tokens=8))
+    assert "".join(stream) == "You said: hello there"
+    gen = stream.generation
+    assert gen.finish_reason == "stop" and gen.usage_estimated == "no usage in the answer" and gen.cost == 0.0
+    with pytest.raises(GenerationError) as err:  # the server's own 400 (max_tokens above its 1024): not retried
+        endpoint.generate("hello", limits=GenerationLimits(max_tokens=5000))
+    assert err.value.reason == "endpoint" and "max_tokens: an integer from 1 to 1024" in str(err.value)
+    assert err.value.generation.attempts == 1
