@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from humeval.protocol.platform_kinds import PLATFORM_KINDS, kind_problem, platform_kind, url_entry_kinds
 from humeval.tasks import ESA, TASK_TYPES, Likert, Magnitude, RankME, Slider, StandardItem, TwoAFC
 
 __all__ = [
@@ -254,6 +255,11 @@ def _sampler_enum(schema: dict[str, Any]) -> None:
     schema["enum"] = list(SAMPLERS.all_names())
 
 
+def _platform_enum(schema: dict[str, Any]) -> None:
+    """``platform.kind``'s JSON Schema ``enum``: the platform registry's names."""
+    schema["enum"] = list(PLATFORM_KINDS.all_names())
+
+
 def _rule_enum(schema: dict[str, Any]) -> None:
     """``stopping.rule``'s JSON Schema ``enum``: the stopping-rule registry's names."""
     from humeval.stopping.registry import RULES
@@ -416,10 +422,8 @@ class DryRun(_Model):
     sd: float = Field(1.0, gt=0, description="Standard deviation of `normal` dummy responses.")
 
 
-#: where participants come from; ``mturk`` is refused (see :data:`MTURK_CLOSED`)
-PLATFORM_KINDS = ("local", "prolific", "connect", "sona", "panel", "files")
 #: the kinds whose participants arrive through the platform's URL parameters
-PANEL_KINDS = ("prolific", "connect", "sona", "panel")
+PANEL_KINDS = url_entry_kinds()
 ENTRY_ROUTES = ("platform", "invite", "open")
 MTURK_CLOSED = (
     "Amazon Mechanical Turk closed on 2026-09-30 and no longer serves HITs: recruit on `prolific`, "
@@ -486,12 +490,11 @@ class ProlificSettings(_Model):
 class Platform(_Model):
     """Where participants come from and how they may enter the study."""
 
-    kind: Literal["local", "prolific", "connect", "sona", "panel", "files"] = Field(
+    kind: str = Field(
         "local",
-        description="`local` (humeval's web server, people you invite or anyone with the link), `prolific`, `connect` "
-        "(CloudResearch Connect), `sona` (SONA Systems), `panel` (a generic URL-parameter panel) or `files` "
-        "(spreadsheets handed out, or judgements imported from files such as old MTurk batches). `mturk` is refused: "
-        "MTurk closed on 2026-09-30 (see docs/panels.md).",
+        description="; ".join(f"`{e.name}`: {e.summary}" for e in PLATFORM_KINDS.entries())
+        + ". `mturk` is refused: MTurk closed on 2026-09-30 (see docs/panels.md).",
+        json_schema_extra=_platform_enum,
     )
     entry: list[Literal["platform", "invite", "open"]] = Field(
         default_factory=list,
@@ -535,6 +538,8 @@ class Platform(_Model):
     def _not_mturk(cls, value: Any) -> Any:
         if isinstance(value, str) and value.strip().lower() == "mturk":
             raise ValueError(MTURK_CLOSED)
+        if isinstance(value, str) and (problem := kind_problem(value)):
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="after")
@@ -602,9 +607,10 @@ class Protocol(_Model):
     crowd: Crowd = Field(default_factory=Crowd, description="How participants arrive and how places open (dynamic stopping plans sessions from it; see docs/stopping.md, 'Sessions').")
 
     @model_validator(mode="after")
-    def _prolific_currency(self) -> Protocol:
-        if self.platform.kind == "prolific" and self.pay.currency not in ("GBP", "USD"):
-            raise ValueError(f"pay.currency: Prolific pays in GBP or USD, got {self.pay.currency!r}")
+    def _platform_currency(self) -> Protocol:
+        facts = platform_kind(self.platform.kind)
+        if facts.currencies and self.pay.currency not in facts.currencies:
+            raise ValueError(f"pay.currency: {facts.title} pays in {' or '.join(facts.currencies)}, got {self.pay.currency!r}")
         return self
 
     def criterion(self, name: str) -> Criterion:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import typing
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from humeval.costs import _fee_rate
 from humeval.errors import PlatformError, ProtocolError
@@ -16,18 +16,33 @@ from humeval.platforms.base import OPERATIONS, CrowdPlatform
 from humeval.platforms.completion import completion_json
 from humeval.platforms.entry import platform_fields
 from humeval.platforms.registry import PLATFORMS, platform_of
-from humeval.protocol.models import Platform, Protocol
+from humeval.protocol.models import PANEL_KINDS, Platform, Protocol
 from humeval.protocol.platform_kinds import PlatformKind
 
 SRC = Path(__file__).resolve().parents[3] / "src" / "humeval"
 
 
-def test_every_platform_kind_of_the_protocol_is_registered_and_nothing_else():
-    kinds = typing.get_args(Platform.model_fields["kind"].annotation)
-    assert PLATFORMS.names() == kinds
-    assert all(platform_of(k).name == k for k in kinds)
+def test_the_protocol_takes_the_registered_platform_kinds_and_nothing_else():
+    schema = Protocol.model_json_schema()["$defs"]["Platform"]["properties"]["kind"]
+    assert tuple(schema["enum"]) == PLATFORMS.names() == ("local", "prolific", "connect", "sona", "panel", "files")
+    assert all(f"`{k}`: " in schema["description"] for k in PLATFORMS.names())
+    assert all(Platform(kind=k, id_parameter="pid" if k == "panel" else "").kind == k for k in PLATFORMS.names())
+    assert all(platform_of(k).name == k for k in PLATFORMS.names())
     with pytest.raises(ProtocolError, match="platform.kind: unknown platform 'prolifc'. Did you mean 'prolific'"):
         platform_of("prolifc")
+    with pytest.raises(ValidationError, match="unknown platform 'prolifc'. Did you mean 'prolific'"):
+        Platform(kind="prolifc")
+    with pytest.raises(ValidationError, match="Turk closed on 2026-09-30"):
+        Platform(kind="mturk")
+
+
+def test_the_facts_give_the_entry_routes_and_the_currencies():
+    assert PANEL_KINDS == ("prolific", "connect", "sona", "panel")
+    assert Platform(kind="connect").routes == ("platform",) and Platform(kind="local").routes == ("open",)
+    with pytest.raises(ValidationError, match="pay.currency: Prolific pays in GBP or USD, got 'EUR'"):
+        Protocol.model_validate({"version": 1, "study": {"name": "s", "seed": 1}, "data": {"files": ["o.jsonl"]},
+                                 "systems": ["a", "b"], "criteria": [{"name": "q", "type": "2afc", "question": "?"}],
+                                 "platform": {"kind": "prolific"}, "pay": {"currency": "EUR"}})
 
 
 def test_entry_parameters_and_completion_links_come_from_the_platform():
