@@ -487,7 +487,8 @@ class OpenAIEndpoint(_EndpointBase):
             client = ChatClient(s.url, self.key(), timeout=s.timeout, retries=s.retries, backoff=s.backoff,
                                 concurrency=1, transport=self._transport, sleep=self._sleep)
             async with client:
-                async for item in client.stream(body, record):
+                deadline = asyncio.get_running_loop().time() + limits.first_token_seconds
+                async for item in client.stream(body, record, wait_until=deadline):
                     if isinstance(item, Reply):
                         self._settle(gen, item)
                         if cache is not None and not item.refused and item.content and not gen.error:

@@ -9,8 +9,8 @@
   used ``max_repeats`` times, the next offer of it is not used as typed: with ``repeats: file`` the battle gets a
   prompt of the file instead (the participant still votes; the decision says so), else it is refused. Why: the few
   prompts people type most ("hi", "hello", a famous riddle) would otherwise carry a large share of the votes, and a
-  leaderboard would weigh models by how they greet; Chatbot Arena de-duplicates its most frequent prompts for this
-  reason. Capping at the source keeps every vote in the analysis (no post-hoc removal to explain) and is
+  leaderboard would weigh models by how they greet (Chatbot Arena's duplicates are largely greetings and tester
+  prompts, docs/arena.md#prompts). Capping at the source keeps every vote in the analysis (no post-hoc removal to explain) and is
   stateful only in a counter of keys, which the caller can seed from the votes stored (``seen``).
 * **The identity filter** (:class:`IdentityFilter`): a battle whose answers (and prompt, with
   ``identity_in_prompt``) name a model or its maker is dropped, as Chatbot Arena does for anonymous battles. The

@@ -277,10 +277,13 @@ class ChatClient:
                 await self.sleep(wait)
         raise JudgeError(f"POST {self.url}: no usable answer after {self.retries + 1} attempt(s); last: {problem}")
 
-    async def stream(self, body: dict[str, Any], record: Record | None = None) -> AsyncIterator[str | Reply]:
+    async def stream(self, body: dict[str, Any], record: Record | None = None, *,
+                     wait_until: float | None = None) -> AsyncIterator[str | Reply]:
         """Send ``body`` with ``stream: true`` and yield the answer's text pieces (redacted), then its :class:`Reply`
         (the whole text, ``finish_reason``, the tokens: the stream's ``usage`` when the endpoint sends one, else
-        estimated); retried only until the first piece (see the module docstring)."""
+        estimated); retried only until the first piece (see the module docstring). ``wait_until``: the event loop's
+        time after which no retry could still answer in time (a first-token deadline): a wait that ends later (a
+        long ``Retry-After``) is not waited, the request fails at once."""
         import httpx
 
         if self._http is None or self._gate is None:
@@ -365,6 +368,9 @@ class ChatClient:
                                          f"{type(exc).__name__}") from None
                     problem, wait = f"{type(exc).__name__}: {exc}", self._backoff(attempt)
             if attempt < self.retries:
+                if wait_until is not None and asyncio.get_running_loop().time() + wait > wait_until:
+                    raise JudgeError(f"POST {self.url}: {problem}; the next attempt would wait {wait:.3g} s, past "
+                                     "the time its answer may take")
                 self.counters.waited_seconds += wait
                 await self.sleep(wait)
         raise JudgeError(f"POST {self.url}: no usable answer after {self.retries + 1} attempt(s); last: {problem}")

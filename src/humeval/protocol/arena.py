@@ -102,7 +102,7 @@ class OpenAIArenaModel(_ArenaModelBase):
     cache: bool = Field(False, description="Keep each answer by its request (`.humeval/arena-cache.sqlite`): the same prompt gets the same answer again, without a request (true for rehearsals; false: a fresh sample each battle).")
     timeout: float = Field(60.0, gt=0, le=3600, description="Seconds the HTTP client waits to connect or for the next bytes (the limits bound the whole answer).")
     retries: int = Field(3, ge=0, le=20, description="Retries after a 429, a 5xx, a timeout, a dropped connection or a body that is not a chat-completion stream, while no piece of the answer has arrived (within `first_token_seconds`).")
-    backoff: float = Field(0.5, ge=0, le=60, description="Seconds of the first retry's wait (doubled each retry, with jitter); a 429's `Retry-After` is honoured instead (up to 60 s); every wait counts toward `limits.first_token_seconds`.")
+    backoff: float = Field(0.5, ge=0, le=60, description="Seconds of the first retry's wait (doubled each retry, with jitter); a 429's `Retry-After` is honoured instead (up to 60 s); a wait that would end after `limits.first_token_seconds` fails the generation at once.")
     price_input: float = Field(0.0, ge=0, description="Price of 1M input (prompt) tokens, in `currency`.")
     price_output: float = Field(0.0, ge=0, description="Price of 1M output (completion) tokens, in `currency`.")
     currency: str = Field("USD", pattern=r"^[A-Z]{3}$", description="Currency of the prices.")

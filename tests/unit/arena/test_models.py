@@ -275,6 +275,12 @@ def test_429_waits_retry_after_then_streams(tmp_path: Path) -> None:
     with pytest.raises(GenerationError) as err:
         _endpoint(tmp_path, _Fake(httpx.Response(429, headers={"Retry-After": "1"})), []).generate("Q")
     assert err.value.reason == "endpoint" and "after 3 attempt(s); last: 429" in str(err.value)
+    waits = []
+    late = _Fake(httpx.Response(429, headers={"Retry-After": "30"}), _events(_streamed("too late")))
+    with pytest.raises(GenerationError) as err:  # a wait past the first-token time is not waited
+        _endpoint(tmp_path, late, waits).generate("Q", limits=GenerationLimits(first_token_seconds=10))
+    assert err.value.reason == "endpoint" and "would wait 30 s, past the time" in str(err.value)
+    assert waits == [] and len(late.requests) == 1
 
 
 def test_answers_past_the_length_limits_fail(tmp_path: Path) -> None:
