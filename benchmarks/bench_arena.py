@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from humeval.arena import arena_replay, bootstrap_ranks, summarise
+from humeval.arena import arena_ppi, arena_replay, bootstrap_ranks, summarise
 
 DATA = Path(os.environ.get("HUMEVAL_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
@@ -37,8 +37,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--questions", default="best,top-k,ranking")
     ap.add_argument("--bootstrap", type=int, default=200)
+    ap.add_argument("--part", choices=("all", "counts", "llmfao"), default="all",
+                    help="counts: Chatbot Arena's replay; llmfao: the crowd votes with the GPT-4 and GPT-3.5 judges")
+    ap.add_argument("--llmfao-splits", type=int, default=1000)
+    ap.add_argument("--llmfao-replays", type=int, default=50)
+    ap.add_argument("--labelled-share", type=float, default=0.5)
     args = ap.parse_args()
     start = time.perf_counter()
+    if args.part in ("all", "llmfao"):
+        llmfao(args)
+    if args.part == "llmfao":
+        print(f"\n{time.perf_counter() - start:.0f} s", file=sys.stderr)
+        return
     for intransitive in (False, True):
         last = [0.0]
 
@@ -75,6 +85,27 @@ def main() -> None:
             print(f"\nfixed-n bootstrap of all votes ({boot.n_boot} rounds, one look): the best kept in "
                   f"{boot.best_share:.0%} of rounds, the top set in {boot.top_share:.0%}; rank sets: {sets}")
     print(f"\n{time.perf_counter() - start:.0f} s", file=sys.stderr)
+
+
+def llmfao(args: argparse.Namespace) -> None:
+    """LLMFAO's crowd votes with GPT-4's and GPT-3.5's verdicts on the same comparisons (prediction-powered)."""
+    d = DATA / "arena"
+    rows = arena_ppi(d / "llmfao-crowd-comparisons.csv",
+                     [d / "llmfao-gpt4-crowd-comparisons.csv", d / "llmfao-gpt3-crowd-comparisons.csv"],
+                     share=args.labelled_share, splits=args.llmfao_splits, replays=args.llmfao_replays,
+                     delta=args.delta, seed=args.seed)
+    print(f"\n### LLMFAO: 8,931 crowd votes, 59 models; {args.labelled_share:g} of the votes labelled; "
+          f"{args.llmfao_splits} splits, {args.llmfao_replays} watched replays, delta {args.delta:g}\n")
+    print("| judge | agreement (decisive) | residual correlation | between-comparison share | lambda "
+          "| coverage PPI (95% over splits) | coverage human-only | fixed-n votes saved | statements | human votes, "
+          "judge | human votes, no judge | judge / no judge | resolved, judge / no judge | wrong, judge / no judge |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r.judge} | {r.decisive_agreement:.3f} | {r.residual_correlation:.3f} | {r.between_share:.3f} | "
+              f"{r.lam:.3f} | {r.coverage:.3f} ({r.coverage_low:.3f}-{r.coverage_high:.3f}) | "
+              f"{r.coverage_human:.3f} | {r.fixed_n_saving:.1%} | {r.statements_m} | {r.votes_judge:,.0f} | "
+              f"{r.votes_human:,.0f} | {r.votes_ratio:.3f} | {r.resolved_judge:.0f} / {r.resolved_human:.0f} | "
+              f"{r.wrong_judge} / {r.wrong_human} |")
 
 
 if __name__ == "__main__":

@@ -6,9 +6,12 @@
 * :mod:`humeval.arena.summary`: the rows ``humeval arena replay`` prints, and the fixed-n bootstrap beside them;
 * :mod:`humeval.arena.models`: the models of a live arena as endpoints (recorded, OpenAI-compatible, local), their
   answers streamed within limits of time and length (imported on its own: ``from humeval.arena.models import ...``).
+* :mod:`humeval.arena.ppi`: crowd votes with a judge on the same pairs (LLMFAO), prediction-powered Bradley-Terry
+  scores at fixed n and watched (``humeval arena replay --judge``).
 """
 
 from humeval.arena.counts import ArenaCounts, counts_from_battles, pair_matrices, read_arena_counts, read_arena_votes
+from humeval.arena.ppi import JudgedVotes, PPIRow, arena_ppi, read_judged_votes
 from humeval.arena.replay import QUESTIONS, ReplayResult, draw_votes, replay_counts, simulate_statements
 from humeval.arena.summary import (
     BootstrapRanks,
@@ -24,8 +27,11 @@ __all__ = [
     "QUESTIONS",
     "ArenaCounts",
     "BootstrapRanks",
+    "JudgedVotes",
+    "PPIRow",
     "ReplayResult",
     "ReplayRow",
+    "arena_ppi",
     "arena_replay",
     "bootstrap_ranks",
     "counts_from_battles",
@@ -34,6 +40,7 @@ __all__ = [
     "pair_matrices",
     "read_arena_counts",
     "read_arena_votes",
+    "read_judged_votes",
     "replay_counts",
     "simulate_statements",
     "summarise",

@@ -5,6 +5,11 @@ Votes are drawn without replacement from each pair's counts, in random orders, u
 question (the best model, the top k as a set, the full ranking) the rows give the votes until the statement was
 announced against the votes the data hold, and the announcements wrong against Davidson's fit to every vote with a
 95% Clopper-Pearson upper bound. The fixed-n bootstrap of the same votes is printed beneath (valid at one look).
+
+With ``--judge FILE`` (LLMFAO: the crowd's CSV and a judge's verdicts on the same comparison ids) the rows are
+prediction-powered instead: per judge, its agreement with the crowd, the coverage of the fixed-n PPI++ intervals
+over ``--splits`` random labelled subsets, and the human votes until the watched statements resolve with and
+without the judge (:func:`humeval.arena.arena_ppi`).
 """
 
 from __future__ import annotations
@@ -34,9 +39,23 @@ def replay(
     first_batch: int = typer.Option(1000, "--first-batch", help="Votes in a replay's first batch (later: --growth times the votes so far)."),
     growth: float = typer.Option(0.1, "--growth", help="A batch's votes as a share of the votes so far (an announcement is seen at most that late)."),
     bootstrap: int = typer.Option(200, "--bootstrap", help="Fixed-n bootstrap rounds printed beneath (0: none)."),
+    judge: list[Path] = typer.Option([], "--judge", help="A judge's verdicts on the same comparison ids (LLMFAO's GPT-4 or GPT-3.5 CSV; repeatable): prediction-powered rows."),
+    labelled_share: float = typer.Option(0.5, "--labelled-share", help="With --judge: the share of votes a human labels."),
+    splits: int = typer.Option(1000, "--splits", help="With --judge: random labelled subsets for the fixed-n coverage."),
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="Output format: table, json or csv."),
 ) -> None:
     """Replay vote counts exchangeably; votes until each question is answered, and wrong answers with their bound."""
+    if judge:
+        from humeval.arena import arena_ppi
+
+        ppi_rows = [r.to_json() for r in arena_ppi(data, judge, share=labelled_share, splits=splits,
+                                                  replays=replays, delta=delta, seed=seed)]
+        emit_rows(ppi_rows, fmt, title=f"arena replay with a judge: {data.name}, {labelled_share:g} of the votes "
+                  f"labelled, delta {delta:g}", json_data={"rows": ppi_rows},
+                  footer="coverage: fixed-n PPI++ 95% intervals of the centred scores against the fit to every "
+                         "human vote; votes_judge / votes_human: human votes until statements_m statements were "
+                         "resolved by the asymptotic confidence sequences, with and without the judge")
+        return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     from humeval.arena import arena_replay, bootstrap_ranks, summarise
