@@ -22,6 +22,7 @@ the rest).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -265,8 +266,8 @@ def asymptotic_cs_multiplier(t: np.ndarray | float, alpha: float, tuned_for: flo
 @dataclass(frozen=True)
 class PPISequence:
     """Watched statements over ``replays`` random orders: ``human_votes_*[r, p]`` human labels until "i above j" (or
-    j above i) for pair ``pairs[p]`` was first resolved (-1: never), with the judge (``ppi``) and without
-    (``human``); ``wrong_*[r]``: some resolved statement contradicts the all-votes fit; ``lam[r]``: the last
+    j above i) for pair ``pairs[p]`` was first resolved (-1: never), with the judge (``ppi``) and from the same
+    human labels without it (``human``); ``wrong_*[r]``: some resolved statement contradicts the all-votes fit; ``lam[r]``: the last
     tuning weight; ``labels_total[r]``: human labels the judged replay had with every vote."""
 
     judge: str
@@ -324,10 +325,10 @@ def ppi_sequence(votes: JudgedVotes, *, share: float = 0.5, replays: int = 50, d
                  first: int = 1000, growth: float = 0.15, tuned_for: int | None = None) -> PPISequence:
     """Replay the votes in random orders with the judge on every vote and a human on each with probability ``share``.
 
-    The human-only replay of the same order labels every vote. Looks at ``first`` votes and then every ``growth``
+    Without the judge: the same human labels, in the same order, fitted alone (the paired comparison). Looks at ``first`` votes and then every ``growth``
     times more; a look whose fits do not exist (a model without a win or without a loss yet) is skipped. The
     confidence sequences are asymptotic, tuned for ``tuned_for`` votes (default: half the votes), the human-only
-    one for the labels the judged one has by then (``share`` of them).
+    one for ``share`` of them in labels (the same point of the stream).
     """
     from humeval.stopping._validate import check_delta
 
@@ -362,21 +363,22 @@ def ppi_sequence(votes: JudgedVotes, *, share: float = 0.5, replays: int = 50, d
         lab = prefix & coin
         try:
             ppi = ppi_bradley_terry(votes.votes, votes.human, votes.judge, lab, unlabelled=prefix & ~coin)
-            hum = ppi_bradley_terry(votes.votes, votes.human, votes.judge, prefix, unlabelled=np.zeros_like(prefix),
+            hum = ppi_bradley_terry(votes.votes, votes.human, votes.judge, lab, unlabelled=np.zeros_like(prefix),
                                     lam=0.0)
         except DataError:
             continue
         done_looks.append(t)
         lam = ppi.lam
-        # both sequences tuned for the same number of human labels: with lam = 0 the judged one is then the
-        # human-only one in law (the multiplier depends on t rho^2 only), so a difference is the judge's
+        # the same labels with and without the judge, both sequences tuned for the same number of human labels
+        # (the multiplier depends on t rho^2 only: with lam = 0 the judged one is the human-only one), so a
+        # difference is the judge's
+        n_lab = lab.sum(axis=-1)
         for fit, hv, wrong, used, mult in (
-                (ppi, hv_ppi, wrong_ppi, lab.sum(axis=-1), float(asymptotic_cs_multiplier(t, alpha, star))),
-                (hum, hv_hum, wrong_hum, prefix.sum(axis=-1),
-                 float(asymptotic_cs_multiplier(t, alpha, share * star)))):
+                (ppi, hv_ppi, wrong_ppi, n_lab, np.full(r, float(asymptotic_cs_multiplier(t, alpha, star)))),
+                (hum, hv_hum, wrong_hum, n_lab, asymptotic_cs_multiplier(n_lab, alpha, share * star))):
             diff = fit.theta[:, iu] - fit.theta[:, ju]
             se = fit.contrast_se(iu, ju)
-            res = np.abs(diff) > mult * se
+            res = np.abs(diff) > mult[:, None] * se
             new = res & (hv < 0)
             hv[new] = np.broadcast_to(used[:, None], hv.shape)[new]
             wrong |= (res & ((diff > 0) != above[None, :])).any(axis=-1)
@@ -445,7 +447,7 @@ def ppi_row(votes: JudgedVotes, *, share: float = 0.5, splits: int = 1000, repla
                   int(sq.wrong_human.sum()))
 
 
-def arena_ppi(crowd: str | Path, judges: str | Path | list[str | Path], *, share: float = 0.5, splits: int = 1000,
+def arena_ppi(crowd: str | Path, judges: str | Path | Sequence[str | Path], *, share: float = 0.5, splits: int = 1000,
               replays: int = 50, delta: float = 0.05, seed: int = 0, bound: bool = True) -> list[PPIRow]:
     """The API of ``humeval arena replay CROWD --judge FILE``: one :class:`PPIRow` per judge file, and with
     ``bound`` one for the other crowd workers' mean on the same comparison (:func:`other_workers`, what a judge

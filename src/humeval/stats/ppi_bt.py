@@ -50,6 +50,7 @@ hand-computed two-system case (closed form), and scipy's minimiser of the rectif
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +74,7 @@ class VotePairs:
         y = np.asarray(y, dtype=float)
         return np.where(self.sign > 0, y, 1.0 - y)
 
-    def onehot(self):  # type: ignore[no-untyped-def]
+    def onehot(self) -> Any:
         """The sparse V x P indicator of each vote's pair (scipy CSR)."""
         from scipy import sparse
 
@@ -173,7 +174,8 @@ def bt_fit(votes: VotePairs, y: np.ndarray, *, reference: int = 0) -> np.ndarray
     m = votes.onehot()
     n = np.asarray(m.sum(axis=0)).reshape(1, -1)
     t = np.asarray(m.T @ yo).reshape(1, -1)
-    return _newton(votes.pairs, votes.k, n / len(yo), t / len(yo), reference)[0]
+    theta: np.ndarray = _newton(votes.pairs, votes.k, n / len(yo), t / len(yo), reference)[0]
+    return theta
 
 
 @dataclass(frozen=True)
@@ -271,7 +273,7 @@ def ppi_bradley_terry(votes: VotePairs, y: np.ndarray, judge: np.ndarray, labell
     nu, uf, uff = agg(U, np.ones(v)), agg(U, fo), agg(U, fo * fo)
     n = lab.sum(axis=-1).astype(float)[:, None]
     big_n = np.maximum(unl.sum(axis=-1).astype(float)[:, None], 1.0)  # 1 where none (lam = 0: no judge term)
-    has_u = unl.any(axis=-1)
+    has_u = np.asarray(unl.any(axis=-1), dtype=bool)
 
     def fit(lmb: np.ndarray) -> np.ndarray:
         lb = lmb[:, None]
@@ -307,7 +309,8 @@ def ppi_bradley_terry(votes: VotePairs, y: np.ndarray, judge: np.ndarray, labell
         var_f = cov_of(s_ff_all, sig * na - (sf + uf), na.sum(axis=-1, keepdims=True))
         num = np.trace(hi @ cross @ hi, axis1=-2, axis2=-1)
         den = 2 * (1 + n[:, 0] / big_n[:, 0]) * np.trace(hi @ var_f @ hi, axis1=-2, axis2=-1)
-        return np.clip(num / den, 0.0, 1.0)
+        out: np.ndarray = np.clip(num / den, 0.0, 1.0)
+        return out
 
     if lam is None:
         # lambda's statistics at the human-only fit (consistent; ppi_py starts from lam = 1, whose rectified loss
