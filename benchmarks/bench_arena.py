@@ -97,12 +97,13 @@ def llmfao(args: argparse.Namespace) -> None:
     print(f"\n### LLMFAO: 8,931 crowd votes, 59 models; {args.labelled_share:g} of the votes labelled; "
           f"{args.llmfao_splits} splits, {args.llmfao_replays} watched replays, delta {args.delta:g}\n")
     print("| judge | agreement (decisive) | residual correlation | between-comparison share | lambda "
-          "| coverage PPI (95% over splits) | coverage human-only | fixed-n votes saved | statements | human votes, "
+          "| coverage PPI (95% over splits) | per model, least-most | coverage human-only | fixed-n votes saved | statements | human votes, "
           "judge | human votes, no judge | judge / no judge | resolved, judge / no judge | wrong, judge / no judge |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r.judge} | {r.decisive_agreement:.3f} | {r.residual_correlation:.3f} | {r.between_share:.3f} | "
               f"{r.lam:.3f} | {r.coverage:.3f} ({r.coverage_low:.3f}-{r.coverage_high:.3f}) | "
+              f"{r.coverage_model_min:.3f}-{r.coverage_model_max:.3f} | "
               f"{r.coverage_human:.3f} | {r.fixed_n_saving:.1%} | {r.statements_m} | {r.votes_judge:,.0f} | "
               f"{r.votes_human:,.0f} | {r.votes_ratio:.3f} | {r.resolved_judge:.0f} / {r.resolved_human:.0f} | "
               f"{r.wrong_judge} / {r.wrong_human} |")

@@ -391,6 +391,7 @@ class PPIRow:
     """One judge (or none) on the LLMFAO replay: agreement, fixed-n coverage and saving, watched votes needed.
 
     ``coverage`` / ``coverage_human`` with ``coverage_low`` / ``coverage_high`` (95 % over the splits);
+    ``coverage_model_min`` / ``_max``: the least and most covered model's share of splits (PPI);
     ``statements_m``: the number of resolved statements the votes are counted to; ``votes_judge`` /
     ``votes_human``: mean human votes until that many were resolved with / without the judge; ``wrong_*``:
     replays with a resolved statement contradicting the all-votes fit."""
@@ -406,6 +407,8 @@ class PPIRow:
     coverage_low: float
     coverage_high: float
     coverage_human: float
+    coverage_model_min: float
+    coverage_model_max: float
     fixed_n_saving: float
     replays: int
     statements_m: int
@@ -440,7 +443,9 @@ def ppi_row(votes: JudgedVotes, *, share: float = 0.5, splits: int = 1000, repla
     cov, lo, hi = sp.coverage("ppi")
     return PPIRow(votes.judge_name, round(ag.decisive_agreement, 4), round(ag.residual_correlation, 4),
                   round(ag.between_share, 4), share, sp.splits, round(float(sp.lam.mean()), 4), round(cov, 4),
-                  round(lo, 4), round(hi, 4), round(sp.coverage("human")[0], 4), round(sp.saving, 4), sq.replays,
+                  round(lo, 4), round(hi, 4), round(sp.coverage("human")[0], 4),
+                  round(float(sp.covered_ppi.mean(axis=0).min()), 4), round(float(sp.covered_ppi.mean(axis=0).max()), 4),
+                  round(sp.saving, 4), sq.replays,
                   int(statements), round(vj, 1), round(vh, 1), round(vj / vh, 4) if vh == vh else float("nan"),
                   round(float((sq.human_votes_ppi >= 0).sum(axis=-1).mean()), 1),
                   round(float((sq.human_votes_human >= 0).sum(axis=-1).mean()), 1), int(sq.wrong_ppi.sum()),
