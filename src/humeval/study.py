@@ -163,13 +163,21 @@ class Study:
         return [self.root / j.llm.prompt_file for j in self.protocol.data.judges if j.llm is not None and j.llm.prompt_file]
 
     def input_files(self) -> list[Path]:
-        """Every input the lock pins: the data files, the judges' files and the judges' prompt files.
+        """Every input the lock pins: the data files, the judges' files, the judges' prompt files and the arena's files.
 
         The file of a judge with ``llm`` is not an input: ``humeval judge`` writes it (after the lock,
         like the human judgements) from what the lock pins, its protocol section and prompt file."""
         made = {j.file for j in self.protocol.data.judges if j.llm is not None}
         files = [self.root / j.file for j in self.protocol.data.judges if j.file not in made]
-        return [*self.data_files(), *files, *self.prompt_files()]
+        return [*self.data_files(), *files, *self.prompt_files(), *self.arena_files()]
+
+    def arena_files(self) -> list[Path]:
+        """The files of the ``arena`` section: its prompt file and its recorded models' tables and prompt files."""
+        arena = self.protocol.arena
+        if arena is None:
+            return []
+        names = [arena.prompts.file, *(getattr(m, key, "") for m in arena.models for key in ("table", "prompts"))]
+        return [self.root / name for name in dict.fromkeys(names) if name]
 
     def judges(self) -> dict[str, JudgeScores]:
         """Every declared judge's scores, checked against the outputs (name -> :class:`JudgeScores`)."""

@@ -56,6 +56,47 @@ def _pairwise(type_name: object) -> bool:
     return isinstance(type_name, str) and type_name in TASK_TYPES and TASK_TYPES.get(type_name).pairwise
 
 
+def _arena_type(type_name: object) -> bool:
+    """Whether a criterion's ``type`` as written in the YAML names an arena battle's task type."""
+    return isinstance(type_name, str) and type_name in TASK_TYPES and TASK_TYPES.get(type_name).arena
+
+
+def _arena_problems(raw: Any, root: Path | None) -> list[Problem]:
+    """The ``arena`` section against the rest: its battles are criteria of an arena type, its models are the
+    study's systems, its files exist (``root``: the study folder; None: not checked)."""
+    arena = _get(raw, "arena")
+    if not isinstance(arena, dict):
+        return []
+    problems: list[Problem] = []
+    criteria = [c for c in _list(_get(raw, "criteria")) if isinstance(c, dict)]
+    if not any(_arena_type(c.get("type")) for c in criteria):
+        kinds = [name for name in TASK_TYPES.names() if TASK_TYPES.get(name).arena]
+        problems.append((("arena",), f"an arena's votes are a criterion of type {' or '.join(kinds)}, and no "
+                         f"criterion has it (criteria: {', '.join(str(c.get('type')) for c in criteria) or 'none'}); "
+                         f"add one: - {{name: vote, type: {kinds[0]}, question: \"Which answer is better?\"}}"))
+    models = [m for m in _list(arena.get("models")) if isinstance(m, dict)]
+    names = [str(m.get("name")) for m in models]
+    declared = [str(s) for s in _list(_get(raw, "systems"))]
+    if names and declared:
+        for i, name in enumerate(names):
+            if name not in declared:
+                problems.append((("arena", "models", i, "name"), f"model {name!r} is not one of systems "
+                                 f"({', '.join(declared)}): an arena's systems are its models; list it in systems"))
+        for i, name in enumerate(declared):
+            if name not in names:
+                problems.append((("systems", i), f"system {name!r} is not one of arena.models ({', '.join(names)}): "
+                                 f"an arena's systems are its models. {did_you_mean(name, names)}"))
+    if root is not None:
+        prompts = arena.get("prompts")
+        files: list[tuple[tuple[str | int, ...], Any]] = [
+            (("arena", "prompts", "file"), prompts.get("file")) if isinstance(prompts, dict) else (("arena", "prompts"), prompts)]
+        files += [(("arena", "models", i, key), m.get(key)) for i, m in enumerate(models) for key in ("table", "prompts")]
+        for loc, name in files:
+            if isinstance(name, str) and name and not (root / name).is_file():
+                problems.append((loc, f"file {name!r} not found in the study folder {root}"))
+    return problems
+
+
 def _get(raw: Any, *keys: str, default: Any = None) -> Any:
     for key in keys:
         if not isinstance(raw, dict) or key not in raw:
@@ -247,13 +288,14 @@ def validate_study(study: StudyLike) -> list[str]:
         protocol = parse_protocol(raw, source=source, node=node)
     except ProtocolError as exc:
         return problems + exc.problems + _raw_file_problems(raw, node, study.root, source) + located(
-            cross_references(raw, None))
+            cross_references(raw, None) + _arena_problems(raw, study.root))
     outputs, data_systems, data_problems, pairing_error = _read_outputs(protocol, study.root)
     missing = [str(study.root / f) for f in protocol.data.files if not (study.root / f).is_file()]
     if missing:  # reported at their line in data.files, with the files that are there
         data_problems = [*_raw_file_problems(raw, node, study.root, source),
                          *(p for p in data_problems if not any(f"{m}: data file not found" in p for m in missing))]
-    problems += located(cross_references(raw, None if data_problems else data_systems) + feed_problems(protocol))
+    problems += located(cross_references(raw, None if data_problems else data_systems) + feed_problems(protocol)
+                        + _arena_problems(raw, study.root))
     problems += data_problems
     if not data_problems:
         if pairing_error:

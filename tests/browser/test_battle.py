@@ -1,5 +1,6 @@
-"""An arena battle in Debian Chromium: the two anonymous answers, a vote from the keyboard alone, axe-clean (0
-serious or critical violations) at 1280 and 390 px with no sideways scroll."""
+"""An arena battle in Debian Chromium: the two anonymous answers, a vote from the keyboard alone, the models named
+after the vote (``arena.reveal``), each page axe-clean (0 serious or critical violations) at 1280 and 390 px with no
+sideways scroll."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 
 def test_a_battle_is_voted_with_the_keyboard_and_axe_clean(tmp_path: Path, browser: Any, shared_data: Path) -> None:  # noqa: F811
-    study = arena_study(tmp_path / "arena", shared_data / "arena", per_participant=4)
+    study = arena_study(tmp_path / "arena", shared_data / "arena", per_participant=4, arena="arena: {reveal: true}\n")
     failures: list[str] = []
     SHOTS.mkdir(parents=True, exist_ok=True)
     with ServerProcess(study.root, None) as server:
@@ -37,8 +38,15 @@ def test_a_battle_is_voted_with_the_keyboard_and_axe_clean(tmp_path: Path, brows
             assert page.evaluate("document.activeElement.value") == "both-bad"
             page.keyboard.press("2")
             assert page.locator("input[name=vote][value=B]").is_checked()
-            page.keyboard.press("Enter")  # submits the form
-            page.wait_for_load_state()
-            page.wait_for_function(f"document.querySelector('input[name=assignment_id]') && "
-                                   f"document.querySelector('input[name=assignment_id]').value !== '{first}'")
+            page.keyboard.press("Enter")  # submits the form: the vote is stored, then the models are named
+            page.wait_for_url("**/reveal?assignment=*")
+            assert "You voted: B is better." in page.inner_text("#your-vote")
+            names = page.locator(".model-name").all_inner_texts()
+            assert len(names) == 2 and set(names) <= set(ARENA_MODELS) and names[0] != names[1]
+            _check(page, f"reveal at {width}", failures)
+            page.screenshot(path=str(SHOTS / f"reveal-battle-{width}.png"), full_page=True)
+            page.locator("#next").focus()  # the next battle, from the keyboard
+            page.keyboard.press("Enter")
+            page.wait_for_url("**/task")
+            assert page.input_value("input[name=assignment_id]") != first
     assert not failures, "\n".join(failures)

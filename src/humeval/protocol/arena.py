@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from humeval.errors import ProtocolError
 
-__all__ = ["MODEL_KINDS", "ArenaModel", "GenerationLimits", "LocalArenaModel", "OpenAIArenaModel",
+__all__ = ["MODEL_KINDS", "Arena", "ArenaModel", "GenerationLimits", "LocalArenaModel", "OpenAIArenaModel",
            "RecordedArenaModel", "models_schema", "parse_models"]
 
 #: the kinds of arena model, as ``kind`` names them
@@ -213,3 +213,39 @@ def parse_models(data: Any, where: str = "arena.models") -> list[RecordedArenaMo
 def models_schema() -> dict[str, Any]:
     """The JSON Schema of ``arena.models`` (a list of models, one of :data:`MODEL_KINDS` each)."""
     return _MODELS.json_schema()
+
+
+class Arena(_Model):
+    """The protocol's ``arena`` section: the models that answer, the prompts they answer, the limits on one answer,
+    and whether a battle's models are named after the vote. Its criteria are of type ``battle``."""
+
+    models: list[ArenaModel] = Field(default_factory=list, description="The models that answer each prompt when a battle is served (`recorded`, `openai`, `local`; see docs/arena.md). Empty: the battles show the data's recorded outputs (the systems are the models).")
+    prompts: ArenaPrompts = Field(default_factory=ArenaPrompts, description="Where the prompts come from and what a prompt may be (`prompts: FILE` is short for `{file: FILE}`); with no file and no typed prompts, the data's items are the prompts (their `input` the prompt's text).")
+    reveal: bool = Field(False, description="Show the two models' names after the vote (the vote is stored first and cannot be changed).")
+    limits: GenerationLimits = Field(default_factory=GenerationLimits, description="Bounds on one generation (a model's own `limits` replace them); a generation that breaks one is never shown as a battle and never counted.")
+
+    @model_validator(mode="after")
+    def _models(self) -> Arena:
+        if len(self.models) == 1:
+            raise ValueError(f"models: a battle needs two models, got one ({self.models[0].name!r}); name at least "
+                             "two, or none to battle the data's recorded outputs")
+        names = [m.name for m in self.models]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"models: {twice[0]!r} is named {names.count(twice[0])} times; each model needs its own "
+                             "name")
+        return self
+
+    def model(self, name: str) -> RecordedArenaModel | OpenAIArenaModel | LocalArenaModel:
+        """The model called ``name``."""
+        for m in self.models:
+            if m.name == name:
+                return m
+        from humeval.errors import did_you_mean
+
+        raise ProtocolError(f"arena.models: no model {name!r}. {did_you_mean(name, [m.name for m in self.models])}")
+
+    def limits_of(self, name: str) -> GenerationLimits:
+        """The limits on ``name``'s answers: its own, else the arena's."""
+        own = self.model(name).limits
+        return own if own is not None else self.limits

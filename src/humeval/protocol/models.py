@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from humeval.protocol.arena import Arena
 from humeval.protocol.platform_kinds import PLATFORM_KINDS, kind_problem, platform_kind, url_entry_kinds
 from humeval.tasks import ESA, TASK_TYPES, Likert, Magnitude, RankME, Slider, StandardItem, TwoAFC
 
@@ -605,6 +606,7 @@ class Protocol(_Model):
     platform: Platform = Field(default_factory=Platform, description="Participant source.")
     pay: Pay = Field(default_factory=Pay, description="Participant pay, the minimum hourly pay and the platform fee (see docs/budget.md).")
     crowd: Crowd = Field(default_factory=Crowd, description="How participants arrive and how places open (dynamic stopping plans sessions from it; see docs/stopping.md, 'Sessions').")
+    arena: Arena | None = Field(None, description="An arena study: the models that answer the prompts, the prompts, the limits on one answer and the reveal after the vote (see docs/arena.md); its criteria are `battle`s.")
 
     @model_validator(mode="after")
     def _platform_currency(self) -> Protocol:

@@ -69,6 +69,28 @@ def _drift_text(check: str, alpha: float) -> str:
             "during collection and that the decision is about the mixture of both; it never changes the decision.")
 
 
+def _arena_lines(arena: Any) -> list[str]:
+    """The arena section as preregistered: who answers, what is asked, the limits on an answer, the reveal."""
+    if arena.models:
+        models = [f"- Model **{m.name}**: `{m.kind}` " + (f"(recorded answers from `{m.table}`)" if m.kind == "recorded"
+                                                      else f"(`{m.model}` at {m.url})") for m in arena.models]
+    else:
+        models = ["- Models: the data's systems, their recorded outputs shown as the battles' answers."]
+    lim = arena.limits
+    return [
+        *models,
+        (f"- Prompts: {'from `' + arena.prompts.file + '`' if arena.prompts.file else 'the data items (their input)'}"
+         f"{'; participants may type their own' if arena.prompts.typed else ''}. A battle whose answers name a model "
+         "or its maker is dropped (the identity filter)."),
+        (f"- Limits on one answer: first piece within {lim.first_token_seconds:g} s, whole within "
+         f"{lim.total_seconds:g} s, {lim.min_chars}-{lim.max_chars:,} characters, at most {lim.max_tokens} tokens "
+         f"(an answer cut at the limit is {'dropped' if lim.cut == 'drop' else 'kept'}). A generation that fails "
+         "a limit is never shown as a battle and never counted."),
+        "- Two models per battle, on sides drawn from the study's seed; votes A, B, tie, both bad.",
+        f"- The models' names are {'shown after the vote' if arena.reveal else 'never shown to participants'}.",
+    ]
+
+
 def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signature: str, heds: dict[str, Any],
               items: int, lists: list[Any]) -> str:
     p = study.protocol
@@ -104,6 +126,8 @@ def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signatu
                      f"{', '.join(pr.match) or '(no properties)'}, lengths within {pr.max_length_difference} tokens, "
                      f"duplicates {'dropped' if pr.drop_duplicates else 'kept'}, order and sides randomised.")
     lines.append(f"- Labelling strategy: {p.assignment.strategy}; platform: {p.platform.kind}.")
+    if p.arena is not None:
+        lines += ["", "## Arena", "", *_arena_lines(p.arena)]
     lines += ["", "## Stopping rule", ""]
     if p.stopping is None:
         lines.append("None: every list of the design is collected.")

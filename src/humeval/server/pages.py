@@ -21,7 +21,7 @@ import math
 import secrets
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
@@ -254,7 +254,32 @@ async def task_post(request: Request) -> Response:
         if exc.status >= 500:
             raise
         return await task_page(request, error=exc, status=422, answers=form)  # every answer given is shown again
+    if _reveals(store, task):
+        return RedirectResponse(f"/reveal?assignment={quote(aid)}", status_code=303)
     return RedirectResponse("/task", status_code=303)
+
+
+def _reveals(store: Store, task: Any) -> bool:
+    """Whether the models of ``task`` are named after the vote: an arena with ``reveal``, a battle (no check)."""
+    arena = store.context.protocol.arena
+    return (arena is not None and arena.reveal and task.kind == "task"
+            and any(store.context.protocol.criterion(c).task.arena for c in task.criteria))
+
+
+async def reveal(request: Request) -> Response:
+    """The models of a battle the participant has voted on (``arena.reveal``); before the vote, or for another
+    participant's battle, the task page."""
+    session = _session(request)
+    store = _store(request)
+    aid = request.query_params.get("assignment", "")
+    task = store.context.task_of(aid)
+    answered = await store.answer_of(session.participant_id, aid) if task is not None and _reveals(store, task) else None
+    if task is None or answered is None:
+        return RedirectResponse("/task", status_code=303)
+    display, values = answered
+    votes = [values.get(c) for c in task.criteria if store.context.protocol.criterion(c).task.arena]
+    return _render(request, "reveal.html", {"models": display, "vote": votes[0] if votes else "",
+                                            "letters": [chr(ord("A") + i) for i in range(len(display))]})
 
 
 #: a form answered elsewhere (another tab), not theirs, expired and given away, or no longer needed: nothing stored
@@ -311,6 +336,7 @@ def page_routes() -> list[Route]:
         Route("/instructions", instructions, methods=["GET"]),
         Route("/task", task_page, methods=["GET"]),
         Route("/task", task_post, methods=["POST"]),
+        Route("/reveal", reveal, methods=["GET"]),
         Route("/done", done, methods=["GET"]),
         Route("/nothing-left", nothing_left, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),

@@ -11,7 +11,7 @@ from sqlalchemy import Connection
 from humeval.store.context import StoreContext
 from humeval.store.sql import Sql, sql_of
 
-__all__ = ["all_judgements", "judgement_rows", "latest_judgements", "overview", "participant_rows", "stopping_states",
+__all__ = ["all_judgements", "answer_of", "judgement_rows", "latest_judgements", "overview", "participant_rows", "stopping_states",
            "unused_lists"]
 
 
@@ -47,6 +47,17 @@ def _judgements(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
 def all_judgements(conn: Connection) -> list[dict[str, Any]]:
     """Every stored judgement (every revision), oldest first, with its display order."""
     return _judgements(_reader(conn).all(_JUDGEMENTS))
+
+
+_ANSWER = ('SELECT display, "values" FROM judgements WHERE assignment_id = :aid AND participant_id = :pid '
+           "ORDER BY revision DESC")
+
+
+def answer_of(conn: Connection, participant_id: str, assignment_id: str) -> tuple[list[str], dict[str, Any]] | None:
+    """The systems the participant was shown in ``assignment_id`` (in display order) and the values of their latest
+    answer to it; None when they have not answered it (or it is not theirs)."""
+    rows = _reader(conn).all(_ANSWER, {"aid": assignment_id, "pid": participant_id})
+    return (json.loads(rows[0][0]), json.loads(rows[0][1])) if rows else None
 
 
 def latest_judgements(conn: Connection, participant_id: str) -> list[dict[str, Any]]:

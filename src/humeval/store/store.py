@@ -53,6 +53,7 @@ from humeval.store.participants import (
 from humeval.store.pool import PooledWriter
 from humeval.store.reads import (
     all_judgements,
+    answer_of,
     judgement_rows,
     overview,
     participant_rows,
@@ -306,6 +307,12 @@ class Store:
             return False
         return await asyncio.get_running_loop().run_in_executor(
             None, self.read, lambda conn: failed_attention(conn, ctx, participant_id))
+
+    async def answer_of(self, participant_id: str, assignment_id: str) -> tuple[list[str], dict[str, Any]] | None:
+        """The systems the participant was shown in ``assignment_id`` and their answer's values, once they answered
+        it (an arena's reveal after the vote); None before, or when the assignment is not theirs."""
+        return await asyncio.get_running_loop().run_in_executor(
+            None, self.read, functools.partial(answer_of, participant_id=participant_id, assignment_id=assignment_id))
 
     async def decline(self, participant_id: str) -> None:
         """Record that the participant declined consent and give back any list they hold."""

@@ -194,6 +194,9 @@ class TaskType:
     relative: ClassVar[bool] = False
     #: which statistics of the analysis plan apply, each with its reason
     statistics: ClassVar[tuple[Statistic, ...]] = ()
+    #: an arena battle: the criterion of the protocol's ``arena`` section (its models answer, their names may be
+    #: shown after the vote with ``arena.reveal``)
+    arena: ClassVar[bool] = False
     #: the import formats (``humeval import <format>``) whose judgements a criterion of this type receives, beyond
     #: those of the format's own criterion type
     receives: ClassVar[tuple[str, ...]] = ()

@@ -46,6 +46,7 @@ class BattleType(TwoAFCType):
 
     name = "battle"
     model = Battle
+    arena = True
     summary = "an arena battle: two anonymous models answer one prompt on random sides, vote A, B, tie or both bad"
     statistics = (
         *TwoAFCType.statistics[:3],

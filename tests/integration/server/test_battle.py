@@ -70,12 +70,8 @@ def test_the_battle_page_offers_the_four_votes_with_their_keys(tmp_path: Path, s
     app = InProcess(study)
 
     async def body(c: httpx.AsyncClient) -> tuple[str, str]:
-        r = await c.post("/start", data={"participant_id": "P2"}, follow_redirects=True)
-        page = r.text
-        aid = page.split('name="assignment_id" value="')[1].split('"')[0]
-        key = page.split('name="idempotency_key" value="')[1].split('"')[0]
-        after = await c.post("/task", data={"assignment_id": aid, "idempotency_key": key, "vote": "both-bad"},
-                             follow_redirects=True)
+        page = (await c.post("/start", data={"participant_id": "P2"}, follow_redirects=True)).text
+        after = await c.post("/task", data=_form(page) | {"vote": "both-bad"}, follow_redirects=True)
         return page, after.text
 
     try:
@@ -90,3 +86,57 @@ def test_the_battle_page_offers_the_four_votes_with_their_keys(tmp_path: Path, s
     assert not any(m in page for m in ARENA_MODELS)
     assert [j["values"] for j in stored] == [{"vote": "both-bad"}]
     assert "Which answer is better?" in after  # the next battle
+
+
+def _form(page: str) -> dict[str, str]:
+    return {name: page.split(f'name="{name}" value="')[1].split('"')[0] for name in ("assignment_id", "idempotency_key")}
+
+
+def test_the_models_are_revealed_after_the_vote_and_only_then(tmp_path: Path, shared_data: Path) -> None:
+    study = arena_study(tmp_path / "arena", shared_data / "arena", per_participant=3, arena="arena: {reveal: true}\n")
+    app = InProcess(study)
+
+    async def body(c: httpx.AsyncClient) -> dict:
+        page = (await c.post("/start", data={"participant_id": "R1"}, follow_redirects=True)).text
+        form = _form(page)
+        early = await c.get(f"/reveal?assignment={form['assignment_id']}")  # before the vote: the battle again
+        voted = await c.post("/task", data=form | {"vote": "B"})
+        shown = await c.get(voted.headers["location"])
+        async with app.client() as other:  # another participant
+            await other.post("/start", data={"participant_id": "R2"}, follow_redirects=True)
+            peek = await other.get(voted.headers["location"])
+        nxt = await c.get("/task")
+        return {"early": early, "voted": voted, "shown": shown, "peek": peek, "next": nxt.text, "form": form}
+
+    try:
+        got = app.run(body)
+        (stored,) = app.store.judgements()
+    finally:
+        app.close()
+    assert got["early"].status_code == 303 and got["early"].headers["location"] == "/task"
+    assert got["voted"].status_code == 303 and got["voted"].headers["location"].startswith("/reveal?assignment=")
+    page = got["shown"].text
+    assert got["shown"].status_code == 200 and "You voted: B is better." in page
+    # the names in the order the two answers were shown, which the judgement stores
+    first, second = stored["display"]
+    assert page.index(f">{first}<") < page.index(f">{second}<")
+    assert "Model A" in page and "Model B" in page and 'href="/task"' in page
+    assert got["peek"].status_code == 303 and got["peek"].headers["location"] == "/task"  # not their battle
+    assert not any(m in got["next"] for m in ARENA_MODELS)  # the next battle is anonymous again
+    assert _form(got["next"])["assignment_id"] != got["form"]["assignment_id"]
+
+
+def test_without_reveal_the_vote_goes_on_to_the_next_battle(tmp_path: Path, shared_data: Path) -> None:
+    study = arena_study(tmp_path / "arena", shared_data / "arena", per_participant=2)
+    app = InProcess(study)
+
+    async def body(c: httpx.AsyncClient) -> tuple[httpx.Response, httpx.Response]:
+        page = (await c.post("/start", data={"participant_id": "N1"}, follow_redirects=True)).text
+        voted = await c.post("/task", data=_form(page) | {"vote": "A"})
+        return voted, await c.get(f"/reveal?assignment={_form(page)['assignment_id']}")
+
+    try:
+        voted, peek = app.run(body)
+    finally:
+        app.close()
+    assert voted.headers["location"] == "/task" and peek.headers["location"] == "/task"
