@@ -31,6 +31,7 @@ NOT_CRITERION_TYPES = {
     ("reproduce/rankme.py", "likert"): "the RankME paper's methods, as data/rankme.py",
     ("templates.py", "rankme"): "the name of the `humeval init --template rankme` example study",
     ("reproduce/__init__.py", "rankme"): "the name of the paper reproduced by `humeval reproduce rankme`",
+    ("reproduce/casf.py", "mqm"): "the CASF data's human score `human.mqm` (WMT's MQM segment averages)",
 }
 
 
@@ -134,7 +135,8 @@ def test_the_scan_reads_templates() -> None:
 
 
 def test_every_criterion_type_is_a_registered_task_type_with_its_own_model_and_partial() -> None:
-    assert CRITERION_TYPES == TASK_TYPES.names() == ("2afc", "likert", "magnitude", "rankme", "slider", "esa", "battle")
+    assert CRITERION_TYPES == TASK_TYPES.names() == ("2afc", "likert", "magnitude", "rankme", "slider", "esa", "battle",
+                                                     "mqm")
     for entry in TASK_TYPES.entries():
         task = entry.value
         assert isinstance(task, TaskType) and task.name == entry.name
@@ -160,6 +162,7 @@ def _protocol() -> Protocol:
             {"name": "sl", "type": "slider", "question": "How much?", "min": -10, "max": 10},
             {"name": "er", "type": "esa", "question": "Errors?"},
             {"name": "vote", "type": "battle", "question": "Which answer is better?"},
+            {"name": "mq", "type": "mqm", "question": "Errors?"},
         ],
     })
 
@@ -182,6 +185,10 @@ EXPECTED = {
            "bad": {"score": 40, "spans": [{"start": 0, "end": 30, "severity": "major"}]}, "rows": 1},
     "vote": {"family": "pair", "pairwise": True, "checks": ("A", "B"), "level": "nominal", "cheap": ("A", "B"),
              "good": "both-bad", "bad": "both-good", "rows": 1},
+    "mq": {"family": "single", "pairwise": False, "checks": (100.0,), "level": "interval",
+           "cheap": ({"spans": []}, {"spans": []}),
+           "good": {"spans": [{"start": 0, "end": 3, "severity": "major", "category": "Fluency/Grammar"}]},
+           "bad": {"spans": [{"start": 0, "end": 3, "severity": "major", "category": "Fluency/Grammer"}]}, "rows": 1},
 }
 
 
@@ -210,10 +217,11 @@ def test_each_type_answers_for_its_criteria(name: str) -> None:
 def test_form_values_are_parsed_as_the_api_takes_them() -> None:
     p = _protocol()
     form = {"pref": "tie", "fl": "6", "me": "12.5", "rm.0": "1", "rm.1": "x", "sl": "", "er.score": "70",
-            "er.spans": '[{"start": 1, "end": 2, "severity": "minor"}]', "vote": "tie"}
+            "er.spans": '[{"start": 1, "end": 2, "severity": "minor"}]', "vote": "tie", "mq.spans": "[]"}
     got = {c.name: c.task.form_value(c, form, 2) for c in p.criteria}
     assert got == {"pref": "tie", "fl": 6, "me": 12.5, "rm": [1.0, "x"], "sl": MISSING,
-                   "er": {"score": 70.0, "spans": [{"start": 1, "end": 2, "severity": "minor"}]}, "vote": "tie"}
+                   "er": {"score": 70.0, "spans": [{"start": 1, "end": 2, "severity": "minor"}]}, "vote": "tie",
+                   "mq": {"spans": []}}
     assert p.criterion("fl").task.form_value(p.criterion("fl"), {"fl": "²"}, 1) == "²"  # not an ASCII digit
 
 

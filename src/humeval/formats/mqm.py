@@ -12,7 +12,8 @@ without its marks, ``severity`` ``minor`` or ``major`` (``Critical`` counts as `
 an error marked only in the source, or a ``Non-translation`` without marks, keeps its place as
 the whole target (non-translation) or as an empty span at 0. ``Neutral`` rows are not errors
 and are left out. ``weight`` is the error's weight in Freitag et al. (2021): major 5, minor 1,
-minor ``Fluency/Punctuation`` 0.1, ``Non-translation`` 25. Their sum is the segment's MQM
+minor ``Fluency/Punctuation`` 0.1, ``Non-translation`` 25 (:func:`humeval.tasks.mqm.mqm_weights`, the scoring
+of the ``mqm`` task type). Their sum is the segment's MQM
 score, 0 (no error) to 25 (the protocol's cap of five errors makes 25, five major errors or one
 non-translation, the worst); ``value`` puts it on the 0-100 scale of an ``esa`` criterion,
 higher better: ``100 - 4 * min(MQM score, 25)``, so a judgement is valid for the analysis
@@ -32,6 +33,7 @@ from humeval.data.cells import text_cell
 from humeval.errors import DataError
 from humeval.files import decode_text
 from humeval.judgements import JUDGEMENT_COLUMNS
+from humeval.tasks.mqm import WORST, mqm_value, mqm_weight
 
 __all__ = ["MQM_COLUMNS", "MQM_LAYOUT", "MQM_WORST", "mqm_weight", "read_mqm"]
 
@@ -41,17 +43,8 @@ MQM_LAYOUT = ("a WMT MQM TSV: tab-separated, header " + " ".join(MQM_COLUMNS) + 
 _SEVERITY = {"major": "major", "critical": "major", "minor": "minor"}
 _SKIP = {"neutral", "no-error"}
 #: the worst segment score of the MQM protocol (five major errors, or a non-translation)
-MQM_WORST = 25.0
+MQM_WORST = WORST
 _MARK = re.compile(r"<v>(.*?)</v>", re.DOTALL)
-
-
-def mqm_weight(category: str, severity: str) -> float:
-    """An error's weight in Freitag et al. (2021): major 5, minor 1, minor Fluency/Punctuation 0.1, Non-translation 25."""
-    if category.lower().startswith("non-translation"):
-        return 25.0
-    if severity == "major":
-        return 5.0
-    return 0.1 if category.lower() == "fluency/punctuation" else 1.0
 
 
 def _spans(target: str, where: str) -> tuple[str, list[tuple[int, int]]]:
@@ -132,7 +125,7 @@ def read_mqm(path: str | Path, *, criterion: str = "mqm", item: str = "seg_id") 
         raise DataError(f"{path}: no annotation rows under the header; expected {MQM_LAYOUT}")
     rows = [{"participant_id": rater, "list_id": "", "task_id": "", "kind": "task", "item_id": item_id,
              "criterion": criterion, "system": system, "system_b": "", "position": 0,
-             "value": 100 - 100 / MQM_WORST * min(sum(float(str(e["weight"])) for e in spans), MQM_WORST), "choice": "",
+             "value": float(mqm_value(sum(float(str(e["weight"])) for e in spans), MQM_WORST)), "choice": "",
              "seconds": math.nan, "submitted_at": "", "stop_seq": pd.NA,
              "spans": json.dumps(spans, ensure_ascii=False), "comment": ""}
             for (rater, system, item_id), spans in groups.items()]

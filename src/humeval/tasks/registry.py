@@ -11,6 +11,7 @@ from humeval.tasks.battle import BattleType
 from humeval.tasks.esa import ESAType
 from humeval.tasks.likert import LikertType
 from humeval.tasks.magnitude import MagnitudeType
+from humeval.tasks.mqm import MQMType
 from humeval.tasks.rankme import RankMEType
 from humeval.tasks.slider import SliderType
 from humeval.tasks.twoafc import TwoAFCType
@@ -23,11 +24,12 @@ if TYPE_CHECKING:  # the union of the criterion models, spelt out for the type c
     from humeval.tasks.esa import ESA
     from humeval.tasks.likert import Likert
     from humeval.tasks.magnitude import Magnitude
+    from humeval.tasks.mqm import MQM
     from humeval.tasks.rankme import RankME
     from humeval.tasks.slider import Slider
     from humeval.tasks.twoafc import TwoAFC
 
-    CriterionModel: TypeAlias = TwoAFC | Likert | Magnitude | RankME | Slider | ESA | Battle
+    CriterionModel: TypeAlias = TwoAFC | Likert | Magnitude | RankME | Slider | ESA | Battle | MQM
 
 __all__ = ["TASK_TYPES", "TaskTypes", "docs_columns"]
 
@@ -36,7 +38,7 @@ TaskTypes = Registry[TaskType]
 
 def _build() -> TaskTypes:
     types = TaskTypes("task type", "criteria.type", error=ProtocolError)
-    for kind in (TwoAFCType, LikertType, MagnitudeType, RankMEType, SliderType, ESAType, BattleType):
+    for kind in (TwoAFCType, LikertType, MagnitudeType, RankMEType, SliderType, ESAType, BattleType, MQMType):
         types.add(kind.name, kind.model.task_type, summary=kind.summary)
     return types
 
