@@ -31,7 +31,9 @@ def mqm_study(root: Path, outputs: list[dict], per_participant: int = 4) -> Stud
     write_jsonl(root / "data" / "outputs.jsonl", outputs)
     protocol = ESA.format(per_item=2, per_participant=per_participant, language="en", setup="separate",
                           criteria_extra="", esa_extra="")
-    (root / "humeval.yaml").write_text(protocol.replace("type: esa", "type: mqm"), encoding="utf-8")
+    criterion = 'type: mqm, question: "Mark the errors of the translation."'
+    (root / "humeval.yaml").write_text(protocol.replace('type: esa, question: "Mark the errors, then score the '
+                                                        'translation."', criterion), encoding="utf-8")
     study = Study.open(root)
     list(run(study))
     lock_study(study)
