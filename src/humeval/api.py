@@ -11,7 +11,7 @@ the study without a cycle. Every function it calls also takes a folder (``Study 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,11 +21,13 @@ from humeval.errors import HumevalError, did_you_mean
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
+    from humeval.analysis.posthoc import PosthocOptions
+    from humeval.collect import ServeOptions
     from humeval.costs import Budget, BudgetOptions
     from humeval.lock import Lock
     from humeval.pipeline import StageResult
     from humeval.rehearsal.rehearse import RehearsalOptions, RehearsalResult
-    from humeval.report.prereg import Preregistration
+    from humeval.report.prereg import Preregistration, PreregOptions
     from humeval.results import Results
 
 __all__ = ["Study"]
@@ -104,11 +106,13 @@ class Study(_study.Study):
 
         return judge(self, judges=judges, force=force)
 
-    def serve(self, **options: Any) -> None:
-        """Collect judgements with the web app until stopped (``humeval serve``; options of :func:`humeval.serve`)."""
-        from humeval.collect import serve
+    def serve(self, options: ServeOptions | None = None, /, *, say: Callable[[str], None] = print, **fields: Any) -> None:
+        """Collect judgements with the web app until stopped (``humeval serve``): ``options`` a
+        :class:`~humeval.collect.ServeOptions`, or its fields as keywords (those of :func:`humeval.serve`), each
+        checked by name; ``say`` takes the server's messages."""
+        from humeval.collect import ServeOptions, serve_with
 
-        serve(self, **options)
+        serve_with(self, _options(ServeOptions, options, fields, "serve"), say=say)
 
     def export(self, db: str | None = None, *, as_study_data: bool = False) -> StageResult:
         """The store's judgements into ``results/judgements.jsonl`` (``humeval export``; another SQLite store than
@@ -150,17 +154,19 @@ class Study(_study.Study):
 
         return budget_of(self, _options(BudgetOptions, options, fields, "budget"))
 
-    def prereg(self, **options: Any) -> Preregistration:
-        """The preregistration of the locked study (``humeval prereg``; options of :func:`humeval.report.prereg.prereg`)."""
-        from humeval.report.prereg import prereg
+    def prereg(self, options: PreregOptions | None = None, /, **fields: Any) -> Preregistration:
+        """The preregistration of the locked study (``humeval prereg``): ``options`` a
+        :class:`~humeval.report.prereg.PreregOptions`, or its fields as keywords, each checked by name."""
+        from humeval.report.prereg import PreregOptions, prereg_with
 
-        return prereg(self, **options)
+        return prereg_with(self, _options(PreregOptions, options, fields, "prereg"))
 
-    def posthoc(self, name: str, **options: Any) -> tuple[Results, list[Path]]:
-        """A post hoc analysis ``name`` (``humeval posthoc``; options of :func:`humeval.analysis.posthoc.posthoc`)."""
-        from humeval.analysis.posthoc import posthoc
+    def posthoc(self, name: str, options: PosthocOptions | None = None, /, **fields: Any) -> tuple[Results, list[Path]]:
+        """A post hoc analysis ``name`` (``humeval posthoc``): ``options`` a
+        :class:`~humeval.analysis.posthoc.PosthocOptions`, or its fields as keywords, each checked by name."""
+        from humeval.analysis.posthoc import PosthocOptions, posthoc_with
 
-        return posthoc(self, name, **options)
+        return posthoc_with(self, name, _options(PosthocOptions, options, fields, "posthoc"))
 
     def logbook(self) -> list[dict[str, Any]]:
         """Every logbook entry, oldest first (``humeval log``)."""

@@ -17,13 +17,14 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from humeval.errors import HumevalError, StoreError
 from humeval.pipeline import prepare_collection
 from humeval.study import StudyLike, as_study
 
-__all__ = ["ADMIN_ENV", "check_port", "serve", "wait_until_serving"]
+__all__ = ["ADMIN_ENV", "ServeOptions", "check_port", "serve", "serve_with", "wait_until_serving"]
 
 #: environment variable holding the admin secret
 ADMIN_ENV = "HUMEVAL_ADMIN_TOKEN"
@@ -101,6 +102,42 @@ def _announce(host: str, port: int, processes: int, lines: list[str], say: Calla
         say(f"warning: only {len(seen)} of {processes} server processes answered within 600 s")
 
 
+@dataclass(frozen=True)
+class ServeOptions:
+    """What :func:`serve` is asked (each field as its keyword; see :func:`serve` for what each means);
+    :meth:`check` refuses a value no server can take, before anything is prepared."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 0
+    db: str | None = None
+    admin_token: str | None = None
+    allow_origin: list[str] | None = None
+    log_level: str = "warning"
+    sqlite_sync: str = "full"
+    unlocked: bool = False
+    new_per_address: int = 0
+    trusted_proxies: list[str] | None = None
+    first_lease_seconds: int = 300
+    max_active: int = 0
+    recruit_every: float = 0.0
+    throttle_prefixes: tuple[int, int] = (32, 64)
+    new_per_minute: int = 0
+    new_per_wide_network: int = 0
+    wide_prefixes: tuple[int, int] = (24, 48)
+    public_url: str = ""
+
+    def check(self) -> ServeOptions:
+        """These options, or a :class:`HumevalError` naming the bad one and what is valid."""
+        if not 0 < self.port < 65536:
+            raise HumevalError(f"--port: a TCP port is 1-65535, got {self.port}")
+        if self.workers < 0:
+            raise HumevalError(f"--workers: server processes are 0 (the store's default) or more, got {self.workers}")
+        if self.recruit_every < 0:
+            raise HumevalError(f"--prolific-sync: seconds between two recruitments are >= 0 (0: none), got {self.recruit_every}")
+        return self
+
+
 def serve(
     study: StudyLike,
     *,
@@ -146,7 +183,20 @@ def serve(
     sync`` for a Prolific study; a platform without it refuses; 0: none): waves of places as the stopping rule
     needs them, the stop at the decision.
     """
+    options = ServeOptions(host=host, port=port, workers=workers, db=db, admin_token=admin_token, allow_origin=allow_origin,
+                           log_level=log_level, sqlite_sync=sqlite_sync, unlocked=unlocked, new_per_address=new_per_address,
+                           trusted_proxies=trusted_proxies, first_lease_seconds=first_lease_seconds, max_active=max_active,
+                           recruit_every=recruit_every, throttle_prefixes=throttle_prefixes, new_per_minute=new_per_minute,
+                           new_per_wide_network=new_per_wide_network, wide_prefixes=wide_prefixes, public_url=public_url)
+    serve_with(study, options, say=say)
+
+
+def serve_with(study: StudyLike, options: ServeOptions, *, say: Callable[[str], None] = print) -> None:
+    """:func:`serve` with ``options``: checked, then the admin token, the port, the store, the platform's part, and
+    the server until stopped (messages through ``say``)."""
     study = as_study(study)
+    options = options.check()
+    workers = options.workers
     import uvicorn
 
     from humeval.platforms.registry import platform_of
@@ -154,16 +204,16 @@ def serve(
     from humeval.server.watchdog import Watchdog
     from humeval.store.engine import SYNC_MODES, database_url, is_sqlite
 
-    if admin_token:
-        check_admin_token(admin_token)  # before anything is prepared or served
-    if public_url:
+    if options.admin_token:
+        check_admin_token(options.admin_token)  # before anything is prepared or served
+    if options.public_url:
         from humeval.server.security import origin_of
 
-        origin_of(public_url)
-    check_port(host, port)  # likewise: a port held by another server would fail only after the admin token is printed
-    if sqlite_sync not in SYNC_MODES:
-        raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {sqlite_sync!r}")
-    sqlite = is_sqlite(database_url(db, study.db_file))
+        origin_of(options.public_url)
+    check_port(options.host, options.port)  # likewise: a port held by another server would fail only after the admin token is printed
+    if options.sqlite_sync not in SYNC_MODES:
+        raise HumevalError(f"--sqlite-sync: expected one of {', '.join(SYNC_MODES)}, got {options.sqlite_sync!r}")
+    sqlite = is_sqlite(database_url(options.db, study.db_file))
     if workers == 0:
         workers = 1 if sqlite else 2
     if sqlite and workers > 1:
@@ -173,44 +223,44 @@ def serve(
             "serve SQLite with --workers 1 (the default), or use PostgreSQL for several processes: "
             "--db postgresql://user@host:port/db (see docs/deployment.md)"
         )
-    parameters = {"host": host, "port": port, "workers": workers, "sqlite_sync": sqlite_sync}
-    seeded = prepare_collection(study, db=db, unlocked=unlocked, parameters=parameters, progress=say)
-    token = admin_token or secrets.token_urlsafe(24)
+    parameters = {"host": options.host, "port": options.port, "workers": workers, "sqlite_sync": options.sqlite_sync}
+    seeded = prepare_collection(study, db=options.db, unlocked=options.unlocked, parameters=parameters, progress=say)
+    token = options.admin_token or secrets.token_urlsafe(24)
     crowd = platform_of(study.protocol.platform.kind)
     serving = crowd.serving(study, say)
-    config = ServerConfig(str(study.root.resolve()), token, db, list(allow_origin or []), sqlite_sync,
-                          new_per_address=new_per_address, new_per_wide_network=new_per_wide_network,
-                          wide_prefix_v4=wide_prefixes[0], wide_prefix_v6=wide_prefixes[1],
-                          trusted_proxies=list(trusted_proxies or []), first_lease_seconds=first_lease_seconds,
-                          max_active=max_active, hook_secret=serving.hook_secret,
-                          throttle_prefix_v4=throttle_prefixes[0], throttle_prefix_v6=throttle_prefixes[1],
-                          new_per_minute=new_per_minute, public_url=public_url,
+    config = ServerConfig(str(study.root.resolve()), token, options.db, list(options.allow_origin or []), options.sqlite_sync,
+                          new_per_address=options.new_per_address, new_per_wide_network=options.new_per_wide_network,
+                          wide_prefix_v4=options.wide_prefixes[0], wide_prefix_v6=options.wide_prefixes[1],
+                          trusted_proxies=list(options.trusted_proxies or []), first_lease_seconds=options.first_lease_seconds,
+                          max_active=options.max_active, hook_secret=serving.hook_secret,
+                          throttle_prefix_v4=options.throttle_prefixes[0], throttle_prefix_v6=options.throttle_prefixes[1],
+                          new_per_minute=options.new_per_minute, public_url=options.public_url,
                           check_entries=serving.check_entries)
-    where = f"http://{host}:{port}"
-    if not public_url and not trusted_proxies and not _loopback(host):
-        say(f"note: without --public-url, a POST from a browser is accepted from http://{host}:{port} (the address "
+    where = f"http://{options.host}:{options.port}"
+    if not options.public_url and not options.trusted_proxies and not _loopback(options.host):
+        say(f"note: without --public-url, a POST from a browser is accepted from http://{options.host}:{options.port} (the address "
             "the server is reached at) only; give --public-url with the address participants open")
-    if unlocked:
+    if options.unlocked:
         say(f"warning: collecting for an UNLOCKED study (--unlocked, recorded in {study.relative(study.logbook_file)})")
     lines = [f"{'seeded the store; ' if seeded else ''}serving {study.root} on {where} with {workers} process(es)",
              f"participants: {where}/   API: {where}/api/v1/openapi.json",
-             f"admin: {where}/admin?token={token}" if not admin_token else f"admin: {where}/admin?token=<your admin token>"]
-    if not admin_token and not sqlite:  # several machines may serve this store: one admin token for all of them
+             f"admin: {where}/admin?token={token}" if not options.admin_token else f"admin: {where}/admin?token=<your admin token>"]
+    if not options.admin_token and not sqlite:  # several machines may serve this store: one admin token for all of them
         lines.append(f"the admin token was generated for this start; give every other `humeval serve` of this store the "
                      f"same one (--admin-token or ${ADMIN_ENV}): a server with another token refuses this one's admin logins")
-    if recruit_every > 0:
-        crowd.recruit_every(study, recruit_every, db=db, say=say)
+    if options.recruit_every > 0:
+        crowd.recruit_every(study, options.recruit_every, db=options.db, say=say)
     say(f"starting {workers} server process(es) on {where} ...")
-    threading.Thread(target=_announce, args=(host, port, workers, lines, say), daemon=True, name="humeval-announce").start()
+    threading.Thread(target=_announce, args=(options.host, options.port, workers, lines, say), daemon=True, name="humeval-announce").start()
     # stops the server, with a reason, when the study folder disappears or the workers fail to start again and again
     watchdog = Watchdog(study.protocol_file).start()
     with tempfile.TemporaryDirectory(prefix="humeval-serve-") as private:  # mode 0700; removed on exit
         os.environ[CONFIG_FILE_ENV] = str(config.write(Path(private)))
         try:
             uvicorn.run(
-                "humeval.server.app:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_level=log_level, access_log=False, timeout_graceful_shutdown=5,
-                forwarded_allow_ips=list(trusted_proxies) if trusted_proxies else None,  # None: loopback, uvicorn's default
+                "humeval.server.app:app_from_env", factory=True, host=options.host, port=options.port, workers=workers,
+                log_level=options.log_level, access_log=False, timeout_graceful_shutdown=5,
+                forwarded_allow_ips=list(options.trusted_proxies) if options.trusted_proxies else None,  # None: loopback, uvicorn's default
             )
         except SystemExit as exc:  # uvicorn exits 1 or 3 when it cannot start (the port taken since check_port, say)
             if exc.code not in (0, None) and watchdog.failure is None:

@@ -117,3 +117,31 @@ def test_budget_and_rehearse_take_their_typed_options_or_its_fields(tmp_path):
         study.rehearse(participant=3)
     with pytest.raises(HumevalError, match="give a RehearsalOptions or its fields as keywords, not both"):
         study.rehearse(RehearsalOptions(kind="normal"), kind="static")
+
+
+def test_serve_prereg_and_posthoc_take_their_typed_options_or_its_fields(tmp_path):
+    from humeval.analysis.posthoc import PosthocOptions
+    from humeval.collect import ServeOptions, serve_with
+    from humeval.report.prereg import PreregOptions
+
+    study = humeval.Study.init(tmp_path / "s", "pairwise", items=4, seed=3)
+    study.lock()
+    study.run()
+    typed = study.prereg(PreregOptions(out_dir=tmp_path / "typed", registry="https://osf.io/x"))
+    keywords = study.prereg(out_dir=tmp_path / "keywords", registry="https://osf.io/x")
+    assert typed.signature == keywords.signature and typed.files == keywords.files
+    assert (tmp_path / "typed" / "heds.json").read_bytes() == (tmp_path / "keywords" / "heds.json").read_bytes()
+    with pytest.raises(HumevalError, match=r"Study.prereg: unknown option 'out'. Did you mean 'out_dir'\?"):
+        study.prereg(out="x")
+    with pytest.raises(HumevalError, match=r"Study.serve: unknown option 'prot'. Did you mean 'port'\? Available: "):
+        study.serve(prot=8001)
+    with pytest.raises(HumevalError, match="give a ServeOptions or its fields as keywords, not both"):
+        study.serve(ServeOptions(), port=8001)
+    with pytest.raises(HumevalError, match="--port: a TCP port is 1-65535, got 70000"):
+        serve_with(study, ServeOptions(port=70000))
+    with pytest.raises(HumevalError, match=r"Study.posthoc: unknown option 'correlations'. Did you mean 'correlation'\?"):
+        study.posthoc("extra", correlations="spearman")
+    with pytest.raises(HumevalError, match="give a PosthocOptions or its fields as keywords, not both"):
+        study.posthoc("extra", PosthocOptions(), force=True)
+    with pytest.raises(HumevalError, match="posthoc: nothing to do"):
+        study.posthoc("extra", PosthocOptions())

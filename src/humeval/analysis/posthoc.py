@@ -11,6 +11,7 @@ exclusions. Everything goes to ``results/posthoc/<name>/`` with ``"post_hoc": na
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from humeval.results import FORMAT_VERSION, CorrelationSet, Results
 from humeval.stats import kendall, pearson, spearman
 from humeval.study import Study, StudyLike, as_study
 
-__all__ = ["CORRELATIONS", "correlations", "posthoc"]
+__all__ = ["CORRELATIONS", "PosthocOptions", "correlations", "posthoc", "posthoc_with"]
 
 CORRELATIONS = {"spearman": spearman, "pearson": pearson, "kendall": kendall}
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -68,6 +69,17 @@ def correlations(frame: pd.DataFrame, protocol: Protocol, method: str, seed: int
     return CorrelationSet(method=method, unit="per-output mean scores", pairs=pairs)
 
 
+@dataclass(frozen=True)
+class PosthocOptions:
+    """What :func:`posthoc` is asked (each field as its keyword): ``overrides`` the analysis settings changed
+    (``--set key=value``), ``correlation`` the correlations between criteria (one of :data:`CORRELATIONS`),
+    ``force`` overwrite an earlier post hoc analysis of the same name."""
+
+    overrides: dict[str, Any] = field(default_factory=dict)
+    correlation: str | None = None
+    force: bool = False
+
+
 def posthoc(
     study: StudyLike,
     name: str,
@@ -77,7 +89,13 @@ def posthoc(
     force: bool = False,
 ) -> tuple[Results, list[Path]]:
     """Run post hoc analysis ``name``; returns its results and the files written under results/posthoc/<name>/."""
+    return posthoc_with(study, name, PosthocOptions(overrides=dict(overrides or {}), correlation=correlation, force=force))
+
+
+def posthoc_with(study: StudyLike, name: str, options: PosthocOptions) -> tuple[Results, list[Path]]:
+    """:func:`posthoc` with ``options``."""
     study = as_study(study)
+    overrides, correlation, force = options.overrides, options.correlation, options.force
     if not _NAME.match(name):
         raise HumevalError(f"posthoc: name '{name}' must be lower-case letters, digits, '-' or '_' (e.g. 'parametric')")
     if not overrides and not correlation:

@@ -30,11 +30,10 @@ def posthoc(
     fmt: Format = typer.Option(Format.table, "--format", "-f", help="table | json | csv"),
 ) -> None:
     """Run a post hoc analysis; never changes the preregistered results/results.json."""
-    from humeval.analysis.posthoc import posthoc as run_posthoc
-    from humeval.study import Study
+    from humeval.analysis.posthoc import PosthocOptions, posthoc_with
 
-    results, paths = run_posthoc(Study.open(directory), name, overrides=_parse(settings), correlation=correlation,
-                                 force=force)
+    options = PosthocOptions(overrides=_parse(settings), correlation=correlation, force=force)
+    results, paths = posthoc_with(directory, name, options)
     for p in paths:
         err.print(f"  wrote {p}", highlight=False, markup=False)
     emit_rows(results.summary_rows(), fmt, title=f"POST HOC: {name}", json_data=results.to_json(),

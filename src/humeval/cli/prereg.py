@@ -18,9 +18,9 @@ def prereg(
     fmt: Format = typer.Option(Format.table, "--format", help="table | json (what was written)"),
 ) -> None:
     """Write prereg/preregistration.md and prereg/heds.json, tied to the lock's hashes and signature."""
-    from humeval.report.prereg import prereg as write
+    from humeval.report.prereg import PreregOptions, prereg_with
 
-    result = write(directory, out_dir=out_dir, registry=registry)
+    result = prereg_with(directory, PreregOptions(out_dir=out_dir, registry=registry))
     if fmt == Format.json:
         emit_json(result.to_json())
         return

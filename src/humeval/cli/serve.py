@@ -58,13 +58,13 @@ def serve(
                                   "or inputs changed is always refused."),
 ) -> None:
     """Serve the study: participant pages, admin pages and the JSON API (/api/v1, OpenAPI at /api/v1/openapi.json)."""
-    from humeval.collect import serve as serve_study
+    from humeval.collect import ServeOptions, serve_with
 
-    serve_study(directory, host=host, port=port, workers=workers, db=db or None, admin_token=admin_token or None,
-                allow_origin=list(allow_origin), log_level=log_level, sqlite_sync=sqlite_sync, unlocked=unlocked,
-                new_per_address=new_per_address, trusted_proxies=list(trusted_proxy),
-                first_lease_seconds=first_lease, max_active=max_active, recruit_every=prolific_sync,
-                throttle_prefixes=(throttle_prefix_v4, throttle_prefix_v6), new_per_minute=new_per_minute,
-                new_per_wide_network=new_per_wide_network, wide_prefixes=(wide_prefix_v4, wide_prefix_v6),
-                public_url=public_url,
-                say=lambda text: err.print(text, highlight=False, markup=False))
+    options = ServeOptions(host=host, port=port, workers=workers, db=db or None, admin_token=admin_token or None,
+                           allow_origin=list(allow_origin), log_level=log_level, sqlite_sync=sqlite_sync,
+                           unlocked=unlocked, new_per_address=new_per_address, trusted_proxies=list(trusted_proxy),
+                           first_lease_seconds=first_lease, max_active=max_active, recruit_every=prolific_sync,
+                           throttle_prefixes=(throttle_prefix_v4, throttle_prefix_v6), new_per_minute=new_per_minute,
+                           new_per_wide_network=new_per_wide_network, wide_prefixes=(wide_prefix_v4, wide_prefix_v6),
+                           public_url=public_url)
+    serve_with(directory, options, say=lambda text: err.print(text, highlight=False, markup=False))

@@ -22,7 +22,7 @@ from humeval.hashing import sha256_file
 from humeval.lock import check_lock, read_lock
 from humeval.study import Study, StudyLike, as_study
 
-__all__ = ["Preregistration", "prereg"]
+__all__ = ["Preregistration", "PreregOptions", "prereg", "prereg_with"]
 
 
 @dataclass(frozen=True)
@@ -160,13 +160,28 @@ def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signatu
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class PreregOptions:
+    """What :func:`prereg` is asked (each field as its keyword): ``out_dir`` the folder written into (default
+    ``prereg/``), ``registry`` where it will be registered (e.g. an OSF link), if known."""
+
+    out_dir: str | Path | None = None
+    registry: str = ""
+
+
 def prereg(study: StudyLike, *, out_dir: str | Path | None = None, registry: str = "") -> Preregistration:
     """Write ``prereg/preregistration.md`` and ``prereg/heds.json`` for the locked study.
 
     Refuses (:class:`ProtocolError`) when the study is not locked or the protocol or an input
     changed after the lock. ``registry``: where it will be registered (e.g. an OSF link), if known.
     """
+    return prereg_with(study, PreregOptions(out_dir=out_dir, registry=registry))
+
+
+def prereg_with(study: StudyLike, options: PreregOptions) -> Preregistration:
+    """:func:`prereg` with ``options``."""
     study = as_study(study)
+    out_dir, registry = options.out_dir, options.registry
     from humeval.analysis.plan import analysis_signature
     from humeval.report.heds import heds_before_collection
 
