@@ -115,15 +115,51 @@ def compress(simulated_seconds: float, scale: float) -> float:
     return simulated_seconds / 60 * scale
 
 
-def plan(crowd: Any, *, lists: int, p: float, minutes: float, waitlist: float, runs: int, seed: int) -> Any:
-    """The W ``humeval budget --crowd`` plans for this crowd (:func:`humeval.simulate.crowd.plan_sessions`, the
-    lease and waitlist in simulated seconds) and the simulations it tried."""
+def plan(crowd: Any, *, lists: int, p: float, minutes: float, waitlist: float, runs: int, seed: int,
+         pausers: float = 0.0) -> Any:
+    """The W ``humeval budget --crowd --pausers`` plans for this crowd (:func:`humeval.simulate.crowd.plan_sessions`,
+    the lease and waitlist in simulated seconds) and the simulations it tried."""
     from humeval.simulate.crowd import plan_sessions
     from humeval.stopping import get_rule
 
     return plan_sessions(get_rule("anytime", 0.05), lists=lists, watched=WATCHED, tasks_per_list=WATCHED,
                          minutes_per_list=minutes, arrivals_per_hour=None, p=p, crowd=crowd, lease_seconds=LEASE,
-                         patience=waitlist, runs=runs, seed=seed)
+                         patience=waitlist, runs=runs, seed=seed, pausers=pausers)
+
+
+def replay_prediction(crowd: Any, idx: np.ndarray, *, sessions: int, lists: int, p: float, minutes: float,
+                      waitlist: float, pausers: float, runs: int, seed: int) -> tuple[float, float]:
+    """The simulator's mean places and wall minutes for exactly the participants a server run drew (``idx``, in
+    arrival order; ``resample=False``: only the outcomes, and the pausers' draw, are random): the prediction paired
+    with that run, which leaves out the spread between drawn crowds."""
+    from humeval.simulate.arrivals import Crowd
+    from humeval.simulate.crowd import simulate_crowd
+    from humeval.stopping import get_rule
+
+    drawn = Crowd(arrived=crowd.arrived[idx], seconds_per_task=crowd.seconds_per_task[idx], session_seconds=None,
+                  completed=crowd.completed[idx], source=crowd.source)
+    r = simulate_crowd(get_rule("anytime", 0.05), lists=lists, watched=WATCHED, tasks_per_list=WATCHED,
+                       minutes_per_list=minutes, sessions=sessions, p=p, crowd=drawn, lease_seconds=LEASE,
+                       patience=waitlist, runs=runs, seed=seed, pausers=pausers, resample=False)
+    sm = r.summary()
+    return sm["places"].mean, sm["wall_hours"].mean * 60
+
+
+def drawn_order(crowd: Any, rng: np.random.Generator) -> np.ndarray:
+    """The participants :func:`draw_people` draws with this generator, in arrival order (its first draw)."""
+    idx = rng.integers(0, crowd.participants, crowd.participants)
+    return idx[np.argsort(crowd.arrived[idx], kind="stable")]
+
+
+def mean_range(values: np.ndarray, k: int, rng: np.random.Generator, draws: int = 4000) -> tuple[float, float]:
+    """The 5-95 % range of the mean of ``k`` runs drawn from the simulated ``values`` (what k server runs can
+    average to if the model is right)."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if not v.size or k < 1:
+        return math.nan, math.nan
+    means = v[rng.integers(0, v.size, (draws, k))].mean(axis=1)
+    return float(np.quantile(means, 0.05)), float(np.quantile(means, 0.95))
 
 
 # -- the participants -----------------------------------------------------------------------------
@@ -486,6 +522,9 @@ class Setting:
     predicted_wall_min: float
     predicted_decided: float
     runs: list[tuple[Run, Run]] = field(default_factory=list)  # (dynamic, fixed) on the same drawn crowd
+    predicted_places_runs: np.ndarray | None = None  # the planned W's simulated runs (for the range of a k-run mean)
+    predicted_wall_runs: np.ndarray | None = None  # (minutes)
+    paired: dict[int, tuple[float, float]] = field(default_factory=dict)  # run -> the drawn crowd's (places, wall)
 
 
 def run_log(args: Any, say: Any) -> list[Setting]:
@@ -511,10 +550,13 @@ def run_log(args: Any, say: Any) -> list[Setting]:
             minutes = WATCHED * pace / 60
             for label, p, lists in comparisons:
                 w, tried = plan(crowd, lists=lists, p=p, minutes=minutes, waitlist=args.waitlist, runs=args.plan_runs,
-                                seed=args.seed)
-                sm = next(r for r in tried if r.sessions == w).summary()
+                                seed=args.seed, pausers=args.pausers)
+                chosen = next(r for r in tried if r.sessions == w)
+                sm = chosen.summary()
                 settings[name, label] = Setting(name, label, p, lists, minutes, w, sm["places"].mean,
-                                                sm["wall_hours"].mean * 60, next(r for r in tried if r.sessions == w).decided_share)
+                                                sm["wall_hours"].mean * 60, chosen.decided_share,
+                                                predicted_places_runs=chosen.runs.places.astype(float),
+                                                predicted_wall_runs=chosen.runs.wall * 60)
                 for design, sessions in (("dynamic", w), ("fixed", None)):
                     studies[name, label, design] = write_study(
                         tmp / name[:13] / label / design, lists=lists, pace=pace, scale=args.scale, sessions=sessions,
@@ -531,7 +573,12 @@ def run_log(args: Any, say: Any) -> list[Setting]:
             if time.monotonic() > deadline:
                 return
             rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(r,)))
+            idx = drawn_order(crowds[name], np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(r,))))
             people = draw_people(crowds[name], rng, args.scale, args.pausers)
+            setting.paired[r] = replay_prediction(crowds[name], idx, sessions=setting.sessions, lists=setting.lists,
+                                                  p=setting.p, minutes=setting.minutes_per_list,
+                                                  waitlist=args.waitlist, pausers=args.pausers,
+                                                  runs=max(50, args.plan_runs // 4), seed=args.seed + r)
             pair = []
             for design in ("dynamic", "fixed"):
                 where = tmp / "runs" / f"{label}-{r}-{design}"
@@ -593,12 +640,22 @@ def summary(settings: list[Setting]) -> dict[str, Any]:
         mine = [s for s in settings if s.comparison == label]
         out["comparisons"][label] = {"p": mine[0].p, "lists": mine[0].lists, "sessions": [s.sessions for s in mine],
                                      **agg([pair for s in mine for pair in s.runs])}
+    rng = np.random.default_rng(0)
     for s in settings:
+        m = agg(s.runs)
+        k = m.get("runs", 0)
+        ok_runs = [d.run for d, f in s.runs if d.status == "ok" and f.status == "ok"]
+        paired = [s.paired[r] for r in ok_runs if r in s.paired]
+        pred: dict[str, Any] = {"places": s.predicted_places, "wall_min": s.predicted_wall_min,
+                                "decided": s.predicted_decided}
+        if k and s.predicted_places_runs is not None and s.predicted_wall_runs is not None:
+            pred["places_range"] = mean_range(s.predicted_places_runs, k, rng)
+            pred["wall_range"] = mean_range(s.predicted_wall_runs, k, rng)
+        if paired:
+            pred["paired_places"] = float(np.mean([x for x, _ in paired]))
+            pred["paired_wall_min"] = float(np.mean([y for _, y in paired]))
         out["settings"].append({"crowd": s.crowd, "comparison": s.comparison, "sessions": s.sessions,
-                                "minutes_per_list": round(s.minutes_per_list, 2),
-                                "predicted": {"places": s.predicted_places, "wall_min": s.predicted_wall_min,
-                                              "decided": s.predicted_decided},
-                                "measured": agg(s.runs)})
+                                "minutes_per_list": round(s.minutes_per_list, 2), "predicted": pred, "measured": m})
     return out
 
 
@@ -631,7 +688,18 @@ def acceptance(result: dict[str, Any]) -> list[str]:
         dp = pr["places"] / m["places"] - 1 if m["places"] else math.nan
         dw = pr["wall_min"] / m["wall_min"] - 1 if m["wall_min"] else math.nan
         ok = abs(dp) <= 0.2 and abs(dw) <= 0.2
+        ranges = ""
+        if "places_range" in pr:
+            (pl, ph), (wl, wh) = pr["places_range"], pr["wall_range"]
+            inside = pl <= m["places"] <= ph and wl <= m["wall_min"] <= wh
+            ranges = (f"; a mean of {m['runs']} simulated runs falls in places [{pl:.2f}, {ph:.2f}], wall [{wl:.1f}, "
+                      f"{wh:.1f}] 9 times in 10: measured {'inside' if inside else 'OUTSIDE'}")
+        if "paired_places" in pr:
+            qp = pr["paired_places"] / m["places"] - 1 if m["places"] else math.nan
+            qw = pr["paired_wall_min"] / m["wall_min"] - 1 if m["wall_min"] else math.nan
+            ranges += (f"; the same drawn crowds simulated: places {pr['paired_places']:.2f} ({qp:+.0%}), wall "
+                       f"{pr['paired_wall_min']:.1f} ({qw:+.0%})")
         lines.append(f"{'PASS' if ok else 'FAIL'}  {s['crowd'][:13]} {s['comparison']} budget --crowd vs the server "
                      f"(W={s['sessions']}, {m['runs']} runs): places {pr['places']:.2f} vs {m['places']:.2f} ({dp:+.0%}), "
-                     f"wall {pr['wall_min']:.1f} vs {m['wall_min']:.1f} min ({dw:+.0%}) (within 20 %)")
+                     f"wall {pr['wall_min']:.1f} vs {m['wall_min']:.1f} min ({dw:+.0%}) (within 20 %){ranges}")
     return lines

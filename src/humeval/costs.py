@@ -258,11 +258,17 @@ class BudgetOptions:
     crowd: str | Path | None = None
     #: seconds an arrival who finds no open place waits for one; None: the protocol's ``stopping.waitlist_seconds``
     patience: float | None = None
+    #: the share of participants who do not quit that pause once past the lease (settled, paid, their list given on),
+    #: besides those a crowd file's task times show; None: 0 (a pilot or an earlier study tells it)
+    pausers: float | None = None
 
     def check(self, protocol: Any) -> BudgetOptions:
         """These options, or a :class:`DataError`/:class:`ProtocolError` naming the one ``protocol`` cannot use."""
         if self.patience is not None and not (math.isfinite(self.patience) and self.patience >= 0):
             raise DataError(f"--patience: seconds an arrival waits for a place are a number >= 0, got {self.patience!r}")
+        if self.pausers is not None and not (math.isfinite(self.pausers) and 0 <= self.pausers <= 1):
+            raise DataError(f"--pausers: the share of participants who pause past the lease is in [0, 1], got "
+                            f"{self.pausers!r}")
         var = self.difficulty_var
         if var is None:
             return self
@@ -281,7 +287,7 @@ def budget(study: StudyLike, *, pilot: str | Path | None = None, strategies: lis
            deltas: list[float] | None = None, iterations: int = 200, seed: int | None = None,
            system_a: str = "", predict: bool = True, crowd_runs: int = 2000,
            precision: float | None = None, difficulty_var: float | None = None, crowd: str | Path | None = None,
-           patience: float | None = None) -> Budget:
+           patience: float | None = None, pausers: float | None = None) -> Budget:
     """The study's budget from its design (run ``humeval design`` first) and its ``pay`` section.
 
     Dynamic stopping: ``pilot`` (any file ``humeval plan`` reads; default ``pay.pilot``, then
@@ -300,11 +306,12 @@ def budget(study: StudyLike, *, pilot: str | Path | None = None, strategies: lis
     ``crowd``: a crowd file or an AMT batch CSV (:func:`humeval.simulate.arrivals.read_crowd`) the sessions are
     simulated with (default: with ``crowd.arrivals_per_hour``, the default crowd fitted to the AMT batches);
     ``patience``: seconds an arrival who finds no open place waits for one (0: turned away; None: the protocol's
-    ``stopping.waitlist_seconds``, what the store does).
+    ``stopping.waitlist_seconds``, what the store does); ``pausers``: the share of participants (who do not quit)
+    that pause once past the lease, besides those a crowd file's task times show (default 0).
     """
     options = BudgetOptions(pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, seed=seed,
                             system_a=system_a, predict=predict, crowd_runs=crowd_runs, precision=precision,
-                            difficulty_var=difficulty_var, crowd=crowd, patience=patience)
+                            difficulty_var=difficulty_var, crowd=crowd, patience=patience, pausers=pausers)
     return budget_of(study, options)
 
 
@@ -475,7 +482,8 @@ def _dynamic(study: Study, options: BudgetOptions, pilot: Any, lists: list[Any],
         return effort, [], fit
     plans, plan_notes = _sessions(study, lists, fit, minutes, reward * (1 + fee_rate), runs=options.crowd_runs,
                                   seed=seed, tasks_per_list=max(len(pl.tasks) for pl in lists),
-                                  crowd_file=options.crowd, pilot=pilot, patience=options.patience)
+                                  crowd_file=options.crowd, pilot=pilot, patience=options.patience,
+                                  pausers=options.pausers)
     notes += plan_notes
     return effort, plans, fit
 
@@ -530,7 +538,7 @@ def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | 
 
 def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per_place: float, *, runs: int,
               seed: int, tasks_per_list: int, crowd_file: str | Path | None = None, pilot: Any = None,
-              patience: float | None = None) -> tuple[list[SessionPlan], list[str]]:
+              patience: float | None = None, pausers: float | None = None) -> tuple[list[SessionPlan], list[str]]:
     """The session plans: the fixed design, the protocol's W, and W = 1, 2, 3 (within the watched lists)."""
     from humeval.simulate.crowd import plan_sessions, simulate_crowd
     from humeval.stopping.admission import unused_bound
@@ -569,12 +577,23 @@ def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per
     timed = lam is not None or crowd is not None
     if not timed:
         same["patience"] = 0.0  # every open place is taken at once: no one waits
+        if pausers:
+            notes.append(f"sessions: --pausers {pausers:g} is not simulated: a pause is timed against the lease, and "
+                         "without arrivals (crowd.arrivals_per_hour or --crowd) nothing is timed")
+    else:
+        same["pausers"] = float(pausers or 0.0)
     planned, tried = (None, []) if not timed else plan_sessions(rule, arrivals_per_hour=lam, **same)
     simulated = {r.sessions: r for r in tried}  # the planner's runs, reused for the rows they share
     plans = []
     for i, sessions in enumerate(settings):
         r = simulated.get(sessions) or simulate_crowd(rule, arrivals_per_hour=lam, sessions=sessions, **same)
         sm = r.summary()
+        if sessions == min(own, big_p) and "pauses" in sm and "quits" in sm:
+            notes.append(f"sessions: per collection at W = {sessions}, {sm['quits'].mean:.2f} quitters (not paid) and "
+                         f"{sm['pauses'].mean:.2f} pauses past the lease of {same['lease_seconds']:g} s (paid, their "
+                         f"answered outcomes fed, the list given on) on average; pausers: "
+                         + (f"{same.get('pausers', 0.0):g} of those who do not quit (--pausers), plus " if same.get("pausers")
+                            else "") + "those whose recorded task took longer than the lease at this study's pace")
         if i == 0:
             fixed_wall = sm.get("fixed_wall_hours")
             plans.append(SessionPlan(

@@ -27,6 +27,7 @@ def budget(
                                                 "than once; 0, items of equal difficulty, when it judged each once)."),
     crowd: Path | None = typer.Option(None, "--crowd", help="Dynamic stopping with sessions: the crowd to plan with, a CSV or JSONL with a row per participant (arrived, seconds_per_task or session_seconds, completed) or an AMT batch-results CSV (default: with crowd.arrivals_per_hour, a bursty crowd fitted to AMT batches; docs/budget.md)."),
     patience: float | None = typer.Option(None, "--patience", help="Dynamic stopping with sessions: seconds an arrival who finds no open place waits for one (default: the protocol's stopping.waitlist_seconds, 600 unless set, as the store does; 0: turned away)."),
+    pausers: float | None = typer.Option(None, "--pausers", help="Dynamic stopping with sessions: the share of participants (who do not quit) that pause once past the lease: settled, paid, their answered outcomes fed, the list given on (default 0; besides those a --crowd file's task times show)."),
     fmt: Format = typer.Option(Format.table, "--format", help="table | json | csv"),
 ) -> None:
     """Budget a study before launch: places, judgements, minutes, reward, hourly pay vs the minimum, fee, total;
@@ -41,7 +42,7 @@ def budget(
     strategies = [s.strip() for s in strategy.split(",") if s.strip()] or None
     result = compute(directory, pilot=pilot, strategies=strategies, deltas=deltas, iterations=iterations, system_a=system_a,
                      crowd_runs=crowd_runs, precision=precision, difficulty_var=difficulty_var, crowd=crowd,
-                     patience=patience)
+                     patience=patience, pausers=pausers)
     if fmt == Format.json:
         emit_json(result.to_json())
         return

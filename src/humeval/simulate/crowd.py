@@ -30,6 +30,13 @@ events, at most two per session). The model, per run:
   answered (that share of the list's watched tasks; ``quitters_fed=False``: drops them, as the
   store before abandoned participants were fed) and gives the list to the next participant; a
   quitter is not paid.
+* **Pausers.** A participant who pauses past the lease is settled as abandoned a lease after their last answer,
+  exactly like a quitter (their answered outcomes fed, their list given to the next participant), but comes back
+  for their completion code and is paid. From a recorded crowd (per-task times): one who does not quit and whose
+  task (within the list's tasks, at the study's pace) took longer than ``lease_seconds`` pauses there, after the
+  tasks before it. Besides, ``pausers``: a share of the others (drawn per participant) pauses once after a number
+  of tasks uniform on 1..tasks - 1 (a share declared or seen in a pilot; what ``bench_crowd.py --pausers`` does).
+  The list given on counts whole (the store gives its unserved rest), as for quitters.
 * **Outcomes.** Each watched judgement favours A with probability ``p``, or, from a pilot fit
   (:class:`humeval.simulate.plan.PilotFit`), ``(c d + 1) / 2`` with the participant's
   capability c ~ U(capability) per session and the item's difficulty d per task
@@ -115,6 +122,7 @@ class CrowdRuns:
     quit_fed: np.ndarray | None = None  # outcomes of abandoned sessions fed (quitters_fed), in ``used``
     turned_away: np.ndarray | None = None  # arrivals before the end who got no place (drawn arrivals only)
     ran_out: np.ndarray | None = None  # bool: ended undecided with lists left because no one was left to come
+    pauses: np.ndarray | None = None  # sessions settled after a pause past the lease before the decision (paid)
 
     @property
     def unused(self) -> np.ndarray:
@@ -144,6 +152,7 @@ class CrowdResult:
     quitters_fed: bool = True
     lease_seconds: float = 0.0
     total: int = 0  # watched judgements of the fixed design (lists x w when every list holds w)
+    pausers: float = 0.0  # the drawn share of pausers (besides those a recorded crowd's times show)
 
     @property
     def fixed_places(self) -> int:
@@ -186,6 +195,8 @@ class CrowdResult:
             out |= {"quits": Quantity.of(r.quits), "quit_fed": Quantity.of(r.quit_fed)}
         if r.turned_away is not None:
             out["turned_away"] = Quantity.of(r.turned_away)
+        if r.pauses is not None:
+            out["pauses"] = Quantity.of(r.pauses)
         if timed:
             out |= {"wall_hours": Quantity.of(r.wall), "fixed_wall_hours": Quantity.of(r.fixed_wall),
                     "wall_ratio": Quantity.of(r.wall / r.fixed_wall)}
@@ -198,7 +209,8 @@ class CrowdResult:
         who = "" if self.crowd is None else f"|crowd:{self.crowd['source']}"
         spread = f"|spread:{self.spread:g}" if self.crowd is None else ""
         extra = ((f"|patience:{self.patience:g}s" if self.patience else "") + ("" if self.quitters_fed else "|quitters:dropped")
-                 + (f"|lease:{self.lease_seconds:g}s" if self.lease_seconds else ""))
+                 + (f"|lease:{self.lease_seconds:g}s" if self.lease_seconds else "")
+                 + (f"|pausers:{self.pausers:g}" if self.pausers else ""))
         arrivals = "" if self.crowd is not None and self.arrivals_per_hour is None else f"|arrivals:{lam}"
         return (f"crowd|rule:{self.rule}|delta:{self.delta:g}|W:{self.sessions}|lists:{self.lists}|w:{self.watched}"
                 f"|min:{self.minutes_per_list:g}{arrivals}{who}|{what}{spread}{extra}"
@@ -208,7 +220,7 @@ class CrowdResult:
         return {"rule": self.rule, "delta": self.delta, "sessions": self.sessions, "lists": self.lists,
                 "watched": self.watched, "minutes_per_list": self.minutes_per_list,
                 "arrivals_per_hour": self.arrivals_per_hour, "crowd": self.crowd, "patience": self.patience,
-                "quitters_fed": self.quitters_fed, "lease_seconds": self.lease_seconds, "p": self.p, "fit": self.fit, "spread": self.spread,
+                "quitters_fed": self.quitters_fed, "lease_seconds": self.lease_seconds, "pausers": self.pausers, "p": self.p, "fit": self.fit, "spread": self.spread,
                 "seed": self.seed, "runs": len(self.runs.places), "fixed_places": self.fixed_places,
                 "fixed_judgements": self.fixed_judgements, "decided_share": self.decided_share,
                 "wrong_share": self.wrong_share, "signature": self.signature(),
@@ -240,6 +252,22 @@ class _Arrivals:
     quits: np.ndarray  # (runs, M) bool
     quit_hours: np.ndarray  # (runs, M)
     kept_share: np.ndarray  # (runs, M): tasks completed / tasks per list (quitters)
+    paused: np.ndarray | None = None  # (runs, M) bool: a pauser (settled like a quitter, but paid)
+
+
+def _with_pausers(rng: np.random.Generator, arr: _Arrivals, share: float, tasks: int, lease_hours: float) -> _Arrivals:
+    """``share`` of the participants who neither quit nor already pause pause once past the lease, after
+    1 + floor(U x (tasks - 1)) tasks (uniform on 1..tasks - 1; an even pace): settled a lease later, paid."""
+    paused = np.zeros(arr.at.shape, dtype=bool) if arr.paused is None else arr.paused
+    if share <= 0 or tasks < 2:
+        return arr if arr.paused is not None else _Arrivals(arr.at, arr.hours, arr.quits, arr.quit_hours,
+                                                            arr.kept_share, paused)
+    new = (rng.random(arr.at.shape) < share) & ~arr.quits
+    k = 1 + np.floor(rng.random(arr.at.shape) * (tasks - 1))
+    hours = np.nan_to_num(arr.hours, nan=0.0)
+    return _Arrivals(at=arr.at, hours=arr.hours, quits=arr.quits | new,
+                     quit_hours=np.where(new, hours * k / tasks + lease_hours, arr.quit_hours),
+                     kept_share=np.where(new, k / tasks, arr.kept_share), paused=paused | new)
 
 
 def _from_crowd(rng: np.random.Generator, crowd: Crowd, n_runs: int, tasks: int, minutes: float,
@@ -258,8 +286,19 @@ def _from_crowd(rng: np.random.Generator, crowd: Crowd, n_runs: int, tasks: int,
         scale = minutes * 60 / float(np.median(spent[done >= tasks] if (done >= tasks).any() else spent))
     quits = done < tasks
     hours = spent * scale / 3600
-    return _Arrivals(at=crowd.arrived[idx] / 3600, hours=np.where(quits, np.nan, hours)[idx], quits=quits[idx],
-                     quit_hours=(hours + lease_hours)[idx], kept_share=(done / tasks)[idx])
+    quit_hours, kept = hours + lease_hours, done / tasks
+    paused = np.zeros(n, dtype=bool)
+    if crowd.seconds_per_task is not None and lease_hours > 0:  # a task longer than the lease: a pause past it
+        per = crowd.seconds_per_task[:, :tasks] * scale / 3600
+        long = np.nan_to_num(per, nan=0.0) > lease_hours
+        paused = ~quits & long.any(axis=1)
+        at_task = long.argmax(axis=1)  # the tasks answered before the pause
+        before = np.where(np.arange(per.shape[1])[None, :] < at_task[:, None], np.nan_to_num(per, nan=0.0), 0.0)
+        quit_hours = np.where(paused, before.sum(axis=1) + lease_hours, quit_hours)
+        kept = np.where(paused, at_task / tasks, kept)
+    gone = quits | paused
+    return _Arrivals(at=crowd.arrived[idx] / 3600, hours=np.where(quits, np.nan, hours)[idx], quits=gone[idx],
+                     quit_hours=quit_hours[idx], kept_share=kept[idx], paused=paused[idx])
 
 
 def _from_shape(rng: np.random.Generator, shape: CrowdShape, n_runs: int, lam: float, lists: int, tasks: int,
@@ -326,7 +365,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                    horizon: int | None = None, runs: int = 1000, spread: float = DEFAULT_SPREAD,
                    crowd: Crowd | CrowdShape | None = None, tasks_per_list: int | None = None,
                    patience: float = 0.0, quitters_fed: bool = True, lease_seconds: float = 0.0,
-                   resample: bool = True, seed: Seed = 0) -> CrowdResult:
+                   resample: bool = True, pausers: float = 0.0, seed: Seed = 0) -> CrowdResult:
     """Simulate ``runs`` crowd collections of one watched comparison (see the module docstring).
 
     ``rule``: a boundary rule (``humeval.stopping.get_rule(name, delta)``); ``lists``: the watched
@@ -342,7 +381,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     ``quitters_fed``: whether a quitter's answered outcomes are fed when they are settled (True, as the live store
     does: an abandoned participant's kept outcomes are fed; False: dropped); ``lease_seconds``: how long after quitting the store settles a quitter;
     ``resample=False``: a recorded crowd's participants exactly as logged in every run (a replay of the log; only
-    the outcomes are random).
+    the outcomes are random); ``pausers``: the share of the participants who do not quit that pause once past the
+    lease (besides those a recorded crowd's times show; needs drawn arrivals and ``lease_seconds``).
     """
     from humeval.protocol.comparisons import Comparison
 
@@ -359,6 +399,10 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
         raise ValueError(f"sessions and runs must be at least 1 (sessions={sessions}, runs={runs})")
     if not (math.isfinite(patience) and patience >= 0) or not (math.isfinite(lease_seconds) and lease_seconds >= 0):
         raise ValueError(f"patience and lease_seconds are seconds >= 0, got {patience!r} and {lease_seconds!r}")
+    if not (math.isfinite(pausers) and 0 <= pausers <= 1):
+        raise ValueError(f"pausers is a share in [0, 1], got {pausers!r}")
+    if pausers > 0 and crowd is None and arrivals_per_hour is None:
+        raise ValueError("pausers need arrivals (a pause is timed against the lease): give arrivals_per_hour or a crowd")
     if isinstance(crowd, CrowdShape) and arrivals_per_hour is None:
         raise ValueError("a crowd shape is drawn at a rate: give arrivals_per_hour (or a recorded crowd)")
     rng = as_generator(seed)
@@ -377,7 +421,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     hours = minutes_per_list / 60.0
     lam = arrivals_per_hour
     # drawn arrivals (a crowd, or a Poisson stream with a waitlist); None: the Poisson stream drawn as it goes
-    if crowd is None and patience == 0:
+    if crowd is None and patience == 0 and pausers == 0:
         arr = None
         n_slots = big_p
         x, p_mean = _outcomes(rng, (n_runs, big_p, w), p, fit)
@@ -392,6 +436,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
             arr = _poisson(rng, n_runs, float(lam), big_p, hours, spread)
         else:
             raise ValueError("patience needs arrivals: give arrivals_per_hour or a crowd")
+        arr = _with_pausers(rng, arr, float(pausers), tasks, lease_h)
         n_slots = arr.at.shape[1]
         x, p_mean = _outcomes(rng, (n_runs, n_slots, w), p, fit)
     timed = lam is not None or arr is not None
@@ -403,7 +448,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     n_freed = np.zeros(n_runs, dtype=np.int64)
     slot_list = np.zeros((n_runs, n_slots), dtype=np.int64)
     slot_feed = np.zeros((n_runs, n_slots), dtype=np.int64)  # watched outcomes fed when the slot ends
-    slot_quit = np.zeros((n_runs, n_slots), dtype=bool)
+    slot_quit = np.zeros((n_runs, n_slots), dtype=bool)  # settled as abandoned (a quitter or a pauser)
+    slot_paused = np.zeros((n_runs, n_slots), dtype=bool)  # a pauser: settled like a quitter, paid
     quit_ended = np.zeros((n_runs, n_slots), dtype=bool)
     n = np.zeros(n_runs, dtype=np.int64)
     s = np.zeros(n_runs, dtype=np.int64)
@@ -437,6 +483,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
             q = arr.quits[rows, who]
             end[rows, k] = at + np.where(q, arr.quit_hours[rows, who], arr.hours[rows, who])
             slot_quit[rows, k] = q
+            if arr.paused is not None:
+                slot_paused[rows, k] = arr.paused[rows, who]
             kept = np.floor(arr.kept_share[rows, who] * per_list[lst] + 1e-9).astype(np.int64)
             slot_feed[rows, k] = np.where(q, kept if quitters_fed else 0, per_list[lst])
         started[rows] += 1
@@ -525,13 +573,17 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
         stop = crossed | at_cap
         last = np.where(crossed, first, np.minimum(feed, cap - n[rows]) - 1)  # the last position fed
         k_fed = np.where(last >= 0, np.take_along_axis(total_n, np.maximum(last, 0)[:, None], axis=1)[:, 0] - n[rows], 0)
-        quit_fed[rows] += np.where(q, k_fed, 0)
+        quit_fed[rows] += np.where(q & ~slot_paused[rows, j], k_fed, 0)  # a pauser's are paid: not counted here
         s[rows] = np.where(last >= 0, np.take_along_axis(total_s, np.maximum(last, 0)[:, None], axis=1)[:, 0], s[rows])
         n[rows] += k_fed
         done_rows = rows[stop]
         outcome[rows[crossed]] = np.where(hit_a[crossed, first[crossed]], 1, -1)
         used[done_rows] = n[done_rows]
-        unfed[done_rows] += np.where(q[stop], 0, per_list[lst[stop]] - k_fed[stop])
+        paused_j = slot_paused[rows, j]
+        cut[rows] += np.where(paused_j, per_list[lst] - feed, 0)  # a pauser's unanswered rest: paid, closed for them
+        # fed outcomes beyond the decision: unused (a quitter's are not paid: no part of it)
+        rest = np.where(q, np.where(paused_j, feed - k_fed, 0), per_list[lst] - k_fed)
+        unfed[done_rows] += rest[stop]
         if done_rows.size:  # the sessions in progress are cut: answered so far unused, the rest closed
             e, b = end[done_rows], begin[done_rows]
             active = e < np.inf
@@ -559,13 +611,14 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
             fixed_wall = (arrive + fixed_dur).max(axis=1)
     nan = np.full(n_runs, np.nan)
     taken = np.arange(n_slots)[None, :] < started[:, None]
-    paid_slot = taken & ~quit_ended
+    paid_slot = taken & ~(quit_ended & ~slot_paused)  # a pauser is paid, a quitter is not
     paid = np.where(paid_slot, per_list[slot_list], 0).sum(axis=1)
     turned = nan if arr is None else (arr.at < t[:, None]).sum(axis=1) - started
     result_runs = CrowdRuns(places=paid_slot.sum(axis=1), paid=paid, used=used, unfed=unfed, cut=cut,
                             cut_sessions=cut_sessions, wall=t if timed else nan,
                             fixed_wall=fixed_wall if timed else nan, outcome=outcome,
-                            quits=quit_ended.sum(axis=1), quit_fed=quit_fed, turned_away=turned,
+                            quits=(quit_ended & ~slot_paused).sum(axis=1), quit_fed=quit_fed, turned_away=turned,
+                            pauses=None if arr is None else (quit_ended & slot_paused).sum(axis=1),
                             ran_out=None if arr is None else ran_out)
     return CrowdResult(rule=str(getattr(rule, "name", type(rule).__name__)), delta=float(getattr(rule, "delta", float("nan"))),
                        sessions=int(sessions), lists=big_p, watched=w, total=total, minutes_per_list=float(minutes_per_list),
@@ -573,7 +626,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                        seed=seed if isinstance(seed, int) else None, runs=result_runs,
                        fit=None if fit is None else fit.to_dict(),
                        crowd=None if crowd is None else _crowd_label(crowd, tasks), patience=float(patience),
-                       quitters_fed=bool(quitters_fed), lease_seconds=float(lease_seconds) if arr is not None else 0.0)
+                       quitters_fed=bool(quitters_fed), lease_seconds=float(lease_seconds) if arr is not None else 0.0,
+                       pausers=float(pausers))
 
 
 def _crowd_label(crowd: Crowd | CrowdShape, tasks: int) -> dict[str, Any]:

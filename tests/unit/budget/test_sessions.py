@@ -92,3 +92,19 @@ def test_budget_with_a_crowd_file_through_the_cli(study, tmp_path):
     assert "5-95%" in table
     bad = humeval("budget", study.root, "--pilot", study.root / "pilot.csv", "--crowd", tmp_path / "none.csv", expect=1)
     assert "crowd file not found" in bad.stdout + bad.stderr
+
+
+def test_pausers_cost_places_and_the_notes_say_how_many(study):
+    """--pausers: a share of the participants pause past the lease (settled, paid, their list given on): the same
+    crowd and seed pay more places with them, and the notes give the quitters and pauses per collection."""
+    from humeval.errors import DataError
+
+    kw = dict(pilot=study.root / "pilot.csv", strategies=["one"], iterations=20, crowd_runs=400)
+    none, some = budget(study, **kw), budget(study, pausers=0.5, **kw)
+    assert some.sessions[2].places[0] > none.sessions[2].places[0]
+    assert "pausers:0.5" in some.sessions[2].signature and "pausers" not in none.sessions[2].signature
+    note = next(n for n in some.notes if "pauses past the lease" in n)
+    pauses = float(re.search(r"and ([0-9.]+) pauses past the lease", note).group(1))
+    assert pauses > 0 and "0.5 of those who do not quit (--pausers)" in note
+    with pytest.raises(DataError, match="--pausers"):
+        budget(study, pausers=1.5, **kw)

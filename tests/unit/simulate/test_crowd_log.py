@@ -97,3 +97,42 @@ def test_patience_helps_a_burst() -> None:
     lost, wait = simulate_crowd(RULE, **kw), simulate_crowd(RULE, patience=3600, **kw)
     assert wait.decided_share > lost.decided_share
     assert wait.runs.turned_away.mean() < lost.runs.turned_away.mean()
+
+
+def test_a_task_longer_than_the_lease_is_a_pause_settled_a_lease_later(tmp_path: Path) -> None:
+    """Lists of 10 (W = 1: one session at a time), p = 1, three participants at 0 on a waitlist, tasks of 10 s (the
+    study's pace: scale 1), the first one's 5th task 1000 s, the lease 600 s. By hand: P0 answers 4 tasks (40 s),
+    pauses, is settled at 640 s (4 outcomes fed, paid); P1 takes the list at 640 s and ends at 740 s (n = 14); P2
+    starts at 740 s and ends at 840 s, deciding at n = 17. Places 3 (the pauser paid), judgements paid 30."""
+    rows = [{"arrived": 0, "seconds_per_task": [10, 10, 10, 10, 1000, 10, 10, 10, 10, 10]}] + \
+        [{"arrived": 0, "seconds_per_task": [10] * 10}] * 2
+    crowd = _crowd(tmp_path, rows)
+    r = simulate_crowd(RULE, lists=3, watched=10, tasks_per_list=10, minutes_per_list=100 / 60, sessions=1, p=1.0,
+                       in_flight_share=1e-4, crowd=crowd, patience=3600, lease_seconds=600, resample=False, runs=5,
+                       seed=1)
+    assert (r.runs.outcome == 1).all() and (r.runs.used == D0).all()
+    assert (r.runs.places == 3).all() and (r.runs.paid == 30).all() and (r.runs.pauses == 1).all()
+    assert (r.runs.quits == 0).all() and (r.runs.quit_fed == 0).all()
+    np.testing.assert_allclose(r.runs.wall, 840 / 3600)
+    # the same crowd without a lease to pause past: P0's session is 1090 s, fed at its end (n = 10); P1 then
+    # decides at 1190 s with 2 places
+    r = simulate_crowd(RULE, lists=3, watched=10, tasks_per_list=10, minutes_per_list=100 / 60, sessions=1, p=1.0,
+                       in_flight_share=1e-4, crowd=crowd, patience=3600, resample=False, runs=5, seed=1)
+    assert (r.runs.places == 2).all() and (r.runs.pauses == 0).all()
+    np.testing.assert_allclose(r.runs.wall, 1190 / 3600)
+
+
+def test_drawn_pausers_are_paid_and_every_judgement_is_accounted_for() -> None:
+    """The default crowd with 30 % pausers: a pauser is a paid place whose unanswered rest is closed for them (cut);
+    paid + a quitter's fed outcomes = used + unfed + cut in every run, and pausers cost places."""
+    common = dict(lists=20, watched=11, tasks_per_list=11, minutes_per_list=4, arrivals_per_hour=45, sessions=3,
+                  p=0.6, crowd=DEFAULT_SHAPE, patience=300, lease_seconds=600, runs=300, seed=4)
+    r = simulate_crowd(RULE, pausers=0.3, **common)
+    runs = r.runs
+    assert (runs.paid + runs.quit_fed == runs.used + runs.unfed + runs.cut).all()
+    assert runs.pauses.mean() > 0 and (runs.places <= runs.paid).all()
+    assert "pausers:0.3" in r.signature()
+    none = simulate_crowd(RULE, pausers=0.0, **common)
+    assert runs.places.mean() > none.runs.places.mean()
+    with pytest.raises(ValueError, match="pausers is a share"):
+        simulate_crowd(RULE, pausers=1.5, **common)
