@@ -371,21 +371,31 @@ def serve(study_dir: Path, db: str, log: Path) -> tuple[subprocess.Popen[bytes],
 
 
 def run_design(out: Run, study_dir: Path, people: list[Person], p: float, *, scale: float, seconds: float,
-               seed: int) -> None:
-    """Serve ``study_dir`` on a fresh SQLite store, let ``people`` in, measure into ``out``; the server always
-    stopped."""
+               seed: int, pg_admin: str | None = None) -> None:
+    """Serve ``study_dir`` on a fresh SQLite store (or, with ``pg_admin``, a fresh PostgreSQL database of its own on
+    that server, dropped afterwards), let ``people`` in, measure into ``out``; the server always stopped."""
     from humeval.collect import wait_until_serving
     from humeval.store import Store
     from humeval.study import Study
 
     study = Study.open(study_dir)
-    proc, port = serve(study_dir, str(study_dir / "store.db"), study_dir / "serve.log")
+    pg = None
+    db = str(study_dir / "store.db")
+    if pg_admin is not None:
+        from bench_server import Postgres
+
+        pg = Postgres(pg_admin)
+        if (why := pg.reachable()) is not None:
+            out.status, out.message = "failed", f"PostgreSQL unreachable: {why}"
+            return
+        db = pg.create()
+    proc, port = serve(study_dir, db, study_dir / "serve.log")
     store = None
     try:
         if not wait_until_serving(HOST, port, 1, timeout=120):
             out.status, out.message = "failed", " ".join((study_dir / "serve.log").read_text(errors="replace").split()[-30:])
             return
-        store = Store.open(study, str(study_dir / "store.db"))
+        store = Store.open(study, db)
         answerer = make_answerer(study, p)
         lease = float(study.protocol.assignment.lease_seconds)
         t0, cut = asyncio.run(run_people(port, store, study, answerer, people, lease=lease, seconds=seconds,
@@ -400,6 +410,8 @@ def run_design(out: Run, study_dir: Path, people: list[Person], p: float, *, sca
         stop(proc)
         if store is not None:
             store.close()
+        if pg is not None:
+            pg.drop()
 
 
 def make_answerer(study: Any, p: float) -> Any:
@@ -585,7 +597,8 @@ def run_log(args: Any, say: Any) -> list[Setting]:
                 shutil.copytree(studies[name, label, design], where)
                 out = Run(design, r, name, setting.sessions if design == "dynamic" else 0)
                 run_design(out, where, copy.deepcopy(people), setting.p, scale=args.scale, seconds=args.run_seconds,
-                           seed=args.seed + r)
+                           seed=args.seed + r, pg_admin=args.pg if getattr(args, "log_store", "sqlite") == "postgresql"
+                           else None)
                 shutil.rmtree(where, ignore_errors=True)
                 pair.append(out)
             setting.runs.append((pair[0], pair[1]))

@@ -746,6 +746,9 @@ def main(argv: list[str] | None = None) -> int:
                           "default 600 as the protocol's; 0: none, turned away)")
     log.add_argument("--plan-runs", type=int, default=1000, help="simulated runs per W when planning (default 1000)")
     log.add_argument("--comparisons", default="harder,easy", help="harder,easy (default both)")
+    log.add_argument("--log-store", default="sqlite", choices=["sqlite", "postgresql"],
+                     help="the store of every run: SQLite (default) or a fresh PostgreSQL database per run on --pg, "
+                          "dropped afterwards (one server process either way)")
     ap.add_argument("--cell-seconds", type=float, default=60.0, help="real seconds per cell at most (default 60)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--pg", default=PG_DEFAULT, help=f"PostgreSQL server for the PostgreSQL cells (default {PG_DEFAULT})")
@@ -841,12 +844,14 @@ def log_main(args: argparse.Namespace) -> int:
     result = _log_crowd.summary(settings)
     result["acceptance"] = _log_crowd.acceptance(result)
     result["seconds"] = round(time.monotonic() - started, 1)
-    result["settings_used"] = {"crowd": args.crowd, "scale": args.scale, "runs": args.runs, "pausers": args.pausers,
+    result["settings_used"] = {"crowd": args.crowd, "store": args.log_store, "scale": args.scale, "runs": args.runs,
+                               "pausers": args.pausers,
                                "waitlist": args.waitlist, "lease": _log_crowd.LEASE, "seed": args.seed}
     if args.json:
         print(json.dumps(result, indent=1, default=str))
         return 0
-    print(f"recorded crowd {args.crowd} through the real server (SQLite): 1 simulated minute = {args.scale} real s, "
+    store = "SQLite" if args.log_store == "sqlite" else "PostgreSQL"
+    print(f"recorded crowd {args.crowd} through the real server ({store}): 1 simulated minute = {args.scale} real s, "
           f"lease {_log_crowd.LEASE:g} s, waitlist {args.waitlist:g} s, pausers {args.pausers:.0%}; "
           "times in simulated minutes")
     print(f"{'comparison':<10} {'runs':>4} {'dyn dec':>7} {'fix dec':>7} {'share':>6} {'places':>6} {'fixed':>5} "
@@ -868,7 +873,8 @@ def log_main(args: argparse.Namespace) -> int:
             print(f"  {s['crowd'][:13]} {s['comparison']:<7} W={s['sessions']} predicted {s['predicted']['places']:.2f} "
                   f"places {s['predicted']['wall_min']:.1f} min decided {s['predicted']['decided']:.0%}; measured "
                   f"{m['places']:.2f} places {m['wall_min']:.1f} min decided {m['dynamic_decided']}/{m['runs']} "
-                  f"(fixed watched {m['fixed_watch_decided']}/{m['runs']}, fixed complete {m['fixed_complete']})")
+                  f"(fixed watched {m['fixed_watch_decided']}/{m['runs']}, fixed complete {m['fixed_complete']}; "
+                  f"wall {m['wall_ratio']:.2f}x the completed fixed collections)")
     print("\nacceptance (issue 40):")
     for line in result["acceptance"]:
         print("  " + line)
