@@ -56,6 +56,9 @@ the fixed design watched by the same rule, ``--runs`` runs, ``--jobs`` at once, 
     python benchmarks/bench_crowd.py --quick                  # pairwise on SQLite only, faster clock
     python benchmarks/bench_crowd.py --scenarios demo --stores sqlite --rate 6 --json
     python benchmarks/bench_crowd.py --crowd amt --runs 6 --jobs 3 --pausers 0 --scale 2   # 744 s
+    python benchmarks/bench_crowd.py --crowd amt --runs 12 --jobs 3 --pausers 0.2 --scale 2 --minutes 30 --seed 8
+                                                             # 1254 s: docs/budget.md, "With pausers, per batch"
+    python benchmarks/bench_crowd.py --crowd amt --runs 3 --jobs 3 --scale 2 --minutes 8 --seed 9 --log-store postgresql
 
 Loopback only (127.0.0.1); bounded in time (``--cell-seconds`` real seconds per cell) and in
 requests (``--arrivals`` per cell, each at most one list of tasks).
