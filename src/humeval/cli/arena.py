@@ -89,61 +89,75 @@ def replay(
 @arena.command("generate")
 def generate(
     study: Path = typer.Argument(Path("."), help="The study folder or its humeval.yaml (its `arena.models` section)."),
-    model: str = typer.Option(..., "--model", "-m", help="The name of one of `arena.models`."),
+    model: list[str] = typer.Option([], "--model", "-m", help="A name of `arena.models` (repeat for several; none: every model in turn)."),
     prompt: str = typer.Option(..., "--prompt", "-p", help="The prompt to send (`-` reads it from stdin)."),
     max_chars: int | None = typer.Option(None, "--max-chars", help="Replace limits.max_chars."),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help="Replace limits.max_tokens."),
     first_token_seconds: float | None = typer.Option(None, "--first-token-seconds", help="Replace limits.first_token_seconds."),
     total_seconds: float | None = typer.Option(None, "--total-seconds", help="Replace limits.total_seconds."),
-    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table: the answer streamed as it comes, then a summary on stderr; json: the generation's record."),
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table: each answer streamed as it comes, then a summary on stderr; json: the generations' records."),
 ) -> None:
-    """Stream one prompt through one of the arena's models, within its limits, to try an endpoint before launch.
+    """Stream one prompt through the arena's models, within their limits, to try the endpoints before launch.
 
-    The answer is printed as it arrives; the summary says how long the first piece and the whole took, the tokens,
-    the cost, and the names the identity filter finds (a battle with them would be dropped). A failed generation
-    (timeout, too long, empty, an HTTP error) exits 1 with its reason. Requests go into the study's arena ledger.
+    Each answer is printed as it arrives; its summary says how long the first piece and the whole took, the
+    tokens, the cost, and the names the identity filter finds (a battle with them would be dropped). A failed
+    generation (timeout, too long, empty, an HTTP error) is reported with its reason, and the command exits 1 when
+    any failed. Requests go into the study's arena ledger.
     """
     import sys
 
     from humeval.arena.models import GenerationError, protocol_endpoints
     from humeval.arena.prompts import IdentityFilter
-    from humeval.errors import ProtocolError
+    from humeval.errors import ProtocolError, did_you_mean
 
     found = protocol_endpoints(study)
-    if model not in found.endpoints:
-        from humeval.errors import did_you_mean
-
-        raise ProtocolError(f"--model {model!r}: no such model in arena.models. {did_you_mean(model, found.endpoints)}")
+    unknown = [m for m in model if m not in found.endpoints]
+    if unknown:
+        raise ProtocolError(f"--model {unknown[0]!r}: no such model in arena.models. "
+                            f"{did_you_mean(unknown[0], found.endpoints)}")
     text = sys.stdin.read() if prompt == "-" else prompt
-    endpoint = found.endpoints[model]
-    base = endpoint.spec.limits or found.limits
+    identity = IdentityFilter(found.identity_words)
     changes = {k: v for k, v in {"max_chars": max_chars, "max_tokens": max_tokens,
                                  "first_token_seconds": first_token_seconds, "total_seconds": total_seconds}.items()
                if v is not None}
-    limits = type(base).model_validate(base.model_dump() | changes)
-    stream = endpoint.stream(text, limits=limits)
-    failure: GenerationError | None = None
-    try:
-        for piece in stream:
-            if fmt == Format.table:
-                sys.stdout.write(piece)
-                sys.stdout.flush()
-    except GenerationError as exc:
-        failure = exc
-    gen = stream.generation
-    names = IdentityFilter(found.identity_words).battle([gen.text], text)
-    record = gen.to_json() | {"identity": names, "limits": limits.model_dump()}
-    if fmt != Format.table:
-        emit_json(record)
-    else:
+    names = model or list(found.endpoints)
+    records, failed = [], 0
+    for name in names:
+        endpoint = found.endpoints[name]
+        base = endpoint.spec.limits or found.limits
+        limits = type(base).model_validate(base.model_dump() | changes)
+        if fmt == Format.table and len(names) > 1:
+            err.print(f"== {name} ==", markup=False, highlight=False)
+        stream = endpoint.stream(text, limits=limits)
+        failure: GenerationError | None = None
+        try:
+            for piece in stream:
+                if fmt == Format.table:
+                    sys.stdout.write(piece)
+                    sys.stdout.flush()
+        except GenerationError as exc:
+            failure = exc
+        failed += failure is not None
+        gen = stream.generation
+        found_names = identity.battle([gen.text], text)
+        records.append(gen.to_json() | {"identity": found_names, "limits": limits.model_dump()})
+        if fmt != Format.table:
+            continue
         sys.stdout.write("\n")
+        sys.stdout.flush()
         first = "no piece" if gen.first_token_seconds is None else f"first piece after {gen.first_token_seconds:.2f} s"
         usage = f"estimated: {gen.usage_estimated}" if gen.usage_estimated else "reported" if gen.tokens_out else "none"
-        err.print(f"{model}: {len(gen.text):,} characters, {first}, {gen.seconds:.2f} s in all; {gen.tokens_in} + "
+        err.print(f"{name}: {len(gen.text):,} characters, {first}, {gen.seconds:.2f} s in all; {gen.tokens_in} + "
                   f"{gen.tokens_out} tokens ({usage}); cost {gen.cost:.6f} {gen.currency}"
                   + (" (cached)" if gen.cached else "")
-                  + (f"; identity filter: {', '.join(names)} (a battle with this answer would be dropped)" if names
-                     else "; identity filter: nothing found"), markup=False, highlight=False)
-    if failure is not None:
-        err.print(f"generation failed ({failure.reason}): {failure}", markup=False, highlight=False)
+                  + (f"; identity filter: {', '.join(found_names)} (a battle with this answer would be dropped)"
+                     if found_names else "; identity filter: nothing found"), markup=False, highlight=False)
+        if failure is not None:
+            err.print(f"generation failed ({failure.reason}): {failure}", markup=False, highlight=False)
+    if fmt != Format.table:
+        emit_json(records[0] if len(model) == 1 else records)
+        for r in records:
+            if r["error"]:
+                err.print(f"{r['model']}: generation failed ({r['error']})", markup=False, highlight=False)
+    if failed:
         raise typer.Exit(1)

@@ -59,6 +59,7 @@ import json
 import math
 import os
 import random
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -441,15 +442,28 @@ async def _read_capped(response: Any, limit: int) -> bytes:
     return b"".join(chunks)[:limit]
 
 
+async def _capped_lines(response: Any, max_bytes: int) -> AsyncIterator[str]:
+    """The lines of a body (``\n``, ``\r\n`` or ``\r`` ended), read as bytes so that no more than ``max_bytes`` is
+    ever held: a body past it, even one line without an end, raises :class:`_StreamBroken` (``oversized``)."""
+    size, buffer = 0, b""
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise _StreamBroken("oversized", f"the stream passed {max_bytes:,} bytes (read no further)")
+        buffer += chunk
+        *lines, buffer = re.split(rb"\r\n|\r(?!$)|\n", buffer)
+        for line in lines:
+            yield line.decode("utf-8", "replace")
+    if buffer:
+        yield buffer.rstrip(b"\r").decode("utf-8", "replace")
+
+
 async def _sse_chunks(response: Any, max_bytes: int) -> AsyncIterator[tuple[str, str | None, Any]]:
     """``(text piece, finish_reason, usage)`` of each ``data:`` event of a chat-completion stream, until
     ``data: [DONE]``; :class:`_StreamBroken` for an event that is not a chunk, an ``error`` event, more than
     ``max_bytes``, or an end before ``[DONE]`` with no ``finish_reason`` (a dropped stream)."""
-    size, finished = 0, False
-    async for line in response.aiter_lines():
-        size += len(line) + 1
-        if size > max_bytes:
-            raise _StreamBroken("oversized", f"the stream passed {max_bytes:,} bytes (read no further)")
+    finished = False
+    async for line in _capped_lines(response, max_bytes):
         if not line.startswith("data:"):
             continue  # blank lines end an event; comments (":"), `event:`, `id:` and `retry:` carry no text
         data = line[5:].strip()

@@ -69,6 +69,13 @@ def test_generate_streams_a_recorded_answer_and_says_what_the_identity_filter_fi
     assert "generation failed (too_long)" in short.stderr and "passed 20 characters" in short.stderr
     unknown = humeval("arena", "generate", study, "-m", "airobros", "-p", prompt, expect=1)
     assert "no such model in arena.models. Did you mean 'airoboros'?" in unknown.stderr
+    with (study / "humeval.yaml").open("a", encoding="utf-8") as fh:
+        fh.write("    - {name: absent, kind: recorded, table: " + str(shared_data / "arena" / "llmfao-results.jsonl")
+                 + ", model: Alpaca (7B), model_column: name, output_column: result}\n")
+    every = humeval("arena", "generate", study, "-p", prompt, "--format", "json", expect=1)
+    records = json.loads(every.stdout)
+    assert [(r["model"], r["error"]) for r in records] == [("airoboros", ""), ("absent", "no_recording")]
+    assert "absent: generation failed (no_recording)" in every.stderr
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "humeval.yaml").write_text("study: {name: x, seed: 1}\n", encoding="utf-8")
     assert "no `arena.models` section" in humeval("arena", "generate", tmp_path / "empty", "-m", "a", "-p", "q",

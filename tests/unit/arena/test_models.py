@@ -403,3 +403,23 @@ def test_the_local_kind_streams_from_the_local_model_server(tmp_path: Path) -> N
         endpoint.generate("hello", limits=GenerationLimits(max_tokens=5000))
     assert err.value.reason == "endpoint" and "max_tokens: an integer from 1 to 1024" in str(err.value)
     assert err.value.generation.attempts == 1
+
+
+def test_events_split_anywhere_and_crlf_lines_are_read_and_an_endless_line_is_cut(tmp_path: Path) -> None:
+    body = _streamed("Grüße, ", "world").replace(b"\n", b"\r\n")
+    parts = [body[i:i + 7] for i in range(0, len(body), 7)]  # cuts inside events, inside "\r\n" and inside "ü"
+    split = _Fake(lambda r: httpx.Response(200, headers={"content-type": "text/event-stream"},
+                                           stream=_Slow(parts[0], parts[1:], 0.0)))
+    assert _endpoint(tmp_path, split).generate("Q").text == "Grüße, world"
+    from humeval.judging.client import ChatClient, JudgeError
+
+    endless = _Fake(lambda r: httpx.Response(200, headers={"content-type": "text/event-stream"},
+                                             stream=_Slow(b"data: ", [b"x" * 100] * 1000, 0.0)))
+
+    async def read() -> list[Any]:
+        async with ChatClient("http://models.test/v1", transport=httpx.MockTransport(endless), max_bytes=5000,
+                              retries=0) as client:
+            return [item async for item in client.stream({"model": "m", "messages": []})]
+
+    with pytest.raises(JudgeError, match="the stream passed 5,000 bytes"):
+        asyncio.run(read())
