@@ -37,8 +37,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--questions", default="best,top-k,ranking")
     ap.add_argument("--bootstrap", type=int, default=200)
-    ap.add_argument("--part", choices=("all", "counts", "llmfao"), default="all",
-                    help="counts: Chatbot Arena's replay; llmfao: the crowd votes with the GPT-4 and GPT-3.5 judges")
+    ap.add_argument("--part", choices=("all", "counts", "llmfao", "oracle"), default="all",
+                    help="counts: Chatbot Arena's replay; llmfao: the crowd votes with the GPT-4 and GPT-3.5 judges; "
+                         "oracle: votes simulated from the all-votes fit, the earlier and the focal weights, the "
+                         "weights at the true strengths, a lower bound, and what the replay's data allow")
+    ap.add_argument("--sim-runs", type=int, default=50)
+    ap.add_argument("--no-focal", action="store_true", help="counts: the earlier adaptive weights (every needed "
+                    "statement) instead of the focal statements")
     ap.add_argument("--llmfao-splits", type=int, default=1000)
     ap.add_argument("--llmfao-replays", type=int, default=50)
     ap.add_argument("--labelled-share", type=float, default=0.5)
@@ -46,7 +51,9 @@ def main() -> None:
     start = time.perf_counter()
     if args.part in ("all", "llmfao"):
         llmfao(args)
-    if args.part == "llmfao":
+    if args.part in ("all", "oracle"):
+        oracle(args)
+    if args.part in ("llmfao", "oracle"):
         print(f"\n{time.perf_counter() - start:.0f} s", file=sys.stderr)
         return
     for intransitive in (False, True):
@@ -60,7 +67,7 @@ def main() -> None:
 
         counts, results = arena_replay(args.data, models=args.models, questions=args.questions, top=args.top,
                                        replays=args.replays, delta=args.delta, seed=args.seed,
-                                       intransitive=intransitive, progress=progress)
+                                       intransitive=intransitive, progress=progress, focal=not args.no_focal)
         what = "made intransitive (1st and 3rd model's wins swapped)" if intransitive else "as published"
         print(f"\n### {len(counts.models)} models, {counts.votes:,} votes, {what}; delta {args.delta:g}, "
               f"{args.replays} replays\n")
@@ -85,6 +92,62 @@ def main() -> None:
             print(f"\nfixed-n bootstrap of all votes ({boot.n_boot} rounds, one look): the best kept in "
                   f"{boot.best_share:.0%} of rounds, the top set in {boot.top_share:.0%}; rank sets: {sets}")
     print(f"\n{time.perf_counter() - start:.0f} s", file=sys.stderr)
+
+
+def oracle(args: argparse.Namespace) -> None:
+    """Votes simulated from Davidson's fit to all the counts of the kept models (unlimited votes per pair): uniform,
+    the earlier adaptive weights, the focal weights, the focal weights at the true strengths, a lower bound on any
+    policy's votes for ``best``, and the share of replays the counts' own votes could decide at most."""
+    import numpy as np
+
+    from humeval.arena.counts import read_arena_counts
+    from humeval.arena.replay import davidson_probs, duel_lower_bound, duel_times, simulate_statements
+    from humeval.stopping.pooled import statement_delta
+
+    counts = read_arena_counts(args.data).top(args.models)
+    fit = counts.fit()
+    th, nu, k = fit.theta, float(fit.nu), len(counts.models)
+    probs = davidson_probs(th, nu)
+    top = min(args.top, k - 1)
+    print(f"\n### Oracle: votes simulated from the all-votes Davidson fit of the top {k} models (unlimited votes per "
+          f"pair); delta {args.delta:g}, {args.sim_runs} runs\n")
+    print("| question | pairs | decided | mean votes | / uniform |")
+    print("|---|---|---|---|---|")
+    for goal in ("best", "top-k"):
+        base = None
+        for name, pol, orc, foc in (("uniform", "uniform", None, True), ("adaptive, earlier weights", "adaptive", None, False),
+                                    ("adaptive, focal statements", "adaptive", None, True),
+                                    ("adaptive, focal, true strengths", "adaptive", th, True)):
+            st, _ = simulate_statements(probs, goal, top=top, policy=pol, runs=args.sim_runs, delta=args.delta,
+                                        max_votes=400_000 if goal == "best" else 1_000_000, seed=args.seed + 2,
+                                        first_batch=1000, oracle_theta=orc, focal=foc)
+            v = np.where(st.decided_at >= 0, st.decided_at, st.votes).mean()
+            base = v if base is None else base
+            q = goal if goal == "best" else f"top-{top}"
+            print(f"| {q} | {name} | {st.decided.mean():.2f} | {v:,.0f} | {v / base:.2f} |")
+    order = np.argsort(-th)
+    b, r = int(order[0]), int(order[1])
+    level = statement_delta(args.delta, k - 1)
+    duels, bound = duel_lower_bound(th, nu, b, r, level, runs=1000, seed=args.seed)
+    print(f"\nbest: any pair policy needs at least {bound:,.0f} votes on average ({duels:,.0f} duels of "
+          f"{counts.models[b]} and {counts.models[r]} at level {level:.3g}, at most max(P(decisive), 1/2) duels "
+          "per vote): the bound's ratio to uniform is below 0.5, so 0.5x is a question of the weights when votes "
+          "are unlimited")
+    # what the replay's counts hold for that statement: direct decisive votes plus, through every opponent m, the
+    # expected discordant pairs of min(decisive (b, m), decisive (r, m)) matched votes
+    wins, _ = counts.matrices()
+    dec = wins + wins.T
+    held = float(dec[b, r])
+    for m in range(k):
+        if m in (b, r) or dec[b, m] == 0 or dec[r, m] == 0:
+            continue
+        q1, q2 = wins[b, m] / dec[b, m], wins[r, m] / dec[r, m]
+        held += min(dec[b, m], dec[r, m]) * (q1 * (1 - q2) + (1 - q1) * q2)
+    p = float(1 / (1 + np.exp(-(th[b] - th[r]))))
+    share = float((duel_times(p, level, runs=1000, seed=args.seed) <= held).mean())
+    print(f"replay: the counts hold about {held:,.0f} duels of that pair ({int(dec[b, r])} of them direct decisive "
+          f"votes), enough for the statement in {share:.0%} of duel orders: no pair policy can "
+          "announce the best model in more replays, and one that spends the pair's votes first runs out of them")
 
 
 def llmfao(args: argparse.Namespace) -> None:

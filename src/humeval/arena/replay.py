@@ -29,8 +29,8 @@ from humeval.stopping.goals import check_goal, goal_status
 from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH
 from humeval.stopping.pooled import PooledState, PooledStatements
 
-__all__ = ["QUESTIONS", "ReplayResult", "draw_votes", "replay_counts", "run_batches", "simulate_statements",
-           "wrong_statements"]
+__all__ = ["QUESTIONS", "ReplayResult", "davidson_probs", "draw_votes", "duel_lower_bound", "duel_times",
+           "replay_counts", "run_batches", "simulate_statements", "wrong_statements"]
 
 #: the questions a replay asks: (name, goal, uses top)
 QUESTIONS: tuple[str, ...] = ("best", "top-k", "ranking")
@@ -129,13 +129,15 @@ def run_batches(pairs: np.ndarray, k: int, goal: str, top: int, runs: int,
                 rng: np.random.Generator, *, policy: str, delta: float, first_batch: int, growth: float,
                 explore: float, prior_strength: float, fallback: bool,
                 progress: Callable[[int, int], None] | None = None, total: int = 0,
+                oracle_theta: np.ndarray | None = None, focal: bool = True,
                 ) -> tuple[PooledState, np.ndarray, np.ndarray]:
     """The batch loop shared by replays and simulations: choose pairs, draw a batch, update the statements.
 
     ``draw(take[r, p], votes[r])`` returns the batch's counts ``[r, p, 4]`` (wins of i, wins of j, ties, both bad)
     for ``take`` votes asked of each pair; ``available()`` says which pairs ``[r, p]`` can still be battled.
     Returns the final state, the votes seen per pair and the votes when the goal read from direct statements alone
-    was decided (-1: never).
+    was decided (-1: never). ``oracle_theta[k]``: the pair weights read the true strengths instead of the fit to
+    the votes so far (a bound on what the policy's weights can give, not a rule: the truth is unknown in a study).
     """
     i, j = pairs[:, 0], pairs[:, 1]
     rule = PooledStatements(k, goal, delta, top, runs=runs, prior_strength=prior_strength, seed=rng, fallback=fallback)
@@ -148,10 +150,13 @@ def run_batches(pairs: np.ndarray, k: int, goal: str, top: int, runs: int,
         if not active.any():
             break
         wins, ties = pair_matrices(pairs, k, seen)
-        theta = davidson_fit(wins, ties, prior=1.0, max_iter=30).theta
+        theta = (davidson_fit(wins, ties, prior=1.0, max_iter=30).theta if oracle_theta is None
+                 else np.broadcast_to(np.asarray(oracle_theta, dtype=float), (runs, k)))
         avail = np.zeros((runs, k, k), dtype=bool)
         avail[:, i, j] = avail[:, j, i] = can & active[:, None]
-        p = pooled_pair_weights(theta, state.open_pairs, avail, policy, explore)[:, i, j]
+        beaten = np.asarray(state.resolved.any(axis=-2), dtype=bool)
+        p = pooled_pair_weights(theta, state.open_pairs, avail, policy, explore, goal=goal if focal else None,
+                                top=top, beaten=beaten)[:, i, j]
         mass = p.sum(axis=-1)
         size = np.where(mass > 0, np.maximum(first_batch, np.ceil(growth * state.votes)), 0).astype(np.int64)
         take = np.zeros(p.shape, dtype=np.int64)
@@ -173,11 +178,12 @@ def replay_counts(counts: ArenaCounts, question: str = "best", *, policy: str = 
                   replays: int = 200, delta: float = 0.05, seed: Seed = 0, first_batch: int = 1000,
                   growth: float = 0.1, explore: float = DEFAULT_EXPLORE,
                   prior_strength: float = DEFAULT_PRIOR_STRENGTH, fallback: bool = True,
-                  progress: Callable[[int, int], None] | None = None) -> ReplayResult:
+                  progress: Callable[[int, int], None] | None = None, focal: bool = True) -> ReplayResult:
     """Replay ``counts`` for one question (``best``, ``top-k`` with ``top``, ``ranking``) under ``policy``.
 
     ``progress(votes_so_far, data_votes)`` is called after every batch (the smallest count over the replays
-    still running).
+    still running). ``focal``: the adaptive weights weigh the question's focal statements
+    (:func:`humeval.policies.pooled_pairs.focal_statements`); False: every needed statement (the earlier weights).
     """
     if question not in QUESTIONS:
         from humeval.errors import did_you_mean
@@ -202,7 +208,7 @@ def replay_counts(counts: ArenaCounts, question: str = "best", *, policy: str = 
     state, seen, direct_decided = run_batches(
         counts.pairs, k, goal, top, r, draw, lambda: remaining.sum(axis=-1) > 0, rng, policy=policy, delta=delta,
         first_batch=first_batch, growth=growth, explore=explore, prior_strength=prior_strength, fallback=fallback,
-        progress=progress, total=counts.votes)
+        progress=progress, total=counts.votes, focal=focal)
     total = counts.votes
     ever = state.pooled | state.direct
     if goal in ("best", "top-k"):
@@ -222,13 +228,15 @@ def simulate_statements(probs: Callable[[np.ndarray], np.ndarray] | np.ndarray, 
                         top: int = 1, policy: str = "adaptive", runs: int = 200, max_votes: int = 100_000,
                         delta: float = 0.05, seed: Seed = 0, first_batch: int = 200, growth: float = 0.1,
                         explore: float = DEFAULT_EXPLORE, prior_strength: float = DEFAULT_PRIOR_STRENGTH,
-                        fallback: bool = True) -> tuple[PooledState, np.ndarray]:
+                        fallback: bool = True, oracle_theta: np.ndarray | None = None, focal: bool = True,
+                        ) -> tuple[PooledState, np.ndarray]:
     """Pooled statements on votes simulated from outcome probabilities, for checking the guarantee.
 
     ``probs[p_i, p_j, 3]`` per ordered pair of K systems: (P(i wins), P(j wins), P(tie)) of a vote of (i, j) (rows
     summing to 1), or a function of the votes so far ``votes[r]`` returning ``[r, K, K, 3]`` (drift). Every pair
     can always be battled; a run ends when decided or at ``max_votes``. Returns the final state and the votes seen
-    per pair ``[r, p, 4]`` (both-bad votes are not simulated: column 3 is 0).
+    per pair ``[r, p, 4]`` (both-bad votes are not simulated: column 3 is 0). ``oracle_theta``: pair weights from
+    the true strengths (:func:`run_batches`).
     """
     rng = as_generator(seed)
     if callable(probs):
@@ -262,5 +270,64 @@ def simulate_statements(probs: Callable[[np.ndarray], np.ndarray] | np.ndarray, 
 
     state, seen, _ = run_batches(pairs, k, goal, top, runs, draw, available, rng, policy=policy, delta=delta,
                                  first_batch=first_batch, growth=growth, explore=explore,
-                                 prior_strength=prior_strength, fallback=fallback)
+                                 prior_strength=prior_strength, fallback=fallback, oracle_theta=oracle_theta,
+                                 focal=focal)
     return state, seen
+
+
+def davidson_probs(theta: np.ndarray, nu: float) -> np.ndarray:
+    """``probs[i, j] = (P(i wins), P(j wins), P(tie))`` of a vote of (i, j) under Davidson's model."""
+    pi = np.exp(np.asarray(theta, dtype=float))
+    a, b = pi[:, None], pi[None, :]
+    tie = float(nu) * np.sqrt(a * b)
+    d = a + b + tie
+    out: np.ndarray = np.stack(np.broadcast_arrays(a / d, b / d, tie / d), axis=-1)
+    return out
+
+
+def duel_times(p: float, level: float, *, runs: int = 2000, max_duels: int = 200_000, seed: Seed = 0,
+               prior_strength: float = DEFAULT_PRIOR_STRENGTH) -> np.ndarray:
+    """Duels (won with probability ``p`` each) until the two-sided Beta(a, a) mixture resolves the better side at
+    ``level``, per run (``max_duels`` for a run still open there)."""
+    from humeval.stopping.mixture import log_mixture_ratio
+
+    rng = as_generator(seed)
+    done = np.full(runs, max_duels, dtype=np.int64)
+    s = np.zeros(runs)
+    start, chunk = 0, 5000
+    open_ = np.ones(runs, dtype=bool)
+    better = p >= 0.5
+    while start < max_duels and open_.any():
+        m = min(chunk, max_duels - start)
+        wins = np.cumsum(rng.random((runs, m)) < p, axis=-1) + s[:, None]
+        n = start + np.arange(1, m + 1)[None, :]
+        lead = wins if better else n - wins
+        hit = (lead > n - lead) & (log_mixture_ratio(n, lead, prior_strength) >= np.log(1.0 / level))
+        first = np.where(hit.any(axis=-1), hit.argmax(axis=-1) + start + 1, -1)
+        newly = open_ & (first > 0)
+        done[newly] = first[newly]
+        open_ &= ~newly
+        s = wins[:, -1]
+        start += m
+    return done
+
+
+def duel_lower_bound(theta: np.ndarray, nu: float, i: int, j: int, level: float, *, runs: int = 2000,
+                     max_duels: int = 200_000, seed: Seed = 0,
+                     prior_strength: float = DEFAULT_PRIOR_STRENGTH) -> tuple[float, float]:
+    """A lower bound on the mean votes any pair policy needs before the pooled test resolves "i above j".
+
+    The statement's test counts duels of i and j: a direct vote of (i, j) gives one when decisive (probability
+    P_dec = 1 - P(tie) under Davidson's model), a virtual duel needs two votes, so a vote adds at most
+    c = max(P_dec, 1/2) expected duels whatever the pair chosen, and by Wald's identity E[votes] >= E[duels] / c.
+    E[duels] is simulated: duels won by i with probability sigma(theta_i - theta_j), until the two-sided Beta(a, a)
+    mixture resolves at ``level`` (a run unresolved at ``max_duels`` counts there: the bound stays a lower one).
+    Returns (E[duels], the bound on E[votes]).
+    """
+    p = float(1.0 / (1.0 + np.exp(-(theta[i] - theta[j]))))
+    pi_i, pi_j = np.exp(theta[i]), np.exp(theta[j])
+    tie = nu * np.sqrt(pi_i * pi_j) / (pi_i + pi_j + nu * np.sqrt(pi_i * pi_j))
+    c = max(1.0 - float(tie), 0.5)
+    duels = float(duel_times(p, level, runs=runs, max_duels=max_duels, seed=seed,
+                             prior_strength=prior_strength).mean())
+    return duels, duels / c

@@ -146,14 +146,14 @@ def arena_replay(data: str | Path | ArenaCounts, *, models: int = 20, questions:
                  policies: str | Sequence[str] = PAIR_POLICIES, top: int = 10, replays: int = 200,
                  delta: float = 0.05, seed: int = 0, intransitive: bool = False, first_batch: int = 1000,
                  growth: float = 0.1, progress: Callable[[str, int, int], None] | None = None,
-                 ) -> tuple[ArenaCounts, list[ReplayResult]]:
+                 focal: bool = True) -> tuple[ArenaCounts, list[ReplayResult]]:
     """Replay the votes in ``data`` (a file :func:`~humeval.arena.counts.read_arena_votes` reads, or
     :class:`ArenaCounts`) for each question and policy.
 
     ``models``: keep the top ``models`` by Davidson's fit to every vote; ``top``: k of the top-k question (at most
     ``models`` - 1); ``intransitive``: swap the first and third model's wins first. Each (question, policy) replay
     uses its own seed stream, so adding one changes no other. ``progress(label, votes, data_votes)`` after each
-    batch.
+    batch. ``focal``: the adaptive weights weigh the question's focal statements (False: every needed one).
     """
     counts = data if isinstance(data, ArenaCounts) else read_arena_votes(data)
     counts = counts.top(models)
@@ -170,5 +170,5 @@ def arena_replay(data: str | Path | ArenaCounts, *, models: int = 20, questions:
                                                                                      PAIR_POLICIES.index(pol))))
             cb = None if progress is None else (lambda v, t, label=label: progress(label, v, t))
             out.append(replay_counts(counts, q, policy=pol, top=k, replays=replays, delta=delta, seed=rng,
-                                     first_batch=first_batch, growth=growth, progress=cb))
+                                     first_batch=first_batch, growth=growth, progress=cb, focal=focal))
     return counts, out

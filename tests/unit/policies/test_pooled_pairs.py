@@ -41,3 +41,30 @@ def test_uniform_exploration_and_closeness_cap() -> None:
     assert not nothing.any()
     with pytest.raises(HumevalError, match="did you mean|Did you mean"):
         pooled_pair_weights(theta, need, avail, "adaptiv")
+
+
+def test_focal_statements_by_hand() -> None:
+    from humeval.policies.pooled_pairs import focal_statements
+
+    th = np.array([[0.5, 0.3, 0.0, -0.1, -0.2]])
+    need = ~np.eye(5, dtype=bool)[None]
+    pairs = lambda m: {(int(a), int(b)) for a, b in zip(*np.nonzero(np.triu(m[0], 1)), strict=True)}  # noqa: E731
+    # best: the leader against every system still in contention (3 was beaten: out)
+    beaten = np.array([[False, False, False, True, False]])
+    assert pairs(focal_statements(th, need, "best", beaten=beaten)) == {(0, 1), (0, 2), (0, 4)}
+    # top-2: each inside against the strongest outside (2), each outside against the weakest inside (1)
+    assert pairs(focal_statements(th, need, "top-k", 2)) == {(0, 2), (1, 2), (1, 3), (1, 4)}
+    # ranking: neighbours in the estimated order
+    assert pairs(focal_statements(th[:, [4, 2, 0, 3, 1]], need, "ranking")) == {(2, 4), (1, 4), (1, 3), (0, 3)}
+    # focal statements already resolved (not needed): back to every needed statement
+    need2 = need.copy()
+    need2[0, 0, :] = need2[0, :, 0] = False
+    assert (focal_statements(th, need2, "best") == need2).all()
+    # the weights: a near tie far from the answer (3 vs 4) gets nothing but the exploration floor
+    from humeval.policies.pooled_pairs import pooled_pair_weights
+
+    avail = np.ones((1, 5, 5), dtype=bool)
+    w_old = pooled_pair_weights(th, need, avail, explore=0.0)
+    w_new = pooled_pair_weights(th, need, avail, explore=0.0, goal="best")
+    assert w_old[0, 3, 4] > w_old[0, 0, 4]
+    assert w_new[0, 0, 1] == w_new[0].max() and w_new[0, 3, 4] < w_old[0, 3, 4]

@@ -133,5 +133,8 @@ def test_intransitive_preferences_withdraw_pooling_and_announce_nothing(goal: st
     runs = 150
     state, _ = simulate_statements(_cycle(), goal, runs=runs, max_votes=40_000, delta=0.05, seed=4)
     assert state.decided.sum() <= _limit(0.05, runs)  # no best system and no order exists
-    assert state.misfit.mean() > 0.9
+    # the fit check's power depends on the pairs battled: the focal weights of `best` put most votes on the
+    # leader's pairs, so it sees fewer routes (seed 4: withdrawn in 0.873 of runs, 0.993 with the earlier weights
+    # that weighed every needed pair; `ranking` spreads the votes, > 0.9 either way)
+    assert state.misfit.mean() > (0.8 if goal == "best" else 0.9)
     assert "the Bradley-Terry fit is poor" in state.reason(int(np.flatnonzero(state.misfit)[0]))
