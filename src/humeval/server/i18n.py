@@ -18,6 +18,7 @@ a ``code``; participants see the translated sentence of the code (:func:`partici
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -31,8 +32,8 @@ from markupsafe import Markup
 from humeval.protocol.models import Criterion
 from humeval.tasks import TASK_TYPES
 
-__all__ = ["LANGUAGES", "RTL", "FieldProblem", "direction", "field_problem", "install_i18n", "participant_error",
-           "translations"]
+__all__ = ["LANGUAGES", "RTL", "FieldProblem", "direction", "field_problem", "install_i18n", "own_messages",
+           "participant_error", "translations"]
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "humeval"
@@ -49,10 +50,30 @@ def direction(language: str) -> str:
 
 @cache
 def translations(language: str) -> NullTranslations:
-    """The catalogue of ``language`` (English: the identity)."""
+    """The catalogue of ``language`` (English: the identity), with the task types' own translations of their
+    messages (:attr:`humeval.tasks.TaskType.translations`)."""
     if language == "en":
         return NullTranslations()
-    return Translations.load(str(LOCALE_DIR), [language], domain=DOMAIN)
+    catalogue = Translations.load(str(LOCALE_DIR), [language], domain=DOMAIN)
+    own = {msgid: text for entry in TASK_TYPES.entries()
+           for msgid, text in entry.value.translations.get(language, {}).items()}
+    if own and isinstance(catalogue, Translations):
+        from babel.messages.catalog import Catalog
+        from babel.messages.mofile import write_mo
+
+        extra, compiled = Catalog(locale=language), io.BytesIO()
+        for msgid, text in own.items():
+            extra.add(msgid, text)
+        write_mo(compiled, extra)
+        compiled.seek(0)
+        catalogue.merge(Translations(compiled, domain=DOMAIN))
+    return catalogue
+
+
+def own_messages() -> dict[str, set[str]]:
+    """The messages each task type translates itself (:attr:`humeval.tasks.TaskType.translations`), by type."""
+    return {e.name: set().union(*map(set, e.value.translations.values())) for e in TASK_TYPES.entries()
+            if e.value.translations}
 
 
 def _(message: str) -> str:
@@ -180,6 +201,16 @@ def _update_catalogues() -> None:  # pragma: no cover - a maintainer's command
     subprocess.run([*babel, "extract", "-F", str(cfg), "--no-location", "--omit-header", "-o", str(pot), str(here),
                     str(tasks)],
                    check=True)
+    owned = set().union(*own_messages().values())  # translated in their task type's module, not here
+    if owned:
+        from babel.messages.pofile import read_po, write_po
+
+        with pot.open("rb") as fh:
+            template = read_po(fh)
+        for msgid in owned & {m.id for m in template}:
+            template.delete(msgid)
+        with pot.open("wb") as fh:
+            write_po(fh, template, omit_header=True, no_location=True)
     for lang in LANGUAGES[1:]:
         po = LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
         if po.exists():

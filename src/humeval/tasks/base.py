@@ -197,6 +197,10 @@ class TaskType:
     #: an arena battle: the criterion of the protocol's ``arena`` section (its models answer, their names may be
     #: shown after the vote with ``arena.reveal``)
     arena: ClassVar[bool] = False
+    #: the type's own translations of its participant-facing messages (those of its module and partial), by
+    #: language: ``{"de": {msgid: text, ...}, ...}``; the server adds them to its catalogue of that language, so
+    #: they need no entry in the server's catalogues
+    translations: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     #: the import formats (``humeval import <format>``) whose judgements a criterion of this type receives, beyond
     #: those of the format's own criterion type
     receives: ClassVar[tuple[str, ...]] = ()

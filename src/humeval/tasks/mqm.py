@@ -228,12 +228,54 @@ def _spans(criterion: MQM, v: Any, field: str, length: int | None) -> list[dict[
     return spans
 
 
+#: MQM's messages in the server's other languages (:attr:`humeval.tasks.TaskType.translations`)
+TRANSLATIONS = {
+    "de": {
+        'critical':
+            'kritisch',
+        'Critical error':
+            'Kritischer Fehler',
+        'Category of the error':
+            'Kategorie des Fehlers',
+        'Mark the words that contain an error: tap or click the first and then the last word of the error (in the text, the arrow keys move and Shift with an arrow extends), then choose its category and its severity.':
+            'Markieren Sie die Wörter, die einen Fehler enthalten: Tippen oder klicken Sie auf das erste und dann auf das letzte Wort des Fehlers (im Text bewegen die Pfeiltasten, Umschalt mit einem Pfeil erweitert), und wählen Sie dann seine Kategorie und seinen Schweregrad.',
+        'This is an attention check. Please mark no error and submit, for the question: %(question)s':
+            'Dies ist eine Aufmerksamkeitsprüfung. Bitte markieren Sie keinen Fehler und senden Sie ab, für die Frage: %(question)s',
+    },
+    "ar": {
+        'critical':
+            'حرج',
+        'Critical error':
+            'خطأ حرج',
+        'Category of the error':
+            'فئة الخطأ',
+        'Mark the words that contain an error: tap or click the first and then the last word of the error (in the text, the arrow keys move and Shift with an arrow extends), then choose its category and its severity.':
+            'حدّد الكلمات التي تحتوي على خطأ: انقر أو المس الكلمة الأولى ثم الكلمة الأخيرة من الخطأ (في النص، تنقل مفاتيح الأسهم ويمدّ Shift مع سهم التحديد)، ثم اختر فئته ودرجة خطورته.',
+        'This is an attention check. Please mark no error and submit, for the question: %(question)s':
+            'هذا اختبار للانتباه. من فضلك لا تحدّد أي خطأ وأرسل، للسؤال: %(question)s',
+    },
+    "zh": {
+        'critical':
+            '严重',
+        'Critical error':
+            '严重错误',
+        'Category of the error':
+            '错误类别',
+        'Mark the words that contain an error: tap or click the first and then the last word of the error (in the text, the arrow keys move and Shift with an arrow extends), then choose its category and its severity.':
+            '标记包含错误的词：先点按错误的第一个词，再点按最后一个词（在文本中，方向键移动，Shift 加方向键扩展），然后选择其类别和严重程度。',
+        'This is an attention check. Please mark no error and submit, for the question: %(question)s':
+            '这是一道注意力检查题。请不要标记任何错误并直接提交，问题是：%(question)s',
+    },
+}
+
+
 class MQMType(TaskType):
     name = "mqm"
     model = MQM
     summary = "MQM error annotation: error spans in one output, each with a category and a severity (WMT typology)"
     marks_spans = True
     receives = ("mqm",)
+    translations = TRANSLATIONS
     statistics = (
         Statistic("MQM score per system (percentile bootstrap)", True,
                   "each error's category and severity give its weight"),

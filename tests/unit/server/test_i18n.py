@@ -15,9 +15,11 @@ from humeval.server.i18n import (
     LOCALE_DIR,
     direction,
     install_i18n,
+    own_messages,
     participant_error,
     translations,
 )
+from humeval.tasks import TASK_TYPES
 
 PLACEHOLDER = re.compile(r"%\([a-z_]+\)s")
 SERVER = LOCALE_DIR.parent
@@ -37,10 +39,31 @@ def _extracted() -> set[str | tuple[str, str]]:
     return {i if isinstance(i, str) else tuple(i[:2]) for i in ids if isinstance(i, str) or (len(i) >= 2 and all(i[:2]))}
 
 
+def _catalogued() -> set[str | tuple[str, str]]:
+    """The messages of the server's catalogues: every one extracted but those a task type translates itself."""
+    return _extracted() - set().union(*own_messages().values())
+
+
 def test_template_catalogue_is_current() -> None:
     with (LOCALE_DIR / "humeval.pot").open("rb") as fh:
         pot = {m.id for m in read_po(fh) if m.id}
-    assert _extracted() == pot, "run: python -m humeval.server.i18n"
+    assert _catalogued() == pot, "run: python -m humeval.server.i18n"
+
+
+def test_a_task_type_s_own_translations_cover_its_messages_in_every_language() -> None:
+    assert own_messages()  # mqm translates its own
+    extracted = _extracted()
+    for name, owned in own_messages().items():
+        task = TASK_TYPES.get(name)
+        assert owned <= extracted, f"{name}: translates messages its module and partial do not have"
+        for lang in LANGUAGES[1:]:
+            mine = task.translations[lang]
+            assert set(mine) == owned and all(mine.values()), (name, lang)
+            for msgid, text in mine.items():
+                assert sorted(PLACEHOLDER.findall(msgid)) == sorted(PLACEHOLDER.findall(text)), (name, lang, msgid)
+                assert translations(lang).gettext(msgid) == text
+        # the server's messages are still there beside them
+        assert translations("de").gettext("Submit") != "Submit"
 
 
 @pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
@@ -48,7 +71,7 @@ def test_every_message_translated_compiled_and_placeholders_kept(lang: str) -> N
     catalog = _po(lang)
     compiled = Translations.load(str(LOCALE_DIR), [lang], domain="humeval")
     ids = {m.id for m in catalog if m.id}
-    assert ids == _extracted()
+    assert ids == _catalogued()
     for m in catalog:
         if not m.id:
             continue
