@@ -195,8 +195,8 @@ class AsyncGenerationStream:
                     raise self._fail("too_long", f"the answer passed {limits.max_chars:,} characters (limits.max_chars)")
                 yield piece
         finally:
+            gen.seconds = loop.time() - start  # also when the reader stops it (a cancelled or closed stream)
             await source.aclose()  # type: ignore[attr-defined]
-        gen.seconds = loop.time() - start
         if gen.error:
             raise self._fail(gen.error, FAILURES[gen.error])
         if gen.finish_reason == "length" and limits.cut == "drop":

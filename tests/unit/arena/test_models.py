@@ -373,6 +373,7 @@ def test_closing_a_stream_stops_the_generation(tmp_path: Path) -> None:
     assert next(stream) == "first "
     stream.close()
     assert list(stream) == []
+    assert stream.generation.text == "first " and stream.generation.seconds > 0  # the record of a stopped stream
 
 
 class _Words:
@@ -423,3 +424,29 @@ def test_events_split_anywhere_and_crlf_lines_are_read_and_an_endless_line_is_cu
 
     with pytest.raises(JudgeError, match="the stream passed 5,000 bytes"):
         asyncio.run(read())
+
+
+def test_two_streams_in_one_event_loop_interleave_as_a_battle_reads_them(tmp_path: Path) -> None:
+    table = tmp_path / "out.jsonl"
+    table.write_text("\n".join(json.dumps({"model": m, "prompt": "Q", "output": m * 40}) for m in ("a", "b")),
+                     encoding="utf-8")
+    endpoints = build_endpoints([{"name": m, "kind": "recorded", "table": "out.jsonl", "chunk_chars": 4,
+                                  "chunk_seconds": 0.02} for m in ("a", "b")], root=tmp_path)
+
+    async def battle() -> tuple[list[str], float, list[Any]]:
+        order: list[str] = []
+        streams = [endpoints[m].astream("Q") for m in ("a", "b")]
+
+        async def read(stream: Any) -> None:
+            async for piece in stream:
+                order.append(piece[0])
+
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        await asyncio.gather(*(read(s) for s in streams))
+        return order, loop.time() - start, [s.generation for s in streams]
+
+    order, seconds, gens = asyncio.run(battle())
+    assert sorted(order) == ["a"] * 10 + ["b"] * 10 and order != sorted(order)  # the pieces alternate
+    assert all(g.text == g.model * 40 for g in gens)
+    assert seconds < sum(g.seconds for g in gens)  # concurrent: the battle takes about one answer's time, not two
