@@ -684,7 +684,8 @@ def acceptance(result: dict[str, Any]) -> list[str]:
             lines.append(f"{'PASS' if ok else 'FAIL'}  harder (p {c['p']}, {c['lists']} lists): dynamic decides in "
                          f"{c['dynamic_decided']}/{c['runs']} runs, the fixed design watched by the same rule in "
                          f"{c['fixed_watch_decided']}/{c['runs']} = {c['decided_share']:.0%} (>= 90 %); places "
-                         f"{c['places']:.1f} <= {c['lists']}; wall {c['wall_ratio']:.2f}x the fixed collection (<= 1.25)")
+                         f"{c['places']:.1f} <= {c['lists']}; wall {c['wall_ratio']:.2f}x the fixed collection (<= 1.25; over the "
+                         f"{c['fixed_complete']} of {c['runs']} runs whose fixed collection completed)")
         else:
             ok = c["places"] <= 0.5 * c["lists"]
             lines.append(f"{'PASS' if ok else 'FAIL'}  easy (p {c['p']}, {c['lists']} lists): places {c['places']:.2f} "
