@@ -136,7 +136,7 @@ def test_the_scan_reads_templates() -> None:
 
 def test_every_criterion_type_is_a_registered_task_type_with_its_own_model_and_partial() -> None:
     assert CRITERION_TYPES == TASK_TYPES.names() == ("2afc", "likert", "magnitude", "rankme", "slider", "esa", "battle",
-                                                     "mqm")
+                                                     "mqm", "bws")
     for entry in TASK_TYPES.entries():
         task = entry.value
         assert isinstance(task, TaskType) and task.name == entry.name
@@ -163,6 +163,7 @@ def _protocol() -> Protocol:
             {"name": "er", "type": "esa", "question": "Errors?"},
             {"name": "vote", "type": "battle", "question": "Which answer is better?"},
             {"name": "mq", "type": "mqm", "question": "Errors?"},
+            {"name": "bw", "type": "bws", "question": "Best and worst?", "tuple_size": 3},
         ],
     })
 
@@ -189,6 +190,9 @@ EXPECTED = {
            "cheap": ({"spans": []}, {"spans": []}),
            "good": {"spans": [{"start": 0, "end": 3, "severity": "major", "category": "Fluency/Grammar"}]},
            "bad": {"spans": [{"start": 0, "end": 3, "severity": "major", "category": "Fluency/Grammer"}]}, "rows": 1},
+    "bw": {"family": "multi", "pairwise": False, "checks": ("A", "B"), "level": "ordinal",
+           "cheap": ({"best": 0, "worst": 2}, {"best": 2, "worst": 0}), "good": {"best": 0, "worst": 2},
+           "bad": {"best": 1, "worst": 1}, "rows": 3},
 }
 
 
@@ -217,11 +221,12 @@ def test_each_type_answers_for_its_criteria(name: str) -> None:
 def test_form_values_are_parsed_as_the_api_takes_them() -> None:
     p = _protocol()
     form = {"pref": "tie", "fl": "6", "me": "12.5", "rm.0": "1", "rm.1": "x", "sl": "", "er.score": "70",
-            "er.spans": '[{"start": 1, "end": 2, "severity": "minor"}]', "vote": "tie", "mq.spans": "[]"}
+            "er.spans": '[{"start": 1, "end": 2, "severity": "minor"}]', "vote": "tie", "mq.spans": "[]",
+            "bw.best": "1", "bw.worst": "0"}
     got = {c.name: c.task.form_value(c, form, 2) for c in p.criteria}
     assert got == {"pref": "tie", "fl": 6, "me": 12.5, "rm": [1.0, "x"], "sl": MISSING,
                    "er": {"score": 70.0, "spans": [{"start": 1, "end": 2, "severity": "minor"}]}, "vote": "tie",
-                   "mq": {"spans": []}}
+                   "mq": {"spans": []}, "bw": {"best": 1, "worst": 0}}
     assert p.criterion("fl").task.form_value(p.criterion("fl"), {"fl": "²"}, 1) == "²"  # not an ASCII digit
 
 

@@ -8,6 +8,7 @@ from humeval.errors import ProtocolError
 from humeval.registry import Registry
 from humeval.tasks.base import TaskType
 from humeval.tasks.battle import BattleType
+from humeval.tasks.bws import BWSType
 from humeval.tasks.esa import ESAType
 from humeval.tasks.likert import LikertType
 from humeval.tasks.magnitude import MagnitudeType
@@ -21,6 +22,7 @@ if TYPE_CHECKING:  # the union of the criterion models, spelt out for the type c
     from typing import TypeAlias
 
     from humeval.tasks.battle import Battle
+    from humeval.tasks.bws import BWS
     from humeval.tasks.esa import ESA
     from humeval.tasks.likert import Likert
     from humeval.tasks.magnitude import Magnitude
@@ -29,7 +31,7 @@ if TYPE_CHECKING:  # the union of the criterion models, spelt out for the type c
     from humeval.tasks.slider import Slider
     from humeval.tasks.twoafc import TwoAFC
 
-    CriterionModel: TypeAlias = TwoAFC | Likert | Magnitude | RankME | Slider | ESA | Battle | MQM
+    CriterionModel: TypeAlias = TwoAFC | Likert | Magnitude | RankME | Slider | ESA | Battle | MQM | BWS
 
 __all__ = ["TASK_TYPES", "TaskTypes", "docs_columns"]
 
@@ -38,7 +40,8 @@ TaskTypes = Registry[TaskType]
 
 def _build() -> TaskTypes:
     types = TaskTypes("task type", "criteria.type", error=ProtocolError)
-    for kind in (TwoAFCType, LikertType, MagnitudeType, RankMEType, SliderType, ESAType, BattleType, MQMType):
+    for kind in (TwoAFCType, LikertType, MagnitudeType, RankMEType, SliderType, ESAType, BattleType, MQMType,
+                 BWSType):
         types.add(kind.name, kind.model.task_type, summary=kind.summary)
     return types
 
