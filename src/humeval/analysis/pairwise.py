@@ -12,6 +12,7 @@ reported with the criterion (the decision-bound figure).
 from __future__ import annotations
 
 from itertools import combinations
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -57,8 +58,11 @@ def analyze_pairwise(
     required: int,
     seed: int,
     decision: dict[str, Any] | None = None,
+    texts: Mapping[tuple[str, str], str] | None = None,
 ) -> dict[str, Any]:
-    """Run the plan on the valid ``2afc`` judgements ``frame`` of one criterion.
+    """Run the plan on the valid pairwise judgements ``frame`` of one criterion.
+
+    ``texts``: ``(item_id, system) -> output text``, what the ``style-controlled`` ranking measures style on.
 
     ``decision``: the stopping rule's replayed decision for this criterion
     (:func:`humeval.analysis.decisions.replay_decisions`), reported as ``stopping``.
@@ -89,7 +93,14 @@ def analyze_pairwise(
     out: dict[str, Any] = {"seeds": {"agreement": s_agree, "rankings": s_rank}, "pairs": [SignTest(**p) for p in pairs],
                            "win_rates": matrix, "decision": "sign test per pair (exact binomial, ties left out)"}
     out["agreement"] = agreement(units, criterion.type, plan, required, s_agree, categories)
-    out["rankings"] = rankings(plan, [], None, battles_from_choices(frame), s_rank)
+    style = None
+    if texts is not None and "style-controlled" in plan.rankings:
+        from humeval.stats import style_covariates
+
+        items = frame["item_id"].astype(str)
+        style = style_covariates([texts.get(k, "") for k in zip(items, frame["system"].astype(str), strict=True)],
+                                 [texts.get(k, "") for k in zip(items, frame["system_b"].astype(str), strict=True)])
+    out["rankings"] = rankings(plan, [], None, battles_from_choices(frame), s_rank, style=style)
     out["battles_from"] = "per judgement (2afc choices)"
     if decision is not None:
         out["stopping"] = Stopping(**decision)

@@ -67,12 +67,14 @@ def analyze(
     post_hoc: str | None = None,
     tasks: Sequence[Task] | None = None,
     judges: Mapping[str, JudgeScores] | None = None,
+    texts: Mapping[tuple[str, str], str] | None = None,
 ) -> Results:
     """Run the protocol's analysis plan on ``judgements`` minus ``excluded``.
 
     ``tasks`` (the design's) give each stopping decision the judgements the fixed design
     would have collected (:func:`humeval.analysis.decisions.replay_decisions`). ``judges``
-    (:meth:`humeval.study.Study.judges`) are needed when the plan names ``analysis.judges``.
+    (:meth:`humeval.study.Study.judges`) are needed when the plan names ``analysis.judges``. ``texts``
+    (``(item_id, system) -> output``) are needed by the ``style-controlled`` ranking of pairwise criteria.
     """
     plan = protocol.analysis
     missing = [j for j in plan.judges if j not in (judges or {})]
@@ -93,7 +95,7 @@ def analyze(
     seed_of = {c.name: s for c, s in zip(protocol.criteria, seeds, strict=True)}
     required = protocol.design.judgements_per_item
     results = {c.name: _criterion_result(c, analysed[analysed["criterion"] == c.name], plan, systems, required,
-                                         seed_of[c.name], decisions.get(c.name), judges) for c in criteria}
+                                         seed_of[c.name], decisions.get(c.name), judges, texts) for c in criteria}
     return Results(
         format_version=FORMAT_VERSION,
         study=protocol.study.name,
@@ -113,7 +115,8 @@ def analyze(
 
 def _criterion_result(criterion: Any, frame: pd.DataFrame, plan: Analysis, systems: list[str], required: int,
                       seed: int, decision: dict[str, Any] | None,
-                      judges: Mapping[str, JudgeScores] | None) -> CriterionResult:
+                      judges: Mapping[str, JudgeScores] | None,
+                      texts: Mapping[tuple[str, str], str] | None = None) -> CriterionResult:
     """The plan run on one criterion's valid judgements ``frame``."""
     fields: dict[str, Any] = {
         "criterion": criterion.name, "type": criterion.type, "question": criterion.question, "seed": seed,
@@ -122,7 +125,7 @@ def _criterion_result(criterion: Any, frame: pd.DataFrame, plan: Analysis, syste
     if frame.empty:
         return CriterionResult(**fields, undefined="no valid judgements for this criterion")
     if criterion.task.pairwise:
-        fields |= analyze_pairwise(frame, criterion, plan, systems, required, seed, decision)
+        fields |= analyze_pairwise(frame, criterion, plan, systems, required, seed, decision, texts)
     else:
         fields |= analyze_ratings(frame, criterion, plan, systems, required, seed)
         if criterion.task.marks_spans:

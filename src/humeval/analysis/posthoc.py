@@ -124,7 +124,10 @@ def _posthoc(study: Study, ws: Any, name: str, out_dir: Path, overrides: dict[st
     analysed = kept[(kept["kind"] == "task") & (reasons.reindex(kept.index) == "")]
     if overrides:
         judges = study.judges() if protocol.analysis.judges else None
-        header = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name, judges=judges).stored()
+        texts = ({k: t.output for k, t in study.outputs().texts.items()}
+                 if "style-controlled" in protocol.analysis.rankings else None)
+        header = analyze(judgements, excluded, protocol, protocol_sha256=sha, post_hoc=name, judges=judges,
+                         texts=texts).stored()
     else:  # correlations only: the same header, no criteria re-analysed
         header = {"format_version": FORMAT_VERSION, "study": protocol.study.name,
                   "signature": analysis_signature(protocol, sha, protocol.study.seed, post_hoc=name),

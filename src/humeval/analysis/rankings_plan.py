@@ -24,7 +24,7 @@ from humeval.errors import DataError
 from humeval.protocol.models import Analysis
 from humeval.stats import bradley_terry, elo, rank_by_scores, trueskill_ranking
 
-__all__ = ["TRUESKILL_MAX_BOOT", "mean_ranking", "rankings"]
+__all__ = ["TRUESKILL_MAX_BOOT", "mean_ranking", "rankings", "style_record"]
 
 #: TrueSkill resamples: min(analysis.bootstrap, this); each resample is a Python loop over battles
 TRUESKILL_MAX_BOOT = 100
@@ -45,6 +45,21 @@ def mean_ranking(descriptives: list[dict[str, Any]]) -> dict[str, Any]:
     return {"method": "mean", "label": label, "systems": out, "extra": {"interval": rows[0]["method"] if rows else None}}
 
 
+def style_record(battles: pd.DataFrame, style: pd.DataFrame | None, plan: Analysis, seed: int) -> dict[str, Any]:
+    """The ``style-controlled`` ranking (:func:`humeval.stats.style_control`) as a record; the style coefficients
+    with their intervals in ``extra["coefficients"]``."""
+    if style is None:
+        raise DataError("no output texts to measure style on (style control needs the outputs shown)")
+    from humeval.stats import style_control
+
+    fit = style_control(battles, style, n_boot=plan.bootstrap, seed=seed, confidence_level=1 - plan.alpha)
+    rec = ranking_record(fit.ranking)
+    rec["extra"]["coefficients"] = {name: {"estimate": c.estimate, "ci_low": c.ci_low, "ci_high": c.ci_high}
+                                    for name, c in fit.coefficients.items()}
+    rec["extra"]["length_unit"] = "characters"
+    return rec
+
+
 def rankings(
     plan: Analysis,
     descriptives: list[dict[str, Any]],
@@ -53,8 +68,12 @@ def rankings(
     seed: int,
     *,
     battles_from: str | None = None,
+    style: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
     """Every ranking in ``plan.rankings``; a method that cannot run records why (``undefined``).
+
+    ``style``: per battle (same rows as ``battles``) the style covariates of its two outputs
+    (:func:`humeval.stats.style_covariates`), which ``style-controlled`` needs; without them it records why not.
 
     ``battles_from``: where the battles come from (e.g. "per item (mean scores)"), recorded in the pairwise models'
     ``extra["battles_from"]`` so that their ranking says what it ranks.
@@ -86,6 +105,8 @@ def rankings(
             elif method == "bradley-terry":
                 out[method] = ranking_record(bradley_terry(battles, n_boot=plan.bootstrap, seed=seed,
                                                            confidence_level=1 - plan.alpha))
+            elif method == "style-controlled":
+                out[method] = style_record(battles, style, plan, seed)
             elif method == "trueskill":
                 n_boot = min(plan.bootstrap, TRUESKILL_MAX_BOOT)
                 out[method] = ranking_record(trueskill_ranking(battles, n_boot=n_boot, seed=seed,
@@ -95,7 +116,7 @@ def rankings(
                                                  confidence_level=1 - plan.alpha))
         except DataError as exc:
             out[method] = {"method": method, "undefined": str(exc), "systems": []}
-        if battles is not None and method in ("bradley-terry", "trueskill", "elo"):
+        if battles is not None and method in ("bradley-terry", "style-controlled", "trueskill", "elo"):
             out[method]["battles"] = len(battles)
             if battles_from is not None:
                 out[method]["extra"] = {**out[method].get("extra", {}), "battles_from": battles_from}

@@ -404,8 +404,10 @@ class Analysis(_Model):
     )
     tentative_agreement: float = Field(0.667, ge=-1, le=1, description="Agreement above which conclusions are tentative.")
     reliable_agreement: float = Field(0.8, ge=-1, le=1, description="Agreement above which results are deemed reliable.")
-    rankings: list[Literal["mean", "bootstrap", "bradley-terry", "trueskill", "elo"]] = Field(
-        default_factory=_listed("mean"), description="Ranking methods to report."
+    rankings: list[Literal["mean", "bootstrap", "bradley-terry", "style-controlled", "trueskill", "elo"]] = Field(
+        default_factory=_listed("mean"),
+        description="Ranking methods to report; `style-controlled` (pairwise criteria): Bradley-Terry on the decisive "
+                    "votes with answer length and Markdown features as covariates (docs/analysis.md)."
     )
     bootstrap: int = Field(1000, ge=100, le=100000, description="Bootstrap resamples for confidence intervals.")
     log_magnitude: bool = Field(True, description="Log-transform magnitude-estimation scores before averaging and ICC.")

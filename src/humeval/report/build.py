@@ -403,6 +403,18 @@ def _rankings(res: CriterionResult, s: Section, sig: str) -> None:
         rows = [[r.system, f"{r.rank_low}-{r.rank_high}", *_est(r)] for r in rk.systems]
         s.tables.append(Table(f"Ranking: {method} ({rk.label})",
                               ["system", "rank", "score", "ci_low", "ci_high", "p", "n"], rows, sig))
+        if coefficients := rk.extra.get("coefficients"):
+            level = f"{100 * float(rk.extra.get('ci_level', 0.95)):.0f}%"
+            s.paragraphs.append(
+                f"Style control ({method}): Bradley-Terry on {rk.extra.get('n_decisive')} decisive votes with the "
+                "style of the two outputs as covariates (normalised differences of length in "
+                f"{rk.extra.get('length_unit', 'characters')} and Markdown headers, list items and bold, "
+                f"standardised); log-odds per standard deviation [{level} interval]: "
+                + ", ".join(f"{name} {c['estimate']:+.3f} [{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]"
+                            for name, c in coefficients.items())
+                + (f"; dropped (constant): {', '.join(rk.extra['dropped'])}" if rk.extra.get("dropped") else "")
+                + ". Compare its ranking with the plain Bradley-Terry one: a system that moves down won partly by "
+                  "style.")
 
 
 def _leaderboard(lb: Leaderboard, s: Section, sig: str) -> None:

@@ -29,7 +29,7 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
     rehearsal that found a problem in the design) and the files written.
     """
     from humeval.judgements.exclusion import exclusions
-    from humeval.stages.analyze import analyze_workspace, plan_judges
+    from humeval.stages.analyze import analyze_workspace, plan_judges, plan_texts
     from humeval.stages.collate import collate_workspace, platform_outputs, workspace_key_file
     from humeval.stages.exclude import exclude_workspace
     from humeval.stages.report import report_workspace
@@ -46,7 +46,7 @@ def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[Partic
         # the table as `analyze` reads it back from excluded.jsonl
         excluded_read = excluded_table(excluded.to_dict(orient="records"))
         results, written = analyze_workspace(ws, protocol, sha256_file(study.protocol_file), judgements,
-                                             excluded_read, tasks, plan_judges(study))
+                                             excluded_read, tasks, plan_judges(study), plan_texts(study))
     except DataError as exc:
         summary["analysis_error"] = str(exc)
         return summary, paths

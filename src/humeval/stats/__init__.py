@@ -62,6 +62,10 @@ _EXPORTS = {
     "read_battles": "humeval.stats.rankings",
     "trueskill_ranking": "humeval.stats.rankings",
     "write_battles": "humeval.stats.rankings",
+    "STYLE_FEATURES": "humeval.stats.style",
+    "StyleControl": "humeval.stats.style",
+    "style_control": "humeval.stats.style",
+    "style_covariates": "humeval.stats.style",
     "POSTHOC_TESTS": "humeval.stats.significance",
     "anova_oneway": "humeval.stats.significance",
     "friedman": "humeval.stats.significance",
@@ -83,6 +87,8 @@ __all__ = [
     "CORRECTIONS",
     "ICC_FORMS",
     "POSTHOC_TESTS",
+    "STYLE_FEATURES",
+    "StyleControl",
     "WINNERS",
     "Estimate",
     "Ranking",
@@ -126,6 +132,8 @@ __all__ = [
     "confirmation_wave_size",
     "curtailed_wave",
     "stopped_split_pvalues",
+    "style_control",
+    "style_covariates",
     "to_frame",
     "trueskill_ranking",
     "ttest",
@@ -196,3 +204,4 @@ if TYPE_CHECKING:
         ttest,
         wilcoxon,
     )
+    from humeval.stats.style import STYLE_FEATURES, StyleControl, style_control, style_covariates

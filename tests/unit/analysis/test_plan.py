@@ -177,3 +177,28 @@ def test_one_output_tasks_near_separation_give_bradley_terry_no_interval_and_say
         assert "near-perfect separation" in row.no_interval and "rest on 1 of 30 battle(s)" in row.no_interval
     assert bt.label == "1.-2. M23 + M11"  # no interval: Bradley-Terry separates nothing
     assert q.rankings["bootstrap"].label == "1. M23; 2. M11"  # the paired bootstrap on the item means does
+
+
+def test_pairwise_style_controlled_ranking_beside_bradley_terry():
+    # X's answers are long and win only when they are the longer one: style control moves its advantage to length
+    protocol = make_protocol(systems=["X", "Y", "Z"], criteria=[{"name": "q", "type": "2afc", "question": "Which?"}],
+                             analysis={"rankings": ["bradley-terry", "style-controlled"], "bootstrap": 100})
+    rng = np.random.default_rng(0)
+    texts, records = {}, []
+    for k in range(300):
+        item = f"i{k}"
+        for s in "XYZ":
+            texts[(item, s)] = "x" * int(rng.integers(20, 400))
+        a, b = rng.choice(list("XYZ"), 2, replace=False)
+        longer = len(texts[(item, a)]) > len(texts[(item, b)])
+        choice = "A" if (rng.random() < 0.8) == longer else "B"
+        records.append({"participant_id": f"p{k % 7}", "item_id": item, "system": a, "system_b": b, "choice": choice})
+    frame = rows(records)
+    q = analyze(frame, NONE, protocol, protocol_sha256=SHA, texts=texts).criteria["q"]
+    styled, plain = q.rankings["style-controlled"], q.rankings["bradley-terry"]
+    assert styled.undefined is None and plain.undefined is None and styled.battles == 300
+    coef = styled.extra["coefficients"]
+    assert coef["length"]["ci_low"] > 0.5 and set(styled.extra["dropped"]) == {"headers", "lists", "bold"}
+    assert styled.extra["n_decisive"] == 300 and styled.extra["length_unit"] == "characters"
+    without = analyze(frame, NONE, protocol, protocol_sha256=SHA).criteria["q"].rankings["style-controlled"]
+    assert "no output texts" in without.undefined
