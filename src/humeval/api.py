@@ -21,6 +21,8 @@ from humeval.errors import HumevalError, did_you_mean
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
+    import pandas as pd
+
     from humeval.analysis.posthoc import PosthocOptions
     from humeval.collect import ServeOptions
     from humeval.costs import Budget, BudgetOptions
@@ -120,6 +122,13 @@ class Study(_study.Study):
         from humeval.pipeline import export_judgements
 
         return export_judgements(self, db, as_study_data=as_study_data)
+
+    def battles(self, *, criterion: str | None = None, everything: bool = False) -> pd.DataFrame:
+        """The pairwise votes as a FastChat battle table (``humeval arena export``;
+        :func:`humeval.arena.study_battle_log`): the analysed votes, or with ``everything`` all of them."""
+        from humeval.arena.export import study_battle_log
+
+        return study_battle_log(self, criterion=criterion, everything=everything)
 
     def pilot(self, db: str | None = None) -> StageResult:
         """A pilot's store read apart, into ``results/pilot/`` with a pilot banner (``humeval pilot``)."""

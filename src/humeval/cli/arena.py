@@ -21,8 +21,31 @@ import typer
 from humeval.cli._common import Format, emit_json, emit_rows, err
 
 arena = typer.Typer(name="arena", no_args_is_help=True, add_completion=False,
-                    help="Arena tools: replay real vote counts under pooled anytime-valid statements; stream a prompt "
-                         "through one of a study's models (docs/arena.md).")
+                    help="Arena tools: replay real vote counts under pooled anytime-valid statements, export a study's "
+                         "votes as FastChat battle logs; stream a prompt through one of a study's models "
+                         "(docs/arena.md).")
+
+
+@arena.command("export")
+def export(
+    directory: Path = typer.Argument(Path("."), help="Study folder."),
+    output: Path = typer.Option(None, "--output", "-o",
+                                help="The battle log: .json (FastChat's clean_battle array), .jsonl, .parquet or .csv "
+                                     "(default results/battles.json)."),
+    criterion: str = typer.Option(None, "--criterion", help="One pairwise criterion (default: every pairwise one)."),
+    everything: bool = typer.Option(False, "--all", help="Keep attention checks, repeats and excluded votes."),
+    dry_run: str = typer.Option(None, "--dry-run", help="Export a dry run's votes (results/dry-run/KIND)."),
+) -> None:
+    """Write the study's pairwise votes as a FastChat battle log (model_a, model_b, winner, judge, tstamp, ...)."""
+    from humeval.arena.export import study_battle_log, write_battle_log
+    from humeval.study import Study
+
+    study = Study.open(directory)
+    results = study.results_dir / "dry-run" / dry_run if dry_run else None
+    battles = study_battle_log(study, criterion=criterion, everything=everything, results=results)
+    path = write_battle_log(battles, output or (results or study.results_dir) / "battles.json")
+    err.print(f"wrote {len(battles):,} votes of {battles['criterion'].nunique() if len(battles) else 0} criterion(s) "
+              f"to {path}", highlight=False, markup=False)
 
 
 @arena.command("replay")
