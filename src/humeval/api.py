@@ -19,9 +19,8 @@ from humeval import study as _study
 from humeval.errors import HumevalError, did_you_mean
 
 if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
-
     import pandas as pd
+    from _typeshed import DataclassInstance
 
     from humeval.analysis.posthoc import PosthocOptions
     from humeval.collect import ServeOptions

@@ -11,8 +11,8 @@ reported with the criterion (the decision-bound figure).
 
 from __future__ import annotations
 
-from itertools import combinations
 from collections.abc import Mapping
+from itertools import combinations
 from typing import Any
 
 import pandas as pd

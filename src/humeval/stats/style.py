@@ -215,7 +215,8 @@ def style_control(
 
     def strengths(coef: np.ndarray) -> np.ndarray:
         theta = np.concatenate([np.zeros((coef.shape[0], 1)), coef[:, : k - 1]], axis=1)
-        return theta - theta.mean(axis=1, keepdims=True)
+        centred: np.ndarray = theta - theta.mean(axis=1, keepdims=True)
+        return centred
 
     factor = scale / np.log(base)
     theta = strengths(beta[None])[0]
