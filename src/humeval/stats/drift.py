@@ -180,6 +180,8 @@ def confirmation_threshold(wave: np.ndarray | int, alpha: float) -> np.ndarray:
     (:math:`P(\\mathrm{Bin}(w, 1/2) \\le c) \\le \\alpha`); -1 when even 0 wins does not (a wave too small to
     ever flag: :math:`2^{-w} > \\alpha`).
 
+    Checked against: exact integer sums of binomial coefficients (``tests/unit/stats/test_drift.py``).
+
     Examples:
         >>> int(confirmation_threshold(100, 0.05)[0])  # R: pbinom(41, 100, 0.5) = 0.044, pbinom(42, 100, 0.5) = 0.067
         41
@@ -200,6 +202,8 @@ def confirmation_pvalues(wins_for_side: np.ndarray | int, wave: np.ndarray | int
 
     Valid (level alpha) whenever the wave's outcomes are independent of the decision's and its crowd does not
     prefer the other side; a flag (p <= alpha) says the later crowd prefers the other side.
+
+    Checked against: ``scipy.stats.binomtest(k, w, 0.5, alternative="less").pvalue`` (``tests/unit/stats/test_drift.py``).
 
     Examples:
         >>> round(float(confirmation_pvalues(40, 100)[0]), 4)  # R: pbinom(40, 100, 0.5)
@@ -223,6 +227,8 @@ def confirmation_power(wave: np.ndarray | int, late_share: np.ndarray | float, a
 
     At ``late_share`` 1/2 this is the flag's size (at most alpha; less by discreteness).
 
+    Checked against: the binomial sum written out with ``math.comb`` (``tests/unit/stats/test_drift.py``).
+
     Examples:
         >>> round(float(confirmation_power(100, 0.35, 0.05)[0]), 3)  # R: pbinom(41, 100, 0.35)
         0.912
@@ -239,6 +245,8 @@ def confirmation_power(wave: np.ndarray | int, late_share: np.ndarray | float, a
 def confirmation_wave_size(late_share: float, alpha: float, power: float, *, largest: int = 100_000) -> int:
     """The smallest wave whose flag has at least ``power`` against a later crowd giving the decided side
     ``late_share`` (< 1/2) of its outcomes, at ``alpha``.
+
+    Checked against: the power of every smaller wave (``tests/unit/stats/test_drift.py``).
 
     Examples:
         >>> confirmation_wave_size(0.35, 0.05, 0.8)  # the normal approximation says 67; discreteness: 67 has 0.784
@@ -263,6 +271,9 @@ def curtailed_wave(for_side: np.ndarray, alpha: float) -> tuple[np.ndarray, np.n
     ``for_side``: one row per wave, its outcomes in arrival order (1: for the decided side). Returns ``flagged``
     (the same as the full wave's test at ``alpha``) and ``needed`` (outcomes collected: the first t where the wins
     for the side exceed the threshold c, or the losses reach w - c, else w).
+
+    Checked against: the full wave's test and a loop over each wave's outcomes by hand
+    (``tests/unit/stats/test_drift.py``).
 
     Examples:
         >>> import numpy as np

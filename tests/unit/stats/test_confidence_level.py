@@ -37,6 +37,11 @@ NO_INTERVAL = {
     "anova_oneway",
     "battles_from_scores",
     "benjamini_hochberg",
+    "confirmation_power",  # a test's power at a level alpha (the drift check's confirmation wave)
+    "confirmation_pvalues",
+    "confirmation_threshold",
+    "confirmation_wave_size",
+    "curtailed_wave",
     "davidson_fit",  # a point fit; the arena's statements are anytime tests (humeval.stopping.pooled)
     "eta_squared",
     "friedman",
@@ -62,6 +67,10 @@ OTHER_MEANINGS = {
     ("spearman", "ci"),
     ("kendall", "ci"),
     ("rank_by_scores", "alpha"),  # significance level of the pairwise test decisions
+    ("confirmation_power", "alpha"),  # the confirmation wave's test level (the drift check)
+    ("confirmation_threshold", "alpha"),
+    ("confirmation_wave_size", "alpha"),
+    ("curtailed_wave", "alpha"),
 }
 
 # One small call per interval-building function: (call, its interval as (low, high)).
