@@ -26,6 +26,7 @@ from starlette.templating import Jinja2Templates
 from humeval.platforms.registry import platform_of
 from humeval.server.admin import admin_routes
 from humeval.server.api import api_routes
+from humeval.server.battle import battle_routes
 from humeval.server.config import ServerConfig
 from humeval.server.errors import install_handlers
 from humeval.server.guard import install_guard
@@ -71,7 +72,7 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     protocol = store.context.protocol
     install_i18n(env, protocol.presentation.language, {c.name: c.question for c in protocol.criteria})
     install_view(env, protocol.presentation)
-    routes = [*api_routes(), *page_routes(), *admin_routes(), *health_routes(), *_hook_routes(study, config, store),
+    routes = [*api_routes(), *page_routes(), *battle_routes(), *admin_routes(), *health_routes(), *_hook_routes(study, config, store),
               Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static")]
     app = Starlette(routes=routes, lifespan=lifespan,
                     middleware=[Middleware(SecurityMiddleware, allowed_origins=config.allowed_origins,

@@ -104,6 +104,7 @@ _ERRORS = {
     "entry_rate": _("Too many people are starting at once. Please wait a minute and open the link again."),
     "lease_expired": _("This task expired and was given to someone else. Please continue with the next task."),
     "lease_withdrawn": _("This task is no longer needed. Please continue with the next task."),
+    "generation_pending": _("The two answers are not shown in full yet. Please wait for them, then vote."),
     "not_found": _("This page does not exist."),
 }
 _GENERIC = _("The request could not be processed. Please go back and try again.")

@@ -31,6 +31,7 @@ from humeval.errors import Refused
 from humeval.platforms.completion import completion_json, return_link
 from humeval.platforms.entry import Entry, link_fields, resolve_entry
 from humeval.protocol.platform_kinds import platform_kind
+from humeval.server.battle import stream_url
 from humeval.server.errors import HttpError
 from humeval.server.guard import admit_entry
 from humeval.server.i18n import field_problem
@@ -207,6 +208,11 @@ async def task_page(request: Request, error: Refused | None = None, status: int 
             return RedirectResponse("/done", status_code=303)
         return RedirectResponse(f"/nothing-left?reason={result.reason or 'closed'}", status_code=303)
     data = assignment_json(store, result)
+    stream = None
+    if store.context.live_battle(result.task):  # the answers are generated now: streamed, then shown from the store
+        texts = await store.generated(result.assignment_id)
+        stream = stream_url(result.assignment_id) if texts is None else None
+        data["outputs"] = texts if texts is not None else [""] * len(data["outputs"])
     # the page (never the JSON) knows a check's kind and answer: its instruction is shown in the study's language
     data["task"] = {**data["task"], "kind": result.task.kind, "expected": result.task.expected}
     letters = [chr(ord("A") + i) for i in range(len(data["outputs"]))]
@@ -218,7 +224,7 @@ async def task_page(request: Request, error: Refused | None = None, status: int 
                if error is not None and error.code == "invalid_value" else None)
     return _render(request, "task.html", {
         "a": data, "letters": letters, "labels": labels, "key": f"form-{result.assignment_id}-{secrets.token_hex(8)}",
-        "error": error, "problem": problem, "progress": data["progress"], "answers": answers or {},
+        "error": error, "problem": problem, "progress": data["progress"], "answers": answers or {}, "stream": stream,
     }, status=status)
 
 
@@ -282,8 +288,9 @@ async def reveal(request: Request) -> Response:
                                             "letters": [chr(ord("A") + i) for i in range(len(display))]})
 
 
-#: a form answered elsewhere (another tab), not theirs, expired and given away, or no longer needed: nothing stored
-_STALE = ("already_submitted", "unknown_assignment", "lease_expired", "lease_withdrawn")
+#: a form answered elsewhere (another tab), not theirs, expired and given away, no longer needed, or a battle whose
+#: generation failed: nothing stored
+_STALE = ("already_submitted", "unknown_assignment", "lease_expired", "lease_withdrawn", "generation_failed")
 
 
 async def done(request: Request) -> Response:

@@ -4,7 +4,8 @@ System names never leave the server: outputs are texts in display order, and a `
 answer refers to them as ``A`` (first) and ``B`` (second). Nor does anything that tells an
 attention check or a consistency repeat from a task: no task kind, no item or task id (a
 check's item id names it, a repeat's equals the original's); the one id is the assignment's,
-random for every assignment.
+random for every assignment. A live battle's outputs are empty: its ``stream`` gives them
+(:mod:`humeval.server.battle`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from humeval.protocol.models import Protocol
+from humeval.server.battle import stream_url
 from humeval.store.records import AssignmentView
 from humeval.store.store import Store
 
@@ -49,7 +51,8 @@ def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
         formats = [t[3] or pres.output_format for t in texts]
         item_input = texts[0][1] if texts else ""
         references = texts[0][2] if texts else ""
-    return {
+    live = {"stream": stream_url(view.assignment_id)} if store.context.live_battle(task) else {}
+    return live | {
         "assignment_id": view.assignment_id,
         "task": {"family": task.family},  # task ids name systems, item ids name checks and repeats
         "criteria": [_criterion_cached(protocol, c) for c in task.criteria],

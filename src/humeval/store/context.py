@@ -282,6 +282,13 @@ class StoreContext:
         digest = hmac.new(self.secret, b"assignment|" + token.encode(), hashlib.sha256).digest()
         return int.from_bytes(digest[:4], "big")
 
+    def live_battle(self, task: Task | None) -> bool:
+        """Whether ``task`` is a battle whose answers are generated when it is served: an arena with ``models``, a
+        task (no check) of a battle criterion (:mod:`humeval.store.generations`)."""
+        arena = self.protocol.arena
+        return (task is not None and arena is not None and bool(arena.models) and task.kind == "task"
+                and any(self.protocol.criterion(c).task.arena for c in task.criteria))
+
     def task_of(self, assignment_id: str) -> Task | None:
         """The task an assignment id names (a submit validates its values before reading the store);
         None for an id without one. The id is only a hint: the store's row is what counts.

@@ -25,7 +25,8 @@ at any size of study (``ix_lists_free*``), the held lists (``ix_lists_held``) an
 replayed hook does nothing) and indexes ``participants.created_at`` (the entry guard counts the participants who
 entered within a window); 11 adds ``tasks.taken_by``; 12 reads a list's taken places from the assignments; 13 drops
 ``tasks.done``; 14 adds ``participants.network`` and ``participants.wide_network`` (the keys of the client's
-networks, by which the entry guard counts the new participants of one network within a window) with their indexes.
+networks, by which the entry guard counts the new participants of one network within a window) with their indexes;
+15 adds ``generations`` (an arena's streamed answers, each with its record and failure).
 
 Stores created before the history was written out ran migration 1 as the schema of their day, so a table,
 column or index of a later migration may already be there: each migration creates only what is missing
@@ -232,9 +233,16 @@ def _v14(conn: Connection) -> None:
     conn.execute(text("CREATE INDEX IF NOT EXISTS ix_participants_wide_network ON participants (wide_network, created_at)"))
 
 
+_V15 = ("CREATE TABLE IF NOT EXISTS generations (id {serial} NOT NULL, assignment_id VARCHAR(64) NOT NULL, "
+        "participant_id VARCHAR(200) NOT NULL, task_id VARCHAR(400) NOT NULL, side INTEGER NOT NULL, "
+        "model VARCHAR(200) NOT NULL, error VARCHAR(32) NOT NULL, at FLOAT NOT NULL, record TEXT NOT NULL, "
+        "PRIMARY KEY (id))",
+        "CREATE INDEX IF NOT EXISTS ix_generations_assignment_id ON generations (assignment_id)")
+
+
 MIGRATIONS: Sequence[Callable[[Connection], None]] = (
     _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10), _v11, _v12,
-    _v13, _v14,
+    _v13, _v14, _ddl(*_V15),
 )
 _LOCK_ID = 0x6875_6D65  # "hume"
 

@@ -324,6 +324,24 @@ bonuses = Table(
     Column("detail", Text, nullable=False, default=""),
 )
 
+#: an arena's generations: each answer a model streamed for a battle (``side`` 0 or 1 of the assignment's display),
+#: with its record (:class:`humeval.arena.models.Generation` as JSON: model, prompt, times, tokens, cost) and why it
+#: failed (``error``, empty when it did not): the report and replays read them; a failed one was never shown as a
+#: battle and its assignment never counted
+generations = Table(
+    "generations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("assignment_id", String(64), nullable=False, index=True),
+    Column("participant_id", String(200), nullable=False),
+    Column("task_id", String(400), nullable=False),
+    Column("side", Integer, nullable=False),
+    Column("model", String(200), nullable=False),
+    Column("error", String(32), nullable=False),
+    Column("at", Float, nullable=False),
+    Column("record", Text, nullable=False),
+)
+
 #: signed platform deliveries (Prolific hooks) received lately: a replay of one is recognised and does nothing
 hook_deliveries = Table(
     "hook_deliveries",

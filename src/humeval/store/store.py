@@ -39,6 +39,7 @@ from humeval.store.alive import beat
 from humeval.store.assign import current_assignment, next_assignment, reap_due, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
+from humeval.store.generations import all_generations, generated, record_battle
 from humeval.store.live import was_abandoned
 from humeval.store.migrations import migrate
 from humeval.store.participants import (
@@ -313,6 +314,22 @@ class Store:
         it (an arena's reveal after the vote); None before, or when the assignment is not theirs."""
         return await asyncio.get_running_loop().run_in_executor(
             None, self.read, functools.partial(answer_of, participant_id=participant_id, assignment_id=assignment_id))
+
+    async def record_battle(self, assignment_id: str, participant_id: str, task_id: str,
+                            records: list[dict[str, Any]]) -> bool:
+        """Store a battle's generations (:func:`humeval.store.generations.record_battle`): True when it can be voted
+        on, False when a generation failed (the lease ended as ``failed``)."""
+        now = time.time()
+        return await self.awrite(lambda conn: record_battle(conn, assignment_id, participant_id, task_id, records, now))
+
+    async def generated(self, assignment_id: str) -> list[str] | None:
+        """A live battle's answers in display order once both were generated; None before or after a failure."""
+        return await asyncio.get_running_loop().run_in_executor(
+            None, self.read, functools.partial(generated, assignment_id=assignment_id))
+
+    def generations(self) -> list[dict[str, Any]]:
+        """Every generation of an arena's battles (:func:`humeval.store.generations.all_generations`)."""
+        return self.read(all_generations)
 
     async def decline(self, participant_id: str) -> None:
         """Record that the participant declined consent and give back any list they hold."""

@@ -40,6 +40,7 @@ from humeval.errors import Refused
 from humeval.judgements.values import check_comment, check_values
 from humeval.store.assign import holds, lease_after, looks, next_assignment, reap_due, shown, take
 from humeval.store.context import RENEW, StoreContext
+from humeval.store.generations import battle_state
 from humeval.store.live import (
     SETTLED_ANY,
     after_judgement,
@@ -129,6 +130,14 @@ def submit_judgement(
     """
     comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
+    if ctx.live_battle(ctx.task_of(assignment_id)):
+        state = battle_state(conn, assignment_id)
+        if state == "failed":
+            raise _generation_failed()
+        if state == "pending":
+            raise Refusal("generation_pending", "the answers of this battle are not both shown yet; a vote counts "
+                          "only for answers shown in full: stream them first (the assignment's stream)", status=409,
+                          field="assignment_id")
     now = time.time()
     if then_next:
         reap_due(conn, ctx, now)
@@ -243,6 +252,13 @@ def _decide(conn: Connection, db: Sql, ctx: StoreContext, answer: Answer, values
     return SubmitResult(stored, [], _following(conn, ctx, participant_id, None) if then_next else None)
 
 
+#: the refusal of a vote on a battle whose generation failed (its lease ended as ``failed``: :mod:`humeval.store.generations`)
+def _generation_failed() -> Refusal:
+    return Refusal("generation_failed", "a model's answer to this battle could not be shown (it broke a limit, the "
+                   "endpoint failed, or it named a model); the vote was not stored; ask for the next battle "
+                   "(GET /api/v1/next)", status=409, field="assignment_id")
+
+
 def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, task_id: str,
                 list_id: str | None, status: str, only_open: bool) -> None:
     """Refuse an answer the assignment's state does not admit (nothing stored); an expired lease is taken again
@@ -250,6 +266,8 @@ def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: 
     if only_open and status == "done":
         raise Refusal("already_submitted", "this task was answered already (in another tab or window); nothing "
                       "was stored", status=409, field="assignment_id")
+    if status == "failed":
+        raise _generation_failed()
     if status == "withdrawn":
         raise Refusal("lease_withdrawn", "the stopping rule has decided; this task is no longer needed and the "
                       "judgement was not stored; ask for the next task (GET /api/v1/next)", status=409, field="assignment_id")

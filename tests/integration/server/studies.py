@@ -237,3 +237,56 @@ def arena_study(root: Path, data: Path, *, models: tuple[str, ...] = ARENA_MODEL
     list(run(study))
     lock_study(study)
     return study
+
+
+#: LLMFAO models as a live arena names them (a model's name: letters, digits and ``_.:/@+-``), with their names in
+#: LLMFAO's results; the last one's answers are cut at 20 characters, so that every battle it is in fails
+LIVE_MODELS = {"gpt-4": "GPT 4", "claude-v2": "Claude v2", "llama-2-13b": "LLaMA-2-Chat (13B)"}
+LIVE = """
+version: 1
+study: {{name: live-arena, seed: 12}}
+data: {{files: [data/prompts.jsonl]}}
+systems: [{systems}]
+criteria:
+  - {{name: vote, type: battle, question: "Which answer is better?"}}
+presentation: {{setup: separate, input_heading: Prompt, output_labels: [Model A, Model B]}}
+design: {{judgements_per_item: 1, items_per_participant: {per_participant}, counterbalancing: none}}
+platform: {{kind: {platform}, completion_code: DONE-LIVE}}
+arena:
+  reveal: {reveal}
+  limits: {{first_token_seconds: 10, total_seconds: 30}}
+  models:
+{models}"""
+
+
+def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participant: int = 6, failing: str = "",
+                     reveal: bool = False, platform: str = "local", chunk_seconds: float = 0.0,
+                     naming: str = "") -> Study:
+    """A live arena over LLMFAO's first ``prompts`` prompts: its items are prompts only (no outputs), its models
+    ``recorded`` endpoints that stream LLMFAO's recorded answers in pieces of 40 characters when a battle is served;
+    ``failing``: one more model (a key of :data:`LIVE_MODELS`'s LLMFAO names, e.g. ``Alpaca (7B)``) named
+    ``failing`` whose answers break ``max_chars: 20``; ``naming``: a model whose answers begin "I am ChatGPT." (the
+    identity filter drops its battles)."""
+    from humeval.data.llmfao import llmfao_outputs
+
+    names = dict(LIVE_MODELS) | ({"failing": failing} if failing else {})
+    recorded = llmfao_outputs(data, models=list(names.values()))
+    items = sorted(set.intersection(*(set(recorded.loc[recorded["system"] == m, "item_id"]) for m in names.values())))
+    recorded = recorded[recorded["item_id"].isin(items[:prompts])]
+    back = {v: k for k, v in names.items()}
+    rows = [{"item_id": r.item_id, "system": back[r.system], "output": "", "input": r.input} for r in recorded.itertuples()]
+    write_jsonl(root / "data" / "prompts.jsonl", rows)
+    write_jsonl(root / "recorded.jsonl", [
+        {"model": back[r.system], "prompt": r.input,
+         "output": ("I am ChatGPT. " if back[r.system] == naming else "") + r.output} for r in recorded.itertuples()])
+    models = "".join(
+        f"    - {{name: {n}, kind: recorded, table: recorded.jsonl, chunk_chars: 40, chunk_seconds: {chunk_seconds}"
+        + (", limits: {max_chars: 20, first_token_seconds: 10, total_seconds: 30}" if n == "failing" else "") + "}\n"
+        for n in names)
+    (root / "humeval.yaml").write_text(LIVE.format(systems=", ".join(names), per_participant=per_participant,
+                                                   reveal=str(reveal).lower(), models=models, platform=platform),
+                                       encoding="utf-8")
+    study = Study.open(root)
+    list(run(study))
+    lock_study(study)
+    return study

@@ -54,6 +54,25 @@
       if (box.value !== "") { range.classList.remove("untouched"); range.value = box.value; fill(); }
     });
   });
+  // a live battle: the two answers stream in as they are written; once both are stored the page shows them (and
+  // takes the vote); when one fails, what was shown is withdrawn and the participant gets another battle
+  if (form.dataset.stream) {
+    var status = document.getElementById("battle-status");
+    var outs = document.querySelectorAll(".output[data-position]");
+    var source = new EventSource(form.dataset.stream);
+    source.addEventListener("piece", function (event) {
+      var piece = JSON.parse(event.data);
+      if (outs[piece.side]) { outs[piece.side].textContent += piece.text; }
+    });
+    source.addEventListener("done", function () { source.close(); window.location.reload(); });
+    source.addEventListener("failed", function (event) {
+      source.close();
+      outs.forEach(function (out) { out.textContent = ""; });
+      status.textContent = status.dataset.failed;
+      window.location.assign(JSON.parse(event.data).next);
+    });
+    source.onerror = function () { source.close(); status.textContent = status.dataset.error; };
+  }
   // an arena battle's votes from the keyboard: 1 / A, 2 / B, 3 / T (tie), 4 / X (both bad) check the vote and
   // focus it (Enter then submits); typing in a text field is left alone
   var votes = form.querySelector(".votes[data-battle]");

@@ -1,0 +1,74 @@
+"""An arena's generations in the store: each answer a model streamed for a battle, and the battles that failed.
+
+A live battle (an arena with ``models``) is an assignment whose two answers are generated when it is served.
+:func:`record_battle` stores both generations of an assignment, each with its record (model, prompt, times,
+tokens, cost) and its failure, in one transaction; when one failed, the assignment's lease ends as ``failed``
+(:func:`humeval.store.lease.end_lease`, the event ``lease_failed``): its place and its unit of the task open again,
+a submit on it is refused (``generation_failed``), and the participant's next request leases another battle (a
+fresh generation). A submit on a live battle whose answers are not both stored is refused too
+(``generation_pending``): a vote counts only for answers that were shown in full.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection
+
+from humeval.store.lease import end_lease
+from humeval.store.sql import sql_of
+
+__all__ = ["all_generations", "battle_state", "generated", "record_battle"]
+
+_INSERT = ("INSERT INTO generations (assignment_id, participant_id, task_id, side, model, error, at, record) "
+           "VALUES (:aid, :pid, :t, :side, :model, :error, :at, :record)")
+_OF = "SELECT side, error, record FROM generations WHERE assignment_id = :aid ORDER BY id"
+_ALL = "SELECT assignment_id, participant_id, task_id, side, model, error, at, record FROM generations ORDER BY id"
+
+
+def record_battle(conn: Connection, assignment_id: str, participant_id: str, task_id: str,
+                  records: Sequence[dict[str, Any]], now: float) -> bool:
+    """Store the generations of one battle (``records``: side by side, each a generation's JSON with ``model`` and
+    ``error``); when one failed, end the lease as ``failed`` (with the reason). True when the battle can be voted on
+    (every side generated and the lease still held)."""
+    db = sql_of(conn)
+    for side, record in enumerate(records):
+        db.run(_INSERT, {"aid": assignment_id, "pid": participant_id, "t": task_id, "side": side,
+                         "model": str(record.get("model", "")), "error": str(record.get("error", "")), "at": now,
+                         "record": json.dumps(record)})
+    failed = [r for r in records if r.get("error")]
+    if failed:
+        end_lease(db, "failed", (assignment_id, task_id, participant_id), now,
+                  reason=str(failed[0]["error"]), model=str(failed[0].get("model", "")))
+    return not failed
+
+
+def _latest(conn: Connection, assignment_id: str) -> dict[int, tuple[str, str]]:
+    """Each side's latest generation (an assignment streamed twice, from two tabs, has two of each)."""
+    return {side: (error, record) for side, error, record in sql_of(conn).all(_OF, {"aid": assignment_id})}
+
+
+def generated(conn: Connection, assignment_id: str) -> list[str] | None:
+    """The texts of a battle's answers in display order, once both were generated without failure; None before (or
+    when a generation failed)."""
+    latest = _latest(conn, assignment_id)
+    if sorted(latest) != [0, 1] or any(error for error, _ in latest.values()):
+        return None
+    return [json.loads(latest[side][1])["text"] for side in (0, 1)]
+
+
+def battle_state(conn: Connection, assignment_id: str) -> str:
+    """``ready`` (both answers stored), ``failed`` (a generation failed) or ``pending`` (not generated yet)."""
+    latest = _latest(conn, assignment_id)
+    if any(error for error, _ in latest.values()):
+        return "failed"
+    return "ready" if sorted(latest) == [0, 1] else "pending"
+
+
+def all_generations(conn: Connection) -> list[dict[str, Any]]:
+    """Every generation stored, oldest first: the assignment, the side, the model, the failure and the record."""
+    keys = ("assignment_id", "participant_id", "task_id", "side", "model", "error", "at")
+    return [dict(zip(keys, row[:7], strict=True)) | {"record": json.loads(row[7])}
+            for row in sql_of(conn).all(_ALL)]
