@@ -259,6 +259,8 @@ class _Tally:
     active: int = 0
     judgements: int = 0
     withdrawn: int = 0
+    #: live battles whose generation failed (never voted on: the next battle follows)
+    failed_battles: int = 0
     turned: int = 0
     cut: int = 0
     first: float | None = None
@@ -420,6 +422,11 @@ class _Crowd:
         if done >= self.max_tasks:
             raise RehearsalError(f"rehearsal: participant {pid} was served more than {self.max_tasks} tasks "
                                  "(the study's largest list, re-run lists included); the server keeps serving work")
+        if "stream" in assignment:  # a live battle: its answers are streamed (generated) before the vote
+            _, events = client.request("GET", assignment["stream"], token=token)
+            if not str(events).rstrip().rsplit("\n\n", 1)[-1].startswith("event: done"):
+                self.tally.add(failed_battles=1)  # withdrawn by the server, never counted: the next battle follows
+                return done
         body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
                 "values": self.answerer.values(assignment, rng, who), "seconds": draw_seconds(rng, self.seconds)}
         status, answer = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200, 409))
@@ -761,7 +768,7 @@ def _summary(got: _Collected, answerer: Answerer, predicted: float | None, elaps
     collection = (tally.last - tally.first) if tally.first is not None and tally.last is not None else 0.0
     return {"participants": tally.entered, "participants_active": tally.active,
             "judgements": tally.judgements, "judgements_required": got.required, "rows": got.rows,
-            "withdrawn": tally.withdrawn, "seconds": round(collection, 3),
+            "withdrawn": tally.withdrawn, "failed_battles": tally.failed_battles, "seconds": round(collection, 3),
             "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
             "elapsed": round(elapsed, 3), "ambiguous_outputs": answerer.key.ambiguous,
             "rerun_lists": got.rerun, "rerun_rounds": got.rounds_run,

@@ -96,7 +96,12 @@ async def _generate(request: Request, store: Store, held: AssignmentView, partic
     assert arena is not None
     task = held.task
     models = list(held.display)
-    prompt = store.texts(task.item_id, models[0])[1] or task.item_id
+    prompt = store.texts(task.item_id, models[0])[1]
+    if not prompt.strip():  # an item without its prompt text (the data's input): nothing to ask the models
+        records = [{"model": m, "prompt": "", "text": "", "error": "no_prompt"} for m in models]
+        await store.record_battle(held.assignment_id, participant_id, task.task_id, records)
+        yield _event("failed", {"reason": "no_prompt", "next": "/task"})
+        return
     endpoints = _endpoints(request)
     streams = [endpoints[m].astream(prompt, limits=arena.limits_of(m)) for m in models]
     queue: asyncio.Queue[tuple[str, int, Any]] = asyncio.Queue()
