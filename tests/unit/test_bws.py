@@ -233,3 +233,18 @@ def test_the_type_s_rankings_from_long_rows() -> None:
     assert counts["systems"][0]["estimate"] == pytest.approx(7 / 15) and counts["systems"][0]["n"] == 15
     assert counts["extra"]["unit"] == "participants" and counts["n_boot"] == 200
     assert fit["systems"][0]["estimate"] == pytest.approx(np.log(2)) and fit["battles"] == 45
+
+
+def test_the_attention_check_and_the_problem_in_the_page_s_language() -> None:
+    from humeval.server.i18n import translations
+
+    c = _criterion()
+    shown = c.task.shown(c)
+    en = c.task.attention_text(shown, "B", translations("en").gettext)
+    assert en == ("This is an attention check. Please choose output B as the best (and any other output as the worst) "
+                  "for the question: Best and worst?")
+    assert c.task.attention_text(shown, None, translations("en").gettext).startswith(
+        "This is an attention check. Please choose output A as the best")
+    de = c.task.attention_text(shown, "A", translations("de").gettext)
+    assert "die Ausgabe A als die beste" in de and de.endswith("Best and worst?")
+    assert c.task.problem_text(c, "q.worst", translations("zh").gettext) == "请选择最好和最差的输出：两个不同的输出。"

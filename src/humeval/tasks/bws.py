@@ -51,7 +51,6 @@ from humeval.tasks.base import (
     Scale,
     Statistic,
     TaskType,
-    attention_fill,
     mark,
     show,
 )
@@ -341,6 +340,33 @@ def _ranking(method: str, fit: SystemEstimates, extra: dict[str, Any],
 
 # --------------------------------------------------------------------------- the task type
 
+_ATTENTION = ("This is an attention check. Please choose output %(value)s as the best (and any other output as the "
+              "worst) for the question: %(question)s")
+_PROBLEM = "Choose the best and the worst output: two different outputs."
+#: the type's messages in the server's other languages (:attr:`humeval.tasks.TaskType.translations`)
+TRANSLATIONS = {
+    "de": {
+        _ATTENTION: "Dies ist eine Aufmerksamkeitsprüfung. Bitte wählen Sie bei der folgenden Frage die Ausgabe "
+                    "%(value)s als die beste (und eine beliebige andere als die schlechteste): %(question)s",
+        _PROBLEM: "Wählen Sie die beste und die schlechteste Ausgabe: zwei verschiedene Ausgaben.",
+        "The best output": "Die beste Ausgabe",
+        "The worst output": "Die schlechteste Ausgabe",
+    },
+    "zh": {
+        _ATTENTION: "这是一道注意力检查题。请在以下问题中选择输出 %(value)s 为最好的（并任选另一个输出为最差的）：%(question)s",
+        _PROBLEM: "请选择最好和最差的输出：两个不同的输出。",
+        "The best output": "最好的输出",
+        "The worst output": "最差的输出",
+    },
+    "ar": {
+        _ATTENTION: "هذا اختبار انتباه. يرجى اختيار المخرج %(value)s بوصفه الأفضل (وأي مخرج آخر بوصفه الأسوأ) في السؤال "
+                    "التالي: %(question)s",
+        _PROBLEM: "يرجى اختيار المخرج الأفضل والمخرج الأسوأ: مخرجان مختلفان.",
+        "The best output": "المخرج الأفضل",
+        "The worst output": "المخرج الأسوأ",
+    },
+}
+
 
 class BWSType(TaskType):
     name = "bws"
@@ -349,6 +375,7 @@ class BWSType(TaskType):
     family = "multi"
     relative = True
     shows = "N outputs of an item (tuple_size), in balanced tuples"
+    translations = TRANSLATIONS
     statistics = (
         Statistic("counting scores (best - worst) / appearances with bootstrap intervals", True,
                   "each judgement names a best and a worst of the outputs shown; resampling participants"),
@@ -388,16 +415,12 @@ class BWSType(TaskType):
         return f"{criterion.name}.worst"
 
     def problem_text(self, criterion: Any, field: str, gettext: Callable[[str], str]) -> str:
-        return gettext(_("Choose one of the options."))
+        return gettext(_("Choose the best and the worst output: two different outputs."))
 
     def attention_text(self, criterion: Mapping[str, Any], expected: Any, gettext: Callable[[str], str]) -> str:
-        if expected == "B":
-            ask = gettext(_("This is an attention check. Please choose the second output (B) for the question: "
-                            "%(question)s"))
-        else:
-            ask = gettext(_("This is an attention check. Please choose the first output (A) for the question: "
-                            "%(question)s"))
-        return attention_fill(ask, criterion, None)
+        ask = gettext(_("This is an attention check. Please choose output %(value)s as the best (and any other output "
+                        "as the worst) for the question: %(question)s"))
+        return ask % {"question": criterion["question"], "value": expected or self.check_answers(criterion)[0]}
 
     # -- values
     def check(self, criterion: Any, value: Any, field: str, n_outputs: int, lengths: Sequence[int] | None) -> Any:
