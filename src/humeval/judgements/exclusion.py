@@ -21,6 +21,12 @@ Rules (``exclusion`` in ``humeval.yaml``):
 * ``inconsistent``: a repeated task answered differently from its original (ratings
   differing by more than ``max_difference``; ``2afc`` choosing a different *system*, since
   the display order may differ) more than ``max_failures`` times. Excludes the participant.
+* ``vote-outlier``: per pairwise criterion, the sequential test of :func:`humeval.stats.vote_outliers` on each
+  participant's decisive votes (in the order stored) against the Bradley-Terry strengths of every other
+  participant, at ``alpha`` split over the participants. Excludes the participant. It needs the crowd: on one
+  participant's judgements alone (the server's live screening) it tests nothing.
+* ``vote-cap``: a participant's pairwise task judgements of a criterion after the first ``max_votes`` (in the
+  order stored) are excluded (judgement scope).
 
 The result is a table with one row per (excluded unit, rule): ``scope`` (``participant``
 or ``judgement``), ``participant_id``, ``task_id``/``criterion``/``system`` for judgement
@@ -44,6 +50,8 @@ from humeval.protocol.models import (
     Protocol,
     SameSideExclusion,
     StraightLiningExclusion,
+    VoteCapExclusion,
+    VoteOutlierExclusion,
 )
 
 if TYPE_CHECKING:  # the rules themselves need no pandas (the server applies them live on a light install)
@@ -238,6 +246,50 @@ def _inconsistent(c: _Columns, rule: InconsistentExclusion, repeat_of: dict[str,
     return out
 
 
+def _pairwise_rows(c: _Columns) -> np.ndarray:
+    """The task rows of pairwise criteria (two systems shown)."""
+    return np.flatnonzero((c.kind == "task") & (c.system_b != "") & (c.choice != ""))
+
+
+def _vote_outlier(c: _Columns, rule: VoteOutlierExclusion) -> list[dict[str, str]]:
+    from humeval.stats.vote_quality import vote_outliers
+
+    rows = _pairwise_rows(c)
+    out = []
+    for crit in np.unique(c.criterion[rows]):
+        mine = rows[c.criterion[rows] == crit]
+        won = np.where(c.choice[mine] == "A", 1.0, np.where(c.choice[mine] == "B", 0.0, np.nan))
+        decisive = np.isfinite(won)
+        if len(np.unique(c.participant_id[mine][decisive])) < 2 or len(
+                np.unique(np.concatenate([c.system[mine][decisive], c.system_b[mine][decisive]]))) < 2:
+            continue  # no crowd to compare with (one participant: the server's live screening)
+        test = vote_outliers(c.participant_id[mine], c.system[mine], c.system_b[mine], won, alpha=rule.alpha)
+        for i in np.flatnonzero(test.flagged):
+            out.append(_participant_row(
+                test.participants[i], rule.rule,
+                f"{crit}: votes unlike the other participants' Bradley-Terry model (e-value {np.exp(min(test.log_e[i], 700)):.3g} "
+                f">= {test.threshold:g} = {len(test.participants)} participants / alpha {rule.alpha:g}, at decisive vote "
+                f"{test.flagged_at[i]} of {test.votes[i]}; strongest alternative: {test.direction[i]})"))
+    return out
+
+
+def _vote_cap(c: _Columns, rule: VoteCapExclusion) -> list[dict[str, str]]:
+    rows = _pairwise_rows(c)
+    group, keys = _groups(c.participant_id[rows], c.criterion[rows])
+    if not keys:
+        return []
+    order = np.argsort(group, kind="stable")
+    rank = np.empty(rows.size, dtype=int)
+    start = np.searchsorted(group[order], np.arange(len(keys)))
+    rank[order] = np.arange(rows.size) - start[group[order]] + 1
+    total = np.bincount(group, minlength=len(keys))
+    return [{"scope": "judgement", "participant_id": str(c.participant_id[i]), "task_id": str(c.task_id[i]),
+             "criterion": str(c.criterion[i]), "system": str(c.system[i]), "rule": rule.rule,
+             "detail": f"vote {rank[j]} of {total[group[j]]} on {c.criterion[i]}; the protocol counts "
+                       f"{rule.max_votes} per participant"}
+            for j, i in enumerate(rows) if rank[j] > rule.max_votes]
+
+
 def exclusion_rows(table: Mapping[str, Any], protocol: Protocol,
                    lists: list[ParticipantList] | None = None) -> list[dict[str, str]]:
     """Apply the protocol's exclusion rules to the judgements ``table``; one record per (excluded unit, rule).
@@ -269,6 +321,10 @@ def exclusion_rows(table: Mapping[str, Any], protocol: Protocol,
             rows += _min_time(c, rule)
         elif isinstance(rule, InconsistentExclusion):
             rows += _inconsistent(c, rule, repeat_of)
+        elif isinstance(rule, VoteOutlierExclusion):
+            rows += _vote_outlier(c, rule)
+        elif isinstance(rule, VoteCapExclusion):
+            rows += _vote_cap(c, rule)
     return rows
 
 

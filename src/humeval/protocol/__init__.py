@@ -32,6 +32,8 @@ _EXPORTS = {
     "Protocol": "humeval.protocol.models",
     "RankME": "humeval.protocol.models",
     "SameSideExclusion": "humeval.protocol.models",
+    "VoteCapExclusion": "humeval.protocol.models",
+    "VoteOutlierExclusion": "humeval.protocol.models",
     "Sampling": "humeval.protocol.models",
     "Slider": "humeval.protocol.models",
     "StandardItem": "humeval.protocol.models",
@@ -62,6 +64,8 @@ __all__ = [
     "Protocol",
     "RankME",
     "SameSideExclusion",
+    "VoteCapExclusion",
+    "VoteOutlierExclusion",
     "Sampling",
     "Slider",
     "StandardItem",
@@ -106,5 +110,7 @@ if TYPE_CHECKING:
         StraightLiningExclusion,
         StudyInfo,
         TwoAFC,
+        VoteCapExclusion,
+        VoteOutlierExclusion,
     )
     from humeval.protocol.signature import signature

@@ -382,8 +382,23 @@ class InconsistentExclusion(_Model):
     max_failures: int = Field(0, ge=0, description="Inconsistent repeats tolerated before exclusion.")
 
 
+class VoteOutlierExclusion(_Model):
+    """Exclude a participant whose pairwise votes a sequential test finds unlike the crowd's Bradley-Terry model."""
+
+    rule: Literal["vote-outlier"] = Field(description="Per pairwise criterion, an e-process per participant of the decisive votes against the Bradley-Terry strengths fitted to every other participant (random voting, one side, a model favoured), valid under continuous monitoring (`humeval.stats.vote_outliers`, docs/analysis.md).")
+    alpha: float = Field(0.05, gt=0, lt=1, description="Chance of excluding any honest participant, split over the participants tested (each at alpha / participants).")
+
+
+class VoteCapExclusion(_Model):
+    """Cap the pairwise votes counted per participant."""
+
+    rule: Literal["vote-cap"] = Field(description="A participant's pairwise task judgements after the first `max_votes` (in the order stored) are excluded, per criterion.")
+    max_votes: int = Field(ge=1, description="Votes counted per participant and pairwise criterion.")
+
+
 ExclusionRule = Annotated[
-    StraightLiningExclusion | SameSideExclusion | AttentionExclusion | MinTimeExclusion | InconsistentExclusion,
+    StraightLiningExclusion | SameSideExclusion | AttentionExclusion | MinTimeExclusion | InconsistentExclusion
+    | VoteOutlierExclusion | VoteCapExclusion,
     Field(discriminator="rule"),
 ]
 
@@ -441,8 +456,9 @@ REJECTION_CATEGORIES = (
 )
 #: the rejection category each exclusion rule maps to unless ``rejection_categories`` says otherwise
 DEFAULT_REJECTION_CATEGORIES = {"attention": "FAILED_CHECK", "min-time": "TOO_QUICKLY",
-                                "straight-lining": "LOW_EFFORT", "same-side": "LOW_EFFORT", "inconsistent": "LOW_EFFORT"}
-ExclusionRuleName = Literal["attention", "min-time", "straight-lining", "same-side", "inconsistent"]
+                                "straight-lining": "LOW_EFFORT", "same-side": "LOW_EFFORT", "inconsistent": "LOW_EFFORT",
+                                "vote-outlier": "LOW_EFFORT"}
+ExclusionRuleName = Literal["attention", "min-time", "straight-lining", "same-side", "inconsistent", "vote-outlier"]
 
 
 #: fields of ``platform.prolific`` that the ``pay`` section now holds (old protocols get a pointer, not a bare "extra field")

@@ -52,6 +52,12 @@ def _exclusion_text(rule: Any) -> str:
     if rule.rule == "min-time":
         what = "judgements" if rule.scope == "judgement" else "a participant whose median time per task is"
         return f"min-time: {what} faster than {rule.seconds:g} s per task"
+    if rule.rule == "vote-outlier":
+        return (f"vote-outlier: a participant whose pairwise votes a sequential test (an e-process against the "
+                f"Bradley-Terry model of the other participants' votes) finds unlike the crowd's, at {rule.alpha:g} "
+                "split over the participants")
+    if rule.rule == "vote-cap":
+        return f"vote-cap: a participant's pairwise votes of a criterion after the first {rule.max_votes}"
     return (f"inconsistent: a participant whose repeated tasks differ by more than {rule.max_difference:g} "
             f"more than {rule.max_failures} time(s)")
 

@@ -40,6 +40,8 @@ _EXPORTS = {
     "eta_squared": "humeval.stats.effect",
     "rank_biserial": "humeval.stats.effect",
     "mean_ci": "humeval.stats.means",
+    "VoteOutliers": "humeval.stats.vote_quality",
+    "vote_outliers": "humeval.stats.vote_quality",
     "confirmation_power": "humeval.stats.drift",
     "confirmation_pvalues": "humeval.stats.drift",
     "confirmation_threshold": "humeval.stats.drift",
@@ -89,6 +91,7 @@ __all__ = [
     "POSTHOC_TESTS",
     "STYLE_FEATURES",
     "StyleControl",
+    "VoteOutliers",
     "WINNERS",
     "Estimate",
     "Ranking",
@@ -137,6 +140,7 @@ __all__ = [
     "to_frame",
     "trueskill_ranking",
     "ttest",
+    "vote_outliers",
     "wide_from_long",
     "wilcoxon",
     "wilson_interval",
@@ -205,3 +209,4 @@ if TYPE_CHECKING:
         wilcoxon,
     )
     from humeval.stats.style import STYLE_FEATURES, StyleControl, style_control, style_covariates
+    from humeval.stats.vote_quality import VoteOutliers, vote_outliers

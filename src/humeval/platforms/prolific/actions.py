@@ -291,6 +291,8 @@ def rejection_message(rule: Any) -> str:
         "same-side": lambda r: (f"the output shown on the same side chosen in {'every' if r.max_share >= 1 else f'at least {r.max_share:.0%} of the'} "
                                 f"comparisons (at least {r.min_tasks})"),
         "inconsistent": lambda r: f"more than {r.max_failures} repeated tasks answered differently the second time",
+        "vote-outlier": lambda r: ("choices in the comparisons that a statistical test found unlike those of every other "
+                                   f"participant, at error level {r.alpha:g}"),
     }
     return (f"Your submission is rejected under a rule declared before data collection began and applied the same "
             f"way to every participant: {texts[rule.rule](rule)}. If you believe this is a mistake, please message "
