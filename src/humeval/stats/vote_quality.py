@@ -84,6 +84,9 @@ def vote_outliers(participant: Sequence[str] | np.ndarray, model_a: Sequence[str
 
     ``a_won``: 1 when model_a (the output shown first) won, 0 when model_b won, NaN for a tie or both-bad (skipped).
 
+    Checked against: a plain loop over the votes written from the definition
+    (``tests/unit/stats/test_vote_quality.py``).
+
     Examples:
         >>> import numpy as np
         >>> from humeval.stats.vote_quality import vote_outliers

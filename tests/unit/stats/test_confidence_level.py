@@ -30,6 +30,14 @@ _BATTLES = pd.DataFrame(
     }
 )
 
+_CYCLE = pd.DataFrame(  # every system wins and loses (a finite fit)
+    {
+        "model_a": ["a", "b", "c", "a", "b", "c"] * 15,
+        "model_b": ["b", "c", "a", "b", "c", "a"] * 15,
+        "winner": (["model_a", "model_a", "model_b", "model_b", "model_b", "model_b"] * 15),
+    }
+)
+
 # Public functions that return no interval. A new public function must be added here or
 # take ``confidence_level`` (and get an example call below).
 NO_INTERVAL = {
@@ -53,8 +61,10 @@ NO_INTERVAL = {
     "read_battles",
     "rm_anova",
     "shapiro",
+    "style_covariates",  # features of two texts, no estimate
     "stopped_split_pvalues",  # a test's p-values (the drift check); the halves' shares carry their intervals
     "to_frame",
+    "vote_outliers",  # a sequential test's flags per participant at level alpha
     "wide_from_long",
     "wilcoxon",
     "write_battles",
@@ -71,6 +81,7 @@ OTHER_MEANINGS = {
     ("confirmation_threshold", "alpha"),
     ("confirmation_wave_size", "alpha"),
     ("curtailed_wave", "alpha"),
+    ("vote_outliers", "alpha"),  # the outlier test's level, split over participants
 }
 
 # One small call per interval-building function: (call, its interval as (low, high)).
@@ -97,6 +108,10 @@ EXAMPLES: dict[str, Callable[[float], Interval]] = {
         hs.bradley_terry(_BATTLES, n_boot=100, seed=5, confidence_level=cl).score("a").ci
     ),
     "elo": lambda cl: hs.elo(_BATTLES, n_boot=50, seed=6, confidence_level=cl).score("a").ci,
+    "style_control": lambda cl: (
+        hs.style_control(_CYCLE, pd.DataFrame({"length": np.random.default_rng(11).normal(size=90)}), n_boot=100, seed=7,
+                         confidence_level=cl).ranking.score("a").ci
+    ),
     "trueskill_ranking": lambda cl: (
         hs.trueskill_ranking(_BATTLES, n_boot=20, seed=7, confidence_level=cl).score("a").ci
     ),
