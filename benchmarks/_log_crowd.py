@@ -376,9 +376,9 @@ def run_design(out: Run, study_dir: Path, people: list[Person], p: float, *, sca
     that server, dropped afterwards), let ``people`` in, measure into ``out``; the server always stopped."""
     from humeval.collect import wait_until_serving
     from humeval.store import Store
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    study = Study.open(study_dir)
+    study = StudyFolder.open(study_dir)
     pg = None
     db = str(study_dir / "store.db")
     if pg_admin is not None:

@@ -37,7 +37,7 @@ from humeval.server.app import create_app
 from humeval.server.config import ServerConfig
 from humeval.store import schema as s
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 
 PROTOCOL = """
@@ -68,10 +68,10 @@ SOURCES = {
 MIDWAY = 50
 
 
-def make_study(root: Path, lists: int) -> Study:
+def make_study(root: Path, lists: int) -> StudyFolder:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(lists, seed=5))
     write_text(root / "humeval.yaml", PROTOCOL.format())
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -89,7 +89,7 @@ async def participant(c: httpx.AsyncClient, pid: str) -> tuple[int, str | None]:
     return 200, n.json()["assignment_id"] if n.status_code == 200 else None
 
 
-async def measure(study: Study, burst: int, settings: dict[str, Any], peer_of: Callable[[int], str]) -> dict[str, Any]:
+async def measure(study: StudyFolder, burst: int, settings: dict[str, Any], peer_of: Callable[[int], str]) -> dict[str, Any]:
     store = Store.open(study)
     store.prepare()
     app = create_app(ServerConfig(study_dir=str(study.root), admin_token="bench-admin-token-000000", **settings), store)

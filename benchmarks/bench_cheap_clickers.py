@@ -21,7 +21,7 @@ from humeval.lock import lock_study
 from humeval.pipeline import run
 from humeval.rehearsal import Population, rehearse
 from humeval.rehearsal.participants import Answerer, AnswerKey
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 
 CROWDS = {"cheap-only": Population(spammer_share=0.0, first_share=0.5, straight_share=0.5, size=20),
@@ -30,7 +30,7 @@ CROWDS = {"cheap-only": Population(spammer_share=0.0, first_share=0.5, straight_
 
 def one(root: Path, population: Population, seed: int) -> tuple[dict[str, list[int]], list[dict]]:
     init_study(root, "pairwise")  # as `humeval init` writes it: 24 items, lists of 8 pair tasks
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     result = rehearse(study, kind="crowd", population=population, seed=seed, concurrency=1)  # one at a time: the same run every time

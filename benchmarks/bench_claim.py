@@ -49,7 +49,7 @@ from humeval.store.assign import (
 from humeval.store.participants import consent, enter
 from humeval.store.sql import _for_pg, _for_sqlite
 from humeval.store.submit import submit_judgement
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 
 PG = "postgresql://postgres@127.0.0.1:5432/test"
@@ -82,15 +82,15 @@ def plans(store: Store) -> dict[str, list[str]]:
     return out
 
 
-def build(root: Path, items: int) -> Study:
+def build(root: Path, items: int) -> StudyFolder:
     """The rating study with ``items`` items, built once in ``root``."""
     if not (root / "lists" / "lists.jsonl").is_file():
         shutil.rmtree(root, ignore_errors=True)
         init_study(root, "rating", items=items)
-        study = Study.open(root)
+        study = StudyFolder.open(root)
         list(run(study))
         lock_study(study)
-    return Study.open(root)
+    return StudyFolder.open(root)
 
 
 @contextmanager
@@ -142,7 +142,7 @@ def timed(store: Store, database: str | None, ops: list[Callable[[Any], Any]]) -
                      "db_cpu_ms": round(1e3 * backend / n, 3), "wall_ms_median": round(1e3 * statistics.median(walls), 3)}
 
 
-def measure(study: Study, url: str | None, database: str | None, reps: int, tag: str) -> dict[str, Any]:
+def measure(study: StudyFolder, url: str | None, database: str | None, reps: int, tag: str) -> dict[str, Any]:
     store = Store.open(study, url)
     try:
         t0 = time.perf_counter()

@@ -212,9 +212,9 @@ def build_study(root: Path, scenario: str, design: str, pace: float, rate: float
     path.write_text(_set_design(original, design, pace, scenario), encoding="utf-8")
     _humeval("run", str(root), cwd=root.parent)
     if design in ("unbounded", "planned") or (design == "fixed" and scenario == "demo"):
-        from humeval.study import Study
+        from humeval.study import StudyFolder
 
-        study = Study.open(root)
+        study = StudyFolder.open(root)
         every = sum(1 for pl in study.read_lists() if pl.watched)
         sessions = planned_sessions(study, scenario, pace, rate) if design == "planned" else every
         if sessions is not None:
@@ -554,7 +554,7 @@ def run_cell(cell: Cell, study_dir: Path, root: Path, args: argparse.Namespace, 
     """Serve the study (built by :func:`build_study`) on a fresh store in ``root`` (or a fresh PostgreSQL database),
     let the crowd in, measure; the server is always stopped."""
     from humeval.store import Store
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
     processes = STORES[cell.store]
     pg = None
@@ -568,7 +568,7 @@ def run_cell(cell: Cell, study_dir: Path, root: Path, args: argparse.Namespace, 
         db = pg.create()
     else:
         db = str(root / "store.db")
-    study = Study.open(study_dir)
+    study = StudyFolder.open(study_dir)
     port = free_port()
     log = root / f"serve-{cell.store}.log"
     store = None

@@ -37,7 +37,7 @@ from humeval.lock import lock_study
 from humeval.pipeline import run
 from humeval.store import schema as s
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 
 ADMIN = "bench-admin-token-0000000000"
@@ -53,10 +53,10 @@ stopping: {{rule: anytime, delta: 0.05, systems: [baseline, candidate], min_in_f
 """
 
 
-def make_study(root: Path, floor: int) -> Study:
+def make_study(root: Path, floor: int) -> StudyFolder:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(400, seed=5))
     write_text(root / "humeval.yaml", PROTOCOL.format(floor=floor))
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -65,7 +65,7 @@ def make_study(root: Path, floor: int) -> Study:
 class Server:
     """``humeval serve`` on 127.0.0.1 (a real multi-process server), or the app in-process."""
 
-    def __init__(self, study: Study, db: str | None, workers: int) -> None:
+    def __init__(self, study: StudyFolder, db: str | None, workers: int) -> None:
         self.study, self.db, self.workers, self.proc = study, db, workers, None
 
     def __enter__(self) -> httpx.AsyncClient:
@@ -98,7 +98,7 @@ class Server:
             stop(self.proc)
 
 
-async def one_run(study: Study, db: str | None, workers: int, annotators: int, max_participants: int) -> dict[str, Any]:
+async def one_run(study: StudyFolder, db: str | None, workers: int, annotators: int, max_participants: int) -> dict[str, Any]:
     store = Store.open(study, db)  # the bench's own view of the store: display orders and the decision
     entered, keys = 0, 0
 

@@ -510,12 +510,12 @@ def build_study(root: Path, items: int) -> int:
         from humeval.lock import lock_study
     except ImportError:  # a release before the module moved (bench_against.py runs this script with it)
         from humeval.protocol.lock import lock_study  # type: ignore[no-redef]
-    from humeval.study import Study
+    from humeval.study import StudyFolder
     from humeval.templates import generate_outputs
 
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=7))
     (root / "humeval.yaml").write_text(PROTOCOL, encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)  # collection refuses an unlocked study
     with (root / "lists" / "lists.jsonl").open("rb") as f:

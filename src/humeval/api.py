@@ -3,9 +3,9 @@
 ``Study.open(d)``, then ``.validate()``, ``.lock()``, ``.run(stage or stages)``, ``.serve()``, ``.export()``,
 ``.results()``, ``.budget()``, ``.rehearse()``, ``.prereg()``, ``.posthoc()``, ``.logbook()``. Each method is a
 thin call of the public function that does the job, imported when the method is called (so ``import humeval``
-stays cheap). It is :class:`humeval.study.Study` (the folder, its protocol and its paths, which the library
+stays cheap). It is :class:`humeval.study.StudyFolder` (the folder, its protocol and its paths, which the library
 takes) with these methods: the library never imports this module, so the orchestrators it calls can import
-the study without a cycle. Every function it calls also takes a folder (``Study | str | Path``).
+the study without a cycle. Every function it calls also takes a folder (``StudyFolder | str | Path``).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def _options(kind: type[_O], options: _O | None, fields: dict[str, Any], method:
     return kind(**fields)
 
 
-class Study(_study.Study):
+class Study(_study.StudyFolder):
     """A study folder and what can be done with it (see the module docstring)."""
 
     @classmethod

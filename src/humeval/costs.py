@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from humeval.errors import DataError, ProtocolError
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyFolder, StudyLike, as_study
 
 __all__ = [
     "Budget",
@@ -182,7 +182,7 @@ def _money(x: float) -> float:
     return round(x + 1e-9, 2)
 
 
-def _source_name(study: Study, path: Path | None) -> str:
+def _source_name(study: StudyFolder, path: Path | None) -> str:
     """What a file of judgements is, in the budget's words: the study's collected judgements, a rehearsal's, or a
     pilot (any other file)."""
     if path is not None and path.resolve() == (study.results_dir / "judgements.jsonl").resolve():
@@ -192,7 +192,7 @@ def _source_name(study: Study, path: Path | None) -> str:
     return "pilot"
 
 
-def _seconds_measured(study: Study, pilot_seconds: np.ndarray | None,
+def _seconds_measured(study: StudyFolder, pilot_seconds: np.ndarray | None,
                       pilot: Path | None, fitted: Path | None = None) -> tuple[float | None, str]:
     """Median seconds per task: of the pilot fitted (``fitted``: its file), else of the collected judgements, else
     of the rehearsal."""
@@ -218,7 +218,7 @@ def _seconds_measured(study: Study, pilot_seconds: np.ndarray | None,
     return None, ""
 
 
-def _pilot_path(study: Study, pilot: str | Path | None) -> Path | None:
+def _pilot_path(study: StudyFolder, pilot: str | Path | None) -> Path | None:
     if pilot is not None:
         return Path(pilot)
     if study.protocol.pay.pilot:
@@ -232,7 +232,7 @@ def _pilot_path(study: Study, pilot: str | Path | None) -> Path | None:
     return None
 
 
-def _strategies(study: Study, strategies: list[str] | None) -> list[str]:
+def _strategies(study: StudyFolder, strategies: list[str] | None) -> list[str]:
     if strategies:
         return list(dict.fromkeys(strategies))
     a = study.protocol.assignment
@@ -358,7 +358,7 @@ def reward_per_list(study: StudyLike, tasks_per_list: int) -> tuple[float, str]:
     return _money(_reward(study.protocol, minutes)[0]), study.protocol.pay.currency
 
 
-def _design_size(study: Study) -> tuple[list[Any], int, int]:
+def _design_size(study: StudyFolder) -> tuple[list[Any], int, int]:
     """The participant lists (the places), the most tasks of a list, and the judgements (tasks of kind ``task``)."""
     lists = study.read_lists()
     if not lists:
@@ -366,7 +366,7 @@ def _design_size(study: Study) -> tuple[list[Any], int, int]:
     return lists, max(len(pl.tasks) for pl in lists), sum(t.kind == "task" for pl in lists for t in pl.tasks)
 
 
-def _fit_pilot_data(study: Study, options: BudgetOptions, path: Path | None, notes: list[str]) -> Any:
+def _fit_pilot_data(study: StudyFolder, options: BudgetOptions, path: Path | None, notes: list[str]) -> Any:
     """The pilot the simulator is fitted to (:class:`humeval.simulate.plan.Pilot`), or None for a budget of the
     fixed design (no stopping section, or ``predict=False``)."""
     protocol = study.protocol
@@ -383,7 +383,7 @@ def _fit_pilot_data(study: Study, options: BudgetOptions, path: Path | None, not
     return pilot
 
 
-def _minutes_per_list(study: Study, pilot_seconds: np.ndarray | None, declared_pilot: Path | None,
+def _minutes_per_list(study: StudyFolder, pilot_seconds: np.ndarray | None, declared_pilot: Path | None,
                       fitted: Path | None, tasks_per_list: int) -> tuple[float, str]:
     """Whole minutes per list and where they come from (see the module docstring)."""
     pay = study.protocol.pay
@@ -467,7 +467,7 @@ def _fee_rate(protocol: Any) -> tuple[float, str]:
     return 0.0, f"none known for platform '{protocol.platform.kind}' (declare pay.fee_rate)"
 
 
-def _dynamic(study: Study, options: BudgetOptions, pilot: Any, lists: list[Any], judgements: int, minutes: float,
+def _dynamic(study: StudyFolder, options: BudgetOptions, pilot: Any, lists: list[Any], judgements: int, minutes: float,
              reward: float, fee_rate: float, notes: list[str]) -> tuple[list[EffortCost], list[SessionPlan], Any]:
     """Dynamic stopping: the simulator fitted to ``pilot``, the predicted effort, and the session plans."""
     from humeval.simulate.plan import fit_pilot
@@ -503,7 +503,7 @@ def _difficulty_var(options: BudgetOptions, frame: Any, notes: list[str]) -> flo
     return 0.0
 
 
-def _judge_savings(study: Study, options: BudgetOptions, notes: list[str]) -> list[Any]:
+def _judge_savings(study: StudyFolder, options: BudgetOptions, notes: list[str]) -> list[Any]:
     """Per judge in the analysis plan, the human labels it saves (none without judges or with ``predict=False``)."""
     if not (study.protocol.analysis.judges and options.predict):
         return []
@@ -514,7 +514,7 @@ def _judge_savings(study: Study, options: BudgetOptions, notes: list[str]) -> li
     return savings
 
 
-def _judge_costs(study: Study) -> list[dict[str, Any]]:
+def _judge_costs(study: StudyFolder) -> list[dict[str, Any]]:
     """The LLM judges' cost (:func:`humeval.judging.estimate_cost`), in their own currency."""
     if not any(j.llm is not None for j in study.protocol.data.judges):
         return []
@@ -523,7 +523,7 @@ def _judge_costs(study: Study) -> list[dict[str, Any]]:
     return [c.to_json() for c in estimate_cost(study)]
 
 
-def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | None:
+def watched_per_list(study: StudyFolder, lists: list[Any]) -> tuple[Any, list[int]] | None:
     """The first watched comparison and each list's watched tasks (as the store counts them), or None."""
     from humeval.protocol.comparisons import watched_comparisons, watched_criteria
 
@@ -536,7 +536,7 @@ def watched_per_list(study: Study, lists: list[Any]) -> tuple[Any, list[int]] | 
     return c, per_list
 
 
-def _sessions(study: Study, lists: list[Any], fit: Any, minutes: float, cost_per_place: float, *, runs: int,
+def _sessions(study: StudyFolder, lists: list[Any], fit: Any, minutes: float, cost_per_place: float, *, runs: int,
               seed: int, tasks_per_list: int, crowd_file: str | Path | None = None, pilot: Any = None,
               patience: float | None = None, pausers: float | None = None) -> tuple[list[SessionPlan], list[str]]:
     """The session plans: the fixed design, the protocol's W, and W = 1, 2, 3 (within the watched lists)."""
@@ -685,7 +685,7 @@ def _long_warning(plans: list[SessionPlan], shape: Any, from_file: bool, notes: 
                      "the crowd's preference can drift over that time (docs/budget.md, 'The crowd')")
 
 
-def _effort(study: Study, fit: Any, strategies: list[str] | None, deltas: list[float] | None, iterations: int,
+def _effort(study: StudyFolder, fit: Any, strategies: list[str] | None, deltas: list[float] | None, iterations: int,
             seed: int | None, judgements: int, per_list: float, reward: float, fee_rate: float) -> list[EffortCost]:
     """Predicted judgements per strategy and delta; places = judgements / judgements per list, rounded up."""
     from humeval.simulate.plan import predict_effort

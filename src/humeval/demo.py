@@ -143,7 +143,7 @@ def demo(
     from humeval.lock import lock_study
     from humeval.pipeline import run
     from humeval.rehearsal.rehearse import rehearse
-    from humeval.study import Study
+    from humeval.study import StudyFolder
     from humeval.templates import init_study
     from humeval.validate import validate_study
 
@@ -156,7 +156,7 @@ def demo(
     if problems:  # the template is checked by the tests; this guards against a broken installation
         raise HumevalError("demo: the generated study does not validate:\n  " + "\n  ".join(problems))
     say("validate: no problems; lock: protocol and data pinned by hash")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     lock_study(study)
     for result in run(study):
         say(f"{result.stage}: " + ", ".join(f"{k}={v}" for k, v in result.summary.items()

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from humeval.errors import DataError
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["JudgeSaving", "judge_savings"]
 
@@ -108,7 +108,7 @@ def _pairs(frame: pd.DataFrame, criterion: Any, judge: Any) -> tuple[np.ndarray,
     return _centred(both["h"], both["g"]), _centred(both["j"], both["g"]), items
 
 
-def judge_savings(study: Study, pilot: str | Path | None = None, *, precision: float | None = None,
+def judge_savings(study: StudyFolder, pilot: str | Path | None = None, *, precision: float | None = None,
                   labels: int | None = None) -> tuple[list[JudgeSaving], list[str]]:
     """The human labels each judge of ``analysis.judges`` saves, per criterion, and notes on what was not predicted.
 

@@ -10,7 +10,7 @@ from humeval._version import __version__
 from humeval.errors import DataError, ProtocolError
 from humeval.files import read_json, write_json
 from humeval.hashing import sha256_file, sha256_json
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyFolder, StudyLike, as_study
 
 __all__ = ["Lock", "check_lock", "fingerprint", "lock_study", "read_lock", "release_lock", "require_lock"]
 
@@ -26,7 +26,7 @@ class Lock:
         return self.data["protocol"]["sha256"]
 
 
-def fingerprint(study: Study) -> dict[str, Any]:
+def fingerprint(study: StudyFolder) -> dict[str, Any]:
     """Hashes of everything a lock pins: the protocol file, each section of it, each input file."""
     protocol = study.protocol  # parses: a broken protocol cannot be locked
     missing = [p for p in study.input_files() if not p.is_file()]
@@ -131,7 +131,7 @@ def check_lock(study: StudyLike) -> Lock | None:
     return lock
 
 
-def _changed_sections(study: Study, lock: Lock) -> list[str]:
+def _changed_sections(study: StudyFolder, lock: Lock) -> list[str]:
     try:
         current = study.protocol.model_dump(mode="json")
     except ProtocolError:
@@ -141,7 +141,7 @@ def _changed_sections(study: Study, lock: Lock) -> list[str]:
     return [k for k in keys if old.get(k) != (sha256_json(current[k]) if k in current else None)]
 
 
-def require_lock(study: Study, command: str, *, required: bool = False, what: str = "",
+def require_lock(study: StudyFolder, command: str, *, required: bool = False, what: str = "",
                  unlocked: bool = False) -> Lock | None:
     """The one lock check of every stage and collection entry point.
 

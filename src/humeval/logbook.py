@@ -24,7 +24,7 @@ from humeval._version import __version__
 from humeval.errors import DataError, HumevalError
 from humeval.files import append_jsonl, read_jsonl
 from humeval.secrets import redact
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["SCHEMA", "Entry", "Run", "append", "entries", "now", "read", "record_run"]
 
@@ -77,7 +77,7 @@ class Entry(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
-def append(study: Study, entry: dict[str, Any]) -> dict[str, Any]:
+def append(study: StudyFolder, entry: dict[str, Any]) -> dict[str, Any]:
     """Append ``entry`` (with ``schema``, ``time`` and ``version`` filled in, its secrets redacted) and fsync it;
     the line written.
 
@@ -94,7 +94,7 @@ def append(study: Study, entry: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _checked(study: Study) -> list[tuple[dict[str, Any], Entry]]:
+def _checked(study: StudyFolder) -> list[tuple[dict[str, Any], Entry]]:
     """Each line as written and as an :class:`Entry`; a line that is no entry is an error naming it."""
     if not study.logbook_file.is_file():
         return []
@@ -110,12 +110,12 @@ def _checked(study: Study) -> list[tuple[dict[str, Any], Entry]]:
     return out
 
 
-def entries(study: Study) -> list[Entry]:
+def entries(study: StudyFolder) -> list[Entry]:
     """Every logbook entry as an :class:`Entry`, oldest first (empty list for a study never run)."""
     return [entry for _, entry in _checked(study)]
 
 
-def read(study: Study) -> list[dict[str, Any]]:
+def read(study: StudyFolder) -> list[dict[str, Any]]:
     """Every logbook entry as the JSON object written (its keys in their order, its secrets redacted), oldest
     first; checked as :func:`entries` checks them."""
     return [record for record, _ in _checked(study)]
@@ -127,7 +127,7 @@ class Run:
 
     entry: dict[str, Any]
 
-    def finish(self, study: Study, outputs: list[Path], *, summary: dict[str, Any] | None = None,
+    def finish(self, study: StudyFolder, outputs: list[Path], *, summary: dict[str, Any] | None = None,
                parameters: dict[str, Any] | None = None, seed: int | None = None, signature: str | None = None) -> None:
         self.entry["outputs"] = study.hashes(outputs)
         if summary is not None:
@@ -141,7 +141,7 @@ class Run:
 
 
 @contextmanager
-def record_run(study: Study, stage: str, *, inputs: list[dict[str, str]], seed: int | None = None,
+def record_run(study: StudyFolder, stage: str, *, inputs: list[dict[str, str]], seed: int | None = None,
                **fields: Any) -> Iterator[Run]:
     """Write one logbook entry for a stage run: ``outcome: ok`` when the block ends, ``error`` (with the
     message) when it raises. ``fields`` (parameters, options, ...) are recorded as given.

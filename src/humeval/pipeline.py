@@ -1,7 +1,7 @@
 """The pipeline: which stage runs, the lock check, input hashes and the logbook entry, for every stage.
 
 Stage modules (:mod:`humeval.stages`) only transform: a stage function takes a
-:class:`~humeval.study.Study` (and keyword options) and returns a :class:`~humeval.stage.StageOutput`.
+:class:`~humeval.study.StudyFolder` (and keyword options) and returns a :class:`~humeval.stage.StageOutput`.
 Everything around it is here, in one place:
 
 * :data:`STAGES`: the registered stages with the files each reads and what it needs of the
@@ -48,7 +48,7 @@ from humeval.stages.imports import IMPORT_SOURCES, import_stage
 from humeval.stages.judge import judge_stage
 from humeval.stages.report import report_stage
 from humeval.stages.sample import sample_stage, scores_file
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyFolder, StudyLike, as_study
 
 __all__ = [
     "PRE_COLLECTION",
@@ -78,7 +78,7 @@ class Stage:
 
     name: str
     function: Callable[..., StageOutput]
-    inputs: Callable[[Study], list[Path]]
+    inputs: Callable[[StudyFolder], list[Path]]
     description: str
     lock: LockNeed = "if-locked"
     required_for: str = ""
@@ -95,25 +95,25 @@ class StageResult:
     signature: str
 
 
-def _sample_inputs(study: Study) -> list[Path]:
+def _sample_inputs(study: StudyFolder) -> list[Path]:
     """The data files, and the human scores imported between phases (when there are any)."""
 
     scores = scores_file(study)
     return [*study.data_files(), *([scores] if scores is not None else [])]
 
 
-def _results(*names: str) -> Callable[[Study], list[Path]]:
+def _results(*names: str) -> Callable[[StudyFolder], list[Path]]:
     return lambda s: [s.results_dir / n for n in names]
 
 
-def _report_inputs(study: Study) -> list[Path]:
+def _report_inputs(study: StudyFolder) -> list[Path]:
     """What the report shows: the results, exclusion and collation, and every post hoc analysis (a new or
     re-run one makes the report stale, so ``humeval report`` rebuilds it)."""
     posthoc = sorted(study_workspace(study).posthoc_dir.glob("*/results.json"))
     return [*_results("results.json", "exclusion.json", "collation.json")(study), *posthoc]
 
 
-def _import_inputs(study: Study) -> list[Path]:
+def _import_inputs(study: StudyFolder) -> list[Path]:
     from humeval.platforms.keys import study_key_file
 
     return [study.tasks_file, study_key_file(study)]
@@ -155,7 +155,7 @@ PRE_COLLECTION = ["sample", "design"]
 # --------------------------------------------------------------------------- stages
 
 
-def _unchanged(study: Study, name: str, inputs: list[dict[str, str]], options: dict[str, Any]) -> logbook.Entry | None:
+def _unchanged(study: StudyFolder, name: str, inputs: list[dict[str, str]], options: dict[str, Any]) -> logbook.Entry | None:
     """The last successful run of ``name`` if its inputs, options and outputs are still as recorded."""
     last = next((e for e in reversed(logbook.entries(study)) if e.stage == name), None)
     if last is None or not last.ok or last.inputs != inputs:

@@ -1,8 +1,10 @@
-"""A study on disk: its folder, its protocol, and where every stage writes.
+"""A study on disk: its folder, its protocol, and where every stage writes (:class:`StudyFolder`).
 
-Every public function that takes a study takes ``Study | str | Path`` (:data:`StudyLike`) through
-:func:`as_study`. What can be done with a study (validate, lock, run, serve, rehearse...) is
-:class:`humeval.api.Study`, this class with a method per job (``humeval.Study``).
+Every public function that takes a study takes ``StudyFolder | str | Path`` (:data:`StudyLike`) through
+:func:`as_study`. What can be done with a study (validate, lock, run, serve, rehearse...) is ``humeval.Study``
+(:class:`humeval.api.Study`), the one class named Study: this folder with a method per job. The folder is a class
+of its own because the library takes it and the methods call the library; one class holding both would make every
+orchestrator import the class that imports it.
 """
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ if TYPE_CHECKING:  # the protocol's models are built when a study's protocol or 
     from humeval.protocol.models import Protocol
     from humeval.results import Results
 
-__all__ = ["Study", "StudyLike", "as_study"]
+__all__ = ["StudyFolder", "StudyLike", "as_study"]
 
-#: outputs loaded by this process, by content hash (see :meth:`Study.outputs`)
+#: outputs loaded by this process, by content hash (see :meth:`StudyFolder.outputs`)
 _OUTPUTS: dict[str, Outputs] = {}
 
 
 @dataclass(frozen=True)
-class Study:
+class StudyFolder:
     """A study folder. Paths are fixed by convention (see DESIGN.md, "A study on disk")."""
 
     root: Path
@@ -201,10 +203,11 @@ class Study:
             return str(path)
 
 
-#: what every public function taking a study accepts: a :class:`Study`, or its folder (or protocol file)
-StudyLike = Study | str | Path
+#: what every public function taking a study accepts: a :class:`StudyFolder` (``humeval.Study`` is one), or its
+#: folder (or protocol file)
+StudyLike = StudyFolder | str | Path
 
 
-def as_study(study: StudyLike) -> Study:
+def as_study(study: StudyLike) -> StudyFolder:
     """``study`` itself, or the study in folder (or of protocol file) ``study``."""
-    return study if isinstance(study, Study) else Study.open(study)
+    return study if isinstance(study, StudyFolder) else StudyFolder.open(study)

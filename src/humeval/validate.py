@@ -16,7 +16,7 @@ from humeval.protocol.comparisons import goal_problems
 from humeval.protocol.feed import feed_problems
 from humeval.protocol.load import duplicate_keys, format_path, line_of, parse_protocol, read_yaml
 from humeval.protocol.models import Protocol
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyFolder, StudyLike, as_study
 from humeval.tasks import TASK_TYPES
 
 if TYPE_CHECKING:
@@ -360,7 +360,7 @@ def _esa_warnings(protocol: Protocol) -> list[Problem]:
              "'separate' for one esa criterion a page")]
 
 
-def _watched_lists(study: Study, protocol: Protocol, outputs: OutputColumns | None) -> tuple[int, int, str] | None:
+def _watched_lists(study: StudyFolder, protocol: Protocol, outputs: OutputColumns | None) -> tuple[int, int, str] | None:
     """(lists, lists holding a watched pair task, where counted): from lists/lists.jsonl, else the design
     rebuilt with every item selected (``outputs`` needed), else None."""
     from humeval.costs import watched_per_list
@@ -383,7 +383,7 @@ def _watched_lists(study: Study, protocol: Protocol, outputs: OutputColumns | No
     return len(lists), sum(1 for k in found[1] if k > 0), source
 
 
-def _session_problems(study: Study, protocol: Protocol, outputs: OutputColumns | None) -> tuple[list[Problem], list[Problem]]:
+def _session_problems(study: StudyFolder, protocol: Protocol, outputs: OutputColumns | None) -> tuple[list[Problem], list[Problem]]:
     """Sessions that cannot work (errors) and session settings without effect (warnings)."""
     errors: list[Problem] = []
     warned: list[Problem] = []

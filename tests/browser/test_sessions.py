@@ -14,7 +14,7 @@ import pytest
 from humeval.files import write_jsonl
 from humeval.lock import lock_study
 from humeval.pipeline import run
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 from tests.browser.axe import severe_violations
 from tests.browser.test_accessibility import browser  # noqa: F401 (the fixture)
@@ -37,10 +37,10 @@ platform: {{kind: prolific, completion_code: C0DE-55}}
 """
 
 
-def _study(root: Path, floor: int, wait: float = 0) -> Study:
+def _study(root: Path, floor: int, wait: float = 0) -> StudyFolder:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(120, seed=5))
     (root / "humeval.yaml").write_text(PROTOCOL.format(floor=floor, wait=wait), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study

@@ -12,13 +12,13 @@ from humeval.files import read_json
 from humeval.lock import lock_study
 from humeval.pipeline import run
 from humeval.rehearsal import rehearse
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 
 
 def test_pairwise_template_rehearsal_decides_and_the_back_half_agrees(tmp_path: Path):
     init_study(tmp_path / "s", "pairwise", items=30)
-    study = Study.open(tmp_path / "s")
+    study = StudyFolder.open(tmp_path / "s")
     lock_study(study)
     list(run(study))
     result = rehearse(study, kind="normal", timeout=240)

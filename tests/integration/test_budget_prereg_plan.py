@@ -17,7 +17,7 @@ from humeval.lock import lock_study
 from humeval.pipeline import run, run_stage
 from humeval.report.prereg import prereg
 from humeval.simulate import read_pilot
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 from tests.cli import humeval
 
@@ -28,7 +28,7 @@ def study(tmp_path_factory):
     init_study(root, "pairwise", items=30)
     text = (root / "humeval.yaml").read_text()
     (root / "humeval.yaml").write_text(text.replace("platform:\n  kind: local", "platform:\n  kind: prolific\n  completion_code: C1\n  reward: 1.2"))
-    s = Study.open(root)
+    s = StudyFolder.open(root)
     assert s.protocol.platform.kind == "prolific"
     lock_study(s)
     list(run(s))

@@ -14,7 +14,7 @@ from humeval.lock import lock_study
 from humeval.pipeline import run
 from humeval.rehearsal import rehearse
 from humeval.results import Results
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -36,7 +36,7 @@ WORDS = ["The", "council", "voted", "to", "extend", "the", "tram", "line", "nort
 
 
 def bws_study(root: Path, *, items: int = 6, per_item: int = 2, per_participant: int = 8,
-              language: str = "en") -> Study:
+              language: str = "en") -> StudyFolder:
     """Four systems' summaries of ``items`` articles, judged in tuples of three (4 tuples an item, the cyclic design),
     each tuple ``per_item`` times."""
     rows = [{"item_id": f"item-{i}", "system": s, "input": f"Article {i}.",
@@ -45,7 +45,7 @@ def bws_study(root: Path, *, items: int = 6, per_item: int = 2, per_participant:
     write_jsonl(root / "data" / "outputs.jsonl", rows)
     (root / "humeval.yaml").write_text(YAML.format(language=language, per_item=per_item,
                                                   per_participant=per_participant), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study

@@ -11,7 +11,7 @@ import pytest
 from humeval import logbook
 from humeval.errors import HumevalError
 from humeval.files import read_json
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.cli import humeval
 
 from ..conftest import DEMO_STUDY
@@ -79,7 +79,7 @@ def test_demo_report_states_the_answer_first(demo_run):
     assert summary["report"] == str(Path(DEMO_STUDY) / "results" / "rehearsal" / "report.html")
     for name in ("rankings", "descriptives", "agreement", "pairs"):
         assert (ws / "tables" / f"{name}.tex").is_file() and (ws / "tables" / f"{name}.csv").is_file()
-    stages = [e["stage"] for e in logbook.read(Study.open(root))]
+    stages = [e["stage"] for e in logbook.read(StudyFolder.open(root))]
     assert stages[:3] == ["lock", "sample", "design"] and "rehearse" in stages
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from humeval.errors import StoreError
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 from tests.cli import humeval
 from tests.integration.server.conftest import PG, pg_scratch
@@ -28,7 +28,7 @@ def test_a_search_path_naming_no_schema_is_refused_by_export_and_serve(study: Pa
     url = f"{PG}?options=-csearch_path%3Dhv_missing_schema"
     result = humeval("export", study, "--db", url, expect=1)
     assert "its search_path (hv_missing_schema) names no schema of this database; create the schema" in result.stderr
-    store = Store.open(Study.open(study), url)
+    store = Store.open(StudyFolder.open(study), url)
     try:
         with pytest.raises(StoreError, match=r"names no schema of this database"):
             store.prepare()  # what `serve` runs first: it created no table and says why
@@ -42,7 +42,7 @@ def test_a_database_never_served_on_is_named_as_holding_no_store(study: Path) ->
         result = humeval("export", study, "--db", url, expect=1)
         assert "no store of a study in this database yet; serve the study on it first" in result.stderr
         with pg_scratch("SCHEMA", "hv_") as schema:  # a schema that holds a store: read (it holds no judgement yet)
-            served = Store.open(Study.open(study), f"{PG}?options=-csearch_path%3D{schema}")
+            served = Store.open(StudyFolder.open(study), f"{PG}?options=-csearch_path%3D{schema}")
             try:
                 served.prepare()
             finally:

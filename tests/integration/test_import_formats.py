@@ -11,13 +11,13 @@ from humeval import init_study, run
 from humeval.errors import DataError, PlatformError
 from humeval.judgements import read_judgements
 from humeval.pipeline import import_judgements
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 
 def test_fastchat_battles_are_imported_as_judgements_of_the_design(tmp_path: Path) -> None:
     root = tmp_path / "s"
     init_study(root, "pairwise", items=6, seed=3)
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     tasks = [t for t in study.read_tasks() if t.kind == "task"]
     criterion = next(c.name for c in study.protocol.criteria if c.type == "2afc")
@@ -44,7 +44,7 @@ def test_fastchat_battles_are_imported_as_judgements_of_the_design(tmp_path: Pat
     with pytest.raises(PlatformError, match=r"a fastchat file holds 2afc judgements; the protocol needs exactly one"):
         rating = tmp_path / "r"
         init_study(rating, "rating", items=4)
-        rstudy = Study.open(rating)
+        rstudy = StudyFolder.open(rating)
         list(run(rstudy))
         import_judgements(rstudy, "fastchat", path)
     path.write_text('[{"model_a": "a", "model_b": "b", "winner": "tie"},')

@@ -24,7 +24,7 @@ from humeval.costs import budget
 from humeval.judging import JudgeError
 from humeval.judging.client import MAX_ANSWER_BYTES
 from humeval.pipeline import judge
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.cli import humeval
 from tests.fake_openai import ABSENT, KEY, FakeOpenAI
 
@@ -41,7 +41,7 @@ def fake() -> Any:
         yield server
 
 
-def _study(root: Path, url: str, *, items: int = 2, **llm: Any) -> Study:
+def _study(root: Path, url: str, *, items: int = 2, **llm: Any) -> StudyFolder:
     init_study(root, "pairwise", items=items)
     path = root / "humeval.yaml"
     doc = yaml.safe_load(path.read_text())
@@ -51,16 +51,16 @@ def _study(root: Path, url: str, *, items: int = 2, **llm: Any) -> Study:
     doc["systems"] = ["baseline", "candidate"]
     doc["data"]["judges"] = [{"name": "llm", "file": "judges/llm.jsonl", "kind": "verdicts", "llm": settings}]
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     return study
 
 
-def _judge_entries(study: Study) -> list[dict[str, Any]]:
+def _judge_entries(study: StudyFolder) -> list[dict[str, Any]]:
     return [e for e in logbook.read(study) if e.get("stage") == "judge"]
 
 
-def _child(study: Study, *argv: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def _child(study: StudyFolder, *argv: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """`humeval ARGV` in a process of its own that writes its peak memory (kB) to <study>/../peak.json.
 
     The peak is the process's own VmHWM (/proc/self/status): getrusage's ru_maxrss keeps, across exec, the

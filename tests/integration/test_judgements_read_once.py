@@ -16,15 +16,15 @@ from humeval.lock import lock_study
 from humeval.pipeline import back_half, run_stage
 from humeval.rehearsal import rehearse
 from humeval.simulate.dummy import dummy_judgements
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory) -> Study:
+def study(tmp_path_factory) -> StudyFolder:
     root = tmp_path_factory.mktemp("study")
     init_study(root, "rating", items=8, seed=5)
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     for stage in ("sample", "design"):
         run_stage(study, stage)
     return study

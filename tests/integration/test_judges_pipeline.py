@@ -15,10 +15,10 @@ from humeval.errors import HumevalError
 from humeval.judgements import read_judgements
 from humeval.lock import lock_study
 from humeval.stats import ppi_mean
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 
-def _study(root: Path, *, judges: list[dict], plan: list[str]) -> Study:
+def _study(root: Path, *, judges: list[dict], plan: list[str]) -> StudyFolder:
     init_study(root, "rating", items=40)
     path = root / "humeval.yaml"
     doc = yaml.safe_load(path.read_text())
@@ -31,7 +31,7 @@ def _study(root: Path, *, judges: list[dict], plan: list[str]) -> Study:
     means = {"baseline": 2.0, "candidate": 3.0, "reference": 4.0}
     outputs.assign(score=[means[s] + 0.3 + rng.normal(0, 0.5) for s in outputs["system"]])[
         ["item_id", "system", "score"]].to_csv(root / "data" / "metric.csv", index=False)
-    return Study.open(root)
+    return StudyFolder.open(root)
 
 
 def test_a_declared_judge_gives_prediction_powered_estimates_through_the_pipeline(tmp_path: Path) -> None:

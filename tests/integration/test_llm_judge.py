@@ -24,7 +24,7 @@ from humeval.lock import lock_study
 from humeval.pipeline import judge
 from humeval.simulate.dummy import dummy_judgements
 from humeval.stats import ppi_win_rate
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.cli import humeval
 from tests.fake_openai import KEY, FakeOpenAI
 
@@ -38,7 +38,7 @@ def fake() -> Any:
         yield server
 
 
-def _study(root: Path, url: str, *, items: int = 12, **llm: Any) -> Study:
+def _study(root: Path, url: str, *, items: int = 12, **llm: Any) -> StudyFolder:
     init_study(root, "pairwise", items=items)
     path = root / "humeval.yaml"
     doc = yaml.safe_load(path.read_text())
@@ -50,7 +50,7 @@ def _study(root: Path, url: str, *, items: int = 12, **llm: Any) -> Study:
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     (root / "prompts").mkdir()
     (root / "prompts" / "pairwise.txt").write_text(PROMPT)
-    return Study.open(root)
+    return StudyFolder.open(root)
 
 
 def _shown(body: dict[str, Any]) -> tuple[str, str]:
@@ -59,7 +59,7 @@ def _shown(body: dict[str, Any]) -> tuple[str, str]:
     return found.group(1), found.group(2)
 
 
-def _entries(study: Study) -> list[dict[str, Any]]:
+def _entries(study: StudyFolder) -> list[dict[str, Any]]:
     return [e for e in logbook.read(study) if e.get("stage") == "judge"]
 
 
@@ -161,7 +161,7 @@ def test_pairwise_judge_runs_as_a_locked_logged_stage(fake: FakeOpenAI, tmp_path
     doc["data"]["judges"][0]["llm"]["temperature"] = 0.7
     study.protocol_file.write_text(yaml.safe_dump(doc, sort_keys=False))
     with pytest.raises(ProtocolError, match=r"humeval.yaml \(changed: data\)"):
-        judge(Study.open(study.root), force=True)
+        judge(StudyFolder.open(study.root), force=True)
     assert fake.state.requests == 24
 
 
@@ -244,7 +244,7 @@ def test_a_scores_judge_asks_each_output_once(fake: FakeOpenAI, tmp_path: Path) 
                               "llm": llm}]
     doc["pay"] = {"currency": "GBP", "hourly": 9.0, "seconds_per_task": 20}
     (root / "humeval.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     summary = judge(study).summary["judges"]["words"]
     outputs = study.outputs()
     words = {(str(i), str(s)): len(o.split()) for i, s, o in outputs.frame[["item_id", "system", "output"]].itertuples(index=False)}

@@ -17,7 +17,7 @@ from humeval.pipeline import import_judgements, run
 from humeval.rehearsal import rehearse
 from humeval.results import Results
 from humeval.stats.spans import error_counts
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.tasks.mqm import mqm_tsv
 from humeval.templates import generate_outputs
 from tests.integration.server.studies import ESA
@@ -25,7 +25,7 @@ from tests.unit.test_mqm import FIXTURE
 
 pytestmark = pytest.mark.timeout(300)
 
-def mqm_study(root: Path, outputs: list[dict], per_participant: int = 4) -> Study:
+def mqm_study(root: Path, outputs: list[dict], per_participant: int = 4) -> StudyFolder:
     """The ESA study of :mod:`tests.integration.server.studies` with its criterion ``quality`` of type ``mqm``
     (systems baseline, candidate and reference; dry runs score them 40, 60, 85)."""
     write_jsonl(root / "data" / "outputs.jsonl", outputs)
@@ -34,7 +34,7 @@ def mqm_study(root: Path, outputs: list[dict], per_participant: int = 4) -> Stud
     criterion = 'type: mqm, question: "Mark the errors of the translation."'
     (root / "humeval.yaml").write_text(protocol.replace('type: esa, question: "Mark the errors, then score the '
                                                         'translation."', criterion), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study

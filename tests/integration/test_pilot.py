@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from humeval import logbook
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 from tests.cli import humeval
 
@@ -36,7 +36,7 @@ def test_the_pilot_goes_to_its_own_folder_and_to_the_study_only_by_a_logged_step
     assert json.loads((pilot / "results.json").read_text())["dry_run"] == "pilot"
     # nothing of the pilot in the study's own results
     assert not (piloted / "results" / "judgements.jsonl").exists() and not (piloted / "results" / "report.html").exists()
-    (entry,) = [e for e in logbook.read(Study.open(piloted)) if e.get("stage") == "pilot"]
+    (entry,) = [e for e in logbook.read(StudyFolder.open(piloted)) if e.get("stage") == "pilot"]
     assert entry["outcome"] == "ok" and entry["parameters"]["db"].endswith("pilot.db")
     # the pilot's store is the study's data only by an explicit, logged step
     refused = humeval("export", piloted, "--db", piloted / "pilot.db", expect=1)
@@ -44,7 +44,7 @@ def test_the_pilot_goes_to_its_own_folder_and_to_the_study_only_by_a_logged_step
     assert not (piloted / "results" / "judgements.jsonl").exists()
     humeval("export", piloted, "--db", piloted / "pilot.db", "--as-study", expect=0)
     assert (piloted / "results" / "judgements.jsonl").is_file()
-    exports = [e for e in logbook.read(Study.open(piloted)) if e.get("stage") == "export" and e.get("outcome") == "ok"]
+    exports = [e for e in logbook.read(StudyFolder.open(piloted)) if e.get("stage") == "export" and e.get("outcome") == "ok"]
     assert exports[-1]["options"]["as_study_data"] is True
 
 

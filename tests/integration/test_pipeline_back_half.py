@@ -11,19 +11,19 @@ import pytest
 
 from humeval.lock import lock_study
 from humeval.pipeline import run_stage
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 from tests.cli import humeval
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory) -> Study:
+def study(tmp_path_factory) -> StudyFolder:
     root = tmp_path_factory.mktemp("study")
     init_study(root, "rating", items=12, seed=4)
     text = (root / "humeval.yaml").read_text()
     (root / "humeval.yaml").write_text(text.replace("rankings: [mean, bootstrap]",
                                                     "rankings: [mean, bootstrap, bradley-terry]\n  bootstrap: 200"))
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     for stage in ("sample", "design"):
         run_stage(study, stage)
     return study
@@ -36,7 +36,7 @@ def dry_run(study):
 
 
 @pytest.fixture(scope="module")
-def locked(study, dry_run) -> Study:
+def locked(study, dry_run) -> StudyFolder:
     """The study locked, with the normal dry run's judgements as its own."""
     shutil.copy(study.results_dir / "dry-run" / "normal" / "judgements.jsonl", study.results_dir / "judgements.jsonl")
     lock_study(study)
@@ -44,7 +44,7 @@ def locked(study, dry_run) -> Study:
 
 
 @pytest.fixture(scope="module")
-def analyzed(locked) -> Study:
+def analyzed(locked) -> StudyFolder:
     for stage in ("collate", "exclude", "analyze"):
         run_stage(locked, stage)
     return locked
@@ -138,7 +138,7 @@ def test_an_incomplete_study_is_called_preliminary_by_analyze_report_and_the_rep
     shutil.copytree(locked.root, root, ignore=shutil.ignore_patterns("dry-run", "posthoc"))
     judgements = root / "results" / "judgements.jsonl"
     judgements.write_text("\n".join(judgements.read_text().splitlines()[:30]) + "\n")
-    short = Study.open(root)
+    short = StudyFolder.open(root)
     for stage in ("collate", "exclude"):
         run_stage(short, stage)
     for command in ("analyze", "report"):

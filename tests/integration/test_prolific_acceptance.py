@@ -27,7 +27,7 @@ from humeval.lock import lock_study
 from humeval.pipeline import run
 from humeval.rehearsal.participants import Answerer
 from humeval.rehearsal.rehearse import _answer_key
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 from tests.cli import humeval
 from tests.fake_prolific import TOKEN, FakeProlific
@@ -59,10 +59,10 @@ pay: {{currency: GBP, hourly: 9.0, minutes_per_list: 10}}
 """
 
 
-def make_study(root: Path) -> Study:
+def make_study(root: Path) -> StudyFolder:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(12, seed=11))
     (root / "humeval.yaml").write_text(YAML, encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -72,12 +72,12 @@ WORKSPACE = "63519c1d5b139662f8cde482"
 PUBLIC_HOOK = "https://eval.example.org/prolific/hook"
 
 
-def cli(study: Study, fake: FakeProlific, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
+def cli(study: StudyFolder, fake: FakeProlific, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
     env = {"PROLIFIC_TOKEN": TOKEN, "PROLIFIC_API_URL": fake.url, "PROLIFIC_TIMEOUT": "5"}
     return humeval("prolific", *args, study.root, env=env, expect=expect)
 
 
-def http_participant(url: str, study: Study, pid: str, session: str, study_id: str, *, fail_attention: bool = False,
+def http_participant(url: str, study: StudyFolder, pid: str, session: str, study_id: str, *, fail_attention: bool = False,
                      stop_after: int | None = None) -> str | None:
     """A participant over the JSON API; returns the completion code shown at the end (None if they left)."""
     answerer = Answerer(study.protocol, _answer_key(study, study.read_lists()), "random", ["baseline", "candidate"])
@@ -103,7 +103,7 @@ def http_participant(url: str, study: Study, pid: str, session: str, study_id: s
         return c.get("/api/v1/status", headers=headers).json()["completion"]["code"]
 
 
-def browser_participant(url: str, study: Study) -> str:
+def browser_participant(url: str, study: StudyFolder) -> str:
     """A participant in Chromium who entered from Prolific's study link; returns the code on the done page."""
     from playwright.sync_api import sync_playwright
 
@@ -144,7 +144,7 @@ def fake() -> Iterator[FakeProlific]:
         yield f
 
 
-def _collect(study: Study, fake: FakeProlific, study_id: str, server: ServerProcess, *, browser: bool) -> dict[str, Any]:
+def _collect(study: StudyFolder, fake: FakeProlific, study_id: str, server: ServerProcess, *, browser: bool) -> dict[str, Any]:
     """Four participants: P0 (browser or HTTP) and P2 complete, P1 fails the attention check, P3 returns."""
     state = fake.state
     people = {"P0aaaaaaaaaaaaaaaaaaaaa0": "S0", "P1aaaaaaaaaaaaaaaaaaaaa1": "S1", "P2aaaaaaaaaaaaaaaaaaaaa2": "S2",
@@ -170,7 +170,7 @@ def _collect(study: Study, fake: FakeProlific, study_id: str, server: ServerProc
     return people
 
 
-def _list_holder(study: Study, pid: str) -> list[Any]:
+def _list_holder(study: StudyFolder, pid: str) -> list[Any]:
     import sqlite3
 
     with sqlite3.connect(study.db_file) as db:

@@ -29,7 +29,7 @@ from humeval.platforms.prolific import ProlificClient, prolific_create, prolific
 from humeval.platforms.prolific.study import wave_places
 from humeval.platforms.prolific.waves import prolific_sync
 from humeval.rehearsal.rehearse import _answer_key
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 from tests.fake_prolific import TOKEN, FakeProlific
 from tests.integration.server.inprocess import ADMIN, ADMIN_HEADERS, InProcess
@@ -57,10 +57,10 @@ pay: {{currency: GBP, hourly: 9.0, minutes_per_list: 5}}
 """
 
 
-def make_study(root: Path) -> Study:
+def make_study(root: Path) -> StudyFolder:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(120, seed=7))
     (root / "humeval.yaml").write_text(YAML, encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -70,7 +70,7 @@ class Crowd:
     """Participants arriving on Prolific (two per round), each answering one task per round: the candidate's
     output wins with probability 0.8."""
 
-    def __init__(self, study: Study, fake: FakeProlific, study_id: str, server: InProcess) -> None:
+    def __init__(self, study: StudyFolder, fake: FakeProlific, study_id: str, server: InProcess) -> None:
         self.study, self.state, self.study_id, self.server = study, fake.state, study_id, server
         self.key = _answer_key(study, study.read_lists())
         self.rng = np.random.default_rng(3)
@@ -242,7 +242,7 @@ def test_a_fixed_design_opens_every_list(tmp_path: Path, fake: FakeProlific) -> 
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(24, seed=7))
     (root / "humeval.yaml").write_text(YAML.replace("stopping: {rule: anytime, delta: 0.05, systems: [baseline, "
                                                     "candidate], sessions: 2}\n", ""), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     with ProlificClient(TOKEN, base_url=fake.url, timeout=5.0, sleep=lambda s: None) as client:

@@ -23,7 +23,7 @@ from humeval.pipeline import run_stage
 from humeval.rehearsal import RehearsalResult, rehearse
 from humeval.rehearsal.rehearse import RehearsalError
 from humeval.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 from tests.cli import humeval
 
@@ -31,7 +31,7 @@ PG = "postgresql://postgres@127.0.0.1:5432/test"
 STATIC = {"baseline": 2.0, "candidate": 3.0, "reference": 4.0}  # dry_run.static of the rating template
 
 
-def _make_study(root: Path) -> Study:
+def _make_study(root: Path) -> StudyFolder:
     init_study(root, "rating", items=12, seed=4)
     text = (root / "humeval.yaml").read_text()
     text = text.replace("  counterbalancing: latin-square\n", "  counterbalancing: latin-square\n  attention_checks: 1\n")
@@ -41,7 +41,7 @@ def _make_study(root: Path) -> Study:
     text = text.replace("exclusion:\n", "exclusion:\n  - rule: attention\n    max_failures: 0\n")
     text = text.replace("rankings: [mean, bootstrap]", "rankings: [mean, bootstrap]\n  bootstrap: 100")
     (root / "humeval.yaml").write_text(text)
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     for stage in ("sample", "design"):
         run_stage(study, stage)
     lock_study(study)
@@ -52,16 +52,16 @@ def _make_study(root: Path) -> Study:
 
 
 @pytest.fixture
-def study(tmp_path: Path) -> Study:
+def study(tmp_path: Path) -> StudyFolder:
     return _make_study(tmp_path / "study")
 
 
-def _lists(study: Study) -> list[dict]:
+def _lists(study: StudyFolder) -> list[dict]:
     with (study.lists_dir / "lists.jsonl").open() as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def _real_files(study: Study) -> dict[str, str]:
+def _real_files(study: StudyFolder) -> dict[str, str]:
     """Hashes of every file of the study outside results/rehearsal/ and the logbook."""
     rehearsal = study.results_dir / "rehearsal"
     return {str(p.relative_to(study.root)): sha256_file(p) for p in sorted(study.root.rglob("*"))
@@ -74,7 +74,7 @@ def _assert_stopped(entry: dict) -> None:
         os.killpg(pid, 0)
 
 
-def _check_static(study: Study, result: RehearsalResult) -> pd.DataFrame:
+def _check_static(study: StudyFolder, result: RehearsalResult) -> pd.DataFrame:
     lists = _lists(study)
     required = sum(len(pl["tasks"]) for pl in lists)
     assert result.judgements == result.judgements_required == required == 18 * 13  # 72 tasks x 3 + 18 checks
@@ -103,7 +103,7 @@ def _check_static(study: Study, result: RehearsalResult) -> pd.DataFrame:
     return frame
 
 
-def test_static_rehearsal_through_the_real_server_and_store(study: Study):
+def test_static_rehearsal_through_the_real_server_and_store(study: StudyFolder):
     before = _real_files(study)
     result = rehearse(study, kind="static", seed=7, concurrency=6)
     _check_static(study, result)
@@ -127,7 +127,7 @@ def test_static_rehearsal_through_the_real_server_and_store(study: Study):
     _assert_stopped(entry)
 
 
-def test_cli_rehearse_with_fewer_participants_than_lists(study: Study):
+def test_cli_rehearse_with_fewer_participants_than_lists(study: StudyFolder):
     # 6 participants take the first 6 lists (one round: every task judged once, of the 3 times required)
     proc = humeval("rehearse", study.root, "--kind", "normal", "--participants", "6", "--concurrency", "2",
                    "--seed", "3", expect=0)
@@ -144,7 +144,7 @@ def test_cli_rehearse_with_fewer_participants_than_lists(study: Study):
     assert (ws / "report.html").is_file()
 
 
-def test_refusals_are_clear_and_logged(study: Study, tmp_path: Path):
+def test_refusals_are_clear_and_logged(study: StudyFolder, tmp_path: Path):
     with pytest.raises(RehearsalError, match="the study's own store"):
         rehearse(study, db=str(study.db_file))
     with pytest.raises(RehearsalError, match="unknown kind 'statik'. Did you mean 'static'"):
@@ -162,7 +162,7 @@ def test_refusals_are_clear_and_logged(study: Study, tmp_path: Path):
     assert not study.db_file.exists()
 
 
-def test_the_server_is_stopped_when_the_rehearsal_is_interrupted(study: Study, monkeypatch: pytest.MonkeyPatch):
+def test_the_server_is_stopped_when_the_rehearsal_is_interrupted(study: StudyFolder, monkeypatch: pytest.MonkeyPatch):
     from humeval.rehearsal import participants as _participants
 
     calls = {"n": 0}
@@ -184,7 +184,7 @@ def test_the_server_is_stopped_when_the_rehearsal_is_interrupted(study: Study, m
 
 
 @pytest.mark.postgres
-def test_static_rehearsal_on_postgresql(study: Study):
+def test_static_rehearsal_on_postgresql(study: StudyFolder):
     psycopg = pytest.importorskip("psycopg")
     try:
         psycopg.connect(PG, connect_timeout=3).close()

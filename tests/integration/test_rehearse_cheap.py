@@ -12,7 +12,7 @@ from humeval.lock import lock_study
 from humeval.pipeline import run_stage
 from humeval.rehearsal import Population, rehearse
 from humeval.rehearsal.participants import Answerer, AnswerKey
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 
 CRITERIA = """criteria:
@@ -24,7 +24,7 @@ CRITERIA = """criteria:
 """
 
 
-def _study(root: Path) -> Study:
+def _study(root: Path) -> StudyFolder:
     """The pairwise template over three systems with a Likert criterion beside the pair, fixed design (no stopping),
     two attention checks per list and the attention, same-side and straight-lining rules."""
     init_study(root, "pairwise", items=8, seed=5)
@@ -39,7 +39,7 @@ def _study(root: Path) -> Study:
                                         "  - rule: straight-lining\n    min_tasks: 3\n")
     text = text.replace("rankings: [bradley-terry]", "rankings: [bradley-terry]\n  bootstrap: 100")
     (root / "humeval.yaml").write_text(text)
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     for stage in ("sample", "design"):
         run_stage(study, stage)
     lock_study(study)
@@ -93,7 +93,7 @@ def test_the_pairwise_template_excludes_a_cheap_crowd(tmp_path: Path) -> None:
     from humeval.pipeline import run
 
     init_study(tmp_path / "s", "pairwise")  # as `humeval init` writes it: 24 items, lists of 8 pair tasks
-    study = Study.open(tmp_path / "s")
+    study = StudyFolder.open(tmp_path / "s")
     list(run(study))
     lock_study(study)
     population = Population(spammer_share=0.0, first_share=0.5, straight_share=0.5, size=20)

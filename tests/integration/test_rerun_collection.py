@@ -9,7 +9,7 @@ from pathlib import Path
 from humeval import run_stage
 from humeval.pipeline import export_judgements, prepare_collection
 from humeval.store import Progress, Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.integration.server.studies import pairwise_study
 
 
@@ -27,7 +27,7 @@ async def _answer(store: Store, pid: str, limit: int) -> int:
     return done
 
 
-def _collation(study: Study) -> dict:
+def _collation(study: StudyFolder) -> dict:
     run_stage(study, "collate", force=True)
     return json.loads((study.results_dir / "collation.json").read_text())
 

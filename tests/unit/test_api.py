@@ -10,7 +10,7 @@ import pytest
 
 import humeval
 from humeval.errors import HumevalError
-from humeval.study import Study as StudyFiles
+from humeval.study import StudyFolder as StudyFiles
 from humeval.study import as_study
 
 SRC = Path(humeval.__file__).parent
@@ -87,7 +87,7 @@ def test_every_public_function_taking_a_study_takes_a_folder():
 
 
 def test_the_library_never_imports_the_api_module():
-    """humeval.api calls the orchestrators, which take humeval.study.Study: an import back would be a cycle."""
+    """humeval.api calls the orchestrators, which take humeval.study.StudyFolder: an import back would be a cycle."""
     importers = []
     for path in SRC.rglob("*.py"):
         if path.name == "__init__.py" and path.parent == SRC:
@@ -145,3 +145,14 @@ def test_serve_prereg_and_posthoc_take_their_typed_options_or_its_fields(tmp_pat
         study.posthoc("extra", PosthocOptions(), force=True)
     with pytest.raises(HumevalError, match="posthoc: nothing to do"):
         study.posthoc("extra", PosthocOptions())
+
+
+def test_one_class_is_named_study() -> None:
+    """``humeval.Study`` is the only class of that name; the library's folder class is ``StudyFolder``."""
+    import re
+    from pathlib import Path
+
+    src = Path(humeval.__file__).parent
+    named = [p.relative_to(src).as_posix() for p in src.rglob("*.py") if re.search(r"^class Study\b", p.read_text(), re.M)]
+    assert named == ["api.py"]
+    assert issubclass(humeval.Study, StudyFiles)

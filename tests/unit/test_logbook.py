@@ -9,7 +9,7 @@ import pytest
 
 from humeval import logbook
 from humeval.errors import DataError, HumevalError
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 #: two lines as humeval wrote them before entries named their schema (a lock, then a sample stage run)
 OLD_LINES = [
@@ -22,8 +22,8 @@ OLD_LINES = [
 ]
 
 
-def _study(tmp_path: Path, lines: list[dict] | None = None) -> Study:
-    study = Study(tmp_path)
+def _study(tmp_path: Path, lines: list[dict] | None = None) -> StudyFolder:
+    study = StudyFolder(tmp_path)
     if lines is not None:
         study.logbook_file.parent.mkdir(parents=True, exist_ok=True)
         study.logbook_file.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")

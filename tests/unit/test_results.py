@@ -27,7 +27,7 @@ from humeval.results import (
     RankRow,
     Results,
 )
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 from tests.cli import humeval
 
@@ -35,10 +35,10 @@ KINDS = ("normal", "random", "static")
 
 
 @pytest.fixture(scope="module", params=["rating", "pairwise", "rankme"])
-def dry_run_study(request, tmp_path_factory) -> Study:
+def dry_run_study(request, tmp_path_factory) -> StudyFolder:
     root = tmp_path_factory.mktemp(request.param)
     init_study(root, request.param, items=8, seed=2)
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     for stage in ("sample", "design", "dry-run"):
         run_stage(study, stage)
     return study
@@ -177,10 +177,10 @@ def test_importing_the_study_module_does_not_load_results_or_pandas():
 
 
 @pytest.fixture(scope="module")
-def analysed_study(tmp_path_factory) -> Study:
+def analysed_study(tmp_path_factory) -> StudyFolder:
     root = tmp_path_factory.mktemp("analysed")
     init_study(root, "rating", items=8, seed=3)
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     for stage in ("sample", "design", "dry-run"):
         run_stage(study, stage)
     shutil.copy(study.results_dir / "dry-run" / "normal" / "judgements.jsonl", study.results_dir / "judgements.jsonl")

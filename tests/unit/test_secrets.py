@@ -11,7 +11,7 @@ from humeval.errors import HumevalError
 from humeval.files import read_secret
 from humeval.judging.client import JudgeError
 from humeval.secrets import MASK, forget_all, redact, remember
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 from tests.cli import humeval
 
@@ -57,7 +57,7 @@ def test_a_known_secret_is_masked_wherever_it_is(tmp_path: Path) -> None:
 
 def test_the_logbook_masks_when_it_writes_and_when_it_reads(tmp_path: Path) -> None:
     init_study(tmp_path / "s", "pairwise", items=4)
-    study = Study.open(tmp_path / "s")
+    study = StudyFolder.open(tmp_path / "s")
     remember("sk-known-but-shapeless")
     logbook.append(study, {"stage": "judge", "error": "401 with sk-known-but-shapeless and Bearer abc123def456"})
     text = study.logbook_file.read_text()

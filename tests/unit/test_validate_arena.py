@@ -11,7 +11,7 @@ from humeval import validate_study
 from humeval.errors import ProtocolError
 from humeval.files import write_jsonl
 from humeval.protocol.load import parse_protocol
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 HEAD = """version: 1
 study: {name: arena, seed: 3}
@@ -43,7 +43,7 @@ def _study(root: Path, text: str, *, files: bool = True) -> Path:
 def test_a_valid_arena_validates_and_names_its_files_for_the_lock(tmp_path: Path) -> None:
     root = _study(tmp_path, HEAD + VOTE + MODELS)
     assert validate_study(root) == []
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     arena = study.protocol.arena
     assert arena is not None and arena.reveal and [m.name for m in arena.models] == ["m1", "m2"]
     assert arena.limits_of("m1").total_seconds == 30 and arena.limits_of("m2").max_chars == 4000
@@ -94,7 +94,7 @@ def test_the_preregistration_shows_the_arena(tmp_path: Path) -> None:
     from humeval.report.prereg import prereg
 
     root = _study(tmp_path, HEAD + VOTE + MODELS)
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     text = prereg(study).markdown.read_text(encoding="utf-8")

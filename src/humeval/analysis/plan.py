@@ -73,7 +73,7 @@ def analyze(
 
     ``tasks`` (the design's) give each stopping decision the judgements the fixed design
     would have collected (:func:`humeval.analysis.decisions.replay_decisions`). ``judges``
-    (:meth:`humeval.study.Study.judges`) are needed when the plan names ``analysis.judges``. ``texts``
+    (:meth:`humeval.study.StudyFolder.judges`) are needed when the plan names ``analysis.judges``. ``texts``
     (``(item_id, system) -> output``) are needed by the ``style-controlled`` ranking of pairwise criteria.
     """
     plan = protocol.analysis

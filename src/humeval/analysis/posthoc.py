@@ -32,7 +32,7 @@ from humeval.logbook import record_run
 from humeval.protocol.models import Analysis, Protocol
 from humeval.results import FORMAT_VERSION, CorrelationSet, Results
 from humeval.stats import kendall, pearson, spearman
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyFolder, StudyLike, as_study
 
 __all__ = ["CORRELATIONS", "PosthocOptions", "correlations", "posthoc", "posthoc_with"]
 
@@ -113,7 +113,7 @@ def posthoc_with(study: StudyLike, name: str, options: PosthocOptions) -> tuple[
     return results, paths
 
 
-def _posthoc(study: Study, ws: Any, name: str, out_dir: Path, overrides: dict[str, Any] | None,
+def _posthoc(study: StudyFolder, ws: Any, name: str, out_dir: Path, overrides: dict[str, Any] | None,
              correlation: str | None) -> tuple[Results, list[Path]]:
     protocol = _plan(study.protocol, overrides or {})
     judgements = read_study_judgements(ws)

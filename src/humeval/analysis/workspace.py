@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from humeval.results import Results
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
 __all__ = ["Workspace", "excluded_table", "read_excluded", "read_results", "read_study_judgements", "study_workspace"]
 
@@ -91,7 +91,7 @@ class Workspace:
         return self.root / "posthoc"
 
 
-def study_workspace(study: Study) -> Workspace:
+def study_workspace(study: StudyFolder) -> Workspace:
     """The study's own results folder (``results/``)."""
     return Workspace(study.results_dir)
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from humeval.protocol.models import Protocol
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
 __all__ = ["BATTLE_LOG_COLUMNS", "battle_log", "study_battle_log", "write_battle_log"]
 
@@ -100,7 +100,7 @@ def battle_log(judgements: pd.DataFrame, protocol: Protocol, excluded: pd.DataFr
     return out
 
 
-def study_battle_log(study: Study, *, criterion: str | None = None, everything: bool = False,
+def study_battle_log(study: StudyFolder, *, criterion: str | None = None, everything: bool = False,
                      results: str | Path | None = None) -> pd.DataFrame:
     """:func:`battle_log` of a study's collected judgements (``results/judgements.jsonl``) minus its exclusions
     (``results/excluded.jsonl``); ``results``: another results folder (a dry run's, ``results/dry-run/<kind>``)."""

@@ -88,9 +88,9 @@ def print_caveats(directory: Any) -> None:
     """Say on stderr why a study's results are not final (incomplete, undecided), as the report's banner does."""
     from humeval.analysis.status import workspace_caveats
     from humeval.analysis.workspace import study_workspace
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    ws = study_workspace(Study.open(directory))
+    ws = study_workspace(StudyFolder.open(directory))
     if not ws.results.is_file():
         return
     for text in workspace_caveats(ws):
@@ -100,8 +100,8 @@ def print_caveats(directory: Any) -> None:
 def run_stage_command(directory: Any, stage: str, force: bool, options: dict[str, Any] | None = None) -> Any:
     """Run one pipeline stage from a command and print its result."""
     from humeval.pipeline import run_stage
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    result = run_stage(Study.open(directory), stage, force=force, options=options)
+    result = run_stage(StudyFolder.open(directory), stage, force=force, options=options)
     print_stage(result)
     return result

@@ -16,9 +16,9 @@ def analyze(
 ) -> None:
     """Run exactly the plan locked in the protocol; write results/results.json and results/tables/*.csv."""
     from humeval.pipeline import run_stage
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    study = Study.open(directory)
+    study = StudyFolder.open(directory)
     result = run_stage(study, "analyze", force=force)
     if fmt == Format.table:
         print_stage(result)

@@ -38,9 +38,9 @@ def export(
 ) -> None:
     """Write the study's pairwise votes as a FastChat battle log (model_a, model_b, winner, judge, tstamp, ...)."""
     from humeval.arena.export import study_battle_log, write_battle_log
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    study = Study.open(directory)
+    study = StudyFolder.open(directory)
     results = study.results_dir / "dry-run" / dry_run if dry_run else None
     battles = study_battle_log(study, criterion=criterion, everything=everything, results=results)
     path = write_battle_log(battles, output or (results or study.results_dir) / "battles.json")

@@ -22,9 +22,9 @@ def export(
     """Export the store's judgements (results/sources/store.jsonl, then results/judgements.jsonl as the union
     of every source), or every task as a batch CSV with opaque row keys (`--format mturk-batch`)."""
     from humeval.errors import HumevalError, did_you_mean
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    study = Study.open(directory)
+    study = StudyFolder.open(directory)
     formats = ("csv", "jsonl", "parquet", "mturk-batch")
     if fmt not in formats:
         raise HumevalError(f"--format: unknown format '{fmt}'. {did_you_mean(fmt, formats)}")

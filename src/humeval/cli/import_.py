@@ -40,10 +40,10 @@ def import_(
     or Argilla exports, SummEval JSONL): judgements become results/sources/<platform>-<sha8>.jsonl and
     results/judgements.jsonl is rebuilt, so collate, exclude and analyze see them."""
     from humeval.pipeline import import_judgements
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
     directory, platform, file = _split(args)
-    result = import_judgements(Study.open(directory), platform, file, force=force)
+    result = import_judgements(StudyFolder.open(directory), platform, file, force=force)
     print_stage(result)
     for example in result.summary.get("skipped_examples", []):
         err.print(f"  skipped {example}", highlight=False, markup=False)

@@ -17,9 +17,9 @@ def judge(
 ) -> None:
     """Ask each judge's OpenAI-compatible endpoint for verdicts (each pair in both orders) or scores; write the judge's file, log model, prompt hash, requests, tokens and cost."""
     from humeval.pipeline import judge as run_judge
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    result = run_judge(Study.open(directory), judges=list(name) or None, force=force)
+    result = run_judge(StudyFolder.open(directory), judges=list(name) or None, force=force)
     if fmt == Format.table:
         print_stage(result)
     else:

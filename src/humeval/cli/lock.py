@@ -19,9 +19,9 @@ def lock(
     """Write .humeval/lock.json: SHA-256 of the protocol and every input file, the seeds, the version, the time."""
     from humeval.errors import ProtocolError
     from humeval.lock import lock_study, read_lock, release_lock
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    study = Study.open(directory)
+    study = StudyFolder.open(directory)
     if show:
         current = read_lock(study)
         if current is None:

@@ -15,9 +15,9 @@ def log(
 ) -> None:
     """Print the study's logbook: one line per stage run (time, outcome, seed, signature)."""
     from humeval import logbook
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    study = Study.open(directory)
+    study = StudyFolder.open(directory)
     rows = [
         {
             "time": e.when,

@@ -16,6 +16,6 @@ def pilot(
     """Read a pilot's store apart from the study: its judgements into results/pilot/, then collate, exclude, analyze
     and report there under a PILOT banner; nothing reaches the study's results/ (a logged run)."""
     from humeval.pipeline import pilot as run_pilot
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    print_stage(run_pilot(Study.open(directory), db or None))
+    print_stage(run_pilot(StudyFolder.open(directory), db or None))

@@ -36,9 +36,9 @@ def _client(directory: Path, dry_run: bool, token_file: Path | None) -> Any:
 
 
 def _open(directory: Path) -> Any:
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    return Study.open(directory)
+    return StudyFolder.open(directory)
 
 
 def _budget(budget: Any) -> None:

@@ -15,7 +15,7 @@ def run(
 ) -> None:
     """Run the pre-collection stages (sample, design) in order, skipping those whose inputs are unchanged."""
     from humeval.pipeline import run as run_pipeline
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    for result in run_pipeline(Study.open(directory), force=force):
+    for result in run_pipeline(StudyFolder.open(directory), force=force):
         print_stage(result)

@@ -4,7 +4,7 @@ humeval reads what one produced (``data.judges`` in the protocol; ``humeval judg
 a judge with ``llm``: :mod:`humeval.judging`),
 checks it against the study's outputs, and hands it to the analysis plan for
 prediction-powered estimates (:mod:`humeval.analysis.judges`). Judge files are inputs like
-the data files: the lock hashes them (:meth:`humeval.study.Study.input_files`).
+the data files: the lock hashes them (:meth:`humeval.study.StudyFolder.input_files`).
 
 ``scores``: one row per output, columns ``item_id``, ``system``, ``score`` (a number).
 ``verdicts``: one row per item and pair, columns ``item_id``, ``system_a``, ``system_b``,

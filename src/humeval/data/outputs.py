@@ -2,7 +2,7 @@
 
 :class:`Outputs` is the one typed view every stage uses (sampling, design, store seeding,
 collation's re-run files, platforms, rehearsals): the validated long table and the one
-``(item, system) -> text`` lookup. :meth:`humeval.study.Study.outputs` loads it once per
+``(item, system) -> text`` lookup. :meth:`humeval.study.StudyFolder.outputs` loads it once per
 process and caches it by the content hash of the data files and the protocol's ``data``
 and ``systems`` sections.
 """

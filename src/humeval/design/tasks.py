@@ -1,7 +1,7 @@
 """Tasks (what one participant judges in one go: an output, a pair, or all outputs of an item) and participant lists.
 
 Both are typed, written by the ``design`` stage (``lists/tasks.jsonl``, ``lists/lists.jsonl``) and read
-once through :meth:`humeval.study.Study.read_tasks` / :meth:`~humeval.study.Study.read_lists` by store
+once through :meth:`humeval.study.StudyFolder.read_tasks` / :meth:`~humeval.study.StudyFolder.read_lists` by store
 seeding, collation, exclusion, dry runs, rehearsals and platforms.
 """
 

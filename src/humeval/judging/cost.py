@@ -9,7 +9,7 @@ from humeval.judging.cache import AnswerCache
 from humeval.judging.client import CHARS_PER_TOKEN, estimate_tokens
 from humeval.judging.ledger import spend
 from humeval.judging.run import cache_file, ledger_file, plan_requests
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["CHARS_PER_TOKEN", "JudgeCost", "estimate_cost"]
 
@@ -35,7 +35,7 @@ class JudgeCost:
         return asdict(self)
 
 
-def estimate_cost(study: Study) -> list[JudgeCost]:
+def estimate_cost(study: StudyFolder) -> list[JudgeCost]:
     """Predicted tokens and money of every ``llm`` judge: the requests not yet in the cache, their input tokens
     estimated as characters / :data:`CHARS_PER_TOKEN` (an approximation: the real count depends on the model's
     tokenizer and the chat template), their output tokens at most ``max_tokens`` each; and the summary of the

@@ -46,28 +46,28 @@ from humeval.judging.prompt import (
     template_problems,
 )
 from humeval.protocol.models import Judge
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["Ask", "JudgeRun", "answers_file", "ask_judge", "cache_file", "ledger_file", "llm_judges", "plan_requests"]
 
 
-def cache_file(study: Study) -> Path:
+def cache_file(study: StudyFolder) -> Path:
     """The answer cache of every judge of the study."""
     return study.state_dir / "judge-cache.sqlite"
 
 
-def ledger_file(study: Study) -> Path:
+def ledger_file(study: StudyFolder) -> Path:
     """The ledger of every request sent to every judge of the study (:mod:`humeval.judging.ledger`)."""
     return study.state_dir / "judge-ledger.jsonl"
 
 
-def answers_file(study: Study, judge: Judge) -> Path:
+def answers_file(study: StudyFolder, judge: Judge) -> Path:
     """Every answer of ``judge`` as the endpoint gave it, beside its file (``<stem>.answers.jsonl``)."""
     path = study.root / judge.file
     return path.with_name(f"{path.stem}.answers.jsonl")
 
 
-def llm_judges(study: Study, names: list[str] | None = None) -> list[Judge]:
+def llm_judges(study: StudyFolder, names: list[str] | None = None) -> list[Judge]:
     """The judges ``humeval judge`` asks: those with ``llm`` (all, or those named)."""
     declared = {j.name: j for j in study.protocol.data.judges}
     asked = [j for j in declared.values() if j.llm is not None]
@@ -107,7 +107,7 @@ def _body(judge: Judge, prompt: str) -> dict[str, Any]:
                      top_p=llm.top_p, seed=llm.seed, params=llm.params)
 
 
-def plan_requests(study: Study, judge: Judge) -> tuple[Template, list[Ask]]:
+def plan_requests(study: StudyFolder, judge: Judge) -> tuple[Template, list[Ask]]:
     """The template and every request of ``judge``, in a fixed order (items as in the data, systems sorted)."""
     problems = template_problems(judge, study.protocol, study.root)
     if problems:
@@ -304,7 +304,7 @@ async def _answer(asks: list[Ask], client: ChatClient, cache: AnswerCache, ledge
     return replies, failures
 
 
-def ask_judge(study: Study, judge: Judge, *, progress: bool | None = None, transport: Any = None) -> JudgeRun:
+def ask_judge(study: StudyFolder, judge: Judge, *, progress: bool | None = None, transport: Any = None) -> JudgeRun:
     """Ask ``judge``'s endpoint for every output or pair (through the cache) and write its file and answers file.
 
     Raises :class:`JudgeError` when the endpoint refuses a request (4xx) or some requests got no

@@ -59,7 +59,7 @@ from humeval.protocol.platform_kinds import PLATFORM_KINDS, PlatformKind
 if TYPE_CHECKING:
     from humeval.costs import Budget
     from humeval.protocol.models import Platform
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
 __all__ = ["OPERATIONS", "CrowdPlatform", "EntryCheck", "EntryVerdict", "Serving", "platform_of"]
 
@@ -137,46 +137,46 @@ class CrowdPlatform:
                              f"{', '.join(have) or 'no platform'} only; on {self.title or self.name} it is done on the "
                              "platform itself (docs/platforms.md)")
 
-    def create(self, study: Study, *, budget: Budget, **options: Any) -> Any:
+    def create(self, study: StudyFolder, *, budget: Budget, **options: Any) -> Any:
         """Create the study on the platform with the budget's places and reward."""
         raise self._unsupported("create")
 
-    def recruit(self, study: Study, *, db: str | None = None, **options: Any) -> Any:
+    def recruit(self, study: StudyFolder, *, db: str | None = None, **options: Any) -> Any:
         """Open places up to the number the store's recruitment asks for (and pause, start or stop)."""
         raise self._unsupported("recruit")
 
-    def status(self, study: Study, *, db: str | None = None, **options: Any) -> Any:
+    def status(self, study: StudyFolder, *, db: str | None = None, **options: Any) -> Any:
         """The submissions; the lists of returned and timed-out participants released."""
         raise self._unsupported("status")
 
-    def review(self, study: Study, *, db: str | None = None, **options: Any) -> Any:
+    def review(self, study: StudyFolder, *, db: str | None = None, **options: Any) -> Any:
         """Approve or reject the submissions by the preregistered rules."""
         raise self._unsupported("review")
 
-    def bonus(self, study: Study, *, db: str | None = None, **options: Any) -> Any:
+    def bonus(self, study: StudyFolder, *, db: str | None = None, **options: Any) -> Any:
         """Pay the bonuses the protocol declares, at most once each."""
         raise self._unsupported("bonus")
 
-    def recruit_every(self, study: Study, seconds: float, *, db: str | None, say: Callable[[str], None]) -> None:
+    def recruit_every(self, study: StudyFolder, seconds: float, *, db: str | None, say: Callable[[str], None]) -> None:
         """Check what :meth:`recruit` needs now, then run it every ``seconds`` beside the server."""
         raise self._unsupported("recruit_every")
 
     # ---------------------------------------------------------------- the server
-    def serving(self, study: Study, say: Callable[[str], None]) -> Serving:
+    def serving(self, study: StudyFolder, say: Callable[[str], None]) -> Serving:
         """What ``serve`` takes from the environment for this platform (said through ``say``)."""
         return Serving()
 
-    def hook_routes(self, study: Study, secret: str, *, db: str | None, first_delivery: Callable[..., bool],
+    def hook_routes(self, study: StudyFolder, secret: str, *, db: str | None, first_delivery: Callable[..., bool],
                     forget_delivery: Callable[[str], Any]) -> list[Any]:
         """The routes the platform's hooks call (``secret``: :attr:`Serving.hook_secret`, never empty here), with the
         store's record of hook deliveries (``first_delivery(key, keep=seconds)``, ``forget_delivery(key)``)."""
         return []
 
-    def entry_check(self, study: Study) -> EntryCheck | None:
+    def entry_check(self, study: StudyFolder) -> EntryCheck | None:
         """The check of first entries with the platform (None: none)."""
         return None
 
-    def recruitment_state(self, study: Study) -> dict[str, Any]:
+    def recruitment_state(self, study: StudyFolder) -> dict[str, Any]:
         """The places, waves, status and recorded budget kept for the admin page (empty: none kept)."""
         return {}
 

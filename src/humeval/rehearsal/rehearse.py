@@ -70,7 +70,7 @@ from humeval.rehearsal.participants import (
 from humeval.simulate.dummy import declared_seconds
 from humeval.stages.export import write_store_judgements
 from humeval.store.engine import redact_url
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyFolder, StudyLike, as_study
 
 __all__ = ["HOST", "RehearsalError", "RehearsalOptions", "RehearsalResult", "predicted_places", "rehearsal_workspace",
            "rehearse", "rehearse_with"]
@@ -128,7 +128,7 @@ class RehearsalResult:
     sessions_cut: int = 0
 
 
-def predicted_places(study: Study) -> float | None:
+def predicted_places(study: StudyFolder) -> float | None:
     """The places ``humeval budget`` predicts for the study as designed, to set beside the places a rehearsal used.
 
     A fixed design uses every list. With dynamic stopping, the mean places of the protocol's own
@@ -150,7 +150,7 @@ def predicted_places(study: Study) -> float | None:
     return round(mine[0].places[0], 1) if mine else None
 
 
-def rehearsal_workspace(study: Study, kind: str) -> Workspace:
+def rehearsal_workspace(study: StudyFolder, kind: str) -> Workspace:
     """``results/rehearsal/``: its results are marked ``dry_run: rehearsal-<kind>`` (also in the signature)."""
     return Workspace(study.results_dir / "rehearsal", dry_run=f"rehearsal-{kind}")
 
@@ -167,7 +167,7 @@ def _free_port() -> int:
 class _Server:
     """``humeval serve`` in its own process group on 127.0.0.1; :meth:`stop` ends the whole group."""
 
-    def __init__(self, study: Study, db: str, workers: int, log: Path, *, unlocked: bool = False) -> None:
+    def __init__(self, study: StudyFolder, db: str, workers: int, log: Path, *, unlocked: bool = False) -> None:
         self.study, self.db, self.workers, self.log = study, db, workers, log
         self.unlocked = unlocked  # rehearsing an unlocked study: serve with the explicit, logged override
         self.admin_token = secrets.token_urlsafe(24)
@@ -280,7 +280,7 @@ class _Places:
     rehearsal. A participant arrives only while ``target - started`` exceeds those still entering (they have no list
     yet); otherwise they wait for a place. :meth:`arrive` says False once recruitment has finished."""
 
-    def __init__(self, study: Study, db: str) -> None:
+    def __init__(self, study: StudyFolder, db: str) -> None:
         from humeval.store import Store
 
         self.store = Store.open(study, db)
@@ -462,7 +462,7 @@ class _Crowd:
 # --------------------------------------------------------------------------- the rehearsal
 
 
-def _store_arg(study: Study, ws: Workspace, db: str | None) -> str:
+def _store_arg(study: StudyFolder, ws: Workspace, db: str | None) -> str:
     """The ``--db`` of the rehearsal server: never the study's own store."""
     from humeval.store.engine import database_url, is_sqlite
 
@@ -475,7 +475,7 @@ def _store_arg(study: Study, ws: Workspace, db: str | None) -> str:
     return db
 
 
-def _prepare_store(study: Study, db: str) -> None:
+def _prepare_store(study: StudyFolder, db: str) -> None:
     """Migrate and seed the rehearsal store; refuse one that already holds participants."""
     from humeval.store import Store
 
@@ -490,7 +490,7 @@ def _prepare_store(study: Study, db: str) -> None:
                              "empty store (a new database or PostgreSQL schema)")
 
 
-def _add_rerun(study: Study, ws: Workspace, db: str, tasks: list[Any], lists: list[ParticipantList],
+def _add_rerun(study: StudyFolder, ws: Workspace, db: str, tasks: list[Any], lists: list[ParticipantList],
                ) -> tuple[bool, int, int, int]:
     """Collate the exported judgements as ``humeval collate`` does; when short, add the re-run lists it dealt to
     the store (as ``humeval serve`` does). Returns (complete, lists added, their tasks, the longest list's tasks):
@@ -519,7 +519,7 @@ def _add_rerun(study: Study, ws: Workspace, db: str, tasks: list[Any], lists: li
     return False, added, sum(len(r["tasks"]) for r in rerun), max((len(r["tasks"]) for r in rerun), default=0)
 
 
-def _answer_key(study: Study, lists: list[ParticipantList]) -> AnswerKey:
+def _answer_key(study: StudyFolder, lists: list[ParticipantList]) -> AnswerKey:
     rows = [(item_id, system, text.output) for (item_id, system), text in study.outputs().texts.items()]
     return AnswerKey.build(rows, lists)
 
@@ -692,7 +692,7 @@ def _require_server() -> None:
                                  "install it with `pip install 'humeval[server]'`")
 
 
-def _fresh_store(study: Study, ws: Workspace, store: str, db: str | None) -> None:
+def _fresh_store(study: StudyFolder, ws: Workspace, store: str, db: str | None) -> None:
     """An empty ``results/rehearsal/`` and a prepared store: a given ``db`` is refused before anything is removed
     when it is not empty; the default store inside the folder is recreated with it."""
     if db:
@@ -704,7 +704,7 @@ def _fresh_store(study: Study, ws: Workspace, store: str, db: str | None) -> Non
         _prepare_store(study, store)
 
 
-def _collect(study: Study, options: RehearsalOptions, ws: Workspace, store: str, tasks: list[Any],
+def _collect(study: StudyFolder, options: RehearsalOptions, ws: Workspace, store: str, tasks: list[Any],
              lists: list[ParticipantList], answerer: Answerer, *, unlocked: bool, deadline: float,
              servers: list[_Server]) -> _Collected:
     """The first collection, then up to ``rerun_rounds`` re-runs of what the collation found short (as
@@ -732,7 +732,7 @@ def _collect(study: Study, options: RehearsalOptions, ws: Workspace, store: str,
     return got
 
 
-def _collect_round(server: _Server, study: Study, options: RehearsalOptions, store: str, answerer: Answerer,
+def _collect_round(server: _Server, study: StudyFolder, options: RehearsalOptions, store: str, answerer: Answerer,
                    got: _Collected, round_no: int, total: int | None, max_tasks: int, deadline: float) -> None:
     """One round: the server started, the crowd at work until it is given nothing more, the server stopped and
     its store checked against the judgements it acknowledged."""

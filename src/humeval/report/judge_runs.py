@@ -7,12 +7,12 @@ from typing import Any
 
 from humeval import logbook
 from humeval.report.document import Section, Table
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["judge_runs_section"]
 
 
-def _last_runs(study: Study) -> dict[str, tuple[dict[str, Any], logbook.Entry]]:
+def _last_runs(study: StudyFolder) -> dict[str, tuple[dict[str, Any], logbook.Entry]]:
     """Judge name -> (its summary, the logbook entry) of the last successful ``judge`` run that asked it."""
     last: dict[str, tuple[dict[str, Any], logbook.Entry]] = {}
     for entry in logbook.entries(study):
@@ -22,7 +22,7 @@ def _last_runs(study: Study) -> dict[str, tuple[dict[str, Any], logbook.Entry]]:
     return last
 
 
-def judge_runs_section(study: Study) -> Section | None:
+def judge_runs_section(study: StudyFolder) -> Section | None:
     """One row per judge with ``llm`` that ran: model, endpoint, prompt hash, requests, tokens, cost, refusals,
     unparseable answers, and for verdicts the position consistency (share of pairs whose two orders agreed)."""
     asked = [j for j in study.protocol.data.judges if j.llm is not None]

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from humeval.report.document import Section, Table
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["judge_savings_section"]
 
 
-def judge_savings_section(study: Study, judgements: Path) -> Section | None:
+def judge_savings_section(study: StudyFolder, judgements: Path) -> Section | None:
     """One row per judge of the analysis plan and criterion it stands in for, or None without such judges."""
     if not study.protocol.analysis.judges or not judgements.is_file():
         return None

@@ -20,7 +20,7 @@ from humeval.errors import ProtocolError
 from humeval.files import write_json, write_text
 from humeval.hashing import sha256_file
 from humeval.lock import check_lock, read_lock
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyFolder, StudyLike, as_study
 
 __all__ = ["Preregistration", "PreregOptions", "prereg", "prereg_with"]
 
@@ -97,7 +97,7 @@ def _arena_lines(arena: Any) -> list[str]:
     ]
 
 
-def _markdown(study: Study, lock: dict[str, Any], files: dict[str, str], signature: str, heds: dict[str, Any],
+def _markdown(study: StudyFolder, lock: dict[str, Any], files: dict[str, str], signature: str, heds: dict[str, Any],
               items: int, lists: list[Any]) -> str:
     p = study.protocol
     d, a = p.design, p.analysis

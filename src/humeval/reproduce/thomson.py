@@ -37,7 +37,7 @@ from humeval.pipeline import run_stage
 from humeval.protocol.load import PROTOCOL_FILE
 from humeval.reproduce import Reproduction, Row
 from humeval.stages.dry_run import dry_run_dir
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["DESIGN_PAPER", "PAPER", "design_counts", "thomson_design", "thomson_dummy", "write_study"]
 
@@ -118,7 +118,7 @@ def _pool_size(combination: int) -> int:
     return 20 + (7 * combination) % 11
 
 
-def write_study(root: Path, seed: int, bootstrap: int = 1000) -> Study:
+def write_study(root: Path, seed: int, bootstrap: int = 1000) -> StudyFolder:
     """The paper's study, sampled, designed and locked through the pipeline."""
     rows = [{"item_id": f"c{c:02d}-i{i:02d}", "system": s, "output": "Example Text",
              "input": f"{cat} triples, size {size}", "category": cat, "size": size}
@@ -128,14 +128,14 @@ def write_study(root: Path, seed: int, bootstrap: int = 1000) -> Study:
     pool = sum(_pool_size(c) for c in range(len(CATEGORIES) * len(SIZES)))
     rate = len(CATEGORIES) * len(SIZES) * ITEMS_PER_COMBINATION / pool
     write_text(root / PROTOCOL_FILE, _PROTOCOL.format(seed=seed, judgements=JUDGEMENTS, bootstrap=bootstrap, rate=repr(rate)))
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     run_stage(study, "sample")
     run_stage(study, "design")
     lock_study(study)
     return study
 
 
-def design_counts(study: Study) -> dict[str, Any]:
+def design_counts(study: StudyFolder) -> dict[str, Any]:
     """What the design stage built, counted from the study's files (the numbers of section 4.1)."""
     frame = study.outputs().frame.drop_duplicates("item_id").set_index("item_id")
     combo = frame["category"].astype(str) + "|" + frame["size"].astype(str)

@@ -39,7 +39,7 @@ from humeval.server.throttle import TrustedProxies
 from humeval.server.view import install_view
 from humeval.store.alive import ALIVE_EVERY
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.tasks import PARTIALS
 
 __all__ = ["app_from_env", "create_app"]
@@ -50,7 +50,7 @@ _log = logging.getLogger(__name__)
 
 def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     """The web app for ``config``; ``store`` defaults to the study's store (must be prepared)."""
-    study = Study.open(config.study_dir)
+    study = StudyFolder.open(config.study_dir)
     store = store or Store.open(study, config.db, sqlite_sync=config.sqlite_sync)
     _ = store.context  # load protocol, tasks and texts now: the first request is not slower
     store.keep_alive()  # the service starts: a downtime since the last beat moves the leases it would have ended
@@ -103,7 +103,7 @@ async def _beat(store: Store) -> None:
                            ALIVE_EVERY)
 
 
-def _hook_routes(study: Study, config: ServerConfig, store: Store) -> list[Any]:
+def _hook_routes(study: StudyFolder, config: ServerConfig, store: Store) -> list[Any]:
     """The routes the study's platform's hooks call, when its hook secret is configured (none otherwise)."""
     if not config.hook_secret:
         return []

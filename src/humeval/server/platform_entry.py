@@ -16,12 +16,12 @@ from humeval.platforms.base import EntryCheck
 from humeval.platforms.entry import Entry
 from humeval.platforms.registry import platform_of
 from humeval.server.errors import HttpError
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["check_platform_entry", "submission_check"]
 
 
-def submission_check(study: Study, enabled: bool) -> EntryCheck | None:
+def submission_check(study: StudyFolder, enabled: bool) -> EntryCheck | None:
     """The check of first entries with the study's platform (None when off, or when the platform has none yet)."""
     return platform_of(study.protocol.platform.kind).entry_check(study) if enabled else None
 

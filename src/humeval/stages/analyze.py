@@ -14,7 +14,7 @@ from humeval.analysis.workspace import (
 )
 from humeval.hashing import sha256_file
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,19 +40,19 @@ def analyze_workspace(ws: Workspace, protocol: Protocol, protocol_sha256: str, j
     return results, write_results(results, ws.results, ws.tables_dir)
 
 
-def plan_judges(study: Study) -> dict[str, JudgeScores] | None:
+def plan_judges(study: StudyFolder) -> dict[str, JudgeScores] | None:
     """The judges' scores when the analysis plan names judges (read and checked once), else None."""
     return study.judges() if study.protocol.analysis.judges else None
 
 
-def plan_texts(study: Study) -> dict[tuple[str, str], str] | None:
+def plan_texts(study: StudyFolder) -> dict[tuple[str, str], str] | None:
     """``(item_id, system) -> output text`` when the plan ranks by ``style-controlled``, else None."""
     if "style-controlled" not in study.protocol.analysis.rankings:
         return None
     return {key: text.output for key, text in study.outputs().texts.items()}
 
 
-def analyze_stage(study: Study) -> StageOutput:
+def analyze_stage(study: StudyFolder) -> StageOutput:
     """``humeval analyze``: the preregistered plan; refuses unless locked with the plan unchanged."""
     ws = study_workspace(study)
     sha, tasks, judges = sha256_file(study.protocol_file), study.read_tasks(), plan_judges(study)

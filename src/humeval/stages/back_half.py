@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from humeval.analysis.workspace import Workspace, excluded_table, read_study_judgements
 from humeval.errors import DataError
 from humeval.hashing import sha256_file
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 if TYPE_CHECKING:
     from humeval.design.tasks import ParticipantList, Task
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["back_half"]
 
 
-def back_half(ws: Workspace, study: Study, tasks: list[Task], lists: list[ParticipantList]) -> tuple[dict[str, Any], list[Path]]:
+def back_half(ws: Workspace, study: StudyFolder, tasks: list[Task], lists: list[ParticipantList]) -> tuple[dict[str, Any], list[Path]]:
     """collate -> exclude -> analyze -> report on ``ws`` (a dry run or a rehearsal), as the real stages do.
 
     Returns a summary (``complete``, ``participants_excluded``, and ``signature``, or

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from humeval.analysis.workspace import Workspace, read_study_judgements, study_workspace
 from humeval.files import write_json
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,21 +45,21 @@ def collate_workspace(ws: Workspace, protocol: Protocol, tasks: list[Task], judg
     return result, paths
 
 
-def workspace_key_file(study: Study, ws: Workspace) -> Path:
+def workspace_key_file(study: StudyFolder, ws: Workspace) -> Path:
     """Where the opaque row keys of ``ws``'s participant-facing files are kept (under ``.humeval/keys/``)."""
     from humeval.platforms.keys import key_file
 
     return key_file(study.state_dir, ws.root, study.root)
 
 
-def platform_outputs(study: Study) -> Outputs | None:
+def platform_outputs(study: StudyFolder) -> Outputs | None:
     """The output texts a re-run batch (``files``) carries; None for the other platforms."""
     if study.protocol.platform.kind != "files":
         return None
     return study.outputs()
 
 
-def collate_stage(study: Study) -> StageOutput:
+def collate_stage(study: StudyFolder) -> StageOutput:
     """``humeval collate``: completeness of results/judgements.jsonl; a re-run file when short."""
     from humeval.judgements.exclusion import exclusions
 

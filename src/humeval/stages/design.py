@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from humeval.errors import ProtocolError, did_you_mean
 from humeval.files import read_jsonl, write_jsonl
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 if TYPE_CHECKING:
     from humeval.design.tasks import Task
@@ -16,13 +16,13 @@ if TYPE_CHECKING:
 __all__ = ["design_stage", "item_strata", "read_items", "shown_texts"]
 
 
-def read_items(study: Study) -> list[str]:
+def read_items(study: StudyFolder) -> list[str]:
     """Selected item ids in selection order (from the ``sample`` stage)."""
     rows = read_jsonl(study.items_file, what="selected items yet", hint=f"run `humeval sample {study.root}` first")
     return [r["item_id"] for r in rows]
 
 
-def item_strata(study: Study, columns: list[str]) -> dict[str, str]:
+def item_strata(study: StudyFolder, columns: list[str]) -> dict[str, str]:
     """Item id -> its combination of the property ``columns`` (``"Airport|1"``), from the study's outputs."""
     frame = study.outputs().frame
     known = list(study.protocol.data.properties)
@@ -34,7 +34,7 @@ def item_strata(study: Study, columns: list[str]) -> dict[str, str]:
     return dict(zip(first["item_id"].astype(str), labels, strict=True))
 
 
-def shown_texts(study: Study, tasks: list[Task]) -> Iterator[dict[str, str]]:
+def shown_texts(study: StudyFolder, tasks: list[Task]) -> Iterator[dict[str, str]]:
     """One row per (item, system) the tasks show: its output, input, references and format (from the study's outputs)."""
     outputs = study.outputs()
     for item_id, system in dict.fromkeys((t.item_id, s) for t in tasks if t.kind == "task" for s in t.systems):
@@ -43,7 +43,7 @@ def shown_texts(study: Study, tasks: list[Task]) -> Iterator[dict[str, str]]:
                "references": text.references, "format": text.format}
 
 
-def design_stage(study: Study) -> StageOutput:
+def design_stage(study: StudyFolder) -> StageOutput:
     """Build every task of the selected items and deal them into participant lists.
 
     A study whose stopping rule watches a comparison gets its items in serving order

@@ -14,21 +14,21 @@ from pathlib import Path
 
 from humeval.analysis.workspace import Workspace
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["dry_run_dir", "dry_run_stage", "dry_run_workspace"]
 
 
-def dry_run_dir(study: Study, kind: str) -> Path:
+def dry_run_dir(study: StudyFolder, kind: str) -> Path:
     """Where the dummy run of ``kind`` writes (``results/dry-run/<kind>/``)."""
     return study.results_dir / "dry-run" / kind
 
 
-def dry_run_workspace(study: Study, kind: str) -> Workspace:
+def dry_run_workspace(study: StudyFolder, kind: str) -> Workspace:
     return Workspace(dry_run_dir(study, kind), dry_run=kind)
 
 
-def dry_run_stage(study: Study) -> StageOutput:
+def dry_run_stage(study: StudyFolder) -> StageOutput:
     """Dummy judgements of each kind, then collate -> exclude -> analyze -> report for each."""
     from humeval.judgements import write_judgements
     from humeval.rng import child_seeds

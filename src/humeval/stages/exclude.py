@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from humeval.analysis.workspace import Workspace, read_study_judgements, study_workspace
 from humeval.files import write_json, write_jsonl
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,7 +44,7 @@ def exclude_workspace(ws: Workspace, protocol: Protocol, judgements: pd.DataFram
     return counts, [ws.excluded, write_json(ws.exclusion, counts)]
 
 
-def exclude_stage(study: Study) -> StageOutput:
+def exclude_stage(study: StudyFolder) -> StageOutput:
     """``humeval exclude``: the preregistered exclusion rules (requires a lock of the ``exclusion`` section)."""
     from humeval.judgements.exclusion import exclusions
 

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from humeval.errors import StoreError
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["export_stage", "write_store_judgements"]
 
 
-def export_stage(study: Study, db: str = "", as_study_data: bool = False) -> StageOutput:
+def export_stage(study: StudyFolder, db: str = "", as_study_data: bool = False) -> StageOutput:
     """The ``export`` stage: the store as ``results/sources/store.jsonl``, then the union of all sources.
 
     A SQLite ``db`` other than the study's own ``study.db`` (a pilot's store, say) becomes the study's data only
@@ -41,7 +41,7 @@ def export_stage(study: Study, db: str = "", as_study_data: bool = False) -> Sta
     return StageOutput(outputs=[source, table], parameters=parameters, summary={"exported": rows, **union})
 
 
-def other_sqlite_store(study: Study, db: str | None) -> Path | None:
+def other_sqlite_store(study: StudyFolder, db: str | None) -> Path | None:
     """The SQLite file ``db`` names when it is not the study's own ``study.db`` (None for the study's store, an
     empty ``db`` or a server URL)."""
     from humeval.store.engine import is_sqlite
@@ -52,7 +52,7 @@ def other_sqlite_store(study: Study, db: str | None) -> Path | None:
     return None if path.resolve() == study.db_file.resolve() else path
 
 
-def write_store_judgements(study: Study, path: str | Path, db: str | None = None) -> int:
+def write_store_judgements(study: StudyFolder, path: str | Path, db: str | None = None) -> int:
     """Write every stored judgement (latest revision of each assignment) to ``path``; return the row count
     (a rehearsal exports its store with it too).
 

@@ -7,12 +7,12 @@ import random
 from pathlib import Path
 
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["batch_stage"]
 
 
-def batch_stage(study: Study, output: str = "") -> StageOutput:
+def batch_stage(study: StudyFolder, output: str = "") -> StageOutput:
     """The ``export-batch`` stage: every task of the design as a batch CSV with opaque row keys."""
     from humeval.platforms.keys import study_key_file
     from humeval.platforms.mturk import write_batch

@@ -26,7 +26,7 @@ from humeval.formats.external import JUDGEMENT_FORMATS
 from humeval.hashing import sha256_file
 from humeval.registry import Registry
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.tasks import TASK_TYPES
 
 __all__ = ["IMPORT_SOURCES", "import_stage"]
@@ -34,10 +34,10 @@ __all__ = ["IMPORT_SOURCES", "import_stage"]
 #: what a source's file gives: the judgements, the skipped ones counted by reason, up to 20 examples
 Read = tuple[Any, Counter[str], list[str]]
 #: ``(study, file, source, sha256) -> StageOutput``: how the import stage takes a file from a source
-Importer = Callable[[Study, Path, str, str], StageOutput]
+Importer = Callable[[StudyFolder, Path, str, str], StageOutput]
 
 
-def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOutput:
+def import_stage(study: StudyFolder, platform: str, file: str, sha256: str) -> StageOutput:
     """The ``import`` stage: ``file`` (whose content hash is ``sha256``) from ``platform`` (an :data:`IMPORT_SOURCES`
     name)."""
     importer = IMPORT_SOURCES.get(platform)
@@ -49,7 +49,7 @@ def import_stage(study: Study, platform: str, file: str, sha256: str) -> StageOu
     return importer(study, path, platform, sha256)
 
 
-def _judgements(read: Callable[[Study, Path, list[Any]], Read], study: Study, path: Path, platform: str,
+def _judgements(read: Callable[[StudyFolder, Path, list[Any]], Read], study: StudyFolder, path: Path, platform: str,
                 sha256: str) -> StageOutput:
     """Judgements of a file read by ``read`` become the source ``<platform>-<sha8>``; the judgements table is rebuilt."""
     from humeval.judgements.sources import union_sources, write_source
@@ -68,7 +68,7 @@ def _judgements(read: Callable[[Study, Path, list[Any]], Read], study: Study, pa
                        summary=summary)
 
 
-def _batch(study: Study, path: Path, tasks: list[Any]) -> Read:
+def _batch(study: StudyFolder, path: Path, tasks: list[Any]) -> Read:
     """A batch CSV written by ``export-batch`` (or ``collate``'s re-run batch), from MTurk or filled in as a sheet."""
     from humeval.platforms.keys import read_keys, study_key_file
     from humeval.platforms.mturk import read_results
@@ -77,7 +77,7 @@ def _batch(study: Study, path: Path, tasks: list[Any]) -> Read:
     return read_results(path, read_keys(study_key_file(study)), {t.task_id: t for t in tasks}, types)
 
 
-def _external(fmt: str, study: Study, path: Path, tasks: list[Any]) -> Read:
+def _external(fmt: str, study: StudyFolder, path: Path, tasks: list[Any]) -> Read:
     """A judgement file of another tool, matched to the design's tasks (the criterion of the format's type)."""
     from humeval.formats.external import match_tasks, read_judgement_file
 
@@ -97,7 +97,7 @@ def _external(fmt: str, study: Study, path: Path, tasks: list[Any]) -> Read:
     return matched, skipped, examples
 
 
-def _prolific(study: Study, path: Path, platform: str, sha256: str) -> StageOutput:
+def _prolific(study: StudyFolder, path: Path, platform: str, sha256: str) -> StageOutput:
     """A Prolific submissions export: the statuses, and the submitters without judgements counted."""
     from humeval.files import write_jsonl
     from humeval.judgements import read_judgements

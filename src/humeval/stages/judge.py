@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["judge_stage"]
 
 
-def judge_stage(study: Study, judges: list[str] | None = None) -> StageOutput:
+def judge_stage(study: StudyFolder, judges: list[str] | None = None) -> StageOutput:
     """``humeval judge``: per judge, the model, endpoint, prompt hash, requests, tokens, cost, refusals,
     unparseable answers and (verdicts) position swaps that disagreed, in the summary."""
     from humeval.judging.client import JudgeError

@@ -10,7 +10,7 @@ from humeval.analysis.workspace import Workspace, read_results, study_workspace
 from humeval.files import iter_jsonl, read_json, write_bytes, write_json, write_text
 from humeval.lock import read_lock
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 if TYPE_CHECKING:
     from humeval.report.document import Example
@@ -26,7 +26,7 @@ def _count_lines(path: Path) -> int | None:
         return sum(1 for line in fh if line.strip())
 
 
-def design_summary(study: Study) -> dict[str, Any]:
+def design_summary(study: StudyFolder) -> dict[str, Any]:
     """The design facts shown in the report (from the protocol and the design's files)."""
     p = study.protocol
     lock = read_lock(study)
@@ -45,7 +45,7 @@ def design_summary(study: Study) -> dict[str, Any]:
     }
 
 
-def report_examples(study: Study, n: int = 3) -> list[Example]:
+def report_examples(study: StudyFolder, n: int = 3) -> list[Example]:
     """The first ``n`` selected items with every system's output, in the format participants saw."""
     from humeval.report.document import Example
 
@@ -77,7 +77,7 @@ def _posthoc(ws: Workspace) -> list[Results]:
     return [Results.read(p) for p in sorted(ws.posthoc_dir.glob("*/results.json"))]
 
 
-def report_workspace(ws: Workspace, study: Study, results: Results | None = None) -> list[Path]:
+def report_workspace(ws: Workspace, study: StudyFolder, results: Results | None = None) -> list[Path]:
     """Write the report, its figures, the LaTeX tables and the HEDS datasheet for the results in ``ws``."""
     from humeval.report.build import build_report
     from humeval.report.document import render_html, render_markdown
@@ -108,7 +108,7 @@ def report_workspace(ws: Workspace, study: Study, results: Results | None = None
     return paths
 
 
-def report_stage(study: Study) -> StageOutput:
+def report_stage(study: StudyFolder) -> StageOutput:
     """``humeval report``: the report of ``results/results.json`` (and any post hoc analyses)."""
     ws = study_workspace(study)
     paths = report_workspace(ws, study)

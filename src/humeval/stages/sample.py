@@ -19,21 +19,21 @@ from typing import Any
 from humeval.files import write_jsonl
 from humeval.hashing import sha256_file
 from humeval.stage import StageOutput
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["SCORE_FILES", "sample_stage", "scores_file"]
 
 SCORE_FILES = ("human_scores.jsonl", "human_scores.csv")
 
 
-def scores_file(study: Study) -> Path | None:
+def scores_file(study: StudyFolder) -> Path | None:
     """The human-scores file of the study, if one exists."""
     named = study.protocol.sampling.params.get("scores_file")
     candidates = [study.root / named] if named else [study.root / f for f in SCORE_FILES]
     return next((p for p in candidates if p.is_file()), None)
 
 
-def sample_stage(study: Study, *, simulate_scores: bool = False) -> StageOutput:
+def sample_stage(study: StudyFolder, *, simulate_scores: bool = False) -> StageOutput:
     """Run the protocol's sampler over the study's outputs; write the selected items in order.
 
     ``simulate_scores`` replays the data's own ``human.*`` scores for every phase

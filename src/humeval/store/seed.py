@@ -32,7 +32,7 @@ from humeval.store import schema as s
 from humeval.store.context import META, strategy_of
 from humeval.store.migrations import MARK_WATCHED_LISTS
 from humeval.store.sql import sql_of
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["seed_rerun", "seed_store"]
 
@@ -144,7 +144,7 @@ def _stream(path: Path, what: str, label: str, progress: Progress | None) -> Ite
         progress(label, lineno, lineno)
 
 
-def _texts(study: Study, progress: Progress | None) -> Iterator[tuple[str, ...]]:
+def _texts(study: StudyFolder, progress: Progress | None) -> Iterator[tuple[str, ...]]:
     """The store's ``outputs`` rows: ``lists/texts.jsonl`` (the design stage's, no data tables needed);
     for a design made before that file existed, every row of the study's outputs (pandas)."""
     if study.texts_file.is_file():
@@ -164,7 +164,7 @@ class _Encoded(dict[tuple[str, ...], str]):
         return text
 
 
-def seed_store(conn: Connection, study: Study, progress: Progress | None = None) -> bool:
+def seed_store(conn: Connection, study: StudyFolder, progress: Progress | None = None) -> bool:
     """Seed inside the caller's transaction; True if it seeded, False if already seeded.
 
     The design files are streamed (a study of 100,000 items has 600,000 tasks and 1,800,000
@@ -191,7 +191,7 @@ def seed_store(conn: Connection, study: Study, progress: Progress | None = None)
         return _seed(conn, study, load, digest, progress)
 
 
-def _seed(conn: Connection, study: Study, load: _Loader, digest: str, progress: Progress | None) -> bool:
+def _seed(conn: Connection, study: StudyFolder, load: _Loader, digest: str, progress: Progress | None) -> bool:
     protocol, tasks_file, lists_file = study.protocol, study.tasks_file, study.lists_file
     seen_systems: set[str] = set()
 
@@ -287,7 +287,7 @@ def _first_list_naming(lists_file: Path, task_id: str) -> str:
     return "?"
 
 
-def seed_rerun(conn: Connection, study: Study, path: Path) -> int:
+def seed_rerun(conn: Connection, study: StudyFolder, path: Path) -> int:
     """Add the re-run lists in ``path`` (written by ``collate``) once; return how many lists were added.
 
     Each task's cap grows by its occurrences in the re-run lists (decided and closed tasks

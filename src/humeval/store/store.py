@@ -67,7 +67,7 @@ from humeval.store.seed import seed_rerun, seed_store
 from humeval.store.sql import sql_of
 from humeval.store.submit import SubmitResult, submit_judgement
 from humeval.store.writer import Executor, Writer
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 if TYPE_CHECKING:
     from humeval.store.live import Recruitment
@@ -97,7 +97,7 @@ OPERATIONS_IN_FLIGHT = 12
 class Store:
     """Participants, assignments and judgements of one study in SQLite or PostgreSQL."""
 
-    def __init__(self, study: Study, url: str, *, sqlite_sync: str = "full") -> None:
+    def __init__(self, study: StudyFolder, url: str, *, sqlite_sync: str = "full") -> None:
         self.study = study
         self.url = url
         self.write_engine: Engine
@@ -124,7 +124,7 @@ class Store:
                 self._ctx.rules.clear()
 
     @classmethod
-    def open(cls, study: Study, db: str | None = None, *, sqlite_sync: str = "full") -> Store:
+    def open(cls, study: StudyFolder, db: str | None = None, *, sqlite_sync: str = "full") -> Store:
         """The store of ``study``: ``db`` is a URL or file path; default ``study.db`` in the study.
 
         ``sqlite_sync`` (SQLite only): ``full`` makes every commit reach the disk before a

@@ -168,7 +168,7 @@ def mqm_tsv(judgements: pd.DataFrame, texts: Mapping[tuple[str, str], Any], *, c
     """The judgements of an MQM criterion (the long table's rows, ``spans`` with ``category``) as a WMT MQM TSV.
 
     ``texts``: ``(item_id, system) ->`` the output shown (``.output``, the target) and its ``.input`` (the
-    source), as :meth:`humeval.study.Study.outputs` ``.texts`` gives them; ``criterion``: the criterion's name
+    source), as :meth:`humeval.study.StudyFolder.outputs` ``.texts`` gives them; ``criterion``: the criterion's name
     (empty: every row); ``documents``: ``item_id -> (doc, doc_id)`` (empty cells without). One row per error, the
     error marked ``<v>...</v>`` in the target (an empty span, an error WMT marked in the source, leaves the
     target unmarked); a judgement without errors is one ``No-error`` row. Severities are written as WMT does

@@ -23,7 +23,7 @@ from humeval.store import participants as store_participants
 from humeval.store import schema as s
 from humeval.store import submit as store_submit
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 ADMIN = "in-process-admin-token-0123456789"
 ADMIN_HEADERS = {"authorization": f"Bearer {ADMIN}"}
@@ -51,7 +51,7 @@ def drive_clock(monkeypatch: Any, *more: ModuleType) -> Clock:
 
 
 class InProcess:
-    def __init__(self, study: Study, db: str | None = None, **config: Any) -> None:
+    def __init__(self, study: StudyFolder, db: str | None = None, **config: Any) -> None:
         self.study = study
         self.store = Store.open(study, db)
         self.store.prepare()

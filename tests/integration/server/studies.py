@@ -7,7 +7,7 @@ from pathlib import Path
 from humeval.files import write_jsonl
 from humeval.lock import lock_study
 from humeval.pipeline import run
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs, init_study
 
 ALL_TYPES = """
@@ -55,13 +55,13 @@ platform: {{kind: local, completion_code: DONE-42}}
 SCRIPT = "<script>window.__pwned = 1</script><b>bold</b> & more"
 
 
-def all_types_study(root: Path, *, items: int = 2, code: str = "C0DE-777") -> Study:
+def all_types_study(root: Path, *, items: int = 2, code: str = "C0DE-777") -> StudyFolder:
     """Every task type, one list holding every task; one output contains a script tag."""
     rows = generate_outputs(items, seed=3)
     rows[0]["output"] = SCRIPT
     write_jsonl(root / "data" / "outputs.jsonl", rows)
     (root / "humeval.yaml").write_text(ALL_TYPES.format(code=code), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)  # collection refuses an unlocked study
     return study
@@ -71,7 +71,7 @@ def pairwise_study(
     root: Path, *, items: int = 30, strategy: str = "list", per_item: int = 3, per_participant: int = 10,
     stopping: bool = True, delta: float = 0.05, lease: int | None = 1800, exclusion: str = "",
     min_in_flight: int = 1, seconds_per_task: float | None = None,
-) -> Study:
+) -> StudyFolder:
     """A two-system ``2afc`` study; ``exclusion``: the protocol's ``exclusion`` list in YAML flow style; ``lease``
     None: derived from the declared time (``seconds_per_task``, as ``pay.seconds_per_task``)."""
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
@@ -85,15 +85,15 @@ def pairwise_study(
                         pay="" if seconds_per_task is None else f"pay: {{seconds_per_task: {seconds_per_task}}}\n"),
         encoding="utf-8",
     )
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)  # collection refuses an unlocked study
     return study
 
 
-def template_study(root: Path, template: str, items: int) -> Study:
+def template_study(root: Path, template: str, items: int) -> StudyFolder:
     init_study(root, template, items=items)
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)  # collection refuses an unlocked study
     return study
@@ -124,7 +124,7 @@ CONVERSATION = [{"role": "user", "content": "What is 2 + 2?"},
 
 
 def rendering_study(root: Path, *, language: str = "en", items: int = 3, question: str = "Which answer is better?",
-                    title: str = "Answers", instructions: str = "Read both answers.", comments: bool = False) -> Study:
+                    title: str = "Answers", instructions: str = "Read both answers.", comments: bool = False) -> StudyFolder:
     """Markdown outputs (bold, code, a table, hostile HTML) against conversation outputs (a data column)."""
     rows = []
     for i in range(items):
@@ -135,7 +135,7 @@ def rendering_study(root: Path, *, language: str = "en", items: int = 3, questio
     (root / "humeval.yaml").write_text(RENDERING.format(language=language, question=question, title=title,
                                                          instructions=instructions, comments=str(comments).lower()),
                                        encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -158,7 +158,7 @@ platform: {{kind: local, completion_code: DONE-ESA}}
 
 def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant: int = 6, language: str = "en",
               outputs: list[dict] | None = None, setup: str = "separate", criteria_extra: str = "",
-              esa_extra: str = "") -> Study:
+              esa_extra: str = "") -> StudyFolder:
     """Error span annotation of three systems' outputs (every output judged ``per_item`` times);
     ``outputs`` replaces the generated data set (rows of ``item_id, system, output, slots``, optionally
     ``format``); ``criteria_extra`` adds criteria (YAML list lines), ``esa_extra`` fields of the esa one."""
@@ -166,7 +166,7 @@ def esa_study(root: Path, *, items: int = 8, per_item: int = 2, per_participant:
     (root / "humeval.yaml").write_text(ESA.format(per_item=per_item, per_participant=per_participant,
                                                   language=language, setup=setup, criteria_extra=criteria_extra,
                                                   esa_extra=esa_extra), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -195,14 +195,14 @@ ARTICLE = " ".join(["The council voted on Tuesday to extend the city's tram line
                     "first proposed a decade ago and delayed twice by the cost of the bridge it needs."] * 12)
 
 
-def shaped_study(root: Path, *, labels: str = "[Summary A, Summary B]") -> Study:
+def shaped_study(root: Path, *, labels: str = "[Summary A, Summary B]") -> StudyFolder:
     """A summarisation study shaped by its presentation fields: the input headed "Article" in the page's font, the
     outputs labelled, a long Likert question; a Likert task shows one output (labelled with the first label)."""
     rows = [{"item_id": f"doc-{i}", "system": s, "input": ARTICLE, "slots": 1,
              "output": f"The council extended the tram line north ({s}, {i})."} for i in range(4) for s in ("m11", "m23")]
     write_jsonl(root / "data" / "outputs.jsonl", rows)
     (root / "humeval.yaml").write_text(SHAPED.replace("[Summary A, Summary B]", labels), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -224,7 +224,7 @@ ARENA_MODELS = ("GPT 4", "Claude v2", "LLaMA-2-Chat (13B)")
 
 
 def arena_study(root: Path, data: Path, *, models: tuple[str, ...] = ARENA_MODELS, prompts: list[str] | None = None,
-                per_participant: int = 6, arena: str = "") -> Study:
+                per_participant: int = 6, arena: str = "") -> StudyFolder:
     """An arena study on recorded outputs: LLMFAO's prompts are the items, its models the systems, each battle a
     ``battle`` criterion (``data``: the folder of ``llmfao-*.jsonl``; ``arena``: the protocol's arena section, YAML)."""
     from humeval.data.llmfao import llmfao_outputs
@@ -233,7 +233,7 @@ def arena_study(root: Path, data: Path, *, models: tuple[str, ...] = ARENA_MODEL
     write_jsonl(root / "data" / "outputs.jsonl", outputs.to_dict(orient="records"))
     systems = ", ".join(f'"{m}"' for m in models)
     (root / "humeval.yaml").write_text(ARENA.format(systems=systems, per_participant=per_participant, arena=arena), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -261,7 +261,7 @@ arena:
 
 def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participant: int = 6, failing: str = "",
                      reveal: bool = False, platform: str = "local", chunk_seconds: float = 0.0,
-                     naming: str = "") -> Study:
+                     naming: str = "") -> StudyFolder:
     """A live arena over LLMFAO's first ``prompts`` prompts: its items are prompts only (no outputs), its models
     ``recorded`` endpoints that stream LLMFAO's recorded answers in pieces of 40 characters when a battle is served;
     ``failing``: one more model (a key of :data:`LIVE_MODELS`'s LLMFAO names, e.g. ``Alpaca (7B)``) named
@@ -286,7 +286,7 @@ def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participan
     (root / "humeval.yaml").write_text(LIVE.format(systems=", ".join(names), per_participant=per_participant,
                                                    reveal=str(reveal).lower(), models=models, platform=platform),
                                        encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study

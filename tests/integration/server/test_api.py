@@ -16,7 +16,7 @@ from sqlalchemy import select
 from humeval import logbook
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.store import schema as s
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.integration.server.inprocess import ADMIN_HEADERS, InProcess, assert_error
 from tests.integration.server.inprocess import enter as aenter
 from tests.integration.server.server import ADMIN, ServerProcess
@@ -36,7 +36,7 @@ def app(tmp_path: Path, db_url: str | None) -> Iterator[InProcess]:
 
 
 @pytest.fixture
-def served(tmp_path: Path, db_url: str | None) -> Iterator[tuple[ServerProcess, Study]]:
+def served(tmp_path: Path, db_url: str | None) -> Iterator[tuple[ServerProcess, StudyFolder]]:
     study = pairwise_study(tmp_path / "study", items=12, per_item=2, per_participant=4, stopping=False)
     server = ServerProcess(study.root, db_url).start()
     try:
@@ -129,7 +129,7 @@ def test_bad_requests_get_one_error_shape_and_store_nothing(app: InProcess) -> N
     app.run(body)
 
 
-def test_restart_keeps_sessions_and_assignment(served: tuple[ServerProcess, Study]) -> None:
+def test_restart_keeps_sessions_and_assignment(served: tuple[ServerProcess, StudyFolder]) -> None:
     server, _ = served
     with httpx.Client(base_url=server.url) as c:
         h = enter(c, "P1")

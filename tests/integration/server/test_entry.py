@@ -29,7 +29,7 @@ from humeval.server.tokens import make_invite
 from humeval.store import schema as s
 from humeval.store.context import LIST_HOLD_SLACK
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 
 pytestmark = pytest.mark.timeout(120)
@@ -59,12 +59,12 @@ RATINGS = """  - {name: fluency, type: likert, question: "How fluent is it?", po
 
 
 def make_study(root: Path, platform: str = "{kind: local}", *, criteria: str = PAIR, setup: str = "separate",
-               items: int = 12, per_participant: int = 2, checks: int = 0, exclusion: str = "", consent: str = "") -> Study:
+               items: int = 12, per_participant: int = 2, checks: int = 0, exclusion: str = "", consent: str = "") -> StudyFolder:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
     (root / "humeval.yaml").write_text(PROTOCOL.format(
         criteria=criteria, setup=setup, per_participant=per_participant, checks=checks, exclusion=exclusion,
         platform=platform, consent=f", consent: {consent}" if consent else ""), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -72,7 +72,7 @@ def make_study(root: Path, platform: str = "{kind: local}", *, criteria: str = P
 
 @dataclass
 class Server:
-    study: Study
+    study: StudyFolder
     store: Store
     config: ServerConfig
 
@@ -93,7 +93,7 @@ class Server:
         return make_invite(self.store.context.secret, pid)
 
 
-def serve(study: Study, **config: Any) -> Server:
+def serve(study: StudyFolder, **config: Any) -> Server:
     store = Store.open(study)
     store.prepare()
     return Server(study, store, ServerConfig(study_dir=str(study.root), admin_token=ADMIN, **config))

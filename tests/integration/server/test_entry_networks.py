@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from humeval.store import schema as s
 from humeval.store.participants import network_key
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.integration.server.inprocess import InProcess, assert_error
 from tests.integration.server.studies import pairwise_study
 
@@ -37,7 +37,7 @@ FLOODS: dict[str, tuple[Callable[[int], str], int]] = {
 }
 
 
-def _study(tmp_path: Path) -> Study:
+def _study(tmp_path: Path) -> StudyFolder:
     return pairwise_study(tmp_path / "study", items=LISTS, strategy="list", per_item=1, per_participant=1,
                           stopping=False)
 

@@ -16,7 +16,7 @@ from humeval import init_study, run
 from humeval.files import FORMULA_STARTS
 from humeval.judgements import read_judgements
 from humeval.pipeline import export_batch
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.cli import humeval
 from tests.integration.server.inprocess import ADMIN, InProcess, enter
 from tests.integration.server.studies import rendering_study
@@ -82,7 +82,7 @@ def test_the_batch_csv_neutralises_formula_outputs(tmp_path: Path) -> None:
         if row["item_id"] == "item-0003":
             row["input"] = "=1+1"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     export_batch(study)
     with (root / "results" / "mturk_batch.csv").open(newline="", encoding="utf-8") as fh:

@@ -29,7 +29,7 @@ from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.lock import lock_study
 from humeval.pipeline import run
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 from tests.integration.server.inprocess import ADMIN, InProcess, enter
 
@@ -55,12 +55,12 @@ platform: {{kind: local, completion_code: {code}, screenout_code: {screenout}}}
 
 
 def feed_study(root: Path, *, items: int = 80, per: int = 8, feed: str = "judgement", more: str = "",
-               lock: bool = True) -> Study:
+               lock: bool = True) -> StudyFolder:
     """``more``: further exclusion rules (YAML lines)."""
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
     (root / "humeval.yaml").write_text(PROTOCOL.format(per=per, feed=feed, code=CODE, screenout=SCREENOUT, more=more),
                                        encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     if lock:
         lock_study(study)
@@ -130,7 +130,7 @@ def n_of(srv: InProcess) -> int:
     return int(srv.store.stopping()[0]["n"])
 
 
-def exported(srv: InProcess, study: Study) -> tuple[pd.DataFrame, pd.DataFrame]:
+def exported(srv: InProcess, study: StudyFolder) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The export's judgements and what the exclude stage excludes of them."""
     frame = pd.DataFrame(srv.store.judgement_rows(), columns=JUDGEMENT_COLUMNS)
     return frame, exclusions(frame, study.protocol, study.read_lists())

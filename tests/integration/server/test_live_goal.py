@@ -24,7 +24,7 @@ from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.lock import lock_study
 from humeval.pipeline import run, run_stage
 from humeval.store import schema as s
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 from .test_live_stopping import ADMIN, Client
 
@@ -47,19 +47,19 @@ platform: {kind: local, completion_code: DONE-1}
 """
 
 
-def make_study(root: Path, items: int = 120, strategy: str = "one") -> Study:
+def make_study(root: Path, items: int = 120, strategy: str = "one") -> StudyFolder:
     rows = [{"item_id": f"item-{i:03d}", "system": sy, "output": f"{sy} says {i}", "input": f"input {i}"}
             for i in range(items) for sy in SYSTEMS]
     write_jsonl(root / "data" / "outputs.jsonl", rows)
     (root / "humeval.yaml").write_text(PROTOCOL.replace("strategy: one", f"strategy: {strategy}"), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
-    return Study.open(root)
+    return StudyFolder.open(root)
 
 
 class BTClient(Client):
-    def __init__(self, study: Study, seed: int) -> None:
+    def __init__(self, study: StudyFolder, seed: int) -> None:
         super().__init__(study)
         self.rng = np.random.default_rng(seed)
 
@@ -84,7 +84,7 @@ def _events(c: Client) -> list[tuple[str, dict[str, Any]]]:
     return [(k, json.loads(d)) for k, d in rows]
 
 
-def collect_until_decided(study: Study, *, max_waves: int) -> BTClient:
+def collect_until_decided(study: StudyFolder, *, max_waves: int) -> BTClient:
     """Waves of four simulated participants at once through the in-process server, until the goal decides."""
 
     async def go() -> BTClient:

@@ -26,7 +26,7 @@ from humeval.server.config import ServerConfig
 from humeval.stopping import get_rule
 from humeval.store import schema as s
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 
 pytestmark = pytest.mark.timeout(120)
@@ -50,11 +50,11 @@ platform: {{kind: local, completion_code: DONE-1}}
 
 
 def make_study(root: Path, *, strategy: str = "list", per_participant: int = 4, checks: int = 1,
-               systems: str = "baseline, candidate", items: int = 80, min_in_flight: int = 1) -> Study:
+               systems: str = "baseline, candidate", items: int = 80, min_in_flight: int = 1) -> StudyFolder:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
     (root / "humeval.yaml").write_text(PROTOCOL.format(strategy=strategy, per_participant=per_participant,
                                                       checks=checks, systems=systems, min_in_flight=min_in_flight), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     return study
 
@@ -62,7 +62,7 @@ def make_study(root: Path, *, strategy: str = "list", per_participant: int = 4, 
 class Client:
     """The participant API in-process; answers read the display order from the store."""
 
-    def __init__(self, study: Study) -> None:
+    def __init__(self, study: StudyFolder) -> None:
         self.store = Store.open(study)
         self.store.prepare()
         app = create_app(ServerConfig(study_dir=study.root, admin_token=ADMIN), self.store)

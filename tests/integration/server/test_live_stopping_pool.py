@@ -21,7 +21,7 @@ from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.pipeline import run
 from humeval.store import schema as s
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 from tests.integration.server.test_live_stopping import Client, decision
 
@@ -50,7 +50,7 @@ def test_labels_with_an_excluded_voter_are_dropped_and_the_replay_agrees(tmp_pat
     root = tmp_path / "study"
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(120, seed=5))
     (root / "humeval.yaml").write_text(PROTOCOL.replace("MIN", str(min_in_flight)), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
 
     async def work(c: Client, pid: str, *, fast: bool) -> None:

@@ -14,7 +14,7 @@ from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.protocol.comparisons import watched_comparisons
 from humeval.stopping import BetaMixtureRule, prior_strength_for
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.integration.server.test_live_stopping import Client, decision, make_study
 
 pytestmark = pytest.mark.timeout(120)
@@ -25,7 +25,7 @@ def test_a_tuned_rule_decides_live_as_the_replay_does(tmp_path: Path) -> None:
     make_study(root, checks=0)
     path = root / "humeval.yaml"
     path.write_text(path.read_text().replace("min_in_flight: 1}", "min_in_flight: 1, tuned_for: 30}"))
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     comp = watched_comparisons(study.protocol, ["baseline", "candidate"])[0]
     rule = comp.build_rule()
     assert rule.prior_strength == pytest.approx(prior_strength_for(30, 0.05))

@@ -37,7 +37,7 @@ from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.stopping.admission import unused_bound
 from humeval.store import alive as store_alive
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.integration.server.inprocess import Clock, InProcess, drive_clock, enter
 from tests.integration.server.studies import pairwise_study
 
@@ -61,7 +61,7 @@ def running(clock: Clock, srv: InProcess, seconds: float) -> None:
     clock.now += seconds - int(seconds)
 
 
-def study_of(tmp_path: Path, items: int = 60, exclusion: str = "") -> Study:
+def study_of(tmp_path: Path, items: int = 60, exclusion: str = "") -> StudyFolder:
     return pairwise_study(tmp_path / "study", items=items, strategy="list", per_item=1, per_participant=10,
                           lease=LEASE, exclusion=exclusion)
 

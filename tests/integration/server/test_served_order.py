@@ -25,7 +25,7 @@ from humeval.judgements.exclusion import exclusions, valid_judgements
 from humeval.pipeline import run
 from humeval.protocol.comparisons import watched_comparisons
 from humeval.stages.design import read_items
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 from tests.integration.server.test_live_stopping import Client, decision
 
@@ -54,7 +54,7 @@ def test_sorted_tied_data_is_served_in_the_recorded_random_order_and_replays_to_
     root = tmp_path / "study"
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(N_ITEMS, seed=5))
     (root / "humeval.yaml").write_text(PROTOCOL, encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     selected = read_items(study)  # file order
     first_half = set(selected[: N_ITEMS // 2])

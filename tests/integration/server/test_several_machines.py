@@ -37,7 +37,7 @@ from humeval.files import write_jsonl
 from humeval.lock import lock_study
 from humeval.pipeline import run
 from humeval.store.migrations import MIGRATIONS
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 from tests.integration.server.conftest import PG, pg_scratch
 from tests.integration.server.server import ADMIN, ServerProcess, free_port
@@ -64,11 +64,11 @@ ITEMS = 120
 PER_ADDRESS = 2
 
 
-def machines_study(root: Path, items: int = ITEMS) -> Study:
+def machines_study(root: Path, items: int = ITEMS) -> StudyFolder:
     """Two systems, lists of 4, a live stopping rule that decides after 17 outcomes all for one system."""
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=13))
     (root / "humeval.yaml").write_text(PROTOCOL, encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
@@ -184,7 +184,7 @@ def _cookie(value: str) -> dict[str, str]:
     return {"cookie": f"humeval_admin={value}"}
 
 
-def check_machines(study: Study, db: str, servers: list[ServerProcess]) -> None:
+def check_machines(study: StudyFolder, db: str, servers: list[ServerProcess]) -> None:
     n = len(servers)
     balancer = Balancer(servers)
     try:
@@ -259,7 +259,7 @@ def _sql(db: str, query: str) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in conn.execute(query).fetchall()]
 
 
-def _logbook(study: Study) -> list[dict[str, Any]]:
+def _logbook(study: StudyFolder) -> list[dict[str, Any]]:
     from humeval import logbook
 
     return list(logbook.read(study))

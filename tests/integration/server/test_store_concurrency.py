@@ -26,7 +26,7 @@ from humeval.store import schema as s
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 
 pytestmark = pytest.mark.timeout(300)
@@ -47,17 +47,17 @@ platform: {{kind: local, completion_code: DONE-1}}
 STOPPING = "stopping: {rule: anytime, delta: 0.000001, systems: [baseline, candidate], min_in_flight: 10000}"
 
 
-def _study(root: Path, items: int, *, per_item: int = 3, stopping: bool = False) -> Study:
+def _study(root: Path, items: int, *, per_item: int = 3, stopping: bool = False) -> StudyFolder:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=11))
     (root / "humeval.yaml").write_text(PROTOCOL.format(per_item=per_item, stopping=STOPPING if stopping else ""),
                                        encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
     return study
 
 
-def _stores(study: Study, db_url: str | None) -> list[Store]:
+def _stores(study: StudyFolder, db_url: str | None) -> list[Store]:
     """Three stores on PostgreSQL (three processes' pools), the one SQLite takes."""
     first = Store.open(study, db_url)
     first.prepare()

@@ -61,7 +61,7 @@ from humeval.store.live import settle_abandoned
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.integration.server.conftest import PG, _pg_available
 from tests.integration.server.studies import pairwise_study
 
@@ -154,7 +154,7 @@ class StoreMachine(RuleBasedStateMachine):
     """One fresh store per example; the class attributes are set by :func:`machine_for`."""
 
     config: Config
-    study: Study
+    study: StudyFolder
     open_store: Callable[[], tuple[Store, Callable[[], None]]]
     clock: Clock
 
@@ -528,13 +528,13 @@ def _pid_lists(machine: StoreMachine) -> dict[str, set[str]]:
 
 # -- the stores: a fresh SQLite file or PostgreSQL schema per example ----------------------------------------
 def _sqlite(root: Path) -> Callable[[Store | None], Any]:
-    def open_store(study: Study) -> tuple[Store, Callable[[], None]]:
+    def open_store(study: StudyFolder) -> tuple[Store, Callable[[], None]]:
         return Store.open(study, str(root / f"{uuid.uuid4().hex[:10]}.db")), lambda: None
 
     return open_store
 
 
-def _postgres(study: Study) -> tuple[Store, Callable[[], None]]:
+def _postgres(study: StudyFolder) -> tuple[Store, Callable[[], None]]:
     import psycopg
 
     schema = f"hvsm_{uuid.uuid4().hex[:12]}"
@@ -549,7 +549,7 @@ def _postgres(study: Study) -> tuple[Store, Callable[[], None]]:
 
 
 @pytest.fixture(scope="module")
-def studies(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Study]:
+def studies(tmp_path_factory: pytest.TempPathFactory) -> dict[str, StudyFolder]:
     root = tmp_path_factory.mktemp("machine")
     return {c.name: pairwise_study(root / c.name, items=c.items, strategy=c.strategy, per_item=c.per_item,
                                    per_participant=c.per_participant, stopping=c.stopping, delta=c.delta, lease=LEASE)
@@ -567,7 +567,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.name for c in CONFIGS])
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def test_store_follows_the_model(backend: str, config: Config, studies: dict[str, Study], clock: Clock,
+def test_store_follows_the_model(backend: str, config: Config, studies: dict[str, StudyFolder], clock: Clock,
                                  tmp_path: Path) -> None:
     if backend == "postgres" and not _pg_available():
         pytest.skip(f"PostgreSQL is not reachable at {PG}")
@@ -583,7 +583,7 @@ def test_store_follows_the_model(backend: str, config: Config, studies: dict[str
     SEEN.clear()
 
 
-def _replay(backend: str, config: Config, studies: dict[str, Study], clock: Clock, tmp_path: Path,
+def _replay(backend: str, config: Config, studies: dict[str, StudyFolder], clock: Clock, tmp_path: Path,
             monkeypatch: pytest.MonkeyPatch) -> StoreMachine:
     """The machine outside Hypothesis, for a sequence it found, kept as a plain test."""
     if backend == "postgres" and not _pg_available():
@@ -596,7 +596,7 @@ def _replay(backend: str, config: Config, studies: dict[str, Study], clock: Cloc
 
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def test_a_late_answer_keeps_the_participant_on_one_list(backend: str, studies: dict[str, Study], clock: Clock,
+def test_a_late_answer_keeps_the_participant_on_one_list(backend: str, studies: dict[str, StudyFolder], clock: Clock,
                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     machine = _replay(backend, CONFIGS[1], studies, clock, tmp_path, monkeypatch)
     try:
@@ -615,7 +615,7 @@ def test_a_late_answer_keeps_the_participant_on_one_list(backend: str, studies: 
 
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def test_a_decline_after_answers_leaves_them_counted(backend: str, studies: dict[str, Study], clock: Clock,
+def test_a_decline_after_answers_leaves_them_counted(backend: str, studies: dict[str, StudyFolder], clock: Clock,
                                                      tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Found by the state machine: a participant who answered a whole session and then declined consent gave their
     list back, so their answers were neither pending nor fed, and sessions were admitted past the bound (6 > 3
@@ -635,7 +635,7 @@ def test_a_decline_after_answers_leaves_them_counted(backend: str, studies: dict
 
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def test_a_session_cut_during_its_first_task_is_settled(backend: str, studies: dict[str, Study], clock: Clock,
+def test_a_session_cut_during_its_first_task_is_settled(backend: str, studies: dict[str, StudyFolder], clock: Clock,
                                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Found by the state machine (the model lacked the rule, the store was right): P5's session is admitted and its
     first task leased; the decision withdraws it; asking again, P5 is completed (a session, paid whole) and settled."""
@@ -657,7 +657,7 @@ def test_a_session_cut_during_its_first_task_is_settled(backend: str, studies: d
 
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def test_an_expired_lease_is_not_taken_again_over_the_cap(backend: str, studies: dict[str, Study], clock: Clock,
+def test_an_expired_lease_is_not_taken_again_over_the_cap(backend: str, studies: dict[str, StudyFolder], clock: Clock,
                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The edge of the cap rule, as the state machine reached it (``pool``, cap 1): P0's lease expires, P1 leases and
     answers the same task, then P0 answers its expired lease: refused (``lease_expired``), the task's one unit taken.

@@ -14,7 +14,7 @@ from humeval.arena import battle_log, counts_from_battles, read_arena_votes, stu
 from humeval.errors import DataError
 from humeval.pipeline import run_stage
 from humeval.stats import read_battles
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 from tests.cli import humeval
 from tests.unit.analysis.conftest import make_protocol, rows
@@ -82,7 +82,7 @@ def test_a_dry_run_exported_and_read_back_by_arena_replay(tmp_path: Path) -> Non
     text = (root / "humeval.yaml").read_text()
     (root / "humeval.yaml").write_text(text.replace("rankings: [bradley-terry]",
                                                     "rankings: [bradley-terry, style-controlled]\n  bootstrap: 100"))
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     for stage in ("sample", "design", "dry-run"):
         run_stage(study, stage)
     out = tmp_path / "battles.json"

@@ -25,9 +25,9 @@ def _with(study, text: str):
     base = base.split("\n# pay\n")[0]
     base = base.split("\nplatform:\n")[0]  # the paper's study (kind files) is replaced by the platform under test
     study.protocol_file.write_text(base + "\n# pay\n" + text)
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    return Study.open(study.root)
+    return StudyFolder.open(study.root)
 
 
 def test_prolific_fixed_design_hand_computed(study):

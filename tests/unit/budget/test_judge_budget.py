@@ -14,11 +14,11 @@ import yaml
 from humeval import init_study, run
 from humeval.costs import budget
 from humeval.judgements import JUDGEMENT_COLUMNS
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.cli import humeval
 
 
-def _study(root: Path) -> tuple[Study, pd.DataFrame]:
+def _study(root: Path) -> tuple[StudyFolder, pd.DataFrame]:
     init_study(root, "rating", items=60)
     path = root / "humeval.yaml"
     doc = yaml.safe_load(path.read_text())
@@ -42,7 +42,7 @@ def _study(root: Path) -> tuple[Study, pd.DataFrame]:
             rows.append({"participant_id": r, "task_id": f"{o.item_id}:{o.system}", "kind": "task", "item_id": o.item_id,
                          "criterion": "fluency", "system": o.system, "value": value})
     pilot = pd.DataFrame(rows).reindex(columns=JUDGEMENT_COLUMNS)
-    return Study.open(root), pilot
+    return StudyFolder.open(root), pilot
 
 
 def test_labels_saved_from_a_pilot_hand_computed(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_pairwise_verdicts_from_a_pilot(tmp_path: Path) -> None:
     doc.setdefault("pay", {})["seconds_per_task"] = 10
     doc["pay"]["hourly"] = 9.0
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     a, b = sorted(study.outputs().systems)[:2]
     items = sorted(study.outputs().frame["item_id"].unique())

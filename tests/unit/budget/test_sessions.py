@@ -11,7 +11,7 @@ import pytest
 from humeval.costs import budget
 from humeval.lock import lock_study
 from humeval.pipeline import run_stage
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 
 
@@ -23,7 +23,7 @@ def study(tmp_path_factory):
     text = text.replace("platform:\n  kind: local",
                         "platform:\n  kind: prolific\n  completion_code: C1\n  reward: 1.2\npay:\n  seconds_per_task: 20")
     path.write_text(text)
-    s = Study.open(root)
+    s = StudyFolder.open(root)
     lock_study(s)
     run_stage(s, "sample")
     run_stage(s, "design")
@@ -55,7 +55,7 @@ def test_without_arrivals_wall_time_is_not_predicted(study):
     text = study.protocol_file.read_text()
     study.protocol_file.write_text(text.replace("  arrivals_per_hour: 45", "  wave: 1"))
     try:
-        b = budget(Study.open(study.root), pilot=study.root / "pilot.csv", strategies=["one"], iterations=20,
+        b = budget(StudyFolder.open(study.root), pilot=study.root / "pilot.csv", strategies=["one"], iterations=20,
                    crowd_runs=200)
     finally:
         study.protocol_file.write_text(text)

@@ -9,7 +9,7 @@ import pytest
 
 from humeval.errors import DataError
 from humeval.files import write_jsonl
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 PROTOCOL = """
 version: 1
@@ -21,10 +21,10 @@ presentation: {{output_format: {fmt}}}
 """
 
 
-def _study(root: Path, rows: list[dict], fmt: str = "text") -> Study:
+def _study(root: Path, rows: list[dict], fmt: str = "text") -> StudyFolder:
     write_jsonl(root / "data" / "o.jsonl", rows)
     (root / "humeval.yaml").write_text(PROTOCOL.format(fmt=fmt), encoding="utf-8")
-    return Study.open(root)
+    return StudyFolder.open(root)
 
 
 def test_format_column_and_list_conversation(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from humeval.data.pairing import pair_outputs, token_length
 from humeval.files import write_jsonl, write_text
 from humeval.pipeline import run_stage
 from humeval.protocol.models import Pairing
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.conftest import shared_data_dir
 
 
@@ -106,7 +106,7 @@ sampling:
   pairing: {systems: [CGA, V1], match: [tense, sentiment, pronoun], max_length_difference: 2}
 design: {judgements_per_item: 1, items_per_participant: 25}
 """)
-    study = Study.open(tmp_path)
+    study = StudyFolder.open(tmp_path)
     run_stage(study, "sample")
     run_stage(study, "design")
     tasks = study.read_tasks()

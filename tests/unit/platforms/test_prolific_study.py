@@ -48,9 +48,9 @@ def test_budget_from_a_pilot_and_the_hourly_minimum(tmp_path: Path) -> None:
             for p, secs in (("a", (60, 60, 90, 90)), ("b", (100, 100, 100, 120))) for i, s in enumerate(secs)]
     write_judgements(root / "pilot" / "judgements.jsonl", pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS))
     _rewrite(root, "minutes_per_list: 10", "pilot: pilot/judgements.jsonl, extra_minutes: 2")
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     tasks = max(len(pl.tasks) for pl in study.read_lists())
     budget = launch_budget(study)
     # 95 s x tasks / 60 + 2 min, rounded up to whole minutes; reward 9 GBP/h x minutes / 60, rounded up to the cent
@@ -60,33 +60,33 @@ def test_budget_from_a_pilot_and_the_hourly_minimum(tmp_path: Path) -> None:
     assert study_body(study, budget)["estimated_completion_time"] == minutes
     _rewrite(root, "hourly: 9.0", "hourly: 5.5")
     with pytest.raises(ProtocolError, match="below the minimum of 6.00 GBP/h"):
-        launch_budget(Study.open(root))
+        launch_budget(StudyFolder.open(root))
 
 
 def test_a_screenout_reward_makes_the_screenout_code_a_fixed_screenout_payment(tmp_path: Path) -> None:
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
     root = tmp_path / "s"
     make_study(root)
-    plain = study_body(Study.open(root), launch_budget(Study.open(root)))["completion_codes"][1]
+    plain = study_body(StudyFolder.open(root), launch_budget(StudyFolder.open(root)))["completion_codes"][1]
     assert plain == {"code": "SCR33N", "code_type": "FAILED_ATTENTION_CHECK", "actor": "participant",
                      "actions": [{"action": "MANUALLY_REVIEW"}]}  # no reward declared: reviewed by hand
     _rewrite(root, "    bonus: 0.5", "    bonus: 0.5\n    screenout_reward: 0.25")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     codes = study_body(study, launch_budget(study))["completion_codes"]
     # 0.25 GBP = 25 pence; slots default to one per list (4 lists)
     assert codes[1] == {"code": "SCR33N", "code_type": "FIXED_SCREENOUT", "actor": "participant",
                         "actions": [{"action": "FIXED_SCREEN_OUT_PAYMENT", "fixed_screen_out_reward": 25, "slots": 4}]}
     assert [c["code_type"] for c in codes].count("FIXED_SCREENOUT") == 1  # Prolific allows one such code
     _rewrite(root, "screenout_reward: 0.25", "screenout_reward: 0.25\n    screenout_places: 2")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     assert study_body(study, launch_budget(study))["completion_codes"][1]["actions"][0]["slots"] == 2
     _rewrite(root, "screenout_reward: 0.25", "screenout_reward: 1.5")  # the whole reward per list (1.50 GBP)
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     with pytest.raises(ProtocolError, match=r"below the reward per list \(1.50 GBP\).*got 1.5"):
         study_body(study, launch_budget(study))
     _rewrite(root, "  screenout_code: SCR33N\n", "")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     with pytest.raises(ProtocolError, match="set that code"):
         study_body(study, launch_budget(study))
 
@@ -95,14 +95,14 @@ def test_old_prolific_pay_fields_point_to_the_pay_section(tmp_path: Path) -> Non
     root = tmp_path / "s"
     make_study(root)
     _rewrite(root, "    bonus: 0.5", "    bonus: 0.5\n    hourly_pay: 9.0")
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
     with pytest.raises(ProtocolError, match="platform.prolific.hourly_pay moved to pay.hourly"):
-        _ = Study.open(root).protocol
+        _ = StudyFolder.open(root).protocol
     _rewrite(root, "\n    hourly_pay: 9.0", "")
     _rewrite(root, "currency: GBP", "currency: EUR")
     with pytest.raises(ProtocolError, match="Prolific pays in GBP or USD"):
-        _ = Study.open(root).protocol
+        _ = StudyFolder.open(root).protocol
 
 
 def test_signature_matches_openssl() -> None:

@@ -9,29 +9,29 @@ import pytest
 from humeval.errors import ProtocolError
 from humeval.lock import lock_study, read_lock
 from humeval.protocol.load import load_protocol
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 from humeval.validate import validate_study
 
 
 @pytest.fixture
-def pairwise(tmp_path: Path) -> Study:
+def pairwise(tmp_path: Path) -> StudyFolder:
     init_study(tmp_path / "s", "pairwise", items=8)
-    return Study.open(tmp_path / "s")
+    return StudyFolder.open(tmp_path / "s")
 
 
-def _edit(study: Study, old: str, new: str) -> None:
+def _edit(study: StudyFolder, old: str, new: str) -> None:
     text = study.protocol_file.read_text()
     assert old in text
     study.protocol_file.write_text(text.replace(old, new, 1))
 
 
-def _line(study: Study, text: str, occurrence: int = 1) -> int:
+def _line(study: StudyFolder, text: str, occurrence: int = 1) -> int:
     lines = [i for i, line in enumerate(study.protocol_file.read_text().splitlines(), start=1) if line.startswith(text)]
     return lines[occurrence - 1]
 
 
-def test_a_duplicated_top_level_key_is_an_error_naming_both_lines(pairwise: Study):
+def test_a_duplicated_top_level_key_is_an_error_naming_both_lines(pairwise: StudyFolder):
     text = pairwise.protocol_file.read_text()
     pairwise.protocol_file.write_text(text + "analysis:\n  alpha: 0.1\n")
     first, second = _line(pairwise, "analysis:"), _line(pairwise, "analysis:", 2)
@@ -41,13 +41,13 @@ def test_a_duplicated_top_level_key_is_an_error_naming_both_lines(pairwise: Stud
         load_protocol(pairwise.root)  # every reader of the protocol refuses it, not only validate
 
 
-def test_a_duplicated_nested_key_is_an_error(pairwise: Study):
+def test_a_duplicated_nested_key_is_an_error(pairwise: StudyFolder):
     _edit(pairwise, "  delta: 0.05\n", "  delta: 0.05\n  delta: 0.2\n")
     problems = validate_study(pairwise.root)
     assert any("stopping.delta: duplicate key (first at line" in p for p in problems), problems
 
 
-def test_lastrun_without_a_horizon_cannot_be_validated_or_locked(pairwise: Study):
+def test_lastrun_without_a_horizon_cannot_be_validated_or_locked(pairwise: StudyFolder):
     _edit(pairwise, "rule: anytime", "rule: hoeffding-lastrun")
     problems = validate_study(pairwise.root)
     assert len(problems) == 1 and "stopping.max_judgements" in problems[0] and "humeval.yaml:" in problems[0]
@@ -56,7 +56,7 @@ def test_lastrun_without_a_horizon_cannot_be_validated_or_locked(pairwise: Study
     assert exc.value.problems == problems and read_lock(pairwise) is None
 
 
-def test_cross_references_come_with_lines_in_the_same_pass_as_schema_problems(pairwise: Study):
+def test_cross_references_come_with_lines_in_the_same_pass_as_schema_problems(pairwise: StudyFolder):
     _edit(pairwise, "  alpha: 0.05\n", "  alpha: 0.05\n  criteria: [qualty]\n  bootstrap: many\n")
     _edit(pairwise, "  systems: [baseline, candidate]", "  systems: [baseline, candiate]")
     problems = validate_study(pairwise.root)
@@ -69,7 +69,7 @@ def test_cross_references_come_with_lines_in_the_same_pass_as_schema_problems(pa
 
 def test_more_than_two_systems_default_to_best_and_goal_pair_needs_the_pair_named(tmp_path: Path):
     init_study(tmp_path / "s", "pairwise", items=8)
-    study = Study.open(tmp_path / "s")
+    study = StudyFolder.open(tmp_path / "s")
     _edit(study, "systems: [baseline, candidate]\n", "systems: [baseline, candidate, third]\n")
     _edit(study, "  systems: [baseline, candidate]", "  systems: []")
     data = study.root / "data" / "outputs.jsonl"
@@ -79,7 +79,7 @@ def test_more_than_two_systems_default_to_best_and_goal_pair_needs_the_pair_name
     assert not any(p.startswith("humeval.yaml") and "stopping" in p for p in problems), problems  # goal best
     from humeval.protocol.comparisons import watched_comparisons
 
-    (comp,) = watched_comparisons(Study.open(study.root).protocol, ["baseline", "candidate", "third"])
+    (comp,) = watched_comparisons(StudyFolder.open(study.root).protocol, ["baseline", "candidate", "third"])
     assert comp.goal == "best" and comp.members == ("baseline", "candidate", "third")
     _edit(study, "  systems: []", "  systems: []\n  goal: pair")
     problems = validate_study(study.root)
@@ -90,7 +90,7 @@ def test_more_than_two_systems_default_to_best_and_goal_pair_needs_the_pair_name
     assert "stopping.rule: goal 'top-k' decides with pairwise mixture tests" in text
 
 
-def test_values_of_the_wrong_type_are_schema_problems_not_crashes(pairwise: Study):
+def test_values_of_the_wrong_type_are_schema_problems_not_crashes(pairwise: StudyFolder):
     _edit(pairwise, "  delta: 0.05", "  delta: lots")
     _edit(pairwise, "  systems: [baseline, candidate]", "  systems: candidate")
     _edit(pairwise, "method: auto", "method: [auto]")
@@ -121,12 +121,12 @@ def test_validate_and_the_watched_comparisons_state_the_goal_rules_once(tmp_path
     from humeval.protocol.comparisons import watched_comparisons
 
     init_study(tmp_path / "s", "pairwise", items=8)
-    study = Study.open(tmp_path / "s")
+    study = StudyFolder.open(tmp_path / "s")
     _edit(study, "systems: [baseline, candidate]\n", "systems: [baseline, candidate, third]\n")
     _edit(study, "  systems: [baseline, candidate]", stopping)
     _edit(study, "rule: anytime", f"rule: {rule}")
     problems = [p for p in validate_study(study.root) if ": stopping" in p]
     assert problems and problems[0].endswith(f"humeval.yaml:{_line(study, at)}: {expected}"), problems
     with pytest.raises(ProtocolError) as exc:
-        watched_comparisons(Study.open(study.root).protocol, ["baseline", "candidate", "third"])
+        watched_comparisons(StudyFolder.open(study.root).protocol, ["baseline", "candidate", "third"])
     assert str(exc.value).startswith(expected)

@@ -17,7 +17,7 @@ from humeval.rehearsal.participants import (
     RehearsalError,
     SimulatedParticipant,
 )
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 
 SYSTEMS = ["baseline", "candidate", "reference"]
@@ -28,7 +28,7 @@ TEXTS = {"baseline": "t-base", "candidate": "t-cand", "reference": "t-ref"}
 def protocol(tmp_path_factory: pytest.TempPathFactory) -> Protocol:
     root = Path(tmp_path_factory.mktemp("cheap")) / "s"
     init_study(root, "demo", items=4, seed=1)
-    return Study.open(root).protocol
+    return StudyFolder.open(root).protocol
 
 
 def _answerer(protocol: Protocol, population: Population, seed: int = 3) -> Answerer:

@@ -14,7 +14,7 @@ from humeval.rehearsal.participants import (
     RehearsalError,
     SimulatedParticipant,
 )
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import init_study
 
 SYSTEMS = ["baseline", "candidate", "reference"]
@@ -25,7 +25,7 @@ TEXTS = {"baseline": "t-base", "candidate": "t-cand", "reference": "t-ref"}
 def protocol(tmp_path_factory: pytest.TempPathFactory):
     root = Path(tmp_path_factory.mktemp("crowd")) / "s"
     init_study(root, "demo", items=4, seed=1)
-    return Study.open(root).protocol
+    return StudyFolder.open(root).protocol
 
 
 def _answerer(protocol, population: Population) -> Answerer:

@@ -81,11 +81,11 @@ def test_dummy_seconds_follow_the_declared_time(tmp_path):
     import numpy as np
 
     from humeval.simulate.dummy import DEFAULT_SECONDS, declared_seconds, draw_seconds
-    from humeval.study import Study
+    from humeval.study import StudyFolder
     from humeval.templates import init_study
 
     init_study(tmp_path / "s", "pairwise", items=6)
-    protocol = Study.open(tmp_path / "s").protocol
+    protocol = StudyFolder.open(tmp_path / "s").protocol
     assert protocol.pay.seconds_per_task == 20 and declared_seconds(protocol) == 20.0
     no_time = protocol.model_copy(update={"pay": protocol.pay.model_copy(update={"seconds_per_task": None,
                                                                                   "minutes_per_list": 6.0})})

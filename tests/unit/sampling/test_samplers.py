@@ -144,14 +144,14 @@ def test_auto_below_rate_one_stratifies_by_the_declared_properties(tmp_path):
     import yaml
 
     from humeval import init_study, logbook, run_stage
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
     init_study(tmp_path / "s", "rating", items=40)  # declares data.properties: [slots]
     path = tmp_path / "s" / "humeval.yaml"
     doc = yaml.safe_load(path.read_text())
     doc["sampling"] = {"method": "auto", "rate": 0.5}
     path.write_text(yaml.safe_dump(doc))
-    study = Study.open(tmp_path / "s")
+    study = StudyFolder.open(tmp_path / "s")
     run_stage(study, "sample")
     entry = [e for e in logbook.read(study) if e["stage"] == "sample"][-1]
     assert entry["parameters"]["method"] == "stratified" and entry["parameters"]["params"]["by"] == ["slots"]

@@ -20,7 +20,7 @@ import pytest
 from humeval.store import Store
 from humeval.store.assign import _ANY, _CLAIM, _FREE_LIST, _LEFT_LIST, _NEW_LIST
 from humeval.store.sql import _for_sqlite, _positional
-from humeval.study import Study
+from humeval.study import StudyFolder
 from tests.integration.server.studies import template_study
 
 PG = "postgresql://postgres@127.0.0.1:5432/test"
@@ -44,7 +44,7 @@ def statements() -> Iterator[tuple[str, str, bool, str]]:
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory: pytest.TempPathFactory) -> Study:
+def study(tmp_path_factory: pytest.TempPathFactory) -> StudyFolder:
     return template_study(tmp_path_factory.mktemp("plans") / "r", "rating", items=2000)  # 3,000 lists of 12
 
 
@@ -70,7 +70,7 @@ def check_sqlite_plans(raw: object) -> None:
 
 
 @pytest.mark.parametrize("analyzed", [False, True], ids=["no-statistics", "analyzed"])
-def test_sqlite_claims_read_the_first_free_list_by_an_index(study: Study, tmp_path: Path, analyzed: bool) -> None:
+def test_sqlite_claims_read_the_first_free_list_by_an_index(study: StudyFolder, tmp_path: Path, analyzed: bool) -> None:
     store = Store.open(study, str(tmp_path / "plans.db"))
     try:
         store.prepare()
@@ -127,7 +127,7 @@ def check_pg_plans(conn: object, cases: list[tuple[str, str, bool, str]]) -> Non
 
 
 @pytest.mark.postgres
-def test_postgresql_claims_read_the_first_free_list_by_an_index(study: Study) -> None:
+def test_postgresql_claims_read_the_first_free_list_by_an_index(study: StudyFolder) -> None:
     if not _pg_reachable():
         pytest.skip(f"PostgreSQL is not reachable at {PG}")
     import psycopg
@@ -148,7 +148,7 @@ def test_postgresql_claims_read_the_first_free_list_by_an_index(study: Study) ->
             admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
-def test_the_claim_reads_a_left_list_first(study: Study, tmp_path: Path) -> None:
+def test_the_claim_reads_a_left_list_first(study: StudyFolder, tmp_path: Path) -> None:
     """The bounded range keeps the rule: a list whose reservation ran out goes before the first list nobody holds."""
     store = Store.open(study, str(tmp_path / "left.db"))
     try:

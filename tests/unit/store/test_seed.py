@@ -16,7 +16,7 @@ from humeval.protocol.comparisons import watched_comparisons, watched_tasks
 from humeval.store import Store
 from humeval.store import schema as s
 from humeval.store.context import strategy_of
-from humeval.study import Study
+from humeval.study import StudyFolder
 from humeval.templates import generate_outputs
 from tests.integration.server.conftest import db_url  # noqa: F401 (the fixture: SQLite and PostgreSQL)
 
@@ -36,22 +36,22 @@ platform: {{kind: local, completion_code: DONE-1}}
 """
 
 
-def _study(root: Path, strategy: str = "list", items: int = 9) -> Study:
+def _study(root: Path, strategy: str = "list", items: int = 9) -> StudyFolder:
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=11))
     (root / "humeval.yaml").write_text(PROTOCOL.format(strategy=strategy), encoding="utf-8")
-    study = Study.open(root)
+    study = StudyFolder.open(root)
     list(run(study))
     return study
 
 
-def _seed(study: Study, db: str | None) -> tuple[Store, list[tuple[str, int, int]]]:
+def _seed(study: StudyFolder, db: str | None) -> tuple[Store, list[tuple[str, int, int]]]:
     heard: list[tuple[str, int, int]] = []
     store = Store.open(study, db)
     store.prepare(lambda what, done, total: heard.append((what, done, total)))
     return store, heard
 
 
-def _expected(study: Study) -> tuple[dict, list, list, dict]:
+def _expected(study: StudyFolder) -> tuple[dict, list, list, dict]:
     """What the whole-file typed reading of the design says the store holds."""
     tasks = study.read_tasks()
     lists = study.read_lists(tasks)

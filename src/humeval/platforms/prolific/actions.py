@@ -1,6 +1,6 @@
 """The Prolific commands: create, publish/pause/start/stop, status, review, bonus.
 
-Each function takes a locked :class:`~humeval.study.Study` and a
+Each function takes a locked :class:`~humeval.study.StudyFolder` and a
 :class:`~humeval.platforms.prolific.client.ProlificClient` (a dry-run client prints the
 requests instead of sending them) and appends one logbook entry (``prolific-<command>``)
 for a real run, with the requests sent (method, path, answer) and never the token.
@@ -24,7 +24,7 @@ from humeval.errors import PlatformError, StoreError
 from humeval.files import read_json, write_json
 from humeval.platforms.prolific.client import ProlificClient, ProlificError, UncertainOutcome
 from humeval.platforms.prolific.study import state_file, study_body
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyFolder, StudyLike, as_study
 
 if TYPE_CHECKING:
     from humeval.costs import Budget
@@ -57,14 +57,14 @@ _PLACEHOLDER = "<study id from prolific create>"
 # --------------------------------------------------------------------------- shared pieces
 
 
-def _locked(study: Study, command: str) -> None:
+def _locked(study: StudyFolder, command: str) -> None:
     from humeval.lock import require_lock
 
     require_lock(study, f"prolific {command}", required=True,
                  what="runs a study on Prolific from the locked protocol only")
 
 
-def study_id_of(study: Study, client: ProlificClient) -> str:
+def study_id_of(study: StudyFolder, client: ProlificClient) -> str:
     """The Prolific study id written by ``prolific create`` (a placeholder in a dry run before it)."""
     path = state_file(study)
     if path.is_file():
@@ -75,7 +75,7 @@ def study_id_of(study: Study, client: ProlificClient) -> str:
 
 
 @contextmanager
-def _logged(study: Study, command: str, client: ProlificClient, **params: Any) -> Iterator[dict[str, Any]]:
+def _logged(study: StudyFolder, command: str, client: ProlificClient, **params: Any) -> Iterator[dict[str, Any]]:
     """A logbook entry for a real run (none for a dry run); yields the summary to fill in."""
     summary: dict[str, Any] = {}
     if client.dry_run is not None:
@@ -91,7 +91,7 @@ def _logged(study: Study, command: str, client: ProlificClient, **params: Any) -
                    signature=signature(inputs[0]["sha256"], study.protocol.study.seed))
 
 
-def _store(study: Study, db: str | None) -> Any:
+def _store(study: StudyFolder, db: str | None) -> Any:
     from humeval.store.migrations import migrate
     from humeval.store.store import Store
 
@@ -299,7 +299,7 @@ def rejection_message(rule: Any) -> str:
             "us through Prolific.")
 
 
-def _decisions(study: Study, store: Any, submissions: list[dict[str, Any]],
+def _decisions(study: StudyFolder, store: Any, submissions: list[dict[str, Any]],
                people: dict[str, dict[str, Any]]) -> list[ReviewDecision]:
     import pandas as pd
 

@@ -31,19 +31,19 @@ from pathlib import Path
 from typing import Any
 
 from humeval.files import append_jsonl, read_jsonl
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 __all__ = ["STEPS", "applied", "finish", "intents_file", "pending", "record"]
 
 STEPS = ("wave", "pause", "start", "stop")
 
 
-def intents_file(study: Study) -> Path:
+def intents_file(study: StudyFolder) -> Path:
     """``.humeval/prolific-intents.jsonl``: every step recorded before it was sent, and when it was done."""
     return study.state_dir / "prolific-intents.jsonl"
 
 
-def record(study: Study, step: str, study_id: str, **details: Any) -> str:
+def record(study: StudyFolder, step: str, study_id: str, **details: Any) -> str:
     """Record (fsynced) that ``step`` is about to be sent to Prolific study ``study_id``; returns the intent's id."""
     if step not in STEPS:
         raise ValueError(f"unknown Prolific step {step!r}; expected one of {', '.join(STEPS)}")
@@ -53,12 +53,12 @@ def record(study: Study, step: str, study_id: str, **details: Any) -> str:
     return intent
 
 
-def finish(study: Study, intent: str, outcome: str) -> None:
+def finish(study: StudyFolder, intent: str, outcome: str) -> None:
     """Record that intent ``intent`` is done (``sent``; ``applied`` or ``absent`` when a sync reconciled it)."""
     append_jsonl(intents_file(study), {"done": intent, "outcome": outcome, "at": time.time()})
 
 
-def pending(study: Study) -> dict[str, Any] | None:
+def pending(study: StudyFolder) -> dict[str, Any] | None:
     """The last step recorded and not done, or None."""
     path = intents_file(study)
     if not path.is_file():

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from humeval.costs import Budget
     from humeval.platforms.prolific.client import ProlificClient
     from humeval.protocol.models import Platform
-    from humeval.study import Study
+    from humeval.study import StudyFolder
 
 __all__ = ["COMPLETE_URL", "Prolific"]
 
@@ -36,42 +36,42 @@ class Prolific(CrowdPlatform):
         return COMPLETE_URL + quote(code) if code else ""
 
     @staticmethod
-    def client(study: Study) -> ProlificClient:
+    def client(study: StudyFolder) -> ProlificClient:
         from humeval.platforms.prolific.client import ProlificClient
 
         return ProlificClient.from_env(study.root)
 
-    def create(self, study: Study, *, budget: Budget, **options: Any) -> Any:
+    def create(self, study: StudyFolder, *, budget: Budget, **options: Any) -> Any:
         from humeval.platforms.prolific.actions import prolific_create
 
         with self.client(study) as client:
             return prolific_create(study, client=client, budget=budget, **options)
 
-    def recruit(self, study: Study, *, db: str | None = None, **options: Any) -> Any:
+    def recruit(self, study: StudyFolder, *, db: str | None = None, **options: Any) -> Any:
         from humeval.platforms.prolific.waves import prolific_sync
 
         with self.client(study) as client:
             return prolific_sync(study, client=client, db=db)
 
-    def status(self, study: Study, *, db: str | None = None, **options: Any) -> Any:
+    def status(self, study: StudyFolder, *, db: str | None = None, **options: Any) -> Any:
         from humeval.platforms.prolific.actions import prolific_status
 
         with self.client(study) as client:
             return prolific_status(study, client=client, db=db)
 
-    def review(self, study: Study, *, db: str | None = None, **options: Any) -> Any:
+    def review(self, study: StudyFolder, *, db: str | None = None, **options: Any) -> Any:
         from humeval.platforms.prolific.actions import prolific_review
 
         with self.client(study) as client:
             return prolific_review(study, client=client, db=db)
 
-    def bonus(self, study: Study, *, db: str | None = None, **options: Any) -> Any:
+    def bonus(self, study: StudyFolder, *, db: str | None = None, **options: Any) -> Any:
         from humeval.platforms.prolific.actions import prolific_bonus
 
         with self.client(study) as client:
             return prolific_bonus(study, client=client, db=db, **options)
 
-    def recruit_every(self, study: Study, seconds: float, *, db: str | None, say: Callable[[str], None]) -> None:
+    def recruit_every(self, study: StudyFolder, seconds: float, *, db: str | None, say: Callable[[str], None]) -> None:
         """``prolific sync`` every ``seconds`` in a thread of this process until the Prolific study is stopped; the
         token and the study id are checked first, before anything is served."""
         import threading
@@ -86,7 +86,7 @@ class Prolific(CrowdPlatform):
                          daemon=True, name="humeval-prolific-sync").start()
         say(f"prolific sync every {seconds:g} s: places opened in waves as the stopping rule needs them")
 
-    def serving(self, study: Study, say: Callable[[str], None]) -> Serving:
+    def serving(self, study: StudyFolder, say: Callable[[str], None]) -> Serving:
         """``$PROLIFIC_HOOK_SECRET`` (the server then answers Prolific's hooks), and whether first entries are
         checked against Prolific's submissions: with an API token and a Prolific study id (``prolific create``)."""
         from humeval.platforms.prolific.client import TOKEN_ENV, TOKEN_FILE_ENV
@@ -103,7 +103,7 @@ class Prolific(CrowdPlatform):
         say("first entries from Prolific are checked against the study's active submissions")
         return Serving(secret, True)
 
-    def hook_routes(self, study: Study, secret: str, *, db: str | None, first_delivery: Callable[..., bool],
+    def hook_routes(self, study: StudyFolder, secret: str, *, db: str | None, first_delivery: Callable[..., bool],
                     forget_delivery: Callable[[str], Any]) -> list[Any]:
         """``POST /prolific/hook``: a verified hook runs ``prolific status`` (which releases the lists of returned
         and timed-out participants at once), once per signed delivery (``first_delivery`` keeps the deliveries of
@@ -117,7 +117,7 @@ class Prolific(CrowdPlatform):
         return webhook_routes(sync, secret, first_delivery=lambda key: first_delivery(key, keep=2 * MAX_AGE + 60),
                               forget_delivery=forget_delivery)
 
-    def entry_check(self, study: Study) -> EntryCheck | None:
+    def entry_check(self, study: StudyFolder) -> EntryCheck | None:
         """A new participant must hold an active submission of this study whose id is the link's ``SESSION_ID``
         (None before ``prolific create`` wrote the study id)."""
         from humeval.platforms.prolific.entry_check import SubmissionCheck
@@ -134,7 +134,7 @@ class Prolific(CrowdPlatform):
 
         return SubmissionCheck(str(read_json(path)["study_id"]), client)
 
-    def recruitment_state(self, study: Study) -> dict[str, Any]:
+    def recruitment_state(self, study: StudyFolder) -> dict[str, Any]:
         """``.humeval/prolific.json``: places, waves, status, stopped and the budget ``prolific create`` recorded."""
         from humeval.platforms.prolific.study import state_file
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from humeval.errors import ProtocolError
 from humeval.protocol.models import ProlificSettings
-from humeval.study import Study
+from humeval.study import StudyFolder
 
 if TYPE_CHECKING:
     from humeval.costs import Budget
@@ -57,7 +57,7 @@ def study_url(settings: ProlificSettings) -> str:
     return base + ("&" if "?" in base else "?") + ENTRY_QUERY
 
 
-def study_body(study: Study, budget: Budget, places: int | None = None) -> dict[str, Any]:
+def study_body(study: StudyFolder, budget: Budget, places: int | None = None) -> dict[str, Any]:
     """The body of ``POST /api/v1/studies/`` for this study (``places``: the first wave; default every list)."""
     protocol = study.protocol
     platform, settings = protocol.platform, protocol.platform.prolific
@@ -98,7 +98,7 @@ def study_body(study: Study, budget: Budget, places: int | None = None) -> dict[
     }
 
 
-def screenout_code(study: Study, budget: Budget) -> dict[str, Any]:
+def screenout_code(study: StudyFolder, budget: Budget) -> dict[str, Any]:
     """The completion code of ``platform.screenout_code``.
 
     With ``platform.prolific.screenout_reward``: a ``FIXED_SCREENOUT`` code whose
@@ -121,7 +121,7 @@ def screenout_code(study: Study, budget: Budget) -> dict[str, Any]:
             "actions": [{"action": "FIXED_SCREEN_OUT_PAYMENT", "fixed_screen_out_reward": cents, "slots": slots}]}
 
 
-def state_file(study: Study) -> Path:
+def state_file(study: StudyFolder) -> Path:
     """Where the Prolific study id of this study is kept (``.humeval/prolific.json``)."""
     return study.state_dir / "prolific.json"
 
@@ -143,7 +143,7 @@ def dynamic(recruitment: Recruitment) -> bool:
     return bool(recruitment.comparisons)
 
 
-def first_wave(study: Study) -> tuple[int, Recruitment | None]:
+def first_wave(study: StudyFolder) -> tuple[int, Recruitment | None]:
     """The places ``prolific create`` opens, with the fresh store's recruitment (None for a fixed design).
 
     The target is read from a store seeded in a temporary folder (the study's own store may not exist

@@ -43,7 +43,7 @@ from humeval.errors import PlatformError
 from humeval.files import read_json, write_json
 from humeval.platforms.prolific import intents
 from humeval.platforms.prolific.study import dynamic, state_file, wave_places
-from humeval.study import Study, StudyLike, as_study
+from humeval.study import StudyFolder, StudyLike, as_study
 
 if TYPE_CHECKING:
     from humeval.platforms.prolific.client import ProlificClient
@@ -143,12 +143,12 @@ def _counts(rec: Recruitment) -> dict[str, Any]:
             "finished": rec.finished}
 
 
-def _intend(study: Study, client: ProlificClient, step: str, study_id: str, details: dict[str, Any] | None = None) -> str:
+def _intend(study: StudyFolder, client: ProlificClient, step: str, study_id: str, details: dict[str, Any] | None = None) -> str:
     """Record a step before it is sent (nothing for a dry run, which sends nothing)."""
     return "" if client.dry_run is not None else intents.record(study, step, study_id, **(details or {}))
 
 
-def _keep_wave(study: Study, state: dict[str, Any], intent: str, opened: int, places: int, target: int, status: str,
+def _keep_wave(study: StudyFolder, state: dict[str, Any], intent: str, opened: int, places: int, target: int, status: str,
                rec: Recruitment) -> dict[str, Any]:
     """Keep a wave sent (``.humeval/prolific.json``), then mark its intent done."""
     waves = [*state.get("waves", []), {"at": time.time(), "from": opened, "places": places, "target": target,
@@ -159,7 +159,7 @@ def _keep_wave(study: Study, state: dict[str, Any], intent: str, opened: int, pl
     return state
 
 
-def _keep_transition(study: Study, state: dict[str, Any], intent: str, action: str, status: str) -> dict[str, Any]:
+def _keep_transition(study: StudyFolder, state: dict[str, Any], intent: str, action: str, status: str) -> dict[str, Any]:
     """Keep a transition sent, then mark its intent done (a transition not sent has no intent)."""
     state = {**state, "status": status, "stopped": action == "STOP", "paused_by": "sync" if action == "PAUSE" else "",
              "last_step": intent or state.get("last_step", "")}
@@ -169,7 +169,7 @@ def _keep_transition(study: Study, state: dict[str, Any], intent: str, action: s
     return state
 
 
-def _transition(study: Study, client: ProlificClient, study_id: str, action: str, rec: Recruitment,
+def _transition(study: StudyFolder, client: ProlificClient, study_id: str, action: str, rec: Recruitment,
                 state: dict[str, Any], *, send: bool = True) -> str:
     from humeval.platforms.prolific.actions import _logged
 
@@ -187,7 +187,7 @@ def _transition(study: Study, client: ProlificClient, study_id: str, action: str
     return status
 
 
-def _reconcile(study: Study, client: ProlificClient, study_id: str, remote: dict[str, Any], state: dict[str, Any],
+def _reconcile(study: StudyFolder, client: ProlificClient, study_id: str, remote: dict[str, Any], state: dict[str, Any],
                rec: Recruitment) -> dict[str, Any]:
     """The step a crash left pending (recorded, maybe sent, not kept), reconciled with Prolific's study ``remote``
     (:mod:`humeval.platforms.prolific.intents`); returns the state with it kept when Prolific shows it."""
@@ -212,12 +212,12 @@ def _reconcile(study: Study, client: ProlificClient, study_id: str, remote: dict
     return _keep_transition(study, state, intent["intent"], step.upper(), status)
 
 
-def _stopped(study: Study) -> bool:
+def _stopped(study: StudyFolder) -> bool:
     path = state_file(study)
     return path.is_file() and bool(read_json(path).get("stopped"))
 
 
-def sync_every(study: Study, seconds: float, *, client_factory: Callable[[], ProlificClient], db: str | None = None,
+def sync_every(study: StudyFolder, seconds: float, *, client_factory: Callable[[], ProlificClient], db: str | None = None,
                stop: threading.Event | None = None, say: Callable[[str], None] = print) -> SyncResult | None:
     """Run :func:`prolific_sync` every ``seconds`` until the Prolific study is stopped (or ``stop`` is set).
 
