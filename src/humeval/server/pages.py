@@ -31,7 +31,7 @@ from humeval.errors import Refused
 from humeval.platforms.completion import completion_json, return_link
 from humeval.platforms.entry import Entry, link_fields, resolve_entry
 from humeval.protocol.platform_kinds import platform_kind
-from humeval.server.battle import stream_url
+from humeval.server.battle import battle_prompt, offer_prompt, stream_url
 from humeval.server.errors import HttpError
 from humeval.server.guard import admit_entry
 from humeval.server.i18n import field_problem
@@ -42,7 +42,7 @@ from humeval.server.recruitment import poll_seconds
 from humeval.server.throttle import is_https
 from humeval.server.tokens import Session, make_token, read_invite, sign
 from humeval.server.view import output_labels
-from humeval.store.records import Progress
+from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal
 from humeval.store.store import Store
 from humeval.tasks.base import MISSING, form_number
@@ -194,7 +194,8 @@ async def instructions(request: Request) -> Response:
 
 
 async def task_page(request: Request, error: Refused | None = None, status: int = 200,
-                    answers: dict[str, str] | None = None) -> Response:
+                    answers: dict[str, str] | None = None, typed: tuple[str, str] | None = None) -> Response:
+    """The task page; ``typed``: a typed prompt refused (its text, the message shown beside the field)."""
     session = _session(request)
     store = _store(request)
     try:  # a page shown again only reads the lease it shows; it leases only when the participant holds none
@@ -208,11 +209,20 @@ async def task_page(request: Request, error: Refused | None = None, status: int 
             return RedirectResponse("/done", status_code=303)
         return RedirectResponse(f"/nothing-left?reason={result.reason or 'closed'}", status_code=303)
     data = assignment_json(store, result)
-    stream = None
+    stream, ask, prompt = None, None, None
     if store.context.live_battle(result.task):  # the answers are generated now: streamed, then shown from the store
         texts = await store.generated(result.assignment_id)
+        prompt = await battle_prompt(request, store, result, session.participant_id)
+        if prompt is None:  # typed prompts: the participant writes it first
+            rules = store.context.protocol.arena.prompts  # type: ignore[union-attr]
+            ask = {"min": rules.min_chars, "max": rules.max_chars, "text": typed[0] if typed else "",
+                   "error": typed[1] if typed else ""}
+            return _render(request, "prompt.html", {"a": data, "ask": ask, "progress": data["progress"]},
+                           status=422 if typed else status)
         stream = stream_url(result.assignment_id) if texts is None else None
         data["outputs"] = texts if texts is not None else [""] * len(data["outputs"])
+        if prompt["source"] != "data":
+            data["input"] = prompt["text"]
     # the page (never the JSON) knows a check's kind and answer: its instruction is shown in the study's language
     data["task"] = {**data["task"], "kind": result.task.kind, "expected": result.task.expected}
     letters = [chr(ord("A") + i) for i in range(len(data["outputs"]))]
@@ -225,7 +235,25 @@ async def task_page(request: Request, error: Refused | None = None, status: int 
     return _render(request, "task.html", {
         "a": data, "letters": letters, "labels": labels, "key": f"form-{result.assignment_id}-{secrets.token_hex(8)}",
         "error": error, "problem": problem, "progress": data["progress"], "answers": answers or {}, "stream": stream,
+        "replaced": bool(prompt and prompt.get("reason")),
     }, status=status)
+
+
+async def prompt_form(request: Request) -> Response:
+    """The page's typed prompt (``/task/prompt``): stored, then the battle streams; refused, the page asks again
+    with the reason beside the field."""
+    session = _session(request)
+    store = _store(request)
+    form = await _form(request)
+    aid, text = form.get("assignment_id", ""), form.get("prompt", "")
+    held = await store.current_assignment(session.participant_id)
+    if (not isinstance(held, AssignmentView) or held.assignment_id != aid or not store.context.live_battle(held.task)
+            or not store.context.protocol.arena.prompts.typed):  # type: ignore[union-attr]
+        return RedirectResponse("/task", status_code=303)  # a stale form: the page shows what is next
+    prompt, _reason, message = await offer_prompt(request, store, held, session.participant_id, text)
+    if prompt is None:
+        return await task_page(request, typed=(text, message))
+    return RedirectResponse("/task", status_code=303)
 
 
 def _form_values(store: Store, criteria: list[str], n_outputs: int, form: dict[str, str]) -> dict[str, Any]:
@@ -343,6 +371,7 @@ def page_routes() -> list[Route]:
         Route("/instructions", instructions, methods=["GET"]),
         Route("/task", task_page, methods=["GET"]),
         Route("/task", task_post, methods=["POST"]),
+        Route("/task/prompt", prompt_form, methods=["POST"]),
         Route("/reveal", reveal, methods=["GET"]),
         Route("/done", done, methods=["GET"]),
         Route("/nothing-left", nothing_left, methods=["GET"]),

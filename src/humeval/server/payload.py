@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from humeval.protocol.models import Protocol
-from humeval.server.battle import stream_url
+from humeval.server.battle import PROMPT_URL, stream_url
 from humeval.store.records import AssignmentView
 from humeval.store.store import Store
 
@@ -51,7 +51,12 @@ def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
         formats = [t[3] or pres.output_format for t in texts]
         item_input = texts[0][1] if texts else ""
         references = texts[0][2] if texts else ""
-    live = {"stream": stream_url(view.assignment_id)} if store.context.live_battle(task) else {}
+    live: dict[str, Any] = {}
+    if store.context.live_battle(task):  # typed prompts: the prompt is posted first (humeval.server.battle)
+        rules = protocol.arena.prompts  # type: ignore[union-attr]
+        live = {"stream": stream_url(view.assignment_id)} | (
+            {"prompt": {"url": PROMPT_URL, "min_chars": rules.min_chars, "max_chars": rules.max_chars}}
+            if rules.typed else {})
     return live | {
         "assignment_id": view.assignment_id,
         "task": {"family": task.family},  # task ids name systems, item ids name checks and repeats

@@ -7,6 +7,11 @@ tokens, cost) and its failure, in one transaction; when one failed, the assignme
 a submit on it is refused (``generation_failed``), and the participant's next request leases another battle (a
 fresh generation). A submit on a live battle whose answers are not both stored is refused too
 (``generation_pending``): a vote counts only for answers that were shown in full.
+
+The prompt of a battle whose prompt is not the data's (typed by the participant, or drawn from the arena's prompt
+file) is stored before its answers are generated, as the event ``battle_prompt`` (:func:`record_prompt`: the
+assignment, the prompt's id, text and source, and why a typed prompt was replaced); each generation's record names
+it too (``prompt``, ``prompt_id``, ``prompt_source``).
 """
 
 from __future__ import annotations
@@ -17,14 +22,17 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from humeval.store.lease import end_lease
+from humeval.store.lease import EVENT, end_lease
 from humeval.store.sql import sql_of
 
-__all__ = ["all_generations", "battle_state", "generated", "record_battle"]
+__all__ = ["all_generations", "battle_prompt", "battle_state", "generated", "record_battle", "record_prompt",
+           "typed_prompts"]
 
 _INSERT = ("INSERT INTO generations (assignment_id, participant_id, task_id, side, model, error, at, record) "
            "VALUES (:aid, :pid, :t, :side, :model, :error, :at, :record)")
 _OF = "SELECT side, error, record FROM generations WHERE assignment_id = :aid ORDER BY id"
+_PROMPTS_OF = "SELECT data FROM events WHERE kind = 'battle_prompt' AND participant_id = :pid ORDER BY id"
+_PROMPTS = "SELECT data FROM events WHERE kind = 'battle_prompt' ORDER BY id"
 _ALL = "SELECT assignment_id, participant_id, task_id, side, model, error, at, record FROM generations ORDER BY id"
 
 
@@ -72,3 +80,31 @@ def all_generations(conn: Connection) -> list[dict[str, Any]]:
     keys = ("assignment_id", "participant_id", "task_id", "side", "model", "error", "at")
     return [dict(zip(keys, row[:7], strict=True)) | {"record": json.loads(row[7])}
             for row in sql_of(conn).all(_ALL)]
+
+
+def battle_prompt(conn: Connection, assignment_id: str, participant_id: str) -> dict[str, Any] | None:
+    """The prompt stored for a battle (:func:`record_prompt`: ``assignment_id``, ``id``, ``text``, ``source``,
+    ``reason``), or None when none is."""
+    for (data,) in sql_of(conn).all(_PROMPTS_OF, {"pid": participant_id}):
+        prompt = json.loads(data)
+        if prompt.get("assignment_id") == assignment_id:
+            return dict(prompt)
+    return None
+
+
+def record_prompt(conn: Connection, assignment_id: str, participant_id: str, prompt: dict[str, Any],
+                  now: float) -> dict[str, Any]:
+    """Store the prompt of a battle (``prompt``: ``id``, ``text``, ``source``, ``reason``) unless one is stored
+    already; the stored one (the first: a second post of the form changes nothing)."""
+    stored = battle_prompt(conn, assignment_id, participant_id)
+    if stored is not None:
+        return stored
+    data = {"assignment_id": assignment_id, **prompt}
+    sql_of(conn).run(EVENT, {"now": now, "kind": "battle_prompt", "pid": participant_id, "data": json.dumps(data)})
+    return data
+
+
+def typed_prompts(conn: Connection) -> list[str]:
+    """The texts of every typed prompt stored, oldest first (a restarted server counts their repeats again)."""
+    rows = (json.loads(data) for (data,) in sql_of(conn).all(_PROMPTS))
+    return [str(p["text"]) for p in rows if p.get("source") == "typed"]

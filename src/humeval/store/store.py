@@ -39,7 +39,7 @@ from humeval.store.alive import beat
 from humeval.store.assign import current_assignment, next_assignment, reap_due, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
-from humeval.store.generations import all_generations, generated, record_battle
+from humeval.store.generations import all_generations, battle_prompt, generated, record_battle, record_prompt, typed_prompts
 from humeval.store.live import was_abandoned
 from humeval.store.migrations import migrate
 from humeval.store.participants import (
@@ -326,6 +326,20 @@ class Store:
         """A live battle's answers in display order once both were generated; None before or after a failure."""
         return await asyncio.get_running_loop().run_in_executor(
             None, self.read, functools.partial(generated, assignment_id=assignment_id))
+
+    async def battle_prompt(self, assignment_id: str, participant_id: str) -> dict[str, Any] | None:
+        """The prompt stored for a battle (:func:`humeval.store.generations.battle_prompt`), or None."""
+        return await asyncio.get_running_loop().run_in_executor(None, self.read, functools.partial(
+            battle_prompt, assignment_id=assignment_id, participant_id=participant_id))
+
+    async def record_prompt(self, assignment_id: str, participant_id: str, prompt: dict[str, Any]) -> dict[str, Any]:
+        """Store a battle's prompt unless one is (:func:`humeval.store.generations.record_prompt`); the stored one."""
+        now = time.time()
+        return await self.awrite(lambda conn: record_prompt(conn, assignment_id, participant_id, prompt, now))
+
+    def typed_prompts(self) -> list[str]:
+        """The texts of the typed prompts stored (:func:`humeval.store.generations.typed_prompts`)."""
+        return self.read(typed_prompts)
 
     def generations(self) -> list[dict[str, Any]]:
         """Every generation of an arena's battles (:func:`humeval.store.generations.all_generations`)."""

@@ -255,26 +255,31 @@ platform: {{kind: {platform}, completion_code: DONE-LIVE}}
 arena:
   reveal: {reveal}
   limits: {{first_token_seconds: 10, total_seconds: 30}}
-  models:
+{prompt_rules}  models:
 {models}"""
 
 
 def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participant: int = 6, failing: str = "",
                      reveal: bool = False, platform: str = "local", chunk_seconds: float = 0.0,
-                     naming: str = "") -> StudyFolder:
+                     naming: str = "", spare: int = 0, prompt_rules: str = "") -> StudyFolder:
     """A live arena over LLMFAO's first ``prompts`` prompts: its items are prompts only (no outputs), its models
     ``recorded`` endpoints that stream LLMFAO's recorded answers in pieces of 40 characters when a battle is served;
     ``failing``: one more model (a key of :data:`LIVE_MODELS`'s LLMFAO names, e.g. ``Alpaca (7B)``) named
     ``failing`` whose answers break ``max_chars: 20``; ``naming``: a model whose answers begin "I am ChatGPT." (the
-    identity filter drops its battles)."""
+    identity filter drops its battles); ``spare``: that many further LLMFAO prompts whose recorded answers the table
+    holds but which are no item (the prompts to type, or of the prompt file ``spare-prompts.jsonl``: ``id``, ``text``);
+    ``prompt_rules``: the flow mapping of ``arena.prompts``."""
     from humeval.data.llmfao import llmfao_outputs
 
     names = dict(LIVE_MODELS) | ({"failing": failing} if failing else {})
     recorded = llmfao_outputs(data, models=list(names.values()))
     items = sorted(set.intersection(*(set(recorded.loc[recorded["system"] == m, "item_id"]) for m in names.values())))
-    recorded = recorded[recorded["item_id"].isin(items[:prompts])]
+    recorded = recorded[recorded["item_id"].isin(items[:prompts + spare])]
     back = {v: k for k, v in names.items()}
-    rows = [{"item_id": r.item_id, "system": back[r.system], "output": "", "input": r.input} for r in recorded.itertuples()]
+    rows = [{"item_id": r.item_id, "system": back[r.system], "output": "", "input": r.input} for r in recorded.itertuples()
+            if r.item_id in items[:prompts]]
+    spares = recorded[recorded["item_id"].isin(items[prompts:prompts + spare])].drop_duplicates("item_id")
+    write_jsonl(root / "spare-prompts.jsonl", [{"id": r.item_id, "text": r.input} for r in spares.itertuples()])
     write_jsonl(root / "data" / "prompts.jsonl", rows)
     write_jsonl(root / "recorded.jsonl", [
         {"model": back[r.system], "prompt": r.input,
@@ -284,7 +289,8 @@ def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participan
         + (", limits: {max_chars: 20, first_token_seconds: 10, total_seconds: 30}" if n == "failing" else "") + "}\n"
         for n in names)
     (root / "humeval.yaml").write_text(LIVE.format(systems=", ".join(names), per_participant=per_participant,
-                                                   reveal=str(reveal).lower(), models=models, platform=platform),
+                                                   reveal=str(reveal).lower(), models=models, platform=platform,
+                                                   prompt_rules=f"  prompts: {prompt_rules}\n" if prompt_rules else ""),
                                        encoding="utf-8")
     study = StudyFolder.open(root)
     list(run(study))
