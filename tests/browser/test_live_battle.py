@@ -64,3 +64,47 @@ def test_the_answers_stream_in_then_the_vote_and_the_reveal(tmp_path: Path, brow
             assert "You voted: a tie." in page.inner_text("#your-vote")
             assert set(page.locator(".model-name").all_inner_texts()) <= set(LIVE_MODELS)
     assert not failures, "\n".join(failures)
+
+
+def test_typing_a_prompt_then_the_answers_to_it_and_the_vote(tmp_path: Path, browser: Any, shared_data: Path) -> None:  # noqa: F811
+    """The page asks for the prompt first (its limits shown, from the keyboard); a blocked one is refused beside the
+    field; an accepted one (an LLMFAO prompt that is no item of the study) is answered by the models' recorded
+    answers to it, then the vote."""
+    import json
+
+    study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=2, per_participant=2, spare=2,
+                             prompt_rules="{typed: true, min_chars: 10, max_chars: 2000, blocklist: [forbidden]}")
+    spare = [json.loads(line)["text"] for line in (study.root / "spare-prompts.jsonl").read_text().splitlines()]
+    recorded = {(r["model"], r["prompt"]): r["output"]
+                for r in map(json.loads, (study.root / "recorded.jsonl").read_text().splitlines())}
+    failures: list[str] = []
+    with ServerProcess(study.root, None) as server:
+        for width, typed in zip(WIDTHS, spare, strict=False):
+            page = browser.new_context(viewport={"width": width, "height": 800}).new_page()
+            page.goto(f"{server.url}/?participant_id=P{width}")
+            page.goto(f"{server.url}/task")
+            assert "Between 10 and 2000 characters." in page.inner_text("#prompt-help")
+            _check(page, f"prompt entry at {width}", failures)
+            page.keyboard.press("Tab")
+            while page.evaluate("document.activeElement.id") != "prompt":
+                page.keyboard.press("Tab")
+            page.keyboard.type("Please use a forbidden word")
+            page.keyboard.press("Tab")
+            page.keyboard.press("Enter")  # the button, from the keyboard
+            page.wait_for_selector("#prompt-error")
+            assert "cannot be used" in page.inner_text("#prompt-error")
+            assert page.get_attribute("#prompt", "aria-invalid") == "true"
+            _check(page, f"refused prompt at {width}", failures)
+            page.fill("#prompt", typed)
+            page.click("#prompt-submit")
+            _until(page, STORED, 60)
+            assert typed.strip() in page.inner_text("#input")
+            texts = page.locator(".output[data-position]").all_inner_texts()
+            answers = {recorded[(m, typed)].strip() for m in LIVE_MODELS if (m, typed) in recorded}
+            assert len(texts) == 2 and all(t.strip() for t in texts)
+            assert all(any(t.strip()[:40] in a for a in answers) for t in texts)
+            _check(page, f"battle on a typed prompt at {width}", failures)
+            page.keyboard.press("a")
+            page.keyboard.press("Enter")
+            page.wait_for_url("**/task")
+    assert not failures, "\n".join(failures)
