@@ -87,9 +87,10 @@ def _pool(request: Request) -> Any:
         from humeval.arena.prompts import PromptPool, prompt_key
 
         store: Store = state.store
+        arena = store.context.protocol.arena
+        assert arena is not None  # a live battle's
         seen = Counter(prompt_key(t) for t in store.typed_prompts())
-        state.prompt_pool = PromptPool.from_rules(store.context.protocol.arena.prompts,
-                                                  root=Path(state.config.study_dir), seen=seen)
+        state.prompt_pool = PromptPool.from_rules(arena.prompts, root=Path(state.config.study_dir), seen=seen)
     return state.prompt_pool
 
 

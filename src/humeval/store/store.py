@@ -39,7 +39,14 @@ from humeval.store.alive import beat
 from humeval.store.assign import current_assignment, next_assignment, reap_due, standing
 from humeval.store.context import StoreContext
 from humeval.store.engine import database_url, is_sqlite, make_engines, operation_engine, redact_url
-from humeval.store.generations import all_generations, battle_prompt, generated, record_battle, record_prompt, typed_prompts
+from humeval.store.generations import (
+    all_generations,
+    battle_prompt,
+    generated,
+    record_battle,
+    record_prompt,
+    typed_prompts,
+)
 from humeval.store.live import was_abandoned
 from humeval.store.migrations import migrate
 from humeval.store.participants import (

@@ -17,7 +17,7 @@ import pytest
 from tests.integration.server.inprocess import InProcess, assert_error
 from tests.integration.server.inprocess import enter as aenter
 from tests.integration.server.studies import live_arena_study
-from tests.integration.server.test_live_battle import events
+from tests.integration.server.test_live_battle import events, served
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -83,16 +83,11 @@ def test_a_typed_prompt_is_checked_then_the_models_answer_that_prompt(tmp_path: 
         out["second_aid"] = b["assignment_id"]
         return out
 
-    try:
-        out = app.run(body)
-        generations = app.store.generations()
-        judged = {j["assignment_id"]: j for j in app.store.judgements()}
-    finally:
-        app.close()
+    out, generations, judged = served(app, body)
     first = out["first"]
     assert first["reason"] == "" and first["prompt"]["source"] == "typed" and first["prompt"]["text"] == typed
     assert out["again"]["prompt"] == first["prompt"]
-    display = judged[out["first_aid"]]["display"]
+    display = judged[out["first_aid"]]
     assert out["first_texts"] == [recorded[(m, typed)] for m in display]  # each side that model's answer to it
     second = out["second"]
     assert second["reason"] == "repeated" and second["prompt"]["source"] == "file"
@@ -122,10 +117,7 @@ def test_the_page_asks_for_the_prompt_and_shows_a_refusal_beside_the_field(tmp_p
         battle = await c.get("/task")
         return [r, page, refused, stored, battle]
 
-    try:
-        _, page, refused, stored, battle = app.run(body)
-    finally:
-        app.close()
+    (_, page, refused, stored, battle), _, _ = served(app, body)
     assert page.status_code == 200 and 'id="prompt"' in page.text and 'maxlength="2000"' in page.text
     assert "Between 10 and 2000 characters." in page.text and "data-stream" not in page.text
     assert refused.status_code == 422 and 'id="prompt-error"' in refused.text and 'aria-invalid="true"' in refused.text
@@ -156,12 +148,7 @@ def test_with_a_prompt_file_and_no_typed_prompts_each_battle_draws_one_of_the_fi
             out.append((a["assignment_id"], texts))
         return out
 
-    try:
-        out = app.run(body)
-        generations = app.store.generations()
-        judged = {j["assignment_id"]: j["display"] for j in app.store.judgements()}
-    finally:
-        app.close()
+    out, generations, judged = served(app, body)
     for aid, texts in out:
         # the draw, by hand: the study's seed (12), the stream named for the assignment, uniform over the file
         rng = np.random.default_rng(np.random.SeedSequence(12, spawn_key=(zlib.crc32(f"arena-prompt:{aid}".encode()),)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -24,6 +25,18 @@ def events(body: str) -> list[tuple[str, dict]]:
         lines = dict(line.split(": ", 1) for line in block.splitlines())
         out.append((lines["event"], json.loads(lines["data"])))
     return out
+
+
+def served(app: InProcess, body: Any) -> tuple[Any, list[dict], dict[str, list[str]]]:
+    """Run ``body`` in ``app``, then close it: what ``body`` returned, the generations stored, and each judged
+    assignment's display."""
+    try:
+        out = app.run(body)
+        generations = app.store.generations()
+        judged = {j["assignment_id"]: j["display"] for j in app.store.judgements()}
+    finally:
+        app.close()
+    return out, generations, judged
 
 
 def test_a_battle_streams_both_answers_then_takes_the_vote_and_a_failed_one_is_never_counted(
@@ -114,12 +127,7 @@ def test_a_battle_whose_answer_names_a_model_is_dropped_and_never_counted(tmp_pa
             out.append((a["assignment_id"], got[-1], vote.status_code))
         return out
 
-    try:
-        seen = app.run(body)
-        generations = app.store.generations()
-        judged = {j["assignment_id"]: j["display"] for j in app.store.judgements()}
-    finally:
-        app.close()
+    seen, generations, judged = served(app, body)
     models: dict[str, set[str]] = {}
     for g in generations:
         models.setdefault(g["assignment_id"], set()).add(g["model"])
