@@ -40,7 +40,8 @@ def test_a_live_arena_rehearses_and_never_counts_a_failed_battle(tmp_path: Path,
     assert all("failing" not in j["display"] for j in judged)
     assert result.judgements == len(judged) > 0
     assert "Criteria: vote (battle)" in (result.workspace / "report.md").read_text(encoding="utf-8")
-    # collation finds the failed places short: the re-run lists hold them (a re-run round would serve them again)
+    # collation finds the failed places short: the re-run lists hold them (the store leaves them out when it adds
+    # the lists: a recorded answer too long fails again, tests/integration/server/test_live_battle.py)
     assert (result.workspace / "rerun" / "lists.csv").is_file()
     print(json.dumps({"judgements": result.judgements, "failed_battles": len(failed),
                       "generations": len(generations), "workspace": str(result.workspace)}))

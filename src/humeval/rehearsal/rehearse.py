@@ -496,7 +496,6 @@ def _add_rerun(study: StudyFolder, ws: Workspace, db: str, tasks: list[Any], lis
     the store (as ``humeval serve`` does). Returns (complete, lists added, their tasks, the longest list's tasks):
     a re-run list holds up to ``items_per_participant`` tasks, more than a design's list may hold."""
     from humeval.analysis.workspace import read_study_judgements
-    from humeval.files import read_jsonl
     from humeval.judgements.exclusion import exclusions
     from humeval.platforms.keys import rerun_lists_file
     from humeval.stages.collate import collate_workspace, platform_outputs, workspace_key_file
@@ -512,11 +511,13 @@ def _add_rerun(study: StudyFolder, ws: Workspace, db: str, tasks: list[Any], lis
     path = rerun_lists_file(key)
     store = Store.open(study, db)
     try:
+        rerun = store.rerun_lists(path)  # without the battles whose failure would come again, as added
         added = store.add_rerun(path)
     finally:
         store.close()
-    rerun = read_jsonl(path, what="re-run lists") if added else []
-    return False, added, sum(len(r["tasks"]) for r in rerun), max((len(r["tasks"]) for r in rerun), default=0)
+    if not added:
+        rerun = []
+    return False, added, sum(len(r.tasks) for r in rerun), max((len(r.tasks) for r in rerun), default=0)
 
 
 def _answer_key(study: StudyFolder, lists: list[ParticipantList]) -> AnswerKey:

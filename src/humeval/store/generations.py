@@ -12,12 +12,20 @@ The prompt of a battle whose prompt is not the data's (typed by the participant,
 file) is stored before its answers are generated, as the event ``battle_prompt`` (:func:`record_prompt`: the
 assignment, the prompt's id, text and source, and why a typed prompt was replaced); each generation's record names
 it too (``prompt``, ``prompt_id``, ``prompt_source``).
+
+**Failures that would come again** (:func:`doomed_tasks`). A battle on the data's prompt that failed because a
+``recorded`` model has no answer to it (``no_recording``), or its recorded answer breaks the limits (``too_long``,
+``empty``) or names a model (``identity``), or because the item has no prompt (``no_prompt``), fails the same way
+each time it is served: the table, the prompt and the locked limits are the same. A re-run round does not serve
+such a task again (:func:`humeval.store.seed.seed_rerun`). A battle whose prompt was typed or drawn from the file
+gets another prompt when served again, and an endpoint's failures (time limits, HTTP errors, a sampled answer) may
+not come again: those tasks are served in a re-run round as before.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from sqlalchemy import Connection
@@ -25,7 +33,7 @@ from sqlalchemy import Connection
 from humeval.store.lease import EVENT, end_lease
 from humeval.store.sql import sql_of
 
-__all__ = ["all_generations", "battle_prompt", "battle_state", "generated", "record_battle", "record_prompt",
+__all__ = ["DETERMINISTIC", "all_generations", "battle_prompt", "doomed_tasks", "battle_state", "generated", "record_battle", "record_prompt",
            "typed_prompts"]
 
 _INSERT = ("INSERT INTO generations (assignment_id, participant_id, task_id, side, model, error, at, record) "
@@ -33,6 +41,7 @@ _INSERT = ("INSERT INTO generations (assignment_id, participant_id, task_id, sid
 _OF = "SELECT side, error, record FROM generations WHERE assignment_id = :aid ORDER BY id"
 _PROMPTS_OF = "SELECT data FROM events WHERE kind = 'battle_prompt' AND participant_id = :pid ORDER BY id"
 _PROMPTS = "SELECT data FROM events WHERE kind = 'battle_prompt' ORDER BY id"
+_FAILED = "SELECT task_id, model, error, record FROM generations WHERE error <> '' AND error <> 'withdrawn'"
 _ALL = "SELECT assignment_id, participant_id, task_id, side, model, error, at, record FROM generations ORDER BY id"
 
 
@@ -108,3 +117,19 @@ def typed_prompts(conn: Connection) -> list[str]:
     """The texts of every typed prompt stored, oldest first (a restarted server counts their repeats again)."""
     rows = (json.loads(data) for (data,) in sql_of(conn).all(_PROMPTS))
     return [str(p["text"]) for p in rows if p.get("source") == "typed"]
+
+
+#: the failures of a recorded model's answer to the data's prompt that come again each time it is served
+DETERMINISTIC = frozenset({"no_recording", "too_long", "empty", "identity"})
+
+
+def doomed_tasks(conn: Connection, recorded: Collection[str]) -> set[str]:
+    """The tasks whose battle failed in a way that would fail it again (see the module docstring): a ``recorded``
+    model's (``recorded``: their names) failure of :data:`DETERMINISTIC` on the data's prompt, or ``no_prompt``."""
+    doomed: set[str] = set()
+    for task_id, model, error, record in sql_of(conn).all(_FAILED):
+        if json.loads(record).get("prompt_source", "data") != "data":
+            continue  # a typed or drawn prompt: served again, the battle gets another
+        if error == "no_prompt" or (model in recorded and error in DETERMINISTIC):
+            doomed.add(str(task_id))
+    return doomed

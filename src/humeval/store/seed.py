@@ -17,6 +17,7 @@ import secrets
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from itertools import count, islice, repeat
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,12 @@ from humeval.hashing import sha256_file
 from humeval.protocol.comparisons import watched_comparisons, watched_tasks
 from humeval.store import schema as s
 from humeval.store.context import META, strategy_of
+from humeval.store.generations import doomed_tasks
 from humeval.store.migrations import MARK_WATCHED_LISTS
 from humeval.store.sql import sql_of
 from humeval.study import StudyFolder
 
-__all__ = ["seed_rerun", "seed_store"]
+__all__ = ["seed_rerun", "seed_store", "skip_doomed"]
 
 _CHUNK = 50_000
 #: SQLite's page cache while seeding, KiB
@@ -287,10 +289,24 @@ def _first_list_naming(lists_file: Path, task_id: str) -> str:
     return "?"
 
 
+def skip_doomed(conn: Connection, study: StudyFolder, lists: list[ParticipantList]) -> list[ParticipantList]:
+    """``lists`` without the live battles whose failure would come again (:func:`humeval.store.generations.doomed_tasks`:
+    a recorded model's missing or unusable answer to the data's prompt); a list left empty is dropped."""
+    arena = study.protocol.arena
+    if arena is None or not arena.models:
+        return lists
+    doomed = doomed_tasks(conn, {m.name for m in arena.models if m.kind == "recorded"})
+    if not doomed:
+        return lists
+    kept = (replace(pl, tasks=[t for t in pl.tasks if t.task_id not in doomed]) for pl in lists)
+    return [pl for pl in kept if pl.tasks]
+
+
 def seed_rerun(conn: Connection, study: StudyFolder, path: Path) -> int:
     """Add the re-run lists in ``path`` (written by ``collate``) once; return how many lists were added.
 
-    Each task's cap grows by its occurrences in the re-run lists (decided and closed tasks
+    A live battle that failed in a way that would fail it again is left out (:func:`skip_doomed`). Each task's cap
+    grows by its occurrences in the re-run lists (decided and closed tasks
     stay closed); with the ``list`` strategy the lists themselves are added under ids that
     carry the file's hash (``R0001.<hash8>``), so a later collation's lists never collide
     with these. A file already added is left alone; a task the store does not know is refused.
@@ -302,7 +318,7 @@ def seed_rerun(conn: Connection, study: StudyFolder, path: Path) -> int:
     db = sql_of(conn)
     if db.one("SELECT 1 FROM meta WHERE key = :k", {"k": marker}) is not None:
         return 0
-    lists = [ParticipantList.from_json(r) for r in read_jsonl(path, what="re-run lists")]
+    lists = skip_doomed(conn, study, [ParticipantList.from_json(r) for r in read_jsonl(path, what="re-run lists")])
     extra = Counter(t.task_id for pl in lists for t in pl.tasks)
     # every task of the lists is known (its row is updated; closed tasks stay as they are), or nothing is added
     if unknown := sorted(task_id for task_id, n in extra.items() if db.run(_GROW_CAP, {"t": task_id, "n": n}) == 0):

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy import Connection, Engine
 
 from humeval import logbook
+from humeval.design.tasks import ParticipantList
 from humeval.errors import StoreError
 from humeval.store.alive import beat
 from humeval.store.assign import current_assignment, next_assignment, reap_due, standing
@@ -70,7 +71,7 @@ from humeval.store.reads import (
 )
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.screen import failed_attention
-from humeval.store.seed import seed_rerun, seed_store
+from humeval.store.seed import seed_rerun, seed_store, skip_doomed
 from humeval.store.sql import sql_of
 from humeval.store.submit import SubmitResult, submit_judgement
 from humeval.store.writer import Executor, Writer
@@ -175,6 +176,14 @@ class Store:
             added = seed_rerun(conn, self.study, path)
         self._ctx = None
         return added
+
+    def rerun_lists(self, path: Path) -> list[ParticipantList]:
+        """The re-run lists of ``path`` as :meth:`add_rerun` adds them (without the battles whose failure would come
+        again: :func:`humeval.store.seed.skip_doomed`)."""
+        from humeval.files import read_jsonl
+
+        lists = [ParticipantList.from_json(r) for r in read_jsonl(path, what="re-run lists")]
+        return self.read(lambda conn: skip_doomed(conn, self.study, lists))
 
     @property
     def context(self) -> StoreContext:

@@ -14,6 +14,8 @@ import httpx
 import numpy as np
 import pytest
 
+from humeval.store import Store
+from humeval.store.generations import doomed_tasks
 from tests.integration.server.inprocess import InProcess, assert_error
 from tests.integration.server.inprocess import enter as aenter
 from tests.integration.server.studies import live_arena_study
@@ -115,9 +117,19 @@ def test_the_page_asks_for_the_prompt_and_shows_a_refusal_beside_the_field(tmp_p
         refused = await c.post("/task/prompt", data={"assignment_id": aid, "prompt": "Use the forbidden words"})
         stored = await c.post("/task/prompt", data={"assignment_id": aid, "prompt": "Write a haiku about a cat."})
         battle = await c.get("/task")
-        return [r, page, refused, stored, battle]
+        stream = battle.text.split('data-stream="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+        failed = await c.get(stream)  # no model has a recorded answer to that prompt
+        return [r, page, refused, stored, battle, failed]
 
-    (_, page, refused, stored, battle), _, _ = served(app, body)
+    (_, page, refused, stored, battle, failed), generations, _ = served(app, body)
+    assert events(failed.text)[-1] == ("failed", {"reason": "no_recording", "next": "/task"})
+    assert {g["record"]["prompt_source"] for g in generations} == {"typed"}
+    # served again, the battle would get another prompt: its failure is not one that comes again
+    store = Store.open(study, None)
+    try:
+        assert store.read(lambda conn: doomed_tasks(conn, ["gpt-4", "claude-v2", "llama-2-13b"])) == set()
+    finally:
+        store.close()
     assert page.status_code == 200 and 'id="prompt"' in page.text and 'maxlength="2000"' in page.text
     assert "Between 10 and 2000 characters." in page.text and "data-stream" not in page.text
     assert refused.status_code == 422 and 'id="prompt-error"' in refused.text and 'aria-invalid="true"' in refused.text

@@ -139,3 +139,56 @@ def test_a_battle_whose_answer_names_a_model_is_dropped_and_never_counted(tmp_pa
     dropped = [g for g in generations if g["error"] == "identity"]
     assert dropped and all(g["record"]["identity"] == ["ChatGPT"] for g in dropped)
     assert len(judged) == sum(1 for _, (kind, _), _ in seen if kind == "done") > 0
+
+
+def test_a_re_run_round_does_not_serve_again_a_battle_whose_failure_would_come_again(
+        tmp_path: Path, shared_data: Path) -> None:
+    """The fourth model's recorded answers break its ``max_chars: 20``: each battle it is in failed ``too_long`` and
+    would fail so again. Re-run lists holding those tasks and others add only the others."""
+    from humeval.design.tasks import ParticipantList
+    from humeval.files import write_jsonl
+    from humeval.store import Store
+    from humeval.store.sql import sql_of
+
+    study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=3, per_participant=6,
+                             failing="Alpaca (7B)")
+    app = InProcess(study)
+
+    async def body(c: httpx.AsyncClient) -> None:
+        h = await aenter(c, "R1")
+        for _ in range(30):
+            r = await c.get("/api/v1/next", headers=h)
+            if r.status_code == 204:
+                break
+            a = r.json()
+            if events((await c.get(a["stream"], headers=h)).text)[-1][0] == "done":
+                await c.post("/api/v1/judgements", headers=h, json={
+                    "assignment_id": a["assignment_id"], "idempotency_key": f"k-{a['assignment_id']}",
+                    "values": {"vote": "A"}})
+
+    try:
+        app.run(body)
+        generations = app.store.generations()
+    finally:
+        app.close()
+    failed = {g["task_id"] for g in generations if g["error"] == "too_long"}
+    voted = {g["task_id"] for g in generations if not g["error"]}
+    assert failed and voted and failed.isdisjoint(voted)
+    by_id = {t.task_id: t for t in study.read_tasks()}
+    tasks = [by_id[t] for t in sorted(failed | voted)]
+    path = tmp_path / "rerun-lists.jsonl"
+    write_jsonl(path, [ParticipantList("R0001", 1, tasks[:3]), ParticipantList("R0002", 1, tasks[3:]),
+                       ParticipantList("R0003", 1, [by_id[t] for t in sorted(failed)])])
+    store = Store.open(study, None)  # as `humeval serve` adds them: before the server starts
+    try:
+        kept = store.rerun_lists(path)
+        added = store.add_rerun(path)
+        rows = store.read(lambda conn: sql_of(conn).all(
+            "SELECT list_id, task_id FROM list_tasks WHERE list_id LIKE 'R0%' ORDER BY list_id, position"))
+    finally:
+        store.close()
+    print(json.dumps({"failed": len(failed), "voted": len(voted), "lists_added": added}))
+    assert added == len(kept) == 2  # R0003 held only failed battles: dropped
+    assert [pl.list_id for pl in kept] == ["R0001", "R0002"]
+    served = [t for _, t in rows]
+    assert sorted(served) == sorted(voted) and [t.task_id for pl in kept for t in pl.tasks] == served
