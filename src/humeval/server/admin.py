@@ -25,7 +25,7 @@ from humeval.server.throttle import is_https
 from humeval.server.tokens import admin_cookie, admin_cookie_valid
 from humeval.store.store import Store
 
-__all__ = ["admin_routes", "export_bytes"]
+__all__ = ["admin_routes", "export_bytes", "pairwise_boards"]
 
 ADMIN_COOKIE = "humeval_admin"
 #: rows per page of the admin page's item and participant tables (a study can have 100,000 items)
@@ -71,6 +71,47 @@ def export_bytes(store: Store, fmt: str) -> bytes:
     return b"".join(export_chunks(store.judgement_rows(), fmt))
 
 
+def pairwise_boards(store: Store, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per pairwise criterion (``2afc``, ``battle``) over K >= 3 systems: its live leaderboard
+    (:func:`humeval.arena.board.arena_board`) on the task votes so far, in the order they were submitted.
+
+    A criterion a goal watches (``stopping.goal`` over K systems) is decided by the goal rule, whose server skips the
+    pairs it no longer needs: its pooled statements would not hold, so it keeps the goal's direct board
+    (``store.leaderboards``) and gets the scores and the votes per pair only (``kind`` ``direct``)."""
+    from humeval.arena.board import TIE_CHOICES, arena_board
+
+    ctx = store.context
+    out: dict[str, Any] = {}
+    choices = ("A", "B", *TIE_CHOICES)
+    for crit in ctx.protocol.criteria:
+        if not crit.task.pairwise:
+            continue
+        comp = ctx.comparisons.get(crit.name)
+        multi = comp is not None and comp.multi
+        systems = list(comp.members) if multi and comp is not None else list(ctx.systems)
+        if len(systems) < 3:
+            continue
+        votes = sorted((r for r in rows if r["criterion"] == crit.name and r["kind"] in ("task", "")
+                        and r["choice"] in choices and r["system"] in systems and r["system_b"] in systems),
+                       key=lambda r: r["submitted_at"] or "")
+        board = arena_board(systems, [r["system"] for r in votes], [r["system_b"] for r in votes],
+                            [r["choice"] for r in votes], delta=comp.delta if comp is not None else 0.05,
+                            seed=ctx.protocol.study.seed)
+        names = board.systems
+        out[crit.name] = {
+            "goal_rule": multi, "kind": "direct" if multi else board.basis, "board": board, "votes": board.votes,
+            "rows": [{"system": names[i], "score": float(board.theta[i]), "rank_low": int(board.rank_low[i]),
+                      "rank_high": int(board.rank_high[i]), "won": int(board.wins[i].sum()),
+                      "lost": int(board.wins[:, i].sum()), "ties": int(board.ties[i].sum())} for i in board.order],
+            "matrix": [{"system": names[i], "cells": [None if i == j else {"won": int(board.wins[i, j]),
+                                                                            "lost": int(board.wins[j, i]),
+                                                                            "ties": int(board.ties[i, j])}
+                                                      for j in board.order]} for i in board.order],
+            "columns": [names[j] for j in board.order],
+        }
+    return out
+
+
 def _page(request: Request, name: str) -> int:
     """The page number in query parameter ``name`` (0 when absent; a 400 error naming it when not a count)."""
     value = request.query_params.get(name, "0")
@@ -100,16 +141,19 @@ async def admin_page(request: Request) -> Response:
         rows = store.judgement_rows()
         stopping = store.stopping()
         boards = store.leaderboards()
+        pairwise = pairwise_boards(store, rows)
         for st in stopping:
             st["svg"] = Markup("") if st["comparison"] in boards else Markup(bound_svg(st["curve"]))
             st["board"] = boards.get(st["comparison"])
+            st["pairwise"] = pairwise.get(st["comparison"])
         comments = [j for j in store.judgements() if j.get("comment")]
         overview = store.overview(items_limit=PAGE, items_offset=items_page * PAGE)
         pages = {"items": items_page, "participants": people_page, "size": PAGE,
                  "items_last": max(overview["item_totals"]["items"] - 1, 0) // PAGE,
                  "participants_last": max(overview["counts"]["participants"] - 1, 0) // PAGE}
         return {"overview": overview, "participants": store.participants(limit=PAGE, offset=people_page * PAGE),
-                "stopping": stopping, "agreement": agreement_so_far(store.context.protocol, rows), "pages": pages,
+                "stopping": stopping, "arena_boards": {c: b for c, b in pairwise.items() if not b["goal_rule"]},
+                "agreement": agreement_so_far(store.context.protocol, rows), "pages": pages,
                 "comments": comments[-200:], "recruitment": recruitment_view(store),
                 "exclusion": store.exclusion_overview()}
 

@@ -216,7 +216,7 @@ systems: [{systems}]
 criteria:
   - {{name: vote, type: battle, question: "Which answer is better?"}}
 presentation: {{setup: separate, input_heading: Prompt, output_labels: [Model A, Model B], output_format: markdown}}
-design: {{judgements_per_item: 1, items_per_participant: {per_participant}, counterbalancing: none}}
+design: {{judgements_per_item: {judgements_per_item}, items_per_participant: {per_participant}, counterbalancing: none}}
 platform: {{kind: local, completion_code: DONE-ARENA}}
 {arena}"""
 #: three LLMFAO models with a recorded, non-empty answer to each of the 19 prompts
@@ -224,7 +224,7 @@ ARENA_MODELS = ("GPT 4", "Claude v2", "LLaMA-2-Chat (13B)")
 
 
 def arena_study(root: Path, data: Path, *, models: tuple[str, ...] = ARENA_MODELS, prompts: list[str] | None = None,
-                per_participant: int = 6, arena: str = "") -> StudyFolder:
+                per_participant: int = 6, arena: str = "", judgements_per_item: int = 1) -> StudyFolder:
     """An arena study on recorded outputs: LLMFAO's prompts are the items, its models the systems, each battle a
     ``battle`` criterion (``data``: the folder of ``llmfao-*.jsonl``; ``arena``: the protocol's arena section, YAML)."""
     from humeval.data.llmfao import llmfao_outputs
@@ -232,7 +232,8 @@ def arena_study(root: Path, data: Path, *, models: tuple[str, ...] = ARENA_MODEL
     outputs = llmfao_outputs(data, models=models, prompts=prompts)
     write_jsonl(root / "data" / "outputs.jsonl", outputs.to_dict(orient="records"))
     systems = ", ".join(f'"{m}"' for m in models)
-    (root / "humeval.yaml").write_text(ARENA.format(systems=systems, per_participant=per_participant, arena=arena), encoding="utf-8")
+    (root / "humeval.yaml").write_text(ARENA.format(systems=systems, per_participant=per_participant, arena=arena,
+                                                   judgements_per_item=judgements_per_item), encoding="utf-8")
     study = StudyFolder.open(root)
     list(run(study))
     lock_study(study)
