@@ -15,7 +15,8 @@ def rehearse(
     participants: int = typer.Option(0, "--participants", "-n", min=0, show_default=False,
                                      help="Synthetic participants to send (default: as many as the study needs)."),
     kind: str = typer.Option("static", "--kind", "-k", help="Dummy values: random | static | normal; or crowd: simulated "
-                             "participants (capability, position bias, spammers who answer attention checks at random, cheap clickers)."),
+                             "participants (capability, position bias, spammers who answer attention checks at random, cheap clickers); or replay: "
+                             "recorded workers replay their votes of --crowd-votes."),
     db: str = typer.Option("", "--db", help="An EMPTY store for the rehearsal: SQLite file or postgresql://... "
                            "(default: results/rehearsal/study.db, recreated; never the study's study.db)."),
     seed: int = typer.Option(-1, "--seed", show_default=False, help="Seed of the dummy values (default: study.seed)."),
@@ -38,6 +39,10 @@ def rehearse(
     rerun_rounds: int = typer.Option(0, "--rerun-rounds", min=0, max=10,
                                      help="Re-run what collation finds short (excluded participants' tasks) up to "
                                           "this many times, with new participants, until it is complete."),
+    crowd_votes: Path = typer.Option(None, "--crowd-votes", help="replay: recorded votes, LLMFAO's "
+                                     "llmfao-crowd-comparisons.csv or a CSV/JSONL of item_id, model_a, model_b, winner, "
+                                     "judge; each participant is one worker and answers each battle with its vote.",
+                                     show_default=False),
 ) -> None:
     """Rehearse the collection: start `humeval serve` on 127.0.0.1, let synthetic participants do the study through
     the JSON API, export the store, then collate, exclude, analyze and report into results/rehearsal/."""
@@ -49,7 +54,7 @@ def rehearse(
     result = run_rehearsal(
         directory, participants=participants or None, kind=kind, seed=None if seed < 0 else seed, db=db or None,
         workers=workers, concurrency=concurrency, timeout=timeout, progress=True, population=population,
-        rerun_rounds=rerun_rounds,
+        rerun_rounds=rerun_rounds, crowd_votes=crowd_votes,
     )
     required = f" of {result.judgements_required} required" if result.judgements_required is not None else ""
     err.print(
@@ -63,6 +68,11 @@ def rehearse(
                   f"({result.summary['rerun_rounds']} round(s))", highlight=False, soft_wrap=True)
     err.print(f"  collation: {'complete' if result.complete else 'incomplete (see rerun/)'}; "
               f"participants excluded: {result.participants_excluded}", highlight=False, soft_wrap=True)
+    if "replayed" in result.summary:
+        counts = result.summary["replayed"]
+        err.print("  replayed votes: " + ", ".join(f"{v} {k}" for k, v in counts.items()) +
+                  " (own: the worker's vote on the battle; others: another worker's; pair: a vote on the pair on "
+                  "another prompt)", highlight=False, soft_wrap=True)
     if result.ambiguous_outputs:
         err.print(f"  [yellow]{result.ambiguous_outputs} outputs share their text with another system's output of the "
                   "same item; participants scored them alike[/]", highlight=False, soft_wrap=True)

@@ -24,6 +24,7 @@ import numpy as np
 from humeval.design.tasks import ParticipantList
 from humeval.errors import HumevalError
 from humeval.protocol.models import Criterion, Protocol
+from humeval.rehearsal.replay import VoteReplay
 from humeval.simulate.dummy import (
     DEFAULT_SECONDS,
     DUMMY_KINDS,
@@ -36,10 +37,11 @@ from humeval.simulate.dummy import draw_seconds as _draw
 from humeval.simulate.population import WorkerPool, make_pool
 
 __all__ = ["CHEAP_STRATEGIES", "REHEARSAL_KINDS", "AnswerKey", "Answerer", "ApiClient", "ApiRefused", "Population", "RehearsalError",
-           "SimulatedParticipant", "draw_seconds"]
+           "ReplayedWorker", "SimulatedParticipant", "draw_seconds"]
 
-#: what synthetic participants answer: the dry run's dummy kinds, or a simulated ``crowd``
-REHEARSAL_KINDS = (*DUMMY_KINDS, "crowd")
+#: what synthetic participants answer: the dry run's dummy kinds, a simulated ``crowd``, or ``replay``: recorded
+#: votes replayed worker by worker (:mod:`humeval.rehearsal.replay`)
+REHEARSAL_KINDS = (*DUMMY_KINDS, "crowd", "replay")
 
 
 class RehearsalError(HumevalError):
@@ -208,13 +210,24 @@ class Population:
                 "first_share": self.first_share, "straight_share": self.straight_share}
 
 
+@dataclass(frozen=True)
+class ReplayedWorker:
+    """A synthetic participant of a ``replay`` rehearsal, the ``index``-th to enter (the recorded worker it plays is
+    bound at its first battle: :meth:`humeval.rehearsal.replay.VoteReplay.worker`)."""
+
+    index: int
+
+
 class Answerer:
-    """Answers of one ``kind`` (random, static, normal dummies; or a simulated ``crowd``) to assignments
-    as the API serves them."""
+    """Answers of one ``kind`` (random, static, normal dummies; a simulated ``crowd``; or ``replay``: the recorded
+    votes of ``replay``) to assignments as the API serves them."""
 
     def __init__(self, protocol: Protocol, key: AnswerKey, kind: str, systems: list[str],
-                 population: Population | None = None, seed: int = 0) -> None:
+                 population: Population | None = None, seed: int = 0, replay: VoteReplay | None = None) -> None:
         self.protocol, self.key, self.kind = protocol, key, kind
+        if (kind == "replay") != (replay is not None):
+            raise RehearsalError("rehearsal: the 'replay' kind needs recorded votes (--crowd-votes), and only it")
+        self.replay = replay
         #: the simulated crowd (``crowd`` kind only) and its pool, drawn once from ``seed``
         self.population = (population or Population()) if kind == "crowd" else None
         self._pool = self.population.pool(seed) if self.population is not None else None
@@ -226,8 +239,10 @@ class Answerer:
             c.name: _static_scores(protocol, systems, c) for c in protocol.criteria
         }
 
-    def participant(self, index: int) -> SimulatedParticipant | None:
+    def participant(self, index: int) -> SimulatedParticipant | ReplayedWorker | None:
         """The simulated participant who enters ``index``-th (None for the dummy kinds)."""
+        if self.replay is not None:
+            return ReplayedWorker(index)
         if self._pool is None:
             return None
         i = index % self._pool.size
@@ -265,11 +280,13 @@ class Answerer:
         return scores
 
     def values(self, assignment: dict[str, Any], rng: np.random.Generator,
-               who: SimulatedParticipant | None = None) -> dict[str, Any]:
+               who: SimulatedParticipant | ReplayedWorker | None = None) -> dict[str, Any]:
         """``{criterion: value}`` for an assignment of ``GET /api/v1/next`` (``who``: a simulated participant)."""
         texts: list[str] = list(assignment["outputs"])
         names = [c["name"] for c in assignment["criteria"]]
         item_id, attention = self.key.identify(texts)
+        if isinstance(who, ReplayedWorker):
+            return {name: self._replayed(name, item_id, texts, attention, rng, who) for name in names}
         if who is not None and who.strategy:  # a cheap clicker reads nothing: checks are answered as any task
             return {name: self._cheap(name, len(texts), who) for name in names}
         if attention and not (who is not None and who.spammer):
@@ -277,6 +294,22 @@ class Answerer:
         if attention:  # a spammer answers a check like any task: at random
             return {name: self._spam(name, texts, rng) for name in names}
         return {name: self._value(name, item_id, texts, rng, who) for name in names}
+
+    def _replayed(self, name: str, item_id: str, texts: list[str], attention: bool, rng: np.random.Generator,
+                  who: ReplayedWorker) -> Any:
+        """A recorded worker's vote on the battle served, flipped to its sides (attention checks: answered right)."""
+        if attention:
+            return self._attention(name, item_id, texts)
+        criterion = self.criteria[name]
+        if not criterion.task.pairwise or len(texts) != 2:
+            raise RehearsalError(f"rehearsal: the 'replay' kind replays pairwise votes; criterion '{name}' is "
+                                 f"{criterion.type} with {len(texts)} output(s)")
+        sides = [self.key.writers(item_id, t) for t in texts]
+        if any(len(s) != 1 for s in sides):
+            raise RehearsalError(f"rehearsal: item '{item_id}': two models wrote the same answer ({sides}); a "
+                                 "replayed vote needs to know which model is on each side")
+        assert self.replay is not None
+        return self.replay.answer(who.index, item_id, sides[0][0], sides[1][0], rng)
 
     def _spam(self, name: str, texts: list[str], rng: np.random.Generator) -> Any:
         """A spammer's answer that needs no text's writer (an attention check shows no system's output)."""

@@ -55,6 +55,7 @@ from humeval.analysis.workspace import Workspace
 from humeval.collect import ADMIN_ENV
 from humeval.design.tasks import ParticipantList
 from humeval.errors import HumevalError, did_you_mean
+from humeval.files import write_jsonl
 from humeval.pipeline import back_half, record_run, require_lock
 from humeval.platforms.entry import entry_body
 from humeval.protocol.models import Platform
@@ -67,6 +68,7 @@ from humeval.rehearsal.participants import (
     RehearsalError,
     draw_seconds,
 )
+from humeval.rehearsal.replay import VoteReplay, read_crowd_votes
 from humeval.simulate.dummy import declared_seconds
 from humeval.stages.export import write_store_judgements
 from humeval.store.engine import redact_url
@@ -76,6 +78,8 @@ __all__ = ["HOST", "RehearsalError", "RehearsalOptions", "RehearsalResult", "pre
            "rehearse", "rehearse_with"]
 
 HOST = "127.0.0.1"
+#: a ``replay`` rehearsal's served votes, one per line with its source (in ``results/rehearsal/``)
+REPLAYED_VOTES = "replayed-votes.jsonl"
 
 _REQUEST_TIMEOUT = 30.0
 #: seconds a synthetic participant waits before the next one enters when work is held back by the in-flight bound
@@ -554,6 +558,8 @@ class RehearsalOptions:
     progress: bool = False
     population: Population | None = None
     rerun_rounds: int = 0
+    #: the recorded votes a ``replay`` rehearsal replays (:func:`humeval.rehearsal.replay.read_crowd_votes`)
+    crowd_votes: str | Path | None = None
 
     @property
     def the_seed(self) -> int:
@@ -567,6 +573,9 @@ class RehearsalOptions:
         kind, population = self.kind, self.population
         if kind not in REHEARSAL_KINDS:
             raise RehearsalError(f"rehearse: unknown kind '{kind}'. {did_you_mean(kind, REHEARSAL_KINDS)}")
+        if (kind == "replay") != (self.crowd_votes is not None):
+            raise RehearsalError("rehearse: the 'replay' kind replays the recorded votes of --crowd-votes FILE; give "
+                                 f"both or neither (kind '{kind}', crowd votes {self.crowd_votes!r})")
         if population is not None and kind != "crowd":
             raise RehearsalError(f"rehearse: a population describes the 'crowd' kind, not '{kind}'")
         if self.participants is not None and self.participants < 1:
@@ -594,6 +603,8 @@ class RehearsalOptions:
                "timeout": self.timeout, "rerun_rounds": self.rerun_rounds}
         if self.population is not None:
             out["population"] = self.population.to_json()
+        if self.crowd_votes is not None:
+            out["crowd_votes"] = str(self.crowd_votes)
         return out
 
 
@@ -628,6 +639,7 @@ def rehearse(
     progress: bool = False,
     population: Population | None = None,
     rerun_rounds: int = 0,
+    crowd_votes: str | Path | None = None,
 ) -> RehearsalResult:
     """Rehearse ``study`` with synthetic participants through the real server and store.
 
@@ -643,11 +655,13 @@ def rehearse(
     short (the tasks of excluded participants): collation deals the short tasks into re-run
     lists as ``humeval collate`` does, they are added to the store as ``humeval serve`` adds
     them (:meth:`humeval.store.Store.add_rerun`), and the server is started again for new
-    participants; it stops once collation is complete.
+    participants; it stops once collation is complete. ``crowd_votes``: with ``kind="replay"``, a file of recorded
+    votes that the participants replay worker by worker (:mod:`humeval.rehearsal.replay`); each vote served is
+    written to ``results/rehearsal/replayed-votes.jsonl`` with its source.
     """
     options = RehearsalOptions(participants=participants, kind=kind, seed=seed, db=db, workers=workers,
                                concurrency=concurrency, timeout=timeout, progress=progress, population=population,
-                               rerun_rounds=rerun_rounds)
+                               rerun_rounds=rerun_rounds, crowd_votes=crowd_votes)
     return rehearse_with(study, options)
 
 
@@ -669,11 +683,14 @@ def rehearse_with(study: StudyLike, options: RehearsalOptions) -> RehearsalResul
         try:
             tasks = study.read_tasks()
             systems = sorted({s for pl in lists for t in pl.tasks for s in t.systems})
+            replay = VoteReplay(read_crowd_votes(options.crowd_votes)) if options.crowd_votes is not None else None
             answerer = Answerer(study.protocol, _answer_key(study, lists), options.kind, systems, options.population,
-                                options.the_seed)
+                                options.the_seed, replay)
             _fresh_store(study, ws, store, options.db)
             got = _collect(study, options, ws, store, tasks, lists, answerer, unlocked=lock is None,
                            deadline=started + options.timeout, servers=servers)
+            if replay is not None:
+                write_jsonl(ws.root / REPLAYED_VOTES, replay.served)
             summary, paths = back_half(ws, study, tasks, lists)
         finally:
             if servers:
@@ -681,6 +698,8 @@ def rehearse_with(study: StudyLike, options: RehearsalOptions) -> RehearsalResul
                 run.entry["server"] = servers[-1].describe()
         elapsed = time.monotonic() - started
         summary |= _summary(got, answerer, predicted, elapsed)
+        if answerer.replay is not None:
+            summary["replayed"] = answerer.replay.counts()
         run.finish(study, [ws.judgements, *paths], summary=summary, signature=summary.get("signature"))
     return _result(options, got, summary, ws, store, answerer, elapsed)
 
