@@ -26,7 +26,7 @@ from starlette.templating import Jinja2Templates
 from humeval.platforms.registry import platform_of
 from humeval.server.admin import admin_routes
 from humeval.server.api import api_routes
-from humeval.server.battle import battle_routes
+from humeval.server.battle import battle_routes, prompt_pool
 from humeval.server.config import ServerConfig
 from humeval.server.errors import install_handlers
 from humeval.server.guard import install_guard
@@ -84,6 +84,10 @@ def create_app(config: ServerConfig, store: Store | None = None) -> Starlette:
     install_handlers(app)
     install_guard(app, config, store)
     app.state.submission_check = submission_check(study, config.check_entries)
+    arena = protocol.arena
+    if arena is not None and arena.models and (arena.prompts.typed or arena.prompts.file):
+        # read the prompt file now: one that breaks the prompt rules stops the server, naming them
+        app.state.prompt_pool = prompt_pool(store, study.root)
     return app
 
 

@@ -40,7 +40,7 @@ from humeval.server.incoming import optional_session
 from humeval.store.records import AssignmentView
 from humeval.store.store import Store
 
-__all__ = ["PROMPT_URL", "battle_prompt", "battle_routes", "offer_prompt", "stream_url"]
+__all__ = ["PROMPT_URL", "battle_prompt", "battle_routes", "offer_prompt", "prompt_pool", "stream_url"]
 
 #: where a participant's typed prompt is posted (JSON, the API's bearer token)
 PROMPT_URL = "/api/v1/battle/prompt"
@@ -77,20 +77,24 @@ def _identity(request: Request) -> Any:
     return state.identity
 
 
+def prompt_pool(store: Store, root: Path) -> Any:
+    """The arena's prompt pool (:class:`humeval.arena.prompts.PromptPool`): its file read (a prompt that breaks the
+    rules raises :class:`humeval.errors.DataError` naming it), its repeats counted from the typed prompts stored.
+    Built when the app is made (:func:`humeval.server.app.create_app`) for an arena with typed prompts or a file."""
+    from collections import Counter
+
+    from humeval.arena.prompts import PromptPool, prompt_key
+
+    arena = store.context.protocol.arena
+    assert arena is not None  # a live battle's
+    seen = Counter(prompt_key(t) for t in store.typed_prompts())
+    return PromptPool.from_rules(arena.prompts, root=root, seen=seen)
+
+
 def _pool(request: Request) -> Any:
-    """The arena's prompt pool (:class:`humeval.arena.prompts.PromptPool`), built once per process: its file read,
-    its repeats counted from the typed prompts stored."""
     state = request.app.state
     if getattr(state, "prompt_pool", None) is None:
-        from collections import Counter
-
-        from humeval.arena.prompts import PromptPool, prompt_key
-
-        store: Store = state.store
-        arena = store.context.protocol.arena
-        assert arena is not None  # a live battle's
-        seen = Counter(prompt_key(t) for t in store.typed_prompts())
-        state.prompt_pool = PromptPool.from_rules(arena.prompts, root=Path(state.config.study_dir), seen=seen)
+        state.prompt_pool = prompt_pool(state.store, Path(state.config.study_dir))
     return state.prompt_pool
 
 

@@ -168,3 +168,15 @@ def test_with_a_prompt_file_and_no_typed_prompts_each_battle_draws_one_of_the_fi
         assert texts == [recorded[(m, expected["text"])] for m in judged[aid]]
         records = [g["record"] for g in generations if g["assignment_id"] == aid]
         assert [(r["prompt_id"], r["prompt_source"]) for r in records] == [(expected["id"], "file")] * 2
+
+
+def test_a_prompt_file_that_breaks_the_rules_stops_the_app_naming_the_prompt(tmp_path: Path, shared_data: Path) -> None:
+    from humeval.errors import DataError
+
+    study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=2, per_participant=2, spare=2,
+                             prompt_rules="{file: spare-prompts.jsonl, max_chars: 40}")
+    spare = [json.loads(line) for line in (study.root / "spare-prompts.jsonl").read_text().splitlines()]
+    long = [s["id"] for s in spare if len(s["text"].strip()) > 40]
+    assert long
+    with pytest.raises(DataError, match=f"{long[0]}: longer than prompts.max_chars"):
+        InProcess(study)
