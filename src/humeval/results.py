@@ -446,6 +446,38 @@ class Leaderboard(_Node):
     timeline: list[dict[str, Any]] = []
 
 
+class ArenaBoardRow(_Node):
+    """One system of a pairwise criterion's leaderboard (:func:`humeval.stopping.board.arena_board`)."""
+
+    system: str
+    score: Number = None
+    ci_low: Number = None
+    ci_high: Number = None
+    rank_low: int
+    rank_high: int
+    won: int = 0
+    lost: int = 0
+    ties: int = 0
+
+
+class ArenaBoardResult(_Node):
+    """The leaderboard of a pairwise criterion over K >= 3 systems: Davidson scores with fixed-n bootstrap intervals,
+    rank sets from the pooled anytime-valid statements (``basis``: pooled, or direct when the fit check rejected),
+    the answer of ``goal`` (None: undecided) and the stopping code's reason."""
+
+    goal: str
+    delta: float
+    basis: str
+    batch: int
+    fed: int
+    pending: int
+    ridge: bool = False
+    answer: tuple[str, ...] | None = None
+    reason: str = ""
+    interval_method: str = ""
+    rows: tuple[ArenaBoardRow, ...] = ()
+
+
 class CriterionResult(_Node):
     """The analysis of one criterion: what the plan ran and every record it produced.
 
@@ -479,6 +511,7 @@ class CriterionResult(_Node):
     win_rates: dict[str, dict[str, Number]] | None = None
     stopping: Stopping | None = None
     leaderboard: Leaderboard | None = None
+    arena_board: ArenaBoardResult | None = None
     agreement: tuple[AgreementRecord, ...] = ()
     rankings: dict[str, RankingResult] = {}
     battles_from: str | None = None

@@ -21,6 +21,15 @@ def test_an_arena_on_recorded_outputs_rehearses_to_the_report(tmp_path: Path, sh
     assert result.judgements == result.judgements_required > 0
     report = (result.workspace / "report.md").read_text(encoding="utf-8")
     assert "Criteria: vote (battle)" in report and (result.workspace / "figures" / "vote-win-rates.png").is_file()
+    # the leaderboard of three models: its figure beside the rankings, its table and its decision or "undecided"
+    assert (result.workspace / "figures" / "vote-leaderboard.png").is_file()
+    assert "Leaderboard (Davidson scores, percentile bootstrap over votes" in report
+    assert "Leaderboard: decided" in report or "Leaderboard: undecided" in report
+    results = json.loads((result.workspace / "results.json").read_text(encoding="utf-8"))
+    board = results["criteria"]["vote"]["arena_board"]
+    assert board["basis"] == "pooled" and board["fed"] + board["pending"] == result.judgements
+    assert [r["rank_low"] for r in board["rows"]] == sorted(r["rank_low"] for r in board["rows"])
+    assert all(r["ci_low"] <= r["score"] <= r["ci_high"] for r in board["rows"])
 
 
 def test_a_live_arena_rehearses_and_never_counts_a_failed_battle(tmp_path: Path, shared_data: Path) -> None:

@@ -21,7 +21,7 @@ from humeval.analysis.agreement_plan import agreement
 from humeval.analysis.rankings_plan import rankings
 from humeval.judgements import pair_units, winners
 from humeval.protocol.models import Analysis, Criterion
-from humeval.results import Leaderboard, SignTest, Stopping
+from humeval.results import ArenaBoardResult, ArenaBoardRow, Leaderboard, SignTest, Stopping
 from humeval.rng import child_seeds
 from humeval.stats import adjust_pvalues, sign_test
 
@@ -48,6 +48,29 @@ def _pair_record(first: str, second: str, won: pd.Series, alpha: float) -> dict[
     test = sign_test(a, b, confidence_level=1 - alpha)  # alpha: the plan's significance level
     return record | {"estimate": test.estimate, "ci_low": test.ci_low, "ci_high": test.ci_high,
                      "p_value": test.p_value, "tie_rate": ties / len(won)}
+
+
+def board_record(frame: pd.DataFrame, systems: list[str], seed: int, *, n_boot: int = 1000) -> ArenaBoardResult:
+    """The leaderboard of the judgements ``frame`` over ``systems`` (K >= 3): :func:`humeval.stopping.board.arena_board`
+    on the votes in the order they were submitted (``submitted_at``, stable), with percentile bootstrap intervals of
+    the scores (:func:`humeval.stopping.board.davidson_intervals`, ``n_boot`` resamples from ``seed``)."""
+    from humeval.stopping.board import TIE_CHOICES, arena_board, davidson_intervals
+
+    used = frame[frame["choice"].isin(("A", "B", *TIE_CHOICES)) & frame["system"].isin(systems)
+                 & frame["system_b"].isin(systems)]
+    if "submitted_at" in used:
+        used = used.sort_values("submitted_at", kind="stable")
+    board = arena_board(systems, used["system"].astype(str).tolist(), used["system_b"].astype(str).tolist(),
+                        used["choice"].astype(str).tolist(), seed=seed)
+    low, high = davidson_intervals(board.wins, board.ties, seed=seed, n_boot=n_boot, prior=0.5 if board.ridge else 0.0)
+    rows = [ArenaBoardRow(system=board.systems[i], score=float(board.theta[i]), ci_low=float(low[i]),
+                          ci_high=float(high[i]), rank_low=int(board.rank_low[i]), rank_high=int(board.rank_high[i]),
+                          won=int(board.wins[i].sum()), lost=int(board.wins[:, i].sum()), ties=int(board.ties[i].sum()))
+            for i in board.order]
+    return ArenaBoardResult(goal=board.goal, delta=board.delta, basis=board.basis, batch=board.batch, fed=board.fed,
+                            pending=board.pending, ridge=board.ridge, answer=board.answer, reason=board.reason,
+                            interval_method=f"percentile bootstrap over votes ({n_boot} resamples, fixed n)",
+                            rows=tuple(rows))
 
 
 def analyze_pairwise(
@@ -102,6 +125,8 @@ def analyze_pairwise(
                                  [texts.get(k, "") for k in zip(items, frame["system_b"].astype(str), strict=True)])
     out["rankings"] = rankings(plan, [], None, battles_from_choices(frame), s_rank, style=style)
     out["battles_from"] = "per judgement (2afc choices)"
+    if len(systems) >= 3 and (decision is None or decision.get("goal") in (None, "pair")):
+        out["arena_board"] = board_record(frame, systems, seed)
     if decision is not None:
         out["stopping"] = Stopping(**decision)
         if not out["stopping"].pairwise:

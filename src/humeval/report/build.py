@@ -10,6 +10,7 @@ from humeval.analysis.status import caveats
 from humeval.protocol.models import Protocol
 from humeval.report.document import Example, Figure, Report, Section, Table, fmt
 from humeval.report.figures import (
+    board_figure,
     decision_bound_figure,
     distribution_figure,
     goal_timeline_figure,
@@ -20,6 +21,7 @@ from humeval.tasks import TASK_TYPES
 
 if TYPE_CHECKING:
     from humeval.results import (
+        ArenaBoardResult,
         CriterionResult,
         DriftCheck,
         JudgeResult,
@@ -312,6 +314,8 @@ def _criterion(name: str, res: CriterionResult, sig: str) -> Section:
         part(res, s, sig)
     if res.leaderboard:
         _leaderboard(res.leaderboard, s, sig)
+    if res.arena_board:
+        _arena_board(res.arena_board, s, sig)
     for judge, jr in res.judges.items():
         _judge_tables(judge, jr, s, sig)
     _figures(name, res, s)
@@ -417,6 +421,25 @@ def _rankings(res: CriterionResult, s: Section, sig: str) -> None:
                   "style.")
 
 
+def _arena_board(ab: ArenaBoardResult, s: Section, sig: str) -> None:
+    """A pairwise criterion's leaderboard over K >= 3 systems: scores, intervals, pooled rank sets, decision."""
+    rows = [[r.system, r.score, r.ci_low, r.ci_high, f"{r.rank_low}-{r.rank_high}", r.won, r.lost, r.ties]
+            for r in ab.rows]
+    basis = ("the pooled anytime-valid statements (direct duels and virtual duels through common opponents) and the "
+             "direct ones" if ab.basis == "pooled" else
+             "the direct statements only (the Bradley-Terry fit check rejected: pooled statements withdrawn)")
+    s.tables.append(Table(f"Leaderboard (Davidson scores, {ab.interval_method}; rank sets valid together with "
+                          f"probability >= {1 - ab.delta:g})",
+                          ["system", "score", "ci_low", "ci_high", "rank set", "won", "lost", "ties"], rows, sig))
+    decision = f"decided: {', '.join(ab.answer)}" if ab.answer else "undecided"
+    s.paragraphs.append(
+        f"Leaderboard: {decision} (question {ab.goal}). Rank sets from {basis}, on the first {ab.fed} votes in "
+        f"batches of {ab.batch} in the order they were submitted ({ab.pending} votes of an incomplete last batch "
+        f"left out). {ab.reason}."
+        + (" The scores add half a win each way to every pair (the maximum-likelihood fit does not exist)."
+           if ab.ridge else ""))
+
+
 def _leaderboard(lb: Leaderboard, s: Section, sig: str) -> None:
     """The goal's leaderboard: Bradley-Terry ratings, anytime-valid intervals and rank sets, contention, cost."""
     rows = [[r.system, f"{r.rank_low}-{r.rank_high}", "yes" if r.in_contention else "no", r.rating,
@@ -462,6 +485,11 @@ def _figures(name: str, res: CriterionResult, s: Section) -> None:
             s.figures.append(Figure(f"{name}-ranking-{method}",
                                     ranking_figure([r.to_json() for r in rk.systems], f"{name}: {method}", "score"),
                                     f"{name}: ranking by {method} with confidence intervals"))
+    if res.arena_board and res.arena_board.rows:
+        s.figures.append(Figure(f"{name}-leaderboard",
+                                board_figure([r.to_json() for r in res.arena_board.rows], f"{name}: leaderboard"),
+                                f"{name}: Davidson score per system with its {res.arena_board.interval_method} "
+                                f"interval; beside each name its anytime-valid rank set"))
     if res.win_rates:
         s.figures.append(Figure(f"{name}-win-rates", winrate_heatmap(res.win_rates, f"{name}: win rates"),
                                 f"{name}: win rate of the row system over the column system (ties count half)"))

@@ -82,6 +82,16 @@ def ranking_figure(systems: list[dict[str, Any]], title: str, xlabel: str) -> by
     return _png(fig)
 
 
+def board_figure(rows: list[dict[str, Any]], title: str) -> bytes:
+    """A pairwise criterion's leaderboard: each system's Davidson score with its interval, best at the top, the
+    anytime-valid rank set written beside its name."""
+    labels = [f"{r['system']}  (ranks {r['rank_low']}-{r['rank_high']})" if r["rank_low"] != r["rank_high"]
+              else f"{r['system']}  (rank {r['rank_low']})" for r in rows]
+    return ranking_figure([{"estimate": r.get("score"), "ci_low": r.get("ci_low"), "ci_high": r.get("ci_high"),
+                            "system": label} for r, label in zip(rows, labels, strict=True)],
+                          title, "Davidson score (log-strength, centred)")
+
+
 def winrate_heatmap(matrix: dict[str, dict[str, float | None]], title: str) -> bytes:
     """Row system's win share against the column system (ties half), NaN where not compared."""
     names = list(matrix)

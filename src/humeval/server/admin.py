@@ -73,12 +73,12 @@ def export_bytes(store: Store, fmt: str) -> bytes:
 
 def pairwise_boards(store: Store, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Per pairwise criterion (``2afc``, ``battle``) over K >= 3 systems: its live leaderboard
-    (:func:`humeval.arena.board.arena_board`) on the task votes so far, in the order they were submitted.
+    (:func:`humeval.stopping.board.arena_board`) on the task votes so far, in the order they were submitted.
 
     A criterion a goal watches (``stopping.goal`` over K systems) is decided by the goal rule, whose server skips the
     pairs it no longer needs: its pooled statements would not hold, so it keeps the goal's direct board
     (``store.leaderboards``) and gets the scores and the votes per pair only (``kind`` ``direct``)."""
-    from humeval.arena.board import TIE_CHOICES, arena_board
+    from humeval.stopping.board import TIE_CHOICES, arena_board
 
     ctx = store.context
     out: dict[str, Any] = {}

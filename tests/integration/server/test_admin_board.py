@@ -11,9 +11,9 @@ import httpx
 import numpy as np
 import pytest
 
-from humeval.arena.board import BATCH
 from humeval.data.llmfao import llmfao_outputs
 from humeval.stats.davidson import davidson_fit
+from humeval.stopping.board import BATCH
 from humeval.stopping.pooled import PooledStatements
 from tests.integration.server.inprocess import ADMIN, ADMIN_HEADERS, InProcess
 from tests.integration.server.inprocess import enter as aenter

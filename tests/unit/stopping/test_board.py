@@ -1,4 +1,4 @@
-"""The arena leaderboard (humeval.arena.board): counts by hand, the statements against PooledStatements fed
+"""The arena leaderboard (humeval.stopping.board): counts by hand, the statements against PooledStatements fed
 directly, and every look a prefix of one sequence of batches."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from humeval.arena.board import arena_board, vote_matrices
 from humeval.errors import DataError
 from humeval.stats.davidson import davidson_fit
+from humeval.stopping.board import arena_board, vote_matrices
 from humeval.stopping.pooled import PooledStatements
 
 SYSTEMS = ("a", "b", "c", "d")
@@ -77,3 +77,42 @@ def test_few_votes_get_the_ridge_and_bad_input_is_named() -> None:
         arena_board(SYSTEMS, ["z"], ["a"], ["A"])
     with pytest.raises(DataError, match="'C' is not a pairwise choice"):
         arena_board(SYSTEMS, ["a"], ["b"], ["C"])
+
+
+def test_the_bootstrap_intervals_are_those_of_resampling_the_votes_one_by_one() -> None:
+    from humeval.stopping.board import davidson_intervals
+
+    first, second, choice = _votes(300, seed=4)
+    board = arena_board(SYSTEMS, first, second, choice)
+    low, high = davidson_intervals(board.wins, board.ties, n_boot=400, seed=9)
+    # the reference: draw 300 votes with replacement, 400 times, and fit each (a loop over resamples)
+    idx = {s: i for i, s in enumerate(SYSTEMS)}
+    rng = np.random.default_rng(10)
+    thetas = []
+    for _ in range(400):
+        pick = rng.integers(0, 300, 300)
+        w, t = vote_matrices(4, np.array([idx[first[p]] for p in pick]), np.array([idx[second[p]] for p in pick]),
+                             [choice[p] for p in pick])
+        thetas.append(davidson_fit(w, t).theta)
+    ref_low, ref_high = np.quantile(np.array(thetas), [0.025, 0.975], axis=0)
+    # two independent Monte Carlo runs of one bootstrap: equal within their simulation error
+    np.testing.assert_allclose(low, ref_low, atol=0.12)
+    np.testing.assert_allclose(high, ref_high, atol=0.12)
+    assert ((low < board.theta) & (board.theta < high)).all()
+
+
+def test_the_analysis_record_reads_the_votes_in_submission_order() -> None:
+    import pandas as pd
+
+    from humeval.analysis.pairwise import board_record
+
+    first, second, choice = _votes(260, seed=5)
+    stamps = [f"2026-01-01T00:{n // 60:02d}:{n % 60:02d}Z" for n in range(260)]
+    frame = pd.DataFrame({"system": first, "system_b": second, "choice": choice, "submitted_at": stamps})
+    shuffled = frame.sample(frac=1.0, random_state=0)
+    rec = board_record(shuffled, list(SYSTEMS), 3, n_boot=200)
+    board = arena_board(SYSTEMS, first, second, choice, seed=3)
+    assert [r.system for r in rec.rows] == [SYSTEMS[i] for i in board.order]
+    assert [(r.rank_low, r.rank_high) for r in rec.rows] == [(int(board.rank_low[i]), int(board.rank_high[i]))
+                                                             for i in board.order]
+    assert (rec.fed, rec.pending, rec.reason) == (250, 10, board.reason)

@@ -23,7 +23,7 @@ A goal whose server skips the pairs it no longer needs breaks that; its board is
 statements, :meth:`humeval.stopping.live_goal.LiveGoal.leaderboard`), beside these scores and counts.
 
 Checked against: :class:`~humeval.stopping.pooled.PooledStatements` and
-:func:`~humeval.stats.davidson.davidson_fit` called directly on the same votes (tests/unit/arena/test_board.py,
+:func:`~humeval.stats.davidson.davidson_fit` called directly on the same votes (tests/unit/stopping/test_board.py,
 tests/integration/server/test_admin_board.py).
 """
 
@@ -35,12 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from humeval.errors import DataError
-from humeval.rng import Seed
+from humeval.rng import Seed, as_generator
 from humeval.stats.davidson import davidson_fit
 from humeval.stopping.goals import closure
 from humeval.stopping.pooled import PooledStatements
 
-__all__ = ["BATCH", "TIE_CHOICES", "ArenaBoard", "arena_board", "vote_matrices"]
+__all__ = ["BATCH", "TIE_CHOICES", "ArenaBoard", "arena_board", "davidson_intervals", "vote_matrices"]
 
 #: consecutive votes per batch of the pooled statements on the admin page
 BATCH = 50
@@ -147,3 +147,32 @@ def arena_board(systems: Sequence[str], first: Sequence[str], second: Sequence[s
                       "direct" if bool(state.misfit[0]) else "pooled",
                       named, reason,
                       n_batches * int(batch), len(ch) - n_batches * int(batch))
+
+
+def davidson_intervals(wins: np.ndarray, ties: np.ndarray, *, confidence: float = 0.95, n_boot: int = 1000,
+                       seed: Seed = 0, prior: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap intervals of Davidson's scores: the votes resampled with replacement (``n_boot``
+    multinomial draws of the pair-and-outcome counts, seeded), each resample fitted (batched), the
+    (1 - confidence) / 2 quantiles of each system's score. Fixed-n intervals, valid at one look (not when
+    watched: the rank sets are the anytime-valid statement); ``prior`` as in the point fit.
+
+    Checked against: a loop over resamples that redraws the votes one by one (tests/unit/stopping/test_board.py).
+    """
+    if not (0 < confidence < 1):
+        raise DataError(f"davidson_intervals: confidence must lie in (0, 1), got {confidence!r}")
+    w, t = np.asarray(wins, dtype=np.int64), np.asarray(ties, dtype=np.int64)
+    k = w.shape[-1]
+    up = np.triu_indices(k, 1)
+    cells = np.concatenate([w.ravel(), t[up]])
+    n = int(cells.sum())
+    if n == 0:
+        return np.full(k, np.nan), np.full(k, np.nan)
+    draws = as_generator(seed).multinomial(n, cells / n, size=int(n_boot))
+    bw = draws[:, : k * k].reshape((-1, k, k))
+    bt = np.zeros_like(bw)
+    bt[:, up[0], up[1]] = draws[:, k * k:]
+    bt = bt + np.swapaxes(bt, -1, -2)
+    theta = davidson_fit(bw, bt, prior=prior).theta
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(theta, [tail, 1 - tail], axis=0)
+    return low, high
