@@ -140,6 +140,10 @@ def test_five_systems_goal_best_through_the_server(tmp_path: Path) -> None:
 
         page = asyncio.run(admin())
         assert "goal best over 5 systems" in page and "decided: s3" in page and "s1 eliminated" in page
+        # beside the goal's direct rank sets: the scores and the votes per pair, no pooled card (pairs chosen by the goal)
+        assert 'id="board-quality"' in page and "rank set (direct statements)" in page
+        assert page.count('<tr data-system="') == 2 * 5 and 'id="pair-votes-quality"' in page
+        assert 'id="leaderboard-quality"' not in page
     finally:
         asyncio.run(c.close())
 
