@@ -94,7 +94,33 @@ def _arena_problems(raw: Any, root: Path | None) -> list[Problem]:
         for loc, name in files:
             if isinstance(name, str) and name and not (root / name).is_file():
                 problems.append((loc, f"file {name!r} not found in the study folder {root}"))
+        problems += _prompt_file_problems(prompts, root)
     return problems
+
+
+def _prompt_file_problems(prompts: Any, root: Path) -> list[Problem]:
+    """The prompts of ``arena.prompts.file`` that break the arena's prompt rules (length, blocklist), each named
+    with its id and row: the server would refuse to start on them (:class:`humeval.arena.prompts.PromptPool`)."""
+    from pydantic import ValidationError
+
+    from humeval.arena.prompts import PromptPool, describe_problems, read_prompts
+    from humeval.protocol.arena import ArenaPrompts
+
+    try:
+        rules = ArenaPrompts.model_validate(prompts)
+    except ValidationError:
+        return []  # the schema check reports it
+    if not rules.file or not (root / rules.file).is_file():
+        return []
+    loc: tuple[str, ...] = ("arena", "prompts", "file") if isinstance(prompts, dict) else ("arena", "prompts")
+    try:
+        bad = PromptPool(rules, read_prompts(root / rules.file), strict=False).problems()
+    except DataError as exc:
+        return [(loc, str(exc))]
+    if not bad:
+        return []
+    return [(loc, f"{len(bad)} prompt(s) of {rules.file} break the prompt rules (arena.prompts), and the server "
+                  f"would not start: {describe_problems(bad, most=10)}; change those prompts or the rules")]
 
 
 def _get(raw: Any, *keys: str, default: Any = None) -> Any:

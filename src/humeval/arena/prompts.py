@@ -28,8 +28,8 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -37,8 +37,8 @@ from humeval.errors import DataError
 from humeval.hashing import sha256_json
 from humeval.protocol.arena import ArenaPrompts
 
-__all__ = ["IdentityFilter", "Prompt", "PromptDecision", "PromptPool", "identity_words", "prompt_key",
-           "read_prompts"]
+__all__ = ["MESSAGES", "IdentityFilter", "Prompt", "PromptDecision", "PromptPool", "describe_problems", "identity_words",
+           "prompt_key", "read_prompts"]
 
 #: why a typed prompt is not used as typed (:attr:`PromptDecision.reason`)
 REASONS = {
@@ -47,6 +47,23 @@ REASONS = {
     "too_long": "longer than prompts.max_chars",
     "blocked": "contains a word or phrase of prompts.blocklist, or matches prompts.blocklist_regex",
     "repeated": "its text was used prompts.max_repeats times already",
+}
+
+
+def _(message: str) -> str:
+    """Mark ``message`` for the server's catalogue (extracted by ``python -m humeval.server.i18n``)."""
+    return message
+
+
+#: what a participant reads when a typed prompt is not used as typed (English msgids, ``%(name)s`` filled from
+#: :attr:`PromptDecision.params`; the server shows them in the study's language, :meth:`PromptDecision.text`)
+MESSAGES = {
+    "not_allowed": _("This arena gives the prompts; typing one is not offered."),
+    "too_short": _("Please write a prompt of at least %(min_chars)s characters."),
+    "too_long": _("Please shorten the prompt to at most %(max_chars)s characters (it has %(chars)s)."),
+    "blocked": _("This prompt cannot be used in this study; please write another."),
+    "repeated": _("This prompt has been asked often already; please write another."),
+    "replaced": _("This prompt has been asked often already; here is one from the study's list instead."),
 }
 
 
@@ -92,7 +109,23 @@ class PromptDecision:
 
     prompt: Prompt | None
     reason: str = ""
-    message: str = ""
+    params: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def message(self) -> str:
+        """What the participant reads, in English ("" when used as typed)."""
+        return self.text()
+
+    def text(self, gettext: Callable[[str], str] | None = None, language: str = "en") -> str:
+        """What the participant reads, through ``gettext`` (the study's catalogue,
+        :func:`humeval.server.i18n.translations`), its numbers written as ``language`` writes them."""
+        if not self.reason:
+            return ""
+        from babel.numbers import format_decimal
+
+        msgid = MESSAGES["replaced" if self.prompt is not None else self.reason]
+        translated = (gettext or (lambda m: m))(msgid)
+        return translated % {k: format_decimal(v, locale=language) for k, v in self.params.items()}
 
     @property
     def accepted(self) -> bool:
@@ -147,23 +180,34 @@ def read_prompts(path: Path, where: str = "arena.prompts.file") -> list[Prompt]:
     return [Prompt(i, str(text), "file") for i, text in rows]
 
 
+def describe_problems(bad: Sequence[tuple[int, Prompt, str]], most: int = 5) -> str:
+    """The prompts of :meth:`PromptPool.problems` as one sentence: each one's id, its row and the rule it breaks."""
+    def one(n: int, p: Prompt, why: str) -> str:
+        size = f", {len(p.text.strip()):,} characters" if why in ("too_short", "too_long") else ""
+        return f"{p.id} (row {n}{size}): {REASONS[why]}"
+
+    return "; ".join(one(*b) for b in bad[:most]) + ("; ..." if len(bad) > most else "")
+
+
 class PromptPool:
     """The prompts of an arena and their rules; :meth:`draw` and :meth:`offer` are safe from several threads.
 
-    ``prompts``: the file's (:func:`read_prompts`; each must pass the rules, else :class:`DataError` names it);
-    ``seen``: uses so far by :func:`prompt_key` (a restarted server passes those of the stored battles)."""
+    ``prompts``: the file's (:func:`read_prompts`; each must pass the rules, else :class:`DataError` names it;
+    ``strict=False`` keeps them, for :meth:`problems` to list: ``humeval validate``);
+    ``seen``: uses so far by :func:`prompt_key` (the pool's own counter of :meth:`offer`)."""
 
-    def __init__(self, rules: ArenaPrompts, prompts: Sequence[Prompt] = (), seen: Mapping[str, int] | None = None) -> None:
+    def __init__(self, rules: ArenaPrompts, prompts: Sequence[Prompt] = (), seen: Mapping[str, int] | None = None,
+                 *, strict: bool = True) -> None:
         self.rules = rules
         self.prompts = list(prompts)
         self.seen: Counter[str] = Counter(dict(seen or {}))
         self._lock = threading.Lock()
         self._blocked = [re.compile(_word_pattern(w)) for w in rules.blocklist]
         self._blocked_regex = [re.compile(p, re.IGNORECASE) for p in rules.blocklist_regex]
-        bad = [(p.id, why) for p in self.prompts if (why := self.check(p.text))]
+        bad = self.problems() if strict else []
         if bad:
             raise DataError(f"arena.prompts.file: {len(bad)} prompt(s) break the prompt rules: "
-                            + "; ".join(f"{i}: {REASONS[why]}" for i, why in bad[:5]) + (", ..." if len(bad) > 5 else ""))
+                            + describe_problems(bad))
 
     @classmethod
     def from_rules(cls, rules: ArenaPrompts, root: Path | str = ".", seen: Mapping[str, int] | None = None) -> PromptPool:
@@ -189,30 +233,49 @@ class PromptPool:
             raise DataError("arena.prompts.file: the arena has no prompt file to draw from")
         return self.prompts[int(rng.integers(len(self.prompts)))]
 
-    def offer(self, text: str, rng: _Random | None = None) -> PromptDecision:
-        """A participant's typed prompt: used as typed, replaced by a file prompt (``repeats: file``; ``rng``
-        draws it), or refused; a prompt used (as typed) is counted."""
+    def refusal(self, text: str) -> PromptDecision | None:
+        """The decision on a typed prompt that breaks the rules of :meth:`check` (or any typed prompt, when the arena
+        takes none); None when ``text`` may be used, its repeats aside."""
         rules = self.rules
         if not rules.typed:
-            return PromptDecision(None, "not_allowed", "This arena gives the prompts; typing one is not offered.")
+            return PromptDecision(None, "not_allowed")
         why = self.check(text)
         if why == "too_short":
-            return PromptDecision(None, why, f"Please write a prompt of at least {rules.min_chars} characters.")
+            return PromptDecision(None, why, {"min_chars": rules.min_chars})
         if why == "too_long":
-            return PromptDecision(None, why, f"Please shorten the prompt to at most {rules.max_chars:,} characters "
-                                             f"(it has {len(text.strip()):,}).")
-        if why == "blocked":
-            return PromptDecision(None, why, "This prompt cannot be used in this study; please write another.")
+            return PromptDecision(None, why, {"max_chars": rules.max_chars, "chars": len(text.strip())})
+        return PromptDecision(None, why) if why else None
+
+    def repeated(self, rng: _Random | None = None) -> PromptDecision:
+        """The decision on a typed prompt used ``max_repeats`` times: a prompt of the file in its place
+        (``repeats: file``, a file, ``rng`` to draw it), else refused."""
+        if self.rules.repeats == "file" and self.prompts and rng is not None:
+            return PromptDecision(self.draw(rng), "repeated")
+        return PromptDecision(None, "repeated")
+
+    @staticmethod
+    def typed_prompt(text: str) -> Prompt:
+        """The prompt a typed ``text`` is used as (its id from its key, so one text has one id)."""
+        return Prompt(f"typed-{sha256_json(prompt_key(text))[:16]}", text.strip(), "typed")
+
+    def offer(self, text: str, rng: _Random | None = None) -> PromptDecision:
+        """A participant's typed prompt: used as typed, replaced by a file prompt (``repeats: file``; ``rng``
+        draws it), or refused; a prompt used (as typed) is counted in :attr:`seen` (this pool's own counter: the
+        server counts in the store instead, :func:`humeval.store.generations.claim_typed_prompt`)."""
+        refused = self.refusal(text)
+        if refused is not None:
+            return refused
         key = prompt_key(text)
         with self._lock:
-            if self.seen[key] >= rules.max_repeats:
-                if rules.repeats == "file" and self.prompts and rng is not None:
-                    return PromptDecision(self.draw(rng), "repeated", "This prompt has been asked often already; "
-                                          "here is one from the study's list instead.")
-                return PromptDecision(None, "repeated", "This prompt has been asked often already; please write "
-                                                        "another.")
+            if self.seen[key] >= self.rules.max_repeats:
+                return self.repeated(rng)
             self.seen[key] += 1
-        return PromptDecision(Prompt(f"typed-{sha256_json(key)[:16]}", text.strip(), "typed"))
+        return PromptDecision(self.typed_prompt(text))
+
+    def problems(self) -> list[tuple[int, Prompt, str]]:
+        """The file's prompts that break the rules of :meth:`check`: (their row in the file, 1-based; the prompt;
+        the key of :data:`REASONS`)."""
+        return [(n, p, why) for n, p in enumerate(self.prompts, 1) if (why := self.check(p.text))]
 
 
 def identity_words(models: Iterable[Any], extra: Iterable[str] = ()) -> list[str]:

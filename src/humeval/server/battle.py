@@ -14,8 +14,9 @@ A battle already generated (a reload) is sent again from the store, without aski
 
 **The prompt** (:func:`battle_prompt`). With ``arena.prompts.typed``, the participant writes it first
 (``POST /api/v1/battle/prompt`` with ``{"assignment_id", "prompt"}``, or the page's form at ``/task/prompt``): the arena's
-:class:`humeval.arena.prompts.PromptPool` checks it (length, blocklist, repeats) and it is used as typed, replaced by
-a prompt of the file (``repeats: file``; the participant is told) or refused with the reason, and the stream is
+:class:`humeval.arena.prompts.PromptPool` checks it (length, blocklist; its repeats are counted in the store, shared by
+every server process) and it is used as typed, replaced by a prompt of the file (``repeats: file``; the participant
+is told) or refused with the reason in the study's language (``presentation.language``), and the stream is
 refused (``prompt_required``) until one is stored. With a prompt file and no typed prompts, each battle draws one
 prompt of the file (uniformly; the random stream ``arena-prompt:<assignment id>`` of the study's seed). Otherwise the
 prompt is the item's ``input`` (the data's). A typed or drawn prompt is stored before the answers are asked for (the
@@ -79,16 +80,14 @@ def _identity(request: Request) -> Any:
 
 def prompt_pool(store: Store, root: Path) -> Any:
     """The arena's prompt pool (:class:`humeval.arena.prompts.PromptPool`): its file read (a prompt that breaks the
-    rules raises :class:`humeval.errors.DataError` naming it), its repeats counted from the typed prompts stored.
-    Built when the app is made (:func:`humeval.server.app.create_app`) for an arena with typed prompts or a file."""
-    from collections import Counter
-
-    from humeval.arena.prompts import PromptPool, prompt_key
+    rules raises :class:`humeval.errors.DataError` naming it; ``humeval validate`` and ``lock`` refuse it first).
+    Built when the app is made (:func:`humeval.server.app.create_app`) for an arena with typed prompts or a file.
+    The repeats of typed prompts are counted in the store, not in the pool (:func:`offer_prompt`)."""
+    from humeval.arena.prompts import PromptPool
 
     arena = store.context.protocol.arena
     assert arena is not None  # a live battle's
-    seen = Counter(prompt_key(t) for t in store.typed_prompts())
-    return PromptPool.from_rules(arena.prompts, root=root, seen=seen)
+    return PromptPool.from_rules(arena.prompts, root=root)
 
 
 def _pool(request: Request) -> Any:
@@ -123,19 +122,34 @@ async def battle_prompt(request: Request, store: Store, held: AssignmentView, pa
 
 async def offer_prompt(request: Request, store: Store, held: AssignmentView, participant_id: str,
                        text: str) -> tuple[dict[str, Any] | None, str, str]:
-    """A participant's typed prompt for the battle ``held``, checked by the arena's pool: (the battle's prompt as
-    stored, or None when refused; the reason, "" when used as typed; the message for the participant). A battle
-    whose prompt is stored already keeps it."""
+    """A participant's typed prompt for the battle ``held``, checked by the arena's pool (length, blocklist) and
+    counted in the store (repeats: one count for every process of the study,
+    :func:`humeval.store.generations.claim_typed_prompt`): (the battle's prompt as stored, or None when refused;
+    the reason, "" when used as typed; the message for the participant, in the study's language). A battle whose
+    prompt is stored already keeps it."""
+    from humeval.server.i18n import translations
+
     stored = await store.battle_prompt(held.assignment_id, participant_id)
     if stored is not None:
         return stored, stored.get("reason", ""), ""
-    decision = _pool(request).offer(text, _rng(store, held.assignment_id))
+    pool = _pool(request)
+    language = store.context.protocol.presentation.language
+    decision = pool.refusal(text)
+    if decision is None:
+        typed = pool.typed_prompt(text)
+        stored = await store.claim_typed_prompt(
+            held.assignment_id, participant_id, {"id": typed.id, "text": typed.text, "source": "typed", "reason": ""},
+            typed.key, pool.rules.max_repeats)
+        if stored is not None:
+            return stored, stored.get("reason", ""), ""
+        decision = pool.repeated(_rng(store, held.assignment_id))
+    message = decision.text(translations(language).gettext, language)
     if decision.prompt is None:
-        return None, decision.reason, decision.message
+        return None, decision.reason, message
     p = decision.prompt
     stored = await store.record_prompt(held.assignment_id, participant_id,
                                        {"id": p.id, "text": p.text, "source": p.source, "reason": decision.reason})
-    return stored, decision.reason, decision.message
+    return stored, decision.reason, message
 
 
 async def _held(request: Request, store: Store, participant_id: str, aid: str) -> AssignmentView:

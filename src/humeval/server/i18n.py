@@ -9,7 +9,8 @@ a ``.mo`` is older than its ``.po`` or a message is untranslated). Regenerate wi
     python -m humeval.server.i18n   # extract humeval.pot, update every .po, compile every .mo
 
 The messages of each task type (its attention check, what is valid beside a refused answer, its
-template partial) live in its module, :mod:`humeval.tasks`, and are extracted with these.
+template partial) live in its module, :mod:`humeval.tasks`, and are extracted with these; so are the refusals of an
+arena's typed prompt (:data:`humeval.arena.prompts.MESSAGES`, shown through :func:`translations`).
 
 Pages get ``lang`` and ``dir`` (``rtl`` for right-to-left languages); the admin pages stay
 in English. Error texts: the store and the API refuse with English developer messages and
@@ -197,10 +198,11 @@ def _update_catalogues() -> None:  # pragma: no cover - a maintainer's command
     here = Path(__file__).parent
     cfg = here / "locale" / "babel.cfg"
     tasks = here.parent / "tasks"  # the task types' messages and partials
+    prompts = here.parent / "arena" / "prompts.py"  # the refusals of a typed prompt (humeval.arena.prompts.MESSAGES)
     pot = LOCALE_DIR / f"{DOMAIN}.pot"
     babel = [sys.executable, "-m", "babel.messages.frontend"]
     subprocess.run([*babel, "extract", "-F", str(cfg), "--no-location", "--omit-header", "-o", str(pot), str(here),
-                    str(tasks)],
+                    str(tasks), str(prompts)],
                    check=True)
     owned = set().union(*own_messages().values())  # translated in their task type's module, not here
     if owned:

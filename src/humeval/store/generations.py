@@ -13,6 +13,11 @@ file) is stored before its answers are generated, as the event ``battle_prompt``
 assignment, the prompt's id, text and source, and why a typed prompt was replaced); each generation's record names
 it too (``prompt``, ``prompt_id``, ``prompt_source``).
 
+**Repeats of typed prompts** (:func:`claim_typed_prompt`). A typed prompt is used at most ``prompts.max_repeats``
+times by its key (:func:`humeval.arena.prompts.prompt_key`), counted in the table ``prompt_uses``: the use is taken
+and the prompt stored in one write transaction, and the count is one row of the store, so several server processes
+(or machines) of one study share it and together never use a text more often than the rules say.
+
 **Failures that would come again** (:func:`doomed_tasks`). A battle on the data's prompt that failed because a
 ``recorded`` model has no answer to it (``no_recording``), or its recorded answer breaks the limits (``too_long``,
 ``empty``) or names a model (``identity``), or because the item has no prompt (``no_prompt``), fails the same way
@@ -30,11 +35,12 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from humeval.hashing import sha256_json
 from humeval.store.lease import EVENT, end_lease
 from humeval.store.sql import sql_of
 
-__all__ = ["DETERMINISTIC", "all_generations", "battle_prompt", "doomed_tasks", "battle_state", "generated", "record_battle", "record_prompt",
-           "typed_prompts"]
+__all__ = ["DETERMINISTIC", "all_generations", "battle_prompt", "battle_state", "claim_typed_prompt", "doomed_tasks",
+           "generated", "prompt_uses", "record_battle", "record_prompt", "typed_prompts"]
 
 _INSERT = ("INSERT INTO generations (assignment_id, participant_id, task_id, side, model, error, at, record) "
            "VALUES (:aid, :pid, :t, :side, :model, :error, :at, :record)")
@@ -111,6 +117,29 @@ def record_prompt(conn: Connection, assignment_id: str, participant_id: str, pro
     data = {"assignment_id": assignment_id, **prompt}
     sql_of(conn).run(EVENT, {"now": now, "kind": "battle_prompt", "pid": participant_id, "data": json.dumps(data)})
     return data
+
+
+_CLAIM = ("INSERT INTO prompt_uses (prompt_key, uses) VALUES (:k, 1) ON CONFLICT (prompt_key) DO UPDATE "
+          "SET uses = prompt_uses.uses + 1 WHERE prompt_uses.uses < :cap RETURNING uses")
+
+
+def claim_typed_prompt(conn: Connection, assignment_id: str, participant_id: str, prompt: dict[str, Any], key: str,
+                       max_repeats: int, now: float) -> dict[str, Any] | None:
+    """Store a typed prompt for a battle when its text (``key``: its :func:`~humeval.arena.prompts.prompt_key`) was
+    used fewer than ``max_repeats`` times, counting this use; the stored prompt (a battle's first stays), or None
+    when the text is used up (nothing stored, nothing counted)."""
+    stored = battle_prompt(conn, assignment_id, participant_id)
+    if stored is not None:
+        return stored
+    if not sql_of(conn).all(_CLAIM, {"k": sha256_json(key), "cap": max_repeats}):
+        return None
+    return record_prompt(conn, assignment_id, participant_id, prompt, now)
+
+
+def prompt_uses(conn: Connection, key: str) -> int:
+    """How often the typed prompt of ``key`` was used as typed (by every process of the study)."""
+    rows = sql_of(conn).all("SELECT uses FROM prompt_uses WHERE prompt_key = :k", {"k": sha256_json(key)})
+    return int(rows[0][0]) if rows else 0
 
 
 def typed_prompts(conn: Connection) -> list[str]:

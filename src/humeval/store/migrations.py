@@ -26,7 +26,8 @@ replayed hook does nothing) and indexes ``participants.created_at`` (the entry g
 entered within a window); 11 adds ``tasks.taken_by``; 12 reads a list's taken places from the assignments; 13 drops
 ``tasks.done``; 14 adds ``participants.network`` and ``participants.wide_network`` (the keys of the client's
 networks, by which the entry guard counts the new participants of one network within a window) with their indexes;
-15 adds ``generations`` (an arena's streamed answers, each with its record and failure).
+15 adds ``generations`` (an arena's streamed answers, each with its record and failure); 16 adds ``prompt_uses``
+(the uses of each typed prompt, shared by every server process) and fills it from the typed prompts stored.
 
 Stores created before the history was written out ran migration 1 as the schema of their day, so a table,
 column or index of a later migration may already be there: each migration creates only what is missing
@@ -240,9 +241,28 @@ _V15 = ("CREATE TABLE IF NOT EXISTS generations (id {serial} NOT NULL, assignmen
         "CREATE INDEX IF NOT EXISTS ix_generations_assignment_id ON generations (assignment_id)")
 
 
+def _v16(conn: Connection) -> None:
+    """The uses of each typed prompt, counted from the ``battle_prompt`` events stored before (a data step)."""
+    import json
+    from collections import Counter
+
+    from humeval.arena.prompts import prompt_key
+    from humeval.hashing import sha256_json
+
+    conn.execute(text("CREATE TABLE IF NOT EXISTS prompt_uses (prompt_key VARCHAR(64) NOT NULL, uses INTEGER NOT NULL, "
+                      "PRIMARY KEY (prompt_key))"))
+    if conn.execute(text("SELECT COUNT(*) FROM prompt_uses")).scalar():
+        return  # filled already (a store that ran this migration's DDL as its schema)
+    rows = (json.loads(d) for (d,) in conn.execute(text("SELECT data FROM events WHERE kind = 'battle_prompt'")))
+    uses = Counter(sha256_json(prompt_key(str(p["text"]))) for p in rows if p.get("source") == "typed")
+    if uses:
+        conn.execute(text("INSERT INTO prompt_uses (prompt_key, uses) VALUES (:k, :n)"),
+                     [{"k": k, "n": n} for k, n in uses.items()])
+
+
 MIGRATIONS: Sequence[Callable[[Connection], None]] = (
     _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10), _v11, _v12,
-    _v13, _v14, _ddl(*_V15),
+    _v13, _v14, _ddl(*_V15), _v16,
 )
 _LOCK_ID = 0x6875_6D65  # "hume"
 

@@ -342,6 +342,16 @@ generations = Table(
     Column("record", Text, nullable=False),
 )
 
+#: how often each typed prompt of an arena was used as typed, by its key (a hash of
+#: :func:`humeval.arena.prompts.prompt_key`): every server process of a study counts in this one row, so
+#: ``prompts.max_repeats`` holds across processes (:func:`humeval.store.generations.claim_typed_prompt`)
+prompt_uses = Table(
+    "prompt_uses",
+    metadata,
+    Column("prompt_key", String(64), primary_key=True),
+    Column("uses", Integer, nullable=False),
+)
+
 #: signed platform deliveries (Prolific hooks) received lately: a replay of one is recognised and does nothing
 hook_deliveries = Table(
     "hook_deliveries",

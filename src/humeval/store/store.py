@@ -43,7 +43,9 @@ from humeval.store.engine import database_url, is_sqlite, make_engines, operatio
 from humeval.store.generations import (
     all_generations,
     battle_prompt,
+    claim_typed_prompt,
     generated,
+    prompt_uses,
     record_battle,
     record_prompt,
     typed_prompts,
@@ -352,6 +354,18 @@ class Store:
         """Store a battle's prompt unless one is (:func:`humeval.store.generations.record_prompt`); the stored one."""
         now = time.time()
         return await self.awrite(lambda conn: record_prompt(conn, assignment_id, participant_id, prompt, now))
+
+    async def claim_typed_prompt(self, assignment_id: str, participant_id: str, prompt: dict[str, Any], key: str,
+                                 max_repeats: int) -> dict[str, Any] | None:
+        """Store a typed prompt while its text is used fewer than ``max_repeats`` times, by every process of the
+        study (:func:`humeval.store.generations.claim_typed_prompt`); the stored prompt, or None when used up."""
+        now = time.time()
+        return await self.awrite(lambda conn: claim_typed_prompt(conn, assignment_id, participant_id, prompt, key,
+                                                                 max_repeats, now))
+
+    def prompt_uses(self, key: str) -> int:
+        """How often the typed prompt of ``key`` was used as typed (:func:`humeval.store.generations.prompt_uses`)."""
+        return self.read(lambda conn: prompt_uses(conn, key))
 
     def typed_prompts(self) -> list[str]:
         """The texts of the typed prompts stored (:func:`humeval.store.generations.typed_prompts`)."""

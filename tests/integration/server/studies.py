@@ -250,7 +250,7 @@ data: {{files: [data/prompts.jsonl]}}
 systems: [{systems}]
 criteria:
   - {{name: vote, type: battle, question: "Which answer is better?"}}
-presentation: {{setup: separate, input_heading: Prompt, output_labels: [Model A, Model B]}}
+presentation: {{setup: separate, input_heading: Prompt, output_labels: [Model A, Model B], language: {language}}}
 design: {{judgements_per_item: 1, items_per_participant: {per_participant}, counterbalancing: none}}
 platform: {{kind: {platform}, completion_code: DONE-LIVE}}
 arena:
@@ -262,14 +262,16 @@ arena:
 
 def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participant: int = 6, failing: str = "",
                      reveal: bool = False, platform: str = "local", chunk_seconds: float = 0.0,
-                     naming: str = "", spare: int = 0, prompt_rules: str = "") -> StudyFolder:
+                     naming: str = "", spare: int = 0, prompt_rules: str = "", language: str = "en",
+                     lock: bool = True) -> StudyFolder:
     """A live arena over LLMFAO's first ``prompts`` prompts: its items are prompts only (no outputs), its models
     ``recorded`` endpoints that stream LLMFAO's recorded answers in pieces of 40 characters when a battle is served;
     ``failing``: one more model (a key of :data:`LIVE_MODELS`'s LLMFAO names, e.g. ``Alpaca (7B)``) named
     ``failing`` whose answers break ``max_chars: 20``; ``naming``: a model whose answers begin "I am ChatGPT." (the
     identity filter drops its battles); ``spare``: that many further LLMFAO prompts whose recorded answers the table
     holds but which are no item (the prompts to type, or of the prompt file ``spare-prompts.jsonl``: ``id``, ``text``);
-    ``prompt_rules``: the flow mapping of ``arena.prompts``."""
+    ``prompt_rules``: the flow mapping of ``arena.prompts``; ``language``: ``presentation.language``; ``lock``:
+    locked (else only designed)."""
     from humeval.data.llmfao import llmfao_outputs
 
     names = dict(LIVE_MODELS) | ({"failing": failing} if failing else {})
@@ -291,9 +293,11 @@ def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participan
         for n in names)
     (root / "humeval.yaml").write_text(LIVE.format(systems=", ".join(names), per_participant=per_participant,
                                                    reveal=str(reveal).lower(), models=models, platform=platform,
-                                                   prompt_rules=f"  prompts: {prompt_rules}\n" if prompt_rules else ""),
+                                                   prompt_rules=f"  prompts: {prompt_rules}\n" if prompt_rules else "",
+                                                   language=language),
                                        encoding="utf-8")
     study = StudyFolder.open(root)
     list(run(study))
-    lock_study(study)
+    if lock:
+        lock_study(study)
     return study

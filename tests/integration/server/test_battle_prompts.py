@@ -170,13 +170,112 @@ def test_with_a_prompt_file_and_no_typed_prompts_each_battle_draws_one_of_the_fi
         assert [(r["prompt_id"], r["prompt_source"]) for r in records] == [(expected["id"], "file")] * 2
 
 
-def test_a_prompt_file_that_breaks_the_rules_stops_the_app_naming_the_prompt(tmp_path: Path, shared_data: Path) -> None:
+def test_a_prompt_file_that_breaks_the_rules_is_refused_by_validate_and_lock_naming_the_prompts(
+        tmp_path: Path, shared_data: Path) -> None:
+    from humeval.errors import ProtocolError
+    from humeval.lock import lock_study
+    from humeval.validate import validate_study
+
+    study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=2, per_participant=2, spare=3,
+                             prompt_rules="{file: spare-prompts.jsonl, max_chars: 300}", lock=False)
+    spare = [json.loads(line) for line in (study.root / "spare-prompts.jsonl").read_text().splitlines()]
+    long = [(n, s["id"], len(s["text"].strip())) for n, s in enumerate(spare, 1) if len(s["text"].strip()) > 300]
+    assert 0 < len(long) < len(spare)  # some prompts break the rule, some do not
+    line = next(n for n, text in enumerate((study.root / "humeval.yaml").read_text().splitlines(), 1)
+                if "spare-prompts.jsonl" in text)
+    problems = validate_study(study.root)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"{study.root / 'humeval.yaml'}:{line}: arena.prompts.file: {len(long)} prompt(s) "
+                                  "of spare-prompts.jsonl break the prompt rules")
+    for n, pid, size in long:
+        assert f"{pid} (row {n}, {size} characters): longer than prompts.max_chars" in problems[0]
+    assert not any(f"{s['id']} (row" in problems[0] for s in spare if len(s["text"].strip()) <= 300)
+    with pytest.raises(ProtocolError, match=r"(?s)cannot lock .*break the prompt rules"):
+        lock_study(study)
+    assert not study.lock_file.exists()
+    # the server still refuses such a file when it starts (a study locked before, or served unlocked)
     from humeval.errors import DataError
 
-    study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=2, per_participant=2, spare=2,
-                             prompt_rules="{file: spare-prompts.jsonl, max_chars: 40}")
-    spare = [json.loads(line) for line in (study.root / "spare-prompts.jsonl").read_text().splitlines()]
-    long = [s["id"] for s in spare if len(s["text"].strip()) > 40]
-    assert long
-    with pytest.raises(DataError, match=f"{long[0]}: longer than prompts.max_chars"):
+    with pytest.raises(DataError, match=f"{long[0][1]} \\(row {long[0][0]}, {long[0][2]} characters\\): longer"):
         InProcess(study)
+
+
+#: the refusals of a typed prompt as a participant reads them (the catalogues of server/locale, by hand)
+TRANSLATED = {
+    "de": ("Bitte schreiben Sie einen Prompt mit mindestens 10 Zeichen.",
+           "Bitte kürzen Sie den Prompt auf höchstens 2.000 Zeichen (er hat 2.001).",
+           "Dieser Prompt kann in dieser Studie nicht verwendet werden; bitte schreiben Sie einen anderen."),
+    "zh": ("请输入至少 10 个字符的提示。", "请将提示缩短到最多 2,000 个字符（当前为 2,001 个）。",
+           "此提示不能在本研究中使用，请另写一个。"),
+    "ar": ("يُرجى كتابة طلب لا يقل عن 10 حرفًا.",
+           "يُرجى تقصير الطلب إلى 2,000 حرفًا على الأكثر (يحتوي على 2,001).",
+           "لا يمكن استخدام هذا الطلب في هذه الدراسة؛ يُرجى كتابة طلب آخر."),
+}
+
+
+@pytest.mark.parametrize("language", sorted(TRANSLATED))
+def test_a_refused_typed_prompt_is_told_in_the_studys_language(tmp_path: Path, shared_data: Path,
+                                                               language: str) -> None:
+    study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=2, per_participant=2, spare=1,
+                             prompt_rules=RULES, language=language)
+    short, long, blocked = TRANSLATED[language]
+    app = InProcess(study)
+
+    async def body(c: httpx.AsyncClient) -> tuple[list[str], httpx.Response]:
+        h = await aenter(c, "G1")
+        aid = (await c.get("/api/v1/next", headers=h)).json()["assignment_id"]
+        messages = []
+        for text in ("hi there", "x" * 2001, "Say some Forbidden   Words, please"):
+            r = await c.post("/api/v1/battle/prompt", json={"assignment_id": aid, "prompt": text}, headers=h)
+            assert r.status_code == 422
+            messages.append(r.json()["error"]["message"])
+        await c.get("/?participant_id=G2", follow_redirects=True)
+        page = await c.get("/task")
+        other = page.text.split('name="assignment_id" value="', 1)[1].split('"', 1)[0]
+        return messages, await c.post("/task/prompt", data={"assignment_id": other, "prompt": "forbidden words!"})
+
+    (messages, page), _, _ = served(app, body)
+    assert messages == [short, long, blocked]
+    assert page.status_code == 422 and blocked in page.text and f'lang="{language}"' in page.text
+
+
+def test_the_repeats_of_a_typed_prompt_are_counted_once_for_every_app_on_the_store(
+        tmp_path: Path, shared_data: Path, db_url: str | None) -> None:
+    """Two apps (two server processes' worth: each its own pool) on one database: with max_repeats 1, a text used
+    through one is replaced by a file prompt through the other; offered through both at once, one is used."""
+    import asyncio
+
+    study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=4, per_participant=2, spare=2,
+                             prompt_rules=RULES)
+    typed = json.loads((study.root / "spare-prompts.jsonl").read_text().splitlines()[0])["text"]
+    one, two = InProcess(study, db_url), InProcess(study, db_url)
+
+    async def offer(app: InProcess, c: httpx.AsyncClient, who: str, text: str) -> dict:
+        h = await aenter(c, who)
+        nxt = await c.get("/api/v1/next", headers=h)
+        assert nxt.status_code == 200, (who, nxt.status_code, nxt.text)
+        aid = nxt.json()["assignment_id"]
+        r = await c.post("/api/v1/battle/prompt", json={"assignment_id": aid, "prompt": text}, headers=h)
+        assert r.status_code == 201, r.text
+        return dict(r.json())
+
+    async def body() -> list[dict]:
+        async with one.client() as c1, two.client() as c2:
+            first = await offer(one, c1, "P1", typed)
+            second = await offer(two, c2, "P2", typed.lower())
+            both = await asyncio.gather(offer(one, c1, "P3", "Write a limerick about a tired cat."),
+                                        offer(two, c2, "P4", "write a limerick about a tired cat"))
+            return [first, second, *both]
+
+    from humeval.arena.prompts import prompt_key
+
+    try:
+        first, second, *both = asyncio.run(body())
+        uses = [two.store.prompt_uses(prompt_key(t)) for t in (typed, "Write a limerick about a tired cat.")]
+    finally:
+        one.close()
+        two.close()
+    assert first["reason"] == "" and first["prompt"]["source"] == "typed"
+    assert second["reason"] == "repeated" and second["prompt"]["source"] == "file"
+    assert sorted(b["reason"] for b in both) == ["", "repeated"]
+    assert uses == [1, 1]  # the replaced offers took no use

@@ -4,6 +4,7 @@ identity filter (with what it catches on LLMFAO's real outputs)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -85,7 +86,7 @@ def test_prompt_files_in_every_format_and_their_errors(tmp_path: Path, shared_da
     with pytest.raises(DataError, match="id\\(s\\) 1 given more than once"):
         read_prompts(tmp_path / "twice.jsonl")
     (tmp_path / "p.txt").write_text("fine\nforbidden words\n", encoding="utf-8")
-    with pytest.raises(DataError, match="1 prompt\\(s\\) break the prompt rules: 2: contains a word"):
+    with pytest.raises(DataError, match="1 prompt\\(s\\) break the prompt rules: 2 \\(row 2\\): contains a word"):
         PromptPool.from_rules(ArenaPrompts(file="p.txt", blocklist=["forbidden"]), tmp_path)
 
 
@@ -142,3 +143,35 @@ def test_what_the_filter_catches_in_llmfao_s_outputs(shared_data: Path) -> None:
     assert sorted({w for ws in caught.values() for w in ws}) == ["Google", "PaLM", "Together", "command"]
     lowered = [w.lower() for w in words]
     assert sum(any(w in (r["result"] or "").lower() for w in lowered) for r in rows) == 25
+
+
+def test_the_refusals_are_msgids_of_the_servers_catalogue_with_their_numbers_in_the_languages_way() -> None:
+    from humeval.arena.prompts import MESSAGES
+    from humeval.server.i18n import translations
+
+    pool = PromptPool(_rules(min_chars=5, max_chars=1000, blocklist=["forbidden"]))
+    long = pool.offer("x" * 1234)
+    assert long.message == "Please shorten the prompt to at most 1,000 characters (it has 1,234)."
+    german = translations("de").gettext
+    assert long.text(german, "de") == "Bitte kürzen Sie den Prompt auf höchstens 1.000 Zeichen (er hat 1.234)."
+    assert pool.offer("hey").text(translations("zh").gettext, "zh") == "请输入至少 5 个字符的提示。"
+    assert pool.offer("forbidden").text(translations("ar").gettext, "ar") == (
+        "لا يمكن استخدام هذا الطلب في هذه الدراسة؛ يُرجى كتابة طلب آخر.")
+    assert pool.offer("fine prompt").text(german, "de") == ""  # used as typed: nothing to say
+    for language in ("de", "zh", "ar"):  # every refusal has its translation, and keeps its placeholders
+        gettext = translations(language).gettext
+        for msgid in MESSAGES.values():
+            assert gettext(msgid) != msgid
+            assert sorted(re.findall(r"%\((\w+)\)s", gettext(msgid))) == sorted(re.findall(r"%\((\w+)\)s", msgid))
+
+
+def test_a_pool_that_is_not_strict_lists_the_prompts_that_break_the_rules_with_their_rows() -> None:
+    from humeval.arena.prompts import describe_problems
+
+    prompts = [Prompt("a", "fine prompt", "file"), Prompt("b", "x", "file"), Prompt("c", "a forbidden one", "file")]
+    rules = ArenaPrompts(min_chars=3, blocklist=["forbidden"])
+    with pytest.raises(DataError, match=r"2 prompt\(s\) break"):
+        PromptPool(rules, prompts)
+    bad = PromptPool(rules, prompts, strict=False).problems()
+    assert [(n, p.id, why) for n, p, why in bad] == [(2, "b", "too_short"), (3, "c", "blocked")]
+    assert describe_problems(bad).startswith("b (row 2, 1 characters): shorter than prompts.min_chars; c (row 3): ")

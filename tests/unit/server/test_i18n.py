@@ -6,7 +6,7 @@ import re
 
 import jinja2
 import pytest
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.pofile import read_po
 from babel.support import Translations
 
@@ -35,7 +35,9 @@ def _extracted() -> set[str | tuple[str, str]]:
     method_map = [("**/templates/**.html", "jinja2"), ("**.py", "python")]
     options = {"**/templates/**.html": {"extensions": "jinja2.ext.i18n"}}
     # the server's templates and modules, and the task types' modules and partials (humeval.tasks)
-    ids = (m[2] for root in (SERVER, SERVER.parent / "tasks") for m in extract_from_dir(str(root), method_map, options))
+    ids = [m[2] for root in (SERVER, SERVER.parent / "tasks") for m in extract_from_dir(str(root), method_map, options)]
+    # and the refusals of a typed prompt (humeval.arena.prompts.MESSAGES)
+    ids += [m[1] for m in extract_from_file("python", str(SERVER.parent / "arena" / "prompts.py"))]
     return {i if isinstance(i, str) else tuple(i[:2]) for i in ids if isinstance(i, str) or (len(i) >= 2 and all(i[:2]))}
 
 

@@ -148,3 +148,23 @@ def test_the_migrations_do_not_follow_the_schema(monkeypatch: pytest.MonkeyPatch
             assert shape(conn) == migrated
     finally:
         schema.hook_deliveries._columns.remove(extra)
+
+
+def test_migration_16_counts_the_typed_prompts_stored_before_it(database: Any) -> None:
+    """A store of version 15 with typed prompts: the uses of each (by its key) are in ``prompt_uses`` after."""
+    import json
+
+    from humeval.hashing import sha256_json
+
+    engine = database()
+    with engine.begin() as conn:
+        migrate(conn, to=15)
+        prompts = [("a1", "Hello!", "typed"), ("a2", "hello", "typed"), ("a3", "Write a poem.", "typed"),
+                   ("a4", "hello", "file")]  # a file prompt in a typed one's place is not a use
+        for aid, prompt, source in prompts:
+            conn.execute(text("INSERT INTO events (at, kind, participant_id, data) VALUES (0, 'battle_prompt', 'p', :d)"),
+                         {"d": json.dumps({"assignment_id": aid, "id": aid, "text": prompt, "source": source})})
+    with engine.begin() as conn:
+        migrate(conn)
+        uses = dict(conn.execute(text("SELECT prompt_key, uses FROM prompt_uses")).all())
+    assert uses == {sha256_json("hello"): 2, sha256_json("write a poem"): 1}
