@@ -141,6 +141,14 @@ class Study(_study.StudyFolder):
 
         return import_judgements(self, platform, path, force=force)
 
+    def export_mqm(self, output: str | Path | None = None, *, criterion: str | None = None,
+                   documents: str | Path | None = None) -> Path:
+        """An mqm criterion's judgements as a WMT MQM TSV (``humeval export --format mqm-tsv``;
+        :func:`humeval.pipeline.export_mqm`); the path written."""
+        from humeval.pipeline import export_mqm
+
+        return export_mqm(self, output, criterion=criterion, documents=documents)
+
     def export_batch(self, output: str | Path | None = None) -> StageResult:
         """Every task as a batch CSV (``humeval export-batch``)."""
         from humeval.pipeline import export_batch

@@ -59,6 +59,7 @@ __all__ = [
     "back_half",
     "export_batch",
     "export_judgements",
+    "export_mqm",
     "import_judgements",
     "judge",
     "prepare_collection",
@@ -272,6 +273,41 @@ def export_batch(study: StudyLike, output: str | Path | None = None) -> StageRes
     """Write the batch CSV of every task (default ``results/mturk_batch.csv``); a logged stage."""
     study = as_study(study)
     return run_stage(study, "export-batch", options={"output": str(output)} if output else {})
+
+
+def export_mqm(study: StudyLike, output: str | Path | None = None, *, criterion: str | None = None,
+               documents: str | Path | None = None) -> Path:
+    """The judgements of an ``mqm`` criterion in ``results/judgements.jsonl`` (after ``humeval import mqm`` or
+    ``humeval export``) as a WMT MQM TSV (:func:`humeval.tasks.mqm.mqm_tsv`), written to ``output`` (default
+    ``results/<criterion>.tsv``); ``humeval export --format mqm-tsv``.
+
+    ``criterion``: the ``mqm`` criterion (default: the study's only one); ``documents``: a WMT MQM TSV whose
+    ``doc`` and ``doc_id`` columns, by ``seg_id``, are written back (a study keeps no documents; without it those
+    cells are empty). Reading the file written with :func:`humeval.formats.mqm.read_mqm` gives the judgements
+    read."""
+    from humeval.formats.mqm import mqm_documents
+    from humeval.judgements import read_judgements
+    from humeval.tasks.mqm import MQM, mqm_tsv
+
+    study = as_study(study)
+    names = [c.name for c in study.protocol.criteria if isinstance(c, MQM)]
+    if criterion is None and len(names) != 1:
+        raise ProtocolError(f"{study.protocol_file}: criteria: {len(names)} criteria of type mqm "
+                            f"({', '.join(names) or 'none'}); name the one to export (--criterion)")
+    name = criterion if criterion is not None else names[0]
+    if name not in names:
+        raise ProtocolError(f"--criterion: {name!r} is not an mqm criterion of the study. "
+                            f"{did_you_mean(name, names)}")
+    source = study.results_dir / "judgements.jsonl"
+    if not source.is_file():
+        raise StoreError(f"{source}: no judgements yet; import a WMT MQM TSV (`humeval import {study.root} mqm "
+                         f"FILE`) or export the store (`humeval export {study.root}`) first")
+    docs = mqm_documents(documents) if documents is not None else None
+    text = mqm_tsv(read_judgements(source), study.outputs().texts, criterion=name, documents=docs)
+    path = Path(output) if output is not None else study.results_dir / f"{name}.tsv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def import_judgements(study: StudyLike, platform: str, path: str | Path, *, force: bool = False) -> StageResult:

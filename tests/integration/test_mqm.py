@@ -66,6 +66,43 @@ def test_an_mqm_tsv_through_a_study_and_back(tmp_path: Path) -> None:
     assert sorted(exported.read_text(encoding="utf-8").splitlines()[1:]) == sorted(wmt.splitlines()[1:])
 
 
+def test_the_round_trip_from_the_cli_and_the_api(tmp_path: Path) -> None:
+    """`humeval import DIR mqm FILE`, then `humeval export DIR --format mqm-tsv --documents FILE` (and
+    ``Study.export_mqm``) write the file's rows back, doc and doc_id included."""
+    from typer.testing import CliRunner
+
+    import humeval
+    from humeval.cli.app import app
+
+    source = tmp_path / "wmt.tsv"
+    wmt = FIXTURE.replace("sysA", "baseline").replace("sysB", "candidate")
+    source.write_text(wmt, encoding="utf-8")
+    table = pd.read_csv(source, sep="\t", dtype=str, keep_default_na=False, quoting=3)
+    outputs = [{"item_id": r.seg_id, "system": system, "output": r.target.replace("<v>", "").replace("</v>", ""),
+                "input": r.source, "slots": 1}
+               for r in table.drop_duplicates(["seg_id", "system"]).itertuples()
+               for system in ([r.system, "reference"] if r.system == "candidate" else [r.system])]
+    root = tmp_path / "study"
+    mqm_study(root, outputs, per_participant=3)
+    runner = CliRunner()
+    imported = runner.invoke(app, ["import", str(root), "mqm", str(source)])
+    assert imported.exit_code == 0, imported.output
+    cli_out = tmp_path / "cli.tsv"
+    exported = runner.invoke(app, ["export", str(root), "--format", "mqm-tsv", "--documents", str(source),
+                                   "-o", str(cli_out)])
+    assert exported.exit_code == 0, exported.output
+    assert sorted(cli_out.read_text(encoding="utf-8").splitlines()[1:]) == sorted(wmt.splitlines()[1:])
+    api_out = humeval.Study.open(root).export_mqm(documents=source)
+    assert api_out == root / "results" / "quality.tsv"
+    assert api_out.read_text(encoding="utf-8") == cli_out.read_text(encoding="utf-8")
+    # without the documents the doc cells are empty, everything else the same
+    bare = runner.invoke(app, ["export", str(root), "--format", "mqm-tsv", "-o", str(tmp_path / "bare.tsv")])
+    assert bare.exit_code == 0, bare.output
+    pd.testing.assert_frame_equal(_by_judgement(read_mqm(tmp_path / "bare.tsv")), _by_judgement(read_mqm(source)))
+    wrong = runner.invoke(app, ["export", str(root), "--format", "mqm-tsv", "--criterion", "qualty"])
+    assert wrong.exit_code != 0 and "Did you mean 'quality'?" in str(wrong.exception)
+
+
 def test_an_mqm_rehearsal_reaches_the_report(tmp_path: Path) -> None:
     systems = ["baseline", "candidate", "reference"]
     study = mqm_study(tmp_path / "mqm", generate_outputs(6, seed=6), per_participant=6)

@@ -35,7 +35,7 @@ from humeval.files import decode_text
 from humeval.judgements import JUDGEMENT_COLUMNS
 from humeval.tasks.mqm import WORST, mqm_value, mqm_weight
 
-__all__ = ["MQM_COLUMNS", "MQM_LAYOUT", "MQM_WORST", "mqm_weight", "read_mqm"]
+__all__ = ["MQM_COLUMNS", "MQM_LAYOUT", "MQM_WORST", "mqm_documents", "mqm_weight", "read_mqm"]
 
 MQM_COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 MQM_LAYOUT = ("a WMT MQM TSV: tab-separated, header " + " ".join(MQM_COLUMNS) + " [comment], one row per error "
@@ -130,3 +130,31 @@ def read_mqm(path: str | Path, *, criterion: str = "mqm", item: str = "seg_id") 
              "spans": json.dumps(spans, ensure_ascii=False), "comment": ""}
             for (rater, system, item_id), spans in groups.items()]
     return pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS)
+
+
+def mqm_documents(path: str | Path, *, item: str = "seg_id") -> dict[str, tuple[str, str]]:
+    """``item -> (doc, doc_id)`` of a WMT MQM TSV (the columns a study does not keep), for
+    :func:`humeval.tasks.mqm.mqm_tsv` to write them back; ``item`` as for :func:`read_mqm`. A :class:`DataError`
+    for a file without those columns or one item in two documents."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: no MQM file (the documents to write back)")
+    lines = decode_text(path.read_bytes(), where=str(path)).splitlines()
+    header = lines[0].split("\t") if lines else []
+    item_columns = item.split("+")
+    missing = [c for c in ("doc", "doc_id", *item_columns) if c not in header]
+    if missing:
+        raise DataError(f"{path}:1: missing column(s) {', '.join(missing)} in the header {header[:10]}; "
+                        f"expected {MQM_LAYOUT}")
+    at = {name: header.index(name) for name in header}
+    documents: dict[str, tuple[str, str]] = {}
+    for lineno, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split("\t") + [""] * len(header)
+        key = ":".join(cells[at[c]].strip() for c in item_columns)
+        doc = (cells[at["doc"]].strip(), cells[at["doc_id"]].strip())
+        if documents.setdefault(key, doc) != doc:
+            raise DataError(f"{path}:{lineno}: {item} {key!r} is in document {doc} here and in "
+                            f"{documents[key]} before; expected one document per {item}")
+    return documents
