@@ -20,13 +20,16 @@ class SchemaFormat(str, Enum):
 def schema(
     fmt: SchemaFormat = typer.Option(
         SchemaFormat.json, "--format", "-f",
-        help="json (JSON Schema) | markdown (protocol field reference, docs/protocol.md) | "
+        help="json (JSON Schema) | markdown (protocol field reference, docs/protocol.md, and the criteria's fields "
+                  "by task type, docs/task-types.md) | "
              "cli-markdown (command-line reference, docs/cli.md) | "
-             "registries (the tables of the named kinds: stopping rules, strategies, samplers, import sources)"),
+             "registries (the table of every registry: task types, stopping rules, strategies, samplers, import "
+             "sources, platforms, arena models)"),
     output: Path = typer.Option(
         None, "--output", "-o",
         help="Write to this file instead of stdout; with markdown, replace the reference between the "
-             "<!-- reference:start --> and <!-- reference:end --> markers of an existing page (docs/protocol.md); "
+             "<!-- reference:start --> and <!-- reference:end --> markers of an existing page (docs/protocol.md) and the "
+             "criteria's fields between <!-- reference:criteria --> markers (docs/task-types.md); "
              "with registries, replace the tables between the <!-- registry:NAME --> markers of an existing page."),
 ) -> None:
     """Print the JSON Schema of the study protocol (for editor completion and validation), or a generated reference page."""
@@ -44,11 +47,9 @@ def schema(
 
         text = cli_reference()
     elif fmt == SchemaFormat.markdown:
-        from humeval.protocol.reference import field_reference, splice_reference
+        from humeval.protocol.reference import criteria_reference, field_reference, splice_reference
 
-        text = field_reference()
-        if output is not None:
-            text = splice_reference(output, text)
+        text = field_reference() + "\n" + criteria_reference() if output is None else splice_reference(output)
     else:
         from humeval.protocol.models import Protocol
 

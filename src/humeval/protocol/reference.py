@@ -13,7 +13,7 @@ from pydantic_core import PydanticUndefined
 
 from humeval.protocol.models import Protocol
 
-__all__ = ["field_paths", "field_reference", "splice_reference"]
+__all__ = ["APART", "criteria_reference", "field_paths", "field_reference", "splice_reference"]
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
@@ -90,40 +90,77 @@ def _discriminator(model: type[BaseModel]) -> str:
 _TABLE = ["| field | type | default | description |", "|---|---|---|---|"]
 
 
+#: the sections whose models' tables live on another page (their heading says where): the criteria, one model per
+#: task type, are listed in docs/task-types.md, so that a new task type changes that page and not this one
+APART = {"criteria": ("`list[Criterion]` (one model per task type)", "task-types.md#the-fields-of-each-type")}
+
+
+def _variant_tables(path: str, field: Any) -> list[str]:
+    """The tables of one section: one for its model, or one ``#### `` heading and table per model of a union."""
+    lines: list[str] = []
+    models = _models_in(field.annotation)
+    child = f"{path}[]." if _is_list(field.annotation) else f"{path}."
+    for model in models:
+        if len(models) > 1:
+            variant = _discriminator(model)
+            lines += [f"#### `{path}`: {model.__name__}" + (f" (`{variant}`)" if variant else ""), ""]
+        rows = [_row(p, t, d, e) for p, t, d, e, _ in _walk(model, child)]
+        lines += [*_TABLE, *rows, ""]
+    return lines
+
+
 def field_reference() -> str:
     """The Markdown reference of every protocol field.
 
     One ``### `section` `` heading per top-level field (its type, default and description),
-    then a table with one row per nested field; a section holding a union of models (e.g.
-    ``criteria``: one model per response type) has one ``#### `` heading per model, each
-    with its own table.
+    then a table with one row per nested field; a section holding a union of models has one
+    ``#### `` heading per model, each with its own table. A section of :data:`APART` (``criteria``, one model per
+    task type) names the page holding its tables (:func:`criteria_reference`) instead.
     """
     lines: list[str] = []
     top = {path: (tp, default, desc) for path, tp, default, desc, _ in _walk(Protocol, "") if path in Protocol.model_fields}
     for path, field in Protocol.model_fields.items():
         tp, default, desc = top[path]
         given = ", required." if default == "required" else f", default `{default}`." if default else "."
+        if path in APART:
+            kind, page = APART[path]
+            lines += [f"### `{path}`", "", f"{desc} Type {kind}{given} A criterion's fields depend on its `type`: "
+                      f"[the fields of each type]({page}).", ""]
+            continue
         lines += [f"### `{path}`", "", f"{desc} Type `{tp}`{given}", ""]
-        models = _models_in(field.annotation)
-        child = f"{path}[]." if _is_list(field.annotation) else f"{path}."
-        for model in models:
-            if len(models) > 1:
-                variant = _discriminator(model)
-                lines += [f"#### `{path}`: {model.__name__}" + (f" (`{variant}`)" if variant else ""), ""]
-            rows = [_row(p, t, d, e) for p, t, d, e, _ in _walk(model, child)]
-            lines += [*_TABLE, *rows, ""]
+        lines += _variant_tables(path, field)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def criteria_reference() -> str:
+    """The Markdown tables of the criteria's fields, one ``#### `` heading per task type's model (in the
+    registry's order), for docs/task-types.md."""
+    lines = _variant_tables("criteria", Protocol.model_fields["criteria"])
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
 START, END = "<!-- reference:start -->", "<!-- reference:end -->"
+#: the markers of the criteria's tables (:func:`criteria_reference`) in docs/task-types.md
+CRITERIA_START, CRITERIA_END = "<!-- reference:criteria -->", "<!-- /reference:criteria -->"
 
 
-def splice_reference(page: Path, reference: str) -> str:
-    """The text of ``page`` with ``reference`` between its reference markers (``humeval schema -f markdown -o``)."""
+def _splice(text: str, start_mark: str, end_mark: str, reference: str) -> str | None:
+    start, end = text.find(start_mark), text.find(end_mark)
+    if start < 0 or end < start:
+        return None
+    return text[: start + len(start_mark)] + "\n" + reference + text[end:]
+
+
+def splice_reference(page: Path, reference: str | None = None) -> str:
+    """The text of ``page`` with the field reference between its reference markers and the criteria's tables between
+    its criteria markers, whichever it has (``humeval schema -f markdown -o``); ``reference``: the field reference
+    (default :func:`field_reference`)."""
     from humeval.errors import HumevalError
 
     text = page.read_text(encoding="utf-8") if page.is_file() else ""
-    start, end = text.find(START), text.find(END)
-    if start < 0 or end < start:
-        raise HumevalError(f"{page}: no `{START}` ... `{END}` markers to put the field reference between")
-    return text[: start + len(START)] + "\n" + reference + text[end:]
+    spliced = _splice(text, START, END, reference if reference is not None else field_reference())
+    both = _splice(spliced if spliced is not None else text, CRITERIA_START, CRITERIA_END, criteria_reference())
+    if spliced is None and both is None:
+        raise HumevalError(f"{page}: no `{START}` ... `{END}` markers to put the field reference between, nor "
+                           f"`{CRITERIA_START}` ... `{CRITERIA_END}` markers for the criteria's fields")
+    return both if both is not None else str(spliced)
