@@ -72,6 +72,7 @@ __all__ = [
     "SpanAgreement",
     "Stopping",
     "SystemRecord",
+    "WaveCheck",
     "read_results",
 ]
 
@@ -340,6 +341,26 @@ class DriftHalf(_Node):
     last: str | None = None
 
 
+class WaveCheck(_Node):
+    """A decision's confirmation wave (``stopping.drift_check: wave``; :func:`humeval.analysis.drift.wave_check`):
+    ``n`` of the preregistered ``size`` outcomes, ``wins`` for the decided ``side``, the exact one-sided binomial
+    ``p_value`` (``p_bound``: ``exact``, or for a curtailed wave ``at most``/``at least``), ``flagged`` when it
+    prefers the other side, ``settled`` once the flag cannot change."""
+
+    side: str
+    size: int
+    n: int
+    wins: int
+    threshold: int
+    p_value: float
+    p_bound: str
+    flagged: bool
+    settled: bool
+    method: str
+    first: str | None = None
+    last: str | None = None
+
+
 class DriftCheck(_Node):
     """The preregistered drift check of a decision (``stopping.drift_check``;
     :func:`humeval.analysis.drift.drift_check`): ``flagged`` when the early and late halves' preference differ
@@ -353,6 +374,7 @@ class DriftCheck(_Node):
     p_value: Number = None
     flagged: bool = False
     undefined: str | None = None
+    wave: WaveCheck | None = None
 
 
 class Stopping(_Node):

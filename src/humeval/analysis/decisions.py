@@ -129,6 +129,8 @@ def replay_decisions(valid: pd.DataFrame, protocol: Protocol, systems: Sequence[
             "collected": len(rows), "after_decision": max(0, len(outcomes) - n) if outcome in DECIDED else 0,
         }
         record |= _whose(rows, outcomes, position, n, rule, protocol)
+        if record["drift"] is not None and protocol.stopping is not None and protocol.stopping.wave is not None:
+            record["drift"] = _with_wave(record["drift"], rows, record, protocol)
         records.append(record | _costs(comp, protocol, tasks, paid, len(rows), outcome))
     return records
 
@@ -143,9 +145,23 @@ def _whose(rows: pd.DataFrame, outcomes: list[int], position: pd.Series, n: int,
     last = times.groupby(used.to_numpy()).max().reindex(range(n))  # an outcome's time: its last judgement's
     boundary = rule.boundary(n) if n and hasattr(rule, "boundary") else None
     assert protocol.stopping is not None  # a watched comparison comes from the stopping section
+    check = "halves" if protocol.stopping.drift_check == "wave" else protocol.stopping.drift_check
     return {"population": population(rows.loc[used.index]),
-            "drift": drift_check(outcomes, n, boundary, check=protocol.stopping.drift_check,
-                                 alpha=protocol.analysis.alpha, times=list(last))}
+            "drift": drift_check(outcomes, n, boundary, check=check, alpha=protocol.analysis.alpha, times=list(last))}
+
+
+def _with_wave(drift: dict[str, Any], rows: pd.DataFrame, record: dict[str, Any], protocol: Protocol) -> dict[str, Any]:
+    """``stopping.drift_check: wave``: the halves beside the confirmation wave, whose flag is the check's."""
+    from humeval.analysis.drift import wave_check
+
+    assert protocol.stopping is not None and protocol.stopping.wave is not None
+    out = drift | {"check": "wave"}
+    if record["outcome"] not in ("A", "B"):
+        return out | {"flagged": False, "undefined": out["undefined"] or "no decision: no confirmation wave"}
+    decided, other = (record["a"], record["b"]) if record["outcome"] == "A" else (record["b"], record["a"])
+    wave = wave_check(rows, decided, other, protocol.stopping.wave.size(protocol.analysis.alpha),
+                      protocol.analysis.alpha)
+    return out | {"wave": wave, "flagged": wave["flagged"]}
 
 
 def _costs(comp: Comparison, protocol: Protocol, tasks: Sequence[Task] | None, paid: pd.DataFrame | None,

@@ -24,7 +24,7 @@ from humeval.stats.proportion import wilson_interval
 if TYPE_CHECKING:
     from humeval.results import DriftCheck, Population
 
-__all__ = ["drift_check", "drift_text", "population", "population_text", "utc", "when"]
+__all__ = ["drift_check", "drift_text", "population", "population_text", "utc", "wave_check", "wave_text", "when"]
 
 #: how the check is named in results and the report
 METHOD = "exact split test of a stopped sequence (halves in the rule's order; humeval.stats.drift)"
@@ -88,6 +88,60 @@ def drift_check(outcomes: Sequence[int], n: int, boundary: np.ndarray | None, *,
                   "flagged": p <= alpha}
 
 
+#: how the confirmation wave's test is named in results and the report
+WAVE_METHOD = ("exact one-sided binomial test of a confirmation wave against 1/2, curtailed once its flag is settled "
+               "(humeval.stats.drift.confirmation_pvalues)")
+
+
+def wave_check(rows: pd.DataFrame, decided: str, other: str, size: int, alpha: float) -> dict[str, Any]:
+    """The confirmation wave of a decision for ``decided`` (a system; ``other`` the other), read from ``rows``: the comparison's valid
+    judgements with a ``wave_seq`` (the store counted them in the wave, in that order; ties are none).
+
+    Returns ``side`` (the decided system), ``size`` (w, preregistered), ``n`` (outcomes collected), ``wins`` (for
+    the decided side), ``threshold`` (c: the most wins that flag, :func:`humeval.stats.drift.confirmation_threshold`),
+    ``p_value`` with ``p_bound`` (``exact`` for a full wave; for a curtailed one the full wave's p is not known:
+    ``at most`` when the flag is certain, P(Bin(w, 1/2) <= wins + w - n), ``at least`` when it is impossible,
+    P(Bin(w, 1/2) <= wins)), ``flagged``, ``settled`` (False while the wave has fewer than w outcomes and its
+    flag is still open), ``first``/``last`` (UTC times) and ``method``.
+    """
+    from humeval.stats.drift import confirmation_pvalues, confirmation_threshold
+
+    seq = pd.to_numeric(rows["wave_seq"], errors="coerce") if "wave_seq" in rows else pd.Series(dtype=float)
+    wave = rows[seq.notna()].assign(_w=seq[seq.notna()]).sort_values("_w", kind="stable")
+    from humeval.judgements import winners
+
+    won = winners(wave) if len(wave) else pd.Series(dtype=object)
+    decisive = won.isin([decided, other])
+    votes = (won[decisive] == decided).to_numpy(dtype=np.int64)[:size]
+    n, wins = int(votes.size), int(votes.sum())
+    c = int(confirmation_threshold(size, alpha)[0])
+    if n >= size:
+        flagged, settled, bound, p = wins <= c, True, "exact", float(confirmation_pvalues(wins, size)[0])
+    elif n - wins >= size - c:
+        flagged, settled, bound, p = True, True, "at most", float(confirmation_pvalues(wins + size - n, size)[0])
+    elif wins > c:
+        flagged, settled, bound, p = False, True, "at least", float(confirmation_pvalues(wins, size)[0])
+    else:
+        flagged, settled, bound, p = False, False, "at least", float(confirmation_pvalues(wins, size)[0])
+    times = utc(wave["submitted_at"]) if "submitted_at" in wave and len(wave) else pd.Series(dtype="datetime64[ns, UTC]")
+    return {"side": decided, "size": size, "n": n, "wins": wins, "threshold": c, "p_value": p, "p_bound": bound,
+            "flagged": bool(flagged), "settled": settled, "method": WAVE_METHOD,
+            "first": _iso(times.min()) if times.notna().any() else None,
+            "last": _iso(times.max()) if times.notna().any() else None}
+
+
+def wave_text(w: Any) -> str:
+    """The confirmation wave in words (no final full stop)."""
+    p = f"p {'=' if w.p_bound == 'exact' else '<=' if w.p_bound == 'at most' else '>='} {w.p_value:.2g}"
+    when_ = "" if w.first is None else f", collected between {when(w.first)} and {when(w.last)}"
+    counted = f"{w.wins} of {w.n} outcomes for {w.side} (w = {w.size}{'' if w.n == w.size else ', curtailed'}{when_})"
+    if not w.settled:
+        return f"the confirmation wave is not complete: {counted}, {p}; its flag is still open"
+    if w.flagged:
+        return f"the later crowd prefers the other side: the confirmation wave gave {counted}, {p}"
+    return f"the confirmation wave confirmed the decision's side: {counted}, {p}"
+
+
 def when(iso: str | None) -> str:
     """An ISO 8601 UTC time as the report prints it: ``2026-12-02 05:14:53 UTC`` ('unknown time' without one)."""
     return "unknown time" if not iso else iso.replace("T", " ").removesuffix("Z") + " UTC"
@@ -105,7 +159,15 @@ def population_text(p: Population) -> str:
 
 def drift_text(d: DriftCheck, system_a: str | None, *, brief: bool = False) -> str:
     """The drift check in words (no final full stop): the flag with both halves' shares, intervals and p, or
-    that it did not flag (``brief``: only its p), or why it was not computed."""
+    that it did not flag (``brief``: only its p), or why it was not computed. ``stopping.drift_check: wave``: the
+    confirmation wave's reading, then the halves'."""
+    if d.wave is not None:
+        d_halves = d.model_copy(update={"wave": None, "check": "halves", "flagged": False})
+        halves = drift_text(d_halves, system_a, brief=True) if d.early is not None else ""
+        if d.flagged:
+            return (f"{wave_text(d.wave)}; the decision is about the crowd that made it, not the later one"
+                    + (f" ({halves})" if halves else ""))
+        return f"Drift check (wave): {wave_text(d.wave)}" + (f"; {halves}" if halves and not brief else "")
     if d.undefined or d.early is None or d.late is None:
         return f"Drift check ({d.check}) not computed: {d.undefined}"
     e, late = d.early, d.late

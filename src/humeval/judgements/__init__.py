@@ -18,6 +18,8 @@ One row per participant, task, criterion and (for ratings) system:
 ``submitted_at``    ISO 8601 time the judgement was stored
 ``stop_seq``        ``2afc`` judgements the live stopping rule consumed: 1-based place in the
                     comparison's outcome sequence (NaN otherwise; see docs/stopping.md)
+``wave_seq``        ``2afc`` judgements a confirmation wave counted (``stopping.drift_check: wave``):
+                    1-based place in the wave, never fed to the rule (NaN otherwise)
 ``spans``           ``esa`` only: the error spans as JSON, ``[{"start", "end", "severity"}, ...]``
                     (character offsets into the output's source text, as the data gives it; ``value`` is
                     the 0-100 score)
@@ -60,27 +62,34 @@ JUDGEMENT_COLUMNS = [
     "seconds",
     "submitted_at",
     "stop_seq",
+    "wave_seq",
     "spans",
     "comment",
 ]
 
 
 def long_rows(protocol: Protocol, judgements: list[dict[str, Any]], seqs: dict[tuple[str, str], int] | None = None,
-              ) -> list[dict[str, Any]]:
+              waves: dict[tuple[str, str], int] | None = None) -> list[dict[str, Any]]:
     """Judgements as the store keeps them (:func:`humeval.store.reads.all_judgements`) as rows of the long table,
-    in the order given; ``seqs``: the ``stop_seq`` of (criterion, assignment id)."""
+    in the order given; ``seqs``: the ``stop_seq`` of (criterion, assignment id); ``waves``: their ``wave_seq``."""
     seqs = seqs or {}
+    waves = waves or {}
     rows: list[dict[str, Any]] = []
     for j in judgements:
         display = j["display"]
         base = {
             "participant_id": j["participant_id"], "list_id": j["list_id"], "task_id": j["task_id"], "kind": j["kind"],
             "item_id": j["item_id"], "seconds": j["seconds"], "submitted_at": j["submitted_at"], "stop_seq": math.nan,
+            "wave_seq": math.nan,
             "comment": j.get("comment", ""),
         }
         for name, value in j["values"].items():
             c = protocol.criterion(name)
-            rows.extend(c.task.long_rows(c, value, display, base, seqs.get((name, j["assignment_id"]))))
+            made = c.task.long_rows(c, value, display, base, seqs.get((name, j["assignment_id"])))
+            if (wave := waves.get((name, j["assignment_id"]))) is not None:
+                for row in made:
+                    row["wave_seq"] = float(wave)
+            rows.extend(made)
     return rows
 
 
@@ -120,6 +129,7 @@ def normalise_judgements(frame: pd.DataFrame) -> pd.DataFrame:
     frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
     frame["seconds"] = pd.to_numeric(frame["seconds"], errors="coerce")
     frame["stop_seq"] = pd.to_numeric(frame["stop_seq"], errors="coerce").astype("Int64")
+    frame["wave_seq"] = pd.to_numeric(frame["wave_seq"], errors="coerce").astype("Int64")
     for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice",
                 "spans", "comment"):  # a column the file lacks is all-NaN float: as text first, then empty
         frame[col] = frame[col].astype(object).fillna("").astype(str)

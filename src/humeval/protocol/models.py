@@ -324,6 +324,32 @@ class Assignment(_Model):
         return self
 
 
+class ConfirmationWave(_Model):
+    """A preregistered confirmation wave (``stopping.drift_check: wave``): after a pair's decision, w more outcomes of the
+    same pair collected from the crowd that comes at a preregistered time, never fed to the rule."""
+
+    outcomes: int | None = Field(None, ge=5, le=100_000, description="w, the wave's outcomes (one a judgement of the pair's tasks). Give it, or `late_share` (with `power`) to size it by `humeval.stats.drift.confirmation_wave_size`.")
+    late_share: float | None = Field(None, ge=0, lt=0.5, description="The later crowd's share for the decided side that the wave should detect (< 0.5: it prefers the other side); with `power`, sizes w as the smallest wave with that power at `analysis.alpha`.")
+    power: float = Field(0.8, gt=0, lt=1, description="The wave's power against `late_share` (only with `late_share`).")
+    opens_after_seconds: float = Field(gt=0, le=365 * 24 * 3600, description="When the wave opens: this many seconds after the first participant entered the study (the launch). Set it to the fixed design's collection time (`humeval budget` prints it) so that the wave asks the crowd the fixed design would have ended with. A wave opened before a decision waits for it; one whose time passed at the decision opens at once.")
+
+    @model_validator(mode="after")
+    def _one_size(self) -> ConfirmationWave:
+        if (self.outcomes is None) == (self.late_share is None):
+            raise ValueError("stopping.wave needs exactly one of outcomes (w) or late_share (sized with power), "
+                             f"got outcomes={self.outcomes!r}, late_share={self.late_share!r}")
+        return self
+
+    def size(self, alpha: float) -> int:
+        """w: ``outcomes``, or the smallest wave with ``power`` against ``late_share`` at ``alpha``."""
+        if self.outcomes is not None:
+            return self.outcomes
+        from humeval.stats.drift import confirmation_wave_size
+
+        assert self.late_share is not None  # one of the two (validated)
+        return confirmation_wave_size(self.late_share, alpha, self.power)
+
+
 class Stopping(_Model):
     """The sequential decision rule for pairwise comparisons."""
 
@@ -341,7 +367,16 @@ class Stopping(_Model):
     sessions: int = Field(2, ge=1, le=1000, description="`list` strategy: a participant list is a paid session, admitted whole. A new session of a watched comparison starts while the outcomes admitted but not yet fed stay within the rule's distance to its boundary plus (sessions - 1) lists' worth (plus the in-flight bound): 1 admits only what cannot overshoot the decision, 2 (default) keeps one more session in progress so that a crowd's wall time stays close to the fixed design's; more is faster and pays for more unused judgements. `humeval budget` predicts places, money and wall time for a setting (see docs/stopping.md, 'Sessions').")
     feed: Literal["session", "judgement"] = Field("session", description="`list` strategy: when a participant's watched judgements reach the rule. `session` (default): when their session ends, after every preregistered exclusion rule ran on it. `judgement`: once they passed the qualification (`design.qualification` checks first in every list, judged by the `attention` rule), each watched judgement is fed when it is submitted (a judgement-scope `min-time` decides before feeding); one who fails it is settled at once as excluded. Needs exclusion rules that never take back what was fed: `validate` refuses the others (see docs/stopping.md, 'Live stopping and exclusion').")
     waitlist_seconds: float = Field(600, ge=0, le=24 * 3600, description="`list` strategy: seconds a participant who arrives while the rule admits no session waits for a place instead of being turned away (a launch burst kept): the wait page polls `GET /api/v1/places` and moves on to the study when a place opens; when the time ends it releases them with the platform's route (Prolific: return the study). 0: no waitlist, told at once that no place is open (see docs/stopping.md, 'Sessions').")
-    drift_check: Literal["halves", "none"] = Field("halves", description="Preregistered check that the crowd's preference did not change during collection, run by `analyze` on each decision of a pair: the judgements the rule used, split into the first and the second half in the order the rule consumed them, compared by an exact test given the rule's stop (at `analysis.alpha`). A flag qualifies the decision (it is about the mixture of both crowds) and never changes it. `halves` costs nothing at collection time; `none` skips it (see docs/stopping.md, 'Whose preference').")
+    drift_check: Literal["halves", "wave", "none"] = Field("halves", description="Preregistered check that the crowd's preference did not change during collection, run by `analyze` on each decision of a pair. `halves`: the judgements the rule used, split into the first and the second half in the order the rule consumed them, compared by an exact test given the rule's stop (at `analysis.alpha`); it costs nothing at collection time but sees only the judgements the decision used. `wave`: a confirmation wave (`stopping.wave`) of w outcomes collected after the decision at a preregistered time, flagged when it prefers the other side (exact one-sided binomial test at `analysis.alpha`; the halves are reported beside it); it costs the wave's judgements and the wait. A flag qualifies the decision and never changes it. `none` skips it (see docs/stopping.md, 'Whose preference').")
+    wave: ConfirmationWave | None = Field(None, description="The confirmation wave of `drift_check: wave`: its size and when it opens (`list` strategy only).")
+
+    @model_validator(mode="after")
+    def _wave_with_its_check(self) -> Stopping:
+        if (self.drift_check == "wave") != (self.wave is not None):
+            raise ValueError("stopping.drift_check: wave needs stopping.wave (its outcomes or late_share, and "
+                             "opens_after_seconds), and stopping.wave needs drift_check: wave; got drift_check="
+                             f"{self.drift_check!r} and wave {'set' if self.wave is not None else 'not set'}")
+        return self
 
 
 class StraightLiningExclusion(_Model):
@@ -625,6 +660,17 @@ class Protocol(_Model):
     pay: Pay = Field(default_factory=Pay, description="Participant pay, the minimum hourly pay and the platform fee (see docs/budget.md).")
     crowd: Crowd = Field(default_factory=Crowd, description="How participants arrive and how places open (dynamic stopping plans sessions from it; see docs/stopping.md, 'Sessions').")
     arena: Arena | None = Field(None, description="An arena study: the models that answer the prompts, the prompts, the limits on one answer and the reveal after the vote (see docs/arena.md); its criteria are `battle`s.")
+
+    @model_validator(mode="after")
+    def _wave_on_lists(self) -> Protocol:
+        if self.stopping is not None and self.stopping.wave is not None and self.assignment.strategy != "list":
+            raise ValueError(f"stopping.wave: a confirmation wave is collected in participant lists (assignment.strategy: "
+                             f"list); got strategy {self.assignment.strategy!r}. Use drift_check: halves with a pool "
+                             "strategy")
+        if self.stopping is not None and self.stopping.wave is not None and self.stopping.goal not in (None, "pair"):
+            raise ValueError(f"stopping.wave: a confirmation wave checks the decision of a pair; goal "
+                             f"{self.stopping.goal!r} decides over K systems. Use drift_check: none or halves")
+        return self
 
     @model_validator(mode="after")
     def _platform_currency(self) -> Protocol:

@@ -237,6 +237,11 @@ def _population_cells(d: Stopping) -> list[Any]:
     cells: list[Any] = [None, None, None] if p is None else [p.participants, p.first, p.last]
     if drift is None:
         verdict = "–"
+    elif drift.wave is not None:
+        w = drift.wave
+        sign = "=" if w.p_bound == "exact" else "<=" if w.p_bound == "at most" else ">="
+        state = "FLAGGED" if w.flagged else ("no change" if w.settled else "open")
+        verdict = f"wave: {state} ({w.wins}/{w.n} for {w.side}, w = {w.size}, p {sign} {w.p_value:.2g})"
     elif drift.undefined or drift.p_value is None:
         verdict = "not computed"
     else:

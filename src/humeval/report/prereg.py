@@ -62,8 +62,23 @@ def _exclusion_text(rule: Any) -> str:
             f"more than {rule.max_failures} time(s)")
 
 
-def _drift_text(check: str, alpha: float) -> str:
+def _drift_text(check: str, alpha: float, wave: Any = None) -> str:
     """The preregistered drift check, as the preregistration states it."""
+    if check == "wave":
+        w = wave.size(alpha)
+        sized = ("" if wave.late_share is None else
+                 f" (sized for power {wave.power:g} against a later crowd giving the decided side a share of "
+                 f"{wave.late_share:g}, humeval.stats.drift.confirmation_wave_size)")
+        return ("Drift check (`stopping.drift_check: wave`): a decision is about the participants who took part "
+                "between the first and last judgement it used, in the order they arrived. After each decision of a "
+                f"pair, a confirmation wave of w = {w} judgements of the same pair{sized} opens "
+                f"{wave.opens_after_seconds:g} s after the first participant entered (or at the decision, if that "
+                "time has passed); its judgements are never fed to the rule. It is flagged when the wave prefers "
+                "the other side than the decision: the exact one-sided binomial test P(Bin(w, 1/2) <= wins for the "
+                f"decided side) <= alpha = {alpha:g} (humeval.stats.drift.confirmation_pvalues); the wave stops "
+                "early once its flag is settled (curtailed_wave: the same flag). The exact split test of the "
+                "halves the decision used is reported beside it. A flag says that the later crowd prefers the "
+                "other side and that the decision is about the crowd that made it; it never changes the decision.")
     if check == "none":
         return ("Drift check: none. A decision is about the participants who took part between the first and last "
                 "judgement it used, in the order they arrived; whether their preference moved is not checked.")
@@ -142,7 +157,7 @@ def _markdown(study: StudyFolder, lock: dict[str, Any], files: dict[str, str], s
         lines.append(f"Rule `{s.rule}` with error probability delta = {s.delta:g}"
                      + (f", horizon {s.max_judgements} outcomes" if s.max_judgements else "")
                      + (f", comparing {' vs '.join(s.systems)}" if s.systems else "") + ".")
-        lines.append(_drift_text(s.drift_check, a.alpha))
+        lines.append(_drift_text(s.drift_check, a.alpha, s.wave))
     lines += ["", "## Exclusion rules (applied before analysis)", ""]
     lines += [f"- {_exclusion_text(r)}" for r in p.exclusion] or ["- none"]
     lines += [

@@ -155,10 +155,32 @@ async def admin_page(request: Request) -> Response:
                 "stopping": stopping, "arena_boards": {c: b for c, b in pairwise.items() if not b["goal_rule"]},
                 "agreement": agreement_so_far(store.context.protocol, rows), "pages": pages,
                 "comments": comments[-200:], "recruitment": recruitment_view(store),
-                "exclusion": store.exclusion_overview()}
+                "exclusion": store.exclusion_overview(), "waves": _waves_view(store)}
 
     data = await run_in_threadpool(gather)
     return request.app.state.templates.TemplateResponse(request, "admin.html", {"study": store.context.protocol.study.name, **data})
+
+
+def _waves_view(store: Any) -> list[dict[str, Any]]:
+    """The confirmation waves with what the page prints: the decided side's name, the opening time (UTC) and the
+    flag's threshold (the most wins for the decided side that flag)."""
+    protocol = store.context.protocol
+    if protocol.stopping is None or protocol.stopping.wave is None:
+        return []
+    import datetime as dt
+
+    from humeval.stats.drift import confirmation_threshold
+
+    def utc(t: float | None) -> str:
+        return "" if t is None else dt.datetime.fromtimestamp(float(t), dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+    out = []
+    for w in store.waves():
+        comp = store.context.comparisons[w["comparison"]]
+        out.append(w | {"side_name": comp.system_a if w["side"] else comp.system_b, "opens": utc(w["opens_at"]),
+                        "opened": utc(w["opened_at"]), "closed": utc(w["closed_at"]),
+                        "threshold": int(confirmation_threshold(int(w["size"]), protocol.analysis.alpha)[0])})
+    return out
 
 
 async def admin_export(request: Request) -> Response:

@@ -46,6 +46,7 @@ from humeval.store.live import (
     SETTLED_ANY,
     admissions,
     has_room,
+    open_waves,
     preferred_tasks,
     release_list,
     sessions_wanted,
@@ -412,6 +413,7 @@ def reap_due(conn: Connection, ctx: StoreContext, now: float) -> None:
         ctx.last_reap = now
         reap(conn, now)
         settle_abandoned(conn, ctx, now)
+        open_waves(conn, ctx, now)
 
 
 #: reads of a next assignment: a take lost between the read and the take (rare) makes the operation read again

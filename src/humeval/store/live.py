@@ -78,7 +78,9 @@ __all__ = [
     "sessions_wanted",
     "settle",
     "settle_abandoned",
+    "open_waves",
     "was_abandoned",
+    "waves",
 ]
 
 
@@ -238,6 +240,7 @@ def _feed(conn: Connection, ctx: StoreContext, comparison: str, vote: int, task_
     if comp.multi:
         data |= {"goal": comp.goal, "answer": d.answer, "top": comp.top, "systems": list(comp.members)}
     db.run(EVENT, {"now": now, "kind": "decision", "pid": None, "data": json.dumps(data)})
+    _plan_wave(db, ctx, comparison, outcome, now)
     _close(conn, ctx)
     _withdraw(db, comparison, now)
     return int(d.n), True
@@ -247,7 +250,7 @@ def _close(conn: Connection, ctx: StoreContext) -> None:
     """Close every pair task whose watched criteria are all decided (or, for a goal over K
     systems, whose pair can no longer change the answer)."""
     db = sql_of(conn)
-    done = {c for (c,) in db.all(_DECIDED)}
+    done = {c for (c,) in db.all(_DECIDED)} - {c for (c,) in db.all(_WAVE_OPEN)}
 
     def finished(task_id: str, c: str) -> bool:
         if c in done:
@@ -288,6 +291,104 @@ def _withdraw(db: Sql, comparison: str, now: float) -> int:
     """Withdraw the open leases of the comparison's closed tasks; return how many."""
     return sum(end_lease(db, "withdrawn", lease, now, comparison=comparison)
                for lease in db.all(_OPEN_LEASES, {"c": comparison}))
+
+
+# -- the confirmation wave (``stopping.drift_check: wave``) ----------------------------------------------------
+_WAVE_OPEN = "SELECT comparison FROM waves WHERE state = 'open'"
+_LAUNCH = "SELECT min(created_at) FROM participants"
+_PLAN_WAVE = ("INSERT INTO waves (comparison, side, size, opens_at, state, n, wins) "
+              "VALUES (:c, :side, :size, :opens, 'waiting', 0, 0) ON CONFLICT (comparison) DO NOTHING")
+_DUE_WAVES = "SELECT comparison FROM waves WHERE state = 'waiting' AND opens_at <= :now"
+_OPEN_WAVE = "UPDATE waves SET state = 'open', opened_at = :now WHERE comparison = :c AND state = 'waiting'"
+#: a wave serves the comparison's pair tasks nobody was leased, in the lists nobody holds (their attention checks too)
+_FREE_OF_WAVE = ("SELECT lt.task_id FROM list_tasks lt JOIN lists l ON l.list_id = lt.list_id "
+                 "WHERE l.participant_id IS NULL AND l.watched > 0 AND NOT EXISTS "
+                 "(SELECT 1 FROM assignments a WHERE a.task_id = lt.task_id) AND (lt.task_id IN "
+                 "(SELECT w.task_id FROM watched_tasks w WHERE w.comparison = :c) OR EXISTS (SELECT 1 FROM tasks t "
+                 "WHERE t.task_id = lt.task_id AND t.kind <> 'task'))")
+_REOPEN_TASK = "UPDATE tasks SET closed = 0 WHERE task_id = :t"
+_REOPEN_LISTS = ("UPDATE lists SET completed = 0 WHERE participant_id IS NULL AND completed = 1 AND watched > 0 AND "
+                 "EXISTS (SELECT 1 FROM list_tasks x JOIN watched_tasks w ON w.task_id = x.task_id JOIN tasks t ON "
+                 "t.task_id = x.task_id WHERE x.list_id = lists.list_id AND w.comparison = :c AND t.closed = 0)")
+_WAVE_OF = "SELECT side, size, state, opened_at, n, wins FROM waves WHERE comparison = :c FOR UPDATE"
+_LEASED_AT = "SELECT created_at FROM assignments WHERE assignment_id = :aid"
+_WAVE_OUTCOME = ("INSERT INTO wave_outcomes (comparison, assignment_id, seq, outcome, at) VALUES (:c, :aid, :seq, :o, :now) "
+                 "ON CONFLICT (comparison, assignment_id) DO NOTHING")
+_WAVE_COUNT = "UPDATE waves SET n = :n, wins = :wins WHERE comparison = :c"
+_WAVE_DONE = "UPDATE waves SET state = 'done', closed_at = :now, flagged = :flag WHERE comparison = :c"
+_WAVES = "SELECT comparison, side, size, opens_at, state, opened_at, closed_at, n, wins, flagged FROM waves ORDER BY comparison"
+
+
+def _plan_wave(db: Sql, ctx: StoreContext, comparison: str, outcome: str, now: float) -> None:
+    """At a pair's decision (``list``, ``stopping.drift_check: wave``): its wave, waiting for its preregistered time."""
+    stopping = ctx.protocol.stopping
+    if (stopping is None or stopping.wave is None or outcome not in ("A", "B") or ctx.strategy is not None
+            or ctx.comparisons[comparison].multi):
+        return
+    launch = db.scalar(_LAUNCH)
+    opens = (float(launch) if launch is not None else now) + stopping.wave.opens_after_seconds
+    db.run(_PLAN_WAVE, {"c": comparison, "side": int(outcome == "A"), "size": stopping.wave.size(ctx.protocol.analysis.alpha),
+                        "opens": opens})
+
+
+def open_waves(conn: Connection, ctx: StoreContext, now: float) -> list[str]:
+    """Open every wave whose time came: the comparison's unserved pair tasks in the lists nobody holds are served
+    again (and those lists' attention checks), so the crowd that comes now judges them; return the waves opened."""
+    stopping = ctx.protocol.stopping
+    if stopping is None or stopping.wave is None or not ctx.watched:
+        return []
+    db = sql_of(conn)
+    opened = []
+    for (c,) in db.all(_DUE_WAVES, {"now": now}):
+        if db.run(_OPEN_WAVE, {"c": c, "now": now}) != 1:
+            continue  # another process opened it
+        for (task_id,) in db.all(_FREE_OF_WAVE, {"c": c}):
+            db.run(_REOPEN_TASK, {"t": task_id})
+        db.run(_REOPEN_LISTS, {"c": c})
+        db.run(EVENT, {"now": now, "kind": "wave_opened", "pid": None, "data": json.dumps({"comparison": c})})
+        opened.append(c)
+    return opened
+
+
+def _count_wave(conn: Connection, ctx: StoreContext, c: str, assignment_id: str, vote: int, now: float) -> None:
+    """A kept outcome of a decided pair, leased once its wave was open: counted in the wave (never fed to the rule);
+    once the flag is settled (curtailed, :func:`humeval.stats.drift.curtailed_wave`'s rule) or w are counted, the
+    wave is done and its tasks close again."""
+    db = sql_of(conn)
+    found = db.one(_WAVE_OF, {"c": c})
+    if found is None or found[2] != "open":
+        return
+    side, size, _, opened_at, n, wins = found
+    leased = db.scalar(_LEASED_AT, {"aid": assignment_id})
+    if leased is None or float(leased) < float(opened_at):
+        return  # leased before the wave opened: a judgement of the decision's crowd, collected beyond it
+    outcome = int(vote == int(side))
+    if db.run(_WAVE_OUTCOME, {"c": c, "aid": assignment_id, "seq": int(n) + 1, "o": outcome, "now": now}) != 1:
+        return
+    n, wins = int(n) + 1, int(wins) + outcome
+    db.run(_WAVE_COUNT, {"c": c, "n": n, "wins": wins})
+    from humeval.stats.drift import confirmation_threshold
+
+    threshold = int(confirmation_threshold(int(size), ctx.protocol.analysis.alpha)[0])
+    flag = True if wins + (int(size) - n) <= threshold else (False if wins > threshold else None)
+    if flag is None and n < int(size):
+        return
+    db.run(_WAVE_DONE, {"c": c, "now": now, "flag": int(bool(flag))})
+    db.run(EVENT, {"now": now, "kind": "wave_done", "pid": None,
+                   "data": json.dumps({"comparison": c, "n": n, "wins": wins, "size": int(size), "flagged": bool(flag)})})
+    _close(conn, ctx)
+    _withdraw(db, c, now)
+
+
+def waves(conn: Connection) -> list[dict[str, Any]]:
+    """Every confirmation wave's state (a read: the admin page, the platform's recruitment, the export)."""
+    keys = ("comparison", "side", "size", "opens_at", "state", "opened_at", "closed_at", "n", "wins", "flagged")
+    out = []
+    for row in sql_of(conn).all(_WAVES, {}):
+        w = dict(zip(keys, row, strict=True))
+        w["flagged"] = None if w["flagged"] is None else bool(w["flagged"])
+        out.append(w)
+    return out
 
 
 # -- in flight --------------------------------------------------------------------------------
@@ -520,8 +621,14 @@ def recruitment(conn: Connection, ctx: StoreContext) -> Recruitment:
     if admitted is None:  # the lists left hold other tasks too (those holding only the decided ones are spent)
         free_watched, free_other = 0, free_watched + free_other
     active = int(db.scalar(_ACTIVE) or 0)
+    coming = [w for w in waves(conn) if w["state"] != "done"] if ctx.protocol.stopping and ctx.protocol.stopping.wave else []
+    if admitted is None and coming:  # a confirmation wave: the lists its open outcomes need, not every one left
+        session = max(1, max(ctx.session_sizes.values(), default=1))
+        need = sum(-(-(int(w["size"]) - int(w["n"])) // session) for w in coming if w["state"] == "open")
+        free_other = min(free_other, max(0, need - active))
     wanted = min(admitted or 0, free_watched) + free_other
-    reopen = admitted is not None and free_watched > 0  # sessions in progress may let the rule admit more
+    # sessions in progress may let the rule admit more; a wave waiting for its time will open places
+    reopen = (admitted is not None and free_watched > 0) or bool(coming)
     return Recruitment(int(db.scalar(_STARTED) or 0), active, wanted, free_watched, free_other, admitted is None,
                        wanted == 0 and active == 0 and not reopen, found)
 
@@ -691,6 +798,8 @@ def _feed_judgement(conn: Connection, ctx: StoreContext, j: dict[str, Any], c: s
         return []
     seq, decided = _feed(conn, ctx, c, vote, j["task_id"], now)
     db.run(_FED, {"c": c, "aid": j["assignment_id"], "seq": seq, "now": now})
+    if seq is None and ctx.protocol.stopping is not None and ctx.protocol.stopping.wave is not None:
+        _count_wave(conn, ctx, c, j["assignment_id"], vote, now)
     return [c] if decided else []
 
 

@@ -27,7 +27,8 @@ entered within a window); 11 adds ``tasks.taken_by``; 12 reads a list's taken pl
 ``tasks.done``; 14 adds ``participants.network`` and ``participants.wide_network`` (the keys of the client's
 networks, by which the entry guard counts the new participants of one network within a window) with their indexes;
 15 adds ``generations`` (an arena's streamed answers, each with its record and failure); 16 adds ``prompt_uses``
-(the uses of each typed prompt, shared by every server process) and fills it from the typed prompts stored.
+(the uses of each typed prompt, shared by every server process) and fills it from the typed prompts stored; 17 adds
+``waves`` and ``wave_outcomes`` (the confirmation wave of a decided pair, ``stopping.drift_check: wave``).
 
 Stores created before the history was written out ran migration 1 as the schema of their day, so a table,
 column or index of a later migration may already be there: each migration creates only what is missing
@@ -240,6 +241,12 @@ _V15 = ("CREATE TABLE IF NOT EXISTS generations (id {serial} NOT NULL, assignmen
         "PRIMARY KEY (id))",
         "CREATE INDEX IF NOT EXISTS ix_generations_assignment_id ON generations (assignment_id)")
 
+_V17 = ("CREATE TABLE IF NOT EXISTS waves (comparison VARCHAR(200) NOT NULL, side INTEGER NOT NULL, size INTEGER NOT NULL, "
+        "opens_at FLOAT NOT NULL, state VARCHAR(16) NOT NULL, opened_at FLOAT, closed_at FLOAT, n INTEGER NOT NULL, "
+        "wins INTEGER NOT NULL, flagged INTEGER, PRIMARY KEY (comparison))",
+        "CREATE TABLE IF NOT EXISTS wave_outcomes (comparison VARCHAR(200) NOT NULL, assignment_id VARCHAR(64) NOT NULL, "
+        "seq INTEGER NOT NULL, outcome INTEGER NOT NULL, at FLOAT NOT NULL, PRIMARY KEY (comparison, assignment_id))")
+
 
 def _v16(conn: Connection) -> None:
     """The uses of each typed prompt, counted from the ``battle_prompt`` events stored before (a data step)."""
@@ -262,7 +269,7 @@ def _v16(conn: Connection) -> None:
 
 MIGRATIONS: Sequence[Callable[[Connection], None]] = (
     _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10), _v11, _v12,
-    _v13, _v14, _ddl(*_V15), _v16,
+    _v13, _v14, _ddl(*_V15), _v16, _ddl(*_V17),
 )
 _LOCK_ID = 0x6875_6D65  # "hume"
 

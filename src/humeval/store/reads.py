@@ -75,7 +75,8 @@ def judgement_rows(conn: Connection, ctx: StoreContext) -> list[dict[str, Any]]:
     """The canonical long table (:data:`humeval.judgements.JUDGEMENT_COLUMNS`), latest revision only.
 
     ``stop_seq`` is the judgement's place in the live stopping rule's outcome sequence of its
-    comparison (the ``fed`` table); NaN for a judgement the rule did not consume.
+    comparison (the ``fed`` table); NaN for a judgement the rule did not consume. ``wave_seq`` is its place in the
+    comparison's confirmation wave (the ``wave_outcomes`` table), NaN for one the wave did not count.
     """
     from humeval.judgements import long_rows
 
@@ -83,10 +84,12 @@ def judgement_rows(conn: Connection, ctx: StoreContext) -> list[dict[str, Any]]:
     for j in all_judgements(conn):
         latest[j["assignment_id"]] = j
     seqs = {(c, aid): seq for c, aid, seq in _reader(conn).all(_SEQS)}
-    return long_rows(ctx.protocol, sorted(latest.values(), key=lambda x: x["judgement_id"]), seqs)
+    waves = {(c, aid): seq for c, aid, seq in _reader(conn).all(_WAVE_SEQS)}
+    return long_rows(ctx.protocol, sorted(latest.values(), key=lambda x: x["judgement_id"]), seqs, waves)
 
 
 _SEQS = "SELECT comparison, assignment_id, seq FROM fed WHERE seq IS NOT NULL"
+_WAVE_SEQS = "SELECT comparison, assignment_id, seq FROM wave_outcomes"
 _PARTICIPANTS = (
     "SELECT p.participant_id, p.platform, p.list_id, p.created_at, p.last_seen, p.consented_at, p.completed_at, "
     "(SELECT count(*) FROM assignments a WHERE a.participant_id = p.participant_id AND a.status = 'done') "

@@ -310,6 +310,35 @@ fed = Table(
     Column("at", Float, nullable=False),
 )
 
+#: the confirmation wave of a decided pair (``stopping.drift_check: wave``): ``side`` 1 when the decision chose A (the
+#: comparison's first system), 0 for B; ``size`` w; ``state`` ``waiting`` (until ``opens_at``), ``open`` (its tasks
+#: served again) or ``done`` (curtailed, or w outcomes); ``n``/``wins``: its outcomes so far and the decided side's wins
+waves = Table(
+    "waves",
+    metadata,
+    Column("comparison", String(200), primary_key=True),
+    Column("side", Integer, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("opens_at", Float, nullable=False),
+    Column("state", String(16), nullable=False, default="waiting"),
+    Column("opened_at", Float, nullable=True),
+    Column("closed_at", Float, nullable=True),
+    Column("n", Integer, nullable=False, default=0),
+    Column("wins", Integer, nullable=False, default=0),
+    Column("flagged", Integer, nullable=True),
+)
+
+#: a wave's outcomes, in the order settlement counted them (the export's ``wave_seq``); ``outcome`` 1: for the decided side
+wave_outcomes = Table(
+    "wave_outcomes",
+    metadata,
+    Column("comparison", String(200), primary_key=True),
+    Column("assignment_id", String(64), primary_key=True),
+    Column("seq", Integer, nullable=False),
+    Column("outcome", Integer, nullable=False),
+    Column("at", Float, nullable=False),
+)
+
 bonuses = Table(
     "bonuses",
     metadata,

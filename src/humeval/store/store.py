@@ -417,6 +417,12 @@ class Store:
     def stopping(self) -> list[dict[str, Any]]:
         return self.read(stopping_states)
 
+    def waves(self) -> list[dict[str, Any]]:
+        """The confirmation waves of the decided pairs (``stopping.drift_check: wave``; :func:`humeval.store.live.waves`)."""
+        from humeval.store.live import waves
+
+        return self.read(waves)
+
     def exclusion_overview(self) -> dict[str, Any]:
         """What the preregistered exclusion rules did so far, live (:func:`humeval.store.live.exclusion_overview`)."""
         from humeval.store.live import exclusion_overview
