@@ -90,6 +90,26 @@ def _drift_text(check: str, alpha: float, wave: Any = None) -> str:
             "during collection and that the decision is about the mixture of both; it never changes the decision.")
 
 
+def _feed_text(protocol: Any) -> str:
+    """When a participant's watched judgements reach the stopping rule, and the qualification they pass first."""
+    if protocol.stopping.feed == "session":
+        return ("Feeding (`stopping.feed: session`): a participant's watched judgements reach the rule when their "
+                "session ends, after every exclusion rule above ran on it.")
+    d, platform = protocol.design, protocol.platform
+    attention = next((r for r in protocol.exclusion if r.rule == "attention"), None)
+    failures = attention.max_failures if attention is not None else 0
+    route = (f"shown the screen-out code `{platform.screenout_code}`" if platform.screenout_code
+             else "sent to the screen-out link" if platform.screenout_url else "given the completion code")
+    reward = platform.prolific.screenout_reward if platform.kind == "prolific" else 0.0
+    paid = (f", paid {reward:.2f} {protocol.pay.currency} by the platform (a fixed screen-out payment)" if reward
+            else "")
+    return (f"Feeding (`stopping.feed: judgement`): the first {d.qualification} attention check(s) of every list are "
+            f"the qualification, answered before any watched task. A participant who fails more than {failures} of "
+            f"them is screened out at once: excluded, nothing of theirs fed, no further task, {route}{paid}. Once "
+            "qualified, each watched judgement reaches the rule when it is submitted (a judgement-scope `min-time` "
+            "rule decides before it is fed) and is final; the analysis replays the rule on the same judgements.")
+
+
 def _arena_lines(arena: Any) -> list[str]:
     """The arena section as preregistered: who answers, what is asked, the limits on an answer, the reveal."""
     if arena.models:
@@ -136,7 +156,8 @@ def _markdown(study: StudyFolder, lock: dict[str, Any], files: dict[str, str], s
         (f"- {len(lists)} participant lists of {d.items_per_participant} tasks, {d.judgements_per_item} judgement(s) "
          f"per output from different participants: {tasks} judgements in all."),
         (f"- Order within lists: {d.counterbalancing}; attention checks per list: {d.attention_checks}; "
-         f"repeated tasks per list: {d.repeated_items}."),
+         f"repeated tasks per list: {d.repeated_items}"
+         + (f"; the first {d.qualification} check(s) of every list are the qualification." if d.qualification else ".")),
     ]
     if d.balance:
         lines.append(f"- Balanced lists: every list holds one item of each combination of {', '.join(d.balance)} "
@@ -157,6 +178,8 @@ def _markdown(study: StudyFolder, lock: dict[str, Any], files: dict[str, str], s
         lines.append(f"Rule `{s.rule}` with error probability delta = {s.delta:g}"
                      + (f", horizon {s.max_judgements} outcomes" if s.max_judgements else "")
                      + (f", comparing {' vs '.join(s.systems)}" if s.systems else "") + ".")
+        if p.assignment.strategy == "list":
+            lines.append(_feed_text(p))
         lines.append(_drift_text(s.drift_check, a.alpha, s.wave))
     lines += ["", "## Exclusion rules (applied before analysis)", ""]
     lines += [f"- {_exclusion_text(r)}" for r in p.exclusion] or ["- none"]

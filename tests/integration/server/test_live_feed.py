@@ -301,3 +301,19 @@ def test_the_lock_and_the_store_refuse_what_validate_refuses(tmp_path: Path) -> 
             store.context  # noqa: B018 (loaded on first use: before any participant is served)
     finally:
         store.close()
+
+
+def test_the_preregistration_states_the_qualification_and_when_judgements_are_fed(tmp_path: Path) -> None:
+    from humeval.report.prereg import prereg
+
+    md = prereg(feed_study(tmp_path / "judgement")).markdown.read_text(encoding="utf-8")
+    assert "attention checks per list: 2; repeated tasks per list: 0; the first 2 check(s) of every list are the " \
+           "qualification." in md
+    assert ("Feeding (`stopping.feed: judgement`): the first 2 attention check(s) of every list are the "
+            "qualification, answered before any watched task. A participant who fails more than 0 of them is "
+            f"screened out at once: excluded, nothing of theirs fed, no further task, shown the screen-out code "
+            f"`{SCREENOUT}`. Once qualified") in md
+    study = feed_study(tmp_path / "session", feed="session")
+    md = prereg(study).markdown.read_text(encoding="utf-8")
+    assert "Feeding (`stopping.feed: session`): a participant's watched judgements reach the rule when their " \
+           "session ends" in md and "screened out at once" not in md

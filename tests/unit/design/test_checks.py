@@ -157,3 +157,41 @@ def test_qualification_beyond_the_checks_is_refused() -> None:
 
     with pytest.raises(ProtocolError, match=r"qualification \(3\).*at most attention_checks \(2\)"):
         parse_protocol(BASE | {"design": {"attention_checks": 2, "qualification": 3}})
+
+
+def _check_answers_of(protocol, items: list[str]) -> Counter:
+    lists = design_lists(protocol, items, list(protocol.systems))[3]
+    return Counter((t.criteria[0], t.expected) for pl in lists for t in pl.tasks if t.kind == "attention")
+
+
+def test_every_template_and_the_walkthrough_study_ask_both_sides(tmp_path: Path) -> None:
+    """Issue 40's acceptance: the pairwise checks' expected sides are 40-60 % A on every template as `humeval init`
+    writes it and on the study docs/getting-started.md builds (its humeval.yaml as the page shows it), and a Likert
+    check asks every point. Measured: pairwise and demo 4 of 9 A (44 %), the walk-through 12 of 24 (50 %), its
+    coherence checks 9 at each of the 5 points."""
+    import yaml
+
+    from humeval.templates import TEMPLATES
+    from tests.docs.test_walkthrough import BLOCK, PAGE, steps
+
+    def sides(counts: Counter) -> list[float]:
+        pair = {c for c, e in counts if e in ("A", "B")}
+        return [counts[(c, "A")] / (counts[(c, "A")] + counts[(c, "B")]) for c in pair]
+
+    shares = {}
+    for name in TEMPLATES:
+        protocol = load_protocol(init_study(tmp_path / name, name))  # the default 24 items
+        counts = _check_answers_of(protocol, [f"item-{i + 1:04d}" for i in range(24)])
+        shares[name] = sides(counts)
+    assert shares["pairwise"] == shares["demo"] == [4 / 9]
+    body = BLOCK.search(PAGE.read_text(encoding="utf-8"))
+    assert body is not None
+    (text,) = [t for kind, v in steps(body.group("body")) if kind == "write" and v[0].endswith("humeval.yaml")
+               for t in [v[1]]]
+    walkthrough = parse_protocol(yaml.safe_load(text))
+    counts = _check_answers_of(walkthrough, [f"a{i:03d}" for i in range(60)])
+    shares["walkthrough"] = sides(counts)
+    assert shares["walkthrough"] == [0.5]
+    assert all(0.4 <= s <= 0.6 for per in shares.values() for s in per), shares
+    likert = sorted(e for c, e in counts if c == "coherence")
+    assert likert == [1, 2, 3, 4, 5] and len({counts[("coherence", e)] for e in likert}) == 1
