@@ -269,7 +269,7 @@ def _stopping_problems(stopping: dict[str, Any], pairwise: bool, systems: list[s
     goal = stopping.get("goal")
     return problems + goal_problems(goal if isinstance(goal, str) else None, [str(s) for s in _list(stopping.get("systems"))],
                                     systems, top=stopping.get("top"), rule=str(stopping.get("rule", "anytime")),
-                                    known=known, spelled=spelled_as_data or ())
+                                    known=known, spelled=spelled_as_data or (), pooling=stopping.get("pooling") is True)
 
 
 def _platform_problems(raw: Any) -> list[Problem]:

@@ -255,6 +255,8 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol) -> di
     from humeval.stopping.cycles import cycle_note, preference_cycles
     from humeval.stopping.goals import GoalRule, named_events
 
+    if comp.pooling:
+        return _replay_pooled_goal(rows, comp, protocol)
     index = {name: i for i, name in enumerate(comp.members)}
     rule = GoalRule(len(comp.members), comp.goal, comp.delta, comp.top, comp.prior_strength)
     d, timeline, sequence = rule.current(), [], []
@@ -289,3 +291,47 @@ def _replay_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol) -> di
         "collected": len(rows), "after_decision": max(0, len(judged) - n) if outcome in DECIDED else 0,
     }
     return record
+
+
+def _replay_pooled_goal(rows: pd.DataFrame, comp: Comparison, protocol: Protocol) -> dict[str, Any]:
+    """The goal on pooled statements (``stopping.pooling``) replayed on one criterion's judgements: the live class
+    (:class:`humeval.policies.pooled_goal.PooledLiveGoal`) fed the same sequence, so it cuts the same epochs, pairs
+    the virtual duels with the same seed and decides at the same n. The record has the keys of the direct goal's
+    (``contention``: systems the statements read leave in contention) and ``pooling``, ``basis`` (``pooled``, or
+    ``direct`` once the fit check withdrew the pooled statements), ``epoch`` and ``misfit_at`` (-1: never)."""
+    from humeval.policies.pooled_goal import PooledLiveGoal
+    from humeval.stopping.cycles import cycle_note, preference_cycles
+
+    live = PooledLiveGoal(comp)
+    d, timeline, sequence = live.decision, [], []
+    judged = _goal_judgements(rows, protocol)
+    for a, b, w in judged:
+        i, j, k = live.index[a], live.index[b], live.index[w]
+        sequence.append([i, j, k])
+        d = live.feed((a, b), int(k == i))
+        timeline += [dict(e, n=d.n) for e in d.named_events()]
+        if d.decided or (comp.horizon is not None and d.n >= comp.horizon):
+            break
+    n, st, wins = d.n, live.goal.state, live.goal.wins[0]
+    cont = live.goal.contention()[0]
+    cycles = preference_cycles(wins, st.resolved[0])
+    outcome = "decided" if d.decided else ("horizon" if comp.horizon is not None and n >= comp.horizon else "continue")
+    seq = pd.to_numeric(rows["stop_seq"], errors="coerce") if "stop_seq" in rows else pd.Series(dtype=float)
+    live_n = int(seq.max()) if seq.notna().any() else None
+    return {
+        "criterion": comp.criterion, "goal": comp.goal, "top": comp.top, "systems": list(comp.members),
+        "a": comp.system_a, "b": comp.system_b, "rule": comp.rule, "delta": comp.delta,
+        "pair_delta": live.level, "prior_strength": comp.prior_strength, "anytime_valid": True,
+        "horizon": comp.horizon, "outcome": outcome, "decision": d.answer if d.answer is not None else outcome, "n": n,
+        "reason": d.reason, "contention": [comp.members[i] for i in np.flatnonzero(cont)],
+        "rank_sets": {name: [int(st.rank_low[0, i]), int(st.rank_high[0, i])] for i, name in enumerate(comp.members)},
+        "wins": {a: {b: int(wins[i, j]) for j, b in enumerate(comp.members) if i != j}
+                 for i, a in enumerate(comp.members)},
+        "timeline": timeline, "sequence": sequence, "path": [], "reachable": True,
+        "cycles": [{"systems": [comp.members[i] for i in c.systems], "shares": list(c.shares),
+                    "resolved": list(c.resolved), "strength": c.strength} for c in cycles],
+        "intransitive": cycle_note(cycles, comp.members),
+        "live_n": live_n, "agrees_with_live": agrees_with_live(live_n, n, outcome in DECIDED),
+        "collected": len(rows), "after_decision": max(0, len(judged) - n) if outcome in DECIDED else 0,
+        "pooling": True, "basis": live.basis(), "epoch": comp.epoch, "misfit_at": int(st.misfit_at[0]),
+    }

@@ -22,6 +22,7 @@ import numpy as np
 from humeval.arena.counts import ArenaCounts, pair_matrices
 from humeval.errors import HumevalError
 from humeval.policies.pair_choice import DEFAULT_EXPLORE
+from humeval.policies.pooled_goal import allocate
 from humeval.policies.pooled_pairs import pooled_pair_weights
 from humeval.rng import Seed, as_generator
 from humeval.stats.davidson import davidson_fit
@@ -109,21 +110,6 @@ def _truth(counts: ArenaCounts, goal: str, top: int) -> tuple[np.ndarray, np.nda
     return above, direct_above, order, answer
 
 
-def _allocate(rng: np.random.Generator, size: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``size[r]`` votes over pairs in proportion to ``p[r]``: the whole parts exactly, the remainders at random
-    (systematic sampling), so two pairs of equal weight get the same number of votes up to one (the virtual duels of a
-    batch pair the votes of two pairs: a multinomial's imbalance would waste the larger pair's extra votes)."""
-    exact = size[:, None] * p
-    whole = np.floor(exact).astype(np.int64)
-    frac = exact - whole
-    # systematic sampling of the remainders: one uniform offset per run, points u, u + 1, ... on the cumulative fractions
-    cum = np.cumsum(frac, axis=-1)
-    u = rng.random(len(size))[:, None]
-    hits = np.floor(cum - u + 1.0).astype(np.int64)
-    extra = np.diff(np.concatenate([np.zeros((len(size), 1), dtype=np.int64), np.maximum(hits, 0)], axis=-1), axis=-1)
-    return whole + np.clip(extra, 0, 1)
-
-
 def run_batches(pairs: np.ndarray, k: int, goal: str, top: int, runs: int,
                 draw: Callable[[np.ndarray, np.ndarray], np.ndarray], available: Callable[[], np.ndarray],
                 rng: np.random.Generator, *, policy: str, delta: float, first_batch: int, growth: float,
@@ -163,7 +149,7 @@ def run_batches(pairs: np.ndarray, k: int, goal: str, top: int, runs: int,
         live = size > 0
         if not live.any():
             break
-        take[live] = _allocate(rng, size[live], p[live] / mass[live, None])
+        take[live] = allocate(rng, size[live], p[live] / mass[live, None])
         drawn = draw(take, state.votes)
         seen += drawn
         state = rule.update(*pair_matrices(pairs, k, drawn))

@@ -39,7 +39,9 @@ class Comparison:
 
     A goal over K systems (``goal`` other than ``pair``) watches every pair of ``members``;
     ``system_a``/``system_b`` are then its first two members and an outcome is 1 when the
-    first system of the judged task won (:meth:`reference`).
+    first system of the judged task won (:meth:`reference`). ``pooling`` (``stopping.pooling``): the goal is
+    decided on the pooled statements, fed in epochs of ``epoch``+ votes, their virtual duels paired with ``seed``
+    (the study seed; :mod:`humeval.policies.pooled_goal`).
     """
 
     criterion: str
@@ -56,6 +58,9 @@ class Comparison:
     pair_choice: str = "adaptive"
     tuned_for: int | None = None
     sessions: int = 2
+    pooling: bool = False
+    epoch: int = 200
+    seed: int = 0
 
     @property
     def multi(self) -> bool:
@@ -119,11 +124,12 @@ def resolve_goal(protocol: Protocol, systems: Sequence[str]) -> str | None:
 
 
 def goal_problems(goal: str | None, named: Sequence[str], systems: Sequence[str], *, top: object = None,
-                  rule: str = "anytime", known: bool = True, spelled: Collection[str] = ()) -> list[Problem]:
+                  rule: str = "anytime", known: bool = True, spelled: Collection[str] = (),
+                  pooling: bool = False) -> list[Problem]:
     """Why the stopping section's goal cannot be watched, each where it is: the systems the goal compares
     (``named``: ``stopping.systems``; two for ``pair``, at least two else, each one of ``systems`` when those are
     ``known``, or a name the data spells so: ``spelled``), the rule the goals of more systems decide with, and
-    top-k's ``top``.
+    top-k's ``top``, and ``pooling`` (goals over 3 or more systems only).
 
     The one statement of these rules: ``validate`` reports each with its line in the YAML, and
     :func:`watched_comparisons` refuses a protocol that breaks one."""
@@ -150,6 +156,9 @@ def goal_problems(goal: str | None, named: Sequence[str], systems: Sequence[str]
         problems.append((("stopping", "top"), f"goal top-k needs 1 <= top < {compared} (the systems compared), got {top}"))
     if goal == "top-k" and top is None:
         problems.append((("stopping", "top"), "goal top-k needs top: how many of the best systems to identify"))
+    if pooling is True and (goal == "pair" or (known and compared < 3)):
+        problems.append((("stopping", "pooling"), f"pooling needs goal best, top-k or ranking over 3 or more systems "
+                         f"(votes pooled through common opponents), got goal '{goal}' over {compared} systems"))
     return problems
 
 
@@ -166,7 +175,8 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
     goal = resolve_goal(protocol, systems)
     named = list(stop.systems or [])
     pair = named or list(systems)
-    problems = goal_problems(goal, named, systems, top=stop.top, rule=stop.rule, known=bool(systems))
+    problems = goal_problems(goal, named, systems, top=stop.top, rule=stop.rule, known=bool(systems),
+                             pooling=stop.pooling)
     if problems:
         loc, message = problems[0]
         raise ProtocolError(f"{format_path(loc)}: {message}")
@@ -177,7 +187,8 @@ def watched_comparisons(protocol: Protocol, systems: Sequence[str]) -> list[Comp
     return [
         Comparison(c.name, pair[0], pair[1], stop.rule, stop.delta, stop.max_judgements, stop.in_flight_share,
                    stop.min_in_flight, goal=str(goal), members=tuple(pair), top=top, pair_choice=stop.pair_choice,
-                   tuned_for=stop.tuned_for, sessions=stop.sessions)
+                   tuned_for=stop.tuned_for, sessions=stop.sessions, pooling=stop.pooling, epoch=stop.epoch,
+                   seed=protocol.study.seed)
         for c in protocol.criteria
         if c.task.pairwise
     ]

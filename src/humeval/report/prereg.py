@@ -178,6 +178,13 @@ def _markdown(study: StudyFolder, lock: dict[str, Any], files: dict[str, str], s
         lines.append(f"Rule `{s.rule}` with error probability delta = {s.delta:g}"
                      + (f", horizon {s.max_judgements} outcomes" if s.max_judgements else "")
                      + (f", comparing {' vs '.join(s.systems)}" if s.systems else "") + ".")
+        if s.pooling:
+            lines.append(f"Goal `{s.goal or 'best'}`{f' (top {s.top})' if s.goal == 'top-k' else ''} decided on pooled "
+                         "anytime-valid statements (`stopping.pooling: true`): each system's votes against every "
+                         "opponent, virtual duels through common opponents under Davidson's model, with a fit check "
+                         "that falls back to the pairs' direct statements; votes fed in epochs of at least "
+                         f"{s.epoch} votes (10 % of the votes before them), the pairs of an epoch chosen "
+                         f"({s.pair_choice}) before its votes are seen; virtual duels paired with seed {p.study.seed}.")
         if p.assignment.strategy == "list":
             lines.append(_feed_text(p))
         lines.append(_drift_text(s.drift_check, a.alpha, s.wave))

@@ -71,13 +71,15 @@ def export_bytes(store: Store, fmt: str) -> bytes:
     return b"".join(export_chunks(store.judgement_rows(), fmt))
 
 
-def pairwise_boards(store: Store, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def pairwise_boards(store: Store, rows: list[dict[str, Any]], goals: dict[str, Any] | None = None) -> dict[str, Any]:
     """Per pairwise criterion (``2afc``, ``battle``) over K >= 3 systems: its live leaderboard
     (:func:`humeval.stopping.board.arena_board`) on the task votes so far, in the order they were submitted.
 
     A criterion a goal watches (``stopping.goal`` over K systems) is decided by the goal rule, whose server skips the
     pairs it no longer needs: its pooled statements would not hold, so it keeps the goal's direct board
-    (``store.leaderboards``) and gets the scores and the votes per pair only (``kind`` ``direct``)."""
+    (``store.leaderboards``) and gets the scores and the votes per pair only (``kind`` ``direct``). A goal decided on
+    pooled statements (``stopping.pooling``) shows the goal's own pooled rank sets (``goals``: ``store.leaderboards``;
+    ``kind`` ``pooled``, or ``direct`` once its fit check withdrew them), the statements the decision reads."""
     from humeval.stopping.board import TIE_CHOICES, arena_board
 
     ctx = store.context
@@ -98,10 +100,17 @@ def pairwise_boards(store: Store, rows: list[dict[str, Any]]) -> dict[str, Any]:
                             [r["choice"] for r in votes], delta=comp.delta if comp is not None else 0.05,
                             seed=ctx.protocol.study.seed)
         names = board.systems
+        goal = (goals or {}).get(crit.name) if multi else None
+        ranks = {i: (int(board.rank_low[i]), int(board.rank_high[i])) for i in range(len(names))}
+        kind = "direct" if multi else board.basis
+        if goal is not None and goal.get("pooling"):
+            by_name = {r["system"]: (r["rank_low"], r["rank_high"]) for r in goal["rows"]}
+            ranks = {i: by_name[n] for i, n in enumerate(names)}
+            kind = goal["basis"]
         out[crit.name] = {
-            "goal_rule": multi, "kind": "direct" if multi else board.basis, "board": board, "votes": board.votes,
-            "rows": [{"system": names[i], "score": float(board.theta[i]), "rank_low": int(board.rank_low[i]),
-                      "rank_high": int(board.rank_high[i]), "won": int(board.wins[i].sum()),
+            "goal_rule": multi, "kind": kind, "board": board, "votes": board.votes,
+            "rows": [{"system": names[i], "score": float(board.theta[i]), "rank_low": ranks[i][0],
+                      "rank_high": ranks[i][1], "won": int(board.wins[i].sum()),
                       "lost": int(board.wins[:, i].sum()), "ties": int(board.ties[i].sum())} for i in board.order],
             "matrix": [{"system": names[i], "cells": [None if i == j else {"won": int(board.wins[i, j]),
                                                                             "lost": int(board.wins[j, i]),
@@ -141,7 +150,7 @@ async def admin_page(request: Request) -> Response:
         rows = store.judgement_rows()
         stopping = store.stopping()
         boards = store.leaderboards()
-        pairwise = pairwise_boards(store, rows)
+        pairwise = pairwise_boards(store, rows, boards)
         for st in stopping:
             st["svg"] = Markup("") if st["comparison"] in boards else Markup(bound_svg(st["curve"]))
             st["board"] = boards.get(st["comparison"])

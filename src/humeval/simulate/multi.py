@@ -53,7 +53,7 @@ from humeval.stopping.goals import (
 )
 from humeval.stopping.mixture import DEFAULT_PRIOR_STRENGTH, BetaMixtureRule
 
-__all__ = ["PROFILES", "GoalSimResult", "profile_scores", "simulate_goal"]
+__all__ = ["PROFILES", "GoalSimResult", "profile_scores", "simulate_goal", "simulate_pooled_goal"]
 
 PROFILES: tuple[str, ...] = ("equal", "clear-winner", "close-leaders", "long-tail")
 DEFAULT_MAX_JUDGEMENTS = 1_000_000
@@ -220,4 +220,68 @@ def simulate_goal(k: int, profile: str, goal: str, policy: str = "adaptive", *, 
         mean_effort_decided=float(effort[decided].mean()) if decided.any() else float("nan"),
         decided_share=float(decided.mean()), wrong_share=float(wrong.mean()),
         wrong_pair_share=float(wrong_pair.mean()), explore=float(explore), signature=sig,
+    )
+
+
+def simulate_pooled_goal(strengths: Sequence[float], goal: str = "best", policy: str = "adaptive", *,
+                         delta: float = 0.05, top: int | None = None, iterations: int = 200,
+                         max_judgements: int = 200_000, epoch: int = 200, seed: int = 21,
+                         profile: str = "fitted", prior_strength: float = DEFAULT_PRIOR_STRENGTH) -> GoalSimResult:
+    """Judgements to reach ``goal`` decided on pooled statements (``stopping.pooling``), as ``serve`` runs it.
+
+    The live class's epochs and weights (:class:`humeval.policies.pooled_goal.PooledGoal`, every run at once): each
+    epoch's votes are spread over the pairs by the weights set when it began (systematic sampling,
+    :func:`humeval.policies.pooled_goal.allocate`, as the server's deficit round-robin), won by binomial draws from
+    Bradley-Terry ``strengths`` (decisive votes, as the store feeds them), and fed as one batch. A run stops at its
+    decision or when the next epoch would pass ``max_judgements``. Effort: the votes at the decision, else the votes
+    fed. Seeds as :func:`simulate_goal` (per cell).
+    """
+    from humeval.policies.pooled_goal import PooledGoal, allocate
+
+    s = np.asarray(strengths, dtype=float)
+    k = s.size
+    if s.ndim != 1 or k < 3 or not np.isfinite(s).all():
+        raise HumevalError(f"strengths: need 3 or more finite Bradley-Terry strengths, got {list(strengths)!r}")
+    goal, top_ = check_goal(goal, k, top)
+    if policy not in PAIR_POLICIES:
+        raise HumevalError(f"unknown pair policy '{policy}'. {did_you_mean(policy, PAIR_POLICIES)}")
+    for name, v in (("iterations", iterations), ("max-judgements", max_judgements)):
+        if isinstance(v, bool) or int(v) != v or v < 1:
+            raise HumevalError(f"--{name} must be a positive integer, got {v!r}")
+    delta = check_delta(delta)
+    prob = 1.0 / (1.0 + np.exp(s[None, :] - s[:, None]))
+    cell = f"pooled|{k}|{profile}|{goal}|{top_}|{policy}|{delta:g}|{epoch}|{max_judgements}|" + ",".join(
+        f"{x:.6g}" for x in s)
+    ss = np.random.SeedSequence(seed, spawn_key=(zlib.crc32(cell.encode()),))
+    rng = np.random.default_rng(ss)
+    runs = int(iterations)
+    rule = PooledGoal(k, goal, delta, top_, epoch=epoch, policy=policy, seed=rng, runs=runs,
+                      prior_strength=prior_strength)
+    iu, ju = np.triu_indices(k, 1)
+    while (rule.state.decided_at < 0).any() and rule.start + rule.size <= max_judgements:
+        w = rule.weights[:, iu, ju]
+        mass = w.sum(axis=-1)
+        live = mass > 0
+        take = np.zeros(w.shape, dtype=np.int64)
+        take[live] = allocate(rng, np.full(int(live.sum()), rule.size), w[live] / mass[live, None])
+        won = rng.binomial(take, prob[iu, ju])
+        wins = np.zeros((runs, k, k), dtype=np.int64)
+        wins[:, iu, ju], wins[:, ju, iu] = won, take - won
+        rule.feed_epoch(wins)
+    st = rule.state
+    decided = st.decided
+    effort = np.where(decided, st.decided_at, st.votes).astype(float)
+    wrong = _wrong_answers(st.resolved, decided, goal, top_, prob)
+    wrong_pair = ((st.pooled | st.direct) & ~(prob > 0.5)).any(axis=(1, 2))
+    lo, hi = bootstrap_mean_ci(effort, np.random.default_rng(ss.spawn(1)[0]))
+    sig = "|".join(["humeval-simulate-pooled-goal", f"goal:{goal}" + (f"-{top_}" if goal == "top-k" else ""),
+                    f"profile:{profile}", f"K:{k}", f"policy:{policy}", f"delta:{delta:g}", f"iters:{runs}",
+                    f"horizon:{max_judgements}", f"epoch:{epoch}", f"prior:{prior_strength:g}", f"seed:{seed}",
+                    f"version:{__version__}"])
+    return GoalSimResult(
+        policy=f"pooled-{policy}", goal=goal, profile=profile, k=k, top=top_, delta=delta, iterations=runs,
+        max_judgements=int(max_judgements), mean_effort=float(effort.mean()), ci_low=lo, ci_high=hi,
+        mean_effort_decided=float(effort[decided].mean()) if decided.any() else float("nan"),
+        decided_share=float(decided.mean()), wrong_share=float(wrong.mean()),
+        wrong_pair_share=float(wrong_pair.mean()), explore=DEFAULT_EXPLORE, signature=sig,
     )

@@ -33,6 +33,18 @@ class LiveGoal:
         self.state = self.goal.update(i, j, i if vote == 1 else j)
         return LiveGoalDecision(self.state, self.comparison.members)
 
+    @property
+    def level(self) -> float:
+        """Each pairwise test's level: delta / (K (K - 1) / 2)."""
+        return float(self.goal.pair_delta)
+
+    @property
+    def answer(self) -> tuple[int, ...] | None:
+        return self.state.answer
+
+    def basis(self) -> str:
+        return "direct"
+
     def distance(self) -> int:
         """Fewest further judgements before the goal can change: the least distance of a pair it still needs."""
         st, wins, k = self.state, self.goal.wins, self.goal.k

@@ -167,7 +167,10 @@ def _rule(conn: Connection, ctx: StoreContext, row: _Row) -> Any:
             # scipy: loaded on the first outcome, not at start
             from humeval.stopping.live_goal import LiveGoal
 
-            cached = (LiveGoal(comp) if comp.multi else comp.build_rule(), 0)
+            from humeval.policies.pooled_goal import PooledLiveGoal
+
+            fresh: Any = PooledLiveGoal(comp) if comp.pooling else LiveGoal(comp) if comp.multi else comp.build_rule()
+            cached = (fresh, 0)
         rule, fed = cached
         if fed < row.n:
             # up to the state's n only: a reader without the row lock (the pair choice) may see outcomes
@@ -410,7 +413,9 @@ def preferred_tasks(conn: Connection, ctx: StoreContext, now: float) -> list[lis
 
     The shares come from the current evidence (:func:`humeval.policies.pair_choice.pair_weights`: ``adaptive`` or
     ``uniform``); a pair's deficit is its share of all judgements (fed and in flight) minus
-    what it has, so arriving participants are sent where the next judgement helps most
+    what it has. A goal on pooled statements (``stopping.pooling``) uses the weights of the current epoch, set when
+    it began, and the epoch's judgements (fed in it and in flight): the pairs of an epoch never depend on its votes'
+    directions (:mod:`humeval.policies.pooled_goal`). So arriving participants are sent where the next judgement helps most
     (deficit round-robin, as :func:`humeval.policies.pair_choice.next_pair`). Pairs with no
     share (resolved, or unable to change the answer) are left out. None when the study has
     no such goal; an empty list once the goal is decided.
@@ -429,11 +434,14 @@ def preferred_tasks(conn: Connection, ctx: StoreContext, now: float) -> list[lis
 
     with ctx.rules_lock:
         rule = _rule(conn, ctx, _Row(comp.criterion, *found))
-        contention = np.zeros(rule.goal.k, dtype=bool)
-        contention[list(rule.state.contention)] = True
-        weights = pair_weights(rule.goal.wins, rule.state.open_pairs, contention, rule.goal.goal, comp.pair_choice,
-                               rule.goal.top)
-        counts = (rule.goal.wins + rule.goal.wins.T).astype(float)
+        if comp.pooling:  # the epoch's weights, set when it began, and the epoch's votes per pair (counts only)
+            weights, counts = rule.pair_shares()
+        else:
+            contention = np.zeros(rule.goal.k, dtype=bool)
+            contention[list(rule.state.contention)] = True
+            weights = pair_weights(rule.goal.wins, rule.state.open_pairs, contention, rule.goal.goal, comp.pair_choice,
+                                   rule.goal.top)
+            counts = (rule.goal.wins + rule.goal.wins.T).astype(float)
         index = dict(rule.index)
     for task_id, n in db.all(_IN_FLIGHT_BY_TASK, {"c": comp.criterion, "now": now}):
         a, b = (index[x] for x in ctx.tasks[task_id].systems[:2])
@@ -842,7 +850,9 @@ def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str
     """Per goal over K systems: the live leaderboard (rank sets, contention, wins) and the announcements so far.
 
     Rank sets and contention are the goal rule's (anytime-valid, whenever looked at):
-    :meth:`humeval.stopping.live_goal.LiveGoal.leaderboard`.
+    :meth:`humeval.stopping.live_goal.LiveGoal.leaderboard`, or with ``stopping.pooling`` the pooled statements'
+    (:meth:`humeval.policies.pooled_goal.PooledLiveGoal.leaderboard`; ``basis`` ``direct`` once the fit check
+    withdrew them).
     """
     out: dict[str, dict[str, Any]] = {}
     db = sql_of(conn)
@@ -855,11 +865,12 @@ def live_leaderboards(conn: Connection, ctx: StoreContext) -> dict[str, dict[str
             continue
         with ctx.rules_lock:
             rule = _rule(conn, ctx, _Row(comp.criterion, *found))
-            rows, st = rule.leaderboard(), rule.state
+            rows, answer, level, basis = rule.leaderboard(), rule.answer, rule.level, rule.basis()
         out[comp.criterion] = {
             "goal": comp.goal, "top": comp.top, "n": int(found[2]), "outcome": found[3],
-            "answer": None if st.answer is None else [comp.members[i] for i in st.answer],
-            "pair_delta": rule.goal.pair_delta, "rows": rows,
+            "answer": None if answer is None else [comp.members[i] for i in answer],
+            "pair_delta": level, "rows": rows, "pooling": comp.pooling, "basis": basis,
+            "epoch": comp.epoch if comp.pooling else None,
             "events": [{"at": at, "kind": kind[5:], **{k: v for k, v in d.items() if k not in ("comparison", "kind")}}
                        for at, kind, d in events if d.get("comparison") == comp.criterion],
         }

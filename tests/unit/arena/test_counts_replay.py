@@ -89,7 +89,7 @@ def test_chatbot_arena_top_models(shared_data: Path) -> None:
 
 
 def test_batch_allocation_is_exact_and_even() -> None:
-    from humeval.arena.replay import _allocate
+    from humeval.policies.pooled_goal import allocate as _allocate
 
     rng = np.random.default_rng(0)
     p = np.array([[0.1, 0.25, 0.25, 0.4], [0.5, 0.5, 0.0, 0.0]])

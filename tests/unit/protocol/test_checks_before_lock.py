@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from humeval.errors import ProtocolError
-from humeval.lock import lock_study, read_lock
+from humeval.lock import check_lock, lock_study, read_lock
 from humeval.protocol.load import load_protocol
 from humeval.study import StudyFolder
 from humeval.templates import init_study
@@ -130,3 +130,29 @@ def test_validate_and_the_watched_comparisons_state_the_goal_rules_once(tmp_path
     with pytest.raises(ProtocolError) as exc:
         watched_comparisons(StudyFolder.open(study.root).protocol, ["baseline", "candidate", "third"])
     assert str(exc.value).startswith(expected)
+
+
+def test_pooling_is_validated_and_locked(tmp_path: Path):
+    init_study(tmp_path / "s", "pairwise", items=8)
+    study = StudyFolder.open(tmp_path / "s")
+    _edit(study, "  delta: 0.05", "  delta: 0.05\n  pooling: true")
+    problems = validate_study(study.root)  # two systems: nothing to pool through
+    line = _line(study, "  pooling:")
+    assert any(p.endswith(f"humeval.yaml:{line}: stopping.pooling: pooling needs goal best, top-k or ranking over 3 or "
+                          "more systems (votes pooled through common opponents), got goal 'pair' over 2 systems")
+               for p in problems), problems
+    _edit(study, "systems: [baseline, candidate]\n", "systems: [baseline, candidate, third]\n")
+    _edit(study, "  systems: [baseline, candidate]", "  systems: []\n  goal: best\n  epoch: 120")
+    data = study.root / "data" / "outputs.jsonl"
+    lines = data.read_text().splitlines()
+    data.write_text("\n".join([*lines, *(x.replace('"baseline"', '"third"') for x in lines if '"baseline"' in x)]) + "\n")
+    assert not any("stopping" in p for p in validate_study(study.root))
+    from humeval.protocol.comparisons import watched_comparisons
+
+    protocol = StudyFolder.open(study.root).protocol
+    (comp,) = watched_comparisons(protocol, ["baseline", "candidate", "third"])
+    assert comp.pooling and comp.epoch == 120 and comp.seed == protocol.study.seed
+    lock_study(StudyFolder.open(study.root))
+    _edit(study, "  pooling: true", "  pooling: false")
+    with pytest.raises(ProtocolError, match="stopping"):  # the switch is part of the locked protocol
+        check_lock(StudyFolder.open(study.root))
