@@ -165,9 +165,8 @@ def _rule(conn: Connection, ctx: StoreContext, row: _Row) -> Any:
         comp = ctx.comparisons[row.comparison]
         if cached is None or cached[1] > row.n:
             # scipy: loaded on the first outcome, not at start
-            from humeval.stopping.live_goal import LiveGoal
-
             from humeval.policies.pooled_goal import PooledLiveGoal
+            from humeval.stopping.live_goal import LiveGoal
 
             fresh: Any = PooledLiveGoal(comp) if comp.pooling else LiveGoal(comp) if comp.multi else comp.build_rule()
             cached = (fresh, 0)
