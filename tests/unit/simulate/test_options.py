@@ -70,6 +70,11 @@ def test_unreachable_scheduler_fails_fast_naming_the_address() -> None:
         map_tasks(divmod, [(7, 2)], address="nonsense", timeout=1)
 
 
+# a LocalCluster that failed to start on a loaded machine may be collected during a later setup, where its __del__
+# complains that it was not closed: that is the retried failure below, not a fault of the test it lands in
+_FAILED_CLUSTER = "ignore:Exception ignored in.*Cluster.__del__:pytest.PytestUnraisableExceptionWarning"
+
+
 @pytest.fixture(scope="module")
 def cluster():
     pytest.importorskip("distributed")
@@ -94,6 +99,7 @@ def cluster():
         yield c
 
 
+@pytest.mark.filterwarnings(_FAILED_CLUSTER)
 def test_simulation_on_a_local_cluster_gives_the_local_numbers(cluster) -> None:
     cfg = SimulationConfig(mu=0.3, n_requests=600, iterations=40)
     local = simulate(cfg, ["one", "max3"], ["anytime", "hoeffding"], seed=4)
@@ -102,6 +108,7 @@ def test_simulation_on_a_local_cluster_gives_the_local_numbers(cluster) -> None:
     assert map_tasks(divmod, [(7, 2), (9, 4)], address=cluster.scheduler_address) == [(3, 1), (2, 1)]
 
 
+@pytest.mark.filterwarnings(_FAILED_CLUSTER)
 def test_cli_address_runs_on_the_cluster(cluster) -> None:
     on_cluster = _run("--mu", "0.3", "--n-requests", "600", "--iterations", "30", "--strategy", "one,max3",
                       "--rule", "anytime", "--seed", "5", "--format", "json", "--address", cluster.scheduler_address)
