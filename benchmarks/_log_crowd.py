@@ -206,7 +206,7 @@ async def _participant(http: Any, waitlist: Waitlist, person: Person, answerer: 
                        lease: float, platform: Any) -> None:
     h, r = await enter(http, platform, person.pid)
     if r.status_code == 204 and r.headers.get("humeval-reason") == "wait":
-        r = await _waitlist(http, waitlist, person, h, r.headers.get("humeval-ticket"))
+        r = await _waitlist(http, waitlist, person, h)
     if r.status_code == 204:
         person.turned, person.finished = r.headers.get("humeval-reason", "") or "nothing", time.time()
         return
@@ -274,40 +274,23 @@ class Waitlist:
             await asyncio.sleep(POLL)
 
 
-async def _waitlist(http: Any, waitlist: Waitlist, person: Person, headers: dict[str, str],
-                    ticket: str | None = None) -> Any:
+async def _waitlist(http: Any, waitlist: Waitlist, person: Person, headers: dict[str, str]) -> Any:
     """On the study's waitlist (``stopping.waitlist_seconds``; 0: none) until a place is offered (then
     ``GET /api/v1/next``: taken by someone else meanwhile, wait on), no place can open any more, or the wait ends;
-    the last answer of ``GET /api/v1/next``. With the waiter's ``ticket`` (header ``Humeval-Ticket``) their place in
-    the server's queue is kept by ``GET /api/v1/places?ticket=`` every :data:`KEEP` real seconds, as a page does."""
+    the last answer of ``GET /api/v1/next``."""
     start = time.time()
     r = await http.get("/api/v1/places")
     r.raise_for_status()
     places = r.json()
     until = start + float(places["waitlist_seconds"])
-    keep = asyncio.create_task(_keep_place(http, ticket, until)) if ticket else None
-    try:
-        while not places["finished"] and time.time() < until and await waitlist.wait(until):
-            got = await http.get("/api/v1/next", headers=headers)
-            if got.status_code != 204 or got.headers.get("humeval-reason") != "wait":
-                person.waited = time.time() - start
-                return got
-            places = waitlist.places or places
-    finally:
-        if keep is not None:
-            keep.cancel()
+    while not places["finished"] and time.time() < until and await waitlist.wait(until):
+        got = await http.get("/api/v1/next", headers=headers)
+        if got.status_code != 204 or got.headers.get("humeval-reason") != "wait":
+            person.waited = time.time() - start
+            return got
+        places = waitlist.places or places
     person.waited = time.time() - start if places["waitlist_seconds"] else 0.0
     return await http.get("/api/v1/next", headers=headers)
-
-
-#: real seconds between a waiter's own asks that keep their place (the server passes over one silent for 10 s or more)
-KEEP = 3.0
-
-
-async def _keep_place(http: Any, ticket: str, until: float) -> None:
-    while time.time() < until:
-        await asyncio.sleep(KEEP)
-        await http.get("/api/v1/places", params={"ticket": ticket})
 
 
 @dataclass

@@ -107,15 +107,8 @@ def test_the_waitlist_moves_on_when_a_place_opens(tmp_path: Path, browser: Any) 
             page.goto(f"{server.url}/?PROLIFIC_PID={'J' * 24}&STUDY_ID=s1&SESSION_ID=S-j")
             assert page.locator("#waitlist").is_visible() and not page.locator("#waitlist-ended").is_visible()
             assert "Please wait for a place" in page.locator("h1").first.inner_text()
-            assert page.locator("#waitlist-position").inner_text() == "1"  # first in the queue
-            assert "cannot be estimated" in page.locator("#waitlist-expected").inner_text()  # nobody admitted yet
             _accessible(page, "waitlist page")
             page.screenshot(path=str(SHOTS / "waitlist-390.png"), full_page=True)
-            second = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            second.goto(f"{server.url}/?PROLIFIC_PID={'G' * 24}&STUDY_ID=s1&SESSION_ID=S-g")
-            assert second.locator("#waitlist-position").inner_text() == "2"  # came second
-            _accessible(second, "waitlist page, second in the queue")
-            second.screenshot(path=str(SHOTS / "waitlist-second-1280.png"), full_page=True)
             for h, prefer in zip(heads, ("candidate", "baseline"), strict=True):  # 10 each way: undecided, a place
                 _work(client, h, prefer)
         page.wait_for_url(lambda url: "/task" in url or "/consent" in url or "/instructions" in url, timeout=6000)

@@ -24,10 +24,8 @@ A participant who has done nothing and is given nothing learns why in the header
 ``Humeval-Reason`` (a 204 has no body): ``wait`` (the stopping rule admits no new session
 now; places may reopen) or ``closed`` (no session is left); a ``next: true`` submit whose
 ``next`` is null carries the same header. One told ``wait`` may wait for a place for
-``stopping.waitlist_seconds``, strictly in the order of arrival (:mod:`humeval.store.waitlist`): a participant given
-``wait`` joins the queue; ``GET /api/v1/next`` again every ``poll_seconds`` keeps their place, and gives them a task once
-fewer waiters still asking are ahead of them than places are open (a new arrival is behind every waiter). The wait page
-asks ``GET /api/v1/places?ticket=`` (its signed ticket) for its ``position``, ``expected_seconds`` and ``yours``.
+``stopping.waitlist_seconds``: ``GET /api/v1/places`` every ``poll_seconds`` until ``open`` is
+above 0 (then ``GET /api/v1/next`` again: whoever asks first takes the place) or ``finished``.
 
 The bodies are the models of :mod:`humeval.server.contract`, checked with them and published
 from them; a refusal of any layer answers in the one error shape of :mod:`humeval.server.errors`.
@@ -53,12 +51,11 @@ from humeval.server.openapi import openapi_spec
 from humeval.server.payload import assignment_json
 from humeval.server.platform_entry import check_platform_entry
 from humeval.server.recruitment import places_json, recruitment_view
-from humeval.server.tokens import make_invite, make_ticket, make_token, read_invite, read_ticket
+from humeval.server.tokens import make_invite, make_token, read_invite
 from humeval.store.records import Progress
 from humeval.store.store import Store
-from humeval.store.waitlist import waitlist_of
 
-__all__ = ["REASON_HEADER", "TICKET_HEADER", "api_routes", "require_admin"]
+__all__ = ["REASON_HEADER", "api_routes", "require_admin"]
 
 
 def _store(request: Request) -> Store:
@@ -102,22 +99,16 @@ async def next_assignment(request: Request) -> Response:
     store = _store(request)
     result = await store.next_assignment(session.participant_id)
     if isinstance(result, Progress):
-        return Response(status_code=204, headers=_reason(result, store, session.participant_id))
+        return Response(status_code=204, headers=_reason(result))
     return JSONResponse(assignment_json(store, result))
 
 
 #: the header that says why a participant was given nothing (a 204 carries no body)
 REASON_HEADER = "Humeval-Reason"
-#: with ``wait`` and a waitlist: the participant's ticket for ``GET /api/v1/places?ticket=``
-TICKET_HEADER = "Humeval-Ticket"
 
 
-def _reason(progress: Progress | None, store: Store, participant_id: str) -> dict[str, str]:
-    if progress is None or not progress.reason:
-        return {}
-    if progress.reason == "wait" and waitlist_of(store.context) > 0:
-        return {REASON_HEADER: "wait", TICKET_HEADER: make_ticket(store.context.secret, participant_id)}
-    return {REASON_HEADER: progress.reason}
+def _reason(progress: Progress | None) -> dict[str, str]:
+    return {REASON_HEADER: progress.reason} if progress is not None and progress.reason else {}
 
 
 async def status(request: Request) -> Response:
@@ -143,17 +134,7 @@ async def places(request: Request) -> Response:
     if seen is None or now - seen[0] > PLACES_FRESH:
         seen = (now, await _in_thread(lambda: places_json(_store(request))))
         state.places = seen
-    ticket = request.query_params.get("ticket")
-    if ticket is None or not seen[1]["waitlist_seconds"] or seen[1]["finished"]:
-        return JSONResponse(seen[1])
-    store = _store(request)
-    waiter = read_ticket(store.context.secret, ticket)
-    if waiter is None:
-        raise InvalidValue("invalid_ticket", "ticket: not a waitlist ticket of this study (the wait page gives one)",
-                           field="ticket")
-    place = await store.wait_for_place(waiter)  # asking keeps the waiter's place in the queue
-    return JSONResponse(seen[1] | {"position": place.position, "expected_seconds": place.expected,
-                                   "yours": seen[1]["open"] >= place.position})
+    return JSONResponse(seen[1])
 
 
 async def judgements(request: Request) -> Response:
@@ -166,7 +147,7 @@ async def judgements(request: Request) -> Response:
     headers: dict[str, str] = {}
     if body.next:
         data["next"] = None if result.next is None or isinstance(result.next, Progress) else assignment_json(store, result.next)
-        headers = _reason(result.next, store, session.participant_id) if isinstance(result.next, Progress) else {}
+        headers = _reason(result.next) if isinstance(result.next, Progress) else {}
     return JSONResponse(data, status_code=201 if result.judgement.created else 200, headers=headers)
 
 

@@ -154,12 +154,6 @@ class Places(BaseModel):
     waitlist_seconds: float = Field(ge=0, description="how long the study asks a participant to wait for a place "
                                                       "(`stopping.waitlist_seconds`; 0: no waitlist)")
     poll_seconds: float = Field(gt=0, description="how often to ask again while waiting")
-    position: int | None = Field(None, ge=1, description="with `?ticket=`: the waiter's place in the queue (1: the "
-                                                         "next place that opens is theirs)")
-    expected_seconds: float | None = Field(None, ge=0, description="with `?ticket=`: the expected wait if places "
-                                           "keep opening as the last ten did (null until two waiters were admitted)")
-    yours: bool | None = Field(None, description="with `?ticket=`: a place is open for this waiter now (open the "
-                                                 "entry link again)")
 
 
 class Status(BaseModel):

@@ -108,12 +108,7 @@ def openapi_spec(protocol: Protocol) -> dict[str, Any]:
                 "security": participant, "responses": {"200": _json("Status", "progress"), **_errors(401)}}},
             "/api/v1/places": {"get": {
                 "operationId": "places", "summary": "Places open now (the waitlist asks this, no token)",
-                "parameters": [{"name": "ticket", "in": "query", "required": False,
-                                "description": "a waiter's signed ticket (header Humeval-Ticket of a 204 `wait`, or "
-                                               "the wait page's): keeps their place in the queue and answers it",
-                                "schema": {"type": "string", "maxLength": 600}}],
-                "responses": {"200": _json("Places", "places open now and the study's waitlist"),
-                              **_errors(422)}}},
+                "responses": {"200": _json("Places", "places open now and the study's waitlist")}}},
             "/api/v1/admin/judgements": {"get": {
                 "operationId": "adminJudgements", "summary": "Every stored judgement", "security": admin,
                 "responses": {"200": _any("judgements", "array"), **_errors(401)}}},

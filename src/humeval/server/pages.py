@@ -40,7 +40,7 @@ from humeval.server.payload import assignment_json
 from humeval.server.platform_entry import check_platform_entry
 from humeval.server.recruitment import poll_seconds
 from humeval.server.throttle import is_https
-from humeval.server.tokens import Session, make_ticket, make_token, read_invite, sign
+from humeval.server.tokens import Session, make_token, read_invite, sign
 from humeval.server.view import output_labels
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal
@@ -96,8 +96,8 @@ async def _no_place(request: Request, participant_id: str) -> str | None:
         return None
     loop = asyncio.get_running_loop()
     found = await loop.run_in_executor(None, store.recruitment)
-    if found.wanted > 0 and found.wanted > await store.waiters_ahead(participant_id):
-        return None  # a place for them: none open, or every open one held for the waiters ahead of them, is a wait
+    if found.wanted > 0:
+        return None
     return "closed" if found.finished else "wait"
 
 
@@ -105,8 +105,7 @@ async def _enter(request: Request, entry: Entry) -> Response:
     store = _store(request)
     reason = await _no_place(request, entry.participant_id)
     if reason is not None:  # told before entering; on the waitlist, the entry link is opened again for a place
-        return await _nothing_left(request, reason, entry.participant_id,
-                                   retry=request.url.path + (f"?{request.url.query}" if request.url.query else ""))
+        return _nothing_left(request, reason, retry=request.url.path + (f"?{request.url.query}" if request.url.query else ""))
     await check_platform_entry(request, entry)
     session_id = await admit_entry(request, entry)
     consented = not store.context.protocol.presentation.consent or await store.has_consented(entry.participant_id)
@@ -334,10 +333,9 @@ async def done(request: Request) -> Response:
                                           "ended_early": await store.ended_early(session.participant_id)})
 
 
-async def _nothing_left(request: Request, reason: str, participant_id: str | None, retry: str = "/task") -> Response:
-    """No task for the participant: ``wait`` (with ``stopping.waitlist_seconds``, the waitlist page: the participant
-    joins the queue, the page shows their place and asks with their ticket, then opens ``retry`` when a place is
-    theirs) or ``closed``."""
+def _nothing_left(request: Request, reason: str, retry: str = "/task") -> Response:
+    """No task for the participant: ``wait`` (with ``stopping.waitlist_seconds``, the waitlist page: it asks for a
+    place, then opens ``retry``) or ``closed``."""
     store = _store(request)
     platform = store.context.protocol.platform
     stopping = store.context.protocol.stopping
@@ -345,20 +343,14 @@ async def _nothing_left(request: Request, reason: str, participant_id: str | Non
     waitlist = None
     if reason == "wait" and seconds > 0:
         waitlist = {"seconds": seconds, "poll": poll_seconds(seconds), "retry": retry,
-                    "minutes": max(1, math.ceil(seconds / 60)), "ticket": "", "position": None, "expected": None}
-        if participant_id is not None:
-            place = await store.wait_for_place(participant_id)
-            waitlist |= {"ticket": make_ticket(store.context.secret, participant_id), "position": place.position,
-                         "expected": None if place.expected is None else max(1, math.ceil(place.expected / 60))}
+                    "minutes": max(1, math.ceil(seconds / 60))}
     return _render(request, "nothing_left.html", {"reason": reason if reason in ("wait", "closed") else "closed",
                                                   "asks_return": platform_kind(platform.kind).asks_return, "waitlist": waitlist,
                                                   "return_url": return_link(platform)})
 
 
 async def nothing_left(request: Request) -> Response:
-    session = optional_session(request)
-    return await _nothing_left(request, request.query_params.get("reason", "closed"),
-                               None if session is None else session.participant_id)
+    return _nothing_left(request, request.query_params.get("reason", "closed"))
 
 
 _FAVICON = Path(__file__).parent / "static" / "favicon.svg"

@@ -15,9 +15,12 @@ from typing import Any
 from humeval.errors import HumevalError
 from humeval.platforms.registry import platform_of
 from humeval.store.store import Store
-from humeval.store.waitlist import FASTEST, POLLS, poll_seconds
 
 __all__ = ["places_json", "poll_seconds", "recruitment_view"]
+
+#: the waitlist page asks again every waitlist / POLLS seconds, within [FASTEST, SLOWEST]
+POLLS, FASTEST, SLOWEST = 40, 0.25, 15.0
+
 
 def _reward(store: Store, state: dict[str, Any]) -> tuple[float | None, str]:
     saved = state.get("budget") or {}
@@ -52,6 +55,11 @@ def recruitment_view(store: Store) -> dict[str, Any]:
         "stopped": bool(state.get("stopped")),
     }
 
+
+
+def poll_seconds(waitlist_seconds: float) -> float:
+    """How often a participant on the waitlist asks again: ``waitlist_seconds / 40`` within 0.25-15 s (600 s: 15 s)."""
+    return min(SLOWEST, max(FASTEST, waitlist_seconds / POLLS))
 
 
 def places_json(store: Store) -> dict[str, Any]:

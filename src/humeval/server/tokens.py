@@ -80,23 +80,6 @@ def read_invite(secret: bytes, invite: str) -> str | None:
     return _unb64(parts[1])
 
 
-def make_ticket(secret: bytes, participant_id: str) -> str:
-    """The waitlist ticket of a participant: ``GET /api/v1/places?ticket=`` answers their place in the queue (signed:
-    no one can ask about another waiter)."""
-    body = f"w1.{_b64(participant_id)}"
-    return f"{body}.{sign(secret, body)}"
-
-
-def read_ticket(secret: bytes, ticket: str) -> str | None:
-    """The participant id of a valid waitlist ticket, else None."""
-    parts = ticket.split(".")
-    if len(ticket) > 600 or len(parts) != 3 or parts[0] != "w1":
-        return None
-    if not hmac.compare_digest(sign(secret, ".".join(parts[:2])), parts[2]):
-        return None
-    return _unb64(parts[1])
-
-
 def _admin_mac(secret: bytes, admin_token: str, issued: int, nonce: str) -> str:
     fingerprint = hashlib.sha256(admin_token.encode()).hexdigest()
     return sign(secret, f"admin|{issued}|{nonce}|{fingerprint}")

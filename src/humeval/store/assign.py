@@ -57,7 +57,6 @@ from humeval.store.participants import TOUCH
 from humeval.store.records import AssignmentView, Progress
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Rows, Sql, Step, sql_of
-from humeval.store.waitlist import admit_step, ahead, hold_seconds, join, waitlist_of
 
 __all__ = [
     "FIRST_LEASES",
@@ -330,28 +329,21 @@ def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, curren
     if current is not None and done > 0:
         return None
     key = {"pid": participant_id, "exp": now + ctx.reservation(0), "now": now}
-    for guard in _claimable(conn, ctx, participant_id, now):
+    for guard in _claimable(conn, ctx):
         got = db.batch([(_CLAIM[guard], key), (_CLAIMED_NEXT, key)])
         if (list_id := got[0].scalar) is not None:
             event = {"now": now, "kind": "list_claimed", "pid": participant_id, "data": json.dumps({"list_id": list_id})}
-            steps: list[Step] = [(_SET_LIST, {"l": list_id, "pid": participant_id}), (EVENT, event)]
-            if waitlist_of(ctx) > 0:
-                steps.append(admit_step(participant_id, now))
-            return Claim(str(list_id), got[1].rows, steps)
+            return Claim(str(list_id), got[1].rows, [(_SET_LIST, {"l": list_id, "pid": participant_id}), (EVENT, event)])
     return None
 
 
-def _claimable(conn: Connection, ctx: StoreContext, participant_id: str, now: float) -> tuple[str, ...]:
-    """The kinds of list a claim may take now, in order of preference. With a waitlist, a watched place is the
-    participant's only when fewer live waiters are ahead of them than places are open (:mod:`humeval.store.waitlist`)."""
+def _claimable(conn: Connection, ctx: StoreContext) -> tuple[str, ...]:
+    """The kinds of list a claim may take now, in order of preference."""
     if not ctx.list_watched:
         return (_ANY,)
     admitted = sessions_wanted(admissions(conn, ctx))
     if admitted is None:  # every comparison decided: the lists left hold other tasks too
         return (_ANY,)
-    wait = waitlist_of(ctx)
-    if admitted > 0 and wait > 0:
-        admitted -= ahead(conn, participant_id, now, wait, hold_seconds(wait))
     return (_WATCHED, _UNWATCHED) if admitted > 0 else (_UNWATCHED,)
 
 
@@ -481,10 +473,7 @@ def _nothing_left(conn: Connection, db: Sql, ctx: StoreContext, participant_id: 
         settle(conn, ctx, participant_id, now)
     elif ctx.watched and ctx.strategy is None:
         release_list(db, participant_id)
-        reason = idle_reason(conn, ctx)
-        if reason == "wait" and done == 0 and (wait := waitlist_of(ctx)) > 0:
-            join(conn, participant_id, now, wait, hold_seconds(wait))  # in the queue, or kept in its place
-        return replace(final, reason=reason)
+        return replace(final, reason=idle_reason(conn, ctx))
     return final
 
 

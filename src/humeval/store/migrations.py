@@ -248,13 +248,6 @@ _V17 = ("CREATE TABLE IF NOT EXISTS waves (comparison VARCHAR(200) NOT NULL, sid
         "seq INTEGER NOT NULL, outcome INTEGER NOT NULL, at FLOAT NOT NULL, PRIMARY KEY (comparison, assignment_id))")
 
 
-#: the waitlist, first come first served (:mod:`humeval.store.waitlist`)
-_V18 = ("CREATE TABLE IF NOT EXISTS waitlist (seq {serial} NOT NULL, participant_id VARCHAR(200) NOT NULL, "
-        "joined_at FLOAT NOT NULL, last_seen FLOAT NOT NULL, admitted_at FLOAT, PRIMARY KEY (seq), "
-        "UNIQUE (participant_id))",
-        "CREATE INDEX IF NOT EXISTS ix_waitlist_admitted ON waitlist (admitted_at)")
-
-
 def _v16(conn: Connection) -> None:
     """The uses of each typed prompt, counted from the ``battle_prompt`` events stored before (a data step)."""
     import json
@@ -276,7 +269,7 @@ def _v16(conn: Connection) -> None:
 
 MIGRATIONS: Sequence[Callable[[Connection], None]] = (
     _ddl(*_V1), _ddl(*_V2), _ddl(*_V3), _v4, _ddl(*_V5), _v6, _ddl(*_V7), _v8, _ddl(*_V9), _ddl(*_V10), _v11, _v12,
-    _v13, _v14, _ddl(*_V15), _v16, _ddl(*_V17), _ddl(*_V18),
+    _v13, _v14, _ddl(*_V15), _v16, _ddl(*_V17),
 )
 _LOCK_ID = 0x6875_6D65  # "hume"
 

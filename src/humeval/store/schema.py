@@ -22,8 +22,6 @@
 ``fed``             per comparison and assignment: ``seq``, the judgement's place in the rule's
                     outcome sequence (the export's ``stop_seq``), NULL when dropped unfed
 ``events``          an audit trail: entries, expired leases, decisions
-``waitlist``        participants waiting for a place of a watched session, in the order they came
-                    (:mod:`humeval.store.waitlist`; participant ids only, never addresses)
 ``bonuses``         platform bonuses: intent recorded before the pay call, state after it
                     (one row per platform study and participant: a bonus is never paid twice)
 =================  ===========================================================================
@@ -60,7 +58,6 @@ __all__ = [
     "pending",
     "schema_version",
     "sessions",
-    "waitlist",
     "settled",
     "stopping",
     "tasks",
@@ -390,17 +387,4 @@ hook_deliveries = Table(
     metadata,
     Column("delivery", String(64), primary_key=True),
     Column("at", Float, nullable=False),
-)
-
-#: the waitlist, first come first served (:mod:`humeval.store.waitlist`): ``seq`` is the order of arrival, a waiter is
-#: live while ``last_seen`` is recent, ``admitted_at`` is when they took a list
-waitlist = Table(
-    "waitlist",
-    metadata,
-    Column("seq", Integer, primary_key=True, autoincrement=True),
-    Column("participant_id", String(200), nullable=False, unique=True),
-    Column("joined_at", Float, nullable=False),
-    Column("last_seen", Float, nullable=False),
-    Column("admitted_at", Float),
-    Index("ix_waitlist_admitted", "admitted_at"),
 )

@@ -76,7 +76,6 @@ from humeval.store.screen import failed_attention
 from humeval.store.seed import seed_rerun, seed_store, skip_doomed
 from humeval.store.sql import sql_of
 from humeval.store.submit import SubmitResult, submit_judgement
-from humeval.store.waitlist import Standing, ahead, hold_seconds, place_in_queue, waitlist_of
 from humeval.store.writer import Executor, Writer
 from humeval.study import StudyFolder
 
@@ -259,20 +258,6 @@ class Store:
     async def route_of(self, participant_id: str) -> str | None:
         """The platform label of the participant's first entry; None for someone new (a read, no write)."""
         return await asyncio.get_running_loop().run_in_executor(None, self.read, functools.partial(route_of, participant_id=participant_id))
-
-    async def wait_for_place(self, participant_id: str) -> Standing:
-        """The participant asks for a place and is given none: their place in the strict queue of the waitlist
-        (joined, kept, or joined again at the end: :func:`humeval.store.waitlist.place_in_queue`)."""
-        wait = waitlist_of(self.context)
-        return await self.awrite(lambda conn: place_in_queue(conn, participant_id, time.time(), wait, hold_seconds(wait)))
-
-    async def waiters_ahead(self, participant_id: str) -> int:
-        """Live waiters ahead of the participant (every live waiter when they are not waiting); 0 with no waitlist."""
-        wait = waitlist_of(self.context)
-        if wait <= 0:
-            return 0
-        return await asyncio.get_running_loop().run_in_executor(None, self.read, functools.partial(
-            ahead, participant_id=participant_id, now=time.time(), wait_seconds=wait, hold=hold_seconds(wait)))
 
     async def consent(self, participant_id: str) -> bool:
         return await self.awrite(functools.partial(consent, participant_id=participant_id))

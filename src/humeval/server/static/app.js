@@ -23,13 +23,8 @@
     };
     var ask = function () {
       if (Date.now() >= until) { ended(); return; }
-      // with a ticket the answer is this waiter's place in the queue: the page moves on when a place is theirs
-      var ticket = waitlist.dataset.ticket;
-      var url = "/api/v1/places" + (ticket ? "?ticket=" + encodeURIComponent(ticket) : "");
-      fetch(url, { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (places) {
-        var position = document.getElementById("waitlist-position");
-        if (position && places.position) { position.textContent = String(places.position); }
-        if (ticket ? places.yours : places.open > 0) { window.location.assign(waitlist.dataset.retry); }
+      fetch("/api/v1/places", { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (places) {
+        if (places.open > 0) { window.location.assign(waitlist.dataset.retry); }
         else if (places.finished) { ended(); }
         else { setTimeout(ask, 1000 * Number(waitlist.dataset.poll)); }
       }).catch(function () { setTimeout(ask, 1000 * Number(waitlist.dataset.poll)); });
