@@ -1,6 +1,7 @@
 """A live battle in Debian Chromium through the real server: the two answers appear while they stream (recorded
-LLMFAO answers in pieces of 40 characters, 0.2 s apart), the vote is taken only once both are shown, then the
-models are named; the page axe-clean at 390 and 1280 px while streaming and after."""
+LLMFAO answers in pieces of 40 characters, 0.6 s apart, so the streaming page lasts long enough to be checked on a
+loaded machine), the vote is taken only once both are shown, then the models are named; the page axe-clean at 390
+and 1280 px while streaming and after."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def _until(page: Any, expression: str, seconds: float) -> None:
 
 def test_the_answers_stream_in_then_the_vote_and_the_reveal(tmp_path: Path, browser: Any, shared_data: Path) -> None:  # noqa: F811
     study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=3, per_participant=3, reveal=True,
-                             chunk_seconds=0.2)
+                             chunk_seconds=0.6)
     failures: list[str] = []
     SHOTS.mkdir(parents=True, exist_ok=True)
     with ServerProcess(study.root, None) as server:
