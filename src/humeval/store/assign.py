@@ -435,7 +435,9 @@ def _next(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, got
         return replace(_progress(ctx, 0, list_id, finished=True), reason="closed")
     if ctx.watched and got[-1].first is not None:  # settled: their judgements are final
         final = _progress(ctx, done, list_id, finished=True)
-        if final.completed and completed_at is None:  # abandoned, and back: their session ends with its code
+        if completed_at is not None:  # (one whose first task the decision withdrew has done nothing, and completed)
+            return replace(final, completed=True)
+        if final.completed:  # abandoned, and back: their session ends with its code
             db.run(_COMPLETED, {"pid": participant_id, "now": now})
         return final
     spent: list[Step] = []
