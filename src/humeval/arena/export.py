@@ -14,6 +14,10 @@ today, battles too) into one row per vote with the fields of FastChat's ``clean_
 ``tstamp``          the vote's time, seconds since 1970 (UTC), when every vote has one
 ``criterion``       the criterion asked (humeval's; FastChat has one)
 ``task_id``         the task (humeval's)
+``prompt``          the prompt the models answered, when it was not the item's: typed by the participant or drawn
+                    from ``arena.prompts.file`` (the judgements' ``prompt``); empty for the data's prompt, which is
+                    the ``input`` of the item ``question_id`` names (the study's data, not read here: the battle log
+                    is built from the judgements and the protocol alone). Only when some vote has one
 =================  ============================================================================================
 
 By default only the votes the analysis uses (task judgements, valid, not excluded); ``everything=True`` keeps
@@ -30,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from humeval.errors import DataError
-from humeval.files import write_text
+from humeval.files import frame_csv, write_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,9 +44,10 @@ if TYPE_CHECKING:
 
 __all__ = ["BATTLE_LOG_COLUMNS", "battle_log", "study_battle_log", "write_battle_log"]
 
-#: the columns of :func:`battle_log`, in order (``tstamp`` only when every vote has a time)
+#: the columns of :func:`battle_log`, in order (``tstamp`` only when every vote has a time, ``prompt`` only when some
+#: vote's prompt was not the data's)
 BATTLE_LOG_COLUMNS = ("question_id", "model_a", "model_b", "winner", "judge", "turn", "anony", "tstamp",
-                      "criterion", "task_id")
+                      "criterion", "task_id", "prompt")
 
 _WINNER = {"A": "model_a", "B": "model_b", "tie": "tie", "both-good": "tie", "both-bad": "tie (bothbad)"}
 
@@ -95,6 +100,10 @@ def battle_log(judgements: pd.DataFrame, protocol: Protocol, excluded: pd.DataFr
         out["tstamp"] = (times - pd.Timestamp(0, tz="UTC")).dt.total_seconds().to_numpy()
     out["criterion"] = frame["criterion"].astype(str).to_numpy()
     out["task_id"] = frame["task_id"].astype(str).to_numpy()
+    if "prompt" in frame:
+        prompts = frame["prompt"].astype(object).fillna("").astype(str)
+        if (prompts != "").any():
+            out["prompt"] = prompts.to_numpy()
     if "tstamp" in out:
         out = out.sort_values("tstamp", kind="stable").reset_index(drop=True)
     return out
@@ -123,8 +132,8 @@ def write_battle_log(battles: pd.DataFrame, path: str | Path) -> Path:
         return write_text(path, battles.to_json(orient="records", indent=1, force_ascii=False) + "\n")
     if suffix == ".jsonl":
         return write_text(path, battles.to_json(orient="records", lines=True, force_ascii=False))
-    if suffix == ".csv":
-        return write_text(path, battles.to_csv(index=False))
+    if suffix == ".csv":  # a typed prompt a spreadsheet would run is neutralised (csv_cell)
+        return write_text(path, frame_csv(battles))
     if suffix == ".parquet":
         from humeval.extras import require
 

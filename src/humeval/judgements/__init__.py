@@ -25,6 +25,11 @@ One row per participant, task, criterion and (for ratings) system:
                     the 0-100 score)
 ``comment``         the participant's optional free text on the task (``presentation.comments``);
                     never used by any statistic
+``prompt``          ``battle`` only: the prompt the models answered when it was not the item's (typed by
+                    the participant, or drawn from ``arena.prompts.file``); empty for the data's prompt
+                    (the item's ``input``) and for every other task type
+``prompt_source``   where ``prompt`` came from, as the store recorded it: ``typed`` or ``file`` (empty
+                    with ``prompt``)
 =================  ==========================================================================
 """
 
@@ -65,15 +70,20 @@ JUDGEMENT_COLUMNS = [
     "wave_seq",
     "spans",
     "comment",
+    "prompt",
+    "prompt_source",
 ]
 
 
 def long_rows(protocol: Protocol, judgements: list[dict[str, Any]], seqs: dict[tuple[str, str], int] | None = None,
-              waves: dict[tuple[str, str], int] | None = None) -> list[dict[str, Any]]:
+              waves: dict[tuple[str, str], int] | None = None,
+              prompts: dict[str, tuple[str, str]] | None = None) -> list[dict[str, Any]]:
     """Judgements as the store keeps them (:func:`humeval.store.reads.all_judgements`) as rows of the long table,
-    in the order given; ``seqs``: the ``stop_seq`` of (criterion, assignment id); ``waves``: their ``wave_seq``."""
+    in the order given; ``seqs``: the ``stop_seq`` of (criterion, assignment id); ``waves``: their ``wave_seq``;
+    ``prompts``: the (``prompt``, ``prompt_source``) of an assignment whose battle prompt was not the data's."""
     seqs = seqs or {}
     waves = waves or {}
+    prompts = prompts or {}
     rows: list[dict[str, Any]] = []
     for j in judgements:
         display = j["display"]
@@ -83,6 +93,7 @@ def long_rows(protocol: Protocol, judgements: list[dict[str, Any]], seqs: dict[t
             "wave_seq": math.nan,
             "comment": j.get("comment", ""),
         }
+        base["prompt"], base["prompt_source"] = prompts.get(j["assignment_id"], ("", ""))
         for name, value in j["values"].items():
             c = protocol.criterion(name)
             made = c.task.long_rows(c, value, display, base, seqs.get((name, j["assignment_id"])))
@@ -131,7 +142,7 @@ def normalise_judgements(frame: pd.DataFrame) -> pd.DataFrame:
     frame["stop_seq"] = pd.to_numeric(frame["stop_seq"], errors="coerce").astype("Int64")
     frame["wave_seq"] = pd.to_numeric(frame["wave_seq"], errors="coerce").astype("Int64")
     for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice",
-                "spans", "comment"):  # a column the file lacks is all-NaN float: as text first, then empty
+                "spans", "comment", "prompt", "prompt_source"):  # a column the file lacks is all-NaN float: as text first, then empty
         frame[col] = frame[col].astype(object).fillna("").astype(str)
     frame.loc[frame["kind"] == "", "kind"] = "task"
     return frame

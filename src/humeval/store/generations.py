@@ -40,7 +40,7 @@ from humeval.store.lease import EVENT, end_lease
 from humeval.store.sql import sql_of
 
 __all__ = ["DETERMINISTIC", "all_generations", "battle_prompt", "battle_state", "claim_typed_prompt", "doomed_tasks",
-           "generated", "prompt_uses", "record_battle", "record_prompt", "typed_prompts"]
+           "generated", "prompt_uses", "record_battle", "record_prompt", "stored_prompts", "typed_prompts"]
 
 _INSERT = ("INSERT INTO generations (assignment_id, participant_id, task_id, side, model, error, at, record) "
            "VALUES (:aid, :pid, :t, :side, :model, :error, :at, :record)")
@@ -144,8 +144,17 @@ def prompt_uses(conn: Connection, key: str) -> int:
 
 def typed_prompts(conn: Connection) -> list[str]:
     """The texts of every typed prompt stored, oldest first (a restarted server counts their repeats again)."""
-    rows = (json.loads(data) for (data,) in sql_of(conn).all(_PROMPTS))
-    return [str(p["text"]) for p in rows if p.get("source") == "typed"]
+    return [str(p["text"]) for p in stored_prompts(conn).values() if p.get("source") == "typed"]
+
+
+def stored_prompts(conn: Connection) -> dict[str, dict[str, Any]]:
+    """Every battle's stored prompt (:func:`record_prompt`) by its assignment, oldest first (the export's ``prompt``
+    and ``prompt_source``, :func:`humeval.store.reads.judgement_rows`)."""
+    prompts: dict[str, dict[str, Any]] = {}
+    for (data,) in sql_of(conn).all(_PROMPTS):
+        prompt = json.loads(data)
+        prompts.setdefault(str(prompt["assignment_id"]), prompt)  # one a battle: record_prompt keeps the first
+    return prompts
 
 
 #: the failures of a recorded model's answer to the data's prompt that come again each time it is served

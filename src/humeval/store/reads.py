@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from humeval.store.context import StoreContext
+from humeval.store.generations import stored_prompts
 from humeval.store.sql import Sql, sql_of
 
 __all__ = ["all_judgements", "answer_of", "judgement_rows", "latest_judgements", "overview", "participant_rows", "stopping_states",
@@ -76,7 +77,9 @@ def judgement_rows(conn: Connection, ctx: StoreContext) -> list[dict[str, Any]]:
 
     ``stop_seq`` is the judgement's place in the live stopping rule's outcome sequence of its
     comparison (the ``fed`` table); NaN for a judgement the rule did not consume. ``wave_seq`` is its place in the
-    comparison's confirmation wave (the ``wave_outcomes`` table), NaN for one the wave did not count.
+    comparison's confirmation wave (the ``wave_outcomes`` table), NaN for one the wave did not count. ``prompt`` and
+    ``prompt_source`` are a battle's prompt when it was not the data's (the event ``battle_prompt``,
+    :func:`humeval.store.generations.record_prompt`), empty otherwise.
     """
     from humeval.judgements import long_rows
 
@@ -85,7 +88,9 @@ def judgement_rows(conn: Connection, ctx: StoreContext) -> list[dict[str, Any]]:
         latest[j["assignment_id"]] = j
     seqs = {(c, aid): seq for c, aid, seq in _reader(conn).all(_SEQS)}
     waves = {(c, aid): seq for c, aid, seq in _reader(conn).all(_WAVE_SEQS)}
-    return long_rows(ctx.protocol, sorted(latest.values(), key=lambda x: x["judgement_id"]), seqs, waves)
+    stored = stored_prompts(conn) if ctx.protocol.arena is not None else {}  # no arena: no battle prompt to read
+    prompts = {aid: (str(p["text"]), str(p.get("source", ""))) for aid, p in stored.items()}
+    return long_rows(ctx.protocol, sorted(latest.values(), key=lambda x: x["judgement_id"]), seqs, waves, prompts)
 
 
 _SEQS = "SELECT comparison, assignment_id, seq FROM fed WHERE seq IS NOT NULL"

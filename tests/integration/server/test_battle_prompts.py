@@ -83,6 +83,8 @@ def test_a_typed_prompt_is_checked_then_the_models_answer_that_prompt(tmp_path: 
         out["second"] = r.json()
         out["second_texts"] = _texts(events((await c.get(b["stream"], headers=h)).text))
         out["second_aid"] = b["assignment_id"]
+        vote = {"assignment_id": b["assignment_id"], "idempotency_key": f"k-{b['assignment_id']}", "values": {"vote": "A"}}
+        assert (await c.post("/api/v1/judgements", json=vote, headers=h)).status_code == 201
         return out
 
     out, generations, judged = served(app, body)
@@ -103,6 +105,21 @@ def test_a_typed_prompt_is_checked_then_the_models_answer_that_prompt(tmp_path: 
         for g in generations if g["assignment_id"] == out["first_aid"])
     assert all(g["record"]["prompt_source"] == "file" and g["record"]["prompt_id"] == second["prompt"]["id"]
                for g in shown)
+    # the export and the battle log carry the prompt each vote was on, exactly as stored (the data's: empty)
+    from humeval.arena import study_battle_log
+    from humeval.judgements import read_judgements
+    from humeval.stages.export import export_stage
+
+    export_stage(study)
+    exported = read_judgements(study.results_dir / "judgements.jsonl")
+    task = {g["assignment_id"]: g["task_id"] for g in generations}
+    on = {aid: exported[exported["task_id"] == task[aid]] for aid in (out["first_aid"], out["second_aid"])}
+    assert len(exported) == 2 and all(len(rows) == 1 for rows in on.values())
+    assert on[out["first_aid"]][["prompt", "prompt_source"]].values.tolist() == [[typed, "typed"]]
+    assert on[out["second_aid"]][["prompt", "prompt_source"]].values.tolist() == [[second["prompt"]["text"], "file"]]
+    log = study_battle_log(study, everything=True).set_index("task_id")
+    assert log.loc[task[out["first_aid"]], "prompt"] == typed
+    assert log.loc[task[out["second_aid"]], "prompt"] == second["prompt"]["text"]
 
 
 def test_the_page_asks_for_the_prompt_and_shows_a_refusal_beside_the_field(tmp_path: Path, shared_data: Path) -> None:

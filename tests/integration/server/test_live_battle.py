@@ -82,8 +82,11 @@ def test_a_battle_streams_both_answers_then_takes_the_vote_and_a_failed_one_is_n
     try:
         seen = app.run(body)
         generations = app.store.generations()
+        exported = app.store.judgement_rows()
     finally:
         app.close()
+    assert len(exported) == len(seen["ok"])  # each vote on the data's prompt: the export names none
+    assert {(r["prompt"], r["prompt_source"]) for r in exported} == {("", "")}
     judged = {j["assignment_id"]: j for j in seen["judgements"]}
     assert set(judged) == {aid for aid, _, _ in seen["ok"]} and seen["failed"]
     assert seen["refused"] == ["generation_failed"] * len(seen["failed"])

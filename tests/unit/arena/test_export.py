@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -10,7 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from humeval.arena import battle_log, counts_from_battles, read_arena_votes, study_battle_log, write_battle_log
+from humeval.arena import (
+    BATTLE_LOG_COLUMNS,
+    battle_log,
+    counts_from_battles,
+    read_arena_votes,
+    study_battle_log,
+    write_battle_log,
+)
 from humeval.errors import DataError
 from humeval.pipeline import run_stage
 from humeval.stats import read_battles
@@ -48,6 +56,24 @@ def test_fields_and_winners() -> None:
     excluded = pd.DataFrame([{"scope": "participant", "participant_id": "p1", "task_id": "", "criterion": "",
                               "system": "", "rule": "attention", "detail": ""}])
     assert battle_log(frame, protocol, excluded)["judge"].unique().tolist() == ["p0"]
+
+
+def test_a_prompt_column_only_when_some_vote_was_on_a_prompt_not_the_datas(tmp_path: Path) -> None:
+    frame, protocol = _votes()
+    assert "prompt" not in battle_log(frame, protocol)  # every vote on the data's prompt: FastChat's fields only
+    typed = '=HYPERLINK("x") and a "quoted", multi-line\nprompt'
+    pairwise = frame.index[frame["criterion"] == "q"]
+    frame["prompt"], frame["prompt_source"] = "", ""
+    frame.loc[pairwise[1], ["prompt", "prompt_source"]] = [typed, "typed"]
+    frame.loc[pairwise[3], ["prompt", "prompt_source"]] = ["a prompt of the file", "file"]
+    log = battle_log(frame, protocol)
+    assert list(log.columns) == list(BATTLE_LOG_COLUMNS)  # the column last, as documented
+    assert log["prompt"].tolist() == ["", typed, "", "a prompt of the file", "", ""]  # data prompts: empty
+    back = read_battles(write_battle_log(log, tmp_path / "battles.jsonl"))
+    assert back["prompt"].fillna("").tolist() == log["prompt"].tolist()  # kept through the readers, exactly
+    with (write_battle_log(log, tmp_path / "battles.csv")).open(newline="", encoding="utf-8") as f:
+        cells = [row["prompt"] for row in csv.DictReader(f)]
+    assert cells[1] == "'" + typed and cells[3] == "a prompt of the file"  # no spreadsheet runs a typed prompt
 
 
 def test_refusals() -> None:
