@@ -54,7 +54,8 @@ def check_answers(criterion: Criterion) -> tuple[Any, ...]:
 
 def attention_task(template: Task, criterion: Criterion, index: int, expected: Any = None) -> Task:
     """An attention check shaped like ``template``: the shown text asks for ``expected`` (one of
-    :func:`check_answers`; None: the first of them)."""
+    :func:`check_answers`; None: the first of them). ``index``: the list's number x 1000 + the check's number in
+    the list (:func:`humeval.design.tasks.check_number`: the first ``design.qualification`` are the qualification)."""
     if expected is None:
         expected = check_answers(criterion)[0]
     ask = criterion.task.check_request(criterion, expected)

@@ -13,11 +13,11 @@ from itertools import combinations
 from typing import Any
 
 from humeval.errors import DataError
-from humeval.protocol.models import Criterion, Protocol
+from humeval.protocol.models import Criterion, Design, Protocol
 from humeval.tasks import TASK_TYPES
 
-__all__ = ["FAMILIES", "ParticipantList", "Task", "build_tasks", "criterion_groups", "family_of", "list_entries",
-           "unknown_task"]
+__all__ = ["FAMILIES", "ParticipantList", "Task", "build_tasks", "check_number", "criterion_groups", "family_of",
+           "is_qualification", "list_entries", "unknown_task"]
 
 #: how outputs are shown, by criterion type: one output, a pair, or all outputs side by side
 FAMILIES = {entry.name: entry.value.family for entry in TASK_TYPES.entries()}
@@ -164,3 +164,20 @@ def build_tasks(protocol: Protocol, items: list[str], systems: list[str]) -> lis
                 task_id = f"{item}|{'+'.join(sys_)}|{'+'.join(criteria)}"
                 tasks.append(Task(task_id, item, tuple(sys_), criteria, family))
     return tasks
+
+
+def check_number(task: Task) -> int:
+    """The number of an attention check in its list, from 0 (its item id is ``attention-<list number x 1000 +
+    number>``, :func:`humeval.design.lists.attention_task`); -1 for any other task."""
+    if task.kind != "attention":
+        return -1
+    try:
+        return int(task.item_id.rsplit("-", 1)[1]) % 1000
+    except (IndexError, ValueError):
+        return -1
+
+
+def is_qualification(task: Task, design: Design) -> bool:
+    """Whether ``task`` is a qualification check: one of the first ``design.qualification`` attention checks of its
+    list."""
+    return task.kind == "attention" and 0 <= check_number(task) < design.qualification

@@ -68,6 +68,7 @@ JUDGEMENT_COLUMNS = [
     "submitted_at",
     "stop_seq",
     "wave_seq",
+    "revision",
     "spans",
     "comment",
     "prompt",
@@ -90,7 +91,7 @@ def long_rows(protocol: Protocol, judgements: list[dict[str, Any]], seqs: dict[t
         base = {
             "participant_id": j["participant_id"], "list_id": j["list_id"], "task_id": j["task_id"], "kind": j["kind"],
             "item_id": j["item_id"], "seconds": j["seconds"], "submitted_at": j["submitted_at"], "stop_seq": math.nan,
-            "wave_seq": math.nan,
+            "wave_seq": math.nan, "revision": int(j.get("revision") or 0),
             "comment": j.get("comment", ""),
         }
         base["prompt"], base["prompt_source"] = prompts.get(j["assignment_id"], ("", ""))
@@ -141,6 +142,7 @@ def normalise_judgements(frame: pd.DataFrame) -> pd.DataFrame:
     frame["seconds"] = pd.to_numeric(frame["seconds"], errors="coerce")
     frame["stop_seq"] = pd.to_numeric(frame["stop_seq"], errors="coerce").astype("Int64")
     frame["wave_seq"] = pd.to_numeric(frame["wave_seq"], errors="coerce").astype("Int64")
+    frame["revision"] = pd.to_numeric(frame["revision"], errors="coerce").fillna(0).astype("int64")
     for col in ("participant_id", "list_id", "task_id", "kind", "item_id", "criterion", "system", "system_b", "choice",
                 "spans", "comment", "prompt", "prompt_source"):  # a column the file lacks is all-NaN float: as text first, then empty
         frame[col] = frame[col].astype(object).fillna("").astype(str)

@@ -393,9 +393,37 @@ def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Prot
         "judgements_kept": int((~mask).sum()),
         "untimed": untimed,
     }
-    if lists is not None and any(isinstance(r, AttentionExclusion) for r in protocol.exclusion):
+    attention = next((r for r in protocol.exclusion if isinstance(r, AttentionExclusion)), None)
+    if lists is not None and attention is not None:
         out["attention_checks"] = attention_check_counts(frame, expected_answers(lists))
+        if protocol.design.qualification:
+            out["qualification"] = qualification_counts(frame, expected_answers(lists), protocol.design.qualification,
+                                                        attention.max_failures)
     return out
+
+
+def qualification_counts(frame: pd.DataFrame, expected: dict[str, Any], checks: int, max_failures: int) -> dict[str, int]:
+    """The participants who answered the qualification (the first ``checks`` attention checks of a list,
+    :func:`humeval.design.tasks.check_number`), and of them those who ``passed`` (at most ``max_failures`` of its
+    checks failed, as the ``attention`` rule judges them), passed with a second attempt at a check
+    (``passed_retried``: the export's ``revision`` above 0, ``design.qualification_attempts``), and ``failed``;
+    ``retried``: those who answered a check again, passed or not."""
+    import pandas as pd
+
+    rows = frame[frame["kind"] == "attention"]
+    number = pd.to_numeric(rows["item_id"].astype(str).str.rsplit("-", n=1).str[1], errors="coerce") % 1000
+    rows = rows[(number < checks).to_numpy()]
+    revision = rows["revision"] if "revision" in rows else pd.Series(0, index=rows.index)
+    per_check = pd.DataFrame({
+        "participant_id": rows["participant_id"].to_numpy(), "task_id": rows["task_id"].to_numpy(),
+        "failed": [_failed(v, str(ch), expected.get(str(t))) for v, ch, t in
+                   zip(rows["value"], rows["choice"], rows["task_id"], strict=True)],  # a few per participant
+        "retried": (pd.to_numeric(revision, errors="coerce").fillna(0) > 0).to_numpy(),
+    }).groupby(["participant_id", "task_id"]).any()
+    per = per_check.groupby(level="participant_id").agg(failed=("failed", "sum"), retried=("retried", "any"))
+    passed = per["failed"] <= max_failures
+    return {"participants": len(per), "passed": int(passed.sum()), "passed_retried": int((passed & per["retried"]).sum()),
+            "failed": int((~passed).sum()), "retried": int(per["retried"].sum())}
 
 
 def attention_check_counts(frame: Mapping[str, Any], expected: dict[str, Any]) -> list[dict[str, Any]]:

@@ -294,6 +294,7 @@ class Design(_Model):
     attention_checks: int = Field(0, ge=0, le=100, description="Attention-check tasks inserted into each list.")
     repeated_items: int = Field(0, ge=0, le=100, description="Tasks shown twice in each list to measure consistency.")
     qualification: int = Field(0, ge=0, le=100, description="Attention checks placed at the start of every list, before any real task (the rest of `attention_checks` at seeded random positions, as with 0): the qualification a participant passes (the `attention` rule's `max_failures` on them) before their watched judgements are fed to the stopping rule at once (`stopping.feed: judgement`). At most `attention_checks`.")
+    qualification_attempts: int = Field(1, ge=1, le=3, description="Attempts a participant has at each qualification check (`design.qualification`). With 2 (Prolific's policy for comprehension checks), one who answers a qualification check otherwise than it asks is told so at once and answers it again (the page shows it again; the JSON API answers `attempts_left`); the last attempt is the answer judged, and the export's `revision` counts the attempts after the first. An attempt left unused when the participant answers anything after the qualification is given up. 1: one answer, judged as given.")
     balance: list[str] = Field(
         default_factory=list,
         description="Item property columns (from `data.properties`) for a balanced design: every list holds one item of each combination of their values for each system (or pair), and every output is judged once per round (Thomson & Belz 2025, section 4.1). Needs the same number of selected items in every combination (e.g. `stratified` sampling with `allocation: equal`) and `items_per_participant` = combinations x tasks per item.",
@@ -304,6 +305,10 @@ class Design(_Model):
         if self.qualification > self.attention_checks:
             raise ValueError(f"qualification ({self.qualification}) places that many of the list's attention checks first; "
                              f"it must be at most attention_checks ({self.attention_checks})")
+        if self.qualification_attempts > 1 and self.qualification == 0:
+            raise ValueError(f"qualification_attempts ({self.qualification_attempts}) are attempts at the qualification "
+                             "checks, and there are none: set design.qualification (the attention checks placed first) "
+                             "or qualification_attempts: 1")
         return self
 
 

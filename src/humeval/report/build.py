@@ -296,6 +296,13 @@ def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
         tables.append(Table("Attention checks failed, by the answer asked for",
                             ["criterion", "answer asked", "answered", "failed"],
                             [[c["criterion"], c["expected"], c["answered"], c["failed"]] for c in checks]))
+    if (q := exclusion.get("qualification")) is not None:
+        attempts = protocol.design.qualification_attempts
+        paragraphs.append(
+            f"Qualification (the first {protocol.design.qualification} attention check(s) of every list, "
+            f"{attempts} attempt(s) at each): {q['participants']} participants answered it; {q['passed']} passed "
+            f"({q['passed_retried']} of them with a second attempt at a check), {q['failed']} failed; {q['retried']} "
+            "answered a check again.")
     return Section("Exclusion", paragraphs, tables)
 
 

@@ -157,7 +157,10 @@ def _markdown(study: StudyFolder, lock: dict[str, Any], files: dict[str, str], s
          f"per output from different participants: {tasks} judgements in all."),
         (f"- Order within lists: {d.counterbalancing}; attention checks per list: {d.attention_checks}; "
          f"repeated tasks per list: {d.repeated_items}"
-         + (f"; the first {d.qualification} check(s) of every list are the qualification." if d.qualification else ".")),
+         + (f"; the first {d.qualification} check(s) of every list are the qualification" + (
+             f", with {d.qualification_attempts} attempts at each: a check answered otherwise than it asks is shown "
+             "again at once, the last attempt is judged, and answering anything after the qualification gives the "
+             "attempts left up." if d.qualification_attempts > 1 else ".") if d.qualification else ".")),
     ]
     if d.balance:
         lines.append(f"- Balanced lists: every list holds one item of each combination of {', '.join(d.balance)} "

@@ -144,6 +144,8 @@ async def judgements(request: Request) -> Response:
     result = await store.submit(session.participant_id, body.assignment_id, body.idempotency_key, body.values,
                                 body.seconds, comment=body.comment, then_next=body.next)
     data = result.judgement.to_json()
+    if result.attempts_left:
+        data["attempts_left"] = result.attempts_left
     headers: dict[str, str] = {}
     if body.next:
         data["next"] = None if result.next is None or isinstance(result.next, Progress) else assignment_json(store, result.next)

@@ -134,6 +134,10 @@ class Judgement(BaseModel):
     values: dict[str, Any]
     revision: int = Field(ge=0, description="0 for the first answer, then 1, 2, ... for edits")
     submitted_at: str
+    attempts_left: int | None = Field(None, ge=1, description="only after an answer to a qualification check that "
+                                      "is not the one it asks for, when `design.qualification_attempts` leaves "
+                                      "another attempt: how many; answer the same assignment again (a new "
+                                      "idempotency key) before anything else, or the attempts are given up")
     next: Assignment | None = Field(None, description="only when the request asked for it (`next: true`): the "
                                     "participant's next assignment, as GET /api/v1/next gives it; null when there is "
                                     "none (nothing left, or none now: GET /api/v1/status and GET /api/v1/next tell)")

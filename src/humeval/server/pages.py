@@ -19,6 +19,8 @@ import asyncio
 import hmac
 import math
 import secrets
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote
@@ -208,11 +210,20 @@ async def task_page(request: Request, error: Refused | None = None, status: int 
         if result.completed:
             return RedirectResponse("/done", status_code=303)
         return RedirectResponse(f"/nothing-left?reason={result.reason or 'closed'}", status_code=303)
+    return await _task_view(request, result, error=error, status=status, answers=answers, typed=typed,
+                            participant_id=session.participant_id)
+
+
+async def _task_view(request: Request, result: AssignmentView, *, error: Refused | None = None, status: int = 200,
+                     answers: dict[str, str] | None = None, typed: tuple[str, str] | None = None,
+                     participant_id: str = "", again: dict[str, Any] | None = None) -> Response:
+    """The task page of ``result`` (``again``: a qualification check shown for another attempt)."""
+    store = _store(request)
     data = assignment_json(store, result)
     stream, ask, prompt = None, None, None
     if store.context.live_battle(result.task):  # the answers are generated now: streamed, then shown from the store
         texts = await store.generated(result.assignment_id)
-        prompt = await battle_prompt(request, store, result, session.participant_id)
+        prompt = await battle_prompt(request, store, result, participant_id)
         if prompt is None:  # typed prompts: the participant writes it first
             rules = store.context.protocol.arena.prompts  # type: ignore[union-attr]
             ask = {"min": rules.min_chars, "max": rules.max_chars, "text": typed[0] if typed else "",
@@ -235,7 +246,7 @@ async def task_page(request: Request, error: Refused | None = None, status: int 
     return _render(request, "task.html", {
         "a": data, "letters": letters, "labels": labels, "key": f"form-{result.assignment_id}-{secrets.token_hex(8)}",
         "error": error, "problem": problem, "progress": data["progress"], "answers": answers or {}, "stream": stream,
-        "replaced": bool(prompt and prompt.get("reason")),
+        "replaced": bool(prompt and prompt.get("reason")), "again": again,
     }, status=status)
 
 
@@ -278,19 +289,42 @@ async def task_post(request: Request) -> Response:
         return RedirectResponse("/task", status_code=303)
     values = _form_values(store, list(task.criteria), len(task.systems), form)
     seconds = form_number(form.get("seconds", ""))
+    again = form.get("again") == "1"  # another attempt at a qualification check (an edit of its answer)
     try:
         # the next task is leased with the answer (one operation): the redirected page finds it
-        await store.submit(session.participant_id, aid, key[:128], values, seconds if isinstance(seconds, float) else None,
-                           only_open=True, comment=form.get("comment", "").strip(), then_next=True)
+        result = await store.submit(session.participant_id, aid, key[:128], values,
+                                    seconds if isinstance(seconds, float) else None, only_open=not again,
+                                    comment=form.get("comment", "").strip(), then_next=True)
     except Refused as exc:  # (the store's refusals, and values the protocol does not admit)
-        if exc.code in _STALE:
+        if exc.code in _STALE or (again and exc.code == "judgement_final"):
             return RedirectResponse("/task", status_code=303)  # a stale form: nothing stored, the page shows what is next
         if exc.status >= 500:
             raise
+        if again:
+            return await again_page(request, error=exc, answers=form)
         return await task_page(request, error=exc, status=422, answers=form)  # every answer given is shown again
+    if result.attempts_left:
+        return RedirectResponse(f"/task/again?assignment={quote(aid)}", status_code=303)
     if _reveals(store, task):
         return RedirectResponse(f"/reveal?assignment={quote(aid)}", status_code=303)
     return RedirectResponse("/task", status_code=303)
+
+
+async def again_page(request: Request, error: Refused | None = None, answers: dict[str, str] | None = None) -> Response:
+    """A qualification check answered otherwise than it asks, shown again for another attempt
+    (``design.qualification_attempts``; :mod:`humeval.store.qualify`); the task page once no attempt is left."""
+    session = _session(request)
+    store = _store(request)
+    aid = (answers or {}).get("assignment_id") or request.query_params.get("assignment", "")
+    left = await store.attempts_left(session.participant_id, aid)
+    task = store.context.task_of(aid)
+    answered = await store.answer_of(session.participant_id, aid) if left and task is not None else None
+    if task is None or answered is None:
+        return RedirectResponse("/task", status_code=303)
+    progress = await store.progress(session.participant_id)  # the check counts as done: shown again, it is the last
+    view = AssignmentView(aid, task, tuple(answered[0]), time.time(), replace(progress, done=max(0, progress.done - 1)))
+    return await _task_view(request, view, error=error, status=422 if error else 200, answers=answers,
+                            participant_id=session.participant_id, again={"left": left})
 
 
 def _reveals(store: Store, task: Any) -> bool:
@@ -372,6 +406,7 @@ def page_routes() -> list[Route]:
         Route("/task", task_page, methods=["GET"]),
         Route("/task", task_post, methods=["POST"]),
         Route("/task/prompt", prompt_form, methods=["POST"]),
+        Route("/task/again", again_page, methods=["GET"]),
         Route("/reveal", reveal, methods=["GET"]),
         Route("/done", done, methods=["GET"]),
         Route("/nothing-left", nothing_left, methods=["GET"]),

@@ -22,13 +22,17 @@ __all__ = ["exclude_stage", "exclude_workspace", "exclusion_summary"]
 def exclusion_summary(counts: dict[str, Any]) -> dict[str, Any]:
     """The stage's summary of ``exclusion.json``, flat (the CLI prints it on one line): the totals, then per rule
     ``by_<rule>: "participants/judgements"`` and, with an ``attention`` rule, ``checks_failed``: the attention
-    checks failed of those answered per expected answer (``"q=A 0/3, q=B 1/3"``)."""
-    summary = {k: v for k, v in counts.items() if k not in ("rules", "attention_checks")}
+    checks failed of those answered per expected answer (``"q=A 0/3, q=B 1/3"``), and with a qualification
+    ``qualification``: who passed it (after a second attempt), failed it, of those who answered it."""
+    summary = {k: v for k, v in counts.items() if k not in ("rules", "attention_checks", "qualification")}
     for r in counts["rules"]:
         summary[f"by_{r['rule']}"] = f"{r['participants']}/{r['judgements']}"
     if counts.get("attention_checks"):
         summary["checks_failed"] = ", ".join(f"{c['criterion']}={c['expected']} {c['failed']}/{c['answered']}"
                                              for c in counts["attention_checks"])
+    if (q := counts.get("qualification")) is not None:
+        summary["qualification"] = (f"{q['passed']} passed ({q['passed_retried']} after a second attempt), "
+                                    f"{q['failed']} failed of {q['participants']}")
     return summary
 
 

@@ -57,6 +57,7 @@ from humeval.protocol.models import TwoAFC
 from humeval.store.context import StoreContext
 from humeval.store.lease import EVENT, FREE_PLACE, end_lease
 from humeval.store.reads import latest_judgements
+from humeval.store.qualify import undecided
 from humeval.store.sql import Sql, sql_of
 
 __all__ = [
@@ -757,8 +758,8 @@ def after_submit(conn: Connection, ctx: StoreContext, participant_id: str, now: 
     """``stopping.feed: judgement``, after a participant's first answer to an attention check or a watched pair task;
     return new decisions.
 
-    Until the participant has answered ``design.qualification`` attention checks (the first places of every list)
-    nothing happens. From then on the exclusion rules run on their judgements as at settlement (the same function;
+    Until the participant has answered ``design.qualification`` attention checks (the first places of every list),
+    each with every attempt it allows when failed (``design.qualification_attempts``), nothing happens. From then on the exclusion rules run on their judgements as at settlement (the same function;
     ``validate`` admits only ``attention`` and judgement-scope ``min-time``, which nothing later can change): one who
     failed the qualification is settled at once (excluded, nothing fed, the rest of their list to the next
     participant); one who passed is qualified, and each watched judgement not fed yet is fed (or, excluded by a
@@ -767,8 +768,8 @@ def after_submit(conn: Connection, ctx: StoreContext, participant_id: str, now: 
     if is_settled(db, participant_id):
         return []
     latest = latest_judgements(conn, participant_id)
-    if sum(j["kind"] == "attention" for j in latest) < ctx.protocol.design.qualification:
-        return []  # not qualified yet
+    if sum(j["kind"] == "attention" for j in latest) < ctx.protocol.design.qualification or undecided(ctx, latest):
+        return []  # not qualified yet (or an attempt is left at a failed check: humeval.store.qualify)
     from humeval.judgements.exclusion import participant_exclusions
 
     excluded, keys, _ = participant_exclusions(ctx.protocol, ctx.tasks, latest)

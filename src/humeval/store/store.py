@@ -75,7 +75,7 @@ from humeval.store.records import AssignmentView, Progress
 from humeval.store.screen import failed_attention
 from humeval.store.seed import seed_rerun, seed_store, skip_doomed
 from humeval.store.sql import sql_of
-from humeval.store.submit import SubmitResult, submit_judgement
+from humeval.store.submit import SubmitResult, attempts_after, submit_judgement
 from humeval.store.writer import Executor, Writer
 from humeval.study import StudyFolder
 
@@ -332,6 +332,15 @@ class Store:
         it (an arena's reveal after the vote); None before, or when the assignment is not theirs."""
         return await asyncio.get_running_loop().run_in_executor(
             None, self.read, functools.partial(answer_of, participant_id=participant_id, assignment_id=assignment_id))
+
+    async def attempts_left(self, participant_id: str, assignment_id: str) -> int:
+        """The attempts the participant has left at the qualification check ``assignment_id``, whose answer was not
+        the one it asks for (:func:`humeval.store.submit.attempts_after`; 0 otherwise)."""
+        ctx = self.context
+        if ctx.protocol.design.qualification_attempts < 2:
+            return 0
+        return await asyncio.get_running_loop().run_in_executor(
+            None, self.read, lambda conn: attempts_after(conn, ctx, participant_id, assignment_id))
 
     async def record_battle(self, assignment_id: str, participant_id: str, task_id: str,
                             records: list[dict[str, Any]]) -> bool:

@@ -35,7 +35,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from humeval.design.tasks import Task
+from humeval.design.tasks import Task, is_qualification
 from humeval.errors import Refused
 from humeval.judgements.values import check_comment, check_values
 from humeval.store.assign import holds, lease_after, looks, next_assignment, reap_due, shown, take
@@ -49,12 +49,14 @@ from humeval.store.live import (
     is_settled,
 )
 from humeval.store.participants import TOUCH
+from humeval.store.qualify import attempts_left
+from humeval.store.reads import latest_judgements
 from humeval.store.records import AssignmentView, Progress, StoredJudgement
 from humeval.store.refusal import Refusal
 from humeval.store.sql import Rows, Sql, Step, sql_of
 from humeval.wire import MAX_SECONDS
 
-__all__ = ["SubmitResult", "submit_judgement"]
+__all__ = ["SubmitResult", "attempts_after", "submit_judgement"]
 
 
 class SubmitResult:
@@ -62,13 +64,15 @@ class SubmitResult:
     the participant's next assignment: an :class:`AssignmentView`, their :class:`Progress` when nothing is left,
     or None when the next one could not be had (the judgement is stored all the same)."""
 
-    __slots__ = ("decided", "judgement", "next")
+    __slots__ = ("attempts_left", "decided", "judgement", "next")
 
     def __init__(self, judgement: StoredJudgement, decided: list[str],
                  following: AssignmentView | Progress | None = None) -> None:
         self.judgement = judgement
         self.decided = decided
         self.next = following
+        #: the attempts left at a qualification check whose answer failed (:mod:`humeval.store.qualify`); else 0
+        self.attempts_left = 0
 
 
 _FIND = (
@@ -128,6 +132,16 @@ def submit_judgement(
     :func:`~humeval.store.assign.next_assignment` would; None when it is refused). The judgement is stored whatever
     becomes of the next assignment.
     """
+    result = _submit(conn, ctx, participant_id, assignment_id, idempotency_key, values, seconds, only_open=only_open,
+                     comment=comment, then_next=then_next)
+    if ctx.protocol.design.qualification_attempts > 1:
+        result.attempts_left = attempts_after(conn, ctx, participant_id, assignment_id)
+        sql_of(conn).commit()
+    return result
+
+
+def _submit(conn: Connection, ctx: StoreContext, participant_id: str, assignment_id: str, idempotency_key: str,
+            values: Any, seconds: float | None, *, only_open: bool, comment: Any, then_next: bool) -> SubmitResult:
     comment = check_comment(ctx.protocol, comment)
     db = sql_of(conn)
     if ctx.live_battle(ctx.task_of(assignment_id)):
@@ -242,14 +256,33 @@ def _decide(conn: Connection, db: Sql, ctx: StoreContext, answer: Answer, values
             raise Refusal("idempotency_conflict", "this idempotency key was used with other values", status=409, field="idempotency_key")
         stored = StoredJudgement(int(j_id), r["key"], j_aid, j_pid, task_id, json.loads(j_values), j_at, j_rev, False)
         return SubmitResult(stored, [], _following(conn, ctx, participant_id, None) if then_next else None)
-    _admissible(db, ctx, participant_id, assignment_id, task_id, list_id, status, only_open)
+    _admissible(conn, db, ctx, participant_id, assignment_id, task_id, list_id, status, only_open)
     if status != "done":
         result = _first(conn, db, ctx, answer, then_next)
         assert result is not None, "a first answer to the assignment read and locked is stored"
         return result
     db.durable = True  # an edit: acknowledged once on disk, whatever follows in this operation
-    stored = answer.stored(*db.batch([(_STORE_EDIT, r)], commit=True)[0].rows[0])
-    return SubmitResult(stored, [], _following(conn, ctx, participant_id, None) if then_next else None)
+    # another attempt at a qualification check decides the qualification as a first answer would
+    feeds = ctx.strategy is None and feeds_at_submit(ctx, task) and _attempts_apply(ctx, task)
+    stored = answer.stored(*db.batch([(_STORE_EDIT, r)], commit=not feeds)[0].rows[0])
+    decided = after_submit(conn, ctx, participant_id, r["now"]) if feeds else []
+    if feeds:
+        db.commit()
+    return SubmitResult(stored, decided, _following(conn, ctx, participant_id, None) if then_next else None)
+
+
+def _attempts_apply(ctx: StoreContext, task: Task) -> bool:
+    """Whether ``task`` is a qualification check with more than one attempt (:mod:`humeval.store.qualify`)."""
+    return ctx.protocol.design.qualification_attempts > 1 and is_qualification(task, ctx.protocol.design)
+
+
+def attempts_after(conn: Connection, ctx: StoreContext, participant_id: str, assignment_id: str) -> int:
+    """The attempts the participant has left at the qualification check ``assignment_id`` after their answer (0 for
+    any other task, and once their session is settled)."""
+    task = ctx.task_of(assignment_id)
+    if task is None or not _attempts_apply(ctx, task) or (ctx.watched and is_settled(sql_of(conn), participant_id)):
+        return 0
+    return attempts_left(ctx, latest_judgements(conn, participant_id), assignment_id)
 
 
 #: the refusal of a vote on a battle whose generation failed (its lease ended as ``failed``: :mod:`humeval.store.generations`)
@@ -259,7 +292,7 @@ def _generation_failed() -> Refusal:
                    "(GET /api/v1/next)", status=409, field="assignment_id")
 
 
-def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, task_id: str,
+def _admissible(conn: Connection, db: Sql, ctx: StoreContext, participant_id: str, assignment_id: str, task_id: str,
                 list_id: str | None, status: str, only_open: bool) -> None:
     """Refuse an answer the assignment's state does not admit (nothing stored); an expired lease is taken again
     for this answer."""
@@ -274,10 +307,16 @@ def _admissible(db: Sql, ctx: StoreContext, participant_id: str, assignment_id: 
     # a live stopping rule: a settled participant's judgements are final, all of them (the exclusion rules ran on
     # them, and the exclude stage must see the same), so nothing of theirs is stored any more
     settled = bool(ctx.watched) and is_settled(db, participant_id)
+    task = ctx.tasks[task_id]
+    if status == "done" and not settled and _attempts_apply(ctx, task):
+        if attempts_left(ctx, latest_judgements(conn, participant_id), assignment_id) > 0:
+            return  # another attempt at a failed qualification check (an edit)
+        raise Refusal("judgement_final", "this qualification check was answered as it asks, or with every attempt "
+                      f"it allows (design.qualification_attempts: {ctx.protocol.design.qualification_attempts}), or "
+                      "tasks after it were answered; it cannot be answered again", status=409, field="assignment_id")
     # a watched judgement is final under a pool strategy or once settled; with ``stopping.feed: judgement`` a watched
     # judgement and a qualification check are final once answered
-    final = feeds_at_submit(ctx, ctx.tasks[task_id]) or (
-        task_id in ctx.watched and (ctx.strategy is not None or settled))
+    final = feeds_at_submit(ctx, task) or (task_id in ctx.watched and (ctx.strategy is not None or settled))
     if status == "done" and final:
         raise Refusal("judgement_final", "this judgement already counts for the live stopping rule and cannot be "
                       "changed", status=409, field="assignment_id")
