@@ -368,12 +368,27 @@ def study_warnings(study: StudyLike) -> list[str]:
     except ProtocolError:
         return []
     _, warned = _session_problems(study, protocol, None)
-    warned += _esa_warnings(protocol)
+    warned += _esa_warnings(protocol) + _qualification_warnings(protocol)
     out = []
     for loc, msg in warned:
         line = line_of(node, loc)
         out.append(f"{source}:{line}: {format_path(loc)}: {msg}" if line else f"{source}: {format_path(loc)}: {msg}")
     return out
+
+
+def _qualification_warnings(protocol: Protocol) -> list[Problem]:
+    """A study that screens out on its qualification with fewer attempts at a check than its platform's policy."""
+    from humeval.protocol.platform_kinds import platform_kind
+
+    d, platform = protocol.design, protocol.platform
+    policy = platform_kind(platform.kind).check_attempts
+    screens = any(r.rule == "attention" for r in protocol.exclusion) and bool(platform.screenout_code or platform.screenout_url)
+    if policy is None or not d.qualification or d.qualification_attempts >= policy[0] or not screens:
+        return []
+    kind = platform_kind(platform.kind)
+    return [(("design", "qualification_attempts"), f"{d.qualification_attempts} on {kind.title}, whose policy ({policy[1]}) "
+             f"asks for {policy[0]} attempts at a comprehension check before a participant is screened out for "
+             f"failing it; set qualification_attempts: {policy[0]}")]
 
 
 def _esa_warnings(protocol: Protocol) -> list[Problem]:

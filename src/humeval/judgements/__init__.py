@@ -20,6 +20,8 @@ One row per participant, task, criterion and (for ratings) system:
                     comparison's outcome sequence (NaN otherwise; see docs/stopping.md)
 ``wave_seq``        ``2afc`` judgements a confirmation wave counted (``stopping.drift_check: wave``):
                     1-based place in the wave, never fed to the rule (NaN otherwise)
+``revision``        the answers to the task after the first (the latest is kept): 0 for most; a qualification
+                    check answered again (``design.qualification_attempts``) has 1 (0 for imported files)
 ``spans``           ``esa`` only: the error spans as JSON, ``[{"start", "end", "severity"}, ...]``
                     (character offsets into the output's source text, as the data gives it; ``value`` is
                     the 0-100 score)

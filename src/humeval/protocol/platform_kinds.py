@@ -49,6 +49,9 @@ class PlatformKind:
     url_entry: bool = False
     #: the currencies the platform pays in (empty: any ``pay.currency``)
     currencies: tuple[str, ...] = ()
+    #: the attempts at a comprehension check the platform's policy asks for before a participant is screened out
+    #: for failing it, and its source (``design.qualification_attempts``; None: no policy known)
+    check_attempts: tuple[int, str] | None = None
 
 
 PLATFORM_KINDS: Registry[PlatformKind] = Registry("platform", "platform.kind", error=ProtocolError)
@@ -67,6 +70,8 @@ _add("prolific", "Prolific", summary="Prolific, driven through its REST API (`hu
      # researcher-help.prolific.com, "Prolific's payment principles"
      minimum_hourly=MappingProxyType({"GBP": 6.00, "USD": 8.00}), currencies=("GBP", "USD"),
      asks_return=True, url_entry=True,
+     # researcher-help.prolific.com, "Prolific's attention and comprehension check policy"
+     check_attempts=(2, "Prolific's attention and comprehension check policy"),
      completion_code_required=("the code participants are shown at the end and submit to Prolific (copy it from the "
                                "study's 'Completion paths' in Prolific, e.g. completion_code: C1A2B3C4)"))
 _add("connect", "CloudResearch Connect", summary="CloudResearch Connect, a URL-parameter panel",

@@ -263,6 +263,8 @@ class _Tally:
     active: int = 0
     judgements: int = 0
     withdrawn: int = 0
+    #: second attempts at failed qualification checks (stored as revisions, not counted in ``judgements``)
+    retried: int = 0
     #: live battles whose generation failed (never voted on: the next battle follows)
     failed_battles: int = 0
     turned: int = 0
@@ -439,6 +441,10 @@ class _Crowd:
             return done
         if status != 201:
             raise RehearsalError(f"rehearsal: a new judgement of {pid} was answered {status}, not 201 (stored)")
+        while answer.get("attempts_left"):  # a failed qualification check: answered again, as the participant would
+            body = {**body, "idempotency_key": secrets.token_hex(16), "values": self.answerer.values(assignment, rng, who)}
+            status, answer = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201,))
+            self.tally.add(retried=1)
         done += 1
         self.tally.add(judgements=1, active=int(done == 1))
         self.advance()
@@ -777,9 +783,9 @@ def _collect_round(server: _Server, study: StudyFolder, options: RehearsalOption
     finally:
         admin.close()
     server.stop()
-    if len(stored) != got.tally.judgements:
-        raise RehearsalError(f"rehearsal: the server acknowledged {got.tally.judgements} judgements but its "
-                             f"store holds {len(stored)}")
+    if len(stored) != got.tally.judgements + got.tally.retried:
+        raise RehearsalError(f"rehearsal: the server acknowledged {got.tally.judgements} judgements and "
+                             f"{got.tally.retried} second attempts, but its store holds {len(stored)}")
 
 
 def _summary(got: _Collected, answerer: Answerer, predicted: float | None, elapsed: float) -> dict[str, Any]:
@@ -788,7 +794,8 @@ def _summary(got: _Collected, answerer: Answerer, predicted: float | None, elaps
     collection = (tally.last - tally.first) if tally.first is not None and tally.last is not None else 0.0
     return {"participants": tally.entered, "participants_active": tally.active,
             "judgements": tally.judgements, "judgements_required": got.required, "rows": got.rows,
-            "withdrawn": tally.withdrawn, "failed_battles": tally.failed_battles, "seconds": round(collection, 3),
+            "withdrawn": tally.withdrawn, "retried": tally.retried, "failed_battles": tally.failed_battles,
+            "seconds": round(collection, 3),
             "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
             "elapsed": round(elapsed, 3), "ambiguous_outputs": answerer.key.ambiguous,
             "rerun_lists": got.rerun, "rerun_rounds": got.rounds_run,

@@ -56,8 +56,8 @@ from humeval.protocol.comparisons import Comparison
 from humeval.protocol.models import TwoAFC
 from humeval.store.context import StoreContext
 from humeval.store.lease import EVENT, FREE_PLACE, end_lease
-from humeval.store.reads import latest_judgements
 from humeval.store.qualify import undecided
+from humeval.store.reads import latest_judgements
 from humeval.store.sql import Sql, sql_of
 
 __all__ = [

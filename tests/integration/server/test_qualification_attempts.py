@@ -22,7 +22,7 @@ import pytest
 
 from humeval.analysis.decisions import replay_decisions
 from humeval.judgements import JUDGEMENT_COLUMNS
-from humeval.judgements.exclusion import valid_judgements
+from humeval.judgements.exclusion import exclusion_counts, valid_judgements
 from tests.integration.server.inprocess import InProcess
 from tests.integration.server.test_live_feed import CODE, SCREENOUT, Member, exported, feed_study, n_of
 
@@ -200,6 +200,9 @@ def test_replay_equals_live_with_second_attempts(tmp_path: Path, db_url: str | N
         assert retried - failed  # some qualified at their second attempt
         fed = frame[frame["stop_seq"].notna()]
         assert not set(fed["participant_id"]) & failed and retried - failed <= set(fed["participant_id"])
+        counts = exclusion_counts(frame, excluded, study.protocol, study.read_lists())["qualification"]
+        assert counts["failed"] == len(failed) and counts["passed_retried"] == len(retried - failed) > 0
+        assert counts["retried"] == len(retried) and counts["passed"] + counts["failed"] == counts["participants"]
         valid = valid_judgements(pd.DataFrame(frame, columns=JUDGEMENT_COLUMNS), excluded)
         record = replay_decisions(valid, study.protocol, study.protocol.systems)[0]
         assert (record["outcome"], record["n"]) == (live["outcome"], live["n"]) and record["agrees_with_live"]
