@@ -21,8 +21,9 @@ and the prompt stored in one write transaction, and the count is one row of the 
 **Failures that would come again** (:func:`doomed_tasks`). A battle on the data's prompt that failed because a
 ``recorded`` model has no answer to it (``no_recording``), or its recorded answer breaks the limits (``too_long``,
 ``empty``) or names a model (``identity``), or because the item has no prompt (``no_prompt``), fails the same way
-each time it is served: the table, the prompt and the locked limits are the same. A re-run round does not serve
-such a task again (:func:`humeval.store.seed.seed_rerun`). A battle whose prompt was typed or drawn from the file
+each time it is served: the table, the prompt and the locked limits are the same. Such a task is closed at its
+first failure (:func:`record_battle`: the other places of the round that hold it are not served), and a re-run round
+does not serve it again (:func:`humeval.store.seed.seed_rerun`). A battle whose prompt was typed or drawn from the file
 gets another prompt when served again, and an endpoint's failures (time limits, HTTP errors, a sampled answer) may
 not come again: those tasks are served in a re-run round as before.
 """
@@ -52,9 +53,11 @@ _ALL = "SELECT assignment_id, participant_id, task_id, side, model, error, at, r
 
 
 def record_battle(conn: Connection, assignment_id: str, participant_id: str, task_id: str,
-                  records: Sequence[dict[str, Any]], now: float) -> bool:
+                  records: Sequence[dict[str, Any]], now: float, recorded: Collection[str] = ()) -> bool:
     """Store the generations of one battle (``records``: side by side, each a generation's JSON with ``model`` and
-    ``error``); when one failed, end the lease as ``failed`` (with the reason). True when the battle can be voted on
+    ``error``); when one failed, end the lease as ``failed`` (with the reason), and when the failure would come again
+    (:func:`_doomed`; ``recorded``: the names of the ``recorded`` models) close the task for the rest of the round
+    (the event ``battle_closed``), so that no other participant is served it. True when the battle can be voted on
     (every side generated and the lease still held)."""
     db = sql_of(conn)
     for side, record in enumerate(records):
@@ -65,7 +68,14 @@ def record_battle(conn: Connection, assignment_id: str, participant_id: str, tas
     if failed:
         end_lease(db, "failed", (assignment_id, task_id, participant_id), now,
                   reason=str(failed[0]["error"]), model=str(failed[0].get("model", "")))
+        doomed = next((r for r in failed if _doomed(str(r.get("model", "")), str(r["error"]), r, recorded)), None)
+        if doomed is not None and db.run(_CLOSE, {"t": task_id}):
+            data = {"task_id": task_id, "reason": str(doomed["error"]), "model": str(doomed.get("model", ""))}
+            db.run(EVENT, {"now": now, "kind": "battle_closed", "pid": participant_id, "data": json.dumps(data)})
     return not failed
+
+
+_CLOSE = "UPDATE tasks SET closed = 1 WHERE task_id = :t AND closed = 0"
 
 
 def _latest(conn: Connection, assignment_id: str) -> dict[int, tuple[str, str]]:
@@ -164,10 +174,12 @@ DETERMINISTIC = frozenset({"no_recording", "too_long", "empty", "identity"})
 def doomed_tasks(conn: Connection, recorded: Collection[str]) -> set[str]:
     """The tasks whose battle failed in a way that would fail it again (see the module docstring): a ``recorded``
     model's (``recorded``: their names) failure of :data:`DETERMINISTIC` on the data's prompt, or ``no_prompt``."""
-    doomed: set[str] = set()
-    for task_id, model, error, record in sql_of(conn).all(_FAILED):
-        if json.loads(record).get("prompt_source", "data") != "data":
-            continue  # a typed or drawn prompt: served again, the battle gets another
-        if error == "no_prompt" or (model in recorded and error in DETERMINISTIC):
-            doomed.add(str(task_id))
-    return doomed
+    return {str(task_id) for task_id, model, error, record in sql_of(conn).all(_FAILED)
+            if _doomed(model, error, json.loads(record), recorded)}
+
+
+def _doomed(model: str, error: str, record: dict[str, Any], recorded: Collection[str]) -> bool:
+    """Whether a generation's failure would come again when its battle is served again (the module docstring)."""
+    if record.get("prompt_source", "data") != "data":
+        return False  # a typed or drawn prompt: served again, the battle gets another
+    return error == "no_prompt" or (model in recorded and error in DETERMINISTIC)

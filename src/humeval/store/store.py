@@ -345,9 +345,13 @@ class Store:
     async def record_battle(self, assignment_id: str, participant_id: str, task_id: str,
                             records: list[dict[str, Any]]) -> bool:
         """Store a battle's generations (:func:`humeval.store.generations.record_battle`): True when it can be voted
-        on, False when a generation failed (the lease ended as ``failed``)."""
+        on, False when a generation failed (the lease ended as ``failed``; a failure that would come again closes the
+        task, :func:`~humeval.store.generations.record_battle`)."""
         now = time.time()
-        return await self.awrite(lambda conn: record_battle(conn, assignment_id, participant_id, task_id, records, now))
+        arena = self.context.protocol.arena
+        recorded = {m.name for m in arena.models if m.kind == "recorded"} if arena is not None else set()
+        return await self.awrite(lambda conn: record_battle(conn, assignment_id, participant_id, task_id, records, now,
+                                                            recorded))
 
     async def generated(self, assignment_id: str) -> list[str] | None:
         """A live battle's answers in display order once both were generated; None before or after a failure."""

@@ -251,7 +251,7 @@ systems: [{systems}]
 criteria:
   - {{name: vote, type: battle, question: "Which answer is better?"}}
 presentation: {{setup: separate, input_heading: Prompt, output_labels: [Model A, Model B], language: {language}}}
-design: {{judgements_per_item: 1, items_per_participant: {per_participant}, counterbalancing: none}}
+design: {{judgements_per_item: {per_item}, items_per_participant: {per_participant}, counterbalancing: none}}
 platform: {{kind: {platform}, completion_code: DONE-LIVE}}
 arena:
   reveal: {reveal}
@@ -263,7 +263,7 @@ arena:
 def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participant: int = 6, failing: str = "",
                      reveal: bool = False, platform: str = "local", chunk_seconds: float = 0.0,
                      naming: str = "", spare: int = 0, prompt_rules: str = "", language: str = "en",
-                     lock: bool = True) -> StudyFolder:
+                     lock: bool = True, per_item: int = 1) -> StudyFolder:
     """A live arena over LLMFAO's first ``prompts`` prompts: its items are prompts only (no outputs), its models
     ``recorded`` endpoints that stream LLMFAO's recorded answers in pieces of 40 characters when a battle is served;
     ``failing``: one more model (a key of :data:`LIVE_MODELS`'s LLMFAO names, e.g. ``Alpaca (7B)``) named
@@ -271,7 +271,7 @@ def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participan
     identity filter drops its battles); ``spare``: that many further LLMFAO prompts whose recorded answers the table
     holds but which are no item (the prompts to type, or of the prompt file ``spare-prompts.jsonl``: ``id``, ``text``);
     ``prompt_rules``: the flow mapping of ``arena.prompts``; ``language``: ``presentation.language``; ``lock``:
-    locked (else only designed)."""
+    locked (else only designed); ``per_item``: ``design.judgements_per_item``."""
     from humeval.data.llmfao import llmfao_outputs
 
     names = dict(LIVE_MODELS) | ({"failing": failing} if failing else {})
@@ -291,7 +291,7 @@ def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participan
         f"    - {{name: {n}, kind: recorded, table: recorded.jsonl, chunk_chars: 40, chunk_seconds: {chunk_seconds}"
         + (", limits: {max_chars: 20, first_token_seconds: 10, total_seconds: 30}" if n == "failing" else "") + "}\n"
         for n in names)
-    (root / "humeval.yaml").write_text(LIVE.format(systems=", ".join(names), per_participant=per_participant,
+    (root / "humeval.yaml").write_text(LIVE.format(systems=", ".join(names), per_participant=per_participant, per_item=per_item,
                                                    reveal=str(reveal).lower(), models=models, platform=platform,
                                                    prompt_rules=f"  prompts: {prompt_rules}\n" if prompt_rules else "",
                                                    language=language),

@@ -144,6 +144,49 @@ def test_a_battle_whose_answer_names_a_model_is_dropped_and_never_counted(tmp_pa
     assert len(judged) == sum(1 for _, (kind, _), _ in seen if kind == "done") > 0
 
 
+def test_a_battle_whose_failure_would_come_again_is_not_served_again_in_its_round(
+        tmp_path: Path, shared_data: Path) -> None:
+    """Two judgements per battle: each battle of the fourth model (its recorded answers break ``max_chars: 20``) is in
+    two lists, fails ``too_long`` the first time it is served and is closed then, so no second participant is served
+    it; the other battles are voted on twice."""
+    from humeval.store.sql import sql_of
+
+    study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=3, per_participant=6,
+                             failing="Alpaca (7B)", per_item=2)
+    places: dict[str, int] = {}
+    for pl in study.read_lists():
+        for t in pl.tasks:
+            places[t.task_id] = places.get(t.task_id, 0) + 1
+    app = InProcess(study)
+
+    async def body(c: httpx.AsyncClient) -> None:
+        for p in range(len(study.read_lists())):
+            h = await aenter(c, f"P{p}")
+            for _ in range(30):
+                r = await c.get("/api/v1/next", headers=h)
+                if r.status_code == 204:
+                    break
+                a = r.json()
+                if events((await c.get(a["stream"], headers=h)).text)[-1][0] == "done":
+                    await c.post("/api/v1/judgements", headers=h, json={
+                        "assignment_id": a["assignment_id"], "idempotency_key": f"k-{a['assignment_id']}",
+                        "values": {"vote": "A"}})
+
+    try:
+        app.run(body)
+        generations = app.store.generations()
+        closed = app.store.read(lambda conn: sql_of(conn).all("SELECT data FROM events WHERE kind = 'battle_closed'"))
+    finally:
+        app.close()
+    failed = [g["task_id"] for g in generations if g["error"] == "too_long"]
+    voted = [g["task_id"] for g in generations if not g["error"]]
+    assert failed and all(places[t] == 2 for t in failed)  # each in two lists, served once
+    assert sorted(failed) == sorted(set(failed))
+    assert sorted(json.loads(d)["task_id"] for (d,) in closed) == sorted(failed)
+    assert all(json.loads(d)["reason"] == "too_long" for (d,) in closed)
+    assert sorted(set(voted)) == sorted(t for t in places if t not in failed) and len(voted) == 2 * 2 * len(set(voted))
+
+
 def test_a_re_run_round_does_not_serve_again_a_battle_whose_failure_would_come_again(
         tmp_path: Path, shared_data: Path) -> None:
     """The fourth model's recorded answers break its ``max_chars: 20``: each battle it is in failed ``too_long`` and
