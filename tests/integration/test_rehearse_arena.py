@@ -54,3 +54,25 @@ def test_a_live_arena_rehearses_and_never_counts_a_failed_battle(tmp_path: Path,
     assert (result.workspace / "rerun" / "lists.csv").is_file()
     print(json.dumps({"judgements": result.judgements, "failed_battles": len(failed),
                       "generations": len(generations), "workspace": str(result.workspace)}))
+
+
+def test_a_live_arena_with_typed_prompts_rehearses(tmp_path: Path, shared_data: Path) -> None:
+    """Typed prompts: each simulated participant types a prompt the recorded models can answer (the data's three and
+    four spare ones), the models answer that prompt, and the votes are exported with it."""
+    import pandas as pd
+
+    from humeval.arena.models import normalise_prompt
+    from humeval.rehearsal.participants import prompts_to_type
+
+    study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=3, per_participant=6, spare=4,
+                             prompt_rules="{typed: true, max_repeats: 100}")
+    pool = prompts_to_type(study)
+    assert len(pool) == 7
+    result = rehearse(study, kind="static", concurrency=2, timeout=300)
+    frame = pd.read_json(result.workspace / "judgements.jsonl", lines=True)
+    votes = frame[frame["kind"] == "task"]
+    assert len(votes) == result.judgements > 0
+    assert (votes["prompt_source"] == "typed").all() and set(votes["prompt"].map(normalise_prompt)) <= set(pool)
+    log = [json.loads(line) for line in study.logbook_file.read_text().splitlines()]
+    summary = [e for e in log if e.get("stage") == "rehearse"][-1]["summary"]
+    assert summary["typed_prompts"] >= result.judgements

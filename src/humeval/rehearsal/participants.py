@@ -37,7 +37,7 @@ from humeval.simulate.dummy import draw_seconds as _draw
 from humeval.simulate.population import WorkerPool, make_pool
 
 __all__ = ["CHEAP_STRATEGIES", "REHEARSAL_KINDS", "AnswerKey", "Answerer", "ApiClient", "ApiRefused", "Population", "RehearsalError",
-           "ReplayedWorker", "SimulatedParticipant", "draw_seconds"]
+           "ReplayedWorker", "SimulatedParticipant", "draw_seconds", "prompts_to_type"]
 
 #: what synthetic participants answer: the dry run's dummy kinds, a simulated ``crowd``, or ``replay``: recorded
 #: votes replayed worker by worker (:mod:`humeval.rehearsal.replay`)
@@ -443,3 +443,31 @@ class ApiClient:
             return response.status, json.loads(text)
         except ValueError:
             raise RehearsalError(f"rehearsal: {method} {path}: the server sent malformed JSON ({text[:80]!r})") from None
+
+
+def prompts_to_type(study: Any) -> list[str]:
+    """The prompts a rehearsal's participants type in an arena with ``arena.prompts.typed`` (empty otherwise): those
+    every ``recorded`` model has an answer to (so that a typed prompt can be answered), else those of
+    ``arena.prompts.file``, else the data's prompts (the items' ``input``); within the length the rules allow."""
+    arena = study.protocol.arena
+    if arena is None or not arena.prompts.typed:
+        return []
+    from humeval.arena.models import read_recorded
+
+    rules = arena.prompts
+    recorded = [set(read_recorded(m, study.root)) for m in arena.models if m.kind == "recorded"]
+    if recorded:
+        pool = sorted(set.intersection(*recorded))
+    elif rules.file:
+        from humeval.arena.prompts import read_prompts
+
+        pool = [p.text for p in read_prompts(study.root / rules.file)]
+    else:
+        pool = sorted({t.input for t in study.outputs().texts.values() if t.input})
+    pool = [p for p in pool if rules.min_chars <= len(p.strip()) <= rules.max_chars]
+    if not pool:
+        raise RehearsalError("rehearsal: arena.prompts.typed, and no prompt to type within "
+                             f"{rules.min_chars}-{rules.max_chars} characters: the recorded models answer no common "
+                             "prompt, or arena.prompts.file and the data's inputs hold none")
+    return pool
+

@@ -67,6 +67,7 @@ from humeval.rehearsal.participants import (
     Population,
     RehearsalError,
     draw_seconds,
+    prompts_to_type,
 )
 from humeval.rehearsal.replay import VoteReplay, read_crowd_votes
 from humeval.simulate.dummy import declared_seconds
@@ -267,6 +268,8 @@ class _Tally:
     retried: int = 0
     #: live battles whose generation failed (never voted on: the next battle follows)
     failed_battles: int = 0
+    #: prompts typed and stored (a live battle with ``arena.prompts.typed``)
+    typed: int = 0
     turned: int = 0
     cut: int = 0
     first: float | None = None
@@ -327,8 +330,11 @@ class _Crowd:
 
     def __init__(self, port: int, answerer: Answerer, kind: str, seed: int, participants: int | None,
                  max_tasks: int, advance: Any, admin_token: str = "", tally: _Tally | None = None,
-                 first: int = 0, platform: Platform | None = None, places: _Places | None = None) -> None:
+                 first: int = 0, platform: Platform | None = None, places: _Places | None = None,
+                 prompts: list[str] | None = None) -> None:
         self.port, self.answerer, self.kind, self.seed = port, answerer, kind, seed
+        #: the prompts a participant types in a live battle with typed prompts (:func:`prompts_to_type`)
+        self.prompts = prompts or []
         self.places = places  # arrivals follow the open places (list strategy)
         self.deadline = float("inf")
         self.platform = platform or Platform()
@@ -428,6 +434,8 @@ class _Crowd:
         if done >= self.max_tasks:
             raise RehearsalError(f"rehearsal: participant {pid} was served more than {self.max_tasks} tasks "
                                  "(the study's largest list, re-run lists included); the server keeps serving work")
+        if "prompt" in assignment:
+            self._type_prompt(client, token, assignment, rng)
         if "stream" in assignment:  # a live battle: its answers are streamed (generated) before the vote
             _, events = client.request("GET", assignment["stream"], token=token)
             if not str(events).rstrip().rsplit("\n\n", 1)[-1].startswith("event: done"):
@@ -449,6 +457,22 @@ class _Crowd:
         self.tally.add(judgements=1, active=int(done == 1))
         self.advance()
         return done
+
+    def _type_prompt(self, client: ApiClient, token: str, assignment: dict[str, Any], rng: np.random.Generator) -> None:
+        """A live battle whose prompt the participant types: one of :attr:`prompts` posted (another when it is
+        refused, up to 5 times)."""
+        if not self.prompts:
+            raise RehearsalError("rehearsal: the server asks for a typed prompt, and the study has none to type "
+                                 "(arena.prompts.typed is not set in the protocol the rehearsal read)")
+        for _ in range(5):
+            body = {"assignment_id": assignment["assignment_id"],
+                    "prompt": self.prompts[int(rng.integers(len(self.prompts)))]}
+            status, answer = client.request("POST", assignment["prompt"]["url"], body, token=token, expect=(201, 422))
+            if status == 201:
+                self.tally.add(typed=1)
+                return
+        raise RehearsalError(f"rehearsal: the server refused 5 typed prompts in a row ({_code(answer)}); "
+                             "arena.prompts.max_repeats may be too low for the prompts the participants can type")
 
     def run(self, concurrency: int, deadline: float) -> None:
         self.deadline = deadline
@@ -769,7 +793,7 @@ def _collect_round(server: _Server, study: StudyFolder, options: RehearsalOption
         with _progress_bar(options.progress, total, label) as advance:
             crowd = _Crowd(server.port, answerer, options.kind, options.the_seed,
                            options.participants if not round_no else None, max_tasks, advance, server.admin_token,
-                           got.tally, got.next_index, study.protocol.platform, places)
+                           got.tally, got.next_index, study.protocol.platform, places, prompts_to_type(study))
             crowd.run(options.concurrency, deadline)
         if places is not None:
             got.places = places.started()  # the store counts every round's places
@@ -795,6 +819,7 @@ def _summary(got: _Collected, answerer: Answerer, predicted: float | None, elaps
     return {"participants": tally.entered, "participants_active": tally.active,
             "judgements": tally.judgements, "judgements_required": got.required, "rows": got.rows,
             "withdrawn": tally.withdrawn, "retried": tally.retried, "failed_battles": tally.failed_battles,
+            "typed_prompts": tally.typed,
             "seconds": round(collection, 3),
             "items_per_second": round(tally.judgements / collection, 1) if collection > 0 else 0.0,
             "elapsed": round(elapsed, 3), "ambiguous_outputs": answerer.key.ambiguous,
