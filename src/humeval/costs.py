@@ -561,6 +561,10 @@ def _sessions(study: StudyFolder, lists: list[Any], fit: Any, minutes: float, co
     lam = protocol.crowd.arrivals_per_hour
     rule = comp.build_rule()
     notes: list[str] = []
+    if protocol.stopping is not None and protocol.stopping.feed == "judgement":
+        notes.append("sessions: simulated as stopping.feed: session (each session's outcomes reach the rule when it "
+                     "ends); with feed: judgement a qualified participant's outcomes reach it as they are submitted, "
+                     "so the rule can decide sooner and admit the next session sooner than predicted here")
     crowd, shape = _crowd(crowd_file, pilot, lam, tasks_per_list, notes)
     if crowd_file is not None:
         lam = None  # a recorded crowd brings its own arrivals

@@ -63,6 +63,22 @@ def test_without_arrivals_wall_time_is_not_predicted(study):
     assert any("wall time is not predicted: set crowd.arrivals_per_hour" in n for n in b.notes)
 
 
+def test_feed_judgement_is_said_to_be_simulated_as_feed_session(study):
+    text = study.protocol_file.read_text()
+    changed = text.replace("  sessions: 2 ", "  feed: judgement\n  sessions: 2 ").replace(
+        "  attention_checks: 1\n", "  attention_checks: 1\n  qualification: 1\n")
+    assert changed.count("feed: judgement") == 1 and "qualification: 1" in changed
+    study.protocol_file.write_text(changed)
+    try:
+        b = budget(StudyFolder.open(study.root), pilot=study.root / "pilot.csv", strategies=["one"], iterations=20,
+                   crowd_runs=200)
+    finally:
+        study.protocol_file.write_text(text)
+    assert any("sessions: simulated as stopping.feed: session" in n for n in b.notes)
+    plain = budget(study, pilot=study.root / "pilot.csv", strategies=["one"], iterations=20, crowd_runs=200)
+    assert not any("simulated as stopping.feed" in n for n in plain.notes)
+
+
 def test_budget_with_a_crowd_file_through_the_cli(study, tmp_path):
     """`humeval budget --crowd FILE`: the sessions are simulated with that crowd (named in the notes and the
     signature), wall time is predicted without crowd.arrivals_per_hour, and a crowd that all arrives at once with a
