@@ -623,11 +623,32 @@ def _sessions(study: StudyFolder, lists: list[Any], fit: Any, minutes: float, co
     notes.append(f"sessions: with stopping.sessions: {own} and lists of {w} watched tasks, at most {bound} judgements "
                  "of the comparison are paid but unused at the decision (a bound, whatever the answers; "
                  "docs/stopping.md, 'Sessions')")
+    if (wave := _wave_note(protocol, watched_lists, plans, cost_per_place)) is not None:
+        notes.append(wave)
     if planned is not None:
         notes.append(f"sessions: stopping.sessions: {planned} is the smallest W whose predicted wall time to the decision "
                      f"is within {WALL_TARGET:g}x the fixed design's with this crowd (the protocol has {own}); each W "
                      "more pays for more unused judgements (the table above)")
     return plans, notes
+
+
+def _wave_note(protocol: Any, watched_lists: list[int], plans: list[SessionPlan], cost_per_place: float) -> str | None:
+    """What a confirmation wave (``stopping.drift_check: wave``) adds to a decided collection, not in the table: at
+    most ceil(w / k) more places (k: the watched tasks of a list), each paid, and no end before the wave opens."""
+    stopping = protocol.stopping
+    if stopping is None or stopping.drift_check != "wave" or stopping.wave is None:
+        return None
+    w = stopping.wave.size(protocol.analysis.alpha)
+    k = sum(watched_lists) / len(watched_lists)
+    places = math.ceil(w / k)
+    own = next((p for p in plans if p.protocol), None)
+    left = None if own is None else max(0.0, len(watched_lists) - own.places[0])
+    opens = stopping.wave.opens_after_seconds / 3600
+    return (f"sessions: the confirmation wave (stopping.wave: w = {w} outcomes, {k:.1f} watched tasks a list) adds up "
+            f"to {places} places after a decision, {_money(places * cost_per_place):.2f} at most (it stops early once "
+            f"its flag is settled, never fed to the rule; not in the table above)"
+            + (f", within the {left:.1f} lists the protocol's W leaves unused on average" if left is not None else "")
+            + f"; the collection ends no sooner than the wave opens, {opens:.2f} hours after the launch, plus a session")
 
 
 def _quad(q: Any) -> list[float]:

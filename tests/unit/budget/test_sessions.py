@@ -79,6 +79,30 @@ def test_feed_judgement_is_said_to_be_simulated_as_feed_session(study):
     assert not any("simulated as stopping.feed" in n for n in plain.notes)
 
 
+def test_a_confirmation_wave_is_costed_in_the_notes(study):
+    import math
+
+    from humeval.costs import watched_per_list
+
+    text = study.protocol_file.read_text()
+    changed = text.replace("  sessions: 2 ", "  drift_check: wave\n  wave: {outcomes: 30, opens_after_seconds: 5400}\n"
+                                             "  sessions: 2 ")
+    study.protocol_file.write_text(changed)
+    try:
+        s = StudyFolder.open(study.root)
+        b = budget(s, pilot=study.root / "pilot.csv", strategies=["one"], iterations=20, crowd_runs=200)
+        per_list = [k for k in watched_per_list(s, s.read_lists())[1] if k > 0]
+    finally:
+        study.protocol_file.write_text(text)
+    places = math.ceil(30 / (sum(per_list) / len(per_list)))
+    note = next(n for n in b.notes if "confirmation wave" in n)
+    cost = b.reward_per_list * (1 + b.fee_rate)
+    assert f"adds up to {places} places after a decision, {round(places * cost, 2):.2f} at most" in note
+    assert "1.50 hours after the launch" in note
+    assert not any("confirmation wave" in n for n in budget(study, pilot=study.root / "pilot.csv", strategies=["one"],
+                                                            iterations=20, crowd_runs=200).notes)
+
+
 def test_budget_with_a_crowd_file_through_the_cli(study, tmp_path):
     """`humeval budget --crowd FILE`: the sessions are simulated with that crowd (named in the notes and the
     signature), wall time is predicted without crowd.arrivals_per_hour, and a crowd that all arrives at once with a
