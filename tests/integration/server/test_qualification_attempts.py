@@ -208,3 +208,55 @@ def test_replay_equals_live_with_second_attempts(tmp_path: Path, db_url: str | N
         assert (record["outcome"], record["n"]) == (live["outcome"], live["n"]) and record["agrees_with_live"]
     finally:
         srv.close()
+
+
+FIXED = """
+version: 1
+study: {name: fixed-qualification, seed: 9}
+data: {files: [data/outputs.jsonl]}
+systems: [baseline, candidate]
+criteria:
+  - {name: quality, type: 2afc, question: "Which is better?"}
+design: {judgements_per_item: 1, items_per_participant: 4, attention_checks: 2, qualification: 2,
+         qualification_attempts: 2}
+exclusion:
+  - {rule: attention, max_failures: 0}
+platform: {kind: local, completion_code: DONE-9, screenout_code: SCREEN-9}
+"""
+
+
+def test_without_a_stopping_rule_the_second_attempt_is_judged_at_the_end(tmp_path: Path) -> None:
+    """No live rule: the attempts work alike, and the screen-out is decided at the end of the list."""
+    from humeval.files import write_jsonl
+    from humeval.lock import lock_study
+    from humeval.pipeline import run
+    from humeval.study import StudyFolder
+    from humeval.templates import generate_outputs
+
+    root = tmp_path / "fixed"
+    write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(16, seed=5))
+    (root / "humeval.yaml").write_text(FIXED, encoding="utf-8")
+    study = StudyFolder.open(root)
+    list(run(study))
+    lock_study(study)
+    srv = InProcess(study)
+
+    async def body(c: httpx.AsyncClient) -> None:
+        for pid, second in (("R1", "right"), ("F1", "wrong")):
+            m = await Member(c, srv, pid).enter()
+            aid, right = await check(m)
+            assert (await m.submit(aid, wrong(right))).json()["attempts_left"] == 1
+            r = await m.submit(aid, right if second == "right" else wrong(right))
+            assert r.status_code == 201 and "attempts_left" not in r.json(), r.text
+            assert (await m.submit(aid, right)).status_code == 409  # no third attempt
+            assert await m.work() == 1 + 4  # the other check and the list's tasks: nothing ends early
+            st = await m.status()
+            assert st["completion"]["code"] == ("DONE-9" if second == "right" else "SCREEN-9"), st
+
+    try:
+        srv.run(body)
+        frame, excluded = exported(srv, study)
+        assert list(excluded.loc[excluded["scope"] == "participant", "participant_id"]) == ["F1"]
+        assert sorted(frame.loc[frame["kind"] == "attention", "revision"]) == [0, 0, 1, 1]
+    finally:
+        srv.close()
