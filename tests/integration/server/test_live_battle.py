@@ -5,6 +5,7 @@ battle and never counted."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,19 @@ def events(body: str) -> list[tuple[str, dict]]:
         lines = dict(line.split(": ", 1) for line in block.splitlines())
         out.append((lines["event"], json.loads(lines["data"])))
     return out
+
+
+async def vote_on_each(c: httpx.AsyncClient, h: dict[str, str]) -> None:
+    """Stream every battle the participant is served and vote A on each one that streamed in full."""
+    for _ in range(30):
+        r = await c.get("/api/v1/next", headers=h)
+        if r.status_code == 204:
+            return
+        a = r.json()
+        if events((await c.get(a["stream"], headers=h)).text)[-1][0] == "done":
+            await c.post("/api/v1/judgements", headers=h, json={
+                "assignment_id": a["assignment_id"], "idempotency_key": f"k-{a['assignment_id']}",
+                "values": {"vote": "A"}})
 
 
 def served(app: InProcess, body: Any) -> tuple[Any, list[dict], dict[str, list[str]]]:
@@ -153,24 +167,13 @@ def test_a_battle_whose_failure_would_come_again_is_not_served_again_in_its_roun
 
     study = live_arena_study(tmp_path / "live", shared_data / "arena", prompts=3, per_participant=6,
                              failing="Alpaca (7B)", per_item=2)
-    places: dict[str, int] = {}
-    for pl in study.read_lists():
-        for t in pl.tasks:
-            places[t.task_id] = places.get(t.task_id, 0) + 1
+    places = Counter(t.task_id for pl in study.read_lists() for t in pl.tasks)
     app = InProcess(study)
 
     async def body(c: httpx.AsyncClient) -> None:
         for p in range(len(study.read_lists())):
             h = await aenter(c, f"P{p}")
-            for _ in range(30):
-                r = await c.get("/api/v1/next", headers=h)
-                if r.status_code == 204:
-                    break
-                a = r.json()
-                if events((await c.get(a["stream"], headers=h)).text)[-1][0] == "done":
-                    await c.post("/api/v1/judgements", headers=h, json={
-                        "assignment_id": a["assignment_id"], "idempotency_key": f"k-{a['assignment_id']}",
-                        "values": {"vote": "A"}})
+            await vote_on_each(c, h)
 
     try:
         app.run(body)
@@ -202,15 +205,7 @@ def test_a_re_run_round_does_not_serve_again_a_battle_whose_failure_would_come_a
 
     async def body(c: httpx.AsyncClient) -> None:
         h = await aenter(c, "R1")
-        for _ in range(30):
-            r = await c.get("/api/v1/next", headers=h)
-            if r.status_code == 204:
-                break
-            a = r.json()
-            if events((await c.get(a["stream"], headers=h)).text)[-1][0] == "done":
-                await c.post("/api/v1/judgements", headers=h, json={
-                    "assignment_id": a["assignment_id"], "idempotency_key": f"k-{a['assignment_id']}",
-                    "values": {"vote": "A"}})
+        await vote_on_each(c, h)
 
     try:
         app.run(body)
