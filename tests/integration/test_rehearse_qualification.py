@@ -27,6 +27,12 @@ def test_the_rehearsal_asks_for_second_attempts_and_counts_them(tmp_path: Path) 
                        "passed_retried": int((~per["failed"] & (per["retried"] > 0)).sum()),
                        "failed": int(per["failed"].sum()), "retried": int((per["retried"] > 0).sum())}
     assert summary["passed_retried"] > 0 and summary["failed"] > 0  # some spammers guess right the second time
+    report = (result.workspace / "report.md").read_text(encoding="utf-8")
+    assert (f"Qualification (the first 2 attention check(s) of every list, 2 attempt(s) at each): "
+            f"{summary['participants']} participants answered it; {summary['passed']} passed "
+            f"({summary['passed_retried']} of them with a second attempt at a check), {summary['failed']} failed; "
+            f"{summary['retried']} answered a check again.") in report
+    print(json.dumps(summary))
     log = [json.loads(line) for line in study.logbook_file.read_text().splitlines()]
     rehearsal = [e for e in log if e.get("stage") == "rehearse"][-1]["summary"]
     assert rehearsal["retried"] == int((checks["revision"] > 0).sum()) > 0

@@ -260,3 +260,12 @@ def test_without_a_stopping_rule_the_second_attempt_is_judged_at_the_end(tmp_pat
         assert sorted(frame.loc[frame["kind"] == "attention", "revision"]) == [0, 0, 1, 1]
     finally:
         srv.close()
+
+
+def test_the_preregistration_states_the_attempts(tmp_path: Path) -> None:
+    from humeval.report.prereg import prereg
+
+    md = prereg(feed_study(tmp_path / "study", attempts=2)).markdown.read_text(encoding="utf-8")
+    assert ("the first 2 check(s) of every list are the qualification, with 2 attempts at each: a check answered "
+            "otherwise than it asks is shown again at once, the last attempt is judged, and answering anything after "
+            "the qualification gives the attempts left up.") in md
