@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from humeval.design.tasks import ParticipantList, Task
+from humeval.design.tasks import ParticipantList, Task, is_qualification
 from humeval.errors import DataError
 from humeval.protocol.models import (
     AttentionExclusion,
@@ -397,22 +397,21 @@ def exclusion_counts(frame: pd.DataFrame, excluded: pd.DataFrame, protocol: Prot
     if lists is not None and attention is not None:
         out["attention_checks"] = attention_check_counts(frame, expected_answers(lists))
         if protocol.design.qualification:
-            out["qualification"] = qualification_counts(frame, expected_answers(lists), protocol.design.qualification,
-                                                        attention.max_failures)
+            checks = {t.task_id for pl in lists for t in pl.tasks if is_qualification(t, protocol.design)}
+            out["qualification"] = qualification_counts(frame, expected_answers(lists), checks, attention.max_failures)
     return out
 
 
-def qualification_counts(frame: pd.DataFrame, expected: dict[str, Any], checks: int, max_failures: int) -> dict[str, int]:
-    """The participants who answered the qualification (the first ``checks`` attention checks of a list,
-    :func:`humeval.design.tasks.check_number`), and of them those who ``passed`` (at most ``max_failures`` of its
-    checks failed, as the ``attention`` rule judges them), passed with a second attempt at a check
-    (``passed_retried``: the export's ``revision`` above 0, ``design.qualification_attempts``), and ``failed``;
-    ``retried``: those who answered a check again, passed or not."""
+def qualification_counts(frame: pd.DataFrame, expected: dict[str, Any], checks: set[str], max_failures: int,
+                         ) -> dict[str, int]:
+    """The participants who answered the qualification (``checks``: its tasks, the first ``design.qualification``
+    attention checks of every list, :func:`humeval.design.tasks.is_qualification`), and of them those who ``passed``
+    (at most ``max_failures`` of its checks failed, as the ``attention`` rule judges them), passed with a second
+    attempt at a check (``passed_retried``: the export's ``revision`` above 0, ``design.qualification_attempts``),
+    and ``failed``; ``retried``: those who answered a check again, passed or not."""
     import pandas as pd
 
-    rows = frame[frame["kind"] == "attention"]
-    number = pd.to_numeric(rows["item_id"].astype(str).str.rsplit("-", n=1).str[1], errors="coerce") % 1000
-    rows = rows[(number < checks).to_numpy()]
+    rows = frame[frame["task_id"].isin(checks)]
     revision = rows["revision"] if "revision" in rows else pd.Series(0, index=rows.index)
     per_check = pd.DataFrame({
         "participant_id": rows["participant_id"].to_numpy(), "task_id": rows["task_id"].to_numpy(),

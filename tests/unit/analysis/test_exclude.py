@@ -94,3 +94,24 @@ def test_the_rules_take_plain_columns_as_the_server_gives_them():
     assert [(r["participant_id"], r["rule"]) for r in records] == [("same", "straight-lining"), ("same", "min-time")]
     with pytest.raises(DataError, match=r"lack the column\(s\) task_id"):
         exclusion_rows({"participant_id": []}, protocol)
+
+
+def test_qualification_counts_by_hand() -> None:
+    """Two qualification checks (q1 asks A, q2 asks B) and a later check: P1 passes both at once; P2 fails q2, then
+    answers it as asked (revision 1); P3 fails q1 twice; P4 answers only the later check (not the qualification)."""
+    import pandas as pd
+
+    from humeval.judgements import normalise_judgements
+    from humeval.judgements.exclusion import qualification_counts
+
+    rows = [("P1", "q1", "A", 0), ("P1", "q2", "B", 0), ("P2", "q1", "A", 0), ("P2", "q2", "B", 1),
+            ("P3", "q1", "B", 1), ("P3", "q2", "B", 0), ("P4", "later", "B", 0)]
+    frame = normalise_judgements(pd.DataFrame(
+        [{"participant_id": p, "task_id": t, "kind": "attention", "item_id": t, "criterion": "quality", "system": "s",
+          "choice": c, "revision": r} for p, t, c, r in rows]))
+    expected = {"q1": "A", "q2": "B", "later": "A"}
+    assert qualification_counts(frame, expected, {"q1", "q2"}, 0) == {
+        "participants": 3, "passed": 2, "passed_retried": 1, "failed": 1, "retried": 2}
+    # one failure tolerated: P3 passes too, with a second attempt at q1 (a retried pass)
+    assert qualification_counts(frame, expected, {"q1", "q2"}, 1) == {
+        "participants": 3, "passed": 3, "passed_retried": 2, "failed": 0, "retried": 2}
