@@ -93,3 +93,37 @@ def test_a_replayed_crowd_votes_as_recorded_and_the_report_counts_its_votes(tmp_
             assert rates[a][b] == pytest.approx(count, abs=1e-12), (a, b)
     print(json.dumps({"replayed": result.summary["replayed"], "own_flipped": flips[True], "own_as_recorded":
                       flips[False], "judgements": result.judgements, "workers": int(served["worker"].nunique())}))
+
+
+#: :data:`REPLAY_MODELS` as a live arena names them
+LIVE_REPLAY = {"gpt-3.5-turbo": "GPT 3.5 Turbo", "starcoderchat-alpha-16b": "StarCoderChat Alpha (16B)",
+               "weaver-12k": "Weaver 12k", "command-light": "command-light"}
+
+
+def test_a_replayed_crowd_votes_on_live_battles(tmp_path: Path, shared_data: Path) -> None:
+    """A live arena (its data prompts only, the four models' answers streamed from their recorded table): each replayed
+    worker is told the models on each side by the streamed answers, and votes as recorded."""
+    from tests.integration.server.studies import live_arena_study
+
+    data = shared_data / "arena"
+    outputs = llmfao_outputs(data, models=REPLAY_MODELS)
+    clash = outputs.groupby("item_id")["output"].agg(lambda s: s.duplicated().any())
+    prompts = sorted(clash.index[~clash])[:6]
+    study = live_arena_study(tmp_path / "live", data, prompts=len(prompts), items=prompts, per_participant=6,
+                             models=LIVE_REPLAY)
+    back = {v: k for k, v in LIVE_REPLAY.items()}
+    votes = read_crowd_votes(data / "llmfao-crowd-comparisons.csv")
+    votes = votes[votes["model_a"].isin(back) & votes["model_b"].isin(back)]
+    votes = votes.assign(model_a=votes["model_a"].map(back), model_b=votes["model_b"].map(back))
+    votes.to_csv(tmp_path / "votes.csv", index=False)
+    result = rehearse(study, kind="replay", crowd_votes=tmp_path / "votes.csv", concurrency=2, timeout=300)
+    assert result.judgements == result.judgements_required == 36  # 6 pairs on 6 prompts, none failed: all voted
+    served = pd.read_json(result.workspace / "replayed-votes.jsonl", lines=True)
+    store = Store.open(study, result.store)
+    try:
+        judged = store.judgements()
+    finally:
+        store.close()
+    stored = sorted((j["item_id"], j["display"][0], j["display"][1], j["values"]["vote"]) for j in judged)
+    assert stored == sorted(zip(served["item_id"], served["model_a"], served["model_b"], served["vote"], strict=True))
+    assert len(served) == result.judgements and served["source"].isin(REPLAY_SOURCES).all()

@@ -100,6 +100,10 @@ class AnswerKey:
     def _checks(self) -> dict[str, str]:
         return {text: item_id for item_id, text in self.attention}
 
+    def knows(self, texts: list[str]) -> bool:
+        """Whether one item of the key holds every one of ``texts`` (a live battle's streamed answers)."""
+        return bool(texts) and bool(set.intersection(*(self._items.get(t, set()) for t in texts)))
+
     def identify(self, texts: list[str]) -> tuple[str, bool]:
         """``(item id, is an attention check)`` of an assignment from the texts it shows: the server tells
         neither (a participant could not either), the researcher's key does."""
@@ -304,6 +308,9 @@ class Answerer:
         if not criterion.task.pairwise or len(texts) != 2:
             raise RehearsalError(f"rehearsal: the 'replay' kind replays pairwise votes; criterion '{name}' is "
                                  f"{criterion.type} with {len(texts)} output(s)")
+        if not all(texts):
+            raise RehearsalError("rehearsal: the 'replay' kind needs to know which model wrote each answer; a live "
+                                 "battle's answers are known only for `recorded` models (not openai or local ones)")
         sides = [self.key.writers(item_id, t) for t in texts]
         if any(len(s) != 1 for s in sides):
             raise RehearsalError(f"rehearsal: item '{item_id}': two models wrote the same answer ({sides}); a "

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import itertools
+import json
 import os
 import secrets
 import shutil
@@ -441,6 +442,9 @@ class _Crowd:
             if not str(events).rstrip().rsplit("\n\n", 1)[-1].startswith("event: done"):
                 self.tally.add(failed_battles=1)  # withdrawn by the server, never counted: the next battle follows
                 return done
+            shown = _streamed(str(events), len(assignment["outputs"]))
+            if self.answerer.key.knows(shown):  # the recorded models' answers: who wrote each is known
+                assignment = {**assignment, "outputs": shown}
         body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
                 "values": self.answerer.values(assignment, rng, who), "seconds": draw_seconds(rng, self.seconds)}
         status, answer = client.request("POST", "/api/v1/judgements", body, token=token, expect=(201, 200, 409))
@@ -554,8 +558,31 @@ def _add_rerun(study: StudyFolder, ws: Workspace, db: str, tasks: list[Any], lis
     return False, added, sum(len(r.tasks) for r in rerun), max((len(r.tasks) for r in rerun), default=0)
 
 
+def _streamed(events: str, sides: int) -> list[str]:
+    """The answers a battle's stream showed, side by side (its ``piece`` events, in order)."""
+    texts = [""] * sides
+    for block in events.strip().split("\n\n"):
+        head, _, data = block.partition("\ndata: ")
+        if head == "event: piece":
+            piece = json.loads(data)
+            texts[int(piece["side"])] += str(piece["text"])
+    return texts
+
+
 def _answer_key(study: StudyFolder, lists: list[ParticipantList]) -> AnswerKey:
-    rows = [(item_id, system, text.output) for (item_id, system), text in study.outputs().texts.items()]
+    """Which system wrote each text of an item: the data's outputs; in a live arena (``arena.models``, whose data
+    holds prompts only) the answers its ``recorded`` models give to each item's prompt, as they will be streamed."""
+    texts = study.outputs().texts
+    rows = [(item_id, system, text.output) for (item_id, system), text in texts.items()]
+    arena = study.protocol.arena
+    if arena is not None and arena.models:
+        from humeval.arena.models import normalise_prompt, read_recorded
+
+        prompts = {item_id: normalise_prompt(text.input) for (item_id, _), text in texts.items() if text.input}
+        for m in arena.models:
+            if m.kind == "recorded":
+                answers = read_recorded(m, study.root)
+                rows += [(item_id, m.name, answers[p]) for item_id, p in prompts.items() if p in answers]
     return AnswerKey.build(rows, lists)
 
 

@@ -263,7 +263,8 @@ arena:
 def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participant: int = 6, failing: str = "",
                      reveal: bool = False, platform: str = "local", chunk_seconds: float = 0.0,
                      naming: str = "", spare: int = 0, prompt_rules: str = "", language: str = "en",
-                     lock: bool = True, per_item: int = 1) -> StudyFolder:
+                     lock: bool = True, per_item: int = 1, models: dict[str, str] | None = None,
+                     items: list[str] | None = None) -> StudyFolder:
     """A live arena over LLMFAO's first ``prompts`` prompts: its items are prompts only (no outputs), its models
     ``recorded`` endpoints that stream LLMFAO's recorded answers in pieces of 40 characters when a battle is served;
     ``failing``: one more model (a key of :data:`LIVE_MODELS`'s LLMFAO names, e.g. ``Alpaca (7B)``) named
@@ -271,12 +272,15 @@ def live_arena_study(root: Path, data: Path, *, prompts: int = 3, per_participan
     identity filter drops its battles); ``spare``: that many further LLMFAO prompts whose recorded answers the table
     holds but which are no item (the prompts to type, or of the prompt file ``spare-prompts.jsonl``: ``id``, ``text``);
     ``prompt_rules``: the flow mapping of ``arena.prompts``; ``language``: ``presentation.language``; ``lock``:
-    locked (else only designed); ``per_item``: ``design.judgements_per_item``."""
+    locked (else only designed); ``per_item``: ``design.judgements_per_item``; ``models``: the arena's models (its
+    names to LLMFAO's; default :data:`LIVE_MODELS`); ``items``: LLMFAO's prompts (slugs) to take first, before the
+    others in order."""
     from humeval.data.llmfao import llmfao_outputs
 
-    names = dict(LIVE_MODELS) | ({"failing": failing} if failing else {})
+    names = dict(models or LIVE_MODELS) | ({"failing": failing} if failing else {})
     recorded = llmfao_outputs(data, models=list(names.values()))
-    items = sorted(set.intersection(*(set(recorded.loc[recorded["system"] == m, "item_id"]) for m in names.values())))
+    common = set.intersection(*(set(recorded.loc[recorded["system"] == m, "item_id"]) for m in names.values()))
+    items = list(items) + sorted(common - set(items)) if items is not None else sorted(common)
     recorded = recorded[recorded["item_id"].isin(items[:prompts + spare])]
     back = {v: k for k, v in names.items()}
     rows = [{"item_id": r.item_id, "system": back[r.system], "output": "", "input": r.input} for r in recorded.itertuples()
