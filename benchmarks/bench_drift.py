@@ -11,8 +11,8 @@ A live decision "the fixed design would not make" is one for a side that test do
 
 The drift check is the preregistered one (``stopping.drift_check: halves``): the outcomes the decision used, split
 into halves in arrival order, compared by the exact split test given the rule's stop
-(:func:`humeval.stats.drift.stopped_split_pvalues`) at ``--alpha``. Last, for comparison only (not built, it
-costs collection): a confirmation wave of ``--wave`` outcomes collected when the fixed design would have ended,
+(:func:`humeval.stats.drift.stopped_split_pvalues`) at ``--alpha``. Last, the other preregistered check (built as
+``stopping.drift_check: wave``, it costs collection): a confirmation wave of ``--wave`` outcomes collected when the fixed design would have ended,
 flagged when it prefers the other side than the decision (exact one-sided binomial test against 1/2 at
 ``--alpha``; the wave is independent of the stop, so under a constant preference that favours the decided side,
 or none, it flags at most alpha).
