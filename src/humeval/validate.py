@@ -381,11 +381,11 @@ def _qualification_warnings(protocol: Protocol) -> list[Problem]:
     from humeval.protocol.platform_kinds import platform_kind
 
     d, platform = protocol.design, protocol.platform
-    policy = platform_kind(platform.kind).check_attempts
+    kind = platform_kind(platform.kind)
+    policy = kind.check_attempts
     screens = any(r.rule == "attention" for r in protocol.exclusion) and bool(platform.screenout_code or platform.screenout_url)
     if policy is None or not d.qualification or d.qualification_attempts >= policy[0] or not screens:
         return []
-    kind = platform_kind(platform.kind)
     return [(("design", "qualification_attempts"), f"{d.qualification_attempts} on {kind.title}, whose policy ({policy[1]}) "
              f"asks for {policy[0]} attempts at a comprehension check before a participant is screened out for "
              f"failing it; set qualification_attempts: {policy[0]}")]

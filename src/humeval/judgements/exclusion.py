@@ -412,12 +412,11 @@ def qualification_counts(frame: pd.DataFrame, expected: dict[str, Any], checks: 
     import pandas as pd
 
     rows = frame[frame["task_id"].isin(checks)]
-    revision = rows["revision"] if "revision" in rows else pd.Series(0, index=rows.index)
     per_check = pd.DataFrame({
         "participant_id": rows["participant_id"].to_numpy(), "task_id": rows["task_id"].to_numpy(),
         "failed": [_failed(v, str(ch), expected.get(str(t))) for v, ch, t in
                    zip(rows["value"], rows["choice"], rows["task_id"], strict=True)],  # a few per participant
-        "retried": (pd.to_numeric(revision, errors="coerce").fillna(0) > 0).to_numpy(),
+        "retried": (rows["revision"] > 0).to_numpy(),
     }).groupby(["participant_id", "task_id"]).any()
     per = per_check.groupby(level="participant_id").agg(failed=("failed", "sum"), retried=("retried", "any"))
     passed = per["failed"] <= max_failures

@@ -439,10 +439,10 @@ class _Crowd:
             self._type_prompt(client, token, assignment, rng)
         if "stream" in assignment:  # a live battle: its answers are streamed (generated) before the vote
             _, events = client.request("GET", assignment["stream"], token=token)
-            if not str(events).rstrip().rsplit("\n\n", 1)[-1].startswith("event: done"):
+            shown, whole = _streamed(str(events), len(assignment["outputs"]))
+            if not whole:
                 self.tally.add(failed_battles=1)  # withdrawn by the server, never counted: the next battle follows
                 return done
-            shown = _streamed(str(events), len(assignment["outputs"]))
             if self.answerer.key.knows(shown):  # the recorded models' answers: who wrote each is known
                 assignment = {**assignment, "outputs": shown}
         body = {"assignment_id": assignment["assignment_id"], "idempotency_key": secrets.token_hex(16),
@@ -558,15 +558,16 @@ def _add_rerun(study: StudyFolder, ws: Workspace, db: str, tasks: list[Any], lis
     return False, added, sum(len(r.tasks) for r in rerun), max((len(r.tasks) for r in rerun), default=0)
 
 
-def _streamed(events: str, sides: int) -> list[str]:
-    """The answers a battle's stream showed, side by side (its ``piece`` events, in order)."""
-    texts = [""] * sides
+def _streamed(events: str, sides: int) -> tuple[list[str], bool]:
+    """The answers a battle's stream showed, side by side (its ``piece`` events, in order), and whether it ended
+    with ``done`` (both shown in full; else the server withdrew the battle)."""
+    texts, head = [""] * sides, ""
     for block in events.strip().split("\n\n"):
         head, _, data = block.partition("\ndata: ")
         if head == "event: piece":
             piece = json.loads(data)
             texts[int(piece["side"])] += str(piece["text"])
-    return texts
+    return texts, head == "event: done"
 
 
 def _answer_key(study: StudyFolder, lists: list[ParticipantList]) -> AnswerKey:

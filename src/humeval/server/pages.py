@@ -216,7 +216,7 @@ async def task_page(request: Request, error: Refused | None = None, status: int 
 
 async def _task_view(request: Request, result: AssignmentView, *, error: Refused | None = None, status: int = 200,
                      answers: dict[str, str] | None = None, typed: tuple[str, str] | None = None,
-                     participant_id: str = "", again: dict[str, Any] | None = None) -> Response:
+                     participant_id: str, again: dict[str, Any] | None = None) -> Response:
     """The task page of ``result`` (``again``: a qualification check shown for another attempt)."""
     store = _store(request)
     data = assignment_json(store, result)
