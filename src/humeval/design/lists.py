@@ -40,7 +40,7 @@ from humeval.protocol.models import Criterion, Design, Protocol
 from humeval.rng import as_generator, stream
 
 __all__ = ["CheckAnswers", "ParticipantList", "attention_task", "balanced_order", "build_lists", "check_answers",
-           "design_lists"]
+           "design_lists", "practice_tasks"]
 
 
 def check_answers(criterion: Criterion) -> tuple[Any, ...]:
@@ -69,6 +69,20 @@ def attention_task(template: Task, criterion: Criterion, index: int, expected: A
         expected=expected,
         text=text,
     )
+
+
+def practice_tasks(protocol: Protocol) -> list[Task]:
+    """The practice items (``design.practice``) as the first tasks of every list, in the protocol's order: the kind
+    ``practice``, the outputs ``output-1``, ``output-2``, ... in the listed order (the texts are the protocol's: the item id
+    ``practice-<n>`` names the n-th item, :func:`humeval.design.tasks.practice_index`), ``expected`` the answer the feedback calls right (or None)."""
+    out = []
+    for i, item in enumerate(protocol.design.practice):
+        c = protocol.criterion(item.criterion)
+        family = c.task.family
+        out.append(Task(task_id=f"practice-{i + 1}|{family}|{c.name}", item_id=f"practice-{i + 1}",
+                        systems=tuple(f"output-{j + 1}" for j in range(len(item.outputs))), criteria=(c.name,),
+                        family=family, kind="practice", expected=item.expected(c)))
+    return out
 
 
 class CheckAnswers:
@@ -161,7 +175,8 @@ def _finish(chosen: list[Task], protocol: Protocol, rng: np.random.Generator, r:
     elif counterbalancing == "random":
         chosen = [chosen[i] for i in rng.permutation(len(chosen))]
     names = tuple(sorted({c for t in chosen for c in watched.get(t.task_id, ())}))
-    return ParticipantList(f"L{k + 1:04d}", r, _add_checks(chosen, protocol, rng, k, answers), names)
+    return ParticipantList(f"L{k + 1:04d}", r, practice_tasks(protocol) + _add_checks(chosen, protocol, rng, k, answers),
+                           names)
 
 
 def balanced_order(tasks: list[Task], strata: dict[str, str], per_list: int, rounds: int,

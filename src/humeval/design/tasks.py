@@ -17,7 +17,7 @@ from humeval.protocol.models import Criterion, Design, Protocol
 from humeval.tasks import TASK_TYPES
 
 __all__ = ["FAMILIES", "ParticipantList", "Task", "build_tasks", "check_number", "criterion_groups", "family_of",
-           "is_qualification", "list_entries", "unknown_task"]
+           "is_qualification", "list_entries", "practice_index", "unknown_task"]
 
 #: how outputs are shown, by criterion type: one output, a pair, or all outputs side by side
 FAMILIES = {entry.name: entry.value.family for entry in TASK_TYPES.entries()}
@@ -173,6 +173,17 @@ def check_number(task: Task) -> int:
         return -1
     try:
         return int(task.item_id.rsplit("-", 1)[1]) % 1000
+    except (IndexError, ValueError):
+        return -1
+
+
+def practice_index(task: Task) -> int:
+    """The index in ``design.practice`` of a practice item (its item id is ``practice-<index + 1>``,
+    :func:`humeval.design.lists.practice_tasks`); -1 for any other task."""
+    if task.kind != "practice":
+        return -1
+    try:
+        return int(task.item_id.rsplit("-", 1)[1]) - 1
     except (IndexError, ValueError):
         return -1
 

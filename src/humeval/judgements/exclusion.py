@@ -58,7 +58,7 @@ if TYPE_CHECKING:  # the rules themselves need no pandas (the server applies the
     import pandas as pd
 
 __all__ = ["EXCLUDED_COLUMNS", "attention_check_counts", "exclusion_counts", "exclusion_rows", "exclusions", "expected_answers",
-           "valid_judgements"]
+           "fails_check", "valid_judgements"]
 
 EXCLUDED_COLUMNS = ["scope", "participant_id", "task_id", "criterion", "system", "rule", "detail"]
 
@@ -90,6 +90,11 @@ class _Columns:
             raw = np.asarray(table[name], dtype=object)
             setattr(self, name, np.array(["" if v is None or v != v else str(v) for v in raw], dtype=str)
                     if raw.size else np.array([], dtype=str))
+        practice = self.kind == "practice"  # design.practice: answered for feedback, judged by no rule
+        if practice.any():
+            for name in ("value", "seconds", "participant_id", "task_id", "kind", "criterion", "system", "system_b",
+                         "choice"):
+                setattr(self, name, getattr(self, name)[~practice])
 
     participant_id: np.ndarray
     task_id: np.ndarray
@@ -168,7 +173,9 @@ def _same_side(c: _Columns, rule: SameSideExclusion) -> list[dict[str, str]]:
             for g, (p,) in enumerate(keys) if hit[g]]
 
 
-def _failed(row_value: float, row_choice: str, expected: Any) -> bool:
+def fails_check(row_value: float, row_choice: str, expected: Any) -> bool:
+    """Whether a long-table row (its ``value`` and ``choice``) is not the answer ``expected`` (None: nothing is
+    expected, it never fails): the attention rule's judge of a row, and the practice feedback's."""
     if expected is None:
         return False
     if row_choice:
@@ -186,7 +193,7 @@ def _attention(c: _Columns, rule: AttentionExclusion, expected: dict[str, Any]) 
     for i in checks:  # attention checks only: a few per participant
         pid, task = str(c.participant_id[i]), str(c.task_id[i])
         seen.setdefault(pid, set()).add(task)
-        if _failed(c.value[i], str(c.choice[i]), expected.get(task)):
+        if fails_check(c.value[i], str(c.choice[i]), expected.get(task)):
             failed.setdefault(pid, set()).add(task)
     out = []
     for pid in sorted(seen):
@@ -414,7 +421,7 @@ def qualification_counts(frame: pd.DataFrame, expected: dict[str, Any], checks: 
     rows = frame[frame["task_id"].isin(checks)]
     per_check = pd.DataFrame({
         "participant_id": rows["participant_id"].to_numpy(), "task_id": rows["task_id"].to_numpy(),
-        "failed": [_failed(v, str(ch), expected.get(str(t))) for v, ch, t in
+        "failed": [fails_check(v, str(ch), expected.get(str(t))) for v, ch, t in
                    zip(rows["value"], rows["choice"], rows["task_id"], strict=True)],  # a few per participant
         "retried": (rows["revision"] > 0).to_numpy(),
     }).groupby(["participant_id", "task_id"]).any()
@@ -432,7 +439,7 @@ def attention_check_counts(frame: Mapping[str, Any], expected: dict[str, Any]) -
     if not checks.size:
         return []
     asked = np.array([str(expected.get(str(t), "")) for t in c.task_id[checks]], dtype=str)
-    failed = np.array([_failed(c.value[i], str(c.choice[i]), expected.get(str(c.task_id[i]))) for i in checks])
+    failed = np.array([fails_check(c.value[i], str(c.choice[i]), expected.get(str(c.task_id[i]))) for i in checks])
     group, keys = _groups(c.criterion[checks], asked)
     answered = np.bincount(group, minlength=len(keys))
     missed = np.bincount(group, weights=failed, minlength=len(keys)).astype(int)

@@ -42,6 +42,7 @@ __all__ = [
     "MinTimeExclusion",
     "Pairing",
     "Pay",
+    "PracticeItem",
     "Platform",
     "Presentation",
     "ProlificSettings",
@@ -282,6 +283,48 @@ class Sampling(_Model):
     pairing: Pairing | None = Field(None, description="Build 2AFC pairs from outputs that are not aligned by input (each output its own item): pair outputs of two systems with matching properties and similar length (see docs/sampling.md).")
 
 
+def _same_answer(given: Any, valid: Any) -> bool:
+    """Whether ``given`` (as a protocol file writes it) is the answer ``valid``: numbers within rounding, text as
+    text (YAML's ``A`` or ``"4"`` for the point 4)."""
+    if isinstance(given, bool):
+        return False
+    try:
+        return math.isclose(float(given), float(valid), rel_tol=0, abs_tol=1e-9)
+    except (TypeError, ValueError):
+        return str(given) == str(valid)
+
+
+class PracticeItem(_Model):
+    """One practice item shown before any real task of every list (``design.practice``), with feedback after the
+    answer: the answer it expects (when given) and the explanation, in the researcher's own words and language."""
+
+    criterion: str = Field(description="The criterion asked (its type gives the form, as for a real task).")
+    input: str = Field("", max_length=20_000, description="The input or source shown above the outputs (empty: none).")
+    outputs: list[str] = Field(min_length=1, max_length=10, description="The texts shown, in this order (never shuffled; `A` is the first): one for a one-output type, two for a pair, two or more for a type that shows all outputs.")
+    answer: Any = Field(None, description="The answer the feedback calls right: one of the answers an attention check of the criterion may ask for (a pair's `A` or `B`, a Likert point, a slider's minimum, quarters or maximum, ...). Empty: the feedback shows the explanation and judges nothing (e.g. magnitude estimation, where no one number is right).")
+    explanation: str = Field(min_length=1, max_length=5_000, description="Shown after the participant answered: why the expected answer is right, or what to look for.")
+
+    def expected(self, criterion: Criterion) -> Any:
+        """The answer in the form the criterion's attention checks ask for it (:meth:`TaskType.check_answers`); None
+        when the item names none. Raises ValueError when ``answer`` is not one of them."""
+        if self.answer is None:
+            return None
+        valid = criterion.task.check_answers(criterion)
+        for v in valid:
+            if _same_answer(self.answer, v):
+                return v
+        raise ValueError(f"{self.answer!r} is not an answer the feedback can judge for criterion {criterion.name!r} "
+                         f"({criterion.type}); valid: {', '.join(map(str, valid))}, or leave it empty to show the "
+                         "explanation only")
+
+    @field_validator("outputs")
+    @classmethod
+    def _outputs_not_blank(cls, outputs: list[str]) -> list[str]:
+        if any(not text.strip() for text in outputs):
+            raise ValueError("a practice item's outputs must not be empty")
+        return outputs
+
+
 class Design(_Model):
     """How items are distributed to participants."""
 
@@ -295,6 +338,7 @@ class Design(_Model):
     repeated_items: int = Field(0, ge=0, le=100, description="Tasks shown twice in each list to measure consistency.")
     qualification: int = Field(0, ge=0, le=100, description="Attention checks placed at the start of every list, before any real task (the rest of `attention_checks` at seeded random positions, as with 0): the qualification a participant passes (the `attention` rule's `max_failures` on them) before their watched judgements are fed to the stopping rule at once (`stopping.feed: judgement`). At most `attention_checks`.")
     qualification_attempts: int = Field(1, ge=1, le=3, description="Attempts a participant has at each qualification check (`design.qualification`). With 2 (Prolific's policy for comprehension checks), one who answers a qualification check otherwise than it asks is told so at once and answers it again (the page shows it again; the JSON API answers `attempts_left`); the last attempt is the answer judged, and the export's `revision` counts the attempts after the first. An attempt left unused when the participant answers anything after the qualification is given up. 1: one answer, judged as given.")
+    practice: list[PracticeItem] = Field(default_factory=list, max_length=20, description="Practice items placed first in every list, before the qualification and every real task, each followed at once by feedback: the answer given, the answer expected (when the item names one) and the explanation. Stored with the kind `practice`: never analysed, fed to a stopping rule or judged by an exclusion rule; counted in the report (see docs/collection.md, 'Practice').")
     balance: list[str] = Field(
         default_factory=list,
         description="Item property columns (from `data.properties`) for a balanced design: every list holds one item of each combination of their values for each system (or pair), and every output is judged once per round (Thomson & Belz 2025, section 4.1). Needs the same number of selected items in every combination (e.g. `stratified` sampling with `allocation: equal`) and `items_per_participant` = combinations x tasks per item.",
@@ -680,6 +724,29 @@ class Protocol(_Model):
         return self
 
     @model_validator(mode="after")
+    def _practice_fits(self) -> Protocol:
+        if self.design.practice and self.assignment.strategy != "list":
+            raise ValueError(f"design.practice: practice items open every participant list (assignment.strategy: "
+                             f"list); strategy {self.assignment.strategy!r} serves tasks one at a time. Use "
+                             "strategy: list, or remove design.practice")
+        names = [c.name for c in self.criteria]
+        for i, item in enumerate(self.design.practice):
+            where = f"design.practice[{i}]"
+            if item.criterion not in names:
+                raise ValueError(f"{where}.criterion: no criterion {item.criterion!r}; valid: {', '.join(names)}")
+            c = self.criterion(item.criterion)
+            family, n = c.task.family, len(item.outputs)
+            wanted = {"single": n == 1, "pair": n == 2}.get(family, n >= 2)
+            if not wanted:
+                need = {"single": "1 output", "pair": "2 outputs"}.get(family, "2 outputs or more")
+                raise ValueError(f"{where}.outputs: criterion {c.name!r} ({c.type}) shows {need}; got {n}")
+            try:
+                item.expected(c)
+            except ValueError as exc:
+                raise ValueError(f"{where}.answer: {exc}") from None
+        return self
+
+    @model_validator(mode="after")
     def _platform_currency(self) -> Protocol:
         facts = platform_kind(self.platform.kind)
         if facts.currencies and self.pay.currency not in facts.currencies:
@@ -702,7 +769,8 @@ class Protocol(_Model):
         time :data:`UNDECLARED_LEASE`."""
         if self.assignment.lease_seconds is not None:
             return self.assignment.lease_seconds
-        tasks = tasks_per_list or self.design.items_per_participant + self.design.attention_checks
+        d = self.design
+        tasks = tasks_per_list or d.items_per_participant + d.attention_checks + len(d.practice)
         if self.pay.minutes_per_list is not None:
             seconds = 60 * self.pay.minutes_per_list
         elif self.pay.seconds_per_task is not None:

@@ -41,6 +41,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from humeval.judgements.practice import practice_feedback
 from humeval.platforms.completion import completion_json
 from humeval.platforms.entry import resolve_entry
 from humeval.server.contract import InvitesIn, JudgementIn, parse
@@ -146,6 +147,9 @@ async def judgements(request: Request) -> Response:
     data = result.judgement.to_json()
     if result.attempts_left:
         data["attempts_left"] = result.attempts_left
+    task = store.context.task_of(body.assignment_id)
+    if task is not None and task.kind == "practice":  # shown in the protocol's order: its systems are the display
+        data["feedback"] = practice_feedback(store.context.protocol, task, task.systems, result.judgement.values)
     headers: dict[str, str] = {}
     if body.next:
         data["next"] = None if result.next is None or isinstance(result.next, Progress) else assignment_json(store, result.next)

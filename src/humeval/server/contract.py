@@ -112,6 +112,11 @@ class Task(BaseModel):
     family: str = Field(description="single (one output) or pair (two outputs side by side)")
 
 
+class PracticeNumber(BaseModel):
+    number: int = Field(ge=1)
+    of: int = Field(ge=1)
+
+
 class Assignment(BaseModel):
     """``GET /api/v1/next``: the participant's current assignment (outputs in display order, no system names)."""
 
@@ -125,6 +130,15 @@ class Assignment(BaseModel):
     references: str
     progress: Progress
     expires_at: str = Field(description="ISO 8601 time the lease ends (it is renewed by a submit)")
+    practice: PracticeNumber | None = Field(None, description="only for a practice item (`design.practice`): its "
+                                            "number and how many there are; answering it gives `feedback`")
+
+
+class PracticeFeedback(BaseModel):
+    correct: bool | None = Field(description="whether the answer is the one the practice item names; null when it "
+                                 "names none (the explanation only)")
+    expected: Any = Field(description="the answer the item names (a pair's A or B, a scale's point, ...), or null")
+    explanation: str = Field(description="the researcher's explanation, to show the participant")
 
 
 class Judgement(BaseModel):
@@ -138,6 +152,9 @@ class Judgement(BaseModel):
                                       "is not the one it asks for, when `design.qualification_attempts` leaves "
                                       "another attempt: how many; answer the same assignment again (a new "
                                       "idempotency key) before anything else, or the attempts are given up")
+    feedback: PracticeFeedback | None = Field(None, description="only after an answer to a practice item "
+                                              "(`design.practice`, an assignment with `practice`): what to show "
+                                              "the participant before the next task")
     next: Assignment | None = Field(None, description="only when the request asked for it (`next: true`): the "
                                     "participant's next assignment, as GET /api/v1/next gives it; null when there is "
                                     "none (nothing left, or none now: GET /api/v1/status and GET /api/v1/next tell)")

@@ -29,7 +29,9 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from humeval.design.tasks import practice_index
 from humeval.errors import Refused
+from humeval.judgements.practice import practice_feedback
 from humeval.platforms.completion import completion_json, return_link
 from humeval.platforms.entry import Entry, link_fields, resolve_entry
 from humeval.protocol.platform_kinds import platform_kind
@@ -305,6 +307,8 @@ async def task_post(request: Request) -> Response:
         return await task_page(request, error=exc, status=422, answers=form)  # every answer given is shown again
     if result.attempts_left:
         return RedirectResponse(f"/task/again?assignment={quote(aid)}", status_code=303)
+    if task.kind == "practice":
+        return RedirectResponse(f"/feedback?assignment={quote(aid)}", status_code=303)
     if _reveals(store, task):
         return RedirectResponse(f"/reveal?assignment={quote(aid)}", status_code=303)
     return RedirectResponse("/task", status_code=303)
@@ -348,6 +352,24 @@ async def reveal(request: Request) -> Response:
     votes = [values.get(c) for c in task.criteria if store.context.protocol.criterion(c).task.arena]
     return _render(request, "reveal.html", {"models": display, "vote": votes[0] if votes else "",
                                             "letters": [chr(ord("A") + i) for i in range(len(display))]})
+
+
+async def feedback(request: Request) -> Response:
+    """The feedback on a practice item the participant has answered (``design.practice``): right or not, the answer
+    expected and the explanation; before the answer, or for another participant's item, the task page."""
+    session = _session(request)
+    store = _store(request)
+    aid = request.query_params.get("assignment", "")
+    task = store.context.task_of(aid)
+    answered = await store.answer_of(session.participant_id, aid) if task is not None and task.kind == "practice" else None
+    if task is None or answered is None:
+        return RedirectResponse("/task", status_code=303)
+    protocol = store.context.protocol
+    told = practice_feedback(protocol, task, answered[0], answered[1])
+    expected = told["expected"]
+    return _render(request, "feedback.html", {
+        "feedback": told, "number": practice_index(task) + 1, "of": len(protocol.design.practice),
+        "expected": f"{expected:g}" if isinstance(expected, int | float) else str(expected)})
 
 
 #: a form answered elsewhere (another tab), not theirs, expired and given away, no longer needed, or a battle whose
@@ -408,6 +430,7 @@ def page_routes() -> list[Route]:
         Route("/task/prompt", prompt_form, methods=["POST"]),
         Route("/task/again", again_page, methods=["GET"]),
         Route("/reveal", reveal, methods=["GET"]),
+        Route("/feedback", feedback, methods=["GET"]),
         Route("/done", done, methods=["GET"]),
         Route("/nothing-left", nothing_left, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),

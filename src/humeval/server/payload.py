@@ -4,7 +4,8 @@ System names never leave the server: outputs are texts in display order, and a `
 answer refers to them as ``A`` (first) and ``B`` (second). Nor does anything that tells an
 attention check or a consistency repeat from a task: no task kind, no item or task id (a
 check's item id names it, a repeat's equals the original's); the one id is the assignment's,
-random for every assignment. A live battle's outputs are empty: its ``stream`` gives them
+random for every assignment. A practice item (``design.practice``) is said to be one (``practice``: its number
+and how many there are): it is shown as practice, with feedback after the answer. A live battle's outputs are empty: its ``stream`` gives them
 (:mod:`humeval.server.battle`).
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from humeval.design.tasks import practice_index
 from humeval.protocol.models import Protocol
 from humeval.server.battle import PROMPT_URL, stream_url
 from humeval.store.records import AssignmentView
@@ -41,10 +43,17 @@ def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
     protocol = store.context.protocol
     task = view.task
     pres = protocol.presentation
+    practice: dict[str, Any] = {}
     if task.kind == "attention":
         outputs = [task.text] * len(view.display)
         formats = ["text"] * len(view.display)
         item_input, references = "", ""
+    elif task.kind == "practice":  # the protocol's texts, in its order; said openly: practice is no check
+        index = practice_index(task)
+        item = protocol.design.practice[index]
+        outputs, formats = list(item.outputs), ["text"] * len(item.outputs)
+        item_input, references = item.input, ""
+        practice = {"practice": {"number": index + 1, "of": len(protocol.design.practice)}}
     else:
         texts = [store.texts(task.item_id, system) for system in view.display]
         outputs = [t[0] for t in texts]
@@ -57,13 +66,13 @@ def assignment_json(store: Store, view: AssignmentView) -> dict[str, Any]:
         live = {"stream": stream_url(view.assignment_id)} | (
             {"prompt": {"url": PROMPT_URL, "min_chars": rules.min_chars, "max_chars": rules.max_chars}}
             if rules.typed else {})
-    return live | {
+    return live | practice | {
         "assignment_id": view.assignment_id,
         "task": {"family": task.family},  # task ids name systems, item ids name checks and repeats
         "criteria": [_criterion_cached(protocol, c) for c in task.criteria],
         "outputs": outputs,
         "formats": formats,
-        "input": item_input if pres.show_input else "",
+        "input": item_input if pres.show_input or practice else "",
         "references": references if pres.show_references else "",
         "progress": view.progress.to_json(),
         "expires_at": datetime.fromtimestamp(view.expires_at, UTC).isoformat(),

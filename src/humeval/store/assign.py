@@ -82,9 +82,10 @@ _CANDIDATES = 16
 
 
 def display_order(ctx: StoreContext, participant_id: str, task: Task) -> tuple[str, ...]:
-    """The systems in display order: a seeded shuffle per (study seed, participant, task)."""
+    """The systems in display order: a seeded shuffle per (study seed, participant, task); a practice item's outputs
+    in the protocol's order (its expected answer names them so)."""
     systems = list(task.systems)
-    if ctx.protocol.presentation.randomise_order and len(systems) > 1:
+    if ctx.protocol.presentation.randomise_order and len(systems) > 1 and task.kind != "practice":
         key = f"{ctx.protocol.study.seed}|{participant_id}|{task.task_id}".encode()
         random.Random(int.from_bytes(hashlib.sha256(key).digest()[:8], "big")).shuffle(systems)
     return tuple(systems)

@@ -36,8 +36,9 @@ def _left(ctx: StoreContext, latest: list[dict[str, Any]]) -> dict[str, int]:
     design = ctx.protocol.design
     if design.qualification_attempts < 2:
         return {}
-    checks = [j for j in latest if is_qualification(ctx.tasks[j["task_id"]], design)]
-    if len(checks) < len(latest):  # answered something after the qualification: the attempts left are given up
+    answered = [j for j in latest if j["kind"] != "practice"]  # the practice items come first and are no tasks
+    checks = [j for j in answered if is_qualification(ctx.tasks[j["task_id"]], design)]
+    if len(checks) < len(answered):  # answered something after the qualification: the attempts left are given up
         return {j["assignment_id"]: 0 for j in checks}
     return {j["assignment_id"]: max(0, design.qualification_attempts - 1 - int(j["revision"])) if _fails(ctx, j) else 0
             for j in checks}

@@ -448,7 +448,8 @@ class BWSType(TaskType):
                   seq: int | None) -> list[dict[str, Any]]:
         best, worst = value["best"], value["worst"]
         roles = ["best" if p == best else "worst" if p == worst else "neither" for p in range(len(display))]
-        if base.get("kind") == "attention":  # the outputs are the instruction: the letter chosen is the answer
+        if base.get("kind") in ("attention", "practice"):  # a check shows the instruction, practice is judged by the
+            # letter chosen as the best: the letter is the answer
             roles = [LETTERS[best]] * len(display)
         return [base | {"criterion": criterion.name, "system": system, "system_b": "", "position": pos,
                         "value": 1.0 if pos == best else -1.0 if pos == worst else 0.0, "choice": role}

@@ -44,7 +44,7 @@ criteria:
   - {{name: quality, type: 2afc, question: "Which is better?", tie: true}}
 presentation: {{setup: separate}}
 design: {{judgements_per_item: 1, items_per_participant: {per}, counterbalancing: latin-square, attention_checks: 2,
-         qualification: 2{attempts}}}
+         qualification: 2{attempts}{design}}}
 assignment: {{strategy: list, lease_seconds: 600}}
 stopping: {{rule: anytime, delta: 0.05, systems: [baseline, candidate], feed: {feed}}}
 exclusion:
@@ -55,10 +55,11 @@ platform: {{kind: local, completion_code: {code}, screenout_code: {screenout}}}
 
 
 def feed_study(root: Path, *, items: int = 80, per: int = 8, feed: str = "judgement", more: str = "",
-               lock: bool = True, attempts: int = 1) -> StudyFolder:
-    """``more``: further exclusion rules (YAML lines); ``attempts``: ``design.qualification_attempts``."""
+               lock: bool = True, attempts: int = 1, design: str = "") -> StudyFolder:
+    """``more``: further exclusion rules (YAML lines); ``attempts``: ``design.qualification_attempts``; ``design``:
+    further fields of ``design`` (YAML flow items, each after a comma)."""
     write_jsonl(root / "data" / "outputs.jsonl", generate_outputs(items, seed=5))
-    text = PROTOCOL.format(per=per, feed=feed, code=CODE, screenout=SCREENOUT, more=more,
+    text = PROTOCOL.format(per=per, feed=feed, code=CODE, screenout=SCREENOUT, more=more, design=design,
                            attempts=f", qualification_attempts: {attempts}" if attempts > 1 else "")
     (root / "humeval.yaml").write_text(text, encoding="utf-8")
     study = StudyFolder.open(root)
