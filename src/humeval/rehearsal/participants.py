@@ -288,6 +288,8 @@ class Answerer:
         """``{criterion: value}`` for an assignment of ``GET /api/v1/next`` (``who``: a simulated participant)."""
         texts: list[str] = list(assignment["outputs"])
         names = [c["name"] for c in assignment["criteria"]]
+        if (practice := assignment.get("practice")) is not None:  # said openly: the protocol's item, no data's
+            return {name: self._practised(name, int(practice["number"]) - 1, texts, rng, who) for name in names}
         item_id, attention = self.key.identify(texts)
         if isinstance(who, ReplayedWorker):
             return {name: self._replayed(name, item_id, texts, attention, rng, who) for name in names}
@@ -331,6 +333,18 @@ class Answerer:
         """A cheap clicker's answer: the first output and a scale's first point, or a straight-liner's one answer."""
         c = self.criteria[name]
         return c.task.cheap_answer(c, who.level if who.strategy == "straight" else 0.0, shown)
+
+    def _practised(self, name: str, index: int, texts: list[str], rng: np.random.Generator,
+                   who: SimulatedParticipant | ReplayedWorker | None) -> Any:
+        """A practice item's answer: the one it expects from anyone who reads (any valid answer when it names none),
+        the cheap answer from a cheap clicker, a random one from a spammer."""
+        criterion = self.criteria[name]
+        if isinstance(who, SimulatedParticipant) and who.strategy:
+            return self._cheap(name, len(texts), who)
+        expected = self.protocol.design.practice[index].expected(criterion)
+        if expected is None or (isinstance(who, SimulatedParticipant) and who.spammer):
+            return self._spam(name, texts, rng)
+        return criterion.task.attention_answer(criterion, expected, len(texts))
 
     def _attention(self, name: str, item_id: str, texts: list[str]) -> Any:
         expected = self.key.attention.get((item_id, texts[0] if texts else ""))

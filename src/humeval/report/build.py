@@ -274,9 +274,31 @@ def _stopping_text(d: Stopping) -> str:
     return text
 
 
+def _practice(counts: dict[str, Any]) -> tuple[str, Table]:
+    """The practice items' paragraph and table (``exclusion.json``'s ``practice``)."""
+    judged = [i for i in counts["items"] if i["right"] is not None]
+    right, answered = sum(i["right"] for i in judged), sum(i["answered"] for i in judged)
+    text = (f"Practice ({len(counts['items'])} item(s) first in every list, with feedback; judged by no rule and not "
+            f"analysed): {counts['participants']} participants answered practice items"
+            + (f"; {right} of {answered} answers to the items that name an answer were right." if judged else
+               "; no item names an answer (the feedback showed the explanation only)."))
+    rows = [[i["item"], i["criterion"], "" if i["expected"] is None else i["expected"], i["answered"],
+             "" if i["right"] is None else i["right"]] for i in counts["items"]]
+    return text, Table("Practice items", ["item", "criterion", "answer expected", "answered", "right"], rows)
+
+
 def _exclusion(exclusion: dict[str, Any] | None, protocol: Protocol) -> Section:
     if exclusion is None:
         return Section("Exclusion", ["Not run (no exclusion.json)."])
+    section = _excluded(exclusion, protocol)
+    if (practice := exclusion.get("practice")) is not None:
+        text, table = _practice(practice)
+        section.paragraphs.append(text)
+        section.tables.append(table)
+    return section
+
+
+def _excluded(exclusion: dict[str, Any], protocol: Protocol) -> Section:
     if not protocol.exclusion:
         return Section("Exclusion", ["The protocol declares no exclusion rules; nothing was excluded."])
     rows = [[r["rule"], ", ".join(f"{k}={v}" for k, v in r["parameters"].items()), r["participants"],

@@ -162,6 +162,14 @@ def _markdown(study: StudyFolder, lock: dict[str, Any], files: dict[str, str], s
              "again at once, the last attempt is judged, and answering anything after the qualification gives the "
              "attempts left up." if d.qualification_attempts > 1 else ".") if d.qualification else ".")),
     ]
+    if d.practice:
+        lines.append(f"- Practice: {len(d.practice)} item(s) open every list, before the qualification and every task, "
+                     "each followed at once by feedback (the answer given, the answer expected when the item names "
+                     "one, and the explanation). Their answers are stored with the kind `practice`: not analysed, fed "
+                     "to no stopping rule, judged by no exclusion rule.")
+        lines += [f"  - Practice {i + 1} ({item.criterion}, {len(item.outputs)} output(s)): "
+                  + (f"expects {item.answer}. " if item.answer is not None else "names no answer. ")
+                  + f"Explanation: \"{item.explanation}\"" for i, item in enumerate(d.practice)]
     if d.balance:
         lines.append(f"- Balanced lists: every list holds one item of each combination of {', '.join(d.balance)} "
                      "for each system.")

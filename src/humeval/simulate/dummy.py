@@ -43,6 +43,8 @@ def _rows(lists: list[ParticipantList], protocol: Protocol, rng: np.random.Gener
     for pl in lists:
         participant = pl.list_id
         for task in pl.tasks:
+            if task.kind == "practice":  # answered apart (:func:`_practice_rows`): it shows no system's output
+                continue
             systems = list(task.systems)
             if protocol.presentation.randomise_order:
                 systems = [systems[i] for i in rng.permutation(len(systems))]
@@ -60,6 +62,23 @@ def _rows(lists: list[ParticipantList], protocol: Protocol, rng: np.random.Gener
                     rows.append(base | {"system": systems[0], "system_b": systems[1], "position": 0})
                 else:
                     rows.extend(base | {"system": s, "system_b": "", "position": p} for p, s in enumerate(systems))
+    return pd.DataFrame(rows)
+
+
+def _practice_rows(lists: list[ParticipantList], protocol: Protocol) -> pd.DataFrame:
+    """The practice items (``design.practice``) of every list answered as they expect (the first answer an attention
+    check could ask for when an item names none): one answer, as a participant who read the feedback gives it."""
+    rows = []
+    for pl in lists:
+        for task in pl.tasks:
+            if task.kind != "practice":
+                continue
+            c = protocol.criterion(task.criteria[0])
+            answer = task.expected if task.expected is not None else c.task.check_answers(c)[0]
+            base = {"participant_id": pl.list_id, "list_id": pl.list_id, "task_id": task.task_id, "kind": task.kind,
+                    "item_id": task.item_id, "expected": task.expected}
+            rows += c.task.long_rows(c, c.task.attention_answer(c, answer, len(task.systems)), list(task.systems),
+                                     base, None)
     return pd.DataFrame(rows)
 
 
@@ -154,6 +173,9 @@ def dummy_judgements(lists: list[ParticipantList], protocol: Protocol, kind: str
             frame.loc[mask, "value"] = value
             if chosen is not None:
                 frame.loc[mask, "choice"] = chosen
+    if protocol.design.practice:
+        practice = _practice_rows(lists, protocol)
+        frame = pd.concat([practice[frame.columns.intersection(practice.columns)], frame], ignore_index=True)
     frame["participant_id"] = f"dummy-{kind}-" + frame["participant_id"]
     longest = max((len(pl.tasks) for pl in lists), default=0)
     frame["seconds"] = draw_seconds(rng, declared_seconds(protocol, longest), size=len(frame))
