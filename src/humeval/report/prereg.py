@@ -164,7 +164,7 @@ def _markdown(study: StudyFolder, lock: dict[str, Any], files: dict[str, str], s
     ]
     if d.practice:
         lines.append(f"- Practice: {len(d.practice)} item(s) open every list, before the qualification and every task, "
-                     "each followed at once by feedback (the answer given, the answer expected when the item names "
+                     "each followed at once by feedback (right or not and the answer expected, when the item names "
                      "one, and the explanation). Their answers are stored with the kind `practice`: not analysed, fed "
                      "to no stopping rule, judged by no exclusion rule.")
         lines += [f"  - Practice {i + 1} ({item.criterion}, {len(item.outputs)} output(s)): "
