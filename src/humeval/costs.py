@@ -561,10 +561,12 @@ def _sessions(study: StudyFolder, lists: list[Any], fit: Any, minutes: float, co
     lam = protocol.crowd.arrivals_per_hour
     rule = comp.build_rule()
     notes: list[str] = []
-    if protocol.stopping is not None and protocol.stopping.feed == "judgement":
-        notes.append("sessions: simulated as stopping.feed: session (each session's outcomes reach the rule when it "
-                     "ends); with feed: judgement a qualified participant's outcomes reach it as they are submitted, "
-                     "so the rule can decide sooner and admit the next session sooner than predicted here")
+    feed = protocol.stopping.feed if protocol.stopping is not None else "session"
+    if feed == "judgement":
+        notes.append(f"sessions: simulated with stopping.feed: judgement: after the {protocol.design.qualification} "
+                     "qualification check(s) first in a list, each watched outcome reaches the rule when it is "
+                     "submitted (the watched tasks evenly spread over the rest of the list), so a place can open and "
+                     "the rule can decide mid-session")
     crowd, shape = _crowd(crowd_file, pilot, lam, tasks_per_list, notes)
     if crowd_file is not None:
         lam = None  # a recorded crowd brings its own arrivals
@@ -577,7 +579,8 @@ def _sessions(study: StudyFolder, lists: list[Any], fit: Any, minutes: float, co
     same = {"lists": big_p, "watched": watched_lists, "minutes_per_list": minutes, "fit": fit,
             "in_flight_share": comp.in_flight_share, "min_in_flight": comp.min_in_flight, "horizon": comp.horizon,
             "runs": runs, "seed": seed, "crowd": crowd, "tasks_per_list": tasks_per_list, "patience": patience,
-            "lease_seconds": float(protocol.lease(tasks_per_list))}
+            "lease_seconds": float(protocol.lease(tasks_per_list)), "feed": feed,
+            "qualification": protocol.design.qualification}
     timed = lam is not None or crowd is not None
     if not timed:
         same["patience"] = 0.0  # every open place is taken at once: no one waits

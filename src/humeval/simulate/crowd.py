@@ -2,7 +2,9 @@
 
 An agent-based simulation of one watched pairwise comparison collected in paid sessions
 (participant lists), vectorised over simulated runs (arrays over runs; the loop is over
-events, at most two per session). The model, per run:
+events, at most two per session, plus one per watched judgement with ``feed="judgement"``; an event
+costs O(runs x sessions started), so O(runs x sessions^2) in all, w times more fed per judgement).
+The model, per run:
 
 * **Places.** ``lists`` watched lists of ``watched`` (w) watched tasks each. A place is open
   while the admission rule of the live store wants a session
@@ -42,11 +44,19 @@ events, at most two per session). The model, per run:
   capability c ~ U(capability) per session and the item's difficulty d per task
   (:func:`humeval.simulate.population.draw_difficulties`; items drawn afresh per task, so
   repeated judgements of one item are not correlated here).
-* **Feeding and deciding.** A session's outcomes reach the rule when it ends, in order (the
-  participant is settled; exclusion is not simulated: every session is kept). The rule decides
-  at the first crossing of ``rule.boundary`` (as :func:`humeval.stopping.base.first_passage`);
-  the sessions in progress then are cut: their remaining watched tasks are closed, the
-  participant is paid in full.
+* **Feeding and deciding.** ``feed="session"`` (``stopping.feed: session``, the default): a session's outcomes
+  reach the rule when it ends, in order (the participant is settled; exclusion is not simulated: every session
+  is kept). ``feed="judgement"``: the ``qualification`` checks come first in every list, then the watched tasks
+  evenly spread over the rest (the i-th of m after ``qualification + ceil(i (tasks - qualification) / m)`` tasks,
+  the last one the list's last), each fed when it is submitted at the session's pace: the outcomes of
+  concurrent sessions reach the rule in time order (at equal times, the earlier session's first), what a
+  session in progress fed is no longer pending for admission (:func:`humeval.store.live.admissions`), so a
+  place can open mid-session; a quitter's or pauser's answered outcomes were fed as submitted (those among its
+  tasks answered after the qualification), nothing is fed at their settlement. The rule decides at the first
+  crossing of ``rule.boundary`` (as :func:`humeval.stopping.base.first_passage`), at a session's end or (feed
+  judgement) at one judgement's submit; the sessions in progress then are cut: their remaining watched tasks
+  are closed, the participant is paid in full (with feed judgement nothing is answered but unfed: the unused
+  are the cut).
 * **Fixed design.** The same crowd (rate, durations) with all ``lists`` places open at once:
   the wall time is the last session's end.
 
@@ -56,8 +66,10 @@ closed unanswered), wall time to the decision (hours), the fixed design's wall t
 decision (wrong: against the direction of ``p``; any decision is wrong at ``p = 0.5``).
 :meth:`CrowdResult.summary` gives means with a normal 95 % interval over runs and the 5/50/95 %
 quantiles.
-Checked against: hand-computed cases (p = 1, W = 1: the decision after ceil(d0 / w) sessions)
-and the scalar admission rule (tests/unit/simulate/test_crowd.py, tests/unit/stopping/test_admission.py).
+Checked against: hand-computed cases (p = 1, W = 1: the decision after ceil(d0 / w) sessions; feed judgement:
+at the d0-th outcome's submit, a place opening mid-session, a quitter's outcomes fed at submit) and the scalar
+admission rule (tests/unit/simulate/test_crowd_simulation.py, test_crowd_log.py, test_crowd_feed.py,
+tests/unit/stopping/test_admission.py).
 """
 
 from __future__ import annotations
@@ -69,6 +81,7 @@ from typing import Any
 
 import numpy as np
 
+from humeval.errors import HumevalError
 from humeval.rng import Seed, as_generator
 from humeval.simulate.arrivals import Crowd, CrowdShape, fit_crowd
 from humeval.simulate.plan import PilotFit
@@ -153,6 +166,8 @@ class CrowdResult:
     lease_seconds: float = 0.0
     total: int = 0  # watched judgements of the fixed design (lists x w when every list holds w)
     pausers: float = 0.0  # the drawn share of pausers (besides those a recorded crowd's times show)
+    feed: str = "session"  # the protocol's stopping.feed: "session" or "judgement"
+    qualification: int = 0  # attention checks first in every list (timing the submits with feed judgement)
 
     @property
     def fixed_places(self) -> int:
@@ -210,7 +225,8 @@ class CrowdResult:
         spread = f"|spread:{self.spread:g}" if self.crowd is None else ""
         extra = ((f"|patience:{self.patience:g}s" if self.patience else "") + ("" if self.quitters_fed else "|quitters:dropped")
                  + (f"|lease:{self.lease_seconds:g}s" if self.lease_seconds else "")
-                 + (f"|pausers:{self.pausers:g}" if self.pausers else ""))
+                 + (f"|pausers:{self.pausers:g}" if self.pausers else "")
+                 + (f"|feed:judgement|qualification:{self.qualification}" if self.feed == "judgement" else ""))
         arrivals = "" if self.crowd is not None and self.arrivals_per_hour is None else f"|arrivals:{lam}"
         return (f"crowd|rule:{self.rule}|delta:{self.delta:g}|W:{self.sessions}|lists:{self.lists}|w:{self.watched}"
                 f"|min:{self.minutes_per_list:g}{arrivals}{who}|{what}{spread}{extra}"
@@ -220,7 +236,8 @@ class CrowdResult:
         return {"rule": self.rule, "delta": self.delta, "sessions": self.sessions, "lists": self.lists,
                 "watched": self.watched, "minutes_per_list": self.minutes_per_list,
                 "arrivals_per_hour": self.arrivals_per_hour, "crowd": self.crowd, "patience": self.patience,
-                "quitters_fed": self.quitters_fed, "lease_seconds": self.lease_seconds, "pausers": self.pausers, "p": self.p, "fit": self.fit, "spread": self.spread,
+                "quitters_fed": self.quitters_fed, "lease_seconds": self.lease_seconds, "pausers": self.pausers, "feed": self.feed,
+                "qualification": self.qualification, "p": self.p, "fit": self.fit, "spread": self.spread,
                 "seed": self.seed, "runs": len(self.runs.places), "fixed_places": self.fixed_places,
                 "fixed_judgements": self.fixed_judgements, "decided_share": self.decided_share,
                 "wrong_share": self.wrong_share, "signature": self.signature(),
@@ -365,7 +382,8 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                    horizon: int | None = None, runs: int = 1000, spread: float = DEFAULT_SPREAD,
                    crowd: Crowd | CrowdShape | None = None, tasks_per_list: int | None = None,
                    patience: float = 0.0, quitters_fed: bool = True, lease_seconds: float = 0.0,
-                   resample: bool = True, pausers: float = 0.0, seed: Seed = 0) -> CrowdResult:
+                   resample: bool = True, pausers: float = 0.0, feed: str = "session", qualification: int = 0,
+                   seed: Seed = 0) -> CrowdResult:
     """Simulate ``runs`` crowd collections of one watched comparison (see the module docstring).
 
     ``rule``: a boundary rule (``humeval.stopping.get_rule(name, delta)``); ``lists``: the watched
@@ -382,7 +400,11 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     does: an abandoned participant's kept outcomes are fed; False: dropped); ``lease_seconds``: how long after quitting the store settles a quitter;
     ``resample=False``: a recorded crowd's participants exactly as logged in every run (a replay of the log; only
     the outcomes are random); ``pausers``: the share of the participants who do not quit that pause once past the
-    lease (besides those a recorded crowd's times show; needs drawn arrivals and ``lease_seconds``).
+    lease (besides those a recorded crowd's times show; needs drawn arrivals and ``lease_seconds``); ``feed``: the
+    protocol's ``stopping.feed``, ``"session"`` (outcomes fed when the session ends) or ``"judgement"`` (each watched
+    outcome fed when it is submitted, after the qualification); ``qualification``: ``design.qualification``, the
+    attention checks first in every list (at least 1 with ``feed="judgement"``, as ``validate`` requires; the default
+    ``tasks_per_list`` is then ``qualification`` + the most watched).
     """
     from humeval.protocol.comparisons import Comparison
 
@@ -405,9 +427,11 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
         raise ValueError("pausers need arrivals (a pause is timed against the lease): give arrivals_per_hour or a crowd")
     if isinstance(crowd, CrowdShape) and arrivals_per_hour is None:
         raise ValueError("a crowd shape is drawn at a rate: give arrivals_per_hour (or a recorded crowd)")
-    rng = as_generator(seed)
     n_runs, big_p, w = int(runs), int(lists), int(per_list.max())
-    tasks = int(tasks_per_list or w)
+    q0 = int(qualification)
+    tasks = int(tasks_per_list or q0 + w)
+    per_judgement = _check_feed(feed, q0, tasks, w, quitters_fed)
+    rng = as_generator(seed)
     total = int(per_list.sum())
     cap = total if horizon is None else min(total, int(horizon))
     a = np.asarray(rule.boundary(cap), dtype=np.int64)
@@ -421,13 +445,13 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     hours = minutes_per_list / 60.0
     lam = arrivals_per_hour
     # drawn arrivals (a crowd, or a Poisson stream with a waitlist); None: the Poisson stream drawn as it goes
+    lease_h = lease_seconds / 3600
     if crowd is None and patience == 0 and pausers == 0:
         arr = None
         n_slots = big_p
         x, p_mean = _outcomes(rng, (n_runs, big_p, w), p, fit)
         dur = hours * rng.lognormal(-spread**2 / 2, spread, (n_runs, big_p))
     else:
-        lease_h = lease_seconds / 3600
         if isinstance(crowd, Crowd):
             arr = _from_crowd(rng, crowd, n_runs, tasks, minutes_per_list, lease_h, resample)
         elif isinstance(crowd, CrowdShape) and lam is not None:  # (a shape without a rate was refused above)
@@ -451,6 +475,10 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     slot_quit = np.zeros((n_runs, n_slots), dtype=bool)  # settled as abandoned (a quitter or a pauser)
     slot_paused = np.zeros((n_runs, n_slots), dtype=bool)  # a pauser: settled like a quitter, paid
     quit_ended = np.zeros((n_runs, n_slots), dtype=bool)
+    # feed judgement: per slot the outcomes fed so far, hours per task, and the next submit time (inf: none left)
+    slot_fed = np.zeros((n_runs, n_slots), dtype=np.int64)
+    slot_pace = np.zeros((n_runs, n_slots))
+    next_sub = np.full((n_runs, n_slots), np.inf)
     n = np.zeros(n_runs, dtype=np.int64)
     s = np.zeros(n_runs, dtype=np.int64)
     begin = np.full((n_runs, n_slots), np.nan)
@@ -478,6 +506,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
         if who is None:
             end[rows, k] = at + dur[rows, k]
             slot_feed[rows, k] = per_list[lst]
+            slot_pace[rows, k] = dur[rows, k] / tasks
         else:
             assert arr is not None  # a slot is given to someone (``who``) only from drawn arrivals
             q = arr.quits[rows, who]
@@ -485,19 +514,121 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
             slot_quit[rows, k] = q
             if arr.paused is not None:
                 slot_paused[rows, k] = arr.paused[rows, who]
-            kept = np.floor(arr.kept_share[rows, who] * per_list[lst] + 1e-9).astype(np.int64)
+            done = arr.kept_share[rows, who] * tasks  # the tasks a quitter (or pauser) answered
+            if per_judgement:  # the watched tasks among them: those after the qualification, evenly spread
+                kept = np.clip(np.floor((done - q0) * per_list[lst] / (tasks - q0) + 1e-9), 0, None).astype(np.int64)
+                slot_pace[rows, k] = np.where(q, (arr.quit_hours[rows, who] - lease_h) / np.maximum(done, 1e-9),
+                                              arr.hours[rows, who] / tasks)
+            else:
+                kept = np.floor(arr.kept_share[rows, who] * per_list[lst] + 1e-9).astype(np.int64)
             slot_feed[rows, k] = np.where(q, kept if quitters_fed else 0, per_list[lst])
         started[rows] += 1
         t[rows] = at
+        if per_judgement:
+            schedule(rows, k)
+
+    def schedule(rows: np.ndarray, k: np.ndarray) -> None:
+        """Feed judgement: the submit time of slot k's next watched task, the i-th (1-based) of a list of m after
+        q0 + ceil(i (tasks - q0) / m) tasks at the session's pace (not after its end); inf when none is left."""
+        i, m = slot_fed[rows, k] + 1, per_list[slot_list[rows, k]]
+        at = begin[rows, k] + slot_pace[rows, k] * (q0 - (-i * (tasks - q0) // m))
+        next_sub[rows, k] = np.where(i <= slot_feed[rows, k], np.minimum(at, end[rows, k]), np.inf)
 
     def want() -> np.ndarray:
         active = end < np.inf
-        pending = np.where(active, per_list[slot_list], 0).sum(axis=1)
+        # feed judgement: what a session in progress has fed is no longer pending (the store's admissions)
+        pending = np.where(active, per_list[slot_list] - slot_fed, 0).sum(axis=1)
         d = adm.distances(a_dist, n, s)
         k = np.minimum(adm.wanted_many(pending, w, d, allow[np.minimum(n, total)]), big_p - next_list + n_freed)
         return np.where(live, k, 0)
 
-    steps = 2 * n_slots + 2 if arr is None else 3 * n_slots + 2
+    def feed_in_order(rows: np.ndarray, outs: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Feed each row's first ``count`` outcomes of ``outs`` (rows x positions) in order, up to the rule's first
+        crossing or the cap (n, s, the outcome and ``used`` updated); where the rule stopped and how many were fed."""
+        has = np.arange(outs.shape[1])[None, :] < count[:, None]
+        total_s = s[rows, None] + np.cumsum(outs * has, axis=1)
+        total_n = n[rows, None] + np.cumsum(has, axis=1)
+        ok = has & (total_n <= cap)
+        a_n = a[np.minimum(total_n, cap) - 1]
+        hit_a = ok & (total_s >= a_n)
+        hit = hit_a | (ok & (total_s <= total_n - a_n))
+        crossed = hit.any(axis=1)
+        first = hit.argmax(axis=1)
+        stop = crossed | (total_n[:, -1] >= cap)
+        last = np.where(crossed, first, np.minimum(count, cap - n[rows]) - 1)  # the last position fed
+        k_fed = np.where(last >= 0, np.take_along_axis(total_n, np.maximum(last, 0)[:, None], axis=1)[:, 0] - n[rows], 0)
+        s[rows] = np.where(last >= 0, np.take_along_axis(total_s, np.maximum(last, 0)[:, None], axis=1)[:, 0], s[rows])
+        n[rows] += k_fed
+        outcome[rows[crossed]] = np.where(hit_a[crossed, first[crossed]], 1, -1)
+        used[rows[stop]] = n[rows[stop]]
+        return stop, k_fed
+
+    def decide(rows: np.ndarray) -> None:
+        """The rule stopped at ``t``: the sessions in progress are cut, the participant paid in full; the watched
+        tasks answered so far are unused (fed at submit with feed judgement, so used), the rest closed."""
+        if not rows.size:
+            return
+        e, b = end[rows], begin[rows]
+        active = e < np.inf
+        lists_of = per_list[slot_list[rows]]
+        if per_judgement:
+            answered = slot_fed[rows]
+            cut_sessions[rows] += (active & (answered < lists_of)).sum(axis=1)
+        else:
+            frac = np.where(active, np.clip((t[rows, None] - b) / np.where(active, e - b, 1.0), 0, 1), 0)
+            answered = np.floor(frac * lists_of).astype(np.int64)
+            unfed[rows] += np.where(active, answered, 0).sum(axis=1)
+            cut_sessions[rows] += active.sum(axis=1)
+        cut[rows] += np.where(active, lists_of - answered, 0).sum(axis=1)
+        end[rows] = np.inf
+        live[rows] = False
+
+    def settle(rows: np.ndarray) -> None:
+        """A session ends (the participant settled): with feed session its outcomes are fed in order (a quitter's:
+        none, or those answered with quitters_fed); with feed judgement they were fed as submitted."""
+        if not rows.size:
+            return
+        j = end[rows].argmin(axis=1)
+        t[rows] = end[rows, j]
+        end[rows, j] = np.inf
+        q = slot_quit[rows, j]
+        lst = slot_list[rows, j]
+        if q.any():  # the quitter's list is free again
+            qr = rows[q]
+            freed[qr, n_freed[qr]] = lst[q]
+            n_freed[qr] += 1
+            quit_ended[qr, j[q]] = True
+        feed = slot_feed[rows, j]
+        paused_j = slot_paused[rows, j]
+        cut[rows] += np.where(paused_j, per_list[lst] - feed, 0)  # a pauser's unanswered rest: paid, closed for them
+        if per_judgement:
+            quit_fed[rows] += np.where(q & ~paused_j, slot_fed[rows, j], 0)
+            return
+        stop, k_fed = feed_in_order(rows, x[rows, j], feed)
+        quit_fed[rows] += np.where(q & ~paused_j, k_fed, 0)  # a pauser's are paid: not counted here
+        # fed outcomes beyond the decision: unused (a quitter's are not paid: no part of it)
+        rest = np.where(q, np.where(paused_j, feed - k_fed, 0), per_list[lst] - k_fed)
+        unfed[rows[stop]] += rest[stop]
+        decide(rows[stop])
+
+    def submit(rows: np.ndarray) -> None:
+        """Feed judgement: each row's next watched submit is fed at once; the rule can stop at it."""
+        if not rows.size:
+            return
+        j = next_sub[rows].argmin(axis=1)
+        t[rows] = next_sub[rows, j]
+        outs = x[rows, j, slot_fed[rows, j]][:, None]
+        stop, _ = feed_in_order(rows, outs, np.ones(rows.size, dtype=np.int64))
+        slot_fed[rows, j] += 1
+        schedule(rows, j)
+        decide(rows[stop])
+
+    def next_event() -> np.ndarray:
+        """Per run, the time of the next session end (or, feed judgement, watched submit, if sooner)."""
+        e = end.min(axis=1)
+        return np.minimum(e, next_sub.min(axis=1)) if per_judgement else e
+
+    steps = (2 * n_slots + 2 if arr is None else 3 * n_slots + 2) + (w * n_slots if per_judgement else 0)
     for _ in range(steps):
         wanted = want()
         active_any = (end < np.inf).any(axis=1)
@@ -522,11 +653,11 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                     start(rows, t[rows])
             else:
                 t_arr = np.where(wanted > 0, t + rng.exponential(1.0 / lam, n_runs), np.inf)
-                arrived = live & (t_arr < end.min(axis=1))
+                arrived = live & (t_arr < next_event())
                 rows = np.flatnonzero(arrived)
                 start(rows, t_arr[rows])
         else:
-            e_min = end.min(axis=1)
+            e_min = next_event()
             from_q = live & (wanted > 0) & waiting
             rows = np.flatnonzero(from_q)
             start(rows, t[rows], qhead[rows])
@@ -546,55 +677,12 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
         rows = np.flatnonzero(live & ~arrived)
         if not rows.size:
             continue
-        # a session ends: its outcomes are fed in order (a quitter's: none, or those answered with quitters_fed)
-        j = end[rows].argmin(axis=1)
-        now = end[rows, j]
-        t[rows] = now
-        end[rows, j] = np.inf
-        q = slot_quit[rows, j]
-        lst = slot_list[rows, j]
-        if q.any():  # the quitter's list is free again
-            qr = rows[q]
-            freed[qr, n_freed[qr]] = lst[q]
-            n_freed[qr] += 1
-            quit_ended[qr, j[q]] = True
-        feed = slot_feed[rows, j]
-        outs = x[rows, j]
-        total_s = s[rows, None] + np.cumsum(outs * (np.arange(w)[None, :] < feed[:, None]), axis=1)
-        has = np.arange(w)[None, :] < feed[:, None]
-        total_n = n[rows, None] + np.cumsum(has, axis=1)
-        ok = has & (total_n <= cap)
-        a_n = a[np.minimum(total_n, cap) - 1]
-        hit_a = ok & (total_s >= a_n)
-        hit = hit_a | (ok & (total_s <= total_n - a_n))
-        crossed = hit.any(axis=1)
-        first = hit.argmax(axis=1)
-        at_cap = ~crossed & (total_n[:, -1] >= cap)
-        stop = crossed | at_cap
-        last = np.where(crossed, first, np.minimum(feed, cap - n[rows]) - 1)  # the last position fed
-        k_fed = np.where(last >= 0, np.take_along_axis(total_n, np.maximum(last, 0)[:, None], axis=1)[:, 0] - n[rows], 0)
-        quit_fed[rows] += np.where(q & ~slot_paused[rows, j], k_fed, 0)  # a pauser's are paid: not counted here
-        s[rows] = np.where(last >= 0, np.take_along_axis(total_s, np.maximum(last, 0)[:, None], axis=1)[:, 0], s[rows])
-        n[rows] += k_fed
-        done_rows = rows[stop]
-        outcome[rows[crossed]] = np.where(hit_a[crossed, first[crossed]], 1, -1)
-        used[done_rows] = n[done_rows]
-        paused_j = slot_paused[rows, j]
-        cut[rows] += np.where(paused_j, per_list[lst] - feed, 0)  # a pauser's unanswered rest: paid, closed for them
-        # fed outcomes beyond the decision: unused (a quitter's are not paid: no part of it)
-        rest = np.where(q, np.where(paused_j, feed - k_fed, 0), per_list[lst] - k_fed)
-        unfed[done_rows] += rest[stop]
-        if done_rows.size:  # the sessions in progress are cut: answered so far unused, the rest closed
-            e, b = end[done_rows], begin[done_rows]
-            active = e < np.inf
-            lists_of = per_list[slot_list[done_rows]]
-            frac = np.where(active, np.clip((t[done_rows, None] - b) / np.where(active, e - b, 1.0), 0, 1), 0)
-            answered = np.floor(frac * lists_of).astype(np.int64)
-            unfed[done_rows] += np.where(active, answered, 0).sum(axis=1)
-            cut[done_rows] += np.where(active, lists_of - answered, 0).sum(axis=1)
-            cut_sessions[done_rows] += active.sum(axis=1)
-            end[done_rows] = np.inf
-            live[done_rows] = False
+        if per_judgement:  # the next event: a watched submit (fed at once), else a session's end (nothing to feed)
+            sub = next_sub[rows].min(axis=1) <= end[rows].min(axis=1)
+            submit(rows[sub])
+            settle(rows[~sub])
+        else:
+            settle(rows)
     if live.any():  # cannot happen: each step starts or ends a session
         raise RuntimeError("crowd simulation: runs still live after every session could start and end")
 
@@ -627,7 +715,29 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                        fit=None if fit is None else fit.to_dict(),
                        crowd=None if crowd is None else _crowd_label(crowd, tasks), patience=float(patience),
                        quitters_fed=bool(quitters_fed), lease_seconds=float(lease_seconds) if arr is not None else 0.0,
-                       pausers=float(pausers))
+                       pausers=float(pausers), feed=feed, qualification=q0)
+
+
+def _check_feed(feed: str, qualification: int, tasks: int, w: int, quitters_fed: bool) -> bool:
+    """Whether outcomes are fed per judgement (``feed="judgement"``); refuses what the protocol's validation refuses
+    (:func:`humeval.protocol.feed.feed_problems`) and what cannot hold."""
+    if feed not in ("session", "judgement"):
+        raise HumevalError(f"feed is 'session' or 'judgement' (stopping.feed), got {feed!r}")
+    if qualification < 0:
+        raise HumevalError(f"qualification counts attention checks (>= 0), got {qualification!r}")
+    if feed == "session":
+        return False
+    if qualification == 0:
+        raise HumevalError("feed='judgement' feeds a participant once they passed the qualification, which must "
+                           "come before any watched task: give qualification >= 1 (design.qualification; validate "
+                           "refuses stopping.feed: judgement without one), or feed='session'")
+    if tasks < qualification + w:
+        raise HumevalError(f"tasks_per_list={tasks} cannot hold the {qualification} qualification checks and {w} "
+                           "watched tasks of a list: give tasks_per_list >= qualification + the most watched")
+    if not quitters_fed:
+        raise HumevalError("quitters_fed=False drops a quitter's outcomes when they are settled; with "
+                           "feed='judgement' they were fed as they were submitted (nothing is fed or dropped later)")
+    return True
 
 
 def _crowd_label(crowd: Crowd | CrowdShape, tasks: int) -> dict[str, Any]:

@@ -63,7 +63,10 @@ def test_without_arrivals_wall_time_is_not_predicted(study):
     assert any("wall time is not predicted: set crowd.arrivals_per_hour" in n for n in b.notes)
 
 
-def test_feed_judgement_is_said_to_be_simulated_as_feed_session(study):
+def test_feed_judgement_is_simulated_as_such(study):
+    """stopping.feed: judgement reaches the simulation: the outcomes fed as submitted decide sooner than the same
+    protocol fed per session, on the same seeded crowd (and admit the next session sooner: the places differ), and
+    the notes say what was simulated."""
     text = study.protocol_file.read_text()
     changed = text.replace("  sessions: 2 ", "  feed: judgement\n  sessions: 2 ").replace(
         "  attention_checks: 1\n", "  attention_checks: 1\n  qualification: 1\n")
@@ -74,9 +77,17 @@ def test_feed_judgement_is_said_to_be_simulated_as_feed_session(study):
                    crowd_runs=200)
     finally:
         study.protocol_file.write_text(text)
-    assert any("sessions: simulated as stopping.feed: session" in n for n in b.notes)
     plain = budget(study, pilot=study.root / "pilot.csv", strategies=["one"], iterations=20, crowd_runs=200)
-    assert not any("simulated as stopping.feed" in n for n in plain.notes)
+    assert not any("simulated as stopping.feed: session" in n for n in b.notes)
+    assert any("sessions: simulated with stopping.feed: judgement: after the 1 qualification check(s)" in n
+               for n in b.notes)
+    assert not any("stopping.feed: judgement" in n for n in plain.notes)
+    fed, per_session = b.sessions[2], plain.sessions[2]  # the protocol's W = 2
+    assert fed.protocol and per_session.protocol
+    assert "|feed:judgement|qualification:1|" in fed.signature and "feed:" not in per_session.signature
+    assert fed.wall_hours is not None and per_session.wall_hours is not None
+    assert fed.wall_hours[0] < per_session.wall_hours[0]
+    assert fed.places != per_session.places  # places open mid-session: sooner, and (p < 1) not always fewer
 
 
 def test_a_confirmation_wave_is_costed_in_the_notes(study):
