@@ -564,7 +564,7 @@ def _sessions(study: StudyFolder, lists: list[Any], fit: Any, minutes: float, co
     feed = protocol.stopping.feed if protocol.stopping is not None else "session"
     if feed == "judgement":
         notes.append(f"sessions: simulated with stopping.feed: judgement: after the {protocol.design.qualification} "
-                     "qualification check(s) first in a list, each watched outcome reaches the rule when it is "
+                     "qualification check(s) first in a list (and any practice items before them), each watched outcome reaches the rule when it is "
                      "submitted (the watched tasks evenly spread over the rest of the list), so a place can open and "
                      "the rule can decide mid-session")
     crowd, shape = _crowd(crowd_file, pilot, lam, tasks_per_list, notes)
@@ -580,7 +580,7 @@ def _sessions(study: StudyFolder, lists: list[Any], fit: Any, minutes: float, co
             "in_flight_share": comp.in_flight_share, "min_in_flight": comp.min_in_flight, "horizon": comp.horizon,
             "runs": runs, "seed": seed, "crowd": crowd, "tasks_per_list": tasks_per_list, "patience": patience,
             "lease_seconds": float(protocol.lease(tasks_per_list)), "feed": feed,
-            "qualification": protocol.design.qualification}
+            "qualification": protocol.design.qualification, "practice": len(protocol.design.practice)}
     timed = lam is not None or crowd is not None
     if not timed:
         same["patience"] = 0.0  # every open place is taken at once: no one waits

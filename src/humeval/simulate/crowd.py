@@ -46,9 +46,9 @@ The model, per run:
   repeated judgements of one item are not correlated here).
 * **Feeding and deciding.** ``feed="session"`` (``stopping.feed: session``, the default): a session's outcomes
   reach the rule when it ends, in order (the participant is settled; exclusion is not simulated: every session
-  is kept). ``feed="judgement"``: the ``qualification`` checks come first in every list, then the watched tasks
-  evenly spread over the rest (the i-th of m after ``qualification + ceil(i (tasks - qualification) / m)`` tasks,
-  the last one the list's last), each fed when it is submitted at the session's pace: the outcomes of
+  is kept). ``feed="judgement"``: the ``practice`` items and the ``qualification`` checks come first in every list
+  (q0 tasks), then the watched tasks evenly spread over the rest (the i-th of m after ``q0 + ceil(i (tasks - q0) /
+  m)`` tasks, the last one the list's last), each fed when it is submitted at the session's pace: the outcomes of
   concurrent sessions reach the rule in time order (at equal times, the earlier session's first), what a
   session in progress fed is no longer pending for admission (:func:`humeval.store.live.admissions`), so a
   place can open mid-session; a quitter's or pauser's answered outcomes were fed as submitted (those among its
@@ -168,6 +168,7 @@ class CrowdResult:
     pausers: float = 0.0  # the drawn share of pausers (besides those a recorded crowd's times show)
     feed: str = "session"  # the protocol's stopping.feed: "session" or "judgement"
     qualification: int = 0  # attention checks first in every list (timing the submits with feed judgement)
+    practice: int = 0  # practice items before them
 
     @property
     def fixed_places(self) -> int:
@@ -226,7 +227,8 @@ class CrowdResult:
         extra = ((f"|patience:{self.patience:g}s" if self.patience else "") + ("" if self.quitters_fed else "|quitters:dropped")
                  + (f"|lease:{self.lease_seconds:g}s" if self.lease_seconds else "")
                  + (f"|pausers:{self.pausers:g}" if self.pausers else "")
-                 + (f"|feed:judgement|qualification:{self.qualification}" if self.feed == "judgement" else ""))
+                 + (f"|feed:judgement|qualification:{self.qualification}" if self.feed == "judgement" else "")
+                 + (f"|practice:{self.practice}" if self.feed == "judgement" and self.practice else ""))
         arrivals = "" if self.crowd is not None and self.arrivals_per_hour is None else f"|arrivals:{lam}"
         return (f"crowd|rule:{self.rule}|delta:{self.delta:g}|W:{self.sessions}|lists:{self.lists}|w:{self.watched}"
                 f"|min:{self.minutes_per_list:g}{arrivals}{who}|{what}{spread}{extra}"
@@ -237,7 +239,7 @@ class CrowdResult:
                 "watched": self.watched, "minutes_per_list": self.minutes_per_list,
                 "arrivals_per_hour": self.arrivals_per_hour, "crowd": self.crowd, "patience": self.patience,
                 "quitters_fed": self.quitters_fed, "lease_seconds": self.lease_seconds, "pausers": self.pausers, "feed": self.feed,
-                "qualification": self.qualification, "p": self.p, "fit": self.fit, "spread": self.spread,
+                "qualification": self.qualification, "practice": self.practice, "p": self.p, "fit": self.fit, "spread": self.spread,
                 "seed": self.seed, "runs": len(self.runs.places), "fixed_places": self.fixed_places,
                 "fixed_judgements": self.fixed_judgements, "decided_share": self.decided_share,
                 "wrong_share": self.wrong_share, "signature": self.signature(),
@@ -383,7 +385,7 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                    crowd: Crowd | CrowdShape | None = None, tasks_per_list: int | None = None,
                    patience: float = 0.0, quitters_fed: bool = True, lease_seconds: float = 0.0,
                    resample: bool = True, pausers: float = 0.0, feed: str = "session", qualification: int = 0,
-                   seed: Seed = 0) -> CrowdResult:
+                   practice: int = 0, seed: Seed = 0) -> CrowdResult:
     """Simulate ``runs`` crowd collections of one watched comparison (see the module docstring).
 
     ``rule``: a boundary rule (``humeval.stopping.get_rule(name, delta)``); ``lists``: the watched
@@ -403,8 +405,9 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     lease (besides those a recorded crowd's times show; needs drawn arrivals and ``lease_seconds``); ``feed``: the
     protocol's ``stopping.feed``, ``"session"`` (outcomes fed when the session ends) or ``"judgement"`` (each watched
     outcome fed when it is submitted, after the qualification); ``qualification``: ``design.qualification``, the
-    attention checks first in every list (at least 1 with ``feed="judgement"``, as ``validate`` requires; the default
-    ``tasks_per_list`` is then ``qualification`` + the most watched).
+    attention checks first in every list (at least 1 with ``feed="judgement"``, as ``validate`` requires), after the
+    ``practice`` items (``design.practice``); the default ``tasks_per_list`` is then ``practice + qualification`` + the
+    most watched.
     """
     from humeval.protocol.comparisons import Comparison
 
@@ -428,9 +431,9 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
     if isinstance(crowd, CrowdShape) and arrivals_per_hour is None:
         raise ValueError("a crowd shape is drawn at a rate: give arrivals_per_hour (or a recorded crowd)")
     n_runs, big_p, w = int(runs), int(lists), int(per_list.max())
-    q0 = int(qualification)
+    q0 = int(practice) + int(qualification)  # the tasks before the first watched one
     tasks = int(tasks_per_list or q0 + w)
-    per_judgement = _check_feed(feed, q0, tasks, w, quitters_fed)
+    per_judgement = _check_feed(feed, int(qualification), int(practice), tasks, w, quitters_fed)
     rng = as_generator(seed)
     total = int(per_list.sum())
     cap = total if horizon is None else min(total, int(horizon))
@@ -715,25 +718,26 @@ def simulate_crowd(rule: Any, *, lists: int, watched: int | Sequence[int], minut
                        fit=None if fit is None else fit.to_dict(),
                        crowd=None if crowd is None else _crowd_label(crowd, tasks), patience=float(patience),
                        quitters_fed=bool(quitters_fed), lease_seconds=float(lease_seconds) if arr is not None else 0.0,
-                       pausers=float(pausers), feed=feed, qualification=q0)
+                       pausers=float(pausers), feed=feed, qualification=int(qualification), practice=int(practice))
 
 
-def _check_feed(feed: str, qualification: int, tasks: int, w: int, quitters_fed: bool) -> bool:
+def _check_feed(feed: str, qualification: int, practice: int, tasks: int, w: int, quitters_fed: bool) -> bool:
     """Whether outcomes are fed per judgement (``feed="judgement"``); refuses what the protocol's validation refuses
     (:func:`humeval.protocol.feed.feed_problems`) and what cannot hold."""
     if feed not in ("session", "judgement"):
         raise HumevalError(f"feed is 'session' or 'judgement' (stopping.feed), got {feed!r}")
-    if qualification < 0:
-        raise HumevalError(f"qualification counts attention checks (>= 0), got {qualification!r}")
+    if qualification < 0 or practice < 0:
+        raise HumevalError(f"qualification and practice count tasks (>= 0), got {qualification!r} and {practice!r}")
     if feed == "session":
         return False
     if qualification == 0:
         raise HumevalError("feed='judgement' feeds a participant once they passed the qualification, which must "
                            "come before any watched task: give qualification >= 1 (design.qualification; validate "
                            "refuses stopping.feed: judgement without one), or feed='session'")
-    if tasks < qualification + w:
-        raise HumevalError(f"tasks_per_list={tasks} cannot hold the {qualification} qualification checks and {w} "
-                           "watched tasks of a list: give tasks_per_list >= qualification + the most watched")
+    if tasks < practice + qualification + w:
+        raise HumevalError(f"tasks_per_list={tasks} cannot hold the {practice} practice items, {qualification} "
+                           f"qualification checks and {w} watched tasks of a list: give tasks_per_list >= practice + "
+                           "qualification + the most watched")
     if not quitters_fed:
         raise HumevalError("quitters_fed=False drops a quitter's outcomes when they are settled; with "
                            "feed='judgement' they were fed as they were submitted (nothing is fed or dropped later)")

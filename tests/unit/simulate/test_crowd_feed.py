@@ -134,7 +134,8 @@ def test_without_arrivals_every_open_place_is_taken_at_once() -> None:
 @pytest.mark.parametrize(("options", "message"), [
     ({"feed": "submit"}, "feed is 'session' or 'judgement'"),
     ({"feed": "judgement"}, "give qualification >= 1"),
-    ({"feed": "judgement", "qualification": 1, "tasks_per_list": 10}, "cannot hold the 1 qualification checks"),
+    ({"feed": "judgement", "qualification": 1, "tasks_per_list": 10}, "cannot hold the 0 practice items, 1 qualif"),
+    ({"feed": "judgement", "qualification": 1, "practice": 1, "tasks_per_list": 11}, "cannot hold the 1 practice"),
     ({"feed": "judgement", "qualification": 1, "quitters_fed": False}, "fed as they were submitted"),
 ])
 def test_bad_feed_settings_are_refused(options: dict, message: str) -> None:
@@ -152,3 +153,12 @@ def test_feed_session_is_unchanged() -> None:
                        sessions=3, p=0.65, patience=120, runs=200, seed=14).runs
     assert [int(v.sum()) for v in (r.places, r.used, r.unfed, r.cut)] == [2649, 13625, 463, 334]
     assert float(np.nansum(r.wall)) == pytest.approx(63.92821620950805, rel=1e-12)
+
+
+def test_practice_items_come_before_the_qualification(tmp_path: Path) -> None:
+    """One practice item and one check first (12 tasks of 60 s): the i-th watched outcome is in at 60 (2 + i) s of a
+    session; W = 1: P1 starts at P0's end (720 s) and its 7th outcome, the 17th, is in at 720 + 60 x 9 = 1260 s."""
+    r = simulate_crowd(RULE, crowd=_crowd(tmp_path, [{"arrived": 0, "session_seconds": 720}] * 6), sessions=1,
+                       feed="judgement", practice=1, **(LISTS | {"tasks_per_list": 12, "minutes_per_list": 12}))
+    assert (r.runs.used == D0).all() and (r.runs.places == 2).all() and "|practice:1|" in r.signature()
+    np.testing.assert_allclose(r.runs.wall * 3600, 1260)
