@@ -1,5 +1,6 @@
 """A rehearsal of a study with practice items (``design.practice``): every simulated participant answers them first
-(those who read as the item expects, first clickers the first output, spammers at random), and the exclusion counts
+(those who read as the item expects, first clickers the first output, spammers at random; those who take a list
+given on after its holder was screened out too), and the exclusion counts
 and the report say how many answered each and how many were right, as the exported judgements show."""
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ def test_the_rehearsal_answers_the_practice_and_counts_it(tmp_path: Path) -> Non
     practice = frame[frame["kind"] == "practice"]
     first = practice[practice["item_id"] == "practice-1"]
     n = counts["participants"]
-    assert len(first) == practice["participant_id"].nunique() == n > 0
+    # everyone practises first, those who took a list given on too
+    assert len(first) == practice["participant_id"].nunique() == frame["participant_id"].nunique() == n > 0
     right = int((first["choice"] == "A").sum())
     assert counts["items"] == [
         {"item": 1, "criterion": "quality", "expected": "A", "answered": n, "right": right},

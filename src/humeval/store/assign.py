@@ -179,10 +179,11 @@ _LEFT_OF = ("FROM list_tasks lt JOIN tasks t ON t.task_id = lt.task_id WHERE lt.
             + " AND t.closed = 0 AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.participant_id = :pid "
             "AND a.task_id = lt.task_id)")
 #: the list's next task for the participant with room now (a full one may have room again later): the first place
-#: after the last one they were given in the list, else the first (a place freed behind them is served at the list's end)
+#: after the last one they were given in the list, else the first (a place freed behind them is served at the list's end;
+#: a list given on may have places before 0, the new holder's own lead-in, :func:`lead_in`)
 _NEXT_OF = ("SELECT lt.position, lt.task_id " + _LEFT_OF + " AND t.taken < t.cap ORDER BY lt.position <= COALESCE("
-            "(SELECT max(m.position) FROM assignments m WHERE m.participant_id = :pid AND m.list_id = {l}), -1), "
-            "lt.position LIMIT 1")
+            "(SELECT max(m.position) FROM assignments m WHERE m.participant_id = :pid AND m.list_id = {l}), "
+            "-2147483648), lt.position LIMIT 1")
 #: the next task of the list the participant just claimed (the one they hold, not done, reserved until ``:exp``)
 _CLAIMED_NEXT = _NEXT_OF.format(l="(SELECT c.list_id FROM lists c WHERE c.participant_id = :pid AND c.completed = 0 "
                                   "AND c.expires_at = :exp LIMIT 1)")
@@ -333,9 +334,44 @@ def _claim_list(conn: Connection, ctx: StoreContext, participant_id: str, curren
     for guard in _claimable(conn, ctx):
         got = db.batch([(_CLAIM[guard], key), (_CLAIMED_NEXT, key)])
         if (list_id := got[0].scalar) is not None:
+            following = got[1].rows
+            if lead_in(ctx) and _lead_again(db, ctx, str(list_id), participant_id):
+                following = db.all(_CLAIMED_NEXT, key)
             event = {"now": now, "kind": "list_claimed", "pid": participant_id, "data": json.dumps({"list_id": list_id})}
-            return Claim(str(list_id), got[1].rows, [(_SET_LIST, {"l": list_id, "pid": participant_id}), (EVENT, event)])
+            return Claim(str(list_id), following, [(_SET_LIST, {"l": list_id, "pid": participant_id}), (EVENT, event)])
     return None
+
+
+def lead_in(ctx: StoreContext) -> int:
+    """The places that open every list, which each participant who holds it answers for themselves: the practice
+    items, then the qualification checks (``design.practice``, ``design.qualification``; positions 0 to this - 1)."""
+    design = ctx.protocol.design
+    return len(design.practice) + design.qualification if ctx.strategy is None else 0
+
+
+#: a list given on (its lead-in answered by someone else): the lead-in's places (positions 0..lead - 1)
+_LEAD = "SELECT position, task_id FROM list_tasks WHERE list_id = :l AND position >= 0 AND position < :lead ORDER BY position"
+_LEAD_TAKEN = ("SELECT 1 FROM assignments WHERE list_id = :l AND position >= 0 AND position < :lead "
+               "AND participant_id <> :pid AND status = 'done' LIMIT 1")
+_FIRST_PLACE = "SELECT min(position) FROM list_tasks WHERE list_id = :l"
+_LEAD_PLACE = "INSERT INTO list_tasks (list_id, position, task_id) VALUES (:l, :pos, :t)"
+_LEAD_CAP = "UPDATE tasks SET cap = cap + 1, open = CASE WHEN closed = 0 THEN 1 ELSE open END WHERE task_id = :t"
+
+
+def _lead_again(db: Sql, ctx: StoreContext, list_id: str, participant_id: str) -> bool:
+    """A list given on after its holder answered its lead-in (:func:`lead_in`): the new holder gets places of their
+    own for it, before the list's first place (negative positions, a unit of each task's cap more), so that they
+    practise and qualify like anyone who starts a list, before any watched task. True when places were added."""
+    lead = lead_in(ctx)
+    params = {"l": list_id, "lead": lead, "pid": participant_id}
+    if db.scalar(_LEAD_TAKEN, params) is None:
+        return False
+    places = db.all(_LEAD, params)
+    first = min(0, int(db.scalar(_FIRST_PLACE, params) or 0))
+    for k, (_, task_id) in enumerate(places):
+        db.run(_LEAD_PLACE, {"l": list_id, "pos": first - len(places) + k, "t": task_id})
+        db.run(_LEAD_CAP, {"t": task_id})
+    return bool(places)
 
 
 def _claimable(conn: Connection, ctx: StoreContext) -> tuple[str, ...]:

@@ -8,6 +8,8 @@ the ``attention`` rule with no failure tolerated, ``stopping.feed: judgement``) 
   names none judges nothing), the expected answer and the explanation;
 * practice is no task: the qualification's second attempt is still open after it, nothing is fed before the
   qualification, no exclusion rule judges practice (a participant who answers the practice wrongly is kept);
+* a list given on (its holder screened out at the qualification) opens again for the next holder with the practice
+  and the qualification, places of their own, before any watched task (SQLite and PostgreSQL);
 * the export holds the practice rows (kind ``practice``), the exclusion counts and the report count them, prereg
   states them, and the analysis replay equals the live decision.
 """
@@ -94,3 +96,40 @@ def test_every_list_opens_with_the_practice_items(tmp_path: Path) -> None:
         assert [t.item_id for t in pl.tasks[:2]] == ["practice-1", "practice-2"]
         assert [t.kind for t in pl.tasks[2:4]] == ["attention", "attention"]  # then the qualification
         assert sum(t.kind == "practice" for t in pl.tasks) == 2
+
+
+def test_a_list_given_on_opens_again_with_its_practice_and_qualification(tmp_path: Path, db_url: str | None) -> None:
+    """One who fails the qualification is screened out and their list goes to the next participant: that one, too,
+    practises and answers the qualification (places of their own) before any watched task is served or fed."""
+    study = feed_study(tmp_path / "study", items=16, per=8, design=PRACTICE)  # 2 lists
+    srv = InProcess(study, db_url)
+
+    async def body(c: httpx.AsyncClient) -> None:
+        first = await Member(c, srv, "P1", spam=True).enter()
+        kinds = []
+        while (step := await first.step()) is not None:
+            kinds.append(step[0].kind)
+        assert kinds == ["practice", "practice", "attention", "attention"]  # screened out after the qualification
+        assert (await first.status())["completion"]["screened_out"]
+        taker = await Member(c, srv, "P2").enter()
+        other = await Member(c, srv, "P3").enter()
+        for m in (taker, other):
+            kinds = []
+            while (step := await m.step()) is not None:
+                kinds.append(step[0].kind)
+                if step[0].kind == "task":
+                    assert len([k for k in kinds if k == "attention"]) == 2  # qualified before any watched task
+            assert kinds[:4] == ["practice", "practice", "attention", "attention"], kinds
+            assert kinds.count("task") == 8
+            assert not (await m.status())["completion"]["screened_out"]
+        assert n_of(srv) == 16  # both lists' watched tasks, fed once each
+
+    try:
+        srv.run(body)
+        frame, excluded = exported(srv, study)
+        assert set(excluded["participant_id"]) == {"P1"}
+        lists = frame.groupby("participant_id")["list_id"].first()
+        assert lists["P1"] in set(lists[["P2", "P3"]])  # the screened-out list was given on
+        assert practice_counts(frame, study.read_lists())["participants"] == 3
+    finally:
+        srv.close()
