@@ -191,11 +191,14 @@ def test_failing_the_qualification_feeds_nothing_and_ends_the_session_at_once(tm
         settled = srv.store.read(lambda conn: conn.exec_driver_sql(
             "SELECT participant_id, excluded, reason FROM settled").all())
         assert [(p, x) for p, x, _ in settled] == [("S1", 1)] and "attention" in settled[0][2]
-        # the rest of S1's list goes to the next participant, who never saw its qualification: their judgements
-        # are fed when their session ends, as with feed: session
+        # the rest of S1's list goes to the next participant, who answers its qualification first (places of their
+        # own before the list's first, humeval.store.assign.lead_in), then is counted at once
         p2 = await Member(c, srv, "P2").enter()
+        for _ in range(2):
+            task, _ = await p2.step()  # type: ignore[misc]
+            assert task.kind == "attention"
         task, _ = await p2.step()  # type: ignore[misc]
-        assert task.kind == "task" and n_of(srv) == 0
+        assert task.kind == "task" and n_of(srv) == 1
         assert await p2.work() == 8 - 1
         assert n_of(srv) == 8
         # a participant with a list of their own qualifies and is counted at once
