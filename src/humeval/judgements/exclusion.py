@@ -84,17 +84,13 @@ class _Columns:
         if missing:
             raise DataError(f"exclusion: the judgements lack the column(s) {', '.join(missing)}; "
                             f"expected the long judgements table ({', '.join(_COLUMNS)}, ...)")
+        judged = np.asarray(table["kind"], dtype=object) != "practice"  # design.practice: judged by no rule
         for name in ("value", "seconds"):
-            setattr(self, name, np.asarray(table[name], dtype=float))
+            setattr(self, name, np.asarray(table[name], dtype=float)[judged])
         for name in ("participant_id", "task_id", "kind", "criterion", "system", "system_b", "choice"):
-            raw = np.asarray(table[name], dtype=object)
+            raw = np.asarray(table[name], dtype=object)[judged]
             setattr(self, name, np.array(["" if v is None or v != v else str(v) for v in raw], dtype=str)
                     if raw.size else np.array([], dtype=str))
-        practice = self.kind == "practice"  # design.practice: answered for feedback, judged by no rule
-        if practice.any():
-            for name in ("value", "seconds", "participant_id", "task_id", "kind", "criterion", "system", "system_b",
-                         "choice"):
-                setattr(self, name, getattr(self, name)[~practice])
 
     participant_id: np.ndarray
     task_id: np.ndarray
