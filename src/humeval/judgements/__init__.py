@@ -27,11 +27,11 @@ One row per participant, task, criterion and (for ratings) system:
                     the 0-100 score)
 ``comment``         the participant's optional free text on the task (``presentation.comments``);
                     never used by any statistic
-``prompt``          ``battle`` only: the prompt the models answered when it was not the item's (typed by
-                    the participant, or drawn from ``arena.prompts.file``); empty for the data's prompt
-                    (the item's ``input``) and for every other task type
-``prompt_source``   where ``prompt`` came from, as the store recorded it: ``typed`` or ``file`` (empty
-                    with ``prompt``)
+``prompt``          ``battle`` (and battles imported from a log): the prompt the models answered when it
+                    was not the item's (typed by the participant, or drawn from ``arena.prompts.file``);
+                    empty for the data's prompt (the item's ``input``) and for every other task type
+``prompt_source``   where ``prompt`` came from, as the store recorded it: ``typed`` or ``file``; ``log``
+                    for a battle log's prompt read by ``humeval import`` (empty with ``prompt``)
 =================  ==========================================================================
 """
 

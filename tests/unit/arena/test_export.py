@@ -20,6 +20,7 @@ from humeval.arena import (
     write_battle_log,
 )
 from humeval.errors import DataError
+from humeval.formats.external import read_judgement_file
 from humeval.pipeline import run_stage
 from humeval.stats import read_battles
 from humeval.study import StudyFolder
@@ -71,6 +72,9 @@ def test_a_prompt_column_only_when_some_vote_was_on_a_prompt_not_the_datas(tmp_p
     assert log["prompt"].tolist() == ["", typed, "", "a prompt of the file", "", ""]  # data prompts: empty
     back = read_battles(write_battle_log(log, tmp_path / "battles.jsonl"))
     assert back["prompt"].fillna("").tolist() == log["prompt"].tolist()  # kept through the readers, exactly
+    judged = read_judgement_file(tmp_path / "battles.jsonl", "fastchat")  # and through `humeval import`
+    assert judged["prompt"].tolist() == log["prompt"].tolist()
+    assert judged["prompt_source"].tolist() == ["", "log", "", "log", "", ""]
     with (write_battle_log(log, tmp_path / "battles.csv")).open(newline="", encoding="utf-8") as f:
         cells = [row["prompt"] for row in csv.DictReader(f)]
     assert cells[1] == "'" + typed and cells[3] == "a prompt of the file"  # no spreadsheet runs a typed prompt

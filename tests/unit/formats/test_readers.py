@@ -299,3 +299,26 @@ def test_external_judgements_join_the_design_tasks() -> None:
     with pytest.raises(DataError, match=r"unknown judgement file format 'mqn'. Did you mean 'mqm'"):
         read_judgement_file(SAMPLES / "mqm_sample.tsv", "mqn")
     assert read_judgement_file(SAMPLES / "mqm_sample.tsv", "mqm")["value"].between(0, 100).all()
+
+
+def test_a_battles_prompt_is_read_back_from_the_first_user_turn_or_its_prompt_field(tmp_path: Path) -> None:
+    battles = _fastchat_battles()
+    battles[1]["conversation_a"] = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Why?"}]
+    battles[2]["conversation_a"] = []  # no user turn: the item's own prompt
+    array, lines = tmp_path / "clean_battle.json", tmp_path / "battles.jsonl"
+    array.write_text(json.dumps(battles, indent=2))
+    lines.write_text("\n".join(json.dumps(b) for b in battles))
+    for path in (array, lines):  # the conversations are read a battle at a time and dropped
+        judged = read_judgement_file(path, "fastchat")
+        assert judged["prompt"].tolist() == ["Hi", "Why?", "", "Hi", "Hi", "Hi"]
+        assert judged["prompt_source"].tolist() == ["log", "log", "", "log", "log", "log"]
+    frame = pd.DataFrame(battles).drop(columns=["openai_moderation", "toxic_chat_tag"])
+    frame.to_parquet(tmp_path / "arena.parquet", index=False)  # conversations become arrays of structs
+    assert read_battles(tmp_path / "arena.parquet")["prompt"].fillna("").tolist() == ["Hi", "Why?", "", "Hi", "Hi", "Hi"]
+    battles[0]["prompt"] = "its own field wins"
+    lines.write_text("\n".join(json.dumps(b) for b in battles))
+    assert read_judgement_file(lines, "fastchat")["prompt"].iloc[0] == "its own field wins"
+    battles[4]["prompt"] = {"text": "not text"}
+    lines.write_text("\n".join(json.dumps(b) for b in battles))
+    with pytest.raises(DataError, match=r"column 'prompt': 1 bad value\(s\): line 5: is a dict .*expected a FastChat"):
+        read_judgement_file(lines, "fastchat")
